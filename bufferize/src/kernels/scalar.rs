@@ -1,0 +1,135 @@
+//! Scalar arithmetic by element type: picks the `arith`/`math` op for the
+//! type's class, so kernels are written once for floats and integers.
+
+use ir::dialects::op_error;
+use ir::{Attribute, Builder, OpId, Result, Signedness, Type, ValueId};
+
+pub fn is_float(t: &Type) -> bool {
+    t.is_float()
+}
+
+pub fn is_unsigned(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Int {
+            sign: Signedness::Unsigned,
+            ..
+        }
+    )
+}
+
+/// A constant of element type `t` (floats exact, ints truncated toward zero).
+pub fn constant(b: &mut Builder<'_>, t: &Type, v: f64) -> ValueId {
+    if t.is_float() {
+        b.const_float(v, t.clone())
+    } else if *t == Type::Index {
+        b.const_index(v as i64)
+    } else {
+        b.const_int(v as i64, t.clone())
+    }
+}
+
+/// The lowest value of `t` (identity of max): -inf for floats.
+pub fn lowest(b: &mut Builder<'_>, t: &Type) -> ValueId {
+    match t {
+        Type::Float(_) => b.const_float(f64::NEG_INFINITY, t.clone()),
+        Type::Int { width, sign } => {
+            let v = match sign {
+                Signedness::Unsigned => 0,
+                _ if *width >= 64 => i64::MIN,
+                _ => -(1i64 << (width - 1)),
+            };
+            b.const_int(v, t.clone())
+        }
+        _ => b.const_index(i64::MIN),
+    }
+}
+
+pub fn add(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+    let name = if b.m.value_type(x).is_float() {
+        "arith.addf"
+    } else {
+        "arith.addi"
+    };
+    b.same(name, &[x, y])
+}
+
+pub fn mul(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+    let name = if b.m.value_type(x).is_float() {
+        "arith.mulf"
+    } else {
+        "arith.muli"
+    };
+    b.same(name, &[x, y])
+}
+
+/// The max that propagates NaN, as ONNX's Max and MaxPool do.
+pub fn max(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+    let t = b.m.value_type(x).clone();
+    let name = if t.is_float() {
+        "arith.maximumf"
+    } else if is_unsigned(&t) {
+        "arith.maxui"
+    } else {
+        "arith.maxsi"
+    };
+    b.same(name, &[x, y])
+}
+
+pub fn min(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+    let t = b.m.value_type(x).clone();
+    let name = if t.is_float() {
+        "arith.minimumf"
+    } else if is_unsigned(&t) {
+        "arith.minui"
+    } else {
+        "arith.minsi"
+    };
+    b.same(name, &[x, y])
+}
+
+/// Converts a scalar between element types with ONNX Cast semantics
+/// (float→int truncates; bool is `!= 0`).
+pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<ValueId> {
+    let from = b.m.value_type(x).clone();
+    if from == *to {
+        return Ok(x);
+    }
+    let (fw, tw) = (from.bit_width().unwrap_or(0), to.bit_width().unwrap_or(0));
+    let name = match (from.is_float(), to.is_float()) {
+        (true, true) if fw < tw => "arith.extf",
+        (true, true) if fw > tw => "arith.truncf",
+        (true, true) => return Err(op_error(b.m, op, format!("cannot convert {from} to {to}"))),
+        (false, true) if is_unsigned(&from) || fw == 1 => "arith.uitofp",
+        (false, true) => "arith.sitofp",
+        (true, false) if tw == 1 => {
+            let zero = constant(b, &from, 0.0);
+            let p = ir::dialects::arith::CMPF_PREDICATES
+                .iter()
+                .position(|&n| n == "une")
+                .unwrap_or(0);
+            return Ok(b.op1(
+                "arith.cmpf",
+                &[x, zero],
+                Type::i1(),
+                &[("predicate", Attribute::i64(p as i64))],
+            ));
+        }
+        (true, false) if is_unsigned(to) => "arith.fptoui",
+        (true, false) => "arith.fptosi",
+        (false, false) if tw == 1 => {
+            let zero = constant(b, &from, 0.0);
+            return Ok(b.op1(
+                "arith.cmpi",
+                &[x, zero],
+                Type::i1(),
+                &[("predicate", Attribute::i64(1))],
+            ));
+        }
+        (false, false) if fw < tw && (is_unsigned(&from) || fw == 1) => "arith.extui",
+        (false, false) if fw < tw => "arith.extsi",
+        (false, false) if fw > tw => "arith.trunci",
+        (false, false) => "arith.bitcast",
+    };
+    Ok(b.op1(name, &[x], to.clone(), &[]))
+}

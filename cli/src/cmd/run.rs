@@ -1,0 +1,293 @@
+//! `onnxc run MODEL.onnx --input a.pb ... [--output-dir DIR]`: compiles
+//! through LLVM IR, builds with clang and a generated C driver, executes,
+//! and writes `output_N.pb`.
+
+use super::{io_err, CmdResult, Failure, PassFlags};
+use crate::driver;
+use ir::elements::{DType, Elements};
+use ir::Diagnostic;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The ONNX model (or use --zoo).
+    #[arg(required_unless_present = "zoo")]
+    pub model: Option<PathBuf>,
+    /// Run a built-in model of the zoo on its deterministic sample input.
+    #[arg(long, conflicts_with_all = ["model", "input"])]
+    pub zoo: Option<String>,
+    /// Input tensors (ONNX TensorProto files), in graph-input order.
+    #[arg(long = "input", value_name = "FILE.pb")]
+    pub input: Vec<PathBuf>,
+    /// Where output_N.pb go (default: the current directory).
+    #[arg(long, default_value = ".")]
+    pub output_dir: PathBuf,
+    /// Directory of the LLVM tools (clang); default: LLVM 19, then PATH.
+    #[arg(long)]
+    pub llvm_bin: Option<PathBuf>,
+    /// Run the compiled model under valgrind (memcheck, full leak check);
+    /// any error or leak fails the run.
+    #[arg(long)]
+    pub valgrind: bool,
+    /// Keep the build directory (LLVM IR, driver, executable) and print it.
+    #[arg(long)]
+    pub keep_temps: bool,
+    #[command(flatten)]
+    pub flags: PassFlags,
+}
+
+fn diag(msg: impl Into<String>) -> Failure {
+    Failure::Diagnostic(Diagnostic::error(msg))
+}
+
+/// A scratch directory removed on drop unless kept.
+struct Scratch {
+    dir: PathBuf,
+    keep: bool,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn scratch(keep: bool) -> Result<Scratch, Failure> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let dir = std::env::temp_dir().join(format!("onnxc-run-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| io_err("create", &dir, e))?;
+    Ok(Scratch { dir, keep })
+}
+
+pub fn run(args: RunArgs) -> CmdResult {
+    let work = scratch(args.keep_temps)?;
+    let (model_path, inputs) = match &args.zoo {
+        Some(name) => zoo_model(name, &work.dir)?,
+        None => {
+            let path = args.model.clone().ok_or_else(|| diag("no model given"))?;
+            let mut inputs = Vec::new();
+            for p in &args.input {
+                inputs.push(frontend::tensor_io::read_tensor_pb(p)?.1);
+            }
+            (path, inputs)
+        }
+    };
+    let mut m = driver::import(&model_path)?;
+    let output_names: Vec<String> = m
+        .lookup_symbol(driver::MAIN_GRAPH)
+        .and_then(|f| m.attr(f, "output_names"))
+        .and_then(ir::Attribute::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    driver::run_stages(&mut m, None, &args.flags)?;
+    check_inputs(&m, &inputs)?;
+
+    let mut ll = lower::emit_llvm(&m, &lower::EmitOptions::default())?;
+    ll.push('\n');
+    ll.push_str(&lower::cabi::emit_entry(
+        &m,
+        driver::MAIN_GRAPH,
+        driver::ENTRY,
+    )?);
+    let driver_inputs: Vec<lower::cabi::DriverInput> = inputs
+        .iter()
+        .map(|e| lower::cabi::DriverInput {
+            elem_bytes: byte_width(e.dtype()),
+            shape: e.shape().to_vec(),
+        })
+        .collect();
+    let c = lower::cabi::c_driver(&m, driver::MAIN_GRAPH, driver::ENTRY, &driver_inputs)?;
+    let dir = &work.dir;
+    let write = |name: &str, bytes: &[u8]| -> Result<PathBuf, Failure> {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).map_err(|e| io_err("write", &p, e))?;
+        Ok(p)
+    };
+    let ll_path = write("model.ll", ll.as_bytes())?;
+    let c_path = write("driver.c", c.as_bytes())?;
+    let exe = dir.join("model");
+    let clang = crate::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
+        diag("clang not found (install LLVM 19: scripts/setup-test-deps.sh, or pass --llvm-bin)")
+    })?;
+    let out = Command::new(&clang)
+        .args(["-O2", "-w", "-o"])
+        .arg(&exe)
+        .arg(&ll_path)
+        .arg(&c_path)
+        .arg("-lm")
+        .output()
+        .map_err(|e| io_err("run", &clang, e))?;
+    if !out.status.success() {
+        return Err(diag(format!(
+            "clang failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let mut cmd = if args.valgrind {
+        let mut c = Command::new("valgrind");
+        c.args([
+            "--quiet",
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite,indirect,possible",
+        ])
+        .arg(&exe);
+        c
+    } else {
+        Command::new(&exe)
+    };
+    for (i, e) in inputs.iter().enumerate() {
+        cmd.arg(write(&format!("in_{i}.bin"), &e.to_contiguous_bytes())?);
+    }
+    let results = result_types(&m)?;
+    let out_paths: Vec<PathBuf> = (0..results.len())
+        .map(|i| dir.join(format!("out_{i}.bin")))
+        .collect();
+    cmd.args(&out_paths);
+    let status = cmd.status().map_err(|e| io_err("run", &exe, e))?;
+    if !status.success() {
+        let why = if args.valgrind && status.code() == Some(99) {
+            "valgrind found memory errors or leaks".to_string()
+        } else {
+            format!("the compiled model failed ({status})")
+        };
+        return Err(diag(why));
+    }
+    std::fs::create_dir_all(&args.output_dir).map_err(|e| io_err("create", &args.output_dir, e))?;
+    for (i, (path, dtype)) in out_paths.iter().zip(&results).enumerate() {
+        let e = read_output(path, *dtype)?;
+        let name = output_names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("output_{i}"));
+        let pb = args.output_dir.join(format!("output_{i}.pb"));
+        frontend::tensor_io::write_tensor_pb(&pb, &name, &e)?;
+        println!("{}", summary(i, &name, &e));
+    }
+    if args.keep_temps {
+        eprintln!("build directory kept at {}", dir.display());
+    }
+    Ok(())
+}
+
+/// Writes a zoo model and its sample input into `dir`.
+fn zoo_model(name: &str, dir: &Path) -> Result<(PathBuf, Vec<Elements>), Failure> {
+    let opts = models::GenOptions::default();
+    let model = models::generate(name, &opts).map_err(diag)?;
+    let path = dir.join(format!("{name}.onnx"));
+    std::fs::write(&path, models::encode(&model)).map_err(|e| io_err("write", &path, e))?;
+    let mut inputs = Vec::new();
+    for (_, shape, values) in models::default_input(name, opts.seed).map_err(diag)? {
+        let wide: Vec<_> = values
+            .iter()
+            .map(|&v| ir::elements::WideNum::from_f64(f64::from(v)))
+            .collect();
+        inputs
+            .push(Elements::from_wide(DType::F32, shape, &wide).map_err(|e| diag(e.to_string()))?);
+    }
+    eprintln!("running zoo model '{name}' ({})", path.display());
+    Ok((path, inputs))
+}
+
+fn byte_width(d: DType) -> usize {
+    (d.bits() as usize).div_ceil(8)
+}
+
+fn main_signature(m: &ir::Module) -> Result<&ir::types::FunctionType, Failure> {
+    m.lookup_symbol(driver::MAIN_GRAPH)
+        .and_then(|f| ir::dialects::func::function_type(m, f))
+        .ok_or_else(|| diag("the model has no main graph function"))
+}
+
+fn check_inputs(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> {
+    let sig = main_signature(m)?;
+    if sig.inputs.len() != inputs.len() {
+        return Err(diag(format!(
+            "the model takes {} inputs, {} given",
+            sig.inputs.len(),
+            inputs.len()
+        )));
+    }
+    for (i, (t, e)) in sig.inputs.iter().zip(inputs).enumerate() {
+        let want = DType::from_type(t.element_type());
+        if want != Some(e.dtype()) || byte_width(e.dtype()) * 8 != e.dtype().bits() as usize {
+            return Err(diag(format!(
+                "input {i}: expected element type {}, got {:?}",
+                t.element_type(),
+                e.dtype()
+            )));
+        }
+        let shape = t.shape().unwrap_or(&[]);
+        let ok = shape.len() == e.shape().len()
+            && shape
+                .iter()
+                .zip(e.shape())
+                .all(|(&a, &b)| a == ir::DYN || a == b);
+        if !ok {
+            return Err(diag(format!(
+                "input {i}: shape {:?} does not fit {t}",
+                e.shape()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn result_types(m: &ir::Module) -> Result<Vec<DType>, Failure> {
+    main_signature(m)?
+        .results
+        .iter()
+        .map(|t| {
+            DType::from_type(t.element_type())
+                .ok_or_else(|| diag(format!("cannot write an output of type {t}")))
+        })
+        .collect()
+}
+
+/// Reads the driver's output format: i64 rank, i64 dims, packed elements.
+fn read_output(path: &Path, dtype: DType) -> Result<Elements, Failure> {
+    let bytes = std::fs::read(path).map_err(|e| io_err("read", path, e))?;
+    let word = |i: usize| -> Option<i64> {
+        let b = bytes.get(i * 8..i * 8 + 8)?;
+        Some(i64::from_le_bytes(b.try_into().ok()?))
+    };
+    let bad = || diag(format!("malformed output file {}", path.display()));
+    let rank = usize::try_from(word(0).ok_or_else(bad)?).map_err(|_| bad())?;
+    if rank > 64 {
+        return Err(bad());
+    }
+    let shape: Vec<i64> = (0..rank)
+        .map(|i| word(1 + i).ok_or_else(bad))
+        .collect::<Result<_, _>>()?;
+    let data = bytes::Bytes::from(bytes).slice((1 + rank) * 8..);
+    Elements::from_bytes(dtype, shape, data).map_err(|e| diag(e.to_string()))
+}
+
+fn summary(i: usize, name: &str, e: &Elements) -> String {
+    let class = e.dtype().class();
+    let shown: Vec<String> = e
+        .iter()
+        .take(8)
+        .map(|v| match class {
+            ir::elements::NumClass::Float => format!("{:.6}", v.f64()),
+            ir::elements::NumClass::Signed => v.i64().to_string(),
+            ir::elements::NumClass::Unsigned => v.u64().to_string(),
+        })
+        .collect();
+    let more = if e.len() > 8 { ", ..." } else { "" };
+    format!(
+        "output {i} '{name}': {:?} {:?} = [{}{more}]",
+        e.dtype(),
+        e.shape(),
+        shown.join(", ")
+    )
+}

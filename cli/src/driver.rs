@@ -1,0 +1,65 @@
+//! The model pipeline shared by `compile` and `run`: import, the pass
+//! stages in order, and emission.
+
+use crate::cmd::{Failure, PassFlags};
+use ir::pass::PassManager;
+use ir::Module;
+use std::path::Path;
+
+/// Pipeline stages, each a pass pipeline; `--stop-after` names a stage.
+pub const STAGES: &[(&str, &str)] = &[
+    ("constprop", "constprop"),
+    ("scrub", "scrub"),
+    ("bufferize", "bufferize"),
+    ("dealloc", "dealloc-pipeline"),
+    ("lower", "lower-deallocations,lower-to-llvm-ready"),
+];
+
+/// The function `onnxc run` and `--emit lib` export.
+pub const MAIN_GRAPH: &str = "main_graph";
+/// Its C entry symbol.
+pub const ENTRY: &str = "onnxc_entry";
+
+pub fn stage_names() -> Vec<&'static str> {
+    std::iter::once("import")
+        .chain(STAGES.iter().map(|s| s.0))
+        .collect()
+}
+
+/// Loads and imports a model file.
+pub fn import(path: &Path) -> Result<Module, Failure> {
+    let loaded = frontend::load::load_model(path)?;
+    Ok(frontend::import::import_model(&loaded)?)
+}
+
+/// Runs the stages up to and including `stop_after` (all when `None`).
+pub fn run_stages(
+    m: &mut Module,
+    stop_after: Option<&str>,
+    flags: &PassFlags,
+) -> Result<(), Failure> {
+    if let Some(stop) = stop_after {
+        if !stage_names().contains(&stop) {
+            return Err(Failure::Diagnostic(ir::Diagnostic::error(format!(
+                "unknown stage '{stop}' (stages: {})",
+                stage_names().join(", ")
+            ))));
+        }
+        if stop == "import" {
+            return Ok(());
+        }
+    }
+    let registry = crate::passes::registry();
+    let mut pm = PassManager::new();
+    for (name, pipeline) in STAGES {
+        pm.extend(registry.parse(pipeline)?);
+        if Some(*name) == stop_after {
+            break;
+        }
+    }
+    let reports = flags.instrument(&mut pm);
+    let result = pm.run(m);
+    flags.report(&reports, &pm);
+    result?;
+    Ok(())
+}

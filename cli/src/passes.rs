@@ -1,0 +1,15 @@
+//! The pass registry of the tools: every crate contributes its passes.
+
+use ir::pass::PassRegistry;
+
+/// What `--emit llvm` runs after the user's pipeline.
+pub const LLVM_LOWERING: &str = "lower-to-llvm-ready";
+
+pub fn registry() -> PassRegistry {
+    let mut r = PassRegistry::new();
+    constprop::register_passes(&mut r);
+    bufferize::register_passes(&mut r);
+    dealloc::register_passes(&mut r);
+    lower::register_passes(&mut r);
+    r
+}

@@ -1,0 +1,68 @@
+//! Folding kernels: an `onnx.*` op whose operands are all constants becomes
+//! constants. Views (Transpose, reshapes, Expand) never copy; arithmetic is
+//! computed in `WideNum` and stored in the result's dtype.
+
+mod elementwise;
+mod views;
+
+use ir::attr::Attribute;
+use ir::dialects::op_error;
+use ir::elements::{DType, Elements};
+use ir::{Module, OpId, Result, Type};
+
+/// Constant value of operand `i`, if it comes from `onnx.Constant`.
+pub fn constant_operand(m: &Module, op: OpId, i: usize) -> Option<Elements> {
+    let v = m.operand(op, i)?;
+    let def = m.defining_op(v)?;
+    if !m.is(def, "onnx.Constant") {
+        return None;
+    }
+    m.attr(def, "value")?.as_elements().cloned()
+}
+
+/// True for an operand that is an omitted optional input.
+pub fn is_none(m: &Module, op: OpId, i: usize) -> bool {
+    m.operand(op, i)
+        .is_some_and(|v| *m.value_type(v) == Type::None)
+}
+
+/// The dtype of result `i` from its tensor type.
+pub fn result_dtype(m: &Module, op: OpId, i: usize) -> Result<DType> {
+    let r = m
+        .result(op, i)
+        .ok_or_else(|| op_error(m, op, format!("missing result #{i}")))?;
+    DType::from_type(m.value_type(r).element_type())
+        .ok_or_else(|| op_error(m, op, format!("no constant dtype for {}", m.value_type(r))))
+}
+
+pub fn attr_i64(m: &Module, op: OpId, name: &str, default: i64) -> i64 {
+    m.attr(op, name)
+        .and_then(Attribute::as_int)
+        .unwrap_or(default)
+}
+
+pub fn attr_ints(m: &Module, op: OpId, name: &str) -> Option<Vec<i64>> {
+    m.attr(op, name).and_then(Attribute::as_i64_list)
+}
+
+/// Folds `op` if every non-optional operand is constant and the op is known.
+/// `Ok(None)`: nothing to do.
+pub fn fold_op(m: &Module, op: OpId) -> Result<Option<Vec<Elements>>> {
+    let n = m.operands(op).len();
+    let mut inputs = Vec::with_capacity(n);
+    for i in 0..n {
+        if is_none(m, op, i) {
+            inputs.push(None);
+            continue;
+        }
+        match constant_operand(m, op, i) {
+            Some(e) => inputs.push(Some(e)),
+            None => return Ok(None),
+        }
+    }
+    let kind = m.name(op).as_str().trim_start_matches("onnx.");
+    if let Some(r) = views::fold(m, op, kind, &inputs)? {
+        return Ok(Some(r));
+    }
+    elementwise::fold(m, op, kind, &inputs)
+}

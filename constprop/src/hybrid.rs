@@ -1,0 +1,185 @@
+//! The hybrid pass: one top-down greedy rewrite that folds constants,
+//! canonicalizes, and refines result types by shape inference, so shape
+//! computations (Shape → Gather → Concat → Reshape) collapse in one run.
+
+use crate::fold::fold_op;
+use ir::attr::Attribute;
+use ir::pass::{Pass, PassContext};
+use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
+use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type};
+
+/// Replaces an op whose operands are all constants by constants.
+struct FoldConstants;
+
+impl Pattern for FoldConstants {
+    fn name(&self) -> &'static str {
+        "fold-constants"
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        let name = m.name(op);
+        if name.dialect() != "onnx"
+            || m.is(op, "onnx.Constant")
+            || m.is(op, "onnx.NoValue")
+            || !m.is_pure(op)
+        {
+            return Ok(false);
+        }
+        let Some(values) = fold_op(m, op)? else {
+            return Ok(false);
+        };
+        let loc = m.loc(op).clone();
+        let mut new = Vec::with_capacity(values.len());
+        for e in values {
+            let ty = e.tensor_type();
+            let c = m.create_op(
+                Sym::new("onnx.Constant"),
+                OpSpec {
+                    result_types: vec![ty],
+                    attrs: vec![(Sym::new("value"), Attribute::Elements(e))],
+                    loc: loc.clone(),
+                    ..OpSpec::default()
+                },
+            );
+            m.insert(c, InsertPoint::Before(op));
+            new.push(m.results(c)[0]);
+        }
+        m.replace_op(op, &new);
+        Ok(true)
+    }
+}
+
+/// Identity and inference-mode Dropout forward their input.
+struct ForwardIdentity;
+
+impl Pattern for ForwardIdentity {
+    fn name(&self) -> &'static str {
+        "forward-identity"
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        let is_dropout = m.is(op, "onnx.Dropout")
+            && m.results(op).get(1).is_none_or(|&mask| !m.has_uses(mask))
+            && m.operands(op).len() < 3;
+        if !(m.is(op, "onnx.Identity") || is_dropout) {
+            return Ok(false);
+        }
+        let (Some(x), Some(r)) = (m.operand(op, 0), m.result(op, 0)) else {
+            return Ok(false);
+        };
+        if m.value_type(x) != m.value_type(r) {
+            return Ok(false);
+        }
+        m.replace_all_uses(r, x);
+        m.erase_op(op);
+        Ok(true)
+    }
+}
+
+/// Refines result types with shape inference when it knows more.
+struct RefineTypes;
+
+fn more_precise(new: &Type, old: &Type) -> bool {
+    if new == old {
+        return false;
+    }
+    match (new.as_tensor(), old.as_tensor()) {
+        (Some(n), Some(o)) => match (&n.shape, &o.shape) {
+            (Some(_), None) => true,
+            (Some(ns), Some(os)) => {
+                ns.len() == os.len()
+                    && ns.iter().zip(os).all(|(&a, &b)| a == b || b == ir::DYN)
+                    && n.elem == o.elem
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+impl Pattern for RefineTypes {
+    fn name(&self) -> &'static str {
+        "refine-types"
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        if m.name(op).dialect() != "onnx" {
+            return Ok(false);
+        }
+        let Some(types) = frontend::infer::infer_op(m, op)? else {
+            return Ok(false);
+        };
+        let mut changed = false;
+        for (&r, t) in m.results(op).to_vec().iter().zip(types) {
+            if more_precise(&t, m.value_type(r)) {
+                m.set_value_type(r, t);
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// Keeps `function_type` in step with the argument and returned types.
+pub fn refresh_function_types(m: &mut Module) {
+    for f in m.top_level_ops("func.func") {
+        let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
+            continue;
+        };
+        let inputs: Vec<Type> = m
+            .block_args(entry)
+            .iter()
+            .map(|&a| m.value_type(a).clone())
+            .collect();
+        let Some(ret) = m.last_op(entry).filter(|&t| m.is(t, "func.return")) else {
+            continue;
+        };
+        let results: Vec<Type> = m
+            .operands(ret)
+            .iter()
+            .map(|&v| m.value_type(v).clone())
+            .collect();
+        m.set_attr(
+            f,
+            "function_type",
+            Attribute::Type(Type::function(inputs, results)),
+        );
+    }
+}
+
+pub struct ConstProp {
+    pub config: GreedyConfig,
+}
+
+impl Pass for ConstProp {
+    fn name(&self) -> &'static str {
+        "constprop"
+    }
+    fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
+        let patterns: [&dyn Pattern; 3] = [&RefineTypes, &ForwardIdentity, &FoldConstants];
+        for f in m.top_level_ops("func.func") {
+            let before = m.num_ops();
+            let report = apply_greedily(m, f, &patterns, &self.config)?;
+            cx.bump("constprop.rewrites", report.rewrites as u64);
+            cx.bump("constprop.erased", report.erased as u64);
+            cx.bump(
+                "constprop.ops-removed",
+                before.saturating_sub(m.num_ops()) as u64,
+            );
+            if let Some(w) = report.warning("constprop") {
+                tracing::warn!("{w}");
+                cx.warnings.push(w);
+            }
+        }
+        refresh_function_types(m);
+        Ok(())
+    }
+}
+
+/// A `Builder` helper used by tests to make constants.
+pub fn constant(b: &mut Builder<'_>, e: ir::elements::Elements) -> ir::ValueId {
+    let ty = e.tensor_type();
+    b.op1(
+        "onnx.Constant",
+        &[],
+        ty,
+        &[("value", Attribute::Elements(e))],
+    )
+}

@@ -1,0 +1,28 @@
+//! Constant propagation over shared element buffers: folding kernels, the
+//! hybrid (infer + canonicalize + fold) pass, and scrub.
+
+pub mod fold;
+pub mod hybrid;
+pub mod scrub;
+
+use ir::pass::{PassInfo, PassRegistry};
+use ir::rewrite::GreedyConfig;
+
+pub fn register_passes(reg: &mut PassRegistry) {
+    reg.add(PassInfo {
+        name: "constprop",
+        summary: "hybrid shape inference, canonicalization and constant folding",
+        create: |opts| {
+            let mut config = GreedyConfig::default();
+            if let Some(n) = opts.number("max-iterations")? {
+                config.max_iterations = n as usize;
+            }
+            Ok(Box::new(hybrid::ConstProp { config }))
+        },
+    });
+    reg.add(PassInfo {
+        name: "scrub",
+        summary: "materialize surviving constants packed in their declared dtype",
+        create: |_| Ok(Box::new(scrub::Scrub)),
+    });
+}

@@ -1,0 +1,190 @@
+//! Where the memory of a memref value comes from: its *origins*.
+//!
+//! Views (`Traits::VIEW`, operand 0) and `arith.select` pass memory through;
+//! everything else starts a new origin. A value may point into any of its
+//! origins and into nothing else, so two values whose origins cannot overlap
+//! never alias.
+
+use ir::registry::Traits;
+use ir::{Attribute, Module, ValueDef, ValueId};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+
+/// One place memory can come from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// The result of an allocating op (`memref.alloc`, `alloca`, `realloc`,
+    /// `bufferization.clone`): fresh memory nobody else can name.
+    Alloc(ValueId),
+    /// An argument of the enclosing function: the caller's buffer.
+    Arg(ValueId),
+    /// `memref.get_global @name`.
+    Global(String),
+    /// Anything else (nested block arguments, results of unknown ops).
+    Unknown(ValueId),
+}
+
+/// The origins of one value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origins {
+    pub list: SmallVec<[Origin; 1]>,
+    /// True if the value is always exactly the start of one of its origins
+    /// (no view in between), so its pointer equals that origin's pointer.
+    pub exact: bool,
+}
+
+impl Origins {
+    fn leaf(o: Origin) -> Origins {
+        let mut list = SmallVec::new();
+        list.push(o);
+        Origins { list, exact: true }
+    }
+    /// Allocation results among the origins.
+    pub fn allocs(&self) -> impl Iterator<Item = ValueId> + '_ {
+        self.list.iter().filter_map(|o| match o {
+            Origin::Alloc(v) => Some(*v),
+            _ => None,
+        })
+    }
+}
+
+/// True if memory from `a` and memory from `b` may be the same.
+pub fn may_overlap(a: &Origin, b: &Origin) -> bool {
+    use Origin::{Alloc, Global, Unknown};
+    match (a, b) {
+        (Unknown(_), _) | (_, Unknown(_)) => true,
+        (Alloc(x), Alloc(y)) => x == y,
+        // Fresh memory is never an argument or a global.
+        (Alloc(_), _) | (_, Alloc(_)) => false,
+        (Global(x), Global(y)) => x == y,
+        // The caller may pass the same buffer (or a global) twice.
+        _ => true,
+    }
+}
+
+/// True if two values may point into the same memory.
+pub fn may_alias(a: &Origins, b: &Origins) -> bool {
+    a.list
+        .iter()
+        .any(|x| b.list.iter().any(|y| may_overlap(x, y)))
+}
+
+/// How a value gets its memory: from itself, or from other values.
+enum Source {
+    Leaf(Origin),
+    Derived {
+        inputs: SmallVec<[ValueId; 2]>,
+        view: bool,
+    },
+}
+
+fn source(m: &Module, v: ValueId) -> Source {
+    let op = match m.value_def(v) {
+        ValueDef::Result(op, _) => op,
+        ValueDef::BlockArg(b, _) => {
+            let entry_of_func = m
+                .block_parent_op(b)
+                .filter(|&p| m.is(p, "func.func"))
+                .and_then(|p| m.region(p, 0))
+                .and_then(|r| m.entry_block(r))
+                == Some(b);
+            return Source::Leaf(if entry_of_func {
+                Origin::Arg(v)
+            } else {
+                Origin::Unknown(v)
+            });
+        }
+        ValueDef::Erased => return Source::Leaf(Origin::Unknown(v)),
+    };
+    if m.has_trait(op, Traits::ALLOCATES) {
+        return Source::Leaf(Origin::Alloc(v));
+    }
+    if m.has_trait(op, Traits::VIEW) {
+        if let Some(src) = m.operand(op, 0) {
+            return Source::Derived {
+                inputs: SmallVec::from_slice(&[src]),
+                view: true,
+            };
+        }
+    }
+    if m.is(op, "arith.select") {
+        if let (Some(a), Some(b)) = (m.operand(op, 1), m.operand(op, 2)) {
+            return Source::Derived {
+                inputs: SmallVec::from_slice(&[a, b]),
+                view: false,
+            };
+        }
+    }
+    if m.is(op, "memref.get_global") {
+        if let Some(name) = m.attr(op, "name").and_then(Attribute::as_symbol) {
+            return Source::Leaf(Origin::Global(name.to_string()));
+        }
+    }
+    Source::Leaf(Origin::Unknown(v))
+}
+
+/// Memoized origins of memref values.
+#[derive(Default)]
+pub struct AliasInfo {
+    cache: HashMap<ValueId, Origins>,
+}
+
+impl AliasInfo {
+    pub fn new() -> AliasInfo {
+        AliasInfo::default()
+    }
+
+    /// The origins of `v` (computed without recursion: view chains can be long).
+    pub fn origins(&mut self, m: &Module, v: ValueId) -> &Origins {
+        if !self.cache.contains_key(&v) {
+            self.compute(m, v);
+        }
+        // `compute` always fills the entry for `v`.
+        self.cache.entry(v).or_default()
+    }
+
+    fn compute(&mut self, m: &Module, v: ValueId) {
+        let mut stack = vec![(v, false)];
+        let mut open = std::collections::HashSet::new();
+        while let Some((w, expanded)) = stack.pop() {
+            if self.cache.contains_key(&w) || (!expanded && !open.insert(w)) {
+                continue;
+            }
+            match source(m, w) {
+                Source::Leaf(o) => {
+                    self.cache.insert(w, Origins::leaf(o));
+                }
+                Source::Derived { inputs, view } if expanded => {
+                    let mut out = Origins {
+                        list: SmallVec::new(),
+                        exact: !view,
+                    };
+                    for i in inputs {
+                        // SSA values defined by ops cannot form cycles; a
+                        // missing entry would be one, so stay conservative.
+                        let Some(o) = self.cache.get(&i) else {
+                            out.list.push(Origin::Unknown(i));
+                            out.exact = false;
+                            continue;
+                        };
+                        out.exact &= o.exact;
+                        for x in &o.list {
+                            if !out.list.contains(x) {
+                                out.list.push(x.clone());
+                            }
+                        }
+                    }
+                    self.cache.insert(w, out);
+                }
+                Source::Derived { inputs, .. } => {
+                    stack.push((w, true));
+                    for i in inputs {
+                        if !self.cache.contains_key(&i) {
+                            stack.push((i, false));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

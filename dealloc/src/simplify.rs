@@ -1,0 +1,298 @@
+//! `dealloc-simplification`: canonicalizations of `bufferization.dealloc`.
+//!
+//! Recall the op's meaning: each memref whose condition holds is freed once
+//! (aliasing entries are freed once in all), unless a retained value aliases
+//! it; retained result `j` is the OR of the conditions of the memrefs that
+//! alias retained value `j`. The rewrites, each preserving that meaning:
+//!
+//! * an op without memrefs is erased, its results replaced by `false`;
+//! * memrefs under a constant-false condition are dropped;
+//! * a memref listed twice is listed once under the OR of its conditions;
+//! * a retained value listed twice is listed once, sharing its result;
+//! * a retained value that cannot alias any memref is dropped (result `false`);
+//! * memrefs that cannot alias each other are split into one op each, with
+//!   only the retained values that may alias that memref;
+//! * one memref, constant-true condition, nothing retained: `memref.dealloc`.
+
+use crate::alias::{may_alias, AliasInfo, Origin, Origins};
+use crate::ownership::emit_dealloc;
+use ir::dialects::bufferization::dealloc_groups;
+use ir::pass::{Pass, PassContext, PassInfo};
+use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
+use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result, ValueId};
+use std::collections::HashSet;
+
+/// Above this many memrefs the pairwise alias check for splitting is skipped.
+const MAX_PAIRWISE: usize = 64;
+
+pub struct DeallocSimplification;
+
+impl Pass for DeallocSimplification {
+    fn name(&self) -> &'static str {
+        "dealloc-simplification"
+    }
+    fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
+        let report = simplify_deallocs(m)?;
+        cx.bump("dealloc-simplification.rewrites", report.rewrites as u64);
+        if let Some(w) = report.warning("dealloc-simplification") {
+            cx.warnings.push(w);
+        }
+        Ok(())
+    }
+}
+
+pub fn pass_info() -> PassInfo {
+    PassInfo {
+        name: "dealloc-simplification",
+        summary: "canonicalize bufferization.dealloc (drop, merge, split, fold to memref.dealloc)",
+        create: |_| Ok(Box::new(DeallocSimplification)),
+    }
+}
+
+pub fn simplify_deallocs(m: &mut Module) -> Result<ir::rewrite::GreedyReport> {
+    let top = m.top();
+    apply_greedily(m, top, &[&SimplifyDealloc], &GreedyConfig::default())
+}
+
+/// The operand groups of a `bufferization.dealloc`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeallocParts {
+    pub memrefs: Vec<ValueId>,
+    pub conds: Vec<ValueId>,
+    pub retained: Vec<ValueId>,
+}
+
+impl DeallocParts {
+    pub fn read(m: &Module, op: OpId) -> Option<DeallocParts> {
+        let (n, c, r) = dealloc_groups(m, op)?;
+        let all = m.operands(op);
+        if n != c || n + c + r != all.len() {
+            return None;
+        }
+        Some(DeallocParts {
+            memrefs: all[..n].to_vec(),
+            conds: all[n..2 * n].to_vec(),
+            retained: all[2 * n..].to_vec(),
+        })
+    }
+}
+
+/// The value of an i1 `arith.constant`, if `v` is one.
+pub fn const_bool(m: &Module, v: ValueId) -> Option<bool> {
+    let op = m.defining_op(v)?;
+    if !m.is(op, "arith.constant") {
+        return None;
+    }
+    m.attr(op, "value")
+        .and_then(Attribute::as_int)
+        .map(|x| x != 0)
+}
+
+struct SimplifyDealloc;
+
+impl Pattern for SimplifyDealloc {
+    fn name(&self) -> &'static str {
+        "simplify-bufferization-dealloc"
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some("bufferization.dealloc")
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        let Some(parts) = DeallocParts::read(m, op) else {
+            return Ok(false);
+        };
+        Ok(erase_empty(m, op, &parts)
+            || normalize(m, op, &parts)
+            || split(m, op, &parts)
+            || to_memref_dealloc(m, op, &parts))
+    }
+}
+
+fn false_value(m: &mut Module, op: OpId) -> ValueId {
+    let loc = m.loc(op).clone();
+    Builder::new(m, InsertPoint::Before(op))
+        .with_loc(loc)
+        .const_bool(false)
+}
+
+fn erase_empty(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
+    if !p.memrefs.is_empty() {
+        return false;
+    }
+    if !m.results(op).is_empty() {
+        let f = false_value(m, op);
+        let results = m.results(op).to_vec();
+        for r in results {
+            m.replace_all_uses(r, f);
+        }
+    }
+    m.erase_op(op);
+    true
+}
+
+/// Where a result of the rewritten op comes from.
+#[derive(Copy, Clone)]
+enum ResultFrom {
+    Retained(usize),
+    False,
+}
+
+/// Drops false conditions, merges duplicates, drops retained values that
+/// cannot alias any memref.
+fn normalize(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
+    let mut changed = false;
+    let mut memrefs: Vec<ValueId> = Vec::new();
+    let mut groups: Vec<Vec<ValueId>> = Vec::new();
+    for (&mr, &c) in p.memrefs.iter().zip(&p.conds) {
+        if const_bool(m, c) == Some(false) {
+            changed = true;
+        } else if let Some(k) = memrefs.iter().position(|&x| x == mr) {
+            changed = true;
+            if let Some(g) = groups.get_mut(k) {
+                g.push(c);
+            }
+        } else {
+            memrefs.push(mr);
+            groups.push(vec![c]);
+        }
+    }
+    let mut alias = AliasInfo::new();
+    let mem_origins: Vec<Origins> = memrefs
+        .iter()
+        .map(|&v| alias.origins(m, v).clone())
+        .collect();
+    let mut retained: Vec<ValueId> = Vec::new();
+    let mut from = Vec::with_capacity(p.retained.len());
+    for &r in &p.retained {
+        if let Some(k) = retained.iter().position(|&x| x == r) {
+            changed = true;
+            from.push(ResultFrom::Retained(k));
+            continue;
+        }
+        let o = alias.origins(m, r).clone();
+        if mem_origins.iter().any(|mo| may_alias(mo, &o)) {
+            retained.push(r);
+            from.push(ResultFrom::Retained(retained.len() - 1));
+        } else {
+            changed = true;
+            from.push(ResultFrom::False);
+        }
+    }
+    if !changed {
+        return false;
+    }
+    let loc = m.loc(op).clone();
+    let conds: Vec<ValueId> = groups.iter().map(|g| or_all(m, op, g)).collect();
+    let new = emit_dealloc(m, InsertPoint::Before(op), &memrefs, &conds, &retained, loc);
+    let new_results = m.results(new).to_vec();
+    let old_results = m.results(op).to_vec();
+    let mut falsity = None;
+    for (&old, f) in old_results.iter().zip(from) {
+        let v = match f {
+            ResultFrom::Retained(k) => new_results.get(k).copied(),
+            ResultFrom::False => Some(*falsity.get_or_insert_with(|| false_value(m, op))),
+        };
+        if let Some(v) = v {
+            m.replace_all_uses(old, v);
+        }
+    }
+    m.erase_op(op);
+    true
+}
+
+/// OR of conditions, folding constants.
+fn or_all(m: &mut Module, op: OpId, conds: &[ValueId]) -> ValueId {
+    if let Some(&t) = conds.iter().find(|&&c| const_bool(m, c) == Some(true)) {
+        return t;
+    }
+    let Some((&first, rest)) = conds.split_first() else {
+        return false_value(m, op);
+    };
+    let loc = m.loc(op).clone();
+    let mut b = Builder::new(m, InsertPoint::Before(op)).with_loc(loc);
+    rest.iter()
+        .fold(first, |acc, &c| b.same("arith.ori", &[acc, c]))
+}
+
+/// True if no two of the values may point into the same memory.
+fn pairwise_disjoint(origins: &[Origins]) -> bool {
+    let mut seen = HashSet::new();
+    let single_allocs = origins.iter().all(|o| match o.list.as_slice() {
+        [Origin::Alloc(v)] => seen.insert(*v),
+        _ => false,
+    });
+    if single_allocs {
+        return true;
+    }
+    if origins.len() > MAX_PAIRWISE {
+        return false;
+    }
+    origins
+        .iter()
+        .enumerate()
+        .all(|(i, a)| origins.iter().skip(i + 1).all(|b| !may_alias(a, b)))
+}
+
+/// One op per memref when the memrefs cannot alias each other.
+fn split(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
+    if p.memrefs.len() < 2 {
+        return false;
+    }
+    let mut alias = AliasInfo::new();
+    let mem: Vec<Origins> = p
+        .memrefs
+        .iter()
+        .map(|&v| alias.origins(m, v).clone())
+        .collect();
+    if !pairwise_disjoint(&mem) {
+        return false;
+    }
+    let ret: Vec<Origins> = p
+        .retained
+        .iter()
+        .map(|&v| alias.origins(m, v).clone())
+        .collect();
+    let loc = m.loc(op).clone();
+    // For each retained value, the per-memref results to OR together.
+    let mut parts: Vec<Vec<ValueId>> = vec![Vec::new(); p.retained.len()];
+    for ((&mr, &c), mo) in p.memrefs.iter().zip(&p.conds).zip(&mem) {
+        let keep: Vec<usize> = (0..p.retained.len())
+            .filter(|&j| may_alias(mo, &ret[j]))
+            .collect();
+        let kept: Vec<ValueId> = keep.iter().map(|&j| p.retained[j]).collect();
+        let new = emit_dealloc(m, InsertPoint::Before(op), &[mr], &[c], &kept, loc.clone());
+        for (&j, &r) in keep.iter().zip(m.results(new)) {
+            parts[j].push(r);
+        }
+    }
+    let old_results = m.results(op).to_vec();
+    for (old, group) in old_results.into_iter().zip(parts) {
+        let v = if group.is_empty() {
+            false_value(m, op)
+        } else {
+            or_all(m, op, &group)
+        };
+        m.replace_all_uses(old, v);
+    }
+    m.erase_op(op);
+    true
+}
+
+fn to_memref_dealloc(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
+    let ([mr], [c], []) = (
+        p.memrefs.as_slice(),
+        p.conds.as_slice(),
+        p.retained.as_slice(),
+    ) else {
+        return false;
+    };
+    if const_bool(m, *c) != Some(true) {
+        return false;
+    }
+    let loc = m.loc(op).clone();
+    Builder::new(m, InsertPoint::Before(op))
+        .with_loc(loc)
+        .op("memref.dealloc", &[*mr], &[], &[]);
+    m.erase_op(op);
+    true
+}

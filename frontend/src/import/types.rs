@@ -1,0 +1,36 @@
+//! ONNX `TypeProto` → IR types.
+
+use super::tensor::{elem_type_from_onnx, onnx_type_name};
+use crate::proto::tensor_shape_proto::dimension::Value as Dim;
+use crate::proto::type_proto::Value;
+use crate::proto::TypeProto;
+use ir::{Type, DYN};
+
+/// A tensor type: no shape is unknown rank; a symbolic or missing dim is `?`.
+pub fn convert_type(tp: &TypeProto) -> Result<Type, String> {
+    let Some(Value::TensorType(t)) = &tp.value else {
+        let kind = match &tp.value {
+            Some(Value::SequenceType(_)) => "sequence",
+            Some(Value::MapType(_)) => "map",
+            Some(Value::OptionalType(_)) => "optional",
+            Some(Value::SparseTensorType(_)) => "sparse tensor",
+            Some(Value::OpaqueType(_)) => "opaque",
+            _ => "missing",
+        };
+        return Err(format!("{kind} types are not supported"));
+    };
+    let elem = elem_type_from_onnx(t.elem_type)
+        .ok_or_else(|| format!("unsupported dtype {}", onnx_type_name(t.elem_type)))?;
+    let Some(shape) = &t.shape else {
+        return Ok(Type::unranked_tensor(elem));
+    };
+    let mut dims = Vec::with_capacity(shape.dim.len());
+    for d in &shape.dim {
+        dims.push(match d.value {
+            Some(Dim::DimValue(v)) if v >= 0 => v,
+            Some(Dim::DimValue(v)) => return Err(format!("negative dimension {v}")),
+            Some(Dim::DimParam(_)) | None => DYN,
+        });
+    }
+    Ok(Type::tensor(dims, elem))
+}

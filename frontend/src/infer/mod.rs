@@ -1,0 +1,328 @@
+//! Shape and type inference for `onnx.*` ops: result types from operand
+//! types, attributes, and the values of `onnx.Constant` operands.
+
+mod data_ops;
+mod elementwise;
+mod misc;
+mod nn;
+mod reduce;
+mod shape_ops;
+
+use ir::dialects::op_error;
+use ir::elements::Elements;
+use ir::{Attribute, Diagnostic, Module, OpId, Type, ValueId, DYN};
+
+/// Inferred result types of `op`, or `None` for ops inference does not know
+/// (their declared types stay).
+pub fn infer_op(m: &Module, op: OpId) -> Result<Option<Vec<Type>>, Diagnostic> {
+    let Some(kind) = m.name(op).as_str().strip_prefix("onnx.") else {
+        return Ok(None);
+    };
+    let cx = Ctx { m, op };
+    let inferred = match kind {
+        "Constant" => {
+            let e = cx
+                .attr_elements("value")
+                .ok_or_else(|| cx.err("requires a 'value' elements attribute"))?;
+            Some(vec![e.tensor_type()])
+        }
+        "NoValue" => Some(vec![Type::None]),
+        _ => {
+            let mut r = elementwise::infer(&cx, kind)?;
+            if r.is_none() {
+                r = nn::infer(&cx, kind)?;
+            }
+            if r.is_none() {
+                r = shape_ops::infer(&cx, kind)?;
+            }
+            if r.is_none() {
+                r = data_ops::infer(&cx, kind)?;
+            }
+            if r.is_none() {
+                r = reduce::infer(&cx, kind)?;
+            }
+            if r.is_none() {
+                r = misc::infer(&cx, kind)?;
+            }
+            r
+        }
+    };
+    Ok(inferred.map(|tys| cx.fit(tys)))
+}
+
+/// Infers every op of `func`'s body in order, sets the result types, then
+/// the function type from the arguments and the returned values.
+pub fn infer_function(m: &mut Module, func: OpId) -> Result<(), Diagnostic> {
+    let Some(entry) = m.region(func, 0).and_then(|r| m.entry_block(r)) else {
+        return Ok(());
+    };
+    let ops: Vec<OpId> = m.block_ops(entry).collect();
+    for &op in &ops {
+        let Some(types) = infer_op(m, op)? else {
+            continue;
+        };
+        for (r, inferred) in m.results(op).to_vec().into_iter().zip(types) {
+            let declared = m.value_type(r).clone();
+            let (ty, conflict) = refine(&declared, inferred);
+            if conflict {
+                tracing::warn!(
+                    "{}: declared type {declared} of '{}' contradicts the inferred {ty}; using the inferred type",
+                    m.loc(op),
+                    m.name(op)
+                );
+            }
+            m.set_value_type(r, ty);
+        }
+    }
+    let inputs: Vec<Type> = m
+        .block_args(entry)
+        .iter()
+        .map(|&a| m.value_type(a).clone())
+        .collect();
+    let results: Vec<Type> = match ops.last() {
+        Some(&ret) if m.is(ret, "func.return") => m
+            .operands(ret)
+            .iter()
+            .map(|&v| m.value_type(v).clone())
+            .collect(),
+        _ => Vec::new(),
+    };
+    m.set_attr(
+        func,
+        "function_type",
+        Attribute::Type(Type::function(inputs, results)),
+    );
+    Ok(())
+}
+
+/// Combines a declared type with an inferred one: the inferred wins, a `?`
+/// it leaves is filled from the declaration. The flag reports a real
+/// contradiction (the unranked `f32` placeholder contradicts nothing).
+pub fn refine(declared: &Type, inferred: Type) -> (Type, bool) {
+    let (Some(d), Some(i)) = (declared.as_tensor(), inferred.as_tensor()) else {
+        return (inferred, false);
+    };
+    let Some(dshape) = &d.shape else {
+        return (inferred, false);
+    };
+    let elem_conflict = d.elem != i.elem;
+    let Some(ishape) = &i.shape else {
+        return (Type::tensor(dshape.clone(), i.elem.clone()), elem_conflict);
+    };
+    if ishape.len() != dshape.len() {
+        return (inferred, true);
+    }
+    let mut conflict = elem_conflict;
+    let dims = ishape
+        .iter()
+        .zip(dshape)
+        .map(|(&a, &b)| match (a, b) {
+            (DYN, b) => b,
+            (a, DYN) => a,
+            (a, b) => {
+                conflict |= a != b;
+                a
+            }
+        })
+        .collect();
+    (Type::tensor(dims, i.elem.clone()), conflict)
+}
+
+/// Multidirectional (NumPy) broadcast of two shapes.
+pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, String> {
+    let rank = a.len().max(b.len());
+    let mut out = Vec::with_capacity(rank);
+    for k in 0..rank {
+        let da = (k + a.len())
+            .checked_sub(rank)
+            .and_then(|i| a.get(i))
+            .copied()
+            .unwrap_or(1);
+        let db = (k + b.len())
+            .checked_sub(rank)
+            .and_then(|i| b.get(i))
+            .copied()
+            .unwrap_or(1);
+        out.push(match (da, db) {
+            (1, d) | (d, 1) => d,
+            (DYN, d) | (d, DYN) => d,
+            (x, y) if x == y => x,
+            (x, y) => {
+                return Err(format!(
+                    "shapes {a:?} and {b:?} do not broadcast ({x} vs {y})"
+                ))
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// Broadcast of several possibly unranked shapes; unranked if any is.
+pub fn broadcast_all(shapes: &[Option<Vec<i64>>]) -> Result<Option<Vec<i64>>, String> {
+    let mut acc: Vec<i64> = Vec::new();
+    for s in shapes {
+        let Some(s) = s else {
+            return Ok(None);
+        };
+        acc = broadcast_shapes(&acc, s)?;
+    }
+    Ok(Some(acc))
+}
+
+/// `tensor<shape x elem>`, unranked for `None`.
+pub fn tensor(shape: Option<Vec<i64>>, elem: Type) -> Type {
+    match shape {
+        Some(s) => Type::tensor(s, elem),
+        None => Type::unranked_tensor(elem),
+    }
+}
+
+/// Product of dims; `DYN` if any is dynamic.
+pub fn product(dims: &[i64]) -> i64 {
+    dims.iter()
+        .try_fold(
+            1i64,
+            |acc, &d| if d == DYN { None } else { acc.checked_mul(d) },
+        )
+        .unwrap_or(DYN)
+}
+
+/// Normalizes a possibly negative axis into `[0, rank)`.
+pub fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
+    let r = i64::try_from(rank).ok()?;
+    let a = if axis < 0 { axis.checked_add(r)? } else { axis };
+    if (0..r).contains(&a) {
+        usize::try_from(a).ok()
+    } else {
+        None
+    }
+}
+
+/// The op under inference, with accessors that turn misuse into
+/// diagnostics naming the op.
+pub(crate) struct Ctx<'m> {
+    pub m: &'m Module,
+    pub op: OpId,
+}
+
+impl<'m> Ctx<'m> {
+    pub fn err(&self, msg: impl Into<String>) -> Diagnostic {
+        op_error(self.m, self.op, msg)
+    }
+
+    /// Operand `i` unless absent or `onnx.NoValue`.
+    pub fn operand(&self, i: usize) -> Option<ValueId> {
+        let v = self.m.operand(self.op, i)?;
+        match self.m.value_type(v) {
+            Type::None => None,
+            _ => Some(v),
+        }
+    }
+    pub fn num_operands(&self) -> usize {
+        self.m.operands(self.op).len()
+    }
+    pub fn num_results(&self) -> usize {
+        self.m.results(self.op).len()
+    }
+
+    fn tensor_type(&self, i: usize) -> Result<&'m ir::types::TensorType, Diagnostic> {
+        let v = self
+            .operand(i)
+            .ok_or_else(|| self.err(format!("missing operand #{i}")))?;
+        let ty = self.m.value_type(v);
+        ty.as_tensor()
+            .ok_or_else(|| self.err(format!("operand #{i} must be a tensor, got {ty}")))
+    }
+    /// Element type of operand `i`.
+    pub fn elem(&self, i: usize) -> Result<Type, Diagnostic> {
+        Ok(self.tensor_type(i)?.elem.clone())
+    }
+    /// Shape of operand `i`; `None` when unranked.
+    pub fn shape(&self, i: usize) -> Result<Option<Vec<i64>>, Diagnostic> {
+        Ok(self.tensor_type(i)?.shape.clone())
+    }
+    /// Operand `i`'s type unchanged.
+    pub fn same_as(&self, i: usize) -> Result<Type, Diagnostic> {
+        let t = self.tensor_type(i)?;
+        Ok(tensor(t.shape.clone(), t.elem.clone()))
+    }
+
+    /// The value of operand `i` when an `onnx.Constant` defines it.
+    pub fn const_elements(&self, i: usize) -> Option<&'m Elements> {
+        let def = self.m.defining_op(self.operand(i)?)?;
+        if !self.m.is(def, "onnx.Constant") {
+            return None;
+        }
+        self.m.attr(def, "value")?.as_elements()
+    }
+    /// Integer values of a constant operand (floats are truncated).
+    pub fn const_ints(&self, i: usize) -> Option<Vec<i64>> {
+        let e = self.const_elements(i)?;
+        let class = e.dtype().class();
+        Some(
+            e.iter()
+                .map(|w| match class {
+                    ir::elements::NumClass::Float => w.f64() as i64,
+                    ir::elements::NumClass::Signed => w.i64(),
+                    ir::elements::NumClass::Unsigned => i64::try_from(w.u64()).unwrap_or(i64::MAX),
+                })
+                .collect(),
+        )
+    }
+    /// Scalar value of a constant operand as f64.
+    pub fn const_f64s(&self, i: usize) -> Option<Vec<f64>> {
+        let e = self.const_elements(i)?;
+        let class = e.dtype().class();
+        Some(e.iter().map(|w| w.to_f64(class)).collect())
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&'m Attribute> {
+        self.m.attr(self.op, name)
+    }
+    pub fn attr_int(&self, name: &str, default: i64) -> i64 {
+        self.attr(name)
+            .and_then(Attribute::as_int)
+            .unwrap_or(default)
+    }
+    pub fn attr_ints(&self, name: &str) -> Option<Vec<i64>> {
+        self.attr(name).and_then(Attribute::as_i64_list)
+    }
+    pub fn attr_str(&self, name: &str) -> Option<&'m str> {
+        self.attr(name).and_then(Attribute::as_str)
+    }
+    pub fn attr_elements(&self, name: &str) -> Option<&'m Elements> {
+        self.attr(name).and_then(Attribute::as_elements)
+    }
+
+    /// Normalizes `axis` against `rank` or reports it.
+    pub fn axis(&self, axis: i64, rank: usize) -> Result<usize, Diagnostic> {
+        norm_axis(axis, rank)
+            .ok_or_else(|| self.err(format!("axis {axis} is out of range for rank {rank}")))
+    }
+
+    /// Broadcast of operands `ids`, reported on the op when incompatible.
+    pub fn broadcast(
+        &self,
+        ids: impl IntoIterator<Item = usize>,
+    ) -> Result<Option<Vec<i64>>, Diagnostic> {
+        let shapes = ids
+            .into_iter()
+            .map(|i| self.shape(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        broadcast_all(&shapes).map_err(|e| self.err(e))
+    }
+
+    /// One inferred type per result: extra ones dropped, missing ones kept
+    /// as declared.
+    fn fit(&self, mut tys: Vec<Type>) -> Vec<Type> {
+        let results = self.m.results(self.op);
+        tys.truncate(results.len());
+        for &r in results.get(tys.len()..).unwrap_or(&[]) {
+            tys.push(self.m.value_type(r).clone());
+        }
+        tys
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,559 @@
+//! Unit tests of shape inference on hand-built ops.
+
+use super::nn::window_out;
+use super::shape_ops::slice_extent;
+use super::*;
+use ir::elements::{DType, WideNum};
+use ir::{BlockId, Builder, Sym};
+
+struct G {
+    m: Module,
+    block: BlockId,
+}
+
+impl G {
+    fn new() -> G {
+        let mut m = Module::new();
+        let body = m.body();
+        let (_, block) = Builder::at_end(&mut m, body).func("f", vec![], vec![]);
+        G { m, block }
+    }
+    fn arg(&mut self, shape: Option<Vec<i64>>) -> ValueId {
+        self.m.add_block_arg(self.block, tensor(shape, Type::f32()))
+    }
+    fn ranked(&mut self, shape: &[i64]) -> ValueId {
+        self.arg(Some(shape.to_vec()))
+    }
+    fn ints(&mut self, vals: &[i64]) -> ValueId {
+        let w: Vec<WideNum> = vals.iter().map(|&v| WideNum::from_i64(v)).collect();
+        let e = Elements::from_wide(DType::I64, vec![vals.len() as i64], &w).unwrap();
+        self.konst(e)
+    }
+    fn scalar(&mut self, dtype: DType, v: f64) -> ValueId {
+        let w = match dtype.class() {
+            ir::elements::NumClass::Float => WideNum::from_f64(v),
+            _ => WideNum::from_i64(v as i64),
+        };
+        self.konst(Elements::from_wide(dtype, vec![], &[w]).unwrap())
+    }
+    fn konst(&mut self, e: Elements) -> ValueId {
+        let ty = e.tensor_type();
+        Builder::at_end(&mut self.m, self.block).op1(
+            "onnx.Constant",
+            &[],
+            ty,
+            &[("value", Attribute::Elements(e))],
+        )
+    }
+    fn none(&mut self) -> ValueId {
+        Builder::at_end(&mut self.m, self.block).op1("onnx.NoValue", &[], Type::None, &[])
+    }
+    fn op(
+        &mut self,
+        name: &str,
+        operands: &[ValueId],
+        attrs: &[(&str, Attribute)],
+        results: usize,
+    ) -> OpId {
+        let spec = ir::OpSpec {
+            operands: operands.to_vec(),
+            result_types: vec![Type::unranked_tensor(Type::f32()); results],
+            attrs: attrs
+                .iter()
+                .map(|(k, v)| (Sym::new(k), v.clone()))
+                .collect(),
+            ..Default::default()
+        };
+        Builder::at_end(&mut self.m, self.block).create(&format!("onnx.{name}"), spec)
+    }
+    /// Result types of a one-result op as text, or the error message.
+    fn infer(&mut self, name: &str, operands: &[ValueId], attrs: &[(&str, Attribute)]) -> String {
+        let op = self.op(name, operands, attrs, 1);
+        match infer_op(&self.m, op) {
+            Ok(Some(t)) => t
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            Ok(None) => "unknown".into(),
+            Err(d) => format!("error: {}", d.message),
+        }
+    }
+}
+
+fn ints(v: &[i64]) -> Attribute {
+    Attribute::Array(v.iter().map(|&x| Attribute::i64(x)).collect())
+}
+fn int(v: i64) -> Attribute {
+    Attribute::i64(v)
+}
+
+#[test]
+fn broadcasting() {
+    assert_eq!(broadcast_shapes(&[2, 1, 3], &[4, 1]), Ok(vec![2, 4, 3]));
+    assert_eq!(broadcast_shapes(&[DYN, 3], &[5, 1]), Ok(vec![5, 3]));
+    assert_eq!(broadcast_shapes(&[DYN], &[1]), Ok(vec![DYN]));
+    assert_eq!(broadcast_shapes(&[], &[2]), Ok(vec![2]));
+    assert_eq!(broadcast_shapes(&[0], &[1]), Ok(vec![0]));
+    assert!(broadcast_shapes(&[2], &[3]).is_err());
+    let mut g = G::new();
+    let (a, b, c) = (g.ranked(&[8, 1, 6, 1]), g.ranked(&[7, 1, 5]), g.arg(None));
+    assert_eq!(g.infer("Add", &[a, b], &[]), "tensor<8x7x6x5xf32>");
+    assert_eq!(g.infer("Equal", &[a, b], &[]), "tensor<8x7x6x5xi1>");
+    assert_eq!(g.infer("Mul", &[a, c], &[]), "tensor<*xf32>");
+    let s = g.ranked(&[]);
+    assert_eq!(g.infer("Sum", &[a, b, s], &[]), "tensor<8x7x6x5xf32>");
+    let cond = g.ranked(&[6, 1]);
+    assert_eq!(g.infer("Where", &[cond, s, b], &[]), "tensor<7x6x5xf32>");
+    let bad = g.ranked(&[5, 1]);
+    assert!(g.infer("Sub", &[a, bad], &[]).contains("do not broadcast"));
+}
+
+#[test]
+fn unary_cast_and_dropout() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, DYN]);
+    assert_eq!(g.infer("Relu", &[x], &[]), "tensor<2x?xf32>");
+    assert_eq!(g.infer("Cast", &[x], &[("to", int(7))]), "tensor<2x?xi64>");
+    assert_eq!(g.infer("Cast", &[x], &[("to", int(10))]), "tensor<2x?xf16>");
+    assert!(g
+        .infer("Cast", &[x], &[("to", int(8))])
+        .starts_with("error"));
+    let d = g.op("Dropout", &[x], &[], 2);
+    let tys = infer_op(&g.m, d).unwrap().unwrap();
+    assert_eq!(tys[1].to_string(), "tensor<2x?xi1>");
+    assert_eq!(
+        g.infer("Softmax", &[x], &[("axis", int(-1))]),
+        "tensor<2x?xf32>"
+    );
+}
+
+#[test]
+fn window_sizes() {
+    // floor((5 + 0 - 2) / 2) + 1 = 2; ceil gives 3.
+    assert_eq!(window_out(5, 2, 2, 1, (0, 0), "NOTSET", false), Ok(2));
+    assert_eq!(window_out(5, 2, 2, 1, (0, 0), "NOTSET", true), Ok(3));
+    // The last window would start in the end padding: dropped.
+    assert_eq!(window_out(5, 2, 2, 1, (1, 1), "NOTSET", true), Ok(3));
+    assert_eq!(window_out(6, 3, 2, 1, (1, 1), "NOTSET", true), Ok(4));
+    // Dilation 2 makes a 3-kernel span 5.
+    assert_eq!(window_out(10, 3, 1, 2, (0, 0), "NOTSET", false), Ok(6));
+    assert_eq!(window_out(15, 3, 2, 1, (9, 9), "SAME_UPPER", false), Ok(8));
+    assert_eq!(window_out(15, 3, 2, 1, (9, 9), "VALID", false), Ok(7));
+    assert_eq!(window_out(DYN, 3, 2, 1, (0, 0), "NOTSET", false), Ok(DYN));
+    assert!(window_out(2, 5, 1, 1, (0, 0), "NOTSET", false).is_err());
+}
+
+#[test]
+fn conv_and_pool() {
+    let mut g = G::new();
+    let x = g.ranked(&[1, 3, 224, 224]);
+    let w = g.ranked(&[64, 3, 7, 7]);
+    let attrs = [("strides", ints(&[2, 2])), ("pads", ints(&[3, 3, 3, 3]))];
+    assert_eq!(g.infer("Conv", &[x, w], &attrs), "tensor<1x64x112x112xf32>");
+    let attrs = [
+        ("dilations", ints(&[2, 2])),
+        ("auto_pad", Attribute::string("VALID")),
+    ];
+    assert_eq!(g.infer("Conv", &[x, w], &attrs), "tensor<1x64x212x212xf32>");
+    let attrs = [
+        ("strides", ints(&[2, 2])),
+        ("auto_pad", Attribute::string("SAME_LOWER")),
+    ];
+    assert_eq!(g.infer("Conv", &[x, w], &attrs), "tensor<1x64x112x112xf32>");
+    // Grouped: 8 channels in 4 groups of 2.
+    let (xg, wg) = (g.ranked(&[2, 8, 10, DYN]), g.ranked(&[16, 2, 3, 3]));
+    assert_eq!(
+        g.infer("Conv", &[xg, wg], &[("group", int(4))]),
+        "tensor<2x16x8x?xf32>"
+    );
+    assert!(g
+        .infer("Conv", &[xg, wg], &[("group", int(2))])
+        .contains("channels"));
+
+    let x = g.ranked(&[1, 8, 5, 6]);
+    let attrs = [
+        ("kernel_shape", ints(&[2, 3])),
+        ("strides", ints(&[2, 2])),
+        ("ceil_mode", int(1)),
+    ];
+    assert_eq!(g.infer("AveragePool", &[x], &attrs), "tensor<1x8x3x3xf32>");
+    let mp = g.op("MaxPool", &[x], &[("kernel_shape", ints(&[2, 2]))], 2);
+    let tys = infer_op(&g.m, mp).unwrap().unwrap();
+    assert_eq!(tys[0].to_string(), "tensor<1x8x4x5xf32>");
+    assert_eq!(tys[1].to_string(), "tensor<1x8x4x5xi64>");
+    assert_eq!(
+        g.infer("GlobalAveragePool", &[x], &[]),
+        "tensor<1x8x1x1xf32>"
+    );
+    assert!(g.infer("MaxPool", &[x], &[]).contains("kernel_shape"));
+}
+
+#[test]
+fn gemm_and_matmul() {
+    let mut g = G::new();
+    let (a, b) = (g.ranked(&[3, 2]), g.ranked(&[4, 3]));
+    let t = [("transA", int(1)), ("transB", int(1))];
+    assert_eq!(g.infer("Gemm", &[a, b], &t), "tensor<2x4xf32>");
+    let c = g.ranked(&[4]);
+    assert_eq!(g.infer("Gemm", &[a, b, c], &t), "tensor<2x4xf32>");
+    assert!(g.infer("Gemm", &[a, b], &[]).contains("inner dimension"));
+    let (dyn_a, bt) = (g.ranked(&[DYN, 3]), g.ranked(&[3, 5]));
+    assert_eq!(g.infer("Gemm", &[dyn_a, bt], &[]), "tensor<?x5xf32>");
+
+    let (v, m34, m23) = (g.ranked(&[3]), g.ranked(&[3, 4]), g.ranked(&[2, 3]));
+    assert_eq!(g.infer("MatMul", &[v, v], &[]), "tensor<f32>");
+    assert_eq!(g.infer("MatMul", &[v, m34], &[]), "tensor<4xf32>");
+    assert_eq!(g.infer("MatMul", &[m23, v], &[]), "tensor<2xf32>");
+    let (p, q) = (g.ranked(&[5, 1, 2, 3]), g.ranked(&[4, 3, 6]));
+    assert_eq!(g.infer("MatMul", &[p, q], &[]), "tensor<5x4x2x6xf32>");
+    assert!(g
+        .infer("MatMul", &[m34, m23], &[])
+        .contains("inner dimension"));
+}
+
+#[test]
+fn reshape_rules() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 3, 4]);
+    let s = g.ints(&[-1, 4]);
+    assert_eq!(g.infer("Reshape", &[x, s], &[]), "tensor<6x4xf32>");
+    let s = g.ints(&[0, -1]);
+    assert_eq!(g.infer("Reshape", &[x, s], &[]), "tensor<2x12xf32>");
+    let s = g.ints(&[5, -1]);
+    assert!(g.infer("Reshape", &[x, s], &[]).contains("cannot reshape"));
+    let s = g.ints(&[-1, -1]);
+    assert!(g
+        .infer("Reshape", &[x, s], &[])
+        .contains("more than one -1"));
+    let s = g.ints(&[7, 4]);
+    assert!(g.infer("Reshape", &[x, s], &[]).contains("cannot reshape"));
+    // allowzero: 0 is a real extent.
+    let empty = g.ranked(&[0, 4]);
+    let s = g.ints(&[4, 0]);
+    assert_eq!(
+        g.infer("Reshape", &[empty, s], &[("allowzero", int(1))]),
+        "tensor<4x0xf32>"
+    );
+    let d = g.ranked(&[DYN, 3, 4]);
+    let s = g.ints(&[0, -1]);
+    assert_eq!(g.infer("Reshape", &[d, s], &[]), "tensor<?x?xf32>");
+    let s = g.ints(&[-1, 12]);
+    assert_eq!(g.infer("Reshape", &[d, s], &[]), "tensor<?x12xf32>");
+    // Non-constant shape of known length.
+    let shape_arg =
+        g.m.add_block_arg(g.block, Type::tensor(vec![3], Type::i64()));
+    assert_eq!(
+        g.infer("Reshape", &[x, shape_arg], &[]),
+        "tensor<?x?x?xf32>"
+    );
+}
+
+#[test]
+fn shape_ops() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 3, 4]);
+    assert_eq!(g.infer("Flatten", &[x], &[]), "tensor<2x12xf32>");
+    assert_eq!(
+        g.infer("Flatten", &[x], &[("axis", int(0))]),
+        "tensor<1x24xf32>"
+    );
+    assert_eq!(
+        g.infer("Flatten", &[x], &[("axis", int(-1))]),
+        "tensor<6x4xf32>"
+    );
+    assert_eq!(g.infer("Transpose", &[x], &[]), "tensor<4x3x2xf32>");
+    assert_eq!(
+        g.infer("Transpose", &[x], &[("perm", ints(&[1, 0, 2]))]),
+        "tensor<3x2x4xf32>"
+    );
+    assert!(g
+        .infer("Transpose", &[x], &[("perm", ints(&[1, 1, 2]))])
+        .starts_with("error"));
+    let ax = g.ints(&[0, -1]);
+    assert_eq!(g.infer("Unsqueeze", &[x, ax], &[]), "tensor<1x2x3x4x1xf32>");
+    let y = g.ranked(&[1, 3, 1]);
+    assert_eq!(g.infer("Squeeze", &[y], &[]), "tensor<3xf32>");
+    let ax = g.ints(&[-1]);
+    assert_eq!(g.infer("Squeeze", &[y, ax], &[]), "tensor<1x3xf32>");
+    let ax = g.ints(&[1]);
+    assert!(g.infer("Squeeze", &[y, ax], &[]).contains("cannot squeeze"));
+    let z = g.ranked(&[2, 5, 4]);
+    assert_eq!(
+        g.infer("Concat", &[x, z], &[("axis", int(1))]),
+        "tensor<2x8x4xf32>"
+    );
+    assert!(g
+        .infer("Concat", &[x, z], &[("axis", int(0))])
+        .contains("differ"));
+    let idx =
+        g.m.add_block_arg(g.block, Type::tensor(vec![5, 6], Type::i64()));
+    assert_eq!(
+        g.infer("Gather", &[x, idx], &[("axis", int(1))]),
+        "tensor<2x5x6x4xf32>"
+    );
+    assert_eq!(g.infer("Shape", &[x], &[]), "tensor<3xi64>");
+    assert_eq!(
+        g.infer("Shape", &[x], &[("start", int(-2))]),
+        "tensor<2xi64>"
+    );
+    assert_eq!(
+        g.infer("Shape", &[x], &[("start", int(1)), ("end", int(-5))]),
+        "tensor<0xi64>"
+    );
+    assert_eq!(g.infer("Size", &[x], &[]), "tensor<i64>");
+    let shape = g.ints(&[3, 1, 4]);
+    let one = g.ranked(&[3, 1]);
+    assert_eq!(g.infer("Expand", &[one, shape], &[]), "tensor<3x3x4xf32>");
+    let mut cos = g.op("ConstantOfShape", &[shape], &[], 1);
+    assert_eq!(
+        infer_op(&g.m, cos).unwrap().unwrap()[0].to_string(),
+        "tensor<3x1x4xf32>"
+    );
+    let v = Elements::from_wide(DType::I32, vec![1], &[WideNum::from_i64(7)]).unwrap();
+    cos = g.op(
+        "ConstantOfShape",
+        &[shape],
+        &[("value", Attribute::Elements(v))],
+        1,
+    );
+    assert_eq!(
+        infer_op(&g.m, cos).unwrap().unwrap()[0].to_string(),
+        "tensor<3x1x4xi32>"
+    );
+    let (s, l, d) = (
+        g.scalar(DType::I64, 1.0),
+        g.scalar(DType::I64, 10.0),
+        g.scalar(DType::I64, 3.0),
+    );
+    let r = g.op("Range", &[s, l, d], &[], 1);
+    assert_eq!(
+        infer_op(&g.m, r).unwrap().unwrap()[0].to_string(),
+        "tensor<3xi64>"
+    );
+    let (s, l, d) = (
+        g.scalar(DType::F32, 0.0),
+        g.scalar(DType::F32, 1.0),
+        g.scalar(DType::F32, 0.3),
+    );
+    let r = g.op("Range", &[s, l, d], &[], 1);
+    assert_eq!(
+        infer_op(&g.m, r).unwrap().unwrap()[0].to_string(),
+        "tensor<4xf32>"
+    );
+}
+
+#[test]
+fn slices() {
+    assert_eq!(slice_extent(10, 2, 8, 1), 6);
+    assert_eq!(slice_extent(10, -3, i64::MAX, 1), 3);
+    assert_eq!(slice_extent(10, 0, 10, 3), 4);
+    assert_eq!(slice_extent(10, i64::MAX, i64::MIN, -1), 10);
+    assert_eq!(slice_extent(10, 8, 2, -2), 3);
+    assert_eq!(slice_extent(10, 5, 5, 1), 0);
+    assert_eq!(slice_extent(0, 0, -1, -1), 0);
+    let mut g = G::new();
+    let x = g.ranked(&[10, DYN, 6]);
+    let (st, en, ax, sp) = (
+        g.ints(&[1, 0]),
+        g.ints(&[-1, 3]),
+        g.ints(&[0, 2]),
+        g.ints(&[2, 1]),
+    );
+    assert_eq!(
+        g.infer("Slice", &[x, st, en, ax, sp], &[]),
+        "tensor<4x?x3xf32>"
+    );
+    let none = g.none();
+    assert_eq!(
+        g.infer("Slice", &[x, st, en, ax, none], &[]),
+        "tensor<8x?x3xf32>"
+    );
+    let zero = g.ints(&[0, 0]);
+    assert!(g
+        .infer("Slice", &[x, st, en, ax, zero], &[])
+        .contains("step"));
+}
+
+#[test]
+fn reductions() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 3, 4]);
+    let ax = g.ints(&[1]);
+    assert_eq!(g.infer("ReduceMean", &[x, ax], &[]), "tensor<2x1x4xf32>");
+    assert_eq!(
+        g.infer("ReduceSum", &[x, ax], &[("keepdims", int(0))]),
+        "tensor<2x4xf32>"
+    );
+    assert_eq!(
+        g.infer("ReduceMax", &[x], &[("axes", ints(&[0, -1]))]),
+        "tensor<1x3x1xf32>"
+    );
+    assert_eq!(
+        g.infer("ReduceMax", &[x], &[("keepdims", int(0))]),
+        "tensor<f32>"
+    );
+    assert_eq!(
+        g.infer("ReduceSum", &[x], &[("noop_with_empty_axes", int(1))]),
+        "tensor<2x3x4xf32>"
+    );
+    assert_eq!(
+        g.infer("ArgMax", &[x], &[("axis", int(2))]),
+        "tensor<2x3x1xi64>"
+    );
+}
+
+#[test]
+fn refine_prefers_inference_and_fills_unknowns() {
+    let t = |s: &[i64]| Type::tensor(s.to_vec(), Type::f32());
+    assert_eq!(refine(&t(&[2, DYN]), t(&[DYN, 3])), (t(&[2, 3]), false));
+    assert_eq!(refine(&t(&[2]), t(&[3])), (t(&[3]), true));
+    assert_eq!(refine(&t(&[2]), t(&[2, 1])), (t(&[2, 1]), true));
+    let placeholder = Type::unranked_tensor(Type::f32());
+    let i = Type::tensor(vec![2], Type::i64());
+    assert_eq!(refine(&placeholder, i.clone()), (i, false));
+    assert_eq!(
+        refine(&t(&[4]), Type::unranked_tensor(Type::f32())),
+        (t(&[4]), false)
+    );
+}
+
+#[test]
+fn infer_function_updates_the_signature() {
+    let mut m = Module::new();
+    let body = m.body();
+    let x_ty = Type::tensor(vec![2, 3], Type::f32());
+    let (f, entry) = Builder::at_end(&mut m, body).func("f", vec![x_ty], vec![]);
+    let x = m.block_arg(entry, 0).unwrap();
+    let mut b = Builder::at_end(&mut m, entry);
+    let r = b.op1("onnx.Relu", &[x], Type::unranked_tensor(Type::f32()), &[]);
+    let t = b.op1(
+        "onnx.Transpose",
+        &[r],
+        Type::unranked_tensor(Type::f32()),
+        &[],
+    );
+    b.ret(&[t]);
+    infer_function(&mut m, f).unwrap();
+    let ft = m
+        .attr(f, "function_type")
+        .unwrap()
+        .as_type()
+        .unwrap()
+        .to_string();
+    assert_eq!(ft, "(tensor<2x3xf32>) -> tensor<3x2xf32>");
+    ir::verify(&m).unwrap();
+}
+
+#[test]
+fn data_ops() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 3, 4]);
+    let reps = g.ints(&[2, 1, 3]);
+    assert_eq!(g.infer("Tile", &[x, reps], &[]), "tensor<4x3x12xf32>");
+    let pads = g.ints(&[0, 1, 2, 0, 1, -1]);
+    assert_eq!(g.infer("Pad", &[x, pads], &[]), "tensor<2x5x5xf32>");
+    let (pads2, axes) = (g.ints(&[1, 1]), g.ints(&[-1]));
+    let none = g.none();
+    assert_eq!(
+        g.infer("Pad", &[x, pads2, none, axes], &[]),
+        "tensor<2x3x6xf32>"
+    );
+    let sizes = g.ints(&[1, 3]);
+    let sp = g.op("Split", &[x, sizes], &[("axis", int(-1))], 2);
+    let tys: Vec<String> = infer_op(&g.m, sp)
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(tys, ["tensor<2x3x1xf32>", "tensor<2x3x3xf32>"]);
+    // Uneven split without sizes: the last chunk is smaller.
+    let sp = g.op(
+        "Split",
+        &[x],
+        &[("axis", int(1)), ("num_outputs", int(2))],
+        2,
+    );
+    let tys: Vec<String> = infer_op(&g.m, sp)
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(tys, ["tensor<2x2x4xf32>", "tensor<2x1x4xf32>"]);
+    let bad = g.ints(&[1, 2]);
+    let sp = g.op("Split", &[x, bad], &[("axis", int(2))], 2);
+    assert!(infer_op(&g.m, sp).is_err());
+    let k = g.ints(&[2]);
+    let tk = g.op("TopK", &[x, k], &[], 2);
+    let tys: Vec<String> = infer_op(&g.m, tk)
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(tys, ["tensor<2x3x2xf32>", "tensor<2x3x2xi64>"]);
+    let img = g.ranked(&[1, 8, 2, 3]);
+    assert_eq!(
+        g.infer("DepthToSpace", &[img], &[("blocksize", int(2))]),
+        "tensor<1x2x4x6xf32>"
+    );
+    assert_eq!(g.infer("NonZero", &[x], &[]), "tensor<3x?xi64>");
+}
+
+#[test]
+fn misc_ops() {
+    let mut g = G::new();
+    let x = g.ranked(&[1, 3, 5, 7]);
+    let none = g.none();
+    let scales = g.konst(
+        Elements::from_wide(
+            DType::F32,
+            vec![4],
+            &[1.0, 1.0, 2.0, 1.5].map(WideNum::from_f64),
+        )
+        .unwrap(),
+    );
+    assert_eq!(
+        g.infer("Resize", &[x, none, scales], &[]),
+        "tensor<1x3x10x10xf32>"
+    );
+    assert_eq!(
+        g.infer("Upsample", &[x, scales], &[]),
+        "tensor<1x3x10x10xf32>"
+    );
+    let sizes = g.ints(&[4, 4]);
+    let attrs = [("axes", ints(&[2, 3]))];
+    assert_eq!(
+        g.infer("Resize", &[x, none, none, sizes], &attrs),
+        "tensor<1x3x4x4xf32>"
+    );
+    let idx =
+        g.m.add_block_arg(g.block, Type::tensor(vec![2, 3], Type::i64()));
+    let depth = g.scalar(DType::I64, 10.0);
+    let values = g.ranked(&[2]);
+    assert_eq!(
+        g.infer("OneHot", &[idx, depth, values], &[("axis", int(1))]),
+        "tensor<2x10x3xf32>"
+    );
+    let nd_idx =
+        g.m.add_block_arg(g.block, Type::tensor(vec![6, 2], Type::i64()));
+    assert_eq!(g.infer("GatherND", &[x, nd_idx], &[]), "tensor<6x5x7xf32>");
+    let s = g.scalar(DType::F32, 0.5);
+    assert_eq!(
+        g.infer("QuantizeLinear", &[x, s], &[]),
+        "tensor<1x3x5x7xui8>"
+    );
+    let zp = g.konst(Elements::from_wide(DType::I8, vec![], &[WideNum::from_i64(0)]).unwrap());
+    assert_eq!(
+        g.infer("QuantizeLinear", &[x, s, zp], &[]),
+        "tensor<1x3x5x7xi8>"
+    );
+    let q =
+        g.m.add_block_arg(g.block, Type::tensor(vec![4], Type::i(8)));
+    assert_eq!(
+        g.infer("DequantizeLinear", &[q, s, zp], &[]),
+        "tensor<4xf32>"
+    );
+}

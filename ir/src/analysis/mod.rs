@@ -1,0 +1,3 @@
+//! Analyses over the IR: dominance (liveness and buffer origins join later).
+
+pub mod dominance;

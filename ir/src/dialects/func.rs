@@ -1,0 +1,116 @@
+//! `func`: functions, calls, returns.
+
+use super::{op_error, operand_type};
+use crate::attr::Attribute;
+use crate::diag::Result;
+use crate::module::{Module, OpId};
+use crate::registry::{OpDef, Syntax, Traits};
+use crate::types::Type;
+
+pub static OPS: [OpDef; 3] = [
+    OpDef::new(
+        "func.func",
+        Traits::ISOLATED.union(Traits::SYMBOL),
+        Syntax::Custom,
+    )
+    .verified(verify_func),
+    OpDef::new(
+        "func.return",
+        Traits::TERMINATOR
+            .union(Traits::RETURN_LIKE)
+            .union(Traits::PURE),
+        Syntax::Custom,
+    )
+    .verified(verify_return),
+    OpDef::new("func.call", Traits::NONE, Syntax::Custom).verified(verify_call),
+];
+
+/// The `function_type` of a `func.func`.
+pub fn function_type(m: &Module, f: OpId) -> Option<&crate::types::FunctionType> {
+    m.attr(f, "function_type")?.as_type()?.as_function()
+}
+
+pub fn sym_name(m: &Module, op: OpId) -> Option<&str> {
+    m.attr(op, "sym_name")?.as_str()
+}
+
+/// A declaration has no body.
+pub fn is_declaration(m: &Module, f: OpId) -> bool {
+    m.region(f, 0).is_none_or(|r| m.region_blocks(r).is_empty())
+}
+
+fn verify_func(m: &Module, op: OpId) -> Result<()> {
+    if sym_name(m, op).is_none() {
+        return Err(op_error(m, op, "requires a 'sym_name' string attribute"));
+    }
+    let Some(ft) = function_type(m, op) else {
+        return Err(op_error(m, op, "requires a 'function_type' attribute"));
+    };
+    if let Some(entry) = m.region(op, 0).and_then(|r| m.entry_block(r)) {
+        let args = m.block_args(entry);
+        let ok = args.len() == ft.inputs.len()
+            && args
+                .iter()
+                .zip(&ft.inputs)
+                .all(|(&a, t)| m.value_type(a) == t);
+        if !ok {
+            return Err(op_error(
+                m,
+                op,
+                "entry block arguments do not match the function type",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verify_return(m: &Module, op: OpId) -> Result<()> {
+    let Some(f) = m.parent_op(op) else {
+        return Err(op_error(m, op, "must be nested in a func.func"));
+    };
+    if !m.is(f, "func.func") {
+        return Err(op_error(m, op, "must be nested in a func.func"));
+    }
+    let Some(ft) = function_type(m, f) else {
+        return Ok(());
+    };
+    let types: Vec<&Type> = m.operands(op).iter().map(|&v| m.value_type(v)).collect();
+    if types.len() != ft.results.len() || types.iter().zip(&ft.results).any(|(a, b)| *a != b) {
+        return Err(op_error(
+            m,
+            op,
+            "operand types do not match the enclosing function's result types",
+        ));
+    }
+    Ok(())
+}
+
+fn verify_call(m: &Module, op: OpId) -> Result<()> {
+    let Some(callee) = m.attr(op, "callee").and_then(Attribute::as_symbol) else {
+        return Err(op_error(m, op, "requires a 'callee' symbol reference"));
+    };
+    let Some(f) = m.lookup_symbol(callee) else {
+        return Err(op_error(
+            m,
+            op,
+            format!("'{callee}' does not reference a valid function"),
+        ));
+    };
+    let Some(ft) = function_type(m, f) else {
+        return Ok(());
+    };
+    let n = m.operands(op).len();
+    if n != ft.inputs.len() {
+        return Err(op_error(m, op, "incorrect number of operands for callee"));
+    }
+    for (i, t) in ft.inputs.iter().enumerate() {
+        if operand_type(m, op, i)? != t {
+            return Err(op_error(m, op, format!("operand type mismatch at #{i}")));
+        }
+    }
+    let results: Vec<&Type> = m.results(op).iter().map(|&v| m.value_type(v)).collect();
+    if results.len() != ft.results.len() || results.iter().zip(&ft.results).any(|(a, b)| *a != b) {
+        return Err(op_error(m, op, "result types do not match the callee"));
+    }
+    Ok(())
+}

@@ -1,0 +1,417 @@
+//! Types in MLIR syntax: `index`, `i32`, `ui8`, `f32`, `tensor<2x?xf32>`,
+//! `memref<4x?xf32, strided<[?, 1], offset: ?>>`, `(i32) -> f32`, `!dialect.x`.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A dynamic dimension, stride or offset (MLIR's `ShapedType::kDynamic`).
+pub const DYN: i64 = i64::MIN;
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Signedness {
+    Signless,
+    Signed,
+    Unsigned,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FloatKind {
+    F16,
+    BF16,
+    F32,
+    F64,
+    F8E4M3FN,
+    F8E4M3FNUZ,
+    F8E5M2,
+    F8E5M2FNUZ,
+    F8E8M0FNU,
+    F4E2M1FN,
+}
+
+impl FloatKind {
+    pub const ALL: [FloatKind; 10] = [
+        FloatKind::F16,
+        FloatKind::BF16,
+        FloatKind::F32,
+        FloatKind::F64,
+        FloatKind::F8E4M3FN,
+        FloatKind::F8E4M3FNUZ,
+        FloatKind::F8E5M2,
+        FloatKind::F8E5M2FNUZ,
+        FloatKind::F8E8M0FNU,
+        FloatKind::F4E2M1FN,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatKind::F16 => "f16",
+            FloatKind::BF16 => "bf16",
+            FloatKind::F32 => "f32",
+            FloatKind::F64 => "f64",
+            FloatKind::F8E4M3FN => "f8E4M3FN",
+            FloatKind::F8E4M3FNUZ => "f8E4M3FNUZ",
+            FloatKind::F8E5M2 => "f8E5M2",
+            FloatKind::F8E5M2FNUZ => "f8E5M2FNUZ",
+            FloatKind::F8E8M0FNU => "f8E8M0FNU",
+            FloatKind::F4E2M1FN => "f4E2M1FN",
+        }
+    }
+    pub fn bits(self) -> u32 {
+        match self {
+            FloatKind::F16 | FloatKind::BF16 => 16,
+            FloatKind::F32 => 32,
+            FloatKind::F64 => 64,
+            FloatKind::F4E2M1FN => 4,
+            _ => 8,
+        }
+    }
+    pub fn from_name(s: &str) -> Option<FloatKind> {
+        FloatKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Type {
+    Index,
+    Int {
+        width: u32,
+        sign: Signedness,
+    },
+    Float(FloatKind),
+    None,
+    Complex(Arc<Type>),
+    Tensor(Arc<TensorType>),
+    MemRef(Arc<MemRefType>),
+    Function(Arc<FunctionType>),
+    /// `!dialect.body`, e.g. `!onnx.Seq<tensor<f32>>`; the body is kept verbatim.
+    Opaque(Arc<str>),
+}
+
+/// `tensor<2x?xf32>`; `shape == None` is `tensor<*xf32>`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct TensorType {
+    pub shape: Option<Vec<i64>>,
+    pub elem: Type,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Layout {
+    Identity,
+    /// `strided<[s0, s1], offset: o>`; entries may be `DYN`.
+    Strided {
+        offset: i64,
+        strides: Vec<i64>,
+    },
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct MemRefType {
+    pub shape: Vec<i64>,
+    pub elem: Type,
+    pub layout: Layout,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct FunctionType {
+    pub inputs: Vec<Type>,
+    pub results: Vec<Type>,
+}
+
+impl Type {
+    pub fn i(width: u32) -> Type {
+        Type::Int {
+            width,
+            sign: Signedness::Signless,
+        }
+    }
+    pub fn ui(width: u32) -> Type {
+        Type::Int {
+            width,
+            sign: Signedness::Unsigned,
+        }
+    }
+    pub fn i1() -> Type {
+        Type::i(1)
+    }
+    pub fn i64() -> Type {
+        Type::i(64)
+    }
+    pub fn f32() -> Type {
+        Type::Float(FloatKind::F32)
+    }
+    pub fn f64() -> Type {
+        Type::Float(FloatKind::F64)
+    }
+    pub fn tensor(shape: Vec<i64>, elem: Type) -> Type {
+        Type::Tensor(Arc::new(TensorType {
+            shape: Some(shape),
+            elem,
+        }))
+    }
+    pub fn unranked_tensor(elem: Type) -> Type {
+        Type::Tensor(Arc::new(TensorType { shape: None, elem }))
+    }
+    pub fn memref(shape: Vec<i64>, elem: Type) -> Type {
+        Type::MemRef(Arc::new(MemRefType {
+            shape,
+            elem,
+            layout: Layout::Identity,
+        }))
+    }
+    pub fn memref_strided(shape: Vec<i64>, elem: Type, offset: i64, strides: Vec<i64>) -> Type {
+        Type::MemRef(Arc::new(MemRefType {
+            shape,
+            elem,
+            layout: Layout::Strided { offset, strides },
+        }))
+    }
+    pub fn function(inputs: Vec<Type>, results: Vec<Type>) -> Type {
+        Type::Function(Arc::new(FunctionType { inputs, results }))
+    }
+
+    pub fn is_index(&self) -> bool {
+        matches!(self, Type::Index)
+    }
+    pub fn is_int(&self) -> bool {
+        matches!(self, Type::Int { .. })
+    }
+    pub fn is_float(&self) -> bool {
+        matches!(self, Type::Float(_))
+    }
+    pub fn is_int_or_index(&self) -> bool {
+        self.is_int() || self.is_index()
+    }
+    pub fn int_width(&self) -> Option<u32> {
+        match self {
+            Type::Int { width, .. } => Some(*width),
+            _ => None,
+        }
+    }
+    pub fn float_kind(&self) -> Option<FloatKind> {
+        match self {
+            Type::Float(k) => Some(*k),
+            _ => None,
+        }
+    }
+    pub fn as_memref(&self) -> Option<&MemRefType> {
+        match self {
+            Type::MemRef(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_tensor(&self) -> Option<&TensorType> {
+        match self {
+            Type::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+    pub fn as_function(&self) -> Option<&FunctionType> {
+        match self {
+            Type::Function(f) => Some(f),
+            _ => None,
+        }
+    }
+    /// Element type of a tensor or memref; the type itself for scalars.
+    pub fn element_type(&self) -> &Type {
+        match self {
+            Type::Tensor(t) => &t.elem,
+            Type::MemRef(m) => &m.elem,
+            other => other,
+        }
+    }
+    /// Shape of a ranked tensor or memref.
+    pub fn shape(&self) -> Option<&[i64]> {
+        match self {
+            Type::Tensor(t) => t.shape.as_deref(),
+            Type::MemRef(m) => Some(&m.shape),
+            _ => None,
+        }
+    }
+    pub fn is_shaped(&self) -> bool {
+        matches!(self, Type::Tensor(_) | Type::MemRef(_))
+    }
+    /// Scalar types that a memref or tensor may hold.
+    pub fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Type::Index | Type::Int { .. } | Type::Float(_) | Type::Complex(_)
+        )
+    }
+    /// Size in bits of a scalar; `index` counts as 64.
+    pub fn bit_width(&self) -> Option<u32> {
+        match self {
+            Type::Index => Some(64),
+            Type::Int { width, .. } => Some(*width),
+            Type::Float(k) => Some(k.bits()),
+            Type::Complex(e) => e.bit_width().map(|b| b * 2),
+            _ => None,
+        }
+    }
+}
+
+impl MemRefType {
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn has_static_shape(&self) -> bool {
+        self.shape.iter().all(|&d| d != DYN)
+    }
+    pub fn num_elements(&self) -> Option<i64> {
+        self.shape.iter().try_fold(
+            1i64,
+            |acc, &d| if d == DYN { None } else { acc.checked_mul(d) },
+        )
+    }
+    /// Strides and offset, the identity layout resolved to row-major strides.
+    pub fn strides_and_offset(&self) -> (Vec<i64>, i64) {
+        match &self.layout {
+            Layout::Strided { offset, strides } => (strides.clone(), *offset),
+            Layout::Identity => (identity_strides(&self.shape), 0),
+        }
+    }
+    /// True when the layout is the identity or equal to the row-major strides.
+    pub fn is_identity_layout(&self) -> bool {
+        match &self.layout {
+            Layout::Identity => true,
+            Layout::Strided { offset, strides } => {
+                *offset == 0 && *strides == identity_strides(&self.shape) && !strides.contains(&DYN)
+            }
+        }
+    }
+}
+
+/// Row-major strides of a shape; a dynamic dim makes all outer strides dynamic.
+pub fn identity_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![0i64; shape.len()];
+    let mut acc: i64 = 1;
+    for (i, &d) in shape.iter().enumerate().rev() {
+        strides[i] = acc;
+        acc = if acc == DYN || d == DYN {
+            DYN
+        } else {
+            acc.checked_mul(d).unwrap_or(DYN)
+        };
+    }
+    strides
+}
+
+fn write_dim(f: &mut fmt::Formatter<'_>, d: i64) -> fmt::Result {
+    if d == DYN {
+        f.write_str("?")
+    } else {
+        write!(f, "{d}")
+    }
+}
+
+fn write_shape_prefix(f: &mut fmt::Formatter<'_>, shape: &[i64]) -> fmt::Result {
+    for &d in shape {
+        write_dim(f, d)?;
+        f.write_str("x")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Index => f.write_str("index"),
+            Type::Int { width, sign } => match sign {
+                Signedness::Signless => write!(f, "i{width}"),
+                Signedness::Signed => write!(f, "si{width}"),
+                Signedness::Unsigned => write!(f, "ui{width}"),
+            },
+            Type::Float(k) => f.write_str(k.name()),
+            Type::None => f.write_str("none"),
+            Type::Complex(e) => write!(f, "complex<{e}>"),
+            Type::Tensor(t) => {
+                f.write_str("tensor<")?;
+                match &t.shape {
+                    Some(shape) => write_shape_prefix(f, shape)?,
+                    None => f.write_str("*x")?,
+                }
+                write!(f, "{}>", t.elem)
+            }
+            Type::MemRef(m) => {
+                f.write_str("memref<")?;
+                write_shape_prefix(f, &m.shape)?;
+                write!(f, "{}", m.elem)?;
+                if let Layout::Strided { offset, strides } = &m.layout {
+                    f.write_str(", strided<[")?;
+                    for (i, &s) in strides.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write_dim(f, s)?;
+                    }
+                    f.write_str("]")?;
+                    if *offset != 0 {
+                        f.write_str(", offset: ")?;
+                        write_dim(f, *offset)?;
+                    }
+                    f.write_str(">")?;
+                }
+                f.write_str(">")
+            }
+            Type::Function(ft) => {
+                f.write_str("(")?;
+                write_list(f, &ft.inputs)?;
+                f.write_str(") -> ")?;
+                if ft.results.len() == 1 && !matches!(ft.results[0], Type::Function(_)) {
+                    write!(f, "{}", ft.results[0])
+                } else {
+                    f.write_str("(")?;
+                    write_list(f, &ft.results)?;
+                    f.write_str(")")
+                }
+            }
+            Type::Opaque(body) => write!(f, "!{body}"),
+        }
+    }
+}
+
+/// Writes `a, b, c`.
+pub fn write_list<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
+    for (i, t) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{t}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display() {
+        assert_eq!(
+            Type::tensor(vec![2, DYN], Type::f32()).to_string(),
+            "tensor<2x?xf32>"
+        );
+        assert_eq!(
+            Type::unranked_tensor(Type::ui(8)).to_string(),
+            "tensor<*xui8>"
+        );
+        assert_eq!(
+            Type::memref_strided(vec![4, DYN], Type::f32(), DYN, vec![DYN, 1]).to_string(),
+            "memref<4x?xf32, strided<[?, 1], offset: ?>>"
+        );
+        assert_eq!(
+            Type::memref(vec![], Type::Index).to_string(),
+            "memref<index>"
+        );
+        assert_eq!(
+            Type::function(vec![Type::i(32)], vec![Type::f32()]).to_string(),
+            "(i32) -> f32"
+        );
+        assert_eq!(Type::function(vec![], vec![]).to_string(), "() -> ()");
+    }
+
+    #[test]
+    fn strides() {
+        assert_eq!(identity_strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(identity_strides(&[DYN, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(identity_strides(&[2, DYN, 4]), vec![DYN, 4, 1]);
+    }
+}

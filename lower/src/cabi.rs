@@ -1,0 +1,241 @@
+//! The C entry of a compiled function, and the C driver `onnxc run` builds.
+//!
+//! Internally memref descriptors travel as LLVM aggregates by value, which C
+//! cannot call. The entry takes two arrays of pointers to descriptors laid
+//! out as MLIR's `{ptr allocated, ptr aligned, i64 offset, i64 sizes[R],
+//! i64 strides[R]}` — in C, `3 + 2R` 64-bit words:
+//!
+//! ```c
+//! void onnxc_entry(void **inputs, void **outputs);
+//! ```
+//!
+//! Inputs are borrowed; each output descriptor is filled with a fresh buffer
+//! the caller frees with `free(allocated)`.
+
+use crate::llvm::types::{desc_type, global_name, llvm_type};
+use ir::dialects::{func, op_error};
+use ir::{Diagnostic, Module, OpId, Result, Type};
+use std::fmt::Write as _;
+
+/// Looks up a function and checks that its signature has only memrefs.
+fn memref_signature(m: &Module, name: &str) -> Result<(OpId, Vec<Type>, Vec<Type>)> {
+    let f = m
+        .lookup_symbol(name)
+        .filter(|&f| m.is(f, "func.func"))
+        .ok_or_else(|| Diagnostic::error(format!("no function '@{name}' to export")))?;
+    let ft =
+        func::function_type(m, f).ok_or_else(|| op_error(m, f, "requires a 'function_type'"))?;
+    for t in ft.inputs.iter().chain(&ft.results) {
+        if t.as_memref().is_none() {
+            return Err(op_error(
+                m,
+                f,
+                format!("cannot export a function with a {t} argument or result"),
+            ));
+        }
+    }
+    Ok((f, ft.inputs.clone(), ft.results.clone()))
+}
+
+/// LLVM IR of `void <entry>(ptr inputs, ptr outputs)` calling `@func`.
+pub fn emit_entry(m: &Module, func_name: &str, entry: &str) -> Result<String> {
+    let (f, inputs, results) = memref_signature(m, func_name)?;
+    let ty = |t: &Type| llvm_type(t).map_err(|e| op_error(m, f, e));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "define void {}(ptr %ins, ptr %outs) {{",
+        global_name(entry)
+    );
+    out.push_str("entry:\n");
+    let mut args = Vec::new();
+    for (i, t) in inputs.iter().enumerate() {
+        let lt = ty(t)?;
+        let _ = writeln!(
+            out,
+            "  %ip{i} = getelementptr inbounds ptr, ptr %ins, i64 {i}"
+        );
+        let _ = writeln!(out, "  %i{i} = load ptr, ptr %ip{i}, align 8");
+        let _ = writeln!(out, "  %a{i} = load {lt}, ptr %i{i}, align 8");
+        args.push(format!("{lt} %a{i}"));
+    }
+    let result_types: Vec<String> = results.iter().map(ty).collect::<Result<_>>()?;
+    let ret = match result_types.as_slice() {
+        [] => "void".to_string(),
+        [t] => t.clone(),
+        many => format!("{{ {} }}", many.join(", ")),
+    };
+    let call = format!("call {ret} {}({})", global_name(func_name), args.join(", "));
+    if result_types.is_empty() {
+        let _ = writeln!(out, "  {call}");
+    } else {
+        let _ = writeln!(out, "  %r = {call}");
+    }
+    for (i, lt) in result_types.iter().enumerate() {
+        let value = if result_types.len() == 1 {
+            "%r".to_string()
+        } else {
+            let _ = writeln!(out, "  %r{i} = extractvalue {ret} %r, {i}");
+            format!("%r{i}")
+        };
+        let _ = writeln!(
+            out,
+            "  %op{i} = getelementptr inbounds ptr, ptr %outs, i64 {i}"
+        );
+        let _ = writeln!(out, "  %o{i} = load ptr, ptr %op{i}, align 8");
+        let _ = writeln!(out, "  store {lt} {value}, ptr %o{i}, align 8");
+    }
+    out.push_str("  ret void\n}\n");
+    let _ = desc_type(0);
+    Ok(out)
+}
+
+/// One runtime input of the driver: its element size and actual shape.
+pub struct DriverInput {
+    pub elem_bytes: usize,
+    pub shape: Vec<i64>,
+}
+
+/// C source of a program that reads raw inputs, calls the entry, and writes
+/// each output as `i64 rank, i64 dims[rank]`, then the packed elements.
+/// Usage: `prog in_0.bin ... out_0.bin ...`.
+pub fn c_driver(
+    m: &Module,
+    func_name: &str,
+    entry: &str,
+    inputs: &[DriverInput],
+) -> Result<String> {
+    let (f, in_types, out_types) = memref_signature(m, func_name)?;
+    if in_types.len() != inputs.len() {
+        return Err(op_error(
+            m,
+            f,
+            format!("expects {} inputs, {} given", in_types.len(), inputs.len()),
+        ));
+    }
+    let mut s = String::from(DRIVER_PRELUDE);
+    let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
+    s.push_str("int main(int argc, char **argv) {\n");
+    let (ni, no) = (inputs.len(), out_types.len());
+    let _ = writeln!(
+        s,
+        "  if (argc != {}) {{ fprintf(stderr, \"usage: %s {ni} inputs then {no} outputs\\n\", argv[0]); return 2; }}",
+        1 + ni + no
+    );
+    for (i, inp) in inputs.iter().enumerate() {
+        let rank = inp.shape.len();
+        let count: i64 = inp.shape.iter().product();
+        let _ = writeln!(s, "  int64_t in{i}[{}];", 3 + 2 * rank.max(1));
+        let _ = writeln!(
+            s,
+            "  void *d{i} = read_all(argv[{}], (size_t){count} * {});",
+            1 + i,
+            inp.elem_bytes
+        );
+        let dims: Vec<String> = inp.shape.iter().map(|d| d.to_string()).collect();
+        let _ = writeln!(
+            s,
+            "  {{ int64_t dims[] = {{ {} }}; fill_desc(in{i}, d{i}, {rank}, dims); }}",
+            if dims.is_empty() {
+                "0".to_string()
+            } else {
+                dims.join(", ")
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  void *ins[] = {{ {} }};",
+        if ni == 0 {
+            "0".to_string()
+        } else {
+            (0..ni)
+                .map(|i| format!("in{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    for (i, t) in out_types.iter().enumerate() {
+        let rank = t.shape().map_or(0, <[i64]>::len);
+        let _ = writeln!(s, "  int64_t out{i}[{}];", 3 + 2 * rank.max(1));
+    }
+    let _ = writeln!(
+        s,
+        "  void *outs[] = {{ {} }};",
+        if no == 0 {
+            "0".to_string()
+        } else {
+            (0..no)
+                .map(|i| format!("out{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let _ = writeln!(s, "  {entry}(ins, outs);");
+    for (i, t) in out_types.iter().enumerate() {
+        let rank = t.shape().map_or(0, <[i64]>::len);
+        let elem = t.element_type();
+        let bytes = crate::llvm::types::elem_size(elem).map_err(|e| op_error(m, f, e))?;
+        let _ = writeln!(
+            s,
+            "  if (write_out(argv[{}], out{i}, {rank}, {bytes}) != 0) return 1;",
+            1 + ni + i
+        );
+        let _ = writeln!(s, "  free((void *)out{i}[0]);");
+    }
+    for i in 0..ni {
+        let _ = writeln!(s, "  free(d{i});");
+    }
+    s.push_str("  return 0;\n}\n");
+    Ok(s)
+}
+
+const DRIVER_PRELUDE: &str = r#"/* generated by onnxc run */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *read_all(const char *path, size_t bytes) {
+  FILE *f = fopen(path, "rb");
+  if (!f) { perror(path); exit(1); }
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p || fread(p, 1, bytes, f) != bytes) { fprintf(stderr, "%s: short read\n", path); exit(1); }
+  fclose(f);
+  return p;
+}
+
+/* Descriptor words: allocated, aligned, offset, sizes[rank], strides[rank]. */
+static void fill_desc(int64_t *d, void *data, int rank, const int64_t *dims) {
+  memcpy(&d[0], &data, sizeof data);
+  memcpy(&d[1], &data, sizeof data);
+  d[2] = 0;
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    d[3 + i] = dims[i];
+    d[3 + rank + i] = stride;
+    stride *= dims[i];
+  }
+}
+
+static int write_out(const char *path, const int64_t *d, int rank, size_t esize) {
+  if (rank > 64) { fprintf(stderr, "%s: rank %d too large\n", path, rank); return 1; }
+  FILE *f = fopen(path, "wb");
+  if (!f) { perror(path); return 1; }
+  int64_t r = rank;
+  fwrite(&r, 8, 1, f);
+  int64_t count = 1;
+  for (int i = 0; i < rank; i++) { fwrite(&d[3 + i], 8, 1, f); count *= d[3 + i]; }
+  char *base;
+  memcpy(&base, &d[1], sizeof base);
+  int64_t idx[64] = {0};
+  for (int64_t n = 0; n < count; n++) {
+    int64_t off = d[2];
+    for (int i = 0; i < rank; i++) off += idx[i] * d[3 + rank + i];
+    fwrite(base + off * (int64_t)esize, esize, 1, f);
+    for (int i = rank - 1; i >= 0; i--) { if (++idx[i] < d[3 + i]) break; idx[i] = 0; }
+  }
+  return fclose(f) != 0;
+}
+
+"#;

@@ -1,0 +1,31 @@
+//! onnxc lowering: scf to cf, and memref-level IR to textual LLVM IR.
+//!
+//! Emitted functions use an internal ABI: memref arguments and results are
+//! MLIR descriptors passed by value as LLVM aggregates, several results
+//! come back as one literal struct. See `llvm` for the details.
+
+pub mod cabi;
+pub mod dealloc_lowering;
+pub mod llvm;
+pub mod scf_to_cf;
+
+pub use llvm::EmitOptions;
+
+use ir::pass::PassRegistry;
+use ir::{Diagnostic, Module};
+
+/// Registers this crate's passes and pipeline aliases.
+pub fn register_passes(reg: &mut PassRegistry) {
+    reg.add(scf_to_cf::pass_info());
+    dealloc_lowering::register(reg);
+    reg.add_pipeline(
+        "lower-to-llvm-ready",
+        "everything the LLVM IR emitter needs to run first",
+        "convert-scf-to-cf",
+    );
+}
+
+/// Emits LLVM IR text for a module of func/arith/math/memref/cf ops.
+pub fn emit_llvm(m: &Module, opts: &EmitOptions) -> Result<String, Diagnostic> {
+    llvm::emit_module(m, opts)
+}

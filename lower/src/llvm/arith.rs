@@ -1,0 +1,388 @@
+//! `arith` ops on scalars.
+//!
+//! bf16 arithmetic is done in f32 and rounded back with integer code: LLVM
+//! would call `__truncsfbf2`, which older libgcc (Debian 12) lacks.
+
+use super::types::{float_literal, int_literal};
+use super::{unsupported, FnCx};
+use ir::attr::Attribute;
+use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
+use ir::dialects::op_error;
+use ir::types::FloatKind;
+use ir::{OpId, Result, ValueId};
+
+pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let name = cx.m.name(op).as_str();
+    let short = name.strip_prefix("arith.").unwrap_or(name);
+    match short {
+        "constant" => constant(cx, op),
+        "addi" => int_bin(cx, op, "add"),
+        "subi" => int_bin(cx, op, "sub"),
+        "muli" => int_bin(cx, op, "mul"),
+        "divsi" => int_bin(cx, op, "sdiv"),
+        "divui" => int_bin(cx, op, "udiv"),
+        "remsi" => int_bin(cx, op, "srem"),
+        "remui" => int_bin(cx, op, "urem"),
+        "andi" => int_bin(cx, op, "and"),
+        "ori" => int_bin(cx, op, "or"),
+        "xori" => int_bin(cx, op, "xor"),
+        "shli" => int_bin(cx, op, "shl"),
+        "shrsi" => int_bin(cx, op, "ashr"),
+        "shrui" => int_bin(cx, op, "lshr"),
+        "maxsi" => int_intrinsic(cx, op, "smax"),
+        "minsi" => int_intrinsic(cx, op, "smin"),
+        "maxui" => int_intrinsic(cx, op, "umax"),
+        "minui" => int_intrinsic(cx, op, "umin"),
+        "ceildivsi" | "floordivsi" | "ceildivui" => rounded_div(cx, op, short),
+        "addf" => float_bin(cx, op, "fadd"),
+        "subf" => float_bin(cx, op, "fsub"),
+        "mulf" => float_bin(cx, op, "fmul"),
+        "divf" => float_bin(cx, op, "fdiv"),
+        "remf" => float_bin(cx, op, "frem"),
+        "negf" => float_compute(cx, op, false, |_, ty, _, a| {
+            Ok(format!("fneg {ty} {}", arg(a, 0)?))
+        }),
+        "maximumf" => float_intrinsic(cx, op, "maximum"),
+        "minimumf" => float_intrinsic(cx, op, "minimum"),
+        "maxnumf" => float_intrinsic(cx, op, "maxnum"),
+        "minnumf" => float_intrinsic(cx, op, "minnum"),
+        "cmpi" => cmp(cx, op, false),
+        "cmpf" => cmp(cx, op, true),
+        "select" => select(cx, op),
+        "extf" | "truncf" | "sitofp" | "uitofp" | "fptosi" | "fptoui" => float_cast(cx, op, short),
+        "extsi" | "extui" | "trunci" | "index_cast" | "index_castui" => int_cast(cx, op, short),
+        "bitcast" => bitcast(cx, op),
+        _ => Err(unsupported(cx.m, op)),
+    }
+}
+
+fn arg(a: &[String], i: usize) -> Result<&str> {
+    a.get(i)
+        .map(String::as_str)
+        .ok_or_else(|| ir::Diagnostic::error(format!("missing operand #{i}")))
+}
+
+/// Bit width of an integer or index value (index is 64).
+fn int_width(cx: &FnCx<'_>, op: OpId, v: ValueId) -> Result<u32> {
+    let t = cx.m.value_type(v);
+    match t {
+        ir::Type::Index => Ok(64),
+        ir::Type::Int { width, .. } => Ok(*width),
+        other => Err(op_error(
+            cx.m,
+            op,
+            format!("expected an integer, got {other}"),
+        )),
+    }
+}
+
+fn float_kind(cx: &FnCx<'_>, op: OpId, v: ValueId) -> Result<FloatKind> {
+    match cx.m.value_type(v) {
+        ir::Type::Float(k) => Ok(*k),
+        other => Err(op_error(cx.m, op, format!("expected a float, got {other}"))),
+    }
+}
+
+fn constant(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let m = cx.m;
+    let r = cx.result(op, 0)?;
+    let ty = m.value_type(r);
+    let text = match (m.attr(op, "value"), ty) {
+        (Some(Attribute::Int(v, _)), ir::Type::Index) => v.to_string(),
+        (Some(Attribute::Int(v, _)), ir::Type::Int { width, .. }) => int_literal(*v, *width),
+        (Some(Attribute::Bool(b)), _) => b.to_string(),
+        (Some(Attribute::Float(v, _)), ir::Type::Float(k)) => {
+            float_literal(*v, *k).map_err(|e| op_error(m, op, e))?
+        }
+        (Some(Attribute::Elements(_)), _) => {
+            return Err(op_error(
+                m,
+                op,
+                "vector and tensor constants are not supported in codegen",
+            ));
+        }
+        _ => {
+            return Err(op_error(
+                m,
+                op,
+                format!("unsupported constant of type {ty}"),
+            ))
+        }
+    };
+    // Unsupported result types (f8, tensors) still fail here.
+    cx.vty(op, r)?;
+    cx.alias(r, text);
+    Ok(())
+}
+
+fn operands_text(cx: &FnCx<'_>, op: OpId) -> Result<Vec<String>> {
+    cx.m.operands(op).iter().map(|&v| cx.val(v)).collect()
+}
+
+fn int_bin(cx: &mut FnCx<'_>, op: OpId, inst: &str) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let ty = cx.vty(op, r)?;
+    int_width(cx, op, r)?;
+    let a = operands_text(cx, op)?;
+    cx.define(r, format!("{inst} {ty} {}, {}", arg(&a, 0)?, arg(&a, 1)?));
+    Ok(())
+}
+
+fn int_intrinsic(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let ty = cx.vty(op, r)?;
+    int_width(cx, op, r)?;
+    let a = operands_text(cx, op)?;
+    let f = format!("llvm.{which}.{ty}");
+    cx.mcx
+        .declare(&f, &format!("declare {ty} @{f}({ty}, {ty})"));
+    cx.define(
+        r,
+        format!("call {ty} @{f}({ty} {}, {ty} {})", arg(&a, 0)?, arg(&a, 1)?),
+    );
+    Ok(())
+}
+
+/// ceildivsi / floordivsi: truncating division corrected by one when the
+/// remainder is non-zero and its sign says the quotient was rounded the
+/// wrong way. ceildivui: add one for a non-zero remainder.
+fn rounded_div(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let ty = cx.vty(op, r)?;
+    int_width(cx, op, r)?;
+    let a = operands_text(cx, op)?;
+    let (x, y) = (arg(&a, 0)?, arg(&a, 1)?);
+    if which == "ceildivui" {
+        let q = cx.assign(format!("udiv {ty} {x}, {y}"));
+        let rem = cx.assign(format!("urem {ty} {x}, {y}"));
+        let nz = cx.assign(format!("icmp ne {ty} {rem}, 0"));
+        let one = cx.assign(format!("zext i1 {nz} to {ty}"));
+        cx.define(r, format!("add {ty} {q}, {one}"));
+        return Ok(());
+    }
+    let q = cx.assign(format!("sdiv {ty} {x}, {y}"));
+    let rem = cx.assign(format!("srem {ty} {x}, {y}"));
+    let nz = cx.assign(format!("icmp ne {ty} {rem}, 0"));
+    let signs = cx.assign(format!("xor {ty} {rem}, {y}"));
+    let (pred, inst) = if which == "ceildivsi" {
+        ("sge", "add")
+    } else {
+        ("slt", "sub")
+    };
+    let wrong = cx.assign(format!("icmp {pred} {ty} {signs}, 0"));
+    let adj = cx.assign(format!("and i1 {nz}, {wrong}"));
+    let one = cx.assign(format!("zext i1 {adj} to {ty}"));
+    cx.define(r, format!("{inst} {ty} {q}, {one}"));
+    Ok(())
+}
+
+/// Computes a float op on its operands in the type it is evaluated in and
+/// defines the result. bf16 (and, with `promote_f16`, f16) operands are
+/// widened to f32 first and the result rounded back. `f` gets (LLVM type,
+/// kind, operand texts) and returns the final instruction.
+pub(crate) fn float_compute(
+    cx: &mut FnCx<'_>,
+    op: OpId,
+    promote_f16: bool,
+    f: impl FnOnce(&mut FnCx<'_>, &str, FloatKind, &[String]) -> Result<String>,
+) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let k = float_kind(cx, op, r)?;
+    let ty = cx.vty(op, r)?;
+    let a = operands_text(cx, op)?;
+    let promote = k == FloatKind::BF16 || (promote_f16 && k == FloatKind::F16);
+    if !promote {
+        let rhs = f(cx, &ty, k, &a)?;
+        cx.define(r, rhs);
+        return Ok(());
+    }
+    let wide: Vec<String> = a
+        .iter()
+        .map(|x| cx.assign(format!("fpext {ty} {x} to float")))
+        .collect();
+    let rhs = f(cx, "float", FloatKind::F32, &wide)?;
+    let t = cx.assign(rhs);
+    let back = narrow_from_float(cx, &t, k);
+    cx.define(r, back);
+    Ok(())
+}
+
+/// The instruction that narrows the f32 value `x` to `k` (f16, bf16 or
+/// f32 itself); bf16 rounding to nearest even is done with integer ops.
+pub(crate) fn narrow_from_float(cx: &mut FnCx<'_>, x: &str, k: FloatKind) -> String {
+    match k {
+        FloatKind::BF16 => {
+            let bits = cx.assign(format!("bitcast float {x} to i32"));
+            let hi = cx.assign(format!("lshr i32 {bits}, 16"));
+            let lsb = cx.assign(format!("and i32 {hi}, 1"));
+            let bias = cx.assign(format!("add i32 {lsb}, 32767"));
+            let sum = cx.assign(format!("add i32 {bits}, {bias}"));
+            let rounded = cx.assign(format!("lshr i32 {sum}, 16"));
+            let quiet = cx.assign(format!("or i32 {hi}, 64"));
+            let nan = cx.assign(format!("fcmp uno float {x}, 0.0"));
+            let pick = cx.assign(format!("select i1 {nan}, i32 {quiet}, i32 {rounded}"));
+            let half = cx.assign(format!("trunc i32 {pick} to i16"));
+            format!("bitcast i16 {half} to bfloat")
+        }
+        FloatKind::F16 => format!("fptrunc float {x} to half"),
+        _ => format!("bitcast float {x} to float"),
+    }
+}
+
+fn float_bin(cx: &mut FnCx<'_>, op: OpId, inst: &str) -> Result<()> {
+    float_compute(cx, op, false, |_, ty, _, a| {
+        Ok(format!("{inst} {ty} {}, {}", arg(a, 0)?, arg(a, 1)?))
+    })
+}
+
+/// The suffix of a float intrinsic (`f32` in `llvm.exp.f32`).
+pub(crate) fn intrinsic_suffix(k: FloatKind) -> &'static str {
+    match k {
+        FloatKind::F16 => "f16",
+        FloatKind::F64 => "f64",
+        _ => "f32",
+    }
+}
+
+/// `call T @llvm.<name>.<suffix>(args)`, declaring the intrinsic.
+pub(crate) fn call_float_intrinsic(
+    cx: &mut FnCx<'_>,
+    name: &str,
+    ty: &str,
+    k: FloatKind,
+    a: &[String],
+) -> String {
+    let f = format!("llvm.{name}.{}", intrinsic_suffix(k));
+    let params = vec![ty; a.len()].join(", ");
+    cx.mcx.declare(&f, &format!("declare {ty} @{f}({params})"));
+    let args: Vec<String> = a.iter().map(|x| format!("{ty} {x}")).collect();
+    format!("call {ty} @{f}({})", args.join(", "))
+}
+
+fn float_intrinsic(cx: &mut FnCx<'_>, op: OpId, name: &str) -> Result<()> {
+    float_compute(cx, op, false, |cx, ty, k, a| {
+        Ok(call_float_intrinsic(cx, name, ty, k, a))
+    })
+}
+
+fn cmp(cx: &mut FnCx<'_>, op: OpId, float: bool) -> Result<()> {
+    let m = cx.m;
+    let p = m
+        .attr(op, "predicate")
+        .and_then(Attribute::as_int)
+        .unwrap_or(-1);
+    let table: &[&str] = if float {
+        &CMPF_PREDICATES
+    } else {
+        &CMPI_PREDICATES
+    };
+    let pred = usize::try_from(p)
+        .ok()
+        .and_then(|i| table.get(i))
+        .ok_or_else(|| op_error(m, op, format!("invalid predicate {p}")))?;
+    let r = cx.result(op, 0)?;
+    let lhs = cx.operand(op, 0)?;
+    let mut ty = cx.vty(op, lhs)?;
+    let mut a = operands_text(cx, op)?;
+    if float && float_kind(cx, op, lhs)? == FloatKind::BF16 {
+        a = a
+            .iter()
+            .map(|x| cx.assign(format!("fpext bfloat {x} to float")))
+            .collect();
+        ty = "float".into();
+    }
+    let inst = if float { "fcmp" } else { "icmp" };
+    cx.define(
+        r,
+        format!("{inst} {pred} {ty} {}, {}", arg(&a, 0)?, arg(&a, 1)?),
+    );
+    Ok(())
+}
+
+fn select(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let ty = cx.vty(op, r)?;
+    let a = operands_text(cx, op)?;
+    cx.define(
+        r,
+        format!(
+            "select i1 {}, {ty} {}, {ty} {}",
+            arg(&a, 0)?,
+            arg(&a, 1)?,
+            arg(&a, 2)?
+        ),
+    );
+    Ok(())
+}
+
+fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+    let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
+    let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
+    let mut x = cx.val(src)?;
+    let mut from_ty = from.clone();
+    // bf16 sources are widened first; bf16 results are produced from f32.
+    if from == "bfloat" && (which != "extf" || to == "double") {
+        x = cx.assign(format!("fpext bfloat {x} to float"));
+        from_ty = "float".into();
+    }
+    if to == "bfloat" {
+        let f = match which {
+            "truncf" if from_ty == "double" => cx.assign(format!("fptrunc double {x} to float")),
+            "truncf" => x,
+            "sitofp" => cx.assign(format!("sitofp {from_ty} {x} to float")),
+            "uitofp" => cx.assign(format!("uitofp {from_ty} {x} to float")),
+            _ => {
+                return Err(op_error(
+                    cx.m,
+                    op,
+                    format!("invalid cast from {from} to {to}"),
+                ))
+            }
+        };
+        let rhs = narrow_from_float(cx, &f, FloatKind::BF16);
+        cx.define(r, rhs);
+        return Ok(());
+    }
+    if from_ty == to {
+        cx.alias(r, x);
+        return Ok(());
+    }
+    let inst = match which {
+        "extf" => "fpext",
+        "truncf" => "fptrunc",
+        other => other,
+    };
+    cx.define(r, format!("{inst} {from_ty} {x} to {to}"));
+    Ok(())
+}
+
+fn int_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+    let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
+    let (from, to) = (int_width(cx, op, src)?, int_width(cx, op, r)?);
+    let (fty, tty) = (cx.vty(op, src)?, cx.vty(op, r)?);
+    let x = cx.val(src)?;
+    let signed = matches!(which, "extsi" | "index_cast");
+    let inst = match from.cmp(&to) {
+        std::cmp::Ordering::Equal => {
+            cx.alias(r, x);
+            return Ok(());
+        }
+        std::cmp::Ordering::Greater => "trunc",
+        std::cmp::Ordering::Less if signed => "sext",
+        std::cmp::Ordering::Less => "zext",
+    };
+    cx.define(r, format!("{inst} {fty} {x} to {tty}"));
+    Ok(())
+}
+
+fn bitcast(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
+    let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
+    let x = cx.val(src)?;
+    if from == to {
+        cx.alias(r, x);
+    } else {
+        cx.define(r, format!("bitcast {from} {x} to {to}"));
+    }
+    Ok(())
+}

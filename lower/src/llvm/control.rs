@@ -1,0 +1,215 @@
+//! Functions, calls, returns and branches.
+
+use super::types::{global_name, llvm_type};
+use super::{runtime, unsupported, FnCx, ModuleCx};
+use ir::attr::Attribute;
+use ir::dialects::{func, op_error};
+use ir::{Module, OpId, Result, Type};
+use std::fmt::Write as _;
+
+/// `T`, `void` or a literal struct `{ T1, T2 }` for a result list.
+pub(crate) fn return_type(m: &Module, op: OpId, results: &[Type]) -> Result<String> {
+    let tys = results
+        .iter()
+        .map(|t| llvm_type(t).map_err(|e| op_error(m, op, e)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(match tys.as_slice() {
+        [] => "void".into(),
+        [t] => t.clone(),
+        many => format!("{{ {} }}", many.join(", ")),
+    })
+}
+
+/// Emits one `func.func` as a `define` or a `declare`.
+pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx, out: &mut String) -> Result<()> {
+    let name = func::sym_name(m, f).ok_or_else(|| op_error(m, f, "requires a 'sym_name'"))?;
+    let ft =
+        func::function_type(m, f).ok_or_else(|| op_error(m, f, "requires a 'function_type'"))?;
+    let params = ft
+        .inputs
+        .iter()
+        .map(|t| llvm_type(t).map_err(|e| op_error(m, f, e)))
+        .collect::<Result<Vec<_>>>()?;
+    let gname = global_name(name);
+    let mut ret = return_type(m, f, &ft.results)?;
+
+    let body = m.region(f, 0).filter(|&r| m.entry_block(r).is_some());
+    let Some(region) = body else {
+        if runtime::provide(mcx, name, ft) {
+            return Ok(());
+        }
+        let _ = writeln!(out, "declare {ret} {gname}({})\n", params.join(", "));
+        return Ok(());
+    };
+
+    let is_main = name == "main";
+    let main_void = is_main && ft.results.is_empty();
+    if is_main
+        && !(main_void && ft.inputs.is_empty()
+            || ft.inputs.is_empty() && ft.results == [Type::i(32)])
+    {
+        return Err(op_error(
+            m,
+            f,
+            "'main' must have type () -> () or () -> i32",
+        ));
+    }
+    if main_void {
+        ret = "i32".into();
+    }
+    let private = m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private");
+    let linkage = if private && !is_main { "internal " } else { "" };
+
+    let entry = m
+        .entry_block(region)
+        .ok_or_else(|| op_error(m, f, "has no entry block"))?;
+    let args = m.block_args(entry);
+    if args.len() != params.len() {
+        return Err(op_error(
+            m,
+            f,
+            "entry block arguments do not match the function type",
+        ));
+    }
+    let plist: Vec<String> = params
+        .iter()
+        .zip(args)
+        .map(|(t, a)| format!("{t} {a}"))
+        .collect();
+    let text = FnCx::new(m, mcx, main_void).emit_body(region)?;
+    let _ = writeln!(
+        out,
+        "define {linkage}{ret} {gname}({}) {{",
+        plist.join(", ")
+    );
+    out.push_str(&text);
+    out.push_str("}\n\n");
+    Ok(())
+}
+
+pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let m = cx.m;
+    match m.name(op).as_str() {
+        "func.return" => emit_return(cx, op),
+        "func.call" => emit_call(cx, op),
+        "cf.br" => {
+            let (target, _) = m
+                .successor(op, 0)
+                .ok_or_else(|| op_error(m, op, "expects one successor"))?;
+            let l = cx.edge(target, m.successor_args(op, 0))?;
+            cx.line(format!("br label {l}"));
+            Ok(())
+        }
+        "cf.cond_br" => emit_cond_br(cx, op),
+        "cf.assert" => emit_assert(cx, op),
+        _ => Err(unsupported(m, op)),
+    }
+}
+
+fn emit_return(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let m = cx.m;
+    let vals = m.operands(op);
+    if cx.main_void {
+        cx.line("ret i32 0");
+        return Ok(());
+    }
+    match vals {
+        [] => cx.line("ret void"),
+        [v] => {
+            let tv = cx.tv(op, *v)?;
+            cx.line(format!("ret {tv}"));
+        }
+        many => {
+            let tys: Vec<Type> = many.iter().map(|&v| m.value_type(v).clone()).collect();
+            let sty = return_type(m, op, &tys)?;
+            let mut agg = String::from("poison");
+            for (i, &v) in many.iter().enumerate() {
+                let tv = cx.tv(op, v)?;
+                agg = cx.assign(format!("insertvalue {sty} {agg}, {tv}, {i}"));
+            }
+            cx.line(format!("ret {sty} {agg}"));
+        }
+    }
+    Ok(())
+}
+
+fn emit_call(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let m = cx.m;
+    let callee = m
+        .attr(op, "callee")
+        .and_then(Attribute::as_symbol)
+        .ok_or_else(|| op_error(m, op, "requires a 'callee' symbol"))?;
+    let args = m
+        .operands(op)
+        .iter()
+        .map(|&v| cx.tv(op, v))
+        .collect::<Result<Vec<_>>>()?;
+    let results: Vec<Type> = m
+        .results(op)
+        .iter()
+        .map(|&v| m.value_type(v).clone())
+        .collect();
+    let mut ret = return_type(m, op, &results)?;
+    // `main () -> ()` is emitted returning i32; calls see the same.
+    let void_main = callee == "main" && results.is_empty();
+    if void_main {
+        ret = "i32".into();
+    }
+    let call = format!("call {ret} {}({})", global_name(callee), args.join(", "));
+    match m.results(op) {
+        [] if void_main => {
+            cx.assign(call);
+        }
+        [] => cx.line(call),
+        [r] => cx.define(*r, call),
+        many => {
+            let agg = cx.assign(call);
+            for (i, &r) in many.iter().enumerate() {
+                cx.define(r, format!("extractvalue {ret} {agg}, {i}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn emit_cond_br(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let m = cx.m;
+    let cond = cx.val(cx.operand(op, 0)?)?;
+    let (Some((t, _)), Some((f, _))) = (m.successor(op, 0), m.successor(op, 1)) else {
+        return Err(op_error(m, op, "expects two successors"));
+    };
+    let lt = cx.edge(t, m.successor_args(op, 0))?;
+    if t != f {
+        let lf = cx.edge(f, m.successor_args(op, 1))?;
+        cx.line(format!("br i1 {cond}, label {lt}, label {lf}"));
+        return Ok(());
+    }
+    // Two edges to one block: phis need one entry per predecessor block, so
+    // the false edge goes through a block of its own.
+    let split = cx.label();
+    cx.line(format!("br i1 {cond}, label {lt}, label %{split}"));
+    cx.start_block(split);
+    let lf = cx.edge(f, m.successor_args(op, 1))?;
+    cx.line(format!("br label {lf}"));
+    Ok(())
+}
+
+fn emit_assert(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let m = cx.m;
+    let cond = cx.val(cx.operand(op, 0)?)?;
+    let msg = m.attr(op, "msg").and_then(Attribute::as_str).unwrap_or("");
+    let text = format!("assertion failed: {msg}\n");
+    let s = cx.mcx.string(text.as_bytes());
+    cx.mcx.declare("stderr", "@stderr = external global ptr");
+    cx.mcx.declare("fputs", "declare i32 @fputs(ptr, ptr)");
+    cx.mcx.declare("abort", "declare void @abort()");
+    let (ok, fail) = (cx.label(), cx.label());
+    cx.line(format!("br i1 {cond}, label %{ok}, label %{fail}"));
+    cx.start_block(fail);
+    let err = cx.assign("load ptr, ptr @stderr");
+    cx.assign(format!("call i32 @fputs(ptr {s}, ptr {err})"));
+    cx.line("call void @abort()");
+    cx.line("unreachable");
+    cx.start_block(ok);
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! IR types to LLVM types, element sizes and literal syntax.
+
+use ir::types::{FloatKind, Type};
+
+/// The LLVM type of a scalar (`index` is `i64`; signedness is dropped).
+pub(crate) fn scalar(ty: &Type) -> Result<String, String> {
+    match ty {
+        Type::Index => Ok("i64".into()),
+        Type::Int { width, .. } => Ok(format!("i{width}")),
+        Type::Float(k) => float(*k).map(str::to_string),
+        other => Err(format!("type {other} is not a scalar supported in codegen")),
+    }
+}
+
+pub(crate) fn float(k: FloatKind) -> Result<&'static str, String> {
+    match k {
+        FloatKind::F16 => Ok("half"),
+        FloatKind::BF16 => Ok("bfloat"),
+        FloatKind::F32 => Ok("float"),
+        FloatKind::F64 => Ok("double"),
+        other => Err(format!(
+            "element type {} is unsupported in codegen",
+            other.name()
+        )),
+    }
+}
+
+/// The LLVM type of any value the emitter handles: scalars and memref
+/// descriptors.
+pub(crate) fn llvm_type(ty: &Type) -> Result<String, String> {
+    match ty {
+        Type::MemRef(mt) => {
+            scalar(&mt.elem)?;
+            Ok(desc_type(mt.rank()))
+        }
+        Type::Tensor(_) => Err(format!(
+            "tensor type {ty} cannot be lowered to LLVM IR (bufferize first)"
+        )),
+        _ => scalar(ty),
+    }
+}
+
+/// MLIR's memref descriptor: allocated and aligned pointers, offset, sizes,
+/// strides.
+pub(crate) fn desc_type(rank: usize) -> String {
+    if rank == 0 {
+        "{ ptr, ptr, i64 }".into()
+    } else {
+        format!("{{ ptr, ptr, i64, [{rank} x i64], [{rank} x i64] }}")
+    }
+}
+
+/// Bytes one element occupies in memory (LLVM's alloc size on x86-64 and
+/// AArch64 for the types we emit).
+pub(crate) fn elem_size(ty: &Type) -> Result<u64, String> {
+    match ty {
+        Type::Index => Ok(8),
+        Type::Int { width, .. } => match width {
+            0 => Err("zero-width integers are unsupported in codegen".into()),
+            1..=8 => Ok(1),
+            9..=16 => Ok(2),
+            17..=32 => Ok(4),
+            33..=64 => Ok(8),
+            65..=128 => Ok(16),
+            w => Err(format!("i{w} elements are unsupported in codegen")),
+        },
+        Type::Float(k) => {
+            float(*k)?;
+            Ok(u64::from(k.bits() / 8))
+        }
+        other => Err(format!("element type {other} is unsupported in codegen")),
+    }
+}
+
+/// An integer literal of width `width`: `true`/`false` for i1, otherwise
+/// the value sign-extended from its low `width` bits.
+pub(crate) fn int_literal(v: i64, width: u32) -> String {
+    match width {
+        1 => (if v & 1 != 0 { "true" } else { "false" }).into(),
+        w if w < 64 => {
+            let shift = 64 - w;
+            ((v << shift) >> shift).to_string()
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// A float literal LLVM reads back exactly: integral values in decimal,
+/// everything else as the bits of the (exactly widened) double; half and
+/// bfloat in their own hex forms.
+pub(crate) fn float_literal(v: f64, k: FloatKind) -> Result<String, String> {
+    Ok(match k {
+        FloatKind::F64 => double_literal(v),
+        FloatKind::F32 => double_literal(f64::from(v as f32)),
+        FloatKind::F16 => format!("0xH{:04X}", half::f16::from_f64(v).to_bits()),
+        FloatKind::BF16 => format!("0xR{:04X}", half::bf16::from_f64(v).to_bits()),
+        other => {
+            return Err(format!(
+                "element type {} is unsupported in codegen",
+                other.name()
+            ))
+        }
+    })
+}
+
+fn double_literal(d: f64) -> String {
+    if d.is_finite() && d == d.trunc() && d.abs() < 1e15 {
+        format!("{d:.1}")
+    } else {
+        format!("0x{:016X}", d.to_bits())
+    }
+}
+
+/// `@name`, quoted when it is not a plain LLVM identifier.
+pub(crate) fn global_name(sym: &str) -> String {
+    let plain = !sym.is_empty()
+        && !sym.starts_with(|c: char| c.is_ascii_digit())
+        && sym
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
+    if plain {
+        format!("@{sym}")
+    } else {
+        format!("@\"{}\"", escape_bytes(sym.as_bytes()))
+    }
+}
+
+/// Bytes for a `c"..."` string: printable ASCII kept, the rest as `\XX`.
+pub(crate) fn escape_bytes(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("\\{b:02X}"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals() {
+        assert_eq!(int_literal(255, 8), "-1");
+        assert_eq!(int_literal(1, 1), "true");
+        assert_eq!(int_literal(-5, 64), "-5");
+        assert_eq!(float_literal(1.0, FloatKind::F32).unwrap(), "1.0");
+        assert_eq!(
+            float_literal(0.1, FloatKind::F32).unwrap(),
+            "0x3FB99999A0000000"
+        );
+        assert_eq!(
+            float_literal(f64::NAN, FloatKind::F32).unwrap(),
+            "0x7FF8000000000000"
+        );
+        assert_eq!(float_literal(1.0, FloatKind::F16).unwrap(), "0xH3C00");
+        assert!(float_literal(1.0, FloatKind::F8E4M3FN).is_err());
+        assert_eq!(global_name("main"), "@main");
+        assert_eq!(global_name("a b"), "@\"a b\"");
+    }
+}

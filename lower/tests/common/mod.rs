@@ -1,0 +1,424 @@
+//! Shared test helpers: IR building shortcuts, and the build-and-run
+//! harness (opt verify, clang -O2, run, valgrind).
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use ir::attr::Attribute;
+use ir::{BlockId, Builder, InsertPoint, Module, OpId, OpSpec, Sym, Type, ValueId};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+// ---------------------------------------------------------------- tools
+
+pub struct Tools {
+    pub clang: PathBuf,
+    pub opt: PathBuf,
+    pub valgrind: Option<PathBuf>,
+    pub mlir_opt: Option<PathBuf>,
+    pub mlir_translate: Option<PathBuf>,
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// clang and opt from `$LLVM_BIN`, `/usr/lib/llvm-19/bin` or PATH; fails
+/// loudly when missing.
+pub fn tools() -> Tools {
+    let dirs: Vec<PathBuf> = std::env::var_os("LLVM_BIN")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([PathBuf::from("/usr/lib/llvm-19/bin")])
+        .collect();
+    let find = |names: &[&str]| -> Option<PathBuf> {
+        for d in &dirs {
+            for n in names {
+                let p = d.join(n);
+                if p.is_file() {
+                    return Some(p);
+                }
+            }
+        }
+        names.iter().find_map(|n| which(n))
+    };
+    let missing = "LLVM 19 tools not found: run scripts/setup-test-deps.sh (or set LLVM_BIN)";
+    let clang = find(&["clang", "clang-19"]).expect(missing);
+    let opt = find(&["opt", "opt-19"]).expect(missing);
+    let valgrind = which("valgrind");
+    let mlir_opt = find(&["mlir-opt", "mlir-opt-19"]);
+    let mlir_translate = find(&["mlir-translate", "mlir-translate-19"]);
+    Tools {
+        clang,
+        opt,
+        valgrind,
+        mlir_opt,
+        mlir_translate,
+    }
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh directory for one test's files.
+pub fn scratch(name: &str) -> PathBuf {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("onnxc-lower-{}-{n}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+pub struct RunResult {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: Option<i32>,
+}
+
+pub fn run(cmd: &mut Command) -> RunResult {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    RunResult {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code(),
+    }
+}
+
+/// Verifies `ll` with opt, builds it with clang -O2 and runs it; also
+/// builds it at -O0 (where no allocation is optimized away) and runs that
+/// under valgrind, which must report no errors or leaks and must print the
+/// same output.
+pub fn build_and_run(name: &str, ll: &str) -> RunResult {
+    let t = tools();
+    let dir = scratch(name);
+    let src = dir.join(format!("{name}.ll"));
+    std::fs::write(&src, ll).expect("write .ll");
+    let v = run(Command::new(&t.opt)
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&src));
+    assert_eq!(
+        v.code,
+        Some(0),
+        "opt verify failed for {name}:\n{}\n--- IR ---\n{ll}",
+        v.stderr
+    );
+    let build = |level: &str| {
+        let exe = dir.join(format!("{name}{level}"));
+        let c = run(Command::new(&t.clang)
+            .arg(level)
+            .arg("-w")
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lm"));
+        assert_eq!(
+            c.code,
+            Some(0),
+            "clang {level} failed for {name}:\n{}\n--- IR ---\n{ll}",
+            c.stderr
+        );
+        exe
+    };
+    let fast = build("-O2");
+    let r = run(&mut Command::new(&fast));
+    let slow = build("-O0");
+    let vg = valgrind(&t, &slow);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_ne!(
+        vg.code,
+        Some(99),
+        "valgrind found errors in {name}:\n{}",
+        vg.stderr
+    );
+    assert_eq!(
+        vg.stdout, r.stdout,
+        "{name}: -O0 under valgrind printed something else than -O2"
+    );
+    r
+}
+
+fn valgrind(t: &Tools, exe: &Path) -> RunResult {
+    let vg = t
+        .valgrind
+        .as_ref()
+        .expect("valgrind not found: run scripts/setup-test-deps.sh");
+    run(Command::new(vg)
+        .args([
+            "-q",
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite,indirect",
+        ])
+        .arg(exe))
+}
+
+/// Runs scf→cf, verifies, emits LLVM IR.
+pub fn lower_and_emit(m: &mut Module) -> String {
+    ir::verify(m).unwrap_or_else(|d| panic!("input IR does not verify: {d}"));
+    lower::scf_to_cf::lower_scf(m).expect("scf to cf");
+    ir::verify(m).unwrap_or_else(|d| panic!("IR after scf-to-cf does not verify: {d}"));
+    lower::emit_llvm(m, &lower::EmitOptions::default())
+        .unwrap_or_else(|d| panic!("emit failed: {d}"))
+}
+
+/// Lowers, emits, builds and runs `m`; returns stdout after checking the
+/// exit code.
+pub fn execute(name: &str, m: &mut Module, want_code: i32) -> String {
+    let ll = lower_and_emit(m);
+    let r = build_and_run(name, &ll);
+    assert_eq!(
+        r.code,
+        Some(want_code),
+        "{name}: exit code; stderr:\n{}\n--- IR ---\n{ll}",
+        r.stderr
+    );
+    r.stdout
+}
+
+// ---------------------------------------------------------------- building
+
+pub fn idx() -> Type {
+    Type::Index
+}
+pub fn f32t() -> Type {
+    Type::f32()
+}
+pub fn memref(shape: &[i64], elem: Type) -> Type {
+    Type::memref(shape.to_vec(), elem)
+}
+
+/// Declares `@name` without a body (e.g. the print helpers, libc).
+pub fn declare(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) {
+    let body = m.body();
+    let mut b = Builder::at_end(m, body);
+    b.create(
+        "func.func",
+        OpSpec {
+            attrs: vec![
+                (Sym::new("sym_name"), Attribute::string(name)),
+                (
+                    Sym::new("function_type"),
+                    Attribute::Type(Type::function(inputs, results)),
+                ),
+                (Sym::new("sym_visibility"), Attribute::string("private")),
+            ],
+            regions: 1,
+            ..OpSpec::default()
+        },
+    );
+}
+
+/// Declares the runner-utils print helpers.
+pub fn declare_prints(m: &mut Module) {
+    declare(m, "printI64", vec![Type::i64()], vec![]);
+    declare(m, "printF64", vec![Type::f64()], vec![]);
+    declare(m, "printF32", vec![Type::f32()], vec![]);
+    declare(m, "printNewline", vec![], vec![]);
+}
+
+/// The else branch of `if_`.
+pub type Else<'a> = Box<dyn FnOnce(&mut Builder<'_>) -> Vec<ValueId> + 'a>;
+
+/// Builder shortcuts for test programs.
+pub trait B {
+    fn c(&mut self, v: i64) -> ValueId;
+    fn ci(&mut self, v: i64, ty: Type) -> ValueId;
+    fn cf(&mut self, v: f64) -> ValueId;
+    fn alloc(&mut self, ty: Type, dyn_sizes: &[ValueId]) -> ValueId;
+    fn dealloc(&mut self, m: ValueId);
+    fn load(&mut self, m: ValueId, idx: &[ValueId]) -> ValueId;
+    fn store(&mut self, v: ValueId, m: ValueId, idx: &[ValueId]);
+    fn bin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId;
+    fn un(&mut self, name: &str, a: ValueId) -> ValueId;
+    fn cast(&mut self, name: &str, a: ValueId, to: Type) -> ValueId;
+    fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId;
+    fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId;
+    fn call(&mut self, f: &str, args: &[ValueId], results: &[Type]) -> Vec<ValueId>;
+    fn print_i64(&mut self, v: ValueId);
+    fn print_f64(&mut self, v: ValueId);
+    fn newline(&mut self);
+    fn for_(
+        &mut self,
+        lb: i64,
+        ub: ValueId,
+        inits: &[ValueId],
+        body: impl FnOnce(&mut Builder<'_>, ValueId, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId>;
+    fn if_(
+        &mut self,
+        cond: ValueId,
+        results: &[Type],
+        then: impl FnOnce(&mut Builder<'_>) -> Vec<ValueId>,
+        els: Option<Else<'_>>,
+    ) -> Vec<ValueId>;
+    fn while_(
+        &mut self,
+        inits: &[ValueId],
+        before: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> (ValueId, Vec<ValueId>),
+        after: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId>;
+}
+
+fn ty_of(b: &Builder<'_>, v: ValueId) -> Type {
+    b.m.value_type(v).clone()
+}
+
+fn pred_attr(table: &[&str], p: &str) -> Attribute {
+    let i = table.iter().position(|x| *x == p).expect("predicate");
+    Attribute::i64(i as i64)
+}
+
+impl B for Builder<'_> {
+    fn c(&mut self, v: i64) -> ValueId {
+        self.const_index(v)
+    }
+    fn ci(&mut self, v: i64, ty: Type) -> ValueId {
+        self.const_int(v, ty)
+    }
+    fn cf(&mut self, v: f64) -> ValueId {
+        self.const_float(v, Type::f64())
+    }
+    fn alloc(&mut self, ty: Type, dyn_sizes: &[ValueId]) -> ValueId {
+        self.op1("memref.alloc", dyn_sizes, ty, &[])
+    }
+    fn dealloc(&mut self, m: ValueId) {
+        self.op("memref.dealloc", &[m], &[], &[]);
+    }
+    fn load(&mut self, m: ValueId, idx: &[ValueId]) -> ValueId {
+        let elem = ty_of(self, m).element_type().clone();
+        let mut ops = vec![m];
+        ops.extend_from_slice(idx);
+        self.op1("memref.load", &ops, elem, &[])
+    }
+    fn store(&mut self, v: ValueId, m: ValueId, idx: &[ValueId]) {
+        let mut ops = vec![v, m];
+        ops.extend_from_slice(idx);
+        self.op("memref.store", &ops, &[], &[]);
+    }
+    fn bin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
+        self.same(name, &[a, b])
+    }
+    fn un(&mut self, name: &str, a: ValueId) -> ValueId {
+        self.same(name, &[a])
+    }
+    fn cast(&mut self, name: &str, a: ValueId, to: Type) -> ValueId {
+        self.op1(name, &[a], to, &[])
+    }
+    fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
+        let p = pred_attr(&ir::dialects::arith::CMPI_PREDICATES, pred);
+        self.op1("arith.cmpi", &[a, b], Type::i1(), &[("predicate", p)])
+    }
+    fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
+        let p = pred_attr(&ir::dialects::arith::CMPF_PREDICATES, pred);
+        self.op1("arith.cmpf", &[a, b], Type::i1(), &[("predicate", p)])
+    }
+    fn call(&mut self, f: &str, args: &[ValueId], results: &[Type]) -> Vec<ValueId> {
+        let op = self.op(
+            "func.call",
+            args,
+            results,
+            &[("callee", Attribute::symbol(f))],
+        );
+        self.m.results(op).to_vec()
+    }
+    fn print_i64(&mut self, v: ValueId) {
+        self.call("printI64", &[v], &[]);
+        self.newline();
+    }
+    fn print_f64(&mut self, v: ValueId) {
+        self.call("printF64", &[v], &[]);
+        self.newline();
+    }
+    fn newline(&mut self) {
+        self.call("printNewline", &[], &[]);
+    }
+    fn for_(
+        &mut self,
+        lb: i64,
+        ub: ValueId,
+        inits: &[ValueId],
+        body: impl FnOnce(&mut Builder<'_>, ValueId, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        let lb = self.c(lb);
+        let one = self.c(1);
+        let op = self.scf_for(lb, ub, one, inits, body);
+        self.m.results(op).to_vec()
+    }
+    fn if_(
+        &mut self,
+        cond: ValueId,
+        results: &[Type],
+        then: impl FnOnce(&mut Builder<'_>) -> Vec<ValueId>,
+        els: Option<Else<'_>>,
+    ) -> Vec<ValueId> {
+        let op = self.create(
+            "scf.if",
+            OpSpec {
+                operands: vec![cond],
+                result_types: results.to_vec(),
+                regions: 2,
+                ..OpSpec::default()
+            },
+        );
+        let (r0, r1) = (self.m.regions(op)[0], self.m.regions(op)[1]);
+        let tb = self.m.append_block(r0, &[]);
+        let mut inner = Builder::at_end(self.m, tb);
+        let ys = then(&mut inner);
+        inner.op("scf.yield", &ys, &[], &[]);
+        if let Some(e) = els {
+            let eb = self.m.append_block(r1, &[]);
+            let mut inner = Builder::at_end(self.m, eb);
+            let ys = e(&mut inner);
+            inner.op("scf.yield", &ys, &[], &[]);
+        }
+        self.m.results(op).to_vec()
+    }
+    fn while_(
+        &mut self,
+        inits: &[ValueId],
+        before: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> (ValueId, Vec<ValueId>),
+        after: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> Vec<ValueId>,
+    ) -> Vec<ValueId> {
+        let tys: Vec<Type> = inits.iter().map(|&v| ty_of(self, v)).collect();
+        let (before_b, op) = {
+            let op = self.create(
+                "scf.while",
+                OpSpec {
+                    operands: inits.to_vec(),
+                    result_types: tys.clone(),
+                    regions: 2,
+                    ..OpSpec::default()
+                },
+            );
+            let r0 = self.m.regions(op)[0];
+            (self.m.append_block(r0, &tys), op)
+        };
+        let args = self.m.block_args(before_b).to_vec();
+        let mut inner = Builder::at_end(self.m, before_b);
+        let (c, fwd) = before(&mut inner, &args);
+        let mut ops = vec![c];
+        ops.extend(fwd);
+        inner.op("scf.condition", &ops, &[], &[]);
+        let r1 = self.m.regions(op)[1];
+        let after_b = self.m.append_block(r1, &tys);
+        let args = self.m.block_args(after_b).to_vec();
+        let mut inner = Builder::at_end(self.m, after_b);
+        let ys = after(&mut inner, &args);
+        inner.op("scf.yield", &ys, &[], &[]);
+        self.m.results(op).to_vec()
+    }
+}
+
+/// A new function `name` at the end of the module; returns its entry block.
+pub fn func(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -> (OpId, BlockId) {
+    let body = m.body();
+    let mut b = Builder::at_end(m, body);
+    b.func(name, inputs, results)
+}
+
+pub fn at_end(m: &mut Module, b: BlockId) -> Builder<'_> {
+    Builder::new(m, InsertPoint::End(b))
+}

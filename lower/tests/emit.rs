@@ -1,0 +1,167 @@
+//! Emitter properties that need no execution: determinism, diagnostics for
+//! what it does not handle, options, ABI shape.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use ir::{Module, OpSpec, Type};
+
+fn sample() -> Module {
+    let mut m = Module::new();
+    declare_prints(&mut m);
+    let dynt = memref(&[ir::DYN], Type::f32());
+    let (_, e) = func(
+        &mut m,
+        "fill",
+        vec![Type::Index],
+        vec![dynt.clone(), Type::Index],
+    );
+    let mut b = at_end(&mut m, e);
+    let n = b.m.block_args(e)[0];
+    let buf = b.alloc(dynt.clone(), &[n]);
+    let z = b.const_float(0.0, Type::f32());
+    let r = b.for_(0, n, &[z], |b, i, acc| {
+        let ii = b.cast("arith.index_cast", i, Type::i64());
+        let f = b.cast("arith.sitofp", ii, Type::f32());
+        b.store(f, buf, &[i]);
+        let two = b.c(2);
+        let rem = b.bin("arith.remui", i, two);
+        let zero = b.c(0);
+        let even = b.cmpi("eq", rem, zero);
+        let a = acc[0];
+        let r = b.if_(
+            even,
+            &[Type::f32()],
+            |b| vec![b.bin("arith.addf", a, f)],
+            Some(Box::new(move |_| vec![a])),
+        );
+        vec![r[0]]
+    });
+    let _ = r;
+    b.ret(&[buf, n]);
+    let (_, e) = func(&mut m, "main", vec![], vec![]);
+    let mut b = at_end(&mut m, e);
+    let n = b.c(8);
+    let res = b.call("fill", &[n], &[dynt, Type::Index]);
+    b.dealloc(res[0]);
+    b.ret(&[]);
+    m
+}
+
+#[test]
+fn emission_is_deterministic() {
+    let mut a = sample();
+    let mut b = sample();
+    let ta = lower_and_emit(&mut a);
+    let tb = lower_and_emit(&mut b);
+    assert_eq!(ta, tb);
+    let again = lower::emit_llvm(&a, &lower::EmitOptions::default()).unwrap();
+    assert_eq!(ta, again);
+}
+
+#[test]
+fn abi_shape() {
+    let mut m = sample();
+    let ll = lower_and_emit(&mut m);
+    let desc = "{ ptr, ptr, i64, [1 x i64], [1 x i64] }";
+    assert!(
+        ll.contains(&format!("define {{ {desc}, i64 }} @fill(i64 %v")),
+        "multi-result functions return a literal struct:\n{ll}"
+    );
+    assert!(ll.contains("define i32 @main()"), "{ll}");
+    assert!(ll.contains("call ptr @aligned_alloc(i64 64, "), "{ll}");
+    assert!(ll.contains(" = phi float "), "{ll}");
+    assert!(!ll.contains("target triple"), "{ll}");
+}
+
+#[test]
+fn target_triple_option() {
+    let mut m = sample();
+    lower::scf_to_cf::lower_scf(&mut m).unwrap();
+    let opts = lower::EmitOptions {
+        target_triple: Some("x86_64-pc-linux-gnu".into()),
+    };
+    let ll = lower::emit_llvm(&m, &opts).unwrap();
+    assert!(ll.contains("target triple = \"x86_64-pc-linux-gnu\""));
+}
+
+fn emit_err(m: &Module) -> ir::Diagnostic {
+    match lower::emit_llvm(m, &lower::EmitOptions::default()) {
+        Ok(ll) => panic!("expected an error, got:\n{ll}"),
+        Err(d) => d,
+    }
+}
+
+#[test]
+fn scf_left_in_is_an_error_naming_the_op() {
+    let mut m = Module::new();
+    let (_, e) = func(&mut m, "f", vec![Type::Index], vec![]);
+    let mut b = at_end(&mut m, e);
+    let n = b.m.block_args(e)[0];
+    b.for_(0, n, &[], |_, _, _| vec![]);
+    b.ret(&[]);
+    let d = emit_err(&m);
+    assert_eq!(d.op.as_deref(), Some("scf.for"));
+    assert!(d.to_string().contains("scf.for"), "{d}");
+    assert!(
+        d.notes.iter().any(|n| n.contains("convert-scf-to-cf")),
+        "{d}"
+    );
+}
+
+#[test]
+fn foreign_ops_are_errors() {
+    for name in ["onnx.Add", "bufferization.clone"] {
+        let mut m = Module::new();
+        let t = memref(&[4], Type::f32());
+        let (_, e) = func(&mut m, "f", vec![t.clone()], vec![]);
+        let mut b = at_end(&mut m, e);
+        let x = b.m.block_args(e)[0];
+        b.op(name, &[x], &[t], &[]);
+        b.ret(&[]);
+        let d = emit_err(&m);
+        assert_eq!(d.op.as_deref(), Some(name));
+        assert!(d.to_string().contains(name), "{d}");
+    }
+}
+
+#[test]
+fn unsupported_types_are_errors() {
+    // f8 element type.
+    let mut m = Module::new();
+    let (_, e) = func(&mut m, "f", vec![], vec![]);
+    let mut b = at_end(&mut m, e);
+    let a = b.alloc(memref(&[4], Type::Float(ir::FloatKind::F8E4M3FN)), &[]);
+    b.dealloc(a);
+    b.ret(&[]);
+    let d = emit_err(&m);
+    assert!(d.to_string().contains("unsupported in codegen"), "{d}");
+    assert_eq!(d.op.as_deref(), Some("memref.alloc"));
+    // Tensor-typed arith.
+    let mut m = Module::new();
+    let t = Type::tensor(vec![4], Type::f32());
+    let (_, e) = func(&mut m, "f", vec![t.clone()], vec![t.clone()]);
+    let mut b = at_end(&mut m, e);
+    let x = b.m.block_args(e)[0];
+    let y = b.bin("arith.addf", x, x);
+    b.ret(&[y]);
+    let d = emit_err(&m);
+    assert!(d.to_string().contains("tensor"), "{d}");
+}
+
+#[test]
+fn bad_main_and_module_level_ops() {
+    let mut m = Module::new();
+    let (_, e) = func(&mut m, "main", vec![Type::Index], vec![]);
+    at_end(&mut m, e).ret(&[]);
+    let d = emit_err(&m);
+    assert!(d.to_string().contains("'main' must have type"), "{d}");
+
+    let mut m = Module::new();
+    let body = m.body();
+    at_end(&mut m, body).create("test.thing", OpSpec::default());
+    let d = emit_err(&m);
+    assert_eq!(d.op.as_deref(), Some("test.thing"));
+}

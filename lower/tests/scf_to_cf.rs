@@ -1,0 +1,156 @@
+//! convert-scf-to-cf on for / if / while / nested loops: the result
+//! verifies and holds no scf ops.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use ir::pass::{PassManager, PassRegistry};
+use ir::{Module, Type};
+
+fn scf_ops_left(m: &Module) -> Vec<String> {
+    m.collect_ops(m.top())
+        .into_iter()
+        .filter(|&o| m.name(o).dialect() == "scf")
+        .map(|o| m.name(o).to_string())
+        .collect()
+}
+
+fn lower(m: &mut Module) {
+    ir::verify(m).unwrap_or_else(|d| panic!("input does not verify: {d}"));
+    let mut reg = PassRegistry::new();
+    lower::register_passes(&mut reg);
+    let mut pm = PassManager::new();
+    pm.extend(reg.parse("lower-to-llvm-ready").expect("pipeline"));
+    pm.instrument(Box::new(ir::pass::VerifyEach));
+    pm.run(m).unwrap_or_else(|d| panic!("pass failed: {d}"));
+    assert_eq!(scf_ops_left(m), Vec::<String>::new());
+}
+
+fn count(m: &Module, name: &str) -> usize {
+    m.collect_ops(m.top())
+        .into_iter()
+        .filter(|&o| m.is(o, name))
+        .count()
+}
+
+#[test]
+fn for_with_iter_args() {
+    let mut m = Module::new();
+    let (f, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
+    let mut b = at_end(&mut m, e);
+    let n = b.m.block_args(e)[0];
+    let z = b.c(0);
+    let r = b.for_(0, n, &[z], |b, i, acc| vec![b.bin("arith.addi", acc[0], i)]);
+    b.ret(&[r[0]]);
+    lower(&mut m);
+    let region = m.region(f, 0).unwrap();
+    // entry, header, body, continuation
+    assert_eq!(m.region_blocks(region).len(), 4);
+    assert_eq!(count(&m, "cf.cond_br"), 1);
+    assert_eq!(count(&m, "cf.br"), 2);
+    assert_eq!(count(&m, "arith.cmpi"), 1);
+}
+
+#[test]
+fn if_with_results_and_if_without_else() {
+    let mut m = Module::new();
+    let (f, e) = func(
+        &mut m,
+        "f",
+        vec![Type::i1(), Type::Index],
+        vec![Type::Index],
+    );
+    let mut b = at_end(&mut m, e);
+    let (c, x) = (b.m.block_args(e)[0], b.m.block_args(e)[1]);
+    let r = b.if_(
+        c,
+        &[Type::Index],
+        |b| vec![b.bin("arith.addi", x, x)],
+        Some(Box::new(|b| vec![b.bin("arith.muli", x, x)])),
+    );
+    b.if_(c, &[], |_| vec![], None);
+    b.ret(&[r[0]]);
+    lower(&mut m);
+    let region = m.region(f, 0).unwrap();
+    // entry, then, else, merge, then2, merge2
+    assert_eq!(m.region_blocks(region).len(), 6);
+    assert_eq!(count(&m, "cf.cond_br"), 2);
+}
+
+#[test]
+fn while_loop() {
+    let mut m = Module::new();
+    let (_, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
+    let mut b = at_end(&mut m, e);
+    let n = b.m.block_args(e)[0];
+    let r = b.while_(
+        &[n],
+        |b, a| {
+            let one = b.c(1);
+            (b.cmpi("sgt", a[0], one), vec![a[0]])
+        },
+        |b, a| {
+            let two = b.c(2);
+            vec![b.bin("arith.divui", a[0], two)]
+        },
+    );
+    b.ret(&[r[0]]);
+    lower(&mut m);
+    assert_eq!(count(&m, "cf.cond_br"), 1);
+    assert_eq!(count(&m, "cf.br"), 2);
+}
+
+#[test]
+fn deeply_nested_mix() {
+    let mut m = Module::new();
+    let (_, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
+    let mut b = at_end(&mut m, e);
+    let n = b.m.block_args(e)[0];
+    let z = b.c(0);
+    let r = b.for_(0, n, &[z], |b, i, acc| {
+        let acc0 = acc[0];
+        b.for_(0, i, &[acc0], |b, j, acc| {
+            let acc1 = acc[0];
+            let odd = {
+                let two = b.c(2);
+                let rem = b.bin("arith.remui", j, two);
+                let one = b.c(1);
+                b.cmpi("eq", rem, one)
+            };
+            let r = b.if_(
+                odd,
+                &[Type::Index],
+                |b| {
+                    let w = b.while_(
+                        &[acc1],
+                        |b, a| {
+                            let lim = b.c(100);
+                            (b.cmpi("slt", a[0], lim), vec![a[0]])
+                        },
+                        |b, a| {
+                            let ten = b.c(10);
+                            vec![b.bin("arith.addi", a[0], ten)]
+                        },
+                    );
+                    vec![w[0]]
+                },
+                Some(Box::new(move |b| vec![b.bin("arith.addi", acc1, j)])),
+            );
+            vec![r[0]]
+        })
+    });
+    b.ret(&[r[0]]);
+    lower(&mut m);
+    assert_eq!(count(&m, "cf.cond_br"), 4);
+}
+
+#[test]
+fn pass_is_registered() {
+    let mut reg = PassRegistry::new();
+    lower::register_passes(&mut reg);
+    let names: Vec<&str> = reg.list().into_iter().map(|(n, _)| n).collect();
+    assert!(names.contains(&"convert-scf-to-cf"));
+    assert!(names.contains(&"lower-to-llvm-ready"));
+}

@@ -1,0 +1,66 @@
+//! onnxc model-zoo generators: deterministic ONNX models written with prost.
+//!
+//! Every model is built from a seed, so the same seed gives a byte-identical
+//! file. The `light` option swaps weights for `ConstantOfShape` nodes, like
+//! onnx's `light_*` test models: tiny files with the full graph structure.
+
+pub mod graph;
+pub mod rng;
+pub mod zoo;
+
+use frontend::proto::ModelProto;
+use prost::Message;
+
+pub use zoo::{zoo, ZooEntry};
+
+/// How to generate a zoo model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenOptions {
+    pub seed: u64,
+    /// Weights as `ConstantOfShape` nodes instead of stored initializers.
+    pub light: bool,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions {
+            seed: 42,
+            light: false,
+        }
+    }
+}
+
+/// Builds zoo model `name`; an unknown name lists the known ones.
+pub fn generate(name: &str, opts: &GenOptions) -> Result<ModelProto, String> {
+    (find(name)?.build)(opts)
+}
+
+/// Serialized protobuf bytes of `model`.
+pub fn encode(model: &ModelProto) -> Vec<u8> {
+    model.encode_to_vec()
+}
+
+/// One graph input's sample: `(input name, shape, values)`.
+pub type SampleInput = (String, Vec<i64>, Vec<f32>);
+
+/// A deterministic sample input per graph input of zoo model `name`, with
+/// values drawn from N(0, 1).
+pub fn default_input(name: &str, seed: u64) -> Result<Vec<SampleInput>, String> {
+    let entry = find(name)?;
+    Ok((entry.input_shapes)()
+        .into_iter()
+        .map(|(input, shape)| {
+            let n = shape.iter().map(|&d| d.max(0) as usize).product();
+            let mut rng = rng::Rng::for_tensor(seed, &format!("input:{input}"));
+            let values = rng.normal_vec(n, 1.0);
+            (input, shape, values)
+        })
+        .collect())
+}
+
+fn find(name: &str) -> Result<&'static ZooEntry, String> {
+    zoo().iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = zoo().iter().map(|e| e.name).collect();
+        format!("unknown model `{name}`; known models: {}", names.join(", "))
+    })
+}
