@@ -33,6 +33,8 @@ enum LogFormat {
 enum Command {
     /// Compile an ONNX model to onnx-level IR, memref-level IR or LLVM IR.
     Compile(cmd::compile::CompileArgs),
+    /// Fold constants and write the simplified model back as ONNX.
+    Fold(cmd::fold::FoldArgs),
     /// Compile a model through LLVM, run it on inputs, write output_N.pb.
     Run(cmd::run::RunArgs),
     /// Run passes on textual IR (MLIR syntax).
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
     }));
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Compile(args) => cmd::compile::run(args),
+        Command::Fold(args) => cmd::fold::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Opt(args) => cmd::opt::run(args),
         Command::Zoo(args) => cmd::zoo::run(args),

@@ -6,6 +6,8 @@ use ir::pass::PassRegistry;
 pub const LLVM_LOWERING: &str = "lower-to-llvm-ready";
 
 pub fn registry() -> PassRegistry {
+    // Op definitions (traits, verifiers) of every dialect the tools accept.
+    frontend::dialect::register();
     let mut r = PassRegistry::new();
     constprop::register_passes(&mut r);
     bufferize::register_passes(&mut r);

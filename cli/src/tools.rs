@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 /// Looks for `name-19`, then `name`, in `override_dir`, the LLVM 19 install
 /// directory, and PATH.
-#[allow(dead_code)]
 pub fn find_tool(name: &str, override_dir: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = override_dir {
         return [dir.join(format!("{name}-19")), dir.join(name)]

@@ -132,3 +132,82 @@ fn mlp_matches_onnxruntime() {
 fn cnn_matches_onnxruntime() {
     skeleton("cnn", "onnx.Reshape");
 }
+
+/// `onnxc fold` writes a valid model without the folded ops whose outputs
+/// onnxruntime computes as the original's.
+#[test]
+fn fold_round_trips_through_onnxruntime() {
+    let dir = workdir("fold");
+    let model = dir.join("cnn.onnx");
+    let folded = dir.join("cnn.folded.onnx");
+    let inputs = dir.join("in");
+    let (m, f) = (
+        model.to_str().expect("utf8"),
+        folded.to_str().expect("utf8"),
+    );
+    onnxc(&[
+        "zoo",
+        "gen",
+        "cnn",
+        "-o",
+        m,
+        "--inputs",
+        inputs.to_str().expect("utf8"),
+    ]);
+    onnxc(&["fold", m, "-o", f]);
+    let check = Command::new(python())
+        .args([
+            "-c",
+            "import onnx,sys; m=onnx.load(sys.argv[1]); onnx.checker.check_model(m, full_check=True); \
+             ops=[n.op_type for n in m.graph.node]; assert 'Reshape' not in ops and 'Mul' not in ops, ops",
+            f,
+        ])
+        .status()
+        .expect("python3 with onnx (run scripts/setup-test-deps.sh)");
+    assert!(
+        check.success(),
+        "the folded model is invalid or still has the weight path"
+    );
+    let input = inputs.join("input_0.pb");
+    for (which, path) in [("orig", m), ("folded", f)] {
+        let status = Command::new(python())
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ort_oracle.py"))
+            .args([
+                path,
+                "--input",
+                input.to_str().expect("utf8"),
+                "--output-dir",
+            ])
+            .arg(dir.join(which))
+            .status()
+            .expect("python3");
+        assert!(status.success());
+    }
+    let (_, a) = read(&dir.join("orig/output_0.pb"));
+    let (_, b) = read(&dir.join("folded/output_0.pb"));
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() <= 1e-5 * y.abs() + 1e-6, "{x} vs {y}");
+    }
+}
+
+/// `--emit lib` builds a shared library with the C entry, plus its header.
+#[test]
+fn emit_lib_exports_the_c_entry() {
+    let dir = workdir("lib");
+    let model = dir.join("mlp.onnx");
+    let lib = dir.join("libmlp.so");
+    onnxc(&["zoo", "gen", "mlp", "-o", model.to_str().expect("utf8")]);
+    onnxc(&[
+        "compile",
+        model.to_str().expect("utf8"),
+        "--emit",
+        "lib",
+        "-o",
+        lib.to_str().expect("utf8"),
+    ]);
+    let header = std::fs::read_to_string(dir.join("libmlp.h")).expect("header written");
+    assert!(header.contains("void onnxc_entry(void **inputs, void **outputs);"));
+    let bytes = std::fs::read(&lib).expect("library written");
+    assert!(bytes.starts_with(b"\x7fELF"));
+    assert!(bytes.windows(11).any(|w| w == b"onnxc_entry"));
+}

@@ -6,7 +6,7 @@
 //! never alias.
 
 use ir::registry::Traits;
-use ir::{Attribute, Module, ValueDef, ValueId};
+use ir::{Attribute, Module, OpId, ValueDef, ValueId};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -14,7 +14,8 @@ use std::collections::HashMap;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Origin {
     /// The result of an allocating op (`memref.alloc`, `alloca`, `realloc`,
-    /// `bufferization.clone`): fresh memory nobody else can name.
+    /// `bufferization.clone`) or of a call to a function of the module:
+    /// fresh memory nobody else can name.
     Alloc(ValueId),
     /// An argument of the enclosing function: the caller's buffer.
     Arg(ValueId),
@@ -69,6 +70,18 @@ pub fn may_alias(a: &Origins, b: &Origins) -> bool {
         .any(|x| b.list.iter().any(|y| may_overlap(x, y)))
 }
 
+/// True for a call to a function of this module with a body: by the
+/// function boundary ABI its memref results are fresh and caller-owned.
+pub fn returns_fresh(m: &Module, op: OpId) -> bool {
+    if !m.is(op, "func.call") {
+        return false;
+    }
+    let callee = m.attr(op, "callee").and_then(Attribute::as_symbol);
+    callee
+        .and_then(|c| m.lookup_symbol(c))
+        .is_some_and(|f| m.is(f, "func.func") && !ir::dialects::func::is_declaration(m, f))
+}
+
 /// How a value gets its memory: from itself, or from other values.
 enum Source {
     Leaf(Origin),
@@ -96,7 +109,7 @@ fn source(m: &Module, v: ValueId) -> Source {
         }
         ValueDef::Erased => return Source::Leaf(Origin::Unknown(v)),
     };
-    if m.has_trait(op, Traits::ALLOCATES) {
+    if m.has_trait(op, Traits::ALLOCATES) || returns_fresh(m, op) {
         return Source::Leaf(Origin::Alloc(v));
     }
     if m.has_trait(op, Traits::VIEW) {

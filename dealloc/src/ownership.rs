@@ -2,8 +2,10 @@
 //! right after the last use of any value that may point into it.
 //!
 //! Ownership ("who must free this memory") is decided per origin (see
-//! `alias`): results of `memref.alloc`, `memref.realloc` and
-//! `bufferization.clone` are owned by the block that defines them;
+//! `alias`): results of `memref.alloc`, `memref.realloc`,
+//! `bufferization.clone` and of calls to functions defined in the module
+//! (whose results are caller-owned by the ABI below) are owned by the block
+//! that defines them;
 //! `memref.alloca`, allocations marked `bufferization.manual_deallocation`,
 //! function arguments (caller-owned), globals and unknown values are not.
 //! Because a value carries the set of origins it may point into, views and
@@ -21,10 +23,10 @@
 //! result) is returned as a `bufferization.clone`.
 //!
 //! Shapes not handled yet (memrefs crossing region or block boundaries,
-//! calls returning memrefs, ops of unknown ownership) are rejected with a
-//! diagnostic naming the op, never compiled into wrong frees.
+//! external calls returning memrefs, ops of unknown ownership) are rejected
+//! with a diagnostic naming the op, never compiled into wrong frees.
 
-use crate::alias::{AliasInfo, Origins};
+use crate::alias::{returns_fresh, AliasInfo, Origins};
 use ir::dialects::bufferization::segment_attr;
 use ir::dialects::{is_memref, op_error};
 use ir::pass::{Pass, PassContext, PassInfo};
@@ -88,9 +90,8 @@ pub fn is_owned_allocation(m: &Module, v: ValueId) -> bool {
     let Some(op) = m.defining_op(v) else {
         return false;
     };
-    m.has_trait(op, Traits::ALLOCATES)
-        && !m.is(op, "memref.alloca")
-        && m.attr(op, MANUAL_DEALLOCATION).is_none()
+    let allocates = m.has_trait(op, Traits::ALLOCATES) && !m.is(op, "memref.alloca");
+    (allocates || returns_fresh(m, op)) && m.attr(op, MANUAL_DEALLOCATION).is_none()
 }
 
 /// Per-function state.
@@ -157,15 +158,16 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
 }
 
 /// Checks the ops that free memory themselves: `memref.realloc` consumes an
-/// owned buffer; a manual `memref.dealloc` must not free an owned one.
+/// owned buffer; manual frees must not touch buffers this pass frees.
 fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
-    if m.attr(op, MANUAL_DEALLOCATION).is_some() && m.is(op, "memref.dealloc") {
-        let Some(v) = m.operand(op, 0) else {
-            return Ok(());
-        };
+    let frees = m.is(op, "memref.dealloc") || m.is(op, "memref.realloc");
+    let Some(src) = m.operand(op, 0).filter(|_| frees) else {
+        return Ok(());
+    };
+    if m.attr(op, MANUAL_DEALLOCATION).is_some() {
         if st
             .alias
-            .origins(m, v)
+            .origins(m, src)
             .allocs()
             .any(|r| is_owned_allocation(m, r))
         {
@@ -175,17 +177,12 @@ fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
                 format!("frees a buffer that is deallocated automatically; mark its allocation with '{MANUAL_DEALLOCATION}'"),
             ));
         }
+        return Ok(());
     }
-    if m.is(op, "memref.realloc") && m.attr(op, MANUAL_DEALLOCATION).is_none() {
-        let Some(src) = m.operand(op, 0) else {
-            return Ok(());
-        };
-        let origins = st.alias.origins(m, src);
-        let own = origins.exact
-            && origins.allocs().eq([src])
-            && is_owned_allocation(m, src)
-            && m.defining_op(src).and_then(|d| m.op_block(d)) == m.op_block(op);
-        if !own {
+    if m.is(op, "memref.realloc") {
+        // An owned allocation result is its own only origin: no view, no select.
+        let same_block = m.defining_op(src).and_then(|d| m.op_block(d)) == m.op_block(op);
+        if !is_owned_allocation(m, src) || !same_block {
             return Err(op_error(
                 m,
                 op,
@@ -201,6 +198,18 @@ fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
 fn check_supported(m: &Module, f: OpId) -> Result<()> {
     let ops = m.collect_ops(f);
     let blocks = m.region(f, 0).map_or(0, |r| m.region_blocks(r).len());
+    // Branches first: they are the precise reason when blocks pass memrefs.
+    for &op in ops.iter().skip(1) {
+        let name = m.name(op).as_str();
+        let memref_args = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
+        if memref_args && m.num_successors(op) > 0 {
+            return Err(op_error(
+                m,
+                op,
+                format!("passing memrefs through '{name}' to another block is not supported yet"),
+            ));
+        }
+    }
     for &op in ops.iter().skip(1) {
         let name = m.name(op).as_str();
         let memref_results = m.results(op).iter().any(|&r| is_memref(m.value_type(r)));
@@ -237,7 +246,7 @@ fn check_supported(m: &Module, f: OpId) -> Result<()> {
                 "scf.for" | "scf.if" | "scf.while" => {
                     format!("memref-typed results of '{name}' are not supported yet")
                 }
-                "func.call" => "calls returning memrefs are not supported yet".to_string(),
+                "func.call" => "calls returning memrefs are only supported for functions defined in this module".to_string(),
                 _ => "produces a memref whose ownership is unknown".to_string(),
             };
             return Err(op_error(m, op, msg));
@@ -246,7 +255,7 @@ fn check_supported(m: &Module, f: OpId) -> Result<()> {
             return Err(op_error(
                 m,
                 op,
-                format!("passing memrefs through '{name}' to a successor or parent region is not supported yet"),
+                format!("passing memrefs through '{name}' to a parent region is not supported yet"),
             ));
         }
     }
@@ -255,6 +264,7 @@ fn check_supported(m: &Module, f: OpId) -> Result<()> {
 
 fn produces_known_memref(m: &Module, op: OpId) -> bool {
     m.has_trait(op, Traits::ALLOCATES)
+        || returns_fresh(m, op)
         || m.has_trait(op, Traits::VIEW)
         || m.is(op, "memref.get_global")
         || m.is(op, "arith.select")

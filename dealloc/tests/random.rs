@@ -49,6 +49,13 @@ fn program(seed: u64) -> Module {
     let mut rng = Rng(seed);
     let mut m = Module::new();
     global(&mut m, "g", vec_ty(4));
+    // @mk(%x) -> (fresh, %x): results are caller-owned after the pass.
+    let (_, e) = func(&mut m, "mk", vec![vec_ty(4)], vec![vec_ty(4), vec_ty(4)]);
+    let mx = m.block_arg(e, 0).unwrap();
+    let mut b = Builder::at_end(&mut m, e);
+    let fresh = alloc(&mut b, vec_ty(4));
+    add_loop(&mut b, mx, fresh, 4, 3.0);
+    b.ret(&[fresh, mx]);
     let nres = rng.below(4);
     let (_, entry) = func(
         &mut m,
@@ -89,6 +96,16 @@ fn program(seed: u64) -> Module {
                     vec_ty(4),
                     &[("name", Attribute::symbol("g"))],
                 ));
+            }
+            6 if rng.below(2) == 0 => {
+                let p = rng.pick(&pool);
+                let call = b.op(
+                    "func.call",
+                    &[p],
+                    &[vec_ty(4), vec_ty(4)],
+                    &[("callee", Attribute::symbol("mk"))],
+                );
+                pool.extend(b.m.results(call).to_vec());
             }
             6 => {
                 let used: Vec<ValueId> = (0..1 + rng.below(3)).map(|_| rng.pick(&pool)).collect();

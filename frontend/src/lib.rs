@@ -1,6 +1,7 @@
 //! ONNX ingestion: protobuf schema, loading, import into the onnx dialect, shape inference, export.
 
 pub mod dialect;
+pub mod export;
 pub mod import;
 pub mod infer;
 pub mod load;

@@ -528,9 +528,6 @@ mod tests {
     #[test]
     fn general_case_calls_one_helper() {
         let (mut m, f) = single(3, 1);
-        // A second general dealloc in another function shares the helper.
-        let (m2, _) = single(2, 0);
-        drop(m2);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
         assert_eq!(count(&m, f, "func.call"), 1);

@@ -1,6 +1,7 @@
 //! Subcommands, and the flags they share.
 
 pub mod compile;
+pub mod fold;
 pub mod opt;
 pub mod run;
 pub mod zoo;

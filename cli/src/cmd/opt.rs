@@ -13,7 +13,8 @@ pub enum OptEmit {
 #[derive(clap::Args)]
 pub struct OptArgs {
     /// Input file in MLIR syntax (`-` for stdin).
-    pub input: PathBuf,
+    #[arg(required_unless_present = "list_passes")]
+    pub input: Option<PathBuf>,
     /// Comma-separated pass pipeline, e.g. "canonicalize,dealloc-pipeline".
     #[arg(short = 'p', long = "pipeline", default_value = "")]
     pub pipeline: String,
@@ -46,7 +47,10 @@ pub fn run(args: OptArgs) -> CmdResult {
         }
         return Ok(());
     }
-    let (src, file_name) = read_input(&args.input)?;
+    let Some(input) = &args.input else {
+        return Err(Failure::Io("no input file".into()));
+    };
+    let (src, file_name) = read_input(input)?;
     let outcome = compile(&args, &registry, &src, &file_name);
     if args.verify_diagnostics {
         return crate::cmd::opt::check_expected(&src, &file_name, outcome.err());

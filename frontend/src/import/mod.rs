@@ -46,6 +46,10 @@ pub fn import_model(model: &LoadedModel) -> Result<Module, Diagnostic> {
     let mut m = imp.m;
     let top = m.top();
     m.set_attr(top, "onnx.opset", Attribute::i64(opset));
+    m.set_attr(top, "onnx.ir_version", Attribute::i64(proto.ir_version));
+    if let Some(ml) = proto.opset_import.iter().find(|o| o.domain == "ai.onnx.ml") {
+        m.set_attr(top, "onnx.ml_opset", Attribute::i64(ml.version));
+    }
     crate::infer::infer_function(&mut m, func)?;
     Ok(m)
 }

@@ -15,8 +15,10 @@ pub static OPS: [OpDef; 2] = [
 /// Operand groups of a `bufferization.dealloc`: (memrefs, conditions, retained).
 pub fn dealloc_groups(m: &Module, op: OpId) -> Option<(usize, usize, usize)> {
     let seg = m.attr(op, "operandSegmentSizes")?.as_dense_array()?;
+    // i32 segments: negative or huge values (hostile text) are malformed.
+    let n = |x: i64| u32::try_from(x).ok().map(|v| v as usize);
     match seg {
-        [a, b, c] => Some((*a as usize, *b as usize, *c as usize)),
+        [a, b, c] => Some((n(*a)?, n(*b)?, n(*c)?)),
         _ => None,
     }
 }

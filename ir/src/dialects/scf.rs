@@ -128,7 +128,7 @@ fn verify_while(m: &Module, op: OpId) -> Result<()> {
     let Some(cond) = cond else {
         return Err(op_error(m, op, "before region must end with scf.condition"));
     };
-    let forwarded = types_of(m, &m.operands(cond)[1..]);
+    let forwarded = types_of(m, m.operands(cond).get(1..).unwrap_or(&[]));
     if forwarded != results || types_of(m, m.block_args(after)) != results {
         return Err(op_error(
             m,

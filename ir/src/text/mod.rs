@@ -9,8 +9,11 @@ mod dense;
 mod forms;
 mod lexer;
 mod parse_attr;
+mod parse_type;
 mod parser;
 mod printer;
+mod region;
+mod scope;
 #[cfg(test)]
 mod tests;
 

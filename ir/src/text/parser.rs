@@ -9,9 +9,10 @@
 //! are known. Both leave unreachable arena entries that `compact()` drops.
 
 use super::lexer::{Kind, Lexer, Token};
+use super::scope::{Label, ValueScope};
 use crate::attr::Attribute;
 use crate::diag::{Diagnostic, Location};
-use crate::module::{BlockId, InsertPoint, Module, OpId, OpSpec, RegionId, ValueId};
+use crate::module::{BlockId, InsertPoint, Module, OpId, OpSpec, RegionId};
 use crate::registry::{self, Traits};
 use crate::sym::Sym;
 use crate::types::Type;
@@ -42,21 +43,6 @@ pub(crate) struct ArgDef {
     pub pos: usize,
 }
 
-struct Forward {
-    index: u32,
-    value: ValueId,
-    pos: usize,
-}
-
-/// The names visible in one isolated-from-above region tree.
-#[derive(Default)]
-struct ValueScope {
-    values: HashMap<String, Vec<ValueId>>,
-    /// Names defined in each open region, dropped when it closes.
-    region_defs: Vec<Vec<String>>,
-    forward: HashMap<String, Vec<Forward>>,
-}
-
 /// Explicit successor arguments: names and their types.
 type SuccArgs = (Vec<OperandRef>, Vec<Type>);
 
@@ -69,25 +55,18 @@ struct GenericHead {
     attrs: Vec<(Sym, Attribute)>,
 }
 
-struct Label {
-    block: BlockId,
-    /// Where a referenced but not yet defined block waits.
-    pending: Option<RegionId>,
-    pos: usize,
-}
-
 pub(crate) struct Parser<'a> {
     pub(crate) lex: Lexer<'a>,
     pub(crate) tok: Token,
     file: Arc<str>,
     line_starts: Vec<usize>,
     pub(crate) m: Module,
-    cur_block: BlockId,
+    pub(super) cur_block: BlockId,
     /// Start of the op being parsed, for errors found when creating it.
     op_start: usize,
     depth: usize,
-    scopes: Vec<ValueScope>,
-    labels: Vec<HashMap<String, Label>>,
+    pub(super) scopes: Vec<ValueScope>,
+    pub(super) labels: Vec<HashMap<String, Label>>,
     pub(crate) type_aliases: HashMap<String, Type>,
     pub(crate) attr_aliases: HashMap<String, Attribute>,
 }
@@ -246,208 +225,7 @@ impl<'a> Parser<'a> {
         self.depth = self.depth.saturating_sub(1);
     }
 
-    // ---- SSA names ----
-
-    fn push_scope(&mut self, isolated: bool) {
-        match self.scopes.last_mut() {
-            Some(s) if !isolated => s.region_defs.push(Vec::new()),
-            _ => self.scopes.push(ValueScope {
-                region_defs: vec![Vec::new()],
-                ..ValueScope::default()
-            }),
-        }
-        self.labels.push(HashMap::new());
-    }
-
-    fn pop_scope(&mut self, isolated: bool) -> PResult<()> {
-        if let Some(labels) = self.labels.pop() {
-            if let Some(l) = labels
-                .values()
-                .filter(|l| l.pending.is_some())
-                .min_by_key(|l| l.pos)
-            {
-                return Err(self.err_at(l.pos, "reference to an undefined block"));
-            }
-        }
-        let Some(scope) = self.scopes.last_mut() else {
-            return Ok(());
-        };
-        for name in scope.region_defs.pop().unwrap_or_default() {
-            scope.values.remove(&name);
-        }
-        if isolated || scope.region_defs.is_empty() {
-            if let Some(scope) = self.scopes.pop() {
-                let first = scope
-                    .forward
-                    .iter()
-                    .flat_map(|(n, fs)| fs.iter().map(move |f| (f.pos, n)))
-                    .min();
-                if let Some((pos, name)) = first {
-                    return Err(
-                        self.err_at(pos, &format!("use of undeclared SSA value name '%{name}'"))
-                    );
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Parses `%name` or `%name#k`.
-    pub(crate) fn operand(&mut self) -> PResult<OperandRef> {
-        if !self.is(Kind::PercentId) {
-            return Err(self.err("expected SSA operand"));
-        }
-        let t = self.bump();
-        let text = self.lex.text(t).get(1..).unwrap_or("");
-        let (name, index) = match text.split_once('#') {
-            Some((n, k)) => {
-                let k = k
-                    .parse::<u32>()
-                    .map_err(|_| self.err_at(t.start, "invalid result number"))?;
-                (n, k)
-            }
-            None => (text, 0),
-        };
-        Ok(OperandRef {
-            name: name.to_string(),
-            index,
-            pos: t.start,
-        })
-    }
-
-    /// Zero or more comma-separated operands.
-    pub(crate) fn operand_list(&mut self) -> PResult<Vec<OperandRef>> {
-        let mut out = Vec::new();
-        if !self.is(Kind::PercentId) {
-            return Ok(out);
-        }
-        loop {
-            out.push(self.operand()?);
-            if !self.eat_punct(b',') {
-                return Ok(out);
-            }
-        }
-    }
-
-    pub(crate) fn resolve(&mut self, r: &OperandRef, ty: &Type) -> PResult<ValueId> {
-        let Some(scope) = self.scopes.last() else {
-            return Err(self.err_at(r.pos, "value used outside of any region"));
-        };
-        let found = match scope.values.get(&r.name) {
-            Some(group) => match group.get(r.index as usize) {
-                Some(&v) => Some(v),
-                None => return Err(self.err_at(r.pos, "reference to invalid result number")),
-            },
-            None => scope
-                .forward
-                .get(&r.name)
-                .and_then(|fs| fs.iter().find(|f| f.index == r.index))
-                .map(|f| f.value),
-        };
-        if let Some(v) = found {
-            let have = self.m.value_type(v);
-            if have != ty {
-                return Err(self.err_at(
-                    r.pos,
-                    &format!("use of value '%{}' expects different type than prior uses: '{ty}' vs '{have}'", r.name),
-                ));
-            }
-            return Ok(v);
-        }
-        let ph = self.m.create_op(
-            Sym::new("text.forward_ref"),
-            OpSpec {
-                result_types: vec![ty.clone()],
-                ..OpSpec::default()
-            },
-        );
-        let v = self.m.results(ph)[0];
-        if let Some(scope) = self.scopes.last_mut() {
-            scope
-                .forward
-                .entry(r.name.clone())
-                .or_default()
-                .push(Forward {
-                    index: r.index,
-                    value: v,
-                    pos: r.pos,
-                });
-        }
-        Ok(v)
-    }
-
-    /// Resolves `refs` against `types` (same count, else an error at `pos`).
-    pub(crate) fn resolve_list(
-        &mut self,
-        refs: &[OperandRef],
-        types: &[Type],
-        pos: usize,
-    ) -> PResult<Vec<ValueId>> {
-        if refs.len() != types.len() {
-            return Err(self.err_at(
-                pos,
-                &format!(
-                    "{} operands present, but expected {} types",
-                    refs.len(),
-                    types.len()
-                ),
-            ));
-        }
-        refs.iter()
-            .zip(types)
-            .map(|(r, t)| self.resolve(r, t))
-            .collect()
-    }
-
-    /// Resolves all of `refs` to one type.
-    pub(crate) fn resolve_all(&mut self, refs: &[OperandRef], ty: &Type) -> PResult<Vec<ValueId>> {
-        refs.iter().map(|r| self.resolve(r, ty)).collect()
-    }
-
-    /// Binds `name` to a group of values in the innermost region.
-    pub(crate) fn define(&mut self, name: &str, vals: &[ValueId], pos: usize) -> PResult<()> {
-        let Some(scope) = self.scopes.last_mut() else {
-            return Err(self.err_at(pos, "definition outside of any region"));
-        };
-        if scope.values.contains_key(name) {
-            return Err(self.err_at(pos, &format!("redefinition of SSA value '%{name}'")));
-        }
-        let fwds = scope.forward.remove(name).unwrap_or_default();
-        scope.values.insert(name.to_string(), vals.to_vec());
-        if let Some(defs) = scope.region_defs.last_mut() {
-            defs.push(name.to_string());
-        }
-        for f in fwds {
-            let Some(&v) = vals.get(f.index as usize) else {
-                return Err(self.err_at(f.pos, "reference to invalid result number"));
-            };
-            let (used, def) = (self.m.value_type(f.value), self.m.value_type(v));
-            if used != def {
-                return Err(self.err_at(
-                    f.pos,
-                    &format!(
-                        "use of value '%{name}' expects type '{used}' but it is defined as '{def}'"
-                    ),
-                ));
-            }
-            self.m.replace_all_uses(f.value, v);
-        }
-        Ok(())
-    }
-
     // ---- ops ----
-
-    /// A detached region to parse into before its op exists.
-    pub(crate) fn scratch_region(&mut self) -> RegionId {
-        let op = self.m.create_op(
-            Sym::new("text.scratch"),
-            OpSpec {
-                regions: 1,
-                ..OpSpec::default()
-            },
-        );
-        self.m.regions(op)[0]
-    }
 
     /// Creates `name` at the end of the current block, moving the blocks of
     /// the scratch `regions` into it.
@@ -474,24 +252,6 @@ impl<'a> Parser<'a> {
         }
         self.m.insert(op, InsertPoint::End(self.cur_block));
         Ok(op)
-    }
-
-    /// Appends an empty `term` op to the last block of `r` unless it already
-    /// ends with a terminator (MLIR's implicit `scf.yield`).
-    pub(crate) fn ensure_terminator(&mut self, r: RegionId, term: &str) {
-        let block = match self.m.region_blocks(r).last() {
-            Some(&b) => b,
-            None => self.m.append_block(r, &[]),
-        };
-        if self
-            .m
-            .last_op(block)
-            .is_some_and(|o| self.m.is_terminator(o))
-        {
-            return;
-        }
-        let t = self.m.create_op(Sym::new(term), OpSpec::default());
-        self.m.insert(t, InsertPoint::End(block));
     }
 
     /// `(%results =)? op-form loc?` appended to the current block. The
@@ -731,142 +491,6 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         Ok(counts)
-    }
-
-    // ---- regions and blocks ----
-
-    /// A reference to a block of the innermost region, defined or not yet.
-    pub(crate) fn block_ref(&mut self) -> PResult<BlockId> {
-        if !self.is(Kind::CaretId) {
-            return Err(self.err("expected block name"));
-        }
-        let t = self.bump();
-        let name = self.lex.text(t);
-        if let Some(l) = self.labels.last().and_then(|ls| ls.get(name)) {
-            return Ok(l.block);
-        }
-        let r = self.scratch_region();
-        let block = self.m.append_block(r, &[]);
-        let Some(labels) = self.labels.last_mut() else {
-            return Err(self.err_at(t.start, "block reference outside of a region"));
-        };
-        labels.insert(
-            name.to_string(),
-            Label {
-                block,
-                pending: Some(r),
-                pos: t.start,
-            },
-        );
-        Ok(block)
-    }
-
-    /// `{ blocks }`. `entry` gives the entry block's arguments when the op
-    /// prints them in its header (then the entry block is never labeled).
-    pub(crate) fn parse_region(
-        &mut self,
-        region: RegionId,
-        entry: Option<Vec<ArgDef>>,
-        isolated: bool,
-    ) -> PResult<()> {
-        self.expect_punct(b'{')?;
-        self.enter()?;
-        self.push_scope(isolated);
-        if let Some(args) = entry {
-            let types: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
-            let b = self.m.append_block(region, &types);
-            let vals = self.m.block_args(b).to_vec();
-            for (a, v) in args.iter().zip(vals) {
-                self.define(&a.name, &[v], a.pos)?;
-            }
-            if self.is(Kind::CaretId) {
-                return Err(self.err("invalid block name in region with named arguments"));
-            }
-            self.parse_block_ops(b)?;
-        } else if !self.is_punct(b'}') && !self.is(Kind::CaretId) {
-            let b = self.m.append_block(region, &[]);
-            self.parse_block_ops(b)?;
-        }
-        while self.is(Kind::CaretId) {
-            self.parse_labeled_block(region)?;
-        }
-        self.expect_punct(b'}')?;
-        self.pop_scope(isolated)?;
-        self.leave();
-        Ok(())
-    }
-
-    fn parse_labeled_block(&mut self, region: RegionId) -> PResult<()> {
-        let t = self.bump();
-        let name = self.lex.text(t);
-        let existing = self.labels.last_mut().and_then(|ls| ls.get_mut(name));
-        let block = match existing {
-            Some(l) => match l.pending.take() {
-                Some(scratch) => {
-                    let b = l.block;
-                    self.m.take_blocks(scratch, region);
-                    b
-                }
-                None => {
-                    return Err(self.err_at(t.start, &format!("redefinition of block '{name}'")))
-                }
-            },
-            None => {
-                let b = self.m.append_block(region, &[]);
-                if let Some(ls) = self.labels.last_mut() {
-                    ls.insert(
-                        name.to_string(),
-                        Label {
-                            block: b,
-                            pending: None,
-                            pos: t.start,
-                        },
-                    );
-                }
-                b
-            }
-        };
-        if self.eat_punct(b'(') && !self.eat_punct(b')') {
-            loop {
-                let a = self.arg_def()?;
-                let v = self.m.add_block_arg(block, a.ty);
-                self.define(&a.name, &[v], a.pos)?;
-                if !self.eat_punct(b',') {
-                    break;
-                }
-            }
-            self.expect_punct(b')')?;
-        }
-        self.expect_punct(b':')?;
-        self.parse_block_ops(block)
-    }
-
-    /// A `%name` being defined (no `#k` suffix).
-    pub(crate) fn def_name(&mut self) -> PResult<(String, usize)> {
-        let t = self.tok;
-        let r = self.operand()?;
-        if self.lex.text(t).contains('#') {
-            return Err(self.err_at(t.start, "expected a name without '#' suffix"));
-        }
-        Ok((r.name, r.pos))
-    }
-
-    /// `%name: type loc(...)?`
-    pub(crate) fn arg_def(&mut self) -> PResult<ArgDef> {
-        let (name, pos) = self.def_name()?;
-        self.expect_punct(b':')?;
-        let ty = self.parse_type()?;
-        self.parse_trailing_loc()?;
-        Ok(ArgDef { name, ty, pos })
-    }
-
-    fn parse_block_ops(&mut self, b: BlockId) -> PResult<()> {
-        let saved = std::mem::replace(&mut self.cur_block, b);
-        while !self.is_punct(b'}') && !self.is(Kind::CaretId) && !self.is(Kind::Eof) {
-            self.parse_operation()?;
-        }
-        self.cur_block = saved;
-        Ok(())
     }
 
     // ---- the file ----

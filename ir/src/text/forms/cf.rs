@@ -108,6 +108,9 @@ fn print_assert(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     super::shape(m, op, Some(1), 0, 0)?;
     let msg = m.attr(op, "msg")?.as_str()?;
+    if *m.value_type(m.operands(op)[0]) != crate::types::Type::i1() {
+        return None;
+    }
     p.w("cf.assert ");
     p.value(m.operands(op)[0]);
     p.w(", ");

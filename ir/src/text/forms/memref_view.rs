@@ -35,6 +35,10 @@ const OSS_ELIDED: [&str; 4] = [
     "operandSegmentSizes",
 ];
 
+fn all_index(m: &Module, vs: &[ValueId]) -> bool {
+    vs.iter().all(|&v| m.value_type(v).is_index())
+}
+
 fn count_dyn(v: &[i64]) -> usize {
     v.iter().filter(|&&d| d == DYN).count()
 }
@@ -45,7 +49,8 @@ fn oss_lists(m: &Module, op: OpId) -> Option<[&[i64]; 3]> {
     let o = dense_array(m, op, "static_offsets")?;
     let s = dense_array(m, op, "static_sizes")?;
     let st = dense_array(m, op, "static_strides")?;
-    if m.operands(op).len() != 1 + count_dyn(o) + count_dyn(s) + count_dyn(st) {
+    let ops = m.operands(op);
+    if ops.len() != 1 + count_dyn(o) + count_dyn(s) + count_dyn(st) || !all_index(m, &ops[1..]) {
         return None;
     }
     Some([o, s, st])
@@ -190,7 +195,7 @@ fn print_reshape(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let expand = name == "memref.expand_shape";
     let out_shape = if expand {
         let s = dense_array(m, op, "static_output_shape")?;
-        (ops.len() == 1 + count_dyn(s)).then_some(s)?
+        (ops.len() == 1 + count_dyn(s) && all_index(m, &ops[1..])).then_some(s)?
     } else if ops.len() == 1 {
         &[]
     } else {

@@ -27,6 +27,12 @@ fn single_block(m: &Module, op: OpId, i: usize) -> Option<BlockId> {
     }
 }
 
+/// The parser adds an `scf.yield` to blocks without a terminator, so only
+/// blocks that have one print in pretty form.
+fn terminated(m: &Module, b: BlockId) -> bool {
+    m.last_op(b).is_some_and(|o| m.is_terminator(o))
+}
+
 fn types_of(m: &Module, vs: &[crate::module::ValueId]) -> Vec<Type> {
     vs.iter().map(|&v| m.value_type(v).clone()).collect()
 }
@@ -39,6 +45,9 @@ fn print_for(p: &mut Printer<'_>, op: OpId) -> Option<()> {
         return None;
     }
     let body = single_block(m, op, 0)?;
+    if !terminated(m, body) {
+        return None;
+    }
     let ops = m.operands(op);
     let [lb, ub, step, inits @ ..] = ops else {
         return None;
@@ -156,7 +165,13 @@ fn print_if(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let then_b = single_block(m, op, 0)?;
     let else_r = m.region(op, 1)?;
     let else_blocks = m.region_blocks(else_r);
-    if else_blocks.len() > 1 || !m.block_args(then_b).is_empty() {
+    if else_blocks.len() > 1
+        || !m.block_args(then_b).is_empty()
+        || *m.value_type(m.operands(op)[0]) != Type::i1()
+    {
+        return None;
+    }
+    if !terminated(m, then_b) || else_blocks.iter().any(|&b| !terminated(m, b)) {
         return None;
     }
     if else_blocks

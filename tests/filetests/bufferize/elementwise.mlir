@@ -1,0 +1,30 @@
+// RUN: onnxc opt %s -p bufferize | filecheck
+
+// Element-wise ops become one loop nest over the output; broadcast input
+// dims are indexed with 0, and each result gets a fresh 64-byte aligned
+// buffer. Inputs become memref arguments.
+
+// CHECK-LABEL: func.func @add_relu(%arg0: memref<2x3xf32>, %arg1: memref<3xf32>) -> memref<2x3xf32>
+// CHECK:         %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:        %[[A:.*]] = memref.load %arg0[%[[I]], %[[J]]]
+// CHECK-NEXT:        %[[B:.*]] = memref.load %arg1[%[[J]]]
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT:        memref.store %[[S]], %[[OUT]][%[[I]], %[[J]]]
+// CHECK:         arith.maximumf
+// CHECK:         return
+func.func @add_relu(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = "onnx.Add"(%x, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = "onnx.Relu"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// Dynamic dims: the output size comes from memref.dim of the input.
+// CHECK-LABEL: func.func @dynamic(%arg0: memref<?x4xf32>) -> memref<?x4xf32>
+// CHECK:         %[[D:.*]] = memref.dim %arg0, %{{.*}} : memref<?x4xf32>
+// CHECK:         memref.alloc(%[[D]]) {alignment = 64 : i64} : memref<?x4xf32>
+func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = "onnx.Sigmoid"(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
