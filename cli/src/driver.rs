@@ -12,7 +12,7 @@ pub const STAGES: &[(&str, &str)] = &[
     ("scrub", "scrub"),
     ("bufferize", "bufferize"),
     ("dealloc", "dealloc-pipeline"),
-    ("lower", "lower-deallocations,lower-to-llvm-ready"),
+    ("lower", "lower-to-llvm-ready"),
 ];
 
 /// The function `onnxc run` and `--emit lib` export.

@@ -122,6 +122,31 @@ impl Attribute {
     }
 }
 
+/// Bit pattern of NaN/infinity in the 8- and 4-bit float formats (those
+/// without infinities use NaN; f4E2M1FN has neither and saturates).
+fn small_float_special(k: FloatKind, v: f64) -> u8 {
+    let neg = v.is_sign_negative();
+    match k {
+        FloatKind::F8E5M2 if v.is_infinite() => {
+            if neg {
+                0xFC
+            } else {
+                0x7C
+            }
+        }
+        FloatKind::F8E5M2 | FloatKind::F8E4M3FN => 0x7F,
+        FloatKind::F8E4M3FNUZ | FloatKind::F8E5M2FNUZ => 0x80,
+        FloatKind::F4E2M1FN => {
+            if neg {
+                0x0F
+            } else {
+                0x07
+            }
+        }
+        _ => 0xFF,
+    }
+}
+
 /// Formats a float so MLIR's lexer reads it back bit-exactly: always with a
 /// `.` before the exponent; non-finite values as hex bit patterns.
 pub fn format_float(v: f64, ty: &Type) -> String {
@@ -131,7 +156,7 @@ pub fn format_float(v: f64, ty: &Type) -> String {
             Some(FloatKind::F32) => format!("0x{:08X}", (v as f32).to_bits()),
             Some(FloatKind::F16) => format!("0x{:04X}", half::f16::from_f64(v).to_bits()),
             Some(FloatKind::BF16) => format!("0x{:04X}", half::bf16::from_f64(v).to_bits()),
-            Some(_) => format!("0x{:016X}", v.to_bits()),
+            Some(k) => format!("0x{:02X}", small_float_special(k, v)),
         };
         return bits;
     }
@@ -155,6 +180,11 @@ pub fn format_float(v: f64, ty: &Type) -> String {
     s
 }
 
+/// Whether `elements::encode` can store values of this dtype.
+fn encodable(d: crate::elements::DType) -> bool {
+    crate::elements::encode(d, crate::elements::WideNum::default()).is_some()
+}
+
 fn write_elements(f: &mut fmt::Formatter<'_>, e: &Elements) -> fmt::Result {
     let ty = e.tensor_type();
     let elem = ty.element_type().clone();
@@ -174,8 +204,12 @@ fn write_elements(f: &mut fmt::Formatter<'_>, e: &Elements) -> fmt::Result {
         if let Some(v) = e.get(0) {
             write_one(f, v)?;
         }
-    } else if e.len() > 64 && e.dtype().bits() >= 8 && e.dtype() != crate::elements::DType::Bool {
-        // Large constants print as one hex blob, which MLIR also accepts.
+    } else if (e.len() > 64 || !encodable(e.dtype()))
+        && e.dtype().bits() >= 8
+        && e.dtype() != crate::elements::DType::Bool
+    {
+        // Large constants print as one hex blob, which MLIR also accepts;
+        // so do the 8-bit floats, whose values are not re-encoded here.
         f.write_str("\"0x")?;
         for b in e.to_contiguous_bytes().iter() {
             write!(f, "{b:02X}")?;

@@ -21,7 +21,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
     reg.add_pipeline(
         "lower-to-llvm-ready",
         "everything the LLVM IR emitter needs to run first",
-        "convert-scf-to-cf",
+        "lower-deallocations,convert-scf-to-cf",
     );
 }
 

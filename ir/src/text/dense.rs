@@ -229,7 +229,11 @@ impl<'a> Parser<'a> {
             }
             u64::from_le_bytes(buf)
         };
-        let uniform = n > 1
+        // Equal elements become a splat, unless the dtype cannot be
+        // re-encoded from a value (8-bit floats keep their bytes).
+        let encodable = crate::elements::encode(dtype, WideNum::default()).is_some();
+        let uniform = encodable
+            && n > 1
             && bytes.len() == n.saturating_mul(per)
             && bytes.chunks(per).all(|c| bytes.get(..per) == Some(c));
         let built = if (bytes.len() == per && n != 1) || uniform {

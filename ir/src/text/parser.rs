@@ -1,12 +1,11 @@
-//! The parser core: operations in generic form, regions, blocks and SSA
-//! names. Types and attributes are in `parse_attr`, dense literals in
-//! `dense`, the pretty forms of registered ops in `forms`.
+//! The parser core: tokens, diagnostics, operations (result binding, the
+//! generic form) and the file. Names and labels are in `scope`, regions and
+//! blocks in `region`, types in `parse_type`, attributes and locations in
+//! `parse_attr`, dense literals in `dense`, pretty forms in `forms`.
 //!
-//! Values may be used before they are defined (a block printed before the
-//! block defining the value, graph regions): such a use gets a placeholder
-//! result of a detached op, replaced when the definition comes. Regions are
-//! parsed into scratch regions and moved into the op once its result types
-//! are known. Both leave unreachable arena entries that `compact()` drops.
+//! Regions are parsed into scratch regions and moved into their op once its
+//! result types are known; uses before definitions get placeholders. Both
+//! leave unreachable arena entries that `compact()` drops at the end.
 
 use super::lexer::{Kind, Lexer, Token};
 use super::scope::{Label, ValueScope};

@@ -192,6 +192,14 @@ fn dense_literals() {
     };
     assert!(h.get(0).unwrap().f64().is_nan());
 
+    // 8-bit floats keep their bytes (there is no encoder for them here).
+    let f8 = "dense<\"0x7E407E7E\"> : tensor<4xf8E4M3FN>";
+    assert_eq!(attr(f8).unwrap().to_string(), f8);
+    let Attribute::Elements(f8e) = attr(f8).unwrap() else {
+        panic!()
+    };
+    assert_eq!(f8e.get(0).unwrap().f64(), 448.0);
+
     // Sizes are checked against the declared type before anything is allocated.
     let huge = attr("dense<[1.0]> : tensor<1000000000000xf32>").unwrap_err();
     assert!(huge.message.contains("does not match"), "{huge}");
@@ -463,5 +471,20 @@ fn random_bytes_do_not_panic() {
         if let Ok(m) = parse_module(&s, "rand") {
             let _ = print_module(&m, &PrintOptions::default());
         }
+    }
+}
+
+#[test]
+fn small_float_specials_roundtrip() {
+    for (lit, ty) in [
+        ("0x7F", "f8E4M3FN"),
+        ("0x7C", "f8E5M2"),
+        ("0x80", "f8E5M2FNUZ"),
+        ("0xFF", "f8E8M0FNU"),
+        ("0x40", "f8E4M3FN"),
+    ] {
+        let a = attr(&format!("{lit} : {ty}")).unwrap();
+        let printed = a.to_string();
+        assert_eq!(attr(&printed).unwrap().to_string(), printed, "{lit} : {ty}");
     }
 }
