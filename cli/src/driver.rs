@@ -63,3 +63,11 @@ pub fn run_stages(
     result?;
     Ok(())
 }
+
+/// LLVM IR of a fully lowered model plus its C entry (`ENTRY`).
+pub fn emit_llvm(m: &Module) -> Result<String, Failure> {
+    let mut ll = lower::emit_llvm(m, &lower::EmitOptions::default())?;
+    ll.push('\n');
+    ll.push_str(&lower::cabi::emit_entry(m, MAIN_GRAPH, ENTRY)?);
+    Ok(ll)
+}

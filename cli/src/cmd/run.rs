@@ -30,6 +30,11 @@ pub struct RunArgs {
     /// any error or leak fails the run.
     #[arg(long)]
     pub valgrind: bool,
+    /// Timing mode: after the first run, run the model N more times and
+    /// print the median and minimum wall time per run (compilation and
+    /// I/O excluded).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub repeat: u32,
     /// Keep the build directory (LLVM IR, driver, executable) and print it.
     #[arg(long)]
     pub keep_temps: bool,
@@ -91,13 +96,7 @@ pub fn run(args: RunArgs) -> CmdResult {
     driver::run_stages(&mut m, None, &args.flags)?;
     check_inputs(&m, &inputs)?;
 
-    let mut ll = lower::emit_llvm(&m, &lower::EmitOptions::default())?;
-    ll.push('\n');
-    ll.push_str(&lower::cabi::emit_entry(
-        &m,
-        driver::MAIN_GRAPH,
-        driver::ENTRY,
-    )?);
+    let ll = super::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
     let driver_inputs: Vec<lower::cabi::DriverInput> = inputs
         .iter()
         .map(|e| lower::cabi::DriverInput {
@@ -118,8 +117,15 @@ pub fn run(args: RunArgs) -> CmdResult {
     let clang = crate::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
         diag("clang not found (install LLVM 19: scripts/setup-test-deps.sh, or pass --llvm-bin)")
     })?;
-    let out = Command::new(&clang)
-        .args(["-O2", "-w", "-o"])
+    let mut build = Command::new(&clang);
+    build.args(["-O2", "-w"]);
+    // The executable runs here: tune for this CPU, except under valgrind,
+    // which does not emulate AVX-512.
+    if !args.valgrind {
+        build.arg("-march=native");
+    }
+    let out = build
+        .arg("-o")
         .arg(&exe)
         .arg(&ll_path)
         .arg(&c_path)
@@ -153,7 +159,16 @@ pub fn run(args: RunArgs) -> CmdResult {
         .map(|i| dir.join(format!("out_{i}.bin")))
         .collect();
     cmd.args(&out_paths);
-    let status = cmd.status().map_err(|e| io_err("run", &exe, e))?;
+    if args.repeat > 0 {
+        cmd.env("ONNXC_REPEAT", args.repeat.to_string())
+            .stderr(std::process::Stdio::piped());
+    }
+    let child = cmd.spawn().map_err(|e| io_err("run", &exe, e))?;
+    let done = child
+        .wait_with_output()
+        .map_err(|e| io_err("run", &exe, e))?;
+    let status = done.status;
+    let times = run_times(&done.stderr);
     if !status.success() {
         let why = if args.valgrind && status.code() == Some(99) {
             "valgrind found memory errors or leaks".to_string()
@@ -172,6 +187,9 @@ pub fn run(args: RunArgs) -> CmdResult {
         let pb = args.output_dir.join(format!("output_{i}.pb"));
         frontend::tensor_io::write_tensor_pb(&pb, &name, &e)?;
         println!("{}", summary(i, &name, &e));
+    }
+    if let Some(line) = timing_summary(times) {
+        println!("{line}");
     }
     if args.keep_temps {
         eprintln!("build directory kept at {}", dir.display());
@@ -290,4 +308,29 @@ fn summary(i: usize, name: &str, e: &Elements) -> String {
         e.shape(),
         shown.join(", ")
     )
+}
+
+/// The per-run times the driver prints in timing mode; other stderr lines
+/// are passed through.
+fn run_times(stderr: &[u8]) -> Vec<u64> {
+    let mut times = Vec::new();
+    for line in String::from_utf8_lossy(stderr).lines() {
+        match line.strip_prefix("onnxc-run-ns ").map(str::parse::<u64>) {
+            Some(Ok(t)) => times.push(t),
+            _ => eprintln!("{line}"),
+        }
+    }
+    times
+}
+
+fn timing_summary(mut times: Vec<u64>) -> Option<String> {
+    times.sort_unstable();
+    let median = *times.get(times.len() / 2)?;
+    let min = *times.first()?;
+    Some(format!(
+        "timing: {} runs, median {:.3} ms, min {:.3} ms",
+        times.len(),
+        median as f64 / 1e6,
+        min as f64 / 1e6
+    ))
 }

@@ -158,16 +158,22 @@ fn verify_cast(m: &Module, op: OpId) -> Result<()> {
 fn verify_subview(m: &Module, op: OpId) -> Result<()> {
     let src = expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     expect_memref(m, op, result_type(m, op, 0)?, "result")?;
+    verify_mixed_lists(m, op, src.rank(), src.rank(), "the source rank")
+}
+
+/// Offsets/sizes/strides given as static lists with `DYN` entries, each
+/// dynamic entry an operand after the source, in that order.
+fn verify_mixed_lists(m: &Module, op: OpId, offsets: usize, rank: usize, what: &str) -> Result<()> {
     let (o, s, st) = (
         static_list(m, op, "static_offsets"),
         static_list(m, op, "static_sizes"),
         static_list(m, op, "static_strides"),
     );
-    if o.len() != src.rank() || s.len() != src.rank() || st.len() != src.rank() {
+    if o.len() != offsets || s.len() != rank || st.len() != rank {
         return Err(op_error(
             m,
             op,
-            "expected offsets, sizes and strides of the source rank",
+            format!("expected {offsets} offsets and sizes/strides of {what}"),
         ));
     }
     let want = 1 + count_dyn(&o) + count_dyn(&s) + count_dyn(&st);
@@ -197,27 +203,7 @@ fn verify_reinterpret(m: &Module, op: OpId) -> Result<()> {
     if src.elem != dst.elem {
         return Err(op_error(m, op, "element types differ"));
     }
-    let (o, s, st) = (
-        static_list(m, op, "static_offsets"),
-        static_list(m, op, "static_sizes"),
-        static_list(m, op, "static_strides"),
-    );
-    if o.len() != 1 || s.len() != dst.rank() || st.len() != dst.rank() {
-        return Err(op_error(
-            m,
-            op,
-            "expected one offset and sizes/strides of the result rank",
-        ));
-    }
-    let want = 1 + count_dyn(&o) + count_dyn(&s) + count_dyn(&st);
-    if m.operands(op).len() != want {
-        return Err(op_error(
-            m,
-            op,
-            "dynamic offset/size/stride operand count mismatch",
-        ));
-    }
-    Ok(())
+    verify_mixed_lists(m, op, 1, dst.rank(), "the result rank")
 }
 
 fn verify_global(m: &Module, op: OpId) -> Result<()> {
