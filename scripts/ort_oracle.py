@@ -117,7 +117,9 @@ def run(args):
         tensor = numpy_helper.from_array(value, name=info.name)
         with open(os.path.join(args.output_dir, f"output_{k}.pb"), "wb") as f:
             f.write(tensor.SerializeToString())
-        first = np.array2string(value.reshape(-1)[:6], precision=6, separator=", ")
+        first = np.array2string(
+            value.reshape(-1)[:6], precision=6, separator=", ", max_line_width=1 << 20
+        )
         print(f"{info.name} {list(value.shape)} {value.dtype} {first}")
 
 

@@ -11,6 +11,10 @@ use std::collections::HashMap;
 pub struct Lowering {
     /// Tensor value → the memref now holding it.
     map: HashMap<ValueId, ValueId>,
+    /// Memref → the tensor values it holds (the inverse of `map`).
+    holders: HashMap<ValueId, Vec<ValueId>>,
+    /// Position of each top-level op of the function being converted.
+    pos: HashMap<OpId, usize>,
     /// Where new `memref.global`s go (before the first function).
     global_ip: Option<OpId>,
     next_global: usize,
@@ -52,6 +56,61 @@ impl Lowering {
     pub fn has_input(&self, m: &Module, op: OpId, i: usize) -> bool {
         m.operand(op, i)
             .is_some_and(|v| *m.value_type(v) != Type::None)
+    }
+
+    /// Records that tensor value `t` now lives in memref `buf`.
+    pub fn bind(&mut self, t: ValueId, buf: ValueId) {
+        self.map.insert(t, buf);
+        self.holders.entry(buf).or_default().push(t);
+    }
+
+    /// In-place analysis for an element-wise `op` whose result has memref
+    /// type `out_ty`: the buffer of one of `operands` that `op` may
+    /// overwrite. It must be a fresh `memref.alloc` of exactly `out_ty`
+    /// (not a function argument, a global or a view), used so far only by
+    /// loads and stores (no view, no return), and every tensor value it
+    /// holds must be dead after `op`.
+    pub fn reusable_operand(
+        &self,
+        m: &Module,
+        op: OpId,
+        operands: &[usize],
+        out_ty: &Type,
+        here_block: Option<ir::BlockId>,
+    ) -> Option<ValueId> {
+        if !out_ty.as_memref().is_some_and(|t| t.has_static_shape()) {
+            return None;
+        }
+        // Only buffers allocated in the block being built: one from an
+        // enclosing block may be read again by a later loop iteration.
+        let block = here_block;
+        let here = self.top_pos(m, op)?;
+        operands.iter().find_map(|&i| {
+            let buf = self.input(m, op, i).ok()?;
+            let def = m.defining_op(buf)?;
+            let fresh = m.is(def, "memref.alloc")
+                && m.op_block(def) == block
+                && m.value_type(buf) == out_ty
+                && m.uses(buf)
+                    .iter()
+                    .all(|u| m.is(u.op, "memref.load") || m.is(u.op, "memref.store"));
+            let dead_after = self.holders.get(&buf)?.iter().all(|&t| {
+                m.uses(t)
+                    .iter()
+                    .all(|u| self.top_pos(m, u.op).is_some_and(|p| p <= here))
+            });
+            (fresh && dead_after).then_some(buf)
+        })
+    }
+
+    /// Position of `op` (or of its ancestor at function level).
+    fn top_pos(&self, m: &Module, mut op: OpId) -> Option<usize> {
+        loop {
+            if let Some(&p) = self.pos.get(&op) {
+                return Some(p);
+            }
+            op = m.parent_op(op)?;
+        }
     }
 
     /// A `memref.global` holding `value`, and a `get_global` of it at `b`.
@@ -119,11 +178,59 @@ pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
         .collect()
 }
 
+/// Lowers one op of a tensor function at `b` (which must not sit inside
+/// `op`); true if `op` is now dead and must be erased by the caller.
+pub fn lower_one(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<bool> {
+    let m = &*b.m;
+    let name = m.name(op);
+    if name.dialect() == "onnx" || name.dialect() == "onnx_ml" {
+        let results = kernels::lower_op(cx, b, op)?;
+        for (&r, &new) in b.m.results(op).to_vec().iter().zip(&results) {
+            cx.bind(r, new);
+        }
+        return Ok(true);
+    }
+    if m.regions(op).is_empty() && m.operands(op).iter().all(|&v| !m.value_type(v).is_shaped()) {
+        return Ok(false);
+    }
+    Err(op_error(
+        m,
+        op,
+        "cannot bufferize this op inside a tensor function",
+    ))
+}
+
+/// Lowers the ops of `src` (a region block of an onnx op) at the end of
+/// `dst`; returns the memrefs its `onnx.Yield` yields.
+pub fn lower_region_block(
+    cx: &mut Lowering,
+    m: &mut Module,
+    src: ir::BlockId,
+    dst: ir::BlockId,
+) -> Result<Vec<ValueId>> {
+    let ops: Vec<OpId> = m.block_ops(src).collect();
+    for op in ops {
+        if m.is(op, "onnx.Yield") {
+            return (0..m.operands(op).len())
+                .map(|i| cx.input(m, op, i))
+                .collect();
+        }
+        let loc = m.loc(op).clone();
+        let mut b = Builder::at_end(m, dst).with_loc(loc);
+        lower_one(cx, &mut b, op)?;
+    }
+    Err(Diagnostic::error(
+        "a subgraph body does not end with onnx.Yield",
+    ))
+}
+
 /// Bufferizes every function of the module.
 pub fn bufferize_module(m: &mut Module) -> Result<()> {
     let funcs = m.top_level_ops("func.func");
     let mut cx = Lowering {
         map: HashMap::new(),
+        holders: HashMap::new(),
+        pos: HashMap::new(),
         global_ip: funcs.first().copied(),
         next_global: 0,
     };
@@ -141,35 +248,26 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     for &a in &m.block_args(entry).to_vec() {
         let ty = memref_type(m, f, m.value_type(a))?;
         m.set_value_type(a, ty);
-        cx.map.insert(a, a);
+        cx.bind(a, a);
     }
-    let ops: Vec<OpId> = m.block_ops(entry).collect();
+    // Program order of every op, nested ones included (in-place analysis).
+    let mut order = Vec::new();
+    m.walk_pre(f, &mut |_, o| order.push(o));
+    cx.pos = order.iter().enumerate().map(|(i, &o)| (o, i)).collect();
     let mut converted = Vec::new();
+    let ops: Vec<OpId> = m.block_ops(entry).collect();
     for op in ops {
-        let name = m.name(op);
-        if name.dialect() == "onnx" || name.dialect() == "onnx_ml" {
-            let loc = m.loc(op).clone();
-            let mut b = Builder::new(m, InsertPoint::Before(op)).with_loc(loc);
-            let results = kernels::lower_op(cx, &mut b, op)?;
-            for (&r, &new) in m.results(op).to_vec().iter().zip(&results) {
-                cx.map.insert(r, new);
-            }
-            converted.push(op);
-        } else if m.is(op, "func.return") {
+        if m.is(op, "func.return") {
             for i in 0..m.operands(op).len() {
                 let v = cx.input(m, op, i)?;
                 m.set_operand(op, i, v);
             }
-        } else if m.regions(op).is_empty()
-            && m.operands(op).iter().all(|&v| !m.value_type(v).is_shaped())
-        {
             continue;
-        } else {
-            return Err(op_error(
-                m,
-                op,
-                "cannot bufferize this op inside a tensor function",
-            ));
+        }
+        let loc = m.loc(op).clone();
+        let mut b = Builder::new(m, InsertPoint::Before(op)).with_loc(loc);
+        if lower_one(cx, &mut b, op)? {
+            converted.push(op);
         }
     }
     for op in converted.into_iter().rev() {

@@ -126,3 +126,40 @@ pub fn select(b: &mut Builder<'_>, c: ValueId, x: ValueId, y: ValueId) -> ValueI
     let ty = b.m.value_type(x).clone();
     b.op1("arith.select", &[c, x, y], ty, &[])
 }
+
+/// Builds one region's body and returns the values to yield.
+pub type RegionFn<'a> = &'a mut dyn FnMut(&mut Builder<'_>) -> Vec<ValueId>;
+
+/// `scf.if cond -> (result_types)`: `then` and `els` build each branch and
+/// return the values to yield (`els` is required when there are results;
+/// without results and without `els` the else region stays empty).
+pub fn if_then_else(
+    b: &mut Builder<'_>,
+    cond: ValueId,
+    result_types: &[Type],
+    then: RegionFn<'_>,
+    els: Option<RegionFn<'_>>,
+) -> ir::OpId {
+    let op = b.create(
+        "scf.if",
+        ir::OpSpec {
+            operands: vec![cond],
+            result_types: result_types.to_vec(),
+            regions: 2,
+            ..ir::OpSpec::default()
+        },
+    );
+    let regions = b.m.regions(op).to_vec();
+    let loc = b.m.loc(op).clone();
+    let blk = b.m.append_block(regions[0], &[]);
+    let mut inner = Builder::at_end(b.m, blk).with_loc(loc.clone());
+    let ys = then(&mut inner);
+    inner.op("scf.yield", &ys, &[], &[]);
+    if let Some(els) = els {
+        let blk = b.m.append_block(regions[1], &[]);
+        let mut inner = Builder::at_end(b.m, blk).with_loc(loc);
+        let ys = els(&mut inner);
+        inner.op("scf.yield", &ys, &[], &[]);
+    }
+    op
+}

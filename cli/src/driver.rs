@@ -32,11 +32,25 @@ pub fn import(path: &Path) -> Result<Module, Failure> {
     Ok(frontend::import::import_model(&loaded)?)
 }
 
+/// `compile`'s default `--fold-expansion-bound`: a fold may not make its
+/// results take more than 16 times the bytes of its operands.
+pub const DEFAULT_FOLD_EXPANSION_BOUND: f64 = 16.0;
+
 /// Runs the stages up to and including `stop_after` (all when `None`).
 pub fn run_stages(
     m: &mut Module,
     stop_after: Option<&str>,
     flags: &PassFlags,
+) -> Result<(), Failure> {
+    run_stages_bounded(m, stop_after, flags, Some(DEFAULT_FOLD_EXPANSION_BOUND))
+}
+
+/// `run_stages` with an explicit fold expansion bound (`None`: unbounded).
+pub fn run_stages_bounded(
+    m: &mut Module,
+    stop_after: Option<&str>,
+    flags: &PassFlags,
+    expansion_bound: Option<f64>,
 ) -> Result<(), Failure> {
     if let Some(stop) = stop_after {
         if !stage_names().contains(&stop) {
@@ -52,7 +66,11 @@ pub fn run_stages(
     let registry = crate::passes::registry();
     let mut pm = PassManager::new();
     for (name, pipeline) in STAGES {
-        pm.extend(registry.parse(pipeline)?);
+        let pipeline = match (*name, expansion_bound) {
+            ("constprop", Some(b)) => format!("{pipeline}{{expansion-bound={b}}}"),
+            _ => pipeline.to_string(),
+        };
+        pm.extend(registry.parse(&pipeline)?);
         if Some(*name) == stop_after {
             break;
         }

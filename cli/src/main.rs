@@ -1,7 +1,9 @@
 //! `onnxc`: the command line. Exit codes: 0 success, 1 a diagnostic about
 //! the input, 2 a usage error (clap's own code), 70 an internal error.
 
+mod batch;
 mod cmd;
+mod daemon;
 mod driver;
 mod passes;
 mod tools;
@@ -39,9 +41,15 @@ enum Command {
     Run(cmd::run::RunArgs),
     /// Run passes on textual IR (MLIR syntax).
     Opt(cmd::opt::OptArgs),
+    /// Run the compile daemon (docs/DAEMON.md).
+    Serve(cmd::serve::ServeArgs),
+    /// Talk to a compile daemon.
+    Client(cmd::client::ClientArgs),
     /// Generate models of the built-in zoo.
     #[command(subcommand)]
     Zoo(cmd::zoo::ZooCmd),
+    /// Benchmark compiles (time, memory, folding) against peer optimizers.
+    Bench(cmd::bench::BenchArgs),
 }
 
 fn init_logging(format: LogFormat) {
@@ -70,6 +78,9 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(args),
         Command::Opt(args) => cmd::opt::run(args),
         Command::Zoo(args) => cmd::zoo::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Client(args) => cmd::client::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
     });
     match result {
         Ok(Ok(())) => ExitCode::SUCCESS,

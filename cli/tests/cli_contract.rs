@@ -13,7 +13,9 @@ fn onnxc(args: &[&str]) -> Output {
 }
 
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_contract").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_contract")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -27,7 +29,12 @@ fn text(b: &[u8]) -> String {
 fn usage_errors_exit_2() {
     assert_eq!(onnxc(&["compile"]).status.code(), Some(2));
     assert_eq!(onnxc(&["no-such-command"]).status.code(), Some(2));
-    assert_eq!(onnxc(&["compile", "m.onnx", "--emit", "bogus"]).status.code(), Some(2));
+    assert_eq!(
+        onnxc(&["compile", "m.onnx", "--emit", "bogus"])
+            .status
+            .code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -37,7 +44,11 @@ fn bad_input_exits_1_with_a_diagnostic() {
     std::fs::write(&garbage, b"\x08\x07\xff\xff\xff garbage").unwrap();
     let out = onnxc(&["compile", garbage.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("malformed ONNX protobuf"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("malformed ONNX protobuf"),
+        "{}",
+        text(&out.stderr)
+    );
 
     // A verifier error in textual IR names the op and its position.
     let mlir = d.join("bad.mlir");
@@ -49,7 +60,10 @@ fn bad_input_exits_1_with_a_diagnostic() {
     let out = onnxc(&["opt", mlir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("'arith.addf'") && err.contains("bad.mlir:3"), "{err}");
+    assert!(
+        err.contains("'arith.addf'") && err.contains("bad.mlir:3"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -61,8 +75,15 @@ fn unknown_pass_and_stage_are_diagnostics() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("unknown pass 'no-such-pass'"));
     let model = d.join("mlp.onnx");
-    assert!(onnxc(&["zoo", "gen", "mlp", "-o", model.to_str().unwrap()]).status.success());
-    let out = onnxc(&["compile", model.to_str().unwrap(), "--stop-after", "nowhere"]);
+    assert!(onnxc(&["zoo", "gen", "mlp", "-o", model.to_str().unwrap()])
+        .status
+        .success());
+    let out = onnxc(&[
+        "compile",
+        model.to_str().unwrap(),
+        "--stop-after",
+        "nowhere",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("unknown stage 'nowhere'"));
 }
@@ -71,21 +92,51 @@ fn unknown_pass_and_stage_are_diagnostics() {
 fn instrumentation_flags_report_per_pass() {
     let d = dir("flags");
     let model = d.join("cnn.onnx");
-    assert!(onnxc(&["zoo", "gen", "cnn", "-o", model.to_str().unwrap()]).status.success());
+    assert!(onnxc(&["zoo", "gen", "cnn", "-o", model.to_str().unwrap()])
+        .status
+        .success());
     let m = model.to_str().unwrap();
-    let out = onnxc(&["compile", m, "--emit", "memref", "--timing", "--stats", "--verify-each"]);
+    let out = onnxc(&[
+        "compile",
+        m,
+        "--emit",
+        "memref",
+        "--timing",
+        "--stats",
+        "--verify-each",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
-    for pass in ["constprop", "scrub", "bufferize", "ownership-based-deallocation"] {
+    for pass in [
+        "constprop",
+        "scrub",
+        "bufferize",
+        "ownership-based-deallocation",
+    ] {
         assert!(err.contains(pass), "timing table lists {pass}:\n{err}");
     }
-    assert!(err.contains("pass timing report") && err.contains("live constant bytes after constprop"));
+    assert!(
+        err.contains("pass timing report") && err.contains("live constant bytes after constprop")
+    );
     assert!(text(&out.stdout).contains("memref.alloc"));
 
-    let out = onnxc(&["compile", m, "--emit", "memref", "--print-ir-after", "bufferize"]);
+    let out = onnxc(&[
+        "compile",
+        m,
+        "--emit",
+        "memref",
+        "--print-ir-after",
+        "bufferize",
+    ]);
     let err = text(&out.stderr);
     assert!(err.contains("IR Dump After bufferize") && !err.contains("IR Dump After constprop"));
-    let out = onnxc(&["compile", m, "--stop-after", "scrub", "--print-ir-after-all"]);
+    let out = onnxc(&[
+        "compile",
+        m,
+        "--stop-after",
+        "scrub",
+        "--print-ir-after-all",
+    ]);
     let err = text(&out.stderr);
     assert!(err.contains("IR Dump After constprop") && err.contains("IR Dump After scrub"));
 }
@@ -94,7 +145,11 @@ fn instrumentation_flags_report_per_pass() {
 fn opt_emits_llvm_with_a_c_main() {
     let d = dir("main");
     let mlir = d.join("main.mlir");
-    std::fs::write(&mlir, "func.func @main() -> i32 {\n  %c = arith.constant 7 : i32\n  return %c : i32\n}\n").unwrap();
+    std::fs::write(
+        &mlir,
+        "func.func @main() -> i32 {\n  %c = arith.constant 7 : i32\n  return %c : i32\n}\n",
+    )
+    .unwrap();
     let out = onnxc(&["opt", mlir.to_str().unwrap(), "--emit", "llvm"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("define i32 @main()"));

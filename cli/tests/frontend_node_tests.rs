@@ -100,7 +100,28 @@ fn node_tests_import_or_refuse_precisely() {
         failures.join("\n")
     );
     // Every *_expanded node test is already expanded: it must import unless
-    // its types are unsupported.
+    // its types (sequences, optionals, strings) are unsupported.
+    let mut expanded = [0usize; 2];
+    let mut bad_expanded = Vec::new();
+    for (case, outcome) in all.iter().zip(&outcomes) {
+        if !case.ends_with("_expanded") {
+            continue;
+        }
+        match outcome {
+            Outcome::Imported => expanded[0] += 1,
+            Outcome::Unsupported(t) if t.contains("type") || t.contains("sequence") => {
+                expanded[1] += 1
+            }
+            Outcome::Unsupported(t) | Outcome::Failed(t) => {
+                bad_expanded.push(format!("{case}: {t}"))
+            }
+        }
+    }
+    eprintln!(
+        "*_expanded: {} imported, {} refused for unsupported types",
+        expanded[0], expanded[1]
+    );
+    assert!(bad_expanded.is_empty(), "{}", bad_expanded.join("\n"));
     let node = counts.get("node").copied().unwrap_or_default();
     assert!(node[0] + node[1] > 1800, "the node tests are all there");
 }

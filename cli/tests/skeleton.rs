@@ -190,7 +190,7 @@ fn fold_round_trips_through_onnxruntime() {
     }
 }
 
-/// `--emit lib` builds a shared library with the C entry, plus its header.
+/// `--emit lib` builds a shared library with the C API, plus its header.
 #[test]
 fn emit_lib_exports_the_c_entry() {
     let dir = workdir("lib");
@@ -205,9 +205,10 @@ fn emit_lib_exports_the_c_entry() {
         "-o",
         lib.to_str().expect("utf8"),
     ]);
-    let header = std::fs::read_to_string(dir.join("libmlp.h")).expect("header written");
-    assert!(header.contains("void onnxc_entry(void **inputs, void **outputs);"));
+    // The per-model C API of docs/ABI.md (cli/tests/lower_capi.rs runs it).
+    let header = std::fs::read_to_string(dir.join("mlp.h")).expect("header written");
+    assert!(header.contains("int mlp_run(const onnxc_tensor *inputs, onnxc_tensor *outputs);"));
     let bytes = std::fs::read(&lib).expect("library written");
     assert!(bytes.starts_with(b"\x7fELF"));
-    assert!(bytes.windows(11).any(|w| w == b"onnxc_entry"));
+    assert!(bytes.windows(7).any(|w| w == b"mlp_run"));
 }

@@ -2,14 +2,23 @@
 //! canonicalizes, and refines result types by shape inference, so shape
 //! computations (Shape → Gather → Concat → Reshape) collapse in one run.
 
+use crate::canon;
 use crate::fold::fold_op;
 use ir::attr::Attribute;
 use ir::pass::{Pass, PassContext};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type};
 
-/// Replaces an op whose operands are all constants by constants.
-struct FoldConstants;
+/// Replaces an op whose operands are all constants by constants, unless
+/// the results would take more than `bound` times the operands' bytes.
+struct FoldConstants {
+    bound: Option<f64>,
+}
+
+/// Bytes stored for a constant (a splat or broadcast stores one value).
+fn stored_bytes(e: &ir::elements::Elements) -> usize {
+    e.buffer_bytes()
+}
 
 impl Pattern for FoldConstants {
     fn name(&self) -> &'static str {
@@ -24,9 +33,28 @@ impl Pattern for FoldConstants {
         {
             return Ok(false);
         }
-        let Some(values) = fold_op(m, op)? else {
+        // A kernel bug on odd input must not abort compilation: leave the op.
+        let folded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fold_op(m, op)));
+        let Ok(folded) = folded else {
+            tracing::warn!("folding {} panicked; op left unfolded", m.name(op).as_str());
             return Ok(false);
         };
+        let Some(values) = folded? else {
+            return Ok(false);
+        };
+        if values.len() != m.results(op).len() {
+            return Ok(false);
+        }
+        if let Some(bound) = self.bound {
+            let ins: usize = (0..m.operands(op).len())
+                .filter_map(|i| crate::fold::constant_operand(m, op, i))
+                .map(|e| stored_bytes(&e))
+                .sum();
+            let outs: usize = values.iter().map(stored_bytes).sum();
+            if outs as f64 > bound * ins.max(1) as f64 {
+                return Ok(false);
+            }
+        }
         let loc = m.loc(op).clone();
         let mut new = Vec::with_capacity(values.len());
         for e in values {
@@ -146,6 +174,9 @@ pub fn refresh_function_types(m: &mut Module) {
 
 pub struct ConstProp {
     pub config: GreedyConfig,
+    /// `--fold-expansion-bound`: refuse folds whose results exceed this
+    /// factor of their operands' bytes.
+    pub expansion_bound: Option<f64>,
 }
 
 impl Pass for ConstProp {
@@ -153,7 +184,19 @@ impl Pass for ConstProp {
         "constprop"
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
-        let patterns: [&dyn Pattern; 3] = [&RefineTypes, &ForwardIdentity, &FoldConstants];
+        let fold = FoldConstants {
+            bound: self.expansion_bound,
+        };
+        let patterns: [&dyn Pattern; 8] = [
+            &RefineTypes,
+            &ForwardIdentity,
+            &fold,
+            &canon::StaticShape,
+            &canon::FoldBatchNorm,
+            &canon::NeutralOperand,
+            &canon::Reassociate,
+            &canon::ConstantIf,
+        ];
         for f in m.top_level_ops("func.func") {
             let before = m.num_ops();
             let report = apply_greedily(m, f, &patterns, &self.config)?;

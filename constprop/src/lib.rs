@@ -1,9 +1,11 @@
 //! Constant propagation over shared element buffers: folding kernels, the
 //! hybrid (infer + canonicalize + fold) pass, and scrub.
 
+pub mod canon;
 pub mod fold;
 pub mod hybrid;
 pub mod scrub;
+pub mod stream;
 
 use ir::pass::{PassInfo, PassRegistry};
 use ir::rewrite::GreedyConfig;
@@ -17,7 +19,16 @@ pub fn register_passes(reg: &mut PassRegistry) {
             if let Some(n) = opts.number("max-iterations")? {
                 config.max_iterations = n as usize;
             }
-            Ok(Box::new(hybrid::ConstProp { config }))
+            let expansion_bound = match opts.get("expansion-bound") {
+                Some(v) => Some(v.parse::<f64>().map_err(|_| {
+                    ir::Diagnostic::error(format!("expansion-bound: '{v}' is not a number"))
+                })?),
+                None => None,
+            };
+            Ok(Box::new(hybrid::ConstProp {
+                config,
+                expansion_bound,
+            }))
         },
     });
     reg.add(PassInfo {

@@ -70,6 +70,26 @@ pub fn may_alias(a: &Origins, b: &Origins) -> bool {
         .any(|x| b.list.iter().any(|y| may_overlap(x, y)))
 }
 
+/// `may_alias` for two values both in use at one program point: memory
+/// allocated inside a block cannot be the memory of that block's arguments,
+/// which stay alive across the allocation.
+pub fn may_alias_live(m: &Module, a: &Origins, b: &Origins) -> bool {
+    let fresh_after = |x: &Origin, y: &Origin| match (x, y) {
+        (Origin::Alloc(n), Origin::Unknown(arg)) => match m.value_def(*arg) {
+            ValueDef::BlockArg(blk, _) => m
+                .defining_op(*n)
+                .is_some_and(|d| m.ancestor_in_block(blk, d).is_some()),
+            _ => false,
+        },
+        _ => false,
+    };
+    a.list.iter().any(|x| {
+        b.list
+            .iter()
+            .any(|y| may_overlap(x, y) && !fresh_after(x, y) && !fresh_after(y, x))
+    })
+}
+
 /// True for a call to a function of this module with a body: by the
 /// function boundary ABI its memref results are fresh and caller-owned.
 pub fn returns_fresh(m: &Module, op: OpId) -> bool {
@@ -77,9 +97,11 @@ pub fn returns_fresh(m: &Module, op: OpId) -> bool {
         return false;
     }
     let callee = m.attr(op, "callee").and_then(Attribute::as_symbol);
-    callee
-        .and_then(|c| m.lookup_symbol(c))
-        .is_some_and(|f| m.is(f, "func.func") && !ir::dialects::func::is_declaration(m, f))
+    callee.and_then(|c| m.lookup_symbol(c)).is_some_and(|f| {
+        m.is(f, "func.func")
+            && !ir::dialects::func::is_declaration(m, f)
+            && m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_none()
+    })
 }
 
 /// How a value gets its memory: from itself, or from other values.
@@ -145,6 +167,11 @@ pub struct AliasInfo {
 impl AliasInfo {
     pub fn new() -> AliasInfo {
         AliasInfo::default()
+    }
+
+    /// Fixes the origins of `v` (values the local rules cannot see through).
+    pub fn set(&mut self, v: ValueId, o: Origins) {
+        self.cache.insert(v, o);
     }
 
     /// The origins of `v` (computed without recursion: view chains can be long).

@@ -4,22 +4,37 @@
 //!   after its last use, makes function results caller-owned.
 //! * `dealloc-simplification` (`simplify`): canonicalizes the
 //!   `bufferization.dealloc` ops it emits, mostly into `memref.dealloc`.
-//! * `dealloc-pipeline`: both, in that order.
+//! * `expand-realloc` (`realloc`): reallocs deallocation cannot keep.
+//! * `buffer-reuse`, `promote-buffers-to-stack` (`reuse`): the reuse family.
+//! * `hoist-allocs`, `elide-copies` (`motion`): loop hoisting, copy elision.
+//! * `dealloc-pipeline`: expand-realloc, ownership, simplification, copy
+//!   elision, buffer reuse, hoisting.
 
 pub mod alias;
+pub mod dynamic;
+pub mod motion;
 pub mod ownership;
+pub mod realloc;
+pub mod regions;
+pub mod reuse;
 pub mod simplify;
+mod support;
 
 pub use ownership::MANUAL_DEALLOCATION;
 
 use ir::pass::PassRegistry;
 
 pub fn register_passes(reg: &mut PassRegistry) {
+    reg.add(realloc::pass_info());
     reg.add(ownership::pass_info());
     reg.add(simplify::pass_info());
+    reg.add(reuse::reuse_pass_info());
+    reg.add(reuse::promote_pass_info());
+    reg.add(motion::hoist_pass_info());
+    reg.add(motion::elide_pass_info());
     reg.add_pipeline(
         "dealloc-pipeline",
-        "ownership-based-deallocation, then dealloc-simplification",
-        "ownership-based-deallocation,dealloc-simplification",
+        "expand-realloc, ownership-based-deallocation, dealloc-simplification, elide-copies, buffer-reuse, hoist-allocs",
+        "expand-realloc,ownership-based-deallocation,dealloc-simplification,elide-copies,buffer-reuse,hoist-allocs",
     );
 }

@@ -22,29 +22,39 @@
 //! (an argument, a global, a view, a value sharing memory with another
 //! result) is returned as a `bufferization.clone`.
 //!
-//! Shapes not handled yet (memrefs crossing region or block boundaries,
+//! Structured control flow (`scf.if`, `scf.for`, `scf.while`) is handled
+//! with runtime `i1` ownership flags (see `regions`): a loop init whose only
+//! use is the loop hands its ownership to the loop. Shapes not handled yet
+//! (memrefs crossing blocks of a CFG, other region ops carrying memrefs,
 //! external calls returning memrefs, ops of unknown ownership) are rejected
 //! with a diagnostic naming the op, never compiled into wrong frees.
 
 use crate::alias::{returns_fresh, AliasInfo, Origins};
+use crate::regions::{self, Flagged};
+use crate::support::check_supported;
 use ir::dialects::bufferization::segment_attr;
 use ir::dialects::{is_memref, op_error};
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::registry::Traits;
-use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueId};
+use ir::{
+    BlockId, Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueDef, ValueId,
+};
 use std::collections::{HashMap, HashSet};
 
 /// Marks allocations and frees the program manages itself (upstream's name).
 pub const MANUAL_DEALLOCATION: &str = "bufferization.manual_deallocation";
 
-pub struct OwnershipBasedDeallocation;
+pub struct OwnershipBasedDeallocation {
+    /// `private-function-dynamic-ownership`: see `dynamic`.
+    pub dynamic: bool,
+}
 
 impl Pass for OwnershipBasedDeallocation {
     fn name(&self) -> &'static str {
         "ownership-based-deallocation"
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
-        let stats = deallocate_module(m)?;
+        let stats = deallocate_module(m, self.dynamic)?;
         cx.bump(
             "ownership-based-deallocation.deallocs",
             stats.deallocs as u64,
@@ -58,7 +68,11 @@ pub fn pass_info() -> PassInfo {
     PassInfo {
         name: "ownership-based-deallocation",
         summary: "free every owned buffer after its last use; results become caller-owned",
-        create: |_| Ok(Box::new(OwnershipBasedDeallocation)),
+        create: |o| {
+            Ok(Box::new(OwnershipBasedDeallocation {
+                dynamic: o.flag("private-function-dynamic-ownership"),
+            }))
+        },
     }
 }
 
@@ -72,8 +86,14 @@ pub struct Stats {
 }
 
 /// Runs the pass on every function with a body.
-pub fn deallocate_module(m: &mut Module) -> Result<Stats> {
+pub fn deallocate_module(m: &mut Module, dynamic: bool) -> Result<Stats> {
     let mut stats = Stats::default();
+    if dynamic {
+        for f in m.top_level_ops("func.func") {
+            check_supported(m, f)?;
+        }
+        crate::dynamic::prepare(m);
+    }
     for f in m.top_level_ops("func.func") {
         if ir::dialects::func::is_declaration(m, f) {
             continue;
@@ -87,6 +107,9 @@ pub fn deallocate_module(m: &mut Module) -> Result<Stats> {
 
 /// True if an allocation result is freed by this pass (not stack, not manual).
 pub fn is_owned_allocation(m: &Module, v: ValueId) -> bool {
+    if !is_memref(m.value_type(v)) {
+        return false;
+    }
     let Some(op) = m.defining_op(v) else {
         return false;
     };
@@ -97,30 +120,84 @@ pub fn is_owned_allocation(m: &Module, v: ValueId) -> bool {
 /// Per-function state.
 struct FuncState {
     alias: AliasInfo,
-    /// Owned allocations in program order.
+    /// Roots (buffers this function frees) in program order.
     roots: Vec<ValueId>,
-    /// Owned allocation → the op of its block after which it is dead.
-    last: HashMap<ValueId, OpId>,
-    /// Owned allocations freed by a `memref.realloc` (the op).
+    /// Root → the `i1` that says at run time whether it is owned.
+    cond: HashMap<ValueId, ValueId>,
+    /// Root → the op of its home block after which it is dead (`None`: it
+    /// is an unused block argument, dead at the block start).
+    last: HashMap<ValueId, Option<OpId>>,
+    /// Roots freed by a `memref.realloc` or handed to a loop (the op).
     consumed: HashMap<ValueId, OpId>,
+    flagged: Flagged,
+}
+
+/// The block a root lives in: its defining op's or its argument's.
+fn home_block(m: &Module, v: ValueId) -> Option<BlockId> {
+    match m.value_def(v) {
+        ValueDef::Result(op, _) => m.op_block(op),
+        ValueDef::BlockArg(b, _) => Some(b),
+        ValueDef::Erased => None,
+    }
 }
 
 pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
     check_supported(m, f)?;
-    let ops = m.collect_ops(f);
+    let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
+        return Ok(Stats::default());
+    };
+    let (truth, falsity) = {
+        let mut b = Builder::new(m, InsertPoint::Start(entry));
+        (b.const_bool(true), b.const_bool(false))
+    };
     let mut st = FuncState {
         alias: AliasInfo::new(),
         roots: Vec::new(),
+        cond: HashMap::new(),
         last: HashMap::new(),
         consumed: HashMap::new(),
+        flagged: regions::add_flags(m, f, falsity),
     };
+    regions::add_call_flags(m, f, &mut st.flagged);
+    let dynamic = m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_some();
+    if let Some(ret) = m
+        .last_op(entry)
+        .filter(|&t| dynamic && m.is(t, "func.return"))
+    {
+        regions::flag_return(m, ret, falsity, &mut st.flagged);
+    }
+    regions::seed_args(m, &st.flagged, &mut st.alias);
+    let transfers = loop_transfers(m, &st.flagged);
+    let moved: HashSet<ValueId> = transfers.iter().map(|t| t.0).collect();
+    regions::seed_results(m, f, &st.flagged, &mut st.alias, &moved);
+    let region_ops: HashSet<OpId> = st.flagged.ops.iter().copied().collect();
     // Pre-order visits the ops of a block in order, each before the ops
     // nested in it, so the last ancestor seen is the last use.
+    let ops = m.collect_ops(f);
     for &op in ops.iter().skip(1) {
+        if region_ops.contains(&op) {
+            for &r in m.regions(op) {
+                for &b in m.region_blocks(r) {
+                    for &a in m.block_args(b) {
+                        if let Some(&fl) = st.flagged.flag.get(&a) {
+                            st.roots.push(a);
+                            st.cond.insert(a, fl);
+                            st.last.insert(a, None);
+                        }
+                    }
+                }
+            }
+        }
         for &r in m.results(op) {
-            if is_owned_allocation(m, r) {
+            let cond = if is_owned_allocation(m, r) {
+                Some(truth)
+            } else {
+                st.flagged.flag.get(&r).copied()
+            };
+            if let Some(c) = cond {
                 st.roots.push(r);
-                st.last.insert(r, op);
+                st.cond.insert(r, c);
+                st.last.insert(r, Some(op));
             }
         }
         for &v in m.operands(op) {
@@ -132,21 +209,20 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
                 if !st.last.contains_key(&r) {
                     continue;
                 }
-                let block = m.defining_op(r).and_then(|d| m.op_block(d));
-                let Some(anc) = block.and_then(|b| m.ancestor_in_block(b, op)) else {
+                let Some(anc) = home_block(m, r).and_then(|b| m.ancestor_in_block(b, op)) else {
                     return Err(op_error(
                         m,
                         op,
                         "uses a buffer outside the block that allocates it",
                     ));
                 };
-                st.last.insert(r, anc);
+                st.last.insert(r, Some(anc));
             }
         }
         check_frees(m, op, &mut st)?;
     }
     for (&src, &op) in &st.consumed {
-        if st.last.get(&src) != Some(&op) {
+        if st.last.get(&src) != Some(&Some(op)) {
             return Err(op_error(
                 m,
                 op,
@@ -154,7 +230,54 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
             ));
         }
     }
-    place(m, f, &mut st)
+    for (x, op, slot) in transfers {
+        let Some(&c) = st.cond.get(&x) else { continue };
+        st.consumed.insert(x, op);
+        m.set_operand(op, slot, c);
+    }
+    let stats = place(m, f, &mut st, truth)?;
+    for c in [truth, falsity] {
+        if !m.has_uses(c) {
+            if let Some(d) = m.defining_op(c) {
+                m.erase_op(d);
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// Loop inits whose only use is the loop: the loop takes over their
+/// ownership (root, loop, flag operand index).
+fn loop_transfers(m: &Module, fl: &Flagged) -> Vec<(ValueId, OpId, usize)> {
+    let mut out = Vec::new();
+    for &op in &fl.ops {
+        let Some(pairs) = fl.init_flags.get(&op) else {
+            continue;
+        };
+        for &(i, slot) in pairs {
+            let Some(x) = m.operand(op, i) else { continue };
+            let single_use = m.uses(x).len() == 1;
+            let root = is_owned_allocation(m, x) || group_size(m, fl, x) == 1;
+            if single_use && root {
+                out.push((x, op, slot));
+            }
+        }
+    }
+    out
+}
+
+/// How many flagged values share fate with `x` (0 if `x` is not flagged):
+/// the flagged results of its op, or flagged arguments of its block.
+fn group_size(m: &Module, fl: &Flagged, x: ValueId) -> usize {
+    if !fl.flag.contains_key(&x) {
+        return 0;
+    }
+    let peers = match m.value_def(x) {
+        ValueDef::Result(op, _) => m.results(op),
+        ValueDef::BlockArg(b, _) => m.block_args(b),
+        ValueDef::Erased => return 0,
+    };
+    peers.iter().filter(|p| fl.flag.contains_key(p)).count()
 }
 
 /// Checks the ops that free memory themselves: `memref.realloc` consumes an
@@ -194,82 +317,6 @@ fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
     Ok(())
 }
 
-/// Rejects what phase 1 cannot deallocate correctly.
-fn check_supported(m: &Module, f: OpId) -> Result<()> {
-    let ops = m.collect_ops(f);
-    let blocks = m.region(f, 0).map_or(0, |r| m.region_blocks(r).len());
-    // Branches first: they are the precise reason when blocks pass memrefs.
-    for &op in ops.iter().skip(1) {
-        let name = m.name(op).as_str();
-        let memref_args = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
-        if memref_args && m.num_successors(op) > 0 {
-            return Err(op_error(
-                m,
-                op,
-                format!("passing memrefs through '{name}' to another block is not supported yet"),
-            ));
-        }
-    }
-    for &op in ops.iter().skip(1) {
-        let name = m.name(op).as_str();
-        let memref_results = m.results(op).iter().any(|&r| is_memref(m.value_type(r)));
-        let memref_operands = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
-        if blocks > 1 && (memref_results || memref_operands) {
-            return Err(op_error(
-                m,
-                op,
-                "deallocation in functions with several blocks is not supported yet",
-            )
-            .note(
-                "memref values in unstructured control flow need per-block ownership (phase 2)",
-            ));
-        }
-        match name {
-            "memref.dealloc" if m.attr(op, MANUAL_DEALLOCATION).is_none() => {
-                return Err(op_error(
-                    m,
-                    op,
-                    format!("existing deallocations must carry '{MANUAL_DEALLOCATION}' when ownership-based deallocation runs"),
-                ));
-            }
-            "bufferization.dealloc" => {
-                return Err(op_error(
-                    m,
-                    op,
-                    "the function is already deallocated; run ownership-based-deallocation once",
-                ));
-            }
-            _ => {}
-        }
-        if memref_results && !produces_known_memref(m, op) {
-            let msg = match name {
-                "scf.for" | "scf.if" | "scf.while" => {
-                    format!("memref-typed results of '{name}' are not supported yet")
-                }
-                "func.call" => "calls returning memrefs are only supported for functions defined in this module".to_string(),
-                _ => "produces a memref whose ownership is unknown".to_string(),
-            };
-            return Err(op_error(m, op, msg));
-        }
-        if memref_operands && m.is_terminator(op) && !m.is(op, "func.return") {
-            return Err(op_error(
-                m,
-                op,
-                format!("passing memrefs through '{name}' to a parent region is not supported yet"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn produces_known_memref(m: &Module, op: OpId) -> bool {
-    m.has_trait(op, Traits::ALLOCATES)
-        || returns_fresh(m, op)
-        || m.has_trait(op, Traits::VIEW)
-        || m.is(op, "memref.get_global")
-        || m.is(op, "arith.select")
-}
-
 /// How a returned value reaches the caller.
 enum Handover {
     /// The value is an owned allocation: not freed here.
@@ -280,28 +327,45 @@ enum Handover {
     Clone,
 }
 
-fn handover(m: &Module, v: ValueId, origins: &Origins, claimed: &HashSet<ValueId>) -> Handover {
+fn handover(
+    st: &FuncState,
+    truth: ValueId,
+    v: ValueId,
+    origins: &Origins,
+    claimed: &HashSet<ValueId>,
+) -> Handover {
+    let owned = |r: &ValueId| st.cond.contains_key(r) && !st.consumed.contains_key(r);
     let all_owned = origins.list.len() == origins.allocs().count()
-        && origins
-            .allocs()
-            .all(|r| is_owned_allocation(m, r) && !claimed.contains(&r));
+        && origins.allocs().all(|r| owned(&r) && !claimed.contains(&r));
     if !origins.exact || !all_owned {
         return Handover::Clone;
     }
-    if origins.list.len() == 1 && origins.allocs().eq([v]) {
+    if origins.list.len() == 1 && origins.allocs().eq([v]) && st.cond.get(&v) == Some(&truth) {
         Handover::Direct(v)
     } else {
         Handover::Retain
     }
 }
 
+/// Where a group of roots dies.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+enum Death {
+    After(OpId),
+    Start(BlockId),
+}
+
 /// Inserts the frees, and clones for results the caller cannot own.
-fn place(m: &mut Module, f: OpId, st: &mut FuncState) -> Result<Stats> {
+fn place(m: &mut Module, f: OpId, st: &mut FuncState, truth: ValueId) -> Result<Stats> {
     let mut stats = Stats::default();
     let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
         return Ok(stats);
     };
-    let ret = m.last_op(entry).filter(|&t| m.is(t, "func.return"));
+    let dynamic = m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_some();
+    // A function returning ownership flags retains its results through
+    // the flag slots of its return, like a region terminator.
+    let ret = m
+        .last_op(entry)
+        .filter(|&t| m.is(t, "func.return") && !dynamic);
     let mut transferred = HashSet::new();
     let mut retained = Vec::new();
     if let Some(ret) = ret {
@@ -312,7 +376,7 @@ fn place(m: &mut Module, f: OpId, st: &mut FuncState) -> Result<Stats> {
                 continue;
             }
             let origins = st.alias.origins(m, v).clone();
-            match handover(m, v, &origins, &claimed) {
+            match handover(st, truth, v, &origins, &claimed) {
                 Handover::Direct(r) => {
                     transferred.insert(r);
                     claimed.insert(r);
@@ -332,14 +396,21 @@ fn place(m: &mut Module, f: OpId, st: &mut FuncState) -> Result<Stats> {
             }
         }
     }
-    // Group the dead owned buffers by the op after which they die.
-    let mut deaths: Vec<(OpId, Vec<ValueId>)> = Vec::new();
-    let mut slot: HashMap<OpId, usize> = HashMap::new();
+    // Group the dead owned buffers by the point where they die.
+    let mut deaths: Vec<(Death, Vec<ValueId>)> = Vec::new();
+    let mut slot: HashMap<Death, usize> = HashMap::new();
     for &r in &st.roots {
         if transferred.contains(&r) || st.consumed.contains_key(&r) {
             continue;
         }
-        let Some(&at) = st.last.get(&r) else { continue };
+        let at = match st.last.get(&r) {
+            Some(Some(op)) => Death::After(*op),
+            Some(None) => match home_block(m, r) {
+                Some(b) => Death::Start(b),
+                None => continue,
+            },
+            None => continue,
+        };
         let k = *slot.entry(at).or_insert_with(|| {
             deaths.push((at, Vec::new()));
             deaths.len() - 1
@@ -348,22 +419,62 @@ fn place(m: &mut Module, f: OpId, st: &mut FuncState) -> Result<Stats> {
             d.1.push(r);
         }
     }
-    if deaths.is_empty() {
-        return Ok(stats);
-    }
-    let truth = Builder::new(m, InsertPoint::Start(entry)).const_bool(true);
+    let slots: HashMap<OpId, Vec<(usize, usize)>> = st
+        .flagged
+        .slots
+        .iter()
+        .map(|s| (s.term, s.pairs.clone()))
+        .collect();
     for (at, memrefs) in deaths {
-        let (ip, keep) = if Some(at) == ret {
-            (InsertPoint::Before(at), retained.as_slice())
-        } else if m.is_terminator(at) {
-            (InsertPoint::Before(at), &[][..])
-        } else {
-            (InsertPoint::After(at), &[][..])
+        let conds: Vec<ValueId> = memrefs
+            .iter()
+            .filter_map(|r| st.cond.get(r).copied())
+            .collect();
+        let (ip, loc, keep, pairs) = match at {
+            Death::Start(b) => {
+                let loc = m
+                    .first_op(b)
+                    .map_or_else(|| m.loc(f).clone(), |o| m.loc(o).clone());
+                (InsertPoint::Start(b), loc, Vec::new(), Vec::new())
+            }
+            Death::After(op) => {
+                let loc = m.loc(op).clone();
+                if Some(op) == ret {
+                    (InsertPoint::Before(op), loc, retained.clone(), Vec::new())
+                } else if let Some(pairs) = slots.get(&op) {
+                    let keep = pairs
+                        .iter()
+                        .filter_map(|&(i, _)| m.operand(op, i))
+                        .collect();
+                    (InsertPoint::Before(op), loc, keep, pairs.clone())
+                } else if m.is_terminator(op) {
+                    (InsertPoint::Before(op), loc, Vec::new(), Vec::new())
+                } else {
+                    (InsertPoint::After(op), loc, Vec::new(), Vec::new())
+                }
+            }
         };
-        let conds = vec![truth; memrefs.len()];
-        let loc = m.loc(at).clone();
-        emit_dealloc(m, ip, &memrefs, &conds, keep, loc);
+        let d = emit_dealloc(m, ip, &memrefs, &conds, &keep, loc.clone());
+        // A `true` of its own: thousands of deallocs sharing one constant
+        // would make its use list (and every later erase) quadratic.
+        if conds.contains(&truth) {
+            let t = Builder::new(m, InsertPoint::Before(d))
+                .with_loc(loc)
+                .const_bool(true);
+            for (i, &c) in conds.iter().enumerate() {
+                if c == truth {
+                    m.set_operand(d, memrefs.len() + i, t);
+                }
+            }
+        }
         stats.deallocs += 1;
+        // The terminator forwards the ownership the dealloc computed.
+        if let Death::After(term) = at {
+            let owned = m.results(d).to_vec();
+            for (&(_, fi), &o) in pairs.iter().zip(&owned) {
+                m.set_operand(term, fi, o);
+            }
+        }
     }
     Ok(stats)
 }

@@ -10,11 +10,13 @@
 //! * a memref listed twice is listed once under the OR of its conditions;
 //! * a retained value listed twice is listed once, sharing its result;
 //! * a retained value that cannot alias any memref is dropped (result `false`);
+//! * a memref that is itself retained (and may alias no other retained value)
+//!   is never freed: dropped, its condition ORed into that result;
 //! * memrefs that cannot alias each other are split into one op each, with
 //!   only the retained values that may alias that memref;
 //! * one memref, constant-true condition, nothing retained: `memref.dealloc`.
 
-use crate::alias::{may_alias, AliasInfo, Origin, Origins};
+use crate::alias::{may_alias_live, AliasInfo, Origin, Origins};
 use crate::ownership::emit_dealloc;
 use ir::dialects::bufferization::dealloc_groups;
 use ir::pass::{Pass, PassContext, PassInfo};
@@ -103,6 +105,7 @@ impl Pattern for SimplifyDealloc {
         };
         Ok(erase_empty(m, op, &parts)
             || normalize(m, op, &parts)
+            || drop_retained_memrefs(m, op, &parts)
             || split(m, op, &parts)
             || to_memref_dealloc(m, op, &parts))
     }
@@ -170,7 +173,7 @@ fn normalize(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
             continue;
         }
         let o = alias.origins(m, r).clone();
-        if mem_origins.iter().any(|mo| may_alias(mo, &o)) {
+        if mem_origins.iter().any(|mo| may_alias_live(m, mo, &o)) {
             retained.push(r);
             from.push(ResultFrom::Retained(retained.len() - 1));
         } else {
@@ -205,6 +208,11 @@ fn or_all(m: &mut Module, op: OpId, conds: &[ValueId]) -> ValueId {
     if let Some(&t) = conds.iter().find(|&&c| const_bool(m, c) == Some(true)) {
         return t;
     }
+    let conds: Vec<ValueId> = conds
+        .iter()
+        .copied()
+        .filter(|&c| const_bool(m, c) != Some(false))
+        .collect();
     let Some((&first, rest)) = conds.split_first() else {
         return false_value(m, op);
     };
@@ -215,7 +223,7 @@ fn or_all(m: &mut Module, op: OpId, conds: &[ValueId]) -> ValueId {
 }
 
 /// True if no two of the values may point into the same memory.
-fn pairwise_disjoint(origins: &[Origins]) -> bool {
+fn pairwise_disjoint(m: &Module, origins: &[Origins]) -> bool {
     let mut seen = HashSet::new();
     let single_allocs = origins.iter().all(|o| match o.list.as_slice() {
         [Origin::Alloc(v)] => seen.insert(*v),
@@ -230,7 +238,7 @@ fn pairwise_disjoint(origins: &[Origins]) -> bool {
     origins
         .iter()
         .enumerate()
-        .all(|(i, a)| origins.iter().skip(i + 1).all(|b| !may_alias(a, b)))
+        .all(|(i, a)| origins.iter().skip(i + 1).all(|b| !may_alias_live(m, a, b)))
 }
 
 /// One op per memref when the memrefs cannot alias each other.
@@ -244,7 +252,7 @@ fn split(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
         .iter()
         .map(|&v| alias.origins(m, v).clone())
         .collect();
-    if !pairwise_disjoint(&mem) {
+    if !pairwise_disjoint(m, &mem) {
         return false;
     }
     let ret: Vec<Origins> = p
@@ -257,7 +265,7 @@ fn split(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     let mut parts: Vec<Vec<ValueId>> = vec![Vec::new(); p.retained.len()];
     for ((&mr, &c), mo) in p.memrefs.iter().zip(&p.conds).zip(&mem) {
         let keep: Vec<usize> = (0..p.retained.len())
-            .filter(|&j| may_alias(mo, &ret[j]))
+            .filter(|&j| may_alias_live(m, mo, &ret[j]))
             .collect();
         let kept: Vec<ValueId> = keep.iter().map(|&j| p.retained[j]).collect();
         let new = emit_dealloc(m, InsertPoint::Before(op), &[mr], &[c], &kept, loc.clone());
@@ -293,6 +301,64 @@ fn to_memref_dealloc(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     Builder::new(m, InsertPoint::Before(op))
         .with_loc(loc)
         .op("memref.dealloc", &[*mr], &[], &[]);
+    m.erase_op(op);
+    true
+}
+
+/// Drops memrefs listed among the retained values: they are never freed.
+fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
+    let mut alias = AliasInfo::new();
+    let ret: Vec<Origins> = p
+        .retained
+        .iter()
+        .map(|&v| alias.origins(m, v).clone())
+        .collect();
+    let mut keep = Vec::new();
+    // Per retained value: conditions of dropped memrefs to OR in.
+    let mut extra: Vec<Vec<ValueId>> = vec![Vec::new(); p.retained.len()];
+    let mut dropped = false;
+    for (&mr, &c) in p.memrefs.iter().zip(&p.conds) {
+        if !p.retained.contains(&mr) {
+            keep.push((mr, c));
+            continue;
+        }
+        let mo = alias.origins(m, mr).clone();
+        let lonely = p
+            .retained
+            .iter()
+            .zip(&ret)
+            .all(|(&r, ro)| r == mr || !may_alias_live(m, &mo, ro));
+        if !lonely {
+            keep.push((mr, c));
+            continue;
+        }
+        dropped = true;
+        for (k, &r) in p.retained.iter().enumerate() {
+            if r == mr {
+                extra[k].push(c);
+            }
+        }
+    }
+    if !dropped {
+        return false;
+    }
+    let loc = m.loc(op).clone();
+    let (memrefs, conds): (Vec<ValueId>, Vec<ValueId>) = keep.into_iter().unzip();
+    let new = emit_dealloc(
+        m,
+        InsertPoint::Before(op),
+        &memrefs,
+        &conds,
+        &p.retained,
+        loc,
+    );
+    let new_results = m.results(new).to_vec();
+    let old_results = m.results(op).to_vec();
+    for ((old, nr), mut ex) in old_results.into_iter().zip(new_results).zip(extra) {
+        ex.push(nr);
+        let v = or_all(m, op, &ex);
+        m.replace_all_uses(old, v);
+    }
     m.erase_op(op);
     true
 }

@@ -32,7 +32,12 @@ fn chain(n: usize) -> (Module, OpId) {
 #[test]
 fn chain_of_200_frees_each_buffer_after_its_last_use() {
     let (mut m, f) = chain(200);
-    run(&mut m, PIPELINE).unwrap();
+    let mut reused = m.clone();
+    run(
+        &mut m,
+        "ownership-based-deallocation,dealloc-simplification",
+    )
+    .unwrap();
     let entry = entry_of(&m, f);
     assert!(max_live(&m, entry) <= 3, "peak {}", max_live(&m, entry));
     assert_eq!(count(&m, f, "memref.dealloc"), 199);
@@ -54,6 +59,17 @@ fn chain_of_200_frees_each_buffer_after_its_last_use() {
     let out = it.run("chain", vec![x]).unwrap();
     assert!(it.peak_heap <= 3);
     assert_eq!(it.frees, 200);
+    let Val::M(_) = &out[0] else { panic!() };
+
+    // With buffer-reuse (the full pipeline) the chain ping-pongs between
+    // two buffers.
+    run(&mut reused, PIPELINE).unwrap();
+    assert_eq!(count(&reused, f, "memref.alloc"), 2);
+    assert_eq!(count(&reused, f, "memref.dealloc"), 1);
+    let mut it = Interp::new(&reused);
+    let x = it.arg_buffer(&[4], 1.0);
+    let out = it.run("chain", vec![x]).unwrap();
+    assert!(it.peak_heap <= 2);
     let Val::M(_) = &out[0] else { panic!() };
 }
 
@@ -323,7 +339,12 @@ fn buffers_in_loop_bodies_are_freed_there() {
         Vec::new()
     });
     b.ret(&[]);
-    run(&mut m, PIPELINE).unwrap();
+    let mut hoisted = m.clone();
+    run(
+        &mut m,
+        "ownership-based-deallocation,dealloc-simplification",
+    )
+    .unwrap();
     let frees = ops_named(&m, f, "memref.dealloc");
     assert_eq!(frees.len(), 2);
     let in_loop = frees
@@ -335,6 +356,16 @@ fn buffers_in_loop_bodies_are_freed_there() {
     let xv = it.arg_buffer(&[4], 1.0);
     it.run("f", vec![xv]).unwrap();
     assert_eq!(it.frees, 11);
+    assert_eq!(it.peak_heap, 2);
+
+    // The full pipeline hoists the loop-invariant buffer out of the loop.
+    run(&mut hoisted, PIPELINE).unwrap();
+    let frees = ops_named(&hoisted, f, "memref.dealloc");
+    assert!(frees.iter().all(|&d| hoisted.parent_op(d) == Some(f)));
+    let mut it = Interp::new(&hoisted);
+    let xv = it.arg_buffer(&[4], 1.0);
+    it.run("f", vec![xv]).unwrap();
+    assert_eq!(it.frees, 2);
     assert_eq!(it.peak_heap, 2);
 }
 
@@ -438,15 +469,15 @@ fn manual_deallocations_are_left_alone() {
     }
 }
 
-/// The shapes phase 1 rejects, each with a diagnostic naming the op.
-#[test]
-fn unsupported_shapes_are_diagnosed() {
-    fn expect_err(m: &mut Module, op: &str, text: &str) {
-        let err = run(m, PIPELINE).unwrap_err();
-        assert_eq!(err.op.as_deref(), Some(op), "{err}");
-        assert!(err.message.contains(text), "{err}");
-    }
+/// Runs `@f` in the memory-checking interpreter: no leak, no double free.
+fn check_runs(m: &Module, args: Vec<Val>) {
+    let mut it = Interp::new(m);
+    it.run("f", args).unwrap();
+}
 
+/// Memrefs carried by scf.for / yielded by scf.if get ownership flags.
+#[test]
+fn structured_memref_results_get_ownership_flags() {
     // scf.for carrying a memref.
     let mut m = Module::new();
     let (_, entry) = func(&mut m, "f", vec![], vec![]);
@@ -456,7 +487,8 @@ fn unsupported_shapes_are_diagnosed() {
     let one = b.const_index(1);
     b.scf_for(lb, one, one, &[a], |_, _, args| args.to_vec());
     b.ret(&[]);
-    expect_err(&mut m, "scf.for", "not supported");
+    run(&mut m, PIPELINE).unwrap();
+    check_runs(&m, vec![]);
 
     // scf.if yielding a memref.
     let mut m = Module::new();
@@ -479,7 +511,21 @@ fn unsupported_shapes_are_diagnosed() {
         let blk = m.append_block(r, &[]);
         Builder::at_end(&mut m, blk).op("scf.yield", &[a], &[], &[]);
     }
-    expect_err(&mut m, "scf.if", "not supported");
+    run(&mut m, PIPELINE).unwrap();
+    check_runs(&m, vec![Val::I(1)]);
+    check_runs(&m, vec![Val::I(0)]);
+
+    assert_eq!(count(&m, m.top(), "bufferization.dealloc"), 1);
+}
+
+/// The shapes the pass rejects, each with a diagnostic naming the op.
+#[test]
+fn unsupported_shapes_are_diagnosed() {
+    fn expect_err(m: &mut Module, op: &str, text: &str) {
+        let err = run(m, PIPELINE).unwrap_err();
+        assert_eq!(err.op.as_deref(), Some(op), "{err}");
+        assert!(err.message.contains(text), "{err}");
+    }
 
     // A call to an external function returning a memref: who frees it?
     let mut m = Module::new();

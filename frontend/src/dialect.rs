@@ -58,6 +58,30 @@ const ML_OPS: &[&str] = &[
     "TreeEnsembleClassifier", "TreeEnsembleRegressor", "ZipMap",
 ];
 
+/// Terminator of `If`/`Loop`/`Scan` regions: its operands are the
+/// subgraph's outputs, in order.
+pub const YIELD: &str = "onnx.Yield";
+
+/// Op attribute: the ONNX names of the op's results (an array of strings,
+/// `""` for an omitted optional output). Absent when the only result is
+/// named like the op's location.
+pub const NAMES_ATTR: &str = "onnx.names";
+/// Op attribute of `If`/`Loop`/`Scan`: per region, a dictionary with the
+/// subgraph's `name` and the ONNX names of its `inputs` (the block
+/// arguments) and `outputs` (the yielded values).
+pub const GRAPHS_ATTR: &str = "onnx.graphs";
+/// Op, function or module attribute: the ONNX `doc_string`.
+pub const DOC_ATTR: &str = "onnx.doc_string";
+
+/// The attribute names of an op's subgraphs, one per region in order.
+pub fn region_attr_names(op_type: &str) -> &'static [&'static str] {
+    match op_type {
+        "If" => &["then_branch", "else_branch"],
+        "Loop" | "Scan" => &["body"],
+        _ => &[],
+    }
+}
+
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
@@ -81,6 +105,11 @@ fn table() -> &'static [OpDef] {
                 Syntax::Generic,
             ));
         }
+        defs.push(OpDef::new(
+            YIELD,
+            Traits::TERMINATOR.union(Traits::RETURN_LIKE),
+            Syntax::Generic,
+        ));
         for &n in ML_OPS {
             defs.push(OpDef::new(
                 leak(format!("onnx_ml.{n}")),
@@ -100,7 +129,12 @@ pub fn register() {
 
 /// Whether `onnx.<op_type>` is a known ONNX operator.
 pub fn is_known_op(op_type: &str) -> bool {
-    PURE_OPS.contains(&op_type) || EFFECT_OPS.contains(&op_type)
+    op_type != "NoValue" && (PURE_OPS.contains(&op_type) || EFFECT_OPS.contains(&op_type))
+}
+
+/// Whether `onnx_ml.<op_type>` is a known `ai.onnx.ml` operator.
+pub fn is_known_ml_op(op_type: &str) -> bool {
+    ML_OPS.contains(&op_type)
 }
 
 /// `onnx.Constant`: a `value` elements attribute whose type is the result's.

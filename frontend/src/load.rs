@@ -89,7 +89,8 @@ pub fn load_model_bytes(bytes: Bytes, dir: PathBuf) -> Result<LoadedModel, Diagn
 #[derive(Debug)]
 pub struct ExternalData {
     dir: PathBuf,
-    files: Mutex<HashMap<PathBuf, Bytes>>,
+    /// Mapped files by `location` and by canonical path.
+    files: Mutex<HashMap<String, Bytes>>,
 }
 
 impl ExternalData {
@@ -123,8 +124,7 @@ impl ExternalData {
         let location = location
             .filter(|l| !l.is_empty())
             .ok_or_else(|| err("no 'location' entry".into()))?;
-        let file = self.resolve(location).map_err(err)?;
-        let data = self.map_cached(&file).map_err(err)?;
+        let data = self.map_cached(location).map_err(err)?;
         let size = data.len() as u64;
         let end = match length {
             Some(len) => offset.checked_add(len),
@@ -171,16 +171,27 @@ impl ExternalData {
         Ok(full)
     }
 
-    fn map_cached(&self, file: &Path) -> Result<Bytes, String> {
+    /// The mapping of `location`, checked and mapped on first use (one
+    /// mapping per location, shared by all tensors that use it).
+    fn map_cached(&self, location: &str) -> Result<Bytes, String> {
         let mut files = match self.files.lock() {
             Ok(f) => f,
             Err(p) => p.into_inner(),
         };
-        if let Some(b) = files.get(file) {
+        if let Some(b) = files.get(location) {
             return Ok(b.clone());
         }
-        let b = map_file(file).map_err(|e| format!("cannot read '{}': {e}", file.display()))?;
-        files.insert(file.to_path_buf(), b.clone());
+        let file = self.resolve(location)?;
+        // Another spelling of a location already mapped shares its mapping.
+        let key = file.to_string_lossy().into_owned();
+        let b = match files.get(&key) {
+            Some(b) => b.clone(),
+            None => {
+                map_file(&file).map_err(|e| format!("cannot read '{}': {e}", file.display()))?
+            }
+        };
+        files.insert(key, b.clone());
+        files.insert(location.to_string(), b.clone());
         Ok(b)
     }
 }

@@ -204,7 +204,7 @@ fn graph_structure_errors_name_the_node() {
 }
 
 #[test]
-fn subgraph_attributes_are_refused_for_now() {
+fn subgraph_attribute_on_a_plain_op_is_unsupported() {
     let err = import_err(&model(|g| {
         g.node[1].attribute.push(AttributeProto {
             name: "then_branch".into(),
@@ -214,7 +214,8 @@ fn subgraph_attributes_are_refused_for_now() {
         });
     }));
     assert!(
-        err.contains("subgraph attributes are not supported yet") && err.contains("Relu_y"),
+        err.contains("unsupported subgraph attribute 'then_branch' of operator 'Relu'")
+            && err.contains("Relu_y"),
         "{err}"
     );
 }
@@ -237,4 +238,319 @@ fn contradicting_declared_shape_keeps_the_inferred_one() {
     let f = module.lookup_symbol("main_graph").unwrap();
     let ft = module.attr(f, "function_type").unwrap().to_string();
     assert_eq!(ft, "(tensor<4xf32>) -> tensor<4xf32>");
+}
+
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A length-delimited field.
+fn field_bytes(field: u64, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint(field << 3 | 2, &mut out);
+    varint(body.len() as u64, &mut out);
+    out.extend_from_slice(body);
+    out
+}
+
+fn load_err(bytes: Vec<u8>) -> String {
+    match load_model_bytes(Bytes::from(bytes), PathBuf::from(".")).and_then(|l| import_model(&l)) {
+        Ok(_) => panic!("expected an error"),
+        Err(d) => d.to_string(),
+    }
+}
+
+#[test]
+fn wrong_wire_types() {
+    // ir_version (field 1, varint) sent length-delimited.
+    let mut bytes = model(|_| {}).encode_to_vec();
+    bytes.extend(field_bytes(1, &[8]));
+    let err = load_err(bytes);
+    assert!(
+        err.contains("malformed ONNX protobuf") && err.contains("wire type"),
+        "{err}"
+    );
+    // graph (field 7, a message) sent as a varint.
+    let mut bytes = Vec::new();
+    varint(7 << 3, &mut bytes);
+    varint(5, &mut bytes);
+    let err = load_err(bytes);
+    assert!(err.contains("wire type"), "{err}");
+    // Deep inside: a node's op_type (field 4, string) as a fixed32.
+    let mut node = Vec::new();
+    varint(4 << 3 | 5, &mut node);
+    node.extend_from_slice(&[1, 2, 3, 4]);
+    let graph = field_bytes(1, &node);
+    let mut bytes = model(|_| {}).encode_to_vec();
+    bytes.extend(field_bytes(7, &graph));
+    let err = load_err(bytes);
+    assert!(err.contains("wire type"), "{err}");
+    // A length prefix pointing past the end of the file.
+    let mut bytes = Vec::new();
+    varint(7 << 3 | 2, &mut bytes);
+    varint(1 << 40, &mut bytes);
+    bytes.extend_from_slice(&[0; 16]);
+    let err = load_err(bytes);
+    assert!(err.contains("malformed ONNX protobuf"), "{err}");
+    // Invalid UTF-8 in a string field.
+    let mut node = Vec::new();
+    node.extend(field_bytes(4, &[0xff, 0xfe]));
+    let mut bytes = model(|_| {}).encode_to_vec();
+    bytes.extend(field_bytes(7, &field_bytes(1, &node)));
+    let err = load_err(bytes);
+    assert!(err.contains("malformed ONNX protobuf"), "{err}");
+}
+
+#[test]
+fn dims_needing_terabytes_are_refused_before_allocating() {
+    // 4 TiB of f32 claimed, nothing stored.
+    let err = import_err(&model(|g| {
+        g.initializer[0] = f32_tensor("w", &[1 << 20, 1 << 20], 0)
+    }));
+    assert!(
+        err.contains("'w'") && err.contains("its dims need 1099511627776"),
+        "{err}"
+    );
+    // The same through typed fields and through a Constant node.
+    let huge = TensorProto {
+        name: "w".into(),
+        dims: vec![1 << 21, 1 << 21],
+        data_type: DataType::Int64 as i32,
+        int64_data: vec![7; 5],
+        ..Default::default()
+    };
+    let err = import_err(&model(|g| g.initializer[0] = huge.clone()));
+    assert!(err.contains("int64_data has 5 values"), "{err}");
+    let err = import_err(&model(|g| {
+        g.initializer.clear();
+        let mut c = node("Constant", &[], &["w"]);
+        c.attribute.push(AttributeProto {
+            name: "value".into(),
+            r#type: AttributeType::Tensor as i32,
+            t: Some(huge.clone()),
+            ..Default::default()
+        });
+        g.node.insert(0, c);
+    }));
+    assert!(err.contains("int64_data has 5 values"), "{err}");
+    // Huge declared shapes are only types: they allocate nothing.
+    let err = import_err(&model(|g| {
+        g.input[0] = value_info("x", &[1 << 40, 1 << 40])
+    }));
+    assert!(err.contains("broadcast"), "{err}");
+}
+
+#[test]
+fn missing_and_conflicting_opset_imports() {
+    let err = import_err(&model(|_| {}).tap(|m| m.opset_import.clear()));
+    assert!(
+        err.contains("imports no opset of domain ''") && err.contains("Add_s"),
+        "{err}"
+    );
+    // Before IR 3 there were no opset imports: opset 1 is implied.
+    let mut old = model(|_| {});
+    old.opset_import.clear();
+    old.ir_version = 2;
+    let loaded = load_model_bytes(Bytes::from(old.encode_to_vec()), PathBuf::from(".")).unwrap();
+    import_model(&loaded).unwrap();
+    let err = import_err(&model(|g| g.node[1].domain = "ai.onnx.ml".into()));
+    assert!(
+        err.contains("imports no opset of domain 'ai.onnx.ml'"),
+        "{err}"
+    );
+    let err = import_err(&model(|_| {}).tap(|m| {
+        m.opset_import.push(OperatorSetIdProto {
+            domain: "ai.onnx".into(),
+            version: 13,
+        })
+    }));
+    assert!(err.contains("imported twice"), "{err}");
+    let err = import_err(&model(|_| {}).tap(|m| m.opset_import[0].version = -3));
+    assert!(err.contains("invalid version -3"), "{err}");
+}
+
+trait Tap: Sized {
+    fn tap(mut self, f: impl FnOnce(&mut Self)) -> Self {
+        f(&mut self);
+        self
+    }
+}
+impl Tap for ModelProto {}
+
+#[test]
+fn unknown_domains_and_operators() {
+    let err = import_err(&model(|g| g.node[1].op_type = "Frobnicate".into()));
+    assert!(
+        err.contains("unknown operator 'Frobnicate' of domain ''"),
+        "{err}"
+    );
+    let err = import_err(&model(|g| {
+        g.node[1].domain = "ai.onnx.preview.training".into()
+    }));
+    assert!(
+        err.contains("unsupported operator 'Relu' of domain 'ai.onnx.preview.training'"),
+        "{err}"
+    );
+    let err = import_err(&model(|g| {
+        g.node[1].domain = "ai.onnx.ml".into();
+        g.node[1].op_type = "Relu".into();
+    }));
+    assert!(err.contains("ai.onnx.ml"), "{err}");
+}
+
+#[test]
+fn duplicate_names() {
+    // An initializer and a node output.
+    let err = import_err(&model(|g| g.node[0].output[0] = "w".into()));
+    assert!(err.contains("'w' is defined more than once"), "{err}");
+    // Two initializers.
+    let err = import_err(&model(|g| g.initializer.push(f32_tensor("w", &[4], 16))));
+    assert!(
+        err.contains("initializer 'w' is defined more than once"),
+        "{err}"
+    );
+    // Two graph inputs.
+    let err = import_err(&model(|g| g.input.push(value_info("x", &[4]))));
+    assert!(err.contains("'x' is defined more than once"), "{err}");
+    // A node with the same output twice.
+    let err = import_err(&model(|g| g.node[0].output.push("s".into())));
+    assert!(err.contains("'s' is defined more than once"), "{err}");
+    // Model-local functions defined twice.
+    let err = import_err(&model(|_| {}).tap(|m| {
+        let f = FunctionProto {
+            name: "F".into(),
+            domain: "local".into(),
+            ..Default::default()
+        };
+        m.functions = vec![f.clone(), f];
+    }));
+    assert!(
+        err.contains("function 'F' of domain 'local' is defined more than once"),
+        "{err}"
+    );
+}
+
+fn if_node(cond: &str, out: &str, then_g: GraphProto, else_g: GraphProto) -> NodeProto {
+    let mut n = node("If", &[cond], &[out]);
+    for (name, g) in [("then_branch", then_g), ("else_branch", else_g)] {
+        n.attribute.push(AttributeProto {
+            name: name.into(),
+            r#type: AttributeType::Graph as i32,
+            g: Some(g),
+            ..Default::default()
+        });
+    }
+    n
+}
+
+/// A branch returning `Relu(v)`, `v` captured from outside.
+fn branch(v: &str, out: &str) -> GraphProto {
+    GraphProto {
+        name: format!("b_{out}"),
+        node: vec![node("Relu", &[v], &[out])],
+        output: vec![value_info(out, &[4])],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn malformed_subgraphs() {
+    let bool_input = |g: &mut GraphProto| {
+        let mut c = value_info("c", &[]);
+        if let Some(type_proto::Value::TensorType(t)) =
+            c.r#type.as_mut().and_then(|t| t.value.as_mut())
+        {
+            t.elem_type = DataType::Bool as i32;
+        }
+        g.input.push(c);
+    };
+    // A branch uses a name no scope defines.
+    let err = import_err(&model(|g| {
+        bool_input(g);
+        g.node[1] = if_node("c", "y", branch("s", "t"), branch("nope", "e"));
+    }));
+    assert!(
+        err.contains("'nope'") && err.contains("not defined"),
+        "{err}"
+    );
+    // Branches with the wrong number of outputs.
+    let err = import_err(&model(|g| {
+        bool_input(g);
+        let mut two = branch("s", "e");
+        two.output.push(value_info("s", &[4]));
+        g.node[1] = if_node("c", "y", branch("s", "t"), two);
+    }));
+    assert!(
+        err.contains("'else_branch' subgraph has 2 outputs"),
+        "{err}"
+    );
+    // A missing branch.
+    let err = import_err(&model(|g| {
+        bool_input(g);
+        let mut n = if_node("c", "y", branch("s", "t"), branch("s", "e"));
+        n.attribute.pop();
+        g.node[1] = n;
+    }));
+    assert!(
+        err.contains("missing graph attribute 'else_branch'"),
+        "{err}"
+    );
+    // Loop body with the wrong number of inputs; Scan without its count.
+    let err = import_err(&model(|g| {
+        let mut n = node("Loop", &["", "", "s"], &["y"]);
+        n.attribute.push(AttributeProto {
+            name: "body".into(),
+            r#type: AttributeType::Graph as i32,
+            g: Some(GraphProto {
+                input: vec![value_info("i", &[])],
+                output: vec![value_info("i", &[]), value_info("i", &[])],
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        g.node[1] = n;
+    }));
+    assert!(
+        err.contains("the 'body' subgraph has 1 inputs, the node's inputs need 3"),
+        "{err}"
+    );
+    let err = import_err(&model(|g| {
+        let mut n = node("Scan", &["s"], &["y"]);
+        n.attribute.push(AttributeProto {
+            name: "body".into(),
+            r#type: AttributeType::Graph as i32,
+            g: Some(branch("s", "t")),
+            ..Default::default()
+        });
+        g.node[1] = n;
+    }));
+    assert!(err.contains("num_scan_inputs"), "{err}");
+    // Nesting deeper than protobuf's recursion limit.
+    let mut g = branch("s", "t0");
+    for k in 1..60 {
+        let mut outer = branch("s", &format!("u{k}"));
+        let other = branch("s", &format!("e{k}"));
+        outer.node = vec![if_node("c", &format!("t{k}"), g, other)];
+        outer.output = vec![value_info(&format!("t{k}"), &[4])];
+        g = outer;
+    }
+    let err = import_err(&model(|m| {
+        bool_input(m);
+        m.node[1] = if_node("c", "y", g, branch("s", "e"));
+    }));
+    assert!(err.contains("malformed ONNX protobuf"), "{err}");
+    // Attribute references outside of a function.
+    let err = import_err(&model(|g| {
+        g.node[1].attribute.push(AttributeProto {
+            name: "alpha".into(),
+            ref_attr_name: "a".into(),
+            r#type: AttributeType::Float as i32,
+            ..Default::default()
+        })
+    }));
+    assert!(err.contains("refers to 'a' outside of a function"), "{err}");
 }

@@ -326,8 +326,9 @@ save(m)
     assert_eq!(
         names,
         [
-            "onnx.Constant",
+            // The shared NoValue comes first: it dominates every use.
             "onnx.NoValue",
+            "onnx.Constant",
             "onnx.Clip",
             "onnx.Relu",
             "func.return"

@@ -9,6 +9,13 @@ use crate::types::{FloatKind, Signedness, Type};
 use bytes::Bytes;
 use std::sync::Arc;
 
+mod codec;
+mod lazy;
+pub mod pool;
+
+use codec::push_raw;
+pub use codec::{decode, encode, read_raw};
+
 /// Element types of tensor constants: every numeric ONNX dtype.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum DType {
@@ -173,138 +180,6 @@ impl WideNum {
     }
 }
 
-fn decode_minifloat(bits: u32, exp_bits: u32, man_bits: u32, bias: i32) -> f64 {
-    let man_mask = (1u32 << man_bits) - 1;
-    let exp_mask = (1u32 << exp_bits) - 1;
-    let sign = if (bits >> (exp_bits + man_bits)) & 1 == 1 {
-        -1.0
-    } else {
-        1.0
-    };
-    let e = ((bits >> man_bits) & exp_mask) as i32;
-    let m = f64::from(bits & man_mask);
-    let scale = f64::from(1u32 << man_bits);
-    if e == 0 {
-        sign * (m / scale) * 2f64.powi(1 - bias)
-    } else {
-        sign * (1.0 + m / scale) * 2f64.powi(e - bias)
-    }
-}
-
-/// Decodes one stored element (`raw` holds its bits, right-aligned).
-pub fn decode(dtype: DType, raw: u64) -> WideNum {
-    use DType::*;
-    let f = |v: f64| WideNum::from_f64(v);
-    match dtype {
-        Bool => WideNum::from_u64(u64::from(raw != 0)),
-        U2 | U4 | U8 | U16 | U32 | U64 => WideNum::from_u64(raw),
-        I2 => WideNum::from_i64(((raw as i64) << 62) >> 62),
-        I4 => WideNum::from_i64(((raw as i64) << 60) >> 60),
-        I8 => WideNum::from_i64(i64::from(raw as u8 as i8)),
-        I16 => WideNum::from_i64(i64::from(raw as u16 as i16)),
-        I32 => WideNum::from_i64(i64::from(raw as u32 as i32)),
-        I64 => WideNum::from_i64(raw as i64),
-        F16 => f(f64::from(half::f16::from_bits(raw as u16))),
-        BF16 => f(f64::from(half::bf16::from_bits(raw as u16))),
-        F32 => f(f64::from(f32::from_bits(raw as u32))),
-        F64 => f(f64::from_bits(raw)),
-        F8E4M3FN => {
-            let b = raw as u32 & 0xff;
-            if b & 0x7f == 0x7f {
-                f(f64::NAN)
-            } else {
-                f(decode_minifloat(b, 4, 3, 7))
-            }
-        }
-        F8E4M3FNUZ => {
-            let b = raw as u32 & 0xff;
-            if b == 0x80 {
-                f(f64::NAN)
-            } else {
-                f(decode_minifloat(b, 4, 3, 8))
-            }
-        }
-        F8E5M2 => {
-            let b = raw as u32 & 0xff;
-            let neg = b & 0x80 != 0;
-            match b & 0x7f {
-                0x7c => f(if neg {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                }),
-                0x7d..=0x7f => f(f64::NAN),
-                _ => f(decode_minifloat(b, 5, 2, 15)),
-            }
-        }
-        F8E5M2FNUZ => {
-            let b = raw as u32 & 0xff;
-            if b == 0x80 {
-                f(f64::NAN)
-            } else {
-                f(decode_minifloat(b, 5, 2, 16))
-            }
-        }
-        F8E8M0FNU => {
-            let b = raw as i32 & 0xff;
-            if b == 0xff {
-                f(f64::NAN)
-            } else {
-                f(2f64.powi(b - 127))
-            }
-        }
-        F4E2M1FN => f(decode_minifloat(raw as u32 & 0xf, 2, 1, 1)),
-    }
-}
-
-/// Reads element `i` of a packed little-endian buffer. `None` past the end.
-pub fn read_raw(bytes: &[u8], dtype: DType, i: usize) -> Option<u64> {
-    let bits = dtype.bits() as usize;
-    if bits < 8 {
-        let bit = i.checked_mul(bits)?;
-        let byte = *bytes.get(bit / 8)?;
-        return Some(u64::from(byte >> (bit % 8)) & ((1u64 << bits) - 1));
-    }
-    let n = bits / 8;
-    let start = i.checked_mul(n)?;
-    let chunk = bytes.get(start..start.checked_add(n)?)?;
-    let mut buf = [0u8; 8];
-    buf[..n].copy_from_slice(chunk);
-    Some(u64::from_le_bytes(buf))
-}
-
-/// Appends the raw bits of one element to a packed buffer being built.
-fn push_raw(out: &mut Vec<u8>, dtype: DType, index: usize, raw: u64) {
-    let bits = dtype.bits() as usize;
-    if bits < 8 {
-        let bit = index * bits;
-        if bit.is_multiple_of(8) {
-            out.push(0);
-        }
-        if let Some(last) = out.last_mut() {
-            *last |= ((raw & ((1 << bits) - 1)) as u8) << (bit % 8);
-        }
-        return;
-    }
-    out.extend_from_slice(&raw.to_le_bytes()[..bits / 8]);
-}
-
-/// Encodes a widened number in a dtype. Floats narrower than f32 round to
-/// nearest even; the 8- and 4-bit float formats are encoded by `constprop`'s
-/// cast kernels, so here they are refused.
-pub fn encode(dtype: DType, v: WideNum) -> Option<u64> {
-    use DType::*;
-    Some(match dtype {
-        Bool => u64::from(v.u64() != 0),
-        U2 | U4 | U8 | U16 | U32 | U64 | I2 | I4 | I8 | I16 | I32 | I64 => v.u64(),
-        F16 => u64::from(half::f16::from_f64(v.f64()).to_bits()),
-        BF16 => u64::from(half::bf16::from_f64(v.f64()).to_bits()),
-        F32 => u64::from((v.f64() as f32).to_bits()),
-        F64 => v.f64().to_bits(),
-        F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0FNU | F4E2M1FN => return None,
-    })
-}
-
 #[derive(Debug)]
 struct ElementsData {
     dtype: DType,
@@ -313,6 +188,8 @@ struct ElementsData {
     strides: Vec<i64>,
     offset: usize,
     bytes: Bytes,
+    /// A lazily applied transform: values come from it, not `bytes`.
+    lazy: Option<lazy::Affine>,
 }
 
 /// A tensor constant: shape, dtype and a strided view over shared bytes.
@@ -375,6 +252,7 @@ impl Elements {
             strides,
             offset: 0,
             bytes,
+            lazy: None,
         })))
     }
 
@@ -390,7 +268,8 @@ impl Elements {
             shape,
             strides,
             offset: 0,
-            bytes: Bytes::from(out),
+            bytes: pool::heap(out),
+            lazy: None,
         })))
     }
 
@@ -413,7 +292,7 @@ impl Elements {
             let raw = encode(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
             push_raw(&mut out, dtype, i, raw);
         }
-        Self::from_bytes(dtype, shape, Bytes::from(out))
+        Self::from_bytes(dtype, shape, pool::heap(out))
     }
 
     pub fn dtype(&self) -> DType {
@@ -466,12 +345,35 @@ impl Elements {
         if flat >= self.len() {
             return None;
         }
+        if let Some(l) = &self.0.lazy {
+            return l.get(flat, self.0.dtype);
+        }
         let raw = read_raw(&self.0.bytes, self.0.dtype, self.position(flat))?;
         Some(decode(self.0.dtype, raw))
     }
-    /// All elements in row-major order.
+    /// All elements in row-major order: bulk decoding of contiguous data,
+    /// an odometer over strided views, the transform of lazy ones.
     pub fn iter(&self) -> impl Iterator<Item = WideNum> + '_ {
-        (0..self.len()).filter_map(move |i| self.get(i))
+        let n = self.len();
+        let dtype = self.0.dtype;
+        let it: Box<dyn Iterator<Item = WideNum> + '_> = if let Some(l) = &self.0.lazy {
+            Box::new(l.iter(dtype))
+        } else if let (Some(b), true) = (self.contiguous_bytes(), dtype.bits() >= 8) {
+            let w = dtype.bits() as usize / 8;
+            Box::new(b.chunks_exact(w).take(n).map(move |c| {
+                let mut buf = [0u8; 8];
+                buf[..w].copy_from_slice(c);
+                decode(dtype, u64::from_le_bytes(buf))
+            }))
+        } else {
+            let bytes = &self.0.bytes;
+            Box::new(
+                lazy::Positions::new(&self.0.shape, &self.0.strides, self.0.offset)
+                    .take(n)
+                    .map(move |p| decode(dtype, read_raw(bytes, dtype, p).unwrap_or(0))),
+            )
+        };
+        it
     }
     pub fn to_wide_vec(&self) -> Vec<WideNum> {
         self.iter().collect()
@@ -481,21 +383,83 @@ impl Elements {
         if let Some(b) = self.contiguous_bytes() {
             return self.0.bytes.slice_ref(b);
         }
-        let mut out = Vec::with_capacity(self.0.dtype.storage_bytes(self.len()).unwrap_or(0));
-        for i in 0..self.len() {
-            let raw = read_raw(&self.0.bytes, self.0.dtype, self.position(i)).unwrap_or(0);
-            push_raw(&mut out, self.0.dtype, i, raw);
+        let n = self.len();
+        let dtype = self.0.dtype;
+        let mut out = Vec::with_capacity(dtype.storage_bytes(n).unwrap_or(0));
+        if let Some(l) = &self.0.lazy {
+            if l.extend_f32(dtype, &mut out) {
+                return pool::heap(out);
+            }
+            for (i, v) in l.iter(dtype).enumerate() {
+                push_raw(&mut out, dtype, i, encode(dtype, v).unwrap_or(0));
+            }
+            return pool::heap(out);
         }
-        Bytes::from(out)
+        let positions = lazy::Positions::new(&self.0.shape, &self.0.strides, self.0.offset);
+        for (i, p) in positions.take(n).enumerate() {
+            let raw = read_raw(&self.0.bytes, dtype, p).unwrap_or(0);
+            push_raw(&mut out, dtype, i, raw);
+        }
+        pool::heap(out)
     }
     fn with_view(&self, shape: Vec<i64>, strides: Vec<i64>, offset: usize) -> Elements {
+        if self.0.lazy.is_some() {
+            // Views index bytes: apply the transform first.
+            return self.materialized().with_view(shape, strides, offset);
+        }
         Elements(Arc::new(ElementsData {
             dtype: self.0.dtype,
             shape,
             strides,
             offset,
             bytes: self.0.bytes.clone(),
+            lazy: None,
         }))
+    }
+
+    /// `self * scale[b] + shift[b]` per block `b` of `block` consecutive
+    /// elements (row-major), in float `dtype`, computed only when read. Used
+    /// for weights scaled per output channel (BatchNormalization fusion).
+    pub fn affine_blocks(
+        &self,
+        dtype: DType,
+        block: usize,
+        scale: Vec<f64>,
+        shift: Vec<f64>,
+    ) -> Option<Elements> {
+        let float = |d: DType| matches!(d, DType::F16 | DType::BF16 | DType::F32 | DType::F64);
+        if !float(dtype)
+            || !float(self.0.dtype)
+            || block == 0
+            || block.checked_mul(scale.len())? != self.len()
+            || shift.len() != scale.len()
+        {
+            return None;
+        }
+        let base = if self.0.lazy.is_some() {
+            self.materialized()
+        } else {
+            self.clone()
+        };
+        let shape = self.0.shape.clone();
+        Some(Elements(Arc::new(ElementsData {
+            dtype,
+            strides: row_major(&shape),
+            shape,
+            offset: 0,
+            bytes: Bytes::new(),
+            lazy: Some(lazy::Affine {
+                base,
+                block,
+                scale,
+                shift,
+            }),
+        })))
+    }
+
+    /// True when values are computed on read (see `affine_blocks`).
+    pub fn is_lazy(&self) -> bool {
+        self.0.lazy.is_some()
     }
 
     /// Permutes the dims (ONNX Transpose) without copying.
@@ -522,6 +486,16 @@ impl Elements {
     pub fn reshaped(&self, shape: Vec<i64>) -> Result<Elements, ElementsError> {
         if checked_count(&shape)? != self.len() {
             return Err(ElementsError::BadShape { shape });
+        }
+        if let Some(l) = &self.0.lazy {
+            // Row-major order is kept, so the blocks still line up.
+            let base = l.base.reshaped(shape.clone())?;
+            let Some(e) =
+                base.affine_blocks(self.0.dtype, l.block, l.scale.clone(), l.shift.clone())
+            else {
+                return Elements::from_bytes(self.0.dtype, shape, self.to_contiguous_bytes());
+            };
+            return Ok(e);
         }
         if self.is_splat() {
             let strides = vec![0; shape.len()];
@@ -564,12 +538,41 @@ impl Elements {
             strides,
             offset: 0,
             bytes,
+            lazy: None,
         }))
     }
 
-    /// Bytes of the buffer this view keeps alive.
+    /// The same view restricted to `shape`, which keeps each dim or makes it
+    /// 1 where the view broadcasts (stride 0): the distinct values of a
+    /// broadcast, without copying.
+    pub fn broadcast_core(&self, shape: &[i64]) -> Option<Elements> {
+        if shape.len() != self.0.shape.len() {
+            return None;
+        }
+        let ok = shape
+            .iter()
+            .zip(&self.0.shape)
+            .zip(&self.0.strides)
+            .all(|((&n, &d), &s)| n == d || (n == 1 && s == 0));
+        let strides = self.0.strides.clone();
+        ok.then(|| self.with_view(shape.to_vec(), strides, self.0.offset))
+    }
+
+    /// Bytes of the buffer this view keeps alive (a lazy view: its base's
+    /// plus its parameters).
     pub fn buffer_bytes(&self) -> usize {
-        self.0.bytes.len()
+        match &self.0.lazy {
+            Some(l) => l.base.buffer_bytes() + 16 * l.scale.len(),
+            None => self.0.bytes.len(),
+        }
+    }
+
+    /// The stored buffer the values come from (a lazy view's base buffer).
+    pub fn root_buffer(&self) -> &Bytes {
+        match &self.0.lazy {
+            Some(l) => l.base.root_buffer(),
+            None => &self.0.bytes,
+        }
     }
 
     /// Same values, same shape: compares content, not identity.
@@ -584,14 +587,14 @@ impl Elements {
 }
 
 /// Bytes of distinct constant buffers referenced by live attributes (each
-/// shared buffer counted once).
+/// shared buffer counted once, whether heap or a slice of the model file).
 pub fn live_constant_bytes(m: &crate::module::Module) -> u64 {
     let mut seen = std::collections::HashSet::new();
     let mut total = 0u64;
     for op in m.collect_ops(m.top()) {
         for (_, a) in m.attrs(op) {
             if let crate::attr::Attribute::Elements(e) = a {
-                let b = e.buffer();
+                let b = e.root_buffer();
                 if seen.insert((b.as_ptr() as usize, b.len())) {
                     total += b.len() as u64;
                 }
@@ -602,76 +605,4 @@ pub fn live_constant_bytes(m: &crate::module::Module) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn roundtrip_f32() {
-        let vals: Vec<WideNum> = [1.0, -2.5, 3.25]
-            .iter()
-            .map(|&v| WideNum::from_f64(v))
-            .collect();
-        let e = Elements::from_wide(DType::F32, vec![3], &vals).unwrap();
-        assert_eq!(e.to_wide_vec(), vals);
-        assert_eq!(e.contiguous_bytes().unwrap().len(), 12);
-    }
-
-    #[test]
-    fn splat_and_int4() {
-        let s = Elements::splat(DType::I32, vec![2, 3], WideNum::from_i64(-7)).unwrap();
-        assert!(s.is_splat());
-        assert_eq!(s.len(), 6);
-        assert!(s.iter().all(|v| v.i64() == -7));
-        let vals: Vec<WideNum> = [-8, 7, 1].iter().map(|&v| WideNum::from_i64(v)).collect();
-        let e = Elements::from_wide(DType::I4, vec![3], &vals).unwrap();
-        assert_eq!(e.buffer().len(), 2);
-        assert_eq!(e.to_wide_vec(), vals);
-    }
-
-    #[test]
-    fn minifloats() {
-        assert_eq!(decode(DType::F8E4M3FN, 0x7e).f64(), 448.0);
-        assert!(decode(DType::F8E4M3FN, 0x7f).f64().is_nan());
-        assert_eq!(decode(DType::F8E5M2, 0x7b).f64(), 57344.0);
-        assert_eq!(decode(DType::F4E2M1FN, 0x7).f64(), 6.0);
-        assert_eq!(decode(DType::F8E8M0FNU, 127).f64(), 1.0);
-    }
-
-    #[test]
-    fn views_do_not_copy() {
-        let vals: Vec<WideNum> = (0..6).map(WideNum::from_i64).collect();
-        let e = Elements::from_wide(DType::I64, vec![2, 3], &vals).unwrap();
-        let t = e.transposed(&[1, 0]).unwrap();
-        assert_eq!(t.shape(), &[3, 2]);
-        assert_eq!(
-            t.iter().map(|v| v.i64()).collect::<Vec<_>>(),
-            vec![0, 3, 1, 4, 2, 5]
-        );
-        assert_eq!(t.buffer().as_ptr(), e.buffer().as_ptr());
-        let r = e.reshaped(vec![3, 2]).unwrap();
-        assert_eq!(r.buffer().as_ptr(), e.buffer().as_ptr());
-        let rt = t.reshaped(vec![6]).unwrap();
-        assert_eq!(
-            rt.iter().map(|v| v.i64()).collect::<Vec<_>>(),
-            vec![0, 3, 1, 4, 2, 5]
-        );
-        let row = Elements::from_wide(DType::I64, vec![3], &vals[..3]).unwrap();
-        let b = row.broadcast_to(&[2, 3]).unwrap();
-        assert_eq!(
-            b.iter().map(|v| v.i64()).collect::<Vec<_>>(),
-            vec![0, 1, 2, 0, 1, 2]
-        );
-        assert!(row.broadcast_to(&[2, 4]).is_none());
-        let m = t.materialized();
-        assert!(m.contiguous_bytes().is_some());
-        assert_eq!(m.to_wide_vec(), t.to_wide_vec());
-    }
-
-    #[test]
-    fn refuses_short_buffers() {
-        let r = Elements::from_bytes(DType::F32, vec![4], Bytes::from(vec![0u8; 8]));
-        assert!(r.is_err());
-        let r = Elements::from_bytes(DType::F32, vec![-1], Bytes::new());
-        assert!(r.is_err());
-    }
-}
+mod tests;

@@ -5,11 +5,13 @@
 //! come back as one literal struct. See `llvm` for the details.
 
 pub mod cabi;
+pub mod cabi_batch;
+pub mod capi;
 pub mod dealloc_lowering;
 pub mod llvm;
 pub mod scf_to_cf;
 
-pub use llvm::EmitOptions;
+pub use llvm::{EmitOptions, WeightSink};
 
 use ir::pass::PassRegistry;
 use ir::{Diagnostic, Module};
@@ -28,4 +30,14 @@ pub fn register_passes(reg: &mut PassRegistry) {
 /// Emits LLVM IR text for a module of func/arith/math/memref/cf ops.
 pub fn emit_llvm(m: &Module, opts: &EmitOptions) -> Result<String, Diagnostic> {
     llvm::emit_module(m, opts)
+}
+
+/// Like [`emit_llvm`], with large constant globals written to a sidecar
+/// binary the text pulls in with `.incbin`.
+pub fn emit_llvm_with_weights(
+    m: &Module,
+    opts: &EmitOptions,
+    weights: &mut WeightSink<'_>,
+) -> Result<String, Diagnostic> {
+    llvm::emit_module_with(m, opts, Some(weights))
 }

@@ -20,6 +20,11 @@ use ir::{
     ValueId,
 };
 
+/// Unit attribute on an `scf.for` (kept on its back-edge `cf.br`): ask
+/// LLVM to vectorize the loop (`llvm.loop.vectorize.enable`), e.g. an
+/// innermost unit-stride loop whose buffers LLVM cannot prove distinct.
+pub const LOOP_VECTORIZE: &str = "onnxc.vectorize";
+
 /// `arith.cmpi` predicate numbers used here.
 const CMPI_SLT: i64 = 2;
 const CMPI_ULT: i64 = 6;
@@ -209,6 +214,8 @@ fn lower_for(m: &mut Module, op: OpId) -> Result<()> {
         m.remove_block_arg(entry, i);
     }
     let (iv, iters) = (hargs[0], hargs[1..].to_vec());
+    // Loop hints ride on the back edges (the emitter's `!llvm.loop`).
+    let hint = m.attr(op, LOOP_VECTORIZE).cloned();
 
     for y in terminators(m, &body, "scf.yield") {
         let yielded = m.operands(y).to_vec();
@@ -216,7 +223,10 @@ fn lower_for(m: &mut Module, op: OpId) -> Result<()> {
         let next = bld.same("arith.addi", &[iv, step]);
         let mut args = vec![next];
         args.extend(yielded);
-        branch(&mut bld, header, args);
+        let br = branch(&mut bld, header, args);
+        if let Some(h) = &hint {
+            m.set_attr(br, LOOP_VECTORIZE, h.clone());
+        }
         m.erase_op(y);
     }
 

@@ -165,3 +165,37 @@ fn bad_main_and_module_level_ops() {
     let d = emit_err(&m);
     assert_eq!(d.op.as_deref(), Some("test.thing"));
 }
+
+/// `onnxc.vectorize` on an `scf.for` becomes `!llvm.loop` metadata with
+/// vectorize.enable on the loop's back edge (one distinct id per loop);
+/// `lower_and_emit` checks the result with the LLVM 19 and 14 verifiers.
+#[test]
+fn vectorize_hint_becomes_loop_metadata() {
+    let src = r#"
+func.func @scale(%m: memref<64xf32>, %k: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %m[%i] : memref<64xf32>
+    %w = arith.mulf %v, %k : f32
+    memref.store %w, %m[%i] : memref<64xf32>
+  } {onnxc.vectorize}
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %m[%i] : memref<64xf32>
+    %w = arith.addf %v, %k : f32
+    memref.store %w, %m[%i] : memref<64xf32>
+  } {onnxc.vectorize}
+  scf.for %i = %c0 to %c64 step %c1 {
+    memref.store %k, %m[%i] : memref<64xf32>
+  }
+  return
+}
+"#;
+    let mut m = ir::text::parse_module(src, "hint.mlir").unwrap_or_else(|d| panic!("{d}"));
+    let ll = lower_and_emit(&mut m);
+    assert_eq!(ll.matches(", !llvm.loop !").count(), 2, "{ll}");
+    assert!(ll.contains("!0 = !{!\"llvm.loop.vectorize.enable\", i1 true}"));
+    assert!(ll.contains("!2 = distinct !{!2, !0, !1}"));
+    assert!(ll.contains("!3 = distinct !{!3, !0, !1}"));
+}

@@ -17,8 +17,6 @@ use crate::GenOptions;
 pub const IR_VERSION: i64 = 10;
 /// Default-domain opset unless a model asks for another.
 pub const DEFAULT_OPSET: i64 = 17;
-/// Fill value of light weights; onnx's own `light_*` models use 0.02.
-pub const LIGHT_VALUE: f32 = 0.02;
 
 /// One dimension of a declared graph input or output.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,15 +70,35 @@ impl Init {
         }
     }
 
-    fn sample(self, rng: &mut Rng, n: usize) -> Vec<f32> {
+    /// The single fill value of a light weight. A fixed 0.02 (what onnx's
+    /// own `light_*` models use) overflows f32 in deep nets, so the fill
+    /// keeps the scale: He weights average their inputs, BN stays ~identity.
+    pub fn light_value(self) -> f32 {
+        match self {
+            Init::HeNormal { fan_in } => 1.0 / fan_in.max(1) as f32,
+            Init::Normal { std } => 0.5 * std,
+            Init::Uniform { lo, hi } => 0.5 * (lo + hi),
+            Init::Const(v) => v,
+        }
+    }
+
+    /// `n` samples as little-endian f32 bytes, written straight into the
+    /// buffer that becomes `raw_data` (the big zoo models hold ~250 MB).
+    fn sample_le_bytes(self, rng: &mut Rng, n: usize) -> Vec<u8> {
+        let mut raw = Vec::with_capacity(4 * n);
+        let mut put = |v: f32| raw.extend_from_slice(&v.to_le_bytes());
         match self {
             Init::HeNormal { fan_in } => {
-                rng.normal_vec(n, (2.0 / fan_in.max(1) as f64).sqrt() as f32)
+                let std = (2.0 / fan_in.max(1) as f64).sqrt();
+                (0..n).for_each(|_| put((rng.normal() * std) as f32));
             }
-            Init::Normal { std } => rng.normal_vec(n, std),
-            Init::Uniform { lo, hi } => rng.uniform_vec(n, lo, hi),
-            Init::Const(v) => vec![v; n],
+            Init::Normal { std } => {
+                (0..n).for_each(|_| put((rng.normal() * f64::from(std)) as f32))
+            }
+            Init::Uniform { lo, hi } => (0..n).for_each(|_| put(rng.uniform_range(lo, hi))),
+            Init::Const(v) => (0..n).for_each(|_| put(v)),
         }
+        raw
     }
 }
 
@@ -299,7 +317,7 @@ impl GraphBuilder {
     pub fn weight(&mut self, name: &str, dims: &[i64], init: Init) -> String {
         if self.light {
             let shape = self.const_i64(&format!("{name}__SHAPE"), &[dims.len() as i64], dims);
-            let fill = attr::tensor("value", tensor_f32("", &[1], &[LIGHT_VALUE]));
+            let fill = attr::tensor("value", tensor_f32("", &[1], &[init.light_value()]));
             self.node_outputs(
                 "ConstantOfShape",
                 &format!("{name}__fill"),
@@ -310,8 +328,8 @@ impl GraphBuilder {
             return name.to_string();
         }
         let n = dims.iter().map(|&d| d.max(0) as usize).product();
-        let data = init.sample(&mut Rng::for_tensor(self.seed, name), n);
-        self.const_f32(name, dims, &data)
+        let raw = init.sample_le_bytes(&mut Rng::for_tensor(self.seed, name), n);
+        self.initializer(raw_tensor(name, DataType::Float, dims, raw))
     }
 
     /// Appends a single-output node; its output value is named like the node.

@@ -11,7 +11,7 @@ use std::process::Command;
 use bytes::Bytes;
 use frontend::proto::TensorProto;
 use models::graph::tensor_f32;
-use models::{default_input, encode, generate, zoo, GenOptions};
+use models::{default_input, encode, generate, zoo, GenOptions, ZooEntry};
 use prost::Message;
 
 fn python() -> String {
@@ -71,7 +71,7 @@ fn checker_accepts_every_model() {
     require_python_deps();
     let dir = workdir("checker");
     for entry in zoo() {
-        for light in [false, true] {
+        for light in variants(entry) {
             let model = generate(entry.name, &GenOptions { seed: 11, light }).unwrap();
             let path = dir.join(format!(
                 "{}{}.onnx",
@@ -88,35 +88,96 @@ fn checker_accepts_every_model() {
 fn onnxruntime_runs_every_model() {
     require_python_deps();
     for entry in zoo() {
-        for light in [false, true] {
-            let tag = format!("{}{}", entry.name, if light { "_light" } else { "" });
-            let dir = workdir(&format!("ort-{tag}"));
-            let model_path = dir.join("model.onnx");
-            let model = generate(entry.name, &GenOptions { seed: 5, light }).unwrap();
-            std::fs::write(&model_path, encode(&model)).unwrap();
-            let stdout = run_ok(
-                Command::new(python())
-                    .arg(oracle_script())
-                    .arg(&model_path)
-                    .args(["--random-inputs", "3", "--threads", "1", "--output-dir"])
-                    .arg(&dir),
-                &format!("ort_oracle on {tag}"),
-            );
-            let outputs = (entry.output_shapes)();
-            assert_eq!(stdout.lines().count(), outputs.len(), "{stdout}");
-            assert!(dir.join("input_0.pb").exists());
-            for (k, (name, shape)) in outputs.iter().enumerate() {
-                let t = read_tensor(&dir.join(format!("output_{k}.pb")));
-                assert_eq!(&t.name, name);
-                assert_eq!(&t.dims, shape);
-                assert_eq!(t.data_type, 1);
-                let n = shape.iter().product::<i64>() as usize;
-                assert_eq!(t.raw_data.len(), 4 * n);
-                assert!(t
-                    .raw_data
-                    .chunks_exact(4)
-                    .all(|c| f32::from_le_bytes(c.try_into().unwrap()).is_finite()));
+        for light in variants(entry) {
+            ort_run(entry, light);
+        }
+    }
+}
+
+/// The full-weight large models through the checker and onnxruntime (about
+/// a minute): `cargo test -p models --test oracle -- --ignored`.
+#[test]
+#[ignore]
+fn large_models_full_weights() {
+    require_python_deps();
+    let dir = workdir("checker-large");
+    for entry in zoo().iter().filter(|e| e.large) {
+        let path = dir.join(format!("{}.onnx", entry.name));
+        let model = generate(
+            entry.name,
+            &GenOptions {
+                seed: 11,
+                light: false,
+            },
+        )
+        .unwrap();
+        std::fs::write(&path, encode(&model)).unwrap();
+        check_model(&path);
+        std::fs::remove_file(&path).unwrap();
+        ort_run(entry, false);
+    }
+}
+
+/// Full weights for the small models; light variants for all, since their
+/// graphs are the same as the full ones'.
+fn variants(entry: &ZooEntry) -> Vec<bool> {
+    if entry.large {
+        vec![true]
+    } else {
+        vec![false, true]
+    }
+}
+
+/// Runs a generated model in onnxruntime and checks the outputs' names,
+/// shapes and finiteness.
+fn ort_run(entry: &ZooEntry, light: bool) {
+    let tag = format!("{}{}", entry.name, if light { "_light" } else { "" });
+    let dir = workdir(&format!("ort-{tag}"));
+    let model_path = dir.join("model.onnx");
+    let model = generate(entry.name, &GenOptions { seed: 5, light }).unwrap();
+    std::fs::write(&model_path, encode(&model)).unwrap();
+    // The zoo's own sample inputs: their shapes fix the dynamic dims that
+    // output_shapes assumes (the oracle's random inputs would use 1).
+    let mut cmd = Command::new(python());
+    cmd.arg(oracle_script()).arg(&model_path);
+    for (k, (name, shape, values)) in default_input(entry.name, 3)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+    {
+        let t = match entry.token_vocab {
+            Some(_) => {
+                let ids: Vec<i64> = values.iter().map(|&v| v as i64).collect();
+                models::graph::tensor_i64(&name, &shape, &ids)
             }
+            None => tensor_f32(&name, &shape, &values),
+        };
+        let path = dir.join(format!("input_{k}.pb"));
+        std::fs::write(&path, t.encode_to_vec()).unwrap();
+        cmd.arg("--input").arg(path);
+    }
+    cmd.args(["--threads", "1", "--output-dir"]).arg(&dir);
+    let stdout = run_ok(&mut cmd, &format!("ort_oracle on {tag}"));
+    let outputs = (entry.output_shapes)();
+    assert_eq!(stdout.lines().count(), outputs.len(), "{stdout}");
+    for (k, (name, shape)) in outputs.iter().enumerate() {
+        let t = read_tensor(&dir.join(format!("output_{k}.pb")));
+        assert_eq!(&t.name, name);
+        assert_eq!(&t.dims, shape);
+        assert_eq!(t.data_type, 1);
+        let n = shape.iter().product::<i64>() as usize;
+        assert_eq!(t.raw_data.len(), 4 * n);
+        let xs: Vec<f32> = t
+            .raw_data
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        // Untrained but sane: finite, bounded, not constant. Light weights
+        // are all 0.02, so deep light models may be constant and huge.
+        assert!(xs.iter().all(|x| x.is_finite()), "{tag}: {xs:?}");
+        assert!(light || xs.iter().all(|x| x.abs() < 1e4), "{tag}: {xs:?}");
+        if xs.len() > 1 && !light {
+            assert!(xs.iter().any(|&x| x != xs[0]), "{tag}: constant output");
         }
     }
 }
@@ -155,4 +216,33 @@ fn oracle_reads_given_inputs() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ort_oracle: error"));
+}
+
+#[test]
+fn transformers_take_any_sequence_length() {
+    require_python_deps();
+    for name in ["bert-base", "gpt2-small"] {
+        let dir = workdir(&format!("dynamic-{name}"));
+        let model_path = dir.join("model.onnx");
+        let model = generate(
+            name,
+            &GenOptions {
+                seed: 2,
+                light: true,
+            },
+        )
+        .unwrap();
+        std::fs::write(&model_path, encode(&model)).unwrap();
+        // Random inputs set every dynamic dim to 1: a sequence of length 1.
+        run_ok(
+            Command::new(python())
+                .arg(oracle_script())
+                .arg(&model_path)
+                .args(["--random-inputs", "1", "--output-dir"])
+                .arg(&dir),
+            name,
+        );
+        let t = read_tensor(&dir.join("output_0.pb"));
+        assert_eq!(&t.dims[..2], &[1, 1], "{name}");
+    }
 }

@@ -1,12 +1,13 @@
 //! Conv (1-D/2-D/3-D, groups, strides, pads, dilations, auto_pad).
 
+use super::matmul::{call_gemm, GemmCall};
 use super::scalar::{self, constant};
 use super::window::Window;
 use super::{alloc_result, attr_int, elem_of, load_at, shape_of, store_at};
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, ValueId, DYN};
+use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 
 pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
@@ -54,6 +55,10 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     }
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
+    if let Some(fast) = FastConv::new(b, x, w, out, &sw, group, &win) {
+        fast.emit(b, x, w, bias, out, &win, &elem)?;
+        return Ok(vec![out]);
+    }
     let (m_per_group, c_per_group) = (sw[0] / group, sw[1]);
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
@@ -98,4 +103,247 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         store_at(b, sum, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// The static geometry of a Conv computed as one GEMM per (image, group):
+/// `out[n, g·Mg + m, p] = bias + W[g·Mg + m, k] · col[k, p]`, where `col`
+/// is the input itself (1x1, stride 1, no pad) or an im2col scratch buffer
+/// with `k = (c, kh, kw)` and `p = (oh, ow)`.
+struct FastConv {
+    n: i64,
+    c: i64,
+    spatial_in: Vec<i64>,
+    spatial_out: Vec<i64>,
+    mg: i64,
+    cg: i64,
+    kernel_size: i64,
+    group: i64,
+    direct: bool,
+}
+
+impl FastConv {
+    /// Applies to float convs of static shape over contiguous x, w, out.
+    fn new(
+        b: &Builder<'_>,
+        x: ValueId,
+        w: ValueId,
+        out: ValueId,
+        sw: &[i64],
+        group: i64,
+        win: &Window,
+    ) -> Option<FastConv> {
+        let (sx, so) = (shape_of(b.m, x), shape_of(b.m, out));
+        let float = matches!(elem_of(b.m, out), Type::Float(_));
+        let identity = |v: ValueId| {
+            b.m.value_type(v).as_memref().is_some_and(|t| {
+                let (strides, off) = t.strides_and_offset();
+                off == 0 && strides == ir::types::identity_strides(&t.shape)
+            })
+        };
+        let contiguous = identity(x) && identity(w) && identity(out);
+        if !float || sx.contains(&DYN) || so.contains(&DYN) || !contiguous {
+            return None;
+        }
+        let direct = win.kernel.iter().all(|&k| k == 1)
+            && win.strides.iter().all(|&s| s == 1)
+            && win.pad_begin.iter().all(|&p| p == 0)
+            && sx[2..] == so[2..];
+        Some(FastConv {
+            n: sx[0],
+            c: sx[1],
+            spatial_in: sx[2..].to_vec(),
+            spatial_out: so[2..].to_vec(),
+            mg: sw[0] / group,
+            cg: sw[1],
+            kernel_size: win.kernel.iter().product(),
+            group,
+            direct,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &self,
+        b: &mut Builder<'_>,
+        x: ValueId,
+        w: ValueId,
+        bias: Option<ValueId>,
+        out: ValueId,
+        win: &Window,
+        elem: &Type,
+    ) -> Result<()> {
+        let p: i64 = self.spatial_out.iter().product();
+        let pin: i64 = self.spatial_in.iter().product();
+        let m_all = self.mg * self.group;
+        let k = self.cg * self.kernel_size;
+        // Row-major views: x [N, C, Pin], out [N, M, P], w [M, K]. The
+        // GEMM's right operand is x itself or an im2col scratch [1, K, P].
+        let src = if self.direct {
+            Source::Input(view(b, x, elem, &[self.n, self.c, pin]))
+        } else {
+            let ty = Type::memref(vec![1, k, p], elem.clone());
+            Source::Im2col(crate::convert::alloc(b, &ty, &[]))
+        };
+        let out3 = view(b, out, elem, &[self.n, m_all, p]);
+        let w2 = view(b, w, elem, &[m_all, k]);
+        let bounds = Bounds::new(b);
+        let (n_ub, g_ub) = (b.const_index(self.n), b.const_index(self.group));
+        let (mgv, cgv) = (b.const_index(self.mg), b.const_index(self.cg));
+        let mut failure = None;
+        b.scf_for(bounds.zero, n_ub, bounds.one, &[], |b, n, _| {
+            b.scf_for(bounds.zero, g_ub, bounds.one, &[], |b, g, _| {
+                let m0 = loops::mul(b, g, mgv);
+                let c0 = loops::mul(b, g, cgv);
+                let (src, xn, xr0) = match src {
+                    Source::Im2col(col) => {
+                        self.call_im2col(b, x, col, n, c0, win, elem);
+                        (col, bounds.zero, bounds.zero)
+                    }
+                    Source::Input(x3) => (x3, n, c0),
+                };
+                let call = GemmCall {
+                    w: w2,
+                    x: src,
+                    out: out3,
+                    bias,
+                    xn,
+                    xr0,
+                    on: n,
+                    or0: m0,
+                    m_rows: mgv,
+                };
+                if let Err(e) = call_gemm(b, elem, &call) {
+                    failure = Some(e);
+                }
+                Vec::new()
+            });
+            Vec::new()
+        });
+        // The scratch buffer is freed by the deallocation pass.
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// A call to the im2col function of this geometry, created at the end
+    /// of the module on first use (convs of one shape share it).
+    #[allow(clippy::too_many_arguments)]
+    fn call_im2col(
+        &self,
+        b: &mut Builder<'_>,
+        x: ValueId,
+        col: ValueId,
+        n: ValueId,
+        c0: ValueId,
+        win: &Window,
+        elem: &Type,
+    ) {
+        let dims = |s: &[i64]| s.iter().map(i64::to_string).collect::<Vec<_>>().join("x");
+        let name = format!(
+            "__onnxc_im2col_{}_x{}_c{}_k{}_s{}_d{}_p{}_o{}",
+            elem.to_string()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+            dims(&shape_of(b.m, x)),
+            self.cg,
+            dims(&win.kernel),
+            dims(&win.strides),
+            dims(&win.dilations),
+            dims(&win.pad_begin).replace('-', "m"),
+            dims(&shape_of(b.m, col)),
+        );
+        if b.m.lookup_symbol(&name).is_none() {
+            let inputs = vec![
+                b.m.value_type(x).clone(),
+                b.m.value_type(col).clone(),
+                Type::Index,
+                Type::Index,
+            ];
+            let body = b.m.body();
+            let mut fb = Builder::new(&mut *b.m, ir::InsertPoint::End(body));
+            let (f, entry) = fb.func(&name, inputs, vec![]);
+            fb.m.set_attr(f, "sym_visibility", ir::Attribute::string("private"));
+            let args = fb.m.block_args(entry).to_vec();
+            let mut fb = Builder::at_end(&mut *fb.m, entry);
+            let bounds = Bounds::new(&mut fb);
+            self.im2col(
+                &mut fb, &bounds, args[0], args[1], args[2], args[3], win, elem,
+            );
+            fb.ret(&[]);
+        }
+        b.op(
+            "func.call",
+            &[x, col, n, c0],
+            &[],
+            &[("callee", ir::Attribute::symbol(&name))],
+        );
+    }
+
+    /// `col[(c, kh, kw), (oh, ow)] = x[n, c0 + c, oh·s + kh·d - pad, ...]`,
+    /// zero outside the input.
+    #[allow(clippy::too_many_arguments)]
+    fn im2col(
+        &self,
+        b: &mut Builder<'_>,
+        bounds: &Bounds,
+        x: ValueId,
+        col: ValueId,
+        n: ValueId,
+        c0: ValueId,
+        win: &Window,
+        elem: &Type,
+    ) {
+        let zero = bounds.zero;
+        let mut ubs = vec![b.const_index(self.cg)];
+        for &kk in &win.kernel {
+            ubs.push(b.const_index(kk));
+        }
+        for &o in &self.spatial_out {
+            ubs.push(b.const_index(o));
+        }
+        let sizes: Vec<ValueId> = self.spatial_in.iter().map(|&s| b.const_index(s)).collect();
+        let ks = win.kernel.clone();
+        let outs = self.spatial_out.clone();
+        let spatial = ks.len();
+        loop_nest(b, bounds, &ubs, &mut |b, ivs| {
+            let c = loops::add(b, c0, ivs[0]);
+            let mut xidx = vec![n, c];
+            let mut inside: Option<ValueId> = None;
+            for i in 0..spatial {
+                let (pos, ok) =
+                    win.input_index(b, i, ivs[1 + spatial + i], ivs[1 + i], sizes[i], zero);
+                xidx.push(pos);
+                inside = Some(match inside {
+                    Some(prev) => loops::and(b, prev, ok),
+                    None => ok,
+                });
+            }
+            // Row (c, kh, kw) and column (oh, ow), row-major.
+            let mut row = ivs[0];
+            for i in 0..spatial {
+                row = loops::scale_add(b, Some(ivs[1 + i]), row, ks[i]);
+            }
+            let mut colx = ivs[1 + spatial];
+            for i in 1..spatial {
+                colx = loops::scale_add(b, Some(ivs[1 + spatial + i]), colx, outs[i]);
+            }
+            let v = load_at(b, x, &xidx);
+            let zv = constant(b, elem, 0.0);
+            let v = match inside {
+                Some(ok) => loops::select(b, ok, v, zv),
+                None => v,
+            };
+            store_at(b, v, col, &[zero, row, colx]);
+        });
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Source {
+    Input(ValueId),
+    Im2col(ValueId),
+}
+
+/// A row-major view of contiguous `v` with a static shape.
+pub(super) fn view(b: &mut Builder<'_>, v: ValueId, elem: &Type, shape: &[i64]) -> ValueId {
+    let ty = Type::memref(shape.to_vec(), elem.clone());
+    let sizes: Vec<ValueId> = shape.iter().map(|&s| b.const_index(s)).collect();
+    super::shape::reinterpret(b, v, &ty, shape, &sizes)
 }

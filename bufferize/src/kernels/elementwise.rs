@@ -5,11 +5,11 @@
 use super::scalar::{self, constant};
 use super::{alloc_result, attr_float, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, Bounds};
+use crate::loops::{self, loop_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Attribute, Builder, OpId, Result, Type, ValueId, DYN};
 
-type Body = fn(&mut Builder<'_>, OpId, &[ValueId], &Type) -> Result<ValueId>;
+pub(super) type Body = fn(&mut Builder<'_>, OpId, &[ValueId], &Type) -> Result<ValueId>;
 
 fn body_for(kind: &str) -> Option<Body> {
     Some(match kind {
@@ -50,7 +50,6 @@ fn body_for(kind: &str) -> Option<Body> {
         "Ceil" => |b, o, x, _| float_math(b, o, "math.ceil", x),
         "Sin" => |b, o, x, _| float_math(b, o, "math.sin", x),
         "Cos" => |b, o, x, _| float_math(b, o, "math.cos", x),
-        "Pow" => |b, o, x, _| float_math(b, o, "math.powf", x),
         "Sigmoid" => |b, o, x, _| {
             // 1 / (1 + exp(-x))
             let t = float_type(b, o, x[0])?;
@@ -81,7 +80,7 @@ fn body_for(kind: &str) -> Option<Body> {
             Ok(b.op1("arith.select", &[pos, x[0], scaled], t, &[]))
         },
         "Cast" => |b, o, x, out| scalar::convert(b, o, x[0], out),
-        _ => return None,
+        _ => return super::activations::body_for(kind).or_else(|| super::logic::body_for(kind)),
     })
 }
 
@@ -144,9 +143,16 @@ pub fn lower(
     let Some(body) = body_for(kind) else {
         return Ok(None);
     };
-    let n = b.m.operands(op).len();
-    let inputs: Vec<ValueId> = (0..n)
-        .map(|i| cx.input(b.m, op, i))
+    // CastLike reads only its first operand; omitted optionals are skipped.
+    let n = if kind == "CastLike" {
+        1
+    } else {
+        b.m.operands(op).len()
+    };
+    let operand_ids: Vec<usize> = (0..n).filter(|&i| cx.has_input(b.m, op, i)).collect();
+    let inputs: Vec<ValueId> = operand_ids
+        .iter()
+        .map(|&i| cx.input(b.m, op, i))
         .collect::<Result<_>>()?;
     if inputs.is_empty() {
         return Err(op_error(b.m, op, "expects at least one input"));
@@ -155,45 +161,66 @@ pub fn lower(
     let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
     let rank = out_shape.len();
     let out_elem = out_ty.element_type().clone();
-    // Each output dim: a static size, or the dim of an input that is not broadcast there.
+    let shapes: Vec<Vec<i64>> = inputs.iter().map(|&v| shape_of(b.m, v)).collect();
+    let in_dims: Vec<Vec<ValueId>> = inputs.iter().map(|&v| dims(b, v)).collect();
+    let bounds = Bounds::new(b);
+    let (zero, one) = (bounds.zero, bounds.one);
+    // Each dynamic output dim: the input dims folded with "1 broadcasts".
     let mut out_dims = Vec::with_capacity(rank);
     for (j, &d) in out_shape.iter().enumerate() {
         if d != DYN {
             out_dims.push(b.const_index(d));
             continue;
         }
-        let src = inputs.iter().find_map(|&v| {
-            let s = shape_of(b.m, v);
-            let k = (j + s.len()).checked_sub(rank)?;
-            (s[k] != 1).then_some((v, k))
-        });
-        let Some((v, k)) = src else {
-            return Err(op_error(
-                b.m,
-                op,
-                "cannot determine a dynamic output dimension",
-            ));
-        };
-        out_dims.push(dims(b, v)[k]);
+        let mut acc: Option<ValueId> = None;
+        for (s, dv) in shapes.iter().zip(&in_dims) {
+            let Some(k) = (j + s.len()).checked_sub(rank) else {
+                continue;
+            };
+            if s[k] == 1 {
+                continue;
+            }
+            acc = Some(match acc {
+                None => dv[k],
+                Some(a) => {
+                    let is1 = loops::cmp(b, "eq", a, one);
+                    loops::select(b, is1, dv[k], a)
+                }
+            });
+        }
+        out_dims.push(acc.unwrap_or(one));
     }
-    let out = alloc_result(b, op, 0, &out_dims)?;
-    let bounds = Bounds::new(b);
-    let zero = bounds.zero;
-    let shapes: Vec<Vec<i64>> = inputs.iter().map(|&v| shape_of(b.m, v)).collect();
+    // A dynamic input dim may be 1 at runtime: it broadcasts then.
+    let dyn_one: Vec<Vec<Option<ValueId>>> = shapes
+        .iter()
+        .zip(&in_dims)
+        .map(|(s, dv)| {
+            s.iter()
+                .zip(dv)
+                .map(|(&d, &v)| (d == DYN).then(|| loops::cmp(b, "eq", v, one)))
+                .collect()
+        })
+        .collect();
+    let here = match b.ip() {
+        ir::InsertPoint::Start(blk) | ir::InsertPoint::End(blk) => Some(blk),
+        ir::InsertPoint::Before(o) | ir::InsertPoint::After(o) => b.m.op_block(o),
+    };
+    let out = match cx.reusable_operand(b.m, op, &operand_ids, &out_ty, here) {
+        Some(buf) => buf,
+        None => alloc_result(b, op, 0, &out_dims)?,
+    };
     let mut err = None;
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let mut loaded = Vec::with_capacity(inputs.len());
-        for (&v, s) in inputs.iter().zip(&shapes) {
+        for ((&v, s), d1) in inputs.iter().zip(&shapes).zip(&dyn_one) {
             let off = rank - s.len();
             let idx: Vec<ValueId> = s
                 .iter()
                 .enumerate()
-                .map(|(k, &d)| {
-                    if d == 1 && out_shape[k + off] != 1 {
-                        zero
-                    } else {
-                        ivs[k + off]
-                    }
+                .map(|(k, &d)| match d1[k] {
+                    Some(c) => loops::select(b, c, zero, ivs[k + off]),
+                    None if d == 1 && out_shape[k + off] != 1 => zero,
+                    None => ivs[k + off],
                 })
                 .collect();
             let mut operands = vec![v];

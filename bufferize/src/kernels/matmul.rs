@@ -7,7 +7,7 @@ use super::{
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, ValueId};
+use ir::{Builder, OpId, Result, Type, ValueId};
 
 /// Batch indices of an operand: its leading dims aligned right to the
 /// output's batch dims, broadcast (size-1) dims pinned to 0.
@@ -72,6 +72,9 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     }
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
+    if blocked_matmul(b, a, w, out, &elem)? {
+        return Ok(vec![out]);
+    }
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
@@ -97,6 +100,59 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         store(b, sum, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// `A[..., M, K] × B[K, N]` with static shapes over contiguous float
+/// buffers, as one blocked GEMM: A viewed as [R, K] rows (R = batch·M),
+/// B as [1, K, N], the result as [1, R, N]. Returns false when it does
+/// not apply.
+fn blocked_matmul(
+    b: &mut Builder<'_>,
+    a: ValueId,
+    w: ValueId,
+    out: ValueId,
+    elem: &Type,
+) -> Result<bool> {
+    let (sa, sb, so) = (shape_of(b.m, a), shape_of(b.m, w), shape_of(b.m, out));
+    let identity = |v: ValueId| {
+        b.m.value_type(v).as_memref().is_some_and(|t| {
+            let (strides, off) = t.strides_and_offset();
+            off == 0 && strides == ir::types::identity_strides(&t.shape)
+        })
+    };
+    let fits = matches!(elem, Type::Float(_))
+        && sa.len() >= 2
+        && sb.len() == 2
+        && !sa.iter().chain(&sb).chain(&so).any(|&d| d == ir::DYN)
+        && identity(a)
+        && identity(w)
+        && identity(out);
+    if !fits {
+        return Ok(false);
+    }
+    let (k, n) = (sb[0], sb[1]);
+    let rows: i64 = sa[..sa.len() - 1].iter().product();
+    if sa[sa.len() - 1] != k || so.iter().product::<i64>() != rows * n {
+        return Ok(false);
+    }
+    let a2 = super::conv::view(b, a, elem, &[rows, k]);
+    let b3 = super::conv::view(b, w, elem, &[1, k, n]);
+    let o3 = super::conv::view(b, out, elem, &[1, rows, n]);
+    let zero = b.const_index(0);
+    let m_rows = b.const_index(rows);
+    let call = GemmCall {
+        w: a2,
+        x: b3,
+        out: o3,
+        bias: None,
+        xn: zero,
+        xr0: zero,
+        on: zero,
+        or0: zero,
+        m_rows,
+    };
+    call_gemm(b, elem, &call)?;
+    Ok(true)
 }
 
 /// Y = alpha * A' B' + beta * C, with C broadcast to (M, N).
@@ -161,4 +217,280 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         store(b, r, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// A 2-D view into a buffer for the blocked GEMM: element (r, c) lives at
+/// `buf[lead..., row0 + r, c]`.
+struct Mat {
+    buf: ValueId,
+    lead: Vec<ValueId>,
+    row0: Option<ValueId>,
+}
+
+impl Mat {
+    fn idx(&self, b: &mut Builder<'_>, r: ValueId, c: ValueId) -> Vec<ValueId> {
+        let mut idx = self.lead.clone();
+        idx.push(match self.row0 {
+            Some(r0) => crate::loops::add(b, r0, r),
+            None => r,
+        });
+        idx.push(c);
+        idx
+    }
+    fn load(&self, b: &mut Builder<'_>, r: ValueId, c: ValueId) -> ValueId {
+        let idx = self.idx(b, r, c);
+        load(b, self.buf, &idx)
+    }
+    fn store(&self, b: &mut Builder<'_>, v: ValueId, r: ValueId, c: ValueId) {
+        let idx = self.idx(b, r, c);
+        store(b, v, self.buf, &idx);
+    }
+}
+
+/// Columns per tile: the innermost, unit-stride loop (vectorized by LLVM).
+const TILE_P: i64 = 256;
+/// Reduction rows per tile, so that a tile of `x` stays in cache.
+const TILE_K: i64 = 128;
+/// Register block: rows of `out` (BM) and of `x` (BK) combined per inner
+/// loop; each step loads BK vectors of `x` and updates BM of `out`.
+const BM: i64 = 4;
+const BK: i64 = 8;
+
+/// A call to a shared blocked GEMM of element type `elem`:
+/// `out[on, or0 + m, p] = init(m) + Σk w[or0 + m, k] · x[xn, xr0 + k, p]` for m
+/// below `m_rows` (a constant), with `init(m) = bias[or0 + m]` or 0. `w`
+/// is 2-D, `x` and `out` 3-D row-major buffers of static shape; K and P come
+/// from `w` and `out`. One function per distinct signature, so that ops of
+/// the same shape share one copy of the tiled loop nest (small IR, fast
+/// LLVM builds).
+pub(super) struct GemmCall {
+    pub w: ValueId,
+    pub x: ValueId,
+    pub out: ValueId,
+    pub bias: Option<ValueId>,
+    pub xn: ValueId,
+    pub xr0: ValueId,
+    pub on: ValueId,
+    pub or0: ValueId,
+    pub m_rows: ValueId,
+}
+
+pub(super) fn call_gemm(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Result<()> {
+    let name = gemm_function(b, elem, c)?;
+    let mut args = vec![c.w, c.x, c.out];
+    args.extend(c.bias);
+    args.extend([c.xn, c.xr0, c.on, c.or0]);
+    b.op(
+        "func.call",
+        &args,
+        &[],
+        &[("callee", ir::Attribute::symbol(&name))],
+    );
+    Ok(())
+}
+
+/// The GEMM function for these operand types and row count, created at the
+/// end of the module on first use. Static shapes let LLVM see constant
+/// strides (one alias check per buffer instead of one per row).
+fn gemm_function(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Result<String> {
+    let shape = |v: ValueId| shape_of(b.m, v);
+    let (sw, sx, so) = (shape(c.w), shape(c.x), shape(c.out));
+    let m_rows =
+        b.m.defining_op(c.m_rows)
+            .and_then(|d| b.m.attr(d, "value"))
+            .and_then(ir::Attribute::as_int);
+    let (Some(m_rows), [_, k], [_, _, _], [_, _, p]) =
+        (m_rows, sw.as_slice(), sx.as_slice(), so.as_slice())
+    else {
+        return Err(ir::Diagnostic::error(
+            "blocked GEMM needs static 2-D/3-D operands",
+        ));
+    };
+    let (k, p) = (*k, *p);
+    let dims = |s: &[i64]| s.iter().map(i64::to_string).collect::<Vec<_>>().join("x");
+    let name = format!(
+        "__onnxc_gemm_{}{}_{m_rows}_w{}_x{}_o{}",
+        elem.to_string()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+        if c.bias.is_some() { "_bias" } else { "" },
+        dims(&sw),
+        dims(&sx),
+        dims(&so)
+    );
+    if b.m.lookup_symbol(&name).is_some() {
+        return Ok(name);
+    }
+    let mut inputs = vec![
+        b.m.value_type(c.w).clone(),
+        b.m.value_type(c.x).clone(),
+        b.m.value_type(c.out).clone(),
+    ];
+    if let Some(bias) = c.bias {
+        inputs.push(b.m.value_type(bias).clone());
+    }
+    inputs.extend(std::iter::repeat_n(Type::Index, 4));
+    let has_bias = c.bias.is_some();
+    let body = b.m.body();
+    let mut fb = Builder::new(&mut *b.m, ir::InsertPoint::End(body));
+    let (f, entry) = fb.func(&name, inputs, vec![]);
+    fb.m.set_attr(f, "sym_visibility", ir::Attribute::string("private"));
+    let args = fb.m.block_args(entry).to_vec();
+    let mut fb = Builder::at_end(&mut *fb.m, entry);
+    let (w, x, out) = (args[0], args[1], args[2]);
+    let bias_buf = has_bias.then(|| args[3]);
+    let rest = &args[3 + usize::from(has_bias)..];
+    let (xn, xr0, on, or0) = (rest[0], rest[1], rest[2], rest[3]);
+    let mkp = [fb.const_index(m_rows), fb.const_index(k), fb.const_index(p)];
+    // Weight rows are output channels, offset like the output's.
+    let wm = Mat {
+        buf: w,
+        lead: vec![],
+        row0: Some(or0),
+    };
+    let xm = Mat {
+        buf: x,
+        lead: vec![xn],
+        row0: Some(xr0),
+    };
+    let om = Mat {
+        buf: out,
+        lead: vec![on],
+        row0: Some(or0),
+    };
+    let elem2 = elem.clone();
+    let init = move |b: &mut Builder<'_>, m: ValueId| match bias_buf {
+        Some(bv) => {
+            let i = crate::loops::add(b, or0, m);
+            load(b, bv, &[i])
+        }
+        None => constant(b, &elem2, 0.0),
+    };
+    blocked_gemm(&mut fb, &wm, &xm, &om, &init, mkp);
+    fb.ret(&[]);
+    Ok(name)
+}
+
+/// Emits `out = init + w * x` tiled for cache: p-tiles outermost, then
+/// k-tiles, then 4x4 register blocks of (m, k) around a unit-stride loop
+/// over p, so each loaded `x` feeds four rows and each `out` element is
+/// read and written once per four k. `mkp` are the sizes M, K, P.
+fn blocked_gemm(
+    b: &mut Builder<'_>,
+    w: &Mat,
+    x: &Mat,
+    out: &Mat,
+    init: &dyn Fn(&mut Builder<'_>, ValueId) -> ValueId,
+    mkp: [ValueId; 3],
+) {
+    use crate::loops::{add, sub};
+    let [m_ub, k_ub, p_ub] = mkp;
+    let bounds = Bounds::new(b);
+    let (zero, one) = (bounds.zero, bounds.one);
+    let (tp, tk, bm, bk) = (
+        b.const_index(TILE_P),
+        b.const_index(TILE_K),
+        b.const_index(BM),
+        b.const_index(BK),
+    );
+    let m_rem = b.same("arith.remsi", &[m_ub, bm]);
+    let m4 = sub(b, m_ub, m_rem);
+    let k_rem = b.same("arith.remsi", &[k_ub, bk]);
+    let k4 = sub(b, k_ub, k_rem);
+    b.scf_for(zero, p_ub, tp, &[], |b, p0, _| {
+        let rest = sub(b, p_ub, p0);
+        let pn = b.same("arith.minsi", &[rest, tp]);
+        let p_end = add(b, p0, pn);
+        // Initialize the tile.
+        b.scf_for(zero, m_ub, one, &[], |b, m, _| {
+            let v = init(b, m);
+            b.scf_for(p0, p_end, one, &[], |b, p, _| {
+                out.store(b, v, m, p);
+                Vec::new()
+            });
+            Vec::new()
+        });
+        // 4x4 blocks over k-tiles.
+        b.scf_for(zero, k4, tk, &[], |b, kt, _| {
+            let kt_rest = sub(b, k4, kt);
+            let kn = b.same("arith.minsi", &[kt_rest, tk]);
+            let kt_end = add(b, kt, kn);
+            b.scf_for(zero, m4, bm, &[], |b, m0, _| {
+                b.scf_for(kt, kt_end, bk, &[], |b, k0, _| {
+                    let offs: Vec<ValueId> = (0..BM.max(BK)).map(|i| b.const_index(i)).collect();
+                    let rows: Vec<ValueId> =
+                        offs[..BM as usize].iter().map(|&o| add(b, m0, o)).collect();
+                    let ks: Vec<ValueId> =
+                        offs[..BK as usize].iter().map(|&o| add(b, k0, o)).collect();
+                    let mut ws = Vec::new();
+                    for &r in &rows {
+                        for &kk in &ks {
+                            ws.push(w.load(b, r, kk));
+                        }
+                    }
+                    let inner = b.scf_for(p0, p_end, one, &[], |b, p, _| {
+                        let xs: Vec<ValueId> = ks.iter().map(|&kk| x.load(b, kk, p)).collect();
+                        for (i, &r) in rows.iter().enumerate() {
+                            let mut acc = out.load(b, r, p);
+                            for (j, &xv) in xs.iter().enumerate() {
+                                acc = fma(b, ws[i * BK as usize + j], xv, acc);
+                            }
+                            out.store(b, acc, r, p);
+                        }
+                        Vec::new()
+                    });
+                    vectorize(b, inner);
+                    Vec::new()
+                });
+                Vec::new()
+            });
+            Vec::new()
+        });
+        // Leftover k for the blocked rows, then leftover rows.
+        b.scf_for(zero, m4, one, &[], |b, m, _| {
+            rank1_rows(b, w, x, out, m, [k4, k_ub], [p0, p_end]);
+            Vec::new()
+        });
+        b.scf_for(m4, m_ub, one, &[], |b, m, _| {
+            rank1_rows(b, w, x, out, m, [zero, k_ub], [p0, p_end]);
+            Vec::new()
+        });
+        Vec::new()
+    });
+}
+
+/// `out[m, p] += w[m, k] * x[k, p]` for k in `ks` and p in `ps`.
+fn rank1_rows(
+    b: &mut Builder<'_>,
+    w: &Mat,
+    x: &Mat,
+    out: &Mat,
+    m: ValueId,
+    ks: [ValueId; 2],
+    ps: [ValueId; 2],
+) {
+    let one = b.const_index(1);
+    b.scf_for(ks[0], ks[1], one, &[], |b, k, _| {
+        let wv = w.load(b, m, k);
+        let inner = b.scf_for(ps[0], ps[1], one, &[], |b, p, _| {
+            let xv = x.load(b, k, p);
+            let acc = out.load(b, m, p);
+            let r = fma(b, wv, xv, acc);
+            out.store(b, r, m, p);
+            Vec::new()
+        });
+        vectorize(b, inner);
+        Vec::new()
+    });
+}
+
+fn fma(b: &mut Builder<'_>, x: ValueId, y: ValueId, acc: ValueId) -> ValueId {
+    let ty = b.m.value_type(acc).clone();
+    b.op1("math.fma", &[x, y, acc], ty, &[])
+}
+
+/// Asks LLVM to vectorize `for_op` even when it must check at run time that
+/// the rows of `out` and `x` do not overlap (they never do: distinct
+/// buffers, or disjoint rows of one).
+fn vectorize(b: &mut Builder<'_>, for_op: ir::OpId) {
+    b.m.set_attr(for_op, "onnxc.vectorize", ir::Attribute::Unit);
 }

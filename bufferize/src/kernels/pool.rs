@@ -10,13 +10,7 @@ use ir::{Builder, OpId, Result, ValueId, DYN};
 
 pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
-    if b.m.results(op).len() > 1 && b.m.result(op, 1).is_some_and(|r| b.m.has_uses(r)) {
-        return Err(op_error(
-            b.m,
-            op,
-            "the Indices output of MaxPool is not supported yet",
-        ));
-    }
+    let wants_indices = kind == "MaxPool" && b.m.result(op, 1).is_some_and(|r| b.m.has_uses(r));
     let sx = shape_of(b.m, x);
     let Some(kernel) = attr_ints(b.m, op, "kernel_shape") else {
         return Err(op_error(b.m, op, "requires 'kernel_shape'"));
@@ -101,7 +95,105 @@ pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Res
         }
         store_at(b, r, out, ivs);
     });
-    Ok(vec![out])
+    if !wants_indices {
+        return Ok(vec![out]);
+    }
+    let indices = argmax_indices(b, op, &win, x, out, &dx, &out_dims)?;
+    Ok(vec![out, indices])
+}
+
+/// MaxPool's `Indices`: for each output, the flat input index (row-major,
+/// or spatially column-major with `storage_order = 1`) of the first in-range
+/// tap equal to the maximum; pads are never chosen.
+fn argmax_indices(
+    b: &mut Builder<'_>,
+    op: OpId,
+    win: &Window,
+    x: ValueId,
+    max: ValueId,
+    dx: &[ValueId],
+    out_dims: &[ValueId],
+) -> Result<ValueId> {
+    let indices = alloc_result(b, op, 1, out_dims)?;
+    let column_major = attr_int(b.m, op, "storage_order", 0) != 0;
+    let spatial = dx.len() - 2;
+    let bounds = Bounds::new(b);
+    let zero = bounds.zero;
+    let red: Vec<ValueId> = win.kernel.iter().map(|&k| b.const_index(k)).collect();
+    let elem = elem_of(b.m, x);
+    let oeq = ir::dialects::arith::CMPF_PREDICATES
+        .iter()
+        .position(|&p| p == "oeq")
+        .unwrap_or(1) as i64;
+    let mut spatial_size = b.const_index(1);
+    for &d in &dx[2..] {
+        spatial_size = loops::mul(b, spatial_size, d);
+    }
+    loop_nest(b, &bounds, out_dims, &mut |b, ivs| {
+        let best = load_at(b, max, ivs);
+        let plane = loops::mul(b, ivs[0], dx[1]);
+        let plane = loops::add(b, plane, ivs[1]);
+        let base = loops::mul(b, plane, spatial_size);
+        let none = b.const_int(-1, ir::Type::i64());
+        let found = reduce_nest(b, &bounds, &red, none, &mut |b, k, acc| {
+            let mut xidx = vec![ivs[0], ivs[1]];
+            let mut inside = None;
+            let mut pos = Vec::with_capacity(spatial);
+            for i in 0..spatial {
+                let (p, ok) = win.input_index(b, i, ivs[i + 2], k[i], dx[i + 2], zero);
+                xidx.push(p);
+                pos.push(p);
+                inside = Some(match inside {
+                    Some(q) => loops::and(b, q, ok),
+                    None => ok,
+                });
+            }
+            let xv = load_at(b, x, &xidx);
+            let equal = if elem.is_float() {
+                b.op1(
+                    "arith.cmpf",
+                    &[xv, best],
+                    ir::Type::i1(),
+                    &[("predicate", ir::Attribute::i64(oeq))],
+                )
+            } else {
+                b.op1(
+                    "arith.cmpi",
+                    &[xv, best],
+                    ir::Type::i1(),
+                    &[("predicate", ir::Attribute::i64(0))],
+                )
+            };
+            // Flat offset within the plane, in the requested storage order.
+            let order: Vec<usize> = if column_major {
+                (0..spatial).collect()
+            } else {
+                (0..spatial).rev().collect()
+            };
+            let mut offset = zero;
+            let mut stride = b.const_index(1);
+            for i in order {
+                let term = loops::mul(b, pos[i], stride);
+                offset = loops::add(b, offset, term);
+                stride = loops::mul(b, stride, dx[i + 2]);
+            }
+            let flat = loops::add(b, base, offset);
+            let flat = b.op1("arith.index_cast", &[flat], ir::Type::i64(), &[]);
+            let unset = b.op1(
+                "arith.cmpi",
+                &[acc, none],
+                ir::Type::i1(),
+                &[("predicate", ir::Attribute::i64(0))],
+            );
+            let mut take = loops::and(b, unset, equal);
+            if let Some(ok) = inside {
+                take = loops::and(b, take, ok);
+            }
+            loops::select(b, take, flat, acc)
+        });
+        store_at(b, found, indices, ivs);
+    });
+    Ok(indices)
 }
 
 /// Number of kernel taps inside the input for this output position, as a float.

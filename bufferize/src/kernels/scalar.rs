@@ -8,13 +8,14 @@ pub fn is_float(t: &Type) -> bool {
     t.is_float()
 }
 
+/// Unsigned ints, and bool (i1: false < true).
 pub fn is_unsigned(t: &Type) -> bool {
     matches!(
         t,
         Type::Int {
             sign: Signedness::Unsigned,
             ..
-        }
+        } | Type::Int { width: 1, .. }
     )
 }
 
@@ -35,6 +36,7 @@ pub fn lowest(b: &mut Builder<'_>, t: &Type) -> ValueId {
         Type::Float(_) => b.const_float(f64::NEG_INFINITY, t.clone()),
         Type::Int { width, sign } => {
             let v = match sign {
+                _ if *width == 1 => 0,
                 Signedness::Unsigned => 0,
                 _ if *width >= 64 => i64::MIN,
                 _ => -(1i64 << (width - 1)),
@@ -132,4 +134,92 @@ pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<V
         (false, false) => "arith.bitcast",
     };
     Ok(b.op1(name, &[x], to.clone(), &[]))
+}
+
+fn pred_index(list: &[&str], name: &str) -> i64 {
+    list.iter().position(|&n| n == name).unwrap_or(0) as i64
+}
+
+/// `arith.cmpf <pred>`.
+pub fn cmpf(b: &mut Builder<'_>, pred: &str, x: ValueId, y: ValueId) -> ValueId {
+    let p = pred_index(&ir::dialects::arith::CMPF_PREDICATES, pred);
+    b.op1(
+        "arith.cmpf",
+        &[x, y],
+        Type::i1(),
+        &[("predicate", Attribute::i64(p))],
+    )
+}
+
+/// `arith.cmpi <pred>`.
+pub fn cmpi(b: &mut Builder<'_>, pred: &str, x: ValueId, y: ValueId) -> ValueId {
+    let p = pred_index(&ir::dialects::arith::CMPI_PREDICATES, pred);
+    b.op1(
+        "arith.cmpi",
+        &[x, y],
+        Type::i1(),
+        &[("predicate", Attribute::i64(p))],
+    )
+}
+
+/// An ordered comparison `rel` ∈ {eq, ne, lt, le, gt, ge} picked by type.
+pub fn compare(b: &mut Builder<'_>, rel: &str, x: ValueId, y: ValueId) -> ValueId {
+    let t = b.m.value_type(x).clone();
+    if t.is_float() {
+        let p = match rel {
+            "ne" => "une".to_string(),
+            r => format!("o{r}"),
+        };
+        return cmpf(b, &p, x, y);
+    }
+    let p = match rel {
+        "eq" | "ne" => rel.to_string(),
+        r if is_unsigned(&t) || t == Type::i1() => format!("u{r}"),
+        r => format!("s{r}"),
+    };
+    cmpi(b, &p, x, y)
+}
+
+pub fn select(b: &mut Builder<'_>, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
+    let ty = b.m.value_type(x).clone();
+    b.op1("arith.select", &[c, x, y], ty, &[])
+}
+
+pub fn sub(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+    let name = if b.m.value_type(x).is_float() {
+        "arith.subf"
+    } else {
+        "arith.subi"
+    };
+    b.same(name, &[x, y])
+}
+
+pub fn div(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+    let t = b.m.value_type(x).clone();
+    let name = if t.is_float() {
+        "arith.divf"
+    } else if is_unsigned(&t) {
+        "arith.divui"
+    } else {
+        "arith.divsi"
+    };
+    b.same(name, &[x, y])
+}
+
+/// The highest value of `t` (identity of min): +inf for floats.
+pub fn highest(b: &mut Builder<'_>, t: &Type) -> ValueId {
+    match t {
+        Type::Float(_) => b.const_float(f64::INFINITY, t.clone()),
+        Type::Int { width, sign } => {
+            let v = match sign {
+                _ if *width == 1 => 1,
+                Signedness::Unsigned if *width >= 64 => -1,
+                Signedness::Unsigned => ((1u64 << width) - 1) as i64,
+                _ if *width >= 64 => i64::MAX,
+                _ => (1i64 << (width - 1)) - 1,
+            };
+            b.const_int(v, t.clone())
+        }
+        _ => b.const_index(i64::MAX),
+    }
 }

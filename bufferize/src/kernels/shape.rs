@@ -19,14 +19,26 @@ pub fn constant(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
 
 /// Identity and inference-mode Dropout: the result is the input buffer.
 pub fn identity(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    if b.m.results(op).len() > 1 && b.m.result(op, 1).is_some_and(|r| b.m.has_uses(r)) {
-        return Err(op_error(
-            b.m,
-            op,
-            "the mask output of Dropout is not supported yet",
-        ));
+    let training = cx.has_input(b.m, op, 2)
+        && constant_ints(b.m, op, 2).is_none_or(|v| v.iter().any(|&t| t != 0));
+    // Training with ratio 0 drops nothing: deterministic, like inference.
+    let zero_ratio = cx.has_input(b.m, op, 1)
+        && constant_ints(b.m, op, 1).is_some_and(|v| v.iter().all(|&r| r == 0));
+    if training && !zero_ratio {
+        return Err(op_error(b.m, op, "training-mode Dropout is not supported"));
     }
-    Ok(vec![cx.input(b.m, op, 0)?])
+    let x = cx.input(b.m, op, 0)?;
+    let mut out = vec![x];
+    if b.m.results(op).len() > 1 {
+        // The mask keeps everything.
+        let dx = dims(b, x);
+        let mask = alloc_result(b, op, 1, &dx)?;
+        let t = b.const_bool(true);
+        let bounds = Bounds::new(b);
+        loop_nest(b, &bounds, &dx, &mut |b, ivs| store_at(b, t, mask, ivs));
+        out.push(mask);
+    }
+    Ok(out)
 }
 
 fn normalize_axis(b: &Builder<'_>, op: OpId, axis: i64, rank: usize) -> Result<usize> {
@@ -66,7 +78,13 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         }
         "Reshape" => {
             let Some(shape) = constant_ints(b.m, op, 1) else {
-                return Err(op_error(b.m, op, "Reshape needs a constant shape here"));
+                let allow_zero = attr_int(b.m, op, "allowzero", 0) != 0;
+                let s = cx.input(b.m, op, 1)?;
+                let rank = super::result_memref_type(b.m, op, 0)?
+                    .shape()
+                    .map_or(0, <[i64]>::len);
+                let out = runtime_shape(b, s, &dx, allow_zero, rank)?;
+                return finish_reshape(b, op, x, out);
             };
             let allow_zero = attr_int(b.m, op, "allowzero", 0) != 0;
             let mut out = Vec::with_capacity(shape.len());
@@ -113,7 +131,9 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             let out_rank = out_shape.len();
             if kind == "Unsqueeze" {
                 let Some(axes) = axes else {
-                    return Err(op_error(b.m, op, "Unsqueeze needs constant axes"));
+                    let a = cx.input(b.m, op, 1)?;
+                    let out = runtime_unsqueeze(b, a, &dx, out_rank);
+                    return finish_reshape(b, op, x, out);
                 };
                 let axes: Vec<usize> = axes
                     .iter()
@@ -163,6 +183,101 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         }
         _ => return Err(op_error(b.m, op, "not a reshape")),
     };
+    finish_reshape(b, op, x, out_dims)
+}
+
+/// Unsqueeze sizes with axes known only at runtime: position `i` is 1 when
+/// listed, else the next input dim.
+fn runtime_unsqueeze(
+    b: &mut Builder<'_>,
+    a: ValueId,
+    dx: &[ValueId],
+    out_rank: usize,
+) -> Vec<ValueId> {
+    let n = dx.len().abs_diff(out_rank);
+    let zero = b.const_index(0);
+    let one = b.const_index(1);
+    let r = b.const_index(out_rank as i64);
+    let listed: Vec<ValueId> = (0..n)
+        .map(|j| {
+            let v = super::build::index_at(b, a, Some(j as i64));
+            let neg = loops::cmp(b, "slt", v, zero);
+            let w = loops::add(b, v, r);
+            loops::select(b, neg, w, v)
+        })
+        .collect();
+    let mut src = zero;
+    let mut out = Vec::with_capacity(out_rank);
+    for i in 0..out_rank {
+        let iv = b.const_index(i as i64);
+        let mut is_axis = b.const_bool(false);
+        for &l in &listed {
+            let e = loops::cmp(b, "eq", l, iv);
+            is_axis = b.same("arith.ori", &[is_axis, e]);
+        }
+        let mut d = one;
+        for (k, &dk) in dx.iter().enumerate() {
+            let kv = b.const_index(k as i64);
+            let e = loops::cmp(b, "eq", src, kv);
+            d = loops::select(b, e, dk, d);
+        }
+        out.push(loops::select(b, is_axis, one, d));
+        let inc = loops::add(b, src, one);
+        src = loops::select(b, is_axis, src, inc);
+    }
+    out
+}
+
+/// Reshape's target shape read at runtime: 0 copies the input dim (unless
+/// `allowzero`), -1 is inferred from the element count.
+fn runtime_shape(
+    b: &mut Builder<'_>,
+    s: ValueId,
+    dx: &[ValueId],
+    allow_zero: bool,
+    rank: usize,
+) -> Result<Vec<ValueId>> {
+    // The length of the shape tensor is the result rank.
+    let n = rank as i64;
+    if shape_of(b.m, s).len() != 1 {
+        return Err(ir::Diagnostic::error("Reshape needs a 1-D shape"));
+    }
+    let zero = b.const_index(0);
+    let one = b.const_index(1);
+    let m1 = b.const_index(-1);
+    let mut raw = Vec::new();
+    let mut vals = Vec::new();
+    let mut known = one;
+    for i in 0..n {
+        let r = super::build::index_at(b, s, Some(i));
+        let v = match dx.get(i as usize) {
+            Some(&d) if !allow_zero => {
+                let z = loops::cmp(b, "eq", r, zero);
+                loops::select(b, z, d, r)
+            }
+            _ => r,
+        };
+        let is_m1 = loops::cmp(b, "eq", r, m1);
+        let k = loops::select(b, is_m1, one, v);
+        known = loops::mul(b, known, k);
+        raw.push(is_m1);
+        vals.push(v);
+    }
+    let total = product(b, dx);
+    let inferred = b.same("arith.divui", &[total, known]);
+    Ok(raw
+        .iter()
+        .zip(vals)
+        .map(|(&m, v)| loops::select(b, m, inferred, v))
+        .collect())
+}
+
+fn finish_reshape(
+    b: &mut Builder<'_>,
+    op: OpId,
+    x: ValueId,
+    out_dims: Vec<ValueId>,
+) -> Result<Vec<ValueId>> {
     let ty = super::result_memref_type(b.m, op, 0)?;
     let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
     if shape.len() != out_dims.len() {
@@ -265,5 +380,15 @@ pub fn transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         let v = load_at(b, x, &idx);
         store_at(b, v, out, ivs);
     });
+    Ok(vec![out])
+}
+
+/// A fresh copy of operand 0 as result 0 (no-op reductions, Identity-like ops
+/// whose result must not alias).
+pub fn copy_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let dx = dims(b, x);
+    let out = alloc_result(b, op, 0, &dx)?;
+    b.op("memref.copy", &[x, out], &[], &[]);
     Ok(vec![out])
 }

@@ -39,6 +39,14 @@ pub struct CompileArgs {
     /// Directory of the LLVM tools (clang); default: LLVM 19, then PATH.
     #[arg(long)]
     pub llvm_bin: Option<PathBuf>,
+    /// Don't fold when the results would take more than F times the bytes
+    /// of the operands (default 16; see driver::DEFAULT_FOLD_EXPANSION_BOUND).
+    #[arg(long, value_name = "F")]
+    pub fold_expansion_bound: Option<f64>,
+    /// With --emit onnx: write initializers of at least BYTES bytes to
+    /// OUTPUT.data (ONNX external data); needs -o.
+    #[arg(long, value_name = "BYTES")]
+    pub external_data_threshold: Option<usize>,
     #[command(flatten)]
     pub flags: PassFlags,
     #[command(flatten)]
@@ -56,7 +64,18 @@ fn compile_one(args: CompileArgs) -> CmdResult {
         Emit::Memref => Some("dealloc"),
         Emit::Llvm | Emit::Obj | Emit::Lib => None,
     });
-    driver::run_stages(&mut m, stop, &args.flags)?;
+    let bound = args
+        .fold_expansion_bound
+        .unwrap_or(driver::DEFAULT_FOLD_EXPANSION_BOUND);
+    driver::run_stages_bounded(&mut m, stop, &args.flags, Some(bound))?;
+    if let (Emit::Onnx, Some(t)) = (args.emit, args.external_data_threshold) {
+        let Some(out) = args.output.as_deref().filter(|o| o.as_os_str() != "-") else {
+            return Err(Failure::Io(
+                "--external-data-threshold needs -o OUTPUT".into(),
+            ));
+        };
+        return Ok(frontend::export::write_model(&m, out, Some(t))?);
+    }
     if args.emit == Emit::Onnx {
         let model = frontend::export::export_model(&m)?;
         return write_output(args.output.as_deref(), &frontend::export::encode(&model));

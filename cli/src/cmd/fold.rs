@@ -1,6 +1,6 @@
 //! `onnxc fold MODEL.onnx -o OUT.onnx`: constant folding, ONNX to ONNX.
 
-use super::{write_output, CmdResult, PassFlags};
+use super::{CmdResult, PassFlags};
 use crate::driver;
 use std::path::PathBuf;
 
@@ -9,13 +9,46 @@ pub struct FoldArgs {
     pub model: PathBuf,
     #[arg(short = 'o', long)]
     pub output: PathBuf,
+    /// Don't fold when the results would take more than F times the bytes
+    /// of the operands (default: no bound).
+    #[arg(long, value_name = "F")]
+    pub fold_expansion_bound: Option<f64>,
+    /// Write initializers of at least BYTES bytes to OUT.onnx.data (ONNX
+    /// external data) instead of inside the model.
+    #[arg(long, value_name = "BYTES")]
+    pub external_data_threshold: Option<usize>,
     #[command(flatten)]
     pub flags: PassFlags,
 }
 
 pub fn run(args: FoldArgs) -> CmdResult {
     let mut m = driver::import(&args.model)?;
-    driver::run_stages(&mut m, Some("constprop"), &args.flags)?;
-    let model = frontend::export::export_model(&m)?;
-    write_output(Some(&args.output), &frontend::export::encode(&model))
+    driver::run_stages_bounded(
+        &mut m,
+        Some("constprop"),
+        &args.flags,
+        args.fold_expansion_bound,
+    )?;
+    if let Some(t) = args.external_data_threshold {
+        frontend::export::write_model(&m, &args.output, Some(t))?;
+    } else {
+        // Streams initializers from their buffers to the file (zero copy).
+        constprop::stream::write_model(&mut m, &args.output)?;
+    }
+    if args.flags.stats {
+        let pool = ir::elements::pool::stats();
+        eprintln!("  {:>12}  peak heap constant bytes", pool.peak);
+        eprintln!("  {:>12}  live heap constant buffers at exit", pool.count);
+        if let Some(kb) = peak_rss_kib() {
+            eprintln!("  {:>12}  peak RSS bytes of onnxc fold", kb * 1024);
+        }
+    }
+    Ok(())
+}
+
+/// The process's peak resident set (VmHWM), in KiB, where /proc has it.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

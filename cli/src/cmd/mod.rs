@@ -1,9 +1,13 @@
 //! Subcommands, and the flags they share.
 
+pub mod bench;
+pub mod client;
 pub mod compile;
 pub mod fold;
+pub mod native;
 pub mod opt;
 pub mod run;
+pub mod serve;
 pub mod zoo;
 
 use ir::pass::{PassManager, PrintIr, Timing, VerifyEach};

@@ -310,27 +310,33 @@ fn summary(i: usize, name: &str, e: &Elements) -> String {
     )
 }
 
-/// The per-run times the driver prints in timing mode; other stderr lines
-/// are passed through.
-fn run_times(stderr: &[u8]) -> Vec<u64> {
+/// The per-run (wall, thread CPU) times the driver prints in timing mode;
+/// other stderr lines are passed through.
+fn run_times(stderr: &[u8]) -> Vec<(u64, u64)> {
     let mut times = Vec::new();
     for line in String::from_utf8_lossy(stderr).lines() {
-        match line.strip_prefix("onnxc-run-ns ").map(str::parse::<u64>) {
-            Some(Ok(t)) => times.push(t),
+        let nums: Option<Vec<u64>> = line
+            .strip_prefix("onnxc-run-ns ")
+            .map(|r| r.split(' ').filter_map(|t| t.parse().ok()).collect());
+        match nums.as_deref() {
+            Some(&[wall, cpu]) => times.push((wall, cpu)),
             _ => eprintln!("{line}"),
         }
     }
     times
 }
 
-fn timing_summary(mut times: Vec<u64>) -> Option<String> {
-    times.sort_unstable();
-    let median = *times.get(times.len() / 2)?;
-    let min = *times.first()?;
+/// Median and minimum of the wall times, and the median CPU time.
+fn timing_summary(times: Vec<(u64, u64)>) -> Option<String> {
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let (mut wall, mut cpu): (Vec<u64>, Vec<u64>) = times.into_iter().unzip();
+    wall.sort_unstable();
+    cpu.sort_unstable();
     Some(format!(
-        "timing: {} runs, median {:.3} ms, min {:.3} ms",
-        times.len(),
-        median as f64 / 1e6,
-        min as f64 / 1e6
+        "timing: {} runs, median {:.3} ms, min {:.3} ms, median cpu {:.3} ms",
+        wall.len(),
+        ms(*wall.get(wall.len() / 2)?),
+        ms(*wall.first()?),
+        ms(*cpu.get(cpu.len() / 2)?)
     ))
 }

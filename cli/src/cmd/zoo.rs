@@ -54,11 +54,25 @@ pub fn run(cmd: ZooCmd) -> CmdResult {
                     .into_iter()
                     .enumerate()
                 {
-                    let wide: Vec<WideNum> = values
-                        .iter()
-                        .map(|&v| WideNum::from_f64(f64::from(v)))
-                        .collect();
-                    let e = Elements::from_wide(DType::F32, shape, &wide)
+                    // Token-id inputs are int64 (their values are integers).
+                    let tokens = models::entry(&args.name).map_err(diag)?.token_vocab;
+                    let (dtype, wide): (DType, Vec<WideNum>) = match tokens {
+                        Some(_) => (
+                            DType::I64,
+                            values
+                                .iter()
+                                .map(|&v| WideNum::from_i64(v as i64))
+                                .collect(),
+                        ),
+                        None => (
+                            DType::F32,
+                            values
+                                .iter()
+                                .map(|&v| WideNum::from_f64(f64::from(v)))
+                                .collect(),
+                        ),
+                    };
+                    let e = Elements::from_wide(dtype, shape, &wide)
                         .map_err(|e| diag(e.to_string()))?;
                     frontend::tensor_io::write_tensor_pb(
                         &dir.join(format!("input_{i}.pb")),

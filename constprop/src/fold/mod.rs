@@ -2,7 +2,16 @@
 //! constants. Views (Transpose, reshapes, Expand) never copy; arithmetic is
 //! computed in `WideNum` and stored in the result's dtype.
 
-mod elementwise;
+mod attention;
+mod data;
+mod dense;
+pub mod elementwise;
+mod linalg;
+mod misc;
+mod nn;
+mod reduce;
+mod rnn;
+mod unary;
 mod views;
 
 use ir::attr::Attribute;
@@ -41,6 +50,25 @@ pub fn attr_i64(m: &Module, op: OpId, name: &str, default: i64) -> i64 {
         .unwrap_or(default)
 }
 
+/// The model's default-domain opset (semantics changed across versions).
+pub fn opset(m: &Module) -> i64 {
+    m.attr(m.top(), "onnx.opset")
+        .and_then(Attribute::as_int)
+        .unwrap_or(21)
+}
+
+pub fn attr_f64(m: &Module, op: OpId, name: &str, default: f64) -> f64 {
+    m.attr(op, name)
+        .and_then(Attribute::as_float)
+        .unwrap_or(default)
+}
+
+pub fn attr_str(m: &Module, op: OpId, name: &str) -> Option<String> {
+    m.attr(op, name)
+        .and_then(Attribute::as_str)
+        .map(str::to_string)
+}
+
 pub fn attr_ints(m: &Module, op: OpId, name: &str) -> Option<Vec<i64>> {
     m.attr(op, name).and_then(Attribute::as_i64_list)
 }
@@ -64,5 +92,19 @@ pub fn fold_op(m: &Module, op: OpId) -> Result<Option<Vec<Elements>>> {
     if let Some(r) = views::fold(m, op, kind, &inputs)? {
         return Ok(Some(r));
     }
-    elementwise::fold(m, op, kind, &inputs)
+    for f in [
+        data::fold,
+        reduce::fold,
+        linalg::fold,
+        nn::fold,
+        attention::fold,
+        misc::fold,
+        rnn::fold,
+        elementwise::fold,
+    ] {
+        if let Some(r) = f(m, op, kind, &inputs)? {
+            return Ok(Some(r));
+        }
+    }
+    Ok(None)
 }

@@ -97,10 +97,10 @@ pub fn convert_attr(
             Attribute::Array(items.into())
         }
         AttributeType::Graph | AttributeType::Graphs => {
-            return Err(err("subgraph attributes are not supported yet"));
+            return Err(err("unsupported subgraph attribute here"));
         }
         AttributeType::SparseTensor | AttributeType::SparseTensors => {
-            return Err(err("sparse tensor attributes are not supported"));
+            return Err(err("unsupported sparse tensor attribute"));
         }
         AttributeType::Undefined => return Err(err("attribute has no value")),
     })

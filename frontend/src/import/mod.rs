@@ -2,22 +2,31 @@
 //! docs/ONNX_DIALECT.md.
 
 pub mod attrs;
-mod normalize;
+mod function;
+mod model_info;
+mod node;
+pub(crate) mod normalize;
 mod order;
+mod subgraph;
 pub mod tensor;
 pub mod types;
 
 use crate::load::{ExternalData, LoadedModel};
 use crate::proto::{FunctionProto, GraphProto, NodeProto, TensorProto, ValueInfoProto};
 use ir::elements::{DType, Elements, WideNum};
-use ir::{Attribute, BlockId, Builder, Diagnostic, Location, Module, OpSpec, Sym, Type, ValueId};
+use ir::{
+    Attribute, BlockId, Builder, Diagnostic, InsertPoint, Location, Module, OpId, Type, ValueId,
+};
 use std::collections::{HashMap, HashSet};
+
+pub use node::constant_node_value;
 
 /// Name of the imported main function.
 pub const MAIN_GRAPH: &str = "main_graph";
 
-/// Opset assumed when a model imports no default-domain opset (IR < 3).
-const DEFAULT_OPSET: i64 = 1;
+/// Subgraphs and function calls nested deeper than this are refused (the
+/// importer recurses once per level).
+const MAX_DEPTH: usize = 64;
 
 /// Imports the main graph of a loaded model into a fresh module, with result
 /// types refined by shape inference.
@@ -28,29 +37,24 @@ pub fn import_model(model: &LoadedModel) -> Result<Module, Diagnostic> {
         .graph
         .as_ref()
         .ok_or_else(|| Diagnostic::error("the model has no graph"))?;
-    let opset = proto
-        .opset_import
-        .iter()
-        .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
-        .map_or(DEFAULT_OPSET, |o| o.version);
+    let opsets = model_info::Opsets::new(&proto.opset_import, proto.ir_version)?;
     let mut imp = Importer {
         m: Module::new(),
         external: model.external(),
-        functions: &proto.functions,
-        values: HashMap::new(),
-        declared: HashMap::new(),
+        functions: function::index(&proto.functions)?,
+        opsets,
+        scopes: Vec::new(),
+        frames: Vec::new(),
         no_value: None,
+        entry: None,
         block: None,
+        depth: 0,
+        declared_types: HashMap::new(),
     };
-    let func = imp.import_graph(graph)?;
-    let mut m = imp.m;
-    let top = m.top();
-    m.set_attr(top, "onnx.opset", Attribute::i64(opset));
-    m.set_attr(top, "onnx.ir_version", Attribute::i64(proto.ir_version));
-    if let Some(ml) = proto.opset_import.iter().find(|o| o.domain == "ai.onnx.ml") {
-        m.set_attr(top, "onnx.ml_opset", Attribute::i64(ml.version));
-    }
-    crate::infer::infer_function(&mut m, func)?;
+    let func = imp.import_main(graph)?;
+    let mut m = std::mem::take(&mut imp.m);
+    model_info::record(&mut m, proto, func);
+    crate::infer::infer_function_with(&mut m, func, &imp.declared_types)?;
     Ok(m)
 }
 
@@ -72,18 +76,48 @@ pub fn node_diag(node: &NodeProto, msg: String) -> Diagnostic {
         .on_op(format!("onnx.{}", node.op_type))
 }
 
+/// One lexical scope: a graph, a subgraph or an inlined function body.
+#[derive(Default)]
+struct Scope {
+    /// ONNX value name → IR value.
+    values: HashMap<String, ValueId>,
+    /// Types declared by `value_info`, graph outputs and subgraph inputs.
+    declared: HashMap<String, Type>,
+    /// A function body: names of the caller's scopes are not visible.
+    isolated: bool,
+}
+
+/// An inlined model-local function being imported.
+struct Frame {
+    /// The call's attributes, for `ref_attr_name` references.
+    attrs: HashMap<String, crate::proto::AttributeProto>,
+    /// Prefix of value and node names inside the body ("call/").
+    prefix: String,
+    /// Function output name → the caller's output name.
+    outputs: HashMap<String, String>,
+    /// Opset of the default domain the body was written for.
+    opset: Option<i64>,
+}
+
 struct Importer<'a> {
     m: Module,
     external: &'a ExternalData,
-    /// Model-local functions, only to name them in diagnostics.
-    functions: &'a [FunctionProto],
-    /// ONNX value name → IR value.
-    values: HashMap<String, ValueId>,
-    /// Types declared by `value_info` and graph outputs.
-    declared: HashMap<String, Type>,
+    /// Model-local functions by (domain, name, overload).
+    functions: HashMap<(String, String, String), &'a FunctionProto>,
+    opsets: model_info::Opsets,
+    scopes: Vec<Scope>,
+    frames: Vec<Frame>,
     /// The shared `onnx.NoValue` result, created on first need.
     no_value: Option<ValueId>,
+    /// Entry block of the main function (where `onnx.NoValue` lives).
+    entry: Option<BlockId>,
+    /// Block new ops go to.
     block: Option<BlockId>,
+    /// Current nesting of subgraphs and function calls.
+    depth: usize,
+    /// Types values were created with (declarations or placeholders),
+    /// before on-the-fly inference refined them.
+    declared_types: HashMap<ValueId, Type>,
 }
 
 fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
@@ -98,55 +132,86 @@ fn string_array(names: impl Iterator<Item = String>) -> Attribute {
     Attribute::Array(names.map(|n| Attribute::string(&n)).collect())
 }
 
-impl Importer<'_> {
-    fn import_graph(&mut self, g: &GraphProto) -> Result<ir::OpId, Diagnostic> {
-        if let Some(s) = g.sparse_initializer.first() {
-            let name = s.values.as_ref().map_or("", |v| v.name.as_str());
-            return Err(Diagnostic::error(format!(
-                "sparse initializer '{name}' is not supported"
-            )));
-        }
-        for vi in &g.value_info {
-            if let Ok(t) = value_info_type(vi) {
-                self.declared.insert(vi.name.clone(), t);
-            }
+impl<'a> Importer<'a> {
+    fn import_main(&mut self, g: &GraphProto) -> Result<OpId, Diagnostic> {
+        self.scopes.push(Scope::default());
+        // Initializers listed as inputs (IR < 4) are constants, not inputs.
+        let init_names: HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
+        let inputs: Vec<&ValueInfoProto> = g
+            .input
+            .iter()
+            .filter(|vi| !init_names.contains(vi.name.as_str()))
+            .collect();
+        let mut input_types = Vec::with_capacity(inputs.len());
+        for vi in &inputs {
+            input_types.push(value_info_type(vi)?);
         }
         for vi in &g.output {
-            if let Ok(t) = value_info_type(vi) {
-                self.declared.insert(vi.name.clone(), t);
+            // Outputs may omit their type, but not have one we cannot import.
+            if vi.r#type.is_some() {
+                value_info_type(vi)?;
             }
-        }
-        let mut input_types = Vec::with_capacity(g.input.len());
-        for vi in &g.input {
-            input_types.push(value_info_type(vi)?);
         }
         let body = self.m.body();
         let mut b = Builder::at_end(&mut self.m, body);
         let (func, entry) = b.func(MAIN_GRAPH, input_types, Vec::new());
+        self.entry = Some(entry);
         self.block = Some(entry);
         self.m.set_attr(
             func,
             "input_names",
-            string_array(g.input.iter().map(|v| v.name.clone())),
+            string_array(inputs.iter().map(|v| v.name.clone())),
         );
         self.m.set_attr(
             func,
             "output_names",
             string_array(g.output.iter().map(|v| v.name.clone())),
         );
-
-        for (vi, &arg) in g.input.iter().zip(self.m.block_args(entry).to_vec().iter()) {
+        let args = self.m.block_args(entry).to_vec();
+        for (vi, &arg) in inputs.iter().zip(&args) {
             self.define(&vi.name, arg, None)?;
         }
-        let input_names: HashSet<&str> = g.input.iter().map(|i| i.name.as_str()).collect();
-        for t in &g.initializer {
-            // ONNX IR < 4: an initializer listed as an input stays an input.
-            if !input_names.contains(t.name.as_str()) {
-                self.import_initializer(t)?;
+        let results = self.import_body(g)?;
+        let mut b = Builder::at_end(&mut self.m, entry);
+        b.ret(&results);
+        self.scopes.pop();
+        Ok(func)
+    }
+
+    /// Imports a graph's initializers and nodes into the current block and
+    /// scope (its inputs are already defined); returns its outputs.
+    fn import_body(&mut self, g: &GraphProto) -> Result<Vec<ValueId>, Diagnostic> {
+        if let Some(s) = g.sparse_initializer.first() {
+            let name = s.values.as_ref().map_or("", |v| v.name.as_str());
+            return Err(Diagnostic::error(format!(
+                "unsupported sparse initializer '{name}'"
+            )));
+        }
+        for vi in g.value_info.iter().chain(&g.output) {
+            if let Ok(t) = value_info_type(vi) {
+                self.scope_mut()?.declared.insert(vi.name.clone(), t);
             }
         }
-        let outer: HashSet<&str> = self.values.keys().map(String::as_str).collect();
-        let order = order::topo_order(&g.node, &outer)?;
+        let mut seen = HashSet::with_capacity(g.initializer.len());
+        for t in &g.initializer {
+            if !seen.insert(t.name.as_str()) {
+                return Err(Diagnostic::error(format!(
+                    "initializer '{}' is defined more than once",
+                    t.name
+                )));
+            }
+            if self.scope_mut()?.values.contains_key(&t.name) {
+                continue; // an input of the same name wins (IR < 4 defaults)
+            }
+            self.import_initializer(t)?;
+        }
+        let local: HashSet<&str> = g
+            .input
+            .iter()
+            .map(|v| v.name.as_str())
+            .chain(g.initializer.iter().map(|t| t.name.as_str()))
+            .collect();
+        let order = order::topo_order(&g.node, &local, &|n: &str| self.lookup(n).is_some())?;
         for i in order {
             if let Some(node) = g.node.get(i) {
                 self.import_node(node)?;
@@ -154,17 +219,48 @@ impl Importer<'_> {
         }
         let mut results = Vec::with_capacity(g.output.len());
         for vi in &g.output {
-            let v = self.values.get(&vi.name).copied().ok_or_else(|| {
+            let v = self.lookup(&vi.name).ok_or_else(|| {
                 Diagnostic::error(format!("graph output '{}' is not defined", vi.name))
             })?;
             results.push(v);
         }
-        let mut b = Builder::at_end(&mut self.m, entry);
-        b.ret(&results);
-        Ok(func)
+        Ok(results)
     }
 
-    /// Binds an ONNX name to a value; names are single-assignment.
+    fn scope_mut(&mut self) -> Result<&mut Scope, Diagnostic> {
+        self.scopes
+            .last_mut()
+            .ok_or_else(|| Diagnostic::error("internal: no scope to import into"))
+    }
+
+    /// The value an ONNX name denotes here (innermost scope first, never
+    /// past a function body).
+    fn lookup(&self, name: &str) -> Option<ValueId> {
+        for s in self.scopes.iter().rev() {
+            if let Some(&v) = s.values.get(name) {
+                return Some(v);
+            }
+            if s.isolated {
+                break;
+            }
+        }
+        None
+    }
+
+    /// The type declared for a name, if any scope declares one.
+    fn declared(&self, name: &str) -> Option<&Type> {
+        for s in self.scopes.iter().rev() {
+            if let Some(t) = s.declared.get(name) {
+                return Some(t);
+            }
+            if s.isolated {
+                break;
+            }
+        }
+        None
+    }
+
+    /// Binds an ONNX name to a value; names are single-assignment per scope.
     fn define(
         &mut self,
         name: &str,
@@ -174,7 +270,12 @@ impl Importer<'_> {
         if name.is_empty() {
             return Ok(());
         }
-        if self.values.insert(name.to_string(), v).is_some() {
+        if self
+            .scope_mut()?
+            .values
+            .insert(name.to_string(), v)
+            .is_some()
+        {
             let msg = format!("value '{name}' is defined more than once");
             return Err(match node {
                 Some(n) => node_diag(n, msg),
@@ -182,6 +283,45 @@ impl Importer<'_> {
             });
         }
         Ok(())
+    }
+
+    /// The name a value gets on export: inside an inlined function, the
+    /// caller's output name or the name prefixed by the call.
+    fn export_name(&self, name: &str) -> String {
+        match self.frames.last() {
+            Some(_) if name.is_empty() => String::new(),
+            Some(f) => f
+                .outputs
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| format!("{}{name}", f.prefix)),
+            None => name.to_string(),
+        }
+    }
+
+    /// The location of a node: its label, prefixed inside functions.
+    fn node_loc(&self, node: &NodeProto) -> Location {
+        match self.frames.last() {
+            Some(f) => Location::name(&format!("{}{}", f.prefix, node_label(node))),
+            None => Location::name(node_label(node)),
+        }
+    }
+
+    /// Records the export names of `op`'s results unless they are the
+    /// default (a single result named like the location).
+    fn set_names(&mut self, op: OpId, outputs: &[String]) {
+        let names: Vec<String> = outputs.iter().map(|o| self.export_name(o)).collect();
+        let default = match self.m.loc(op) {
+            Location::Name(n) => names.len() == 1 && names[0] == **n,
+            _ => false,
+        };
+        if !default {
+            self.m.set_attr(
+                op,
+                crate::dialect::NAMES_ATTR,
+                string_array(names.into_iter()),
+            );
+        }
     }
 
     fn builder(&mut self, loc: Location) -> Result<Builder<'_>, Diagnostic> {
@@ -192,122 +332,49 @@ impl Importer<'_> {
     }
 
     /// An `onnx.Constant` holding `e`.
-    fn constant(&mut self, e: Elements, loc: Location) -> Result<ValueId, Diagnostic> {
+    fn constant(&mut self, e: Elements, loc: Location) -> Result<OpId, Diagnostic> {
         let ty = e.tensor_type();
         let mut b = self.builder(loc)?;
-        Ok(b.op1(
+        Ok(b.op(
             "onnx.Constant",
             &[],
-            ty,
+            &[ty],
             &[("value", Attribute::Elements(e))],
         ))
     }
 
+    /// A constant operand made at import (normalized attributes).
+    fn constant_value(&mut self, e: Elements, loc: Location) -> Result<ValueId, Diagnostic> {
+        let op = self.constant(e, loc)?;
+        self.m
+            .result(op, 0)
+            .ok_or_else(|| Diagnostic::error("internal: constant without result"))
+    }
+
     fn import_initializer(&mut self, t: &TensorProto) -> Result<(), Diagnostic> {
         let e = tensor::tensor_to_elements(t, Some(self.external))?;
-        let v = self.constant(e, Location::name(&t.name))?;
+        let name = self.export_name(&t.name);
+        let op = self.constant(e, Location::name(&name))?;
+        let v = self
+            .m
+            .result(op, 0)
+            .ok_or_else(|| Diagnostic::error("internal: constant without result"))?;
         self.define(&t.name, v, None)
     }
 
+    /// The shared `onnx.NoValue`, at the start of the main function so that
+    /// it dominates every use, in subgraphs too.
     fn no_value(&mut self) -> Result<ValueId, Diagnostic> {
         if let Some(v) = self.no_value {
             return Ok(v);
         }
-        let mut b = self.builder(Location::Unknown)?;
+        let entry = self
+            .entry
+            .ok_or_else(|| Diagnostic::error("internal: no main function"))?;
+        let mut b = Builder::new(&mut self.m, InsertPoint::Start(entry));
         let v = b.op1("onnx.NoValue", &[], Type::None, &[]);
         self.no_value = Some(v);
         Ok(v)
-    }
-
-    fn import_node(&mut self, node: &NodeProto) -> Result<(), Diagnostic> {
-        let dialect = match node.domain.as_str() {
-            "" | "ai.onnx" => "onnx",
-            "ai.onnx.ml" => "onnx_ml",
-            d => {
-                let local = self
-                    .functions
-                    .iter()
-                    .any(|f| f.domain == d && f.name == node.op_type);
-                let msg = if local {
-                    format!("calls of model-local functions ('{d}') are not supported yet")
-                } else {
-                    format!("unknown domain '{d}'")
-                };
-                return Err(node_diag(node, msg));
-            }
-        };
-        let valid_name = node
-            .op_type
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic())
-            && node
-                .op_type
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid_name {
-            return Err(node_diag(
-                node,
-                format!("invalid op type '{}'", node.op_type),
-            ));
-        }
-        let loc = Location::name(node_label(node));
-        if dialect == "onnx" && node.op_type == "Constant" {
-            let e = constant_node_value(node, self.external)?;
-            let v = self.constant(e, loc)?;
-            let out = node.output.first().map_or("", String::as_str);
-            return self.define(out, v, Some(node));
-        }
-        let mut attrs = Vec::with_capacity(node.attribute.len());
-        for a in &node.attribute {
-            let value = attrs::convert_attr(a, Some(self.external))
-                .map_err(|d| node_diag(node, d.message))?;
-            attrs.push((a.name.clone(), value));
-        }
-        let last_used = node
-            .input
-            .iter()
-            .rposition(|s| !s.is_empty())
-            .map_or(0, |p| p + 1);
-        let mut operands = Vec::with_capacity(last_used);
-        for name in node.input.iter().take(last_used) {
-            let v = if name.is_empty() {
-                self.no_value()?
-            } else {
-                self.values.get(name).copied().ok_or_else(|| {
-                    node_diag(node, format!("input '{name}' is not defined in the graph"))
-                })?
-            };
-            operands.push(v);
-        }
-        if dialect == "onnx" {
-            self.normalize(node, &mut attrs, &mut operands, &loc)?;
-        }
-        let result_types: Vec<Type> = node
-            .output
-            .iter()
-            .map(|o| {
-                self.declared
-                    .get(o)
-                    .cloned()
-                    .unwrap_or_else(|| Type::unranked_tensor(Type::f32()))
-            })
-            .collect();
-        let spec = OpSpec {
-            operands,
-            result_types,
-            attrs: attrs.into_iter().map(|(k, v)| (Sym::new(&k), v)).collect(),
-            loc: loc.clone(),
-            ..OpSpec::default()
-        };
-        let name = format!("{dialect}.{}", node.op_type);
-        let mut b = self.builder(loc)?;
-        let op = b.create(&name, spec);
-        let results = self.m.results(op).to_vec();
-        for (out, v) in node.output.iter().zip(results) {
-            self.define(out, v, Some(node))?;
-        }
-        Ok(())
     }
 }
 
@@ -326,48 +393,4 @@ pub(crate) fn small_elements(
         })
         .collect();
     Elements::from_wide(dtype, shape, &wide).map_err(|e| Diagnostic::error(e.to_string()))
-}
-
-/// The value of a `Constant` node, whichever attribute holds it.
-fn constant_node_value(node: &NodeProto, external: &ExternalData) -> Result<Elements, Diagnostic> {
-    let Some(a) = node.attribute.first() else {
-        return Err(node_diag(
-            node,
-            "Constant node has no value attribute".into(),
-        ));
-    };
-    let fail = |d: Diagnostic| node_diag(node, d.message);
-    let ints = |v: &[i64]| {
-        let w: Vec<WideNum> = v.iter().map(|&x| WideNum::from_i64(x)).collect();
-        Elements::from_wide(DType::I64, vec![v.len() as i64], &w)
-            .map_err(|e| Diagnostic::error(e.to_string()))
-    };
-    match a.name.as_str() {
-        "value" => {
-            let t =
-                a.t.as_ref()
-                    .ok_or_else(|| node_diag(node, "'value' attribute holds no tensor".into()))?;
-            tensor::tensor_to_elements(t, Some(external)).map_err(fail)
-        }
-        "value_float" => small_elements(DType::F32, vec![], &[f64::from(a.f)]).map_err(fail),
-        "value_floats" => {
-            let v: Vec<f64> = a.floats.iter().map(|&f| f64::from(f)).collect();
-            small_elements(DType::F32, vec![v.len() as i64], &v).map_err(fail)
-        }
-        "value_int" => Elements::from_wide(DType::I64, vec![], &[WideNum::from_i64(a.i)])
-            .map_err(|e| node_diag(node, e.to_string())),
-        "value_ints" => ints(&a.ints).map_err(fail),
-        "value_string" | "value_strings" => Err(node_diag(
-            node,
-            "unsupported dtype STRING in Constant".into(),
-        )),
-        "sparse_value" => Err(node_diag(
-            node,
-            "sparse Constant values are not supported".into(),
-        )),
-        other => Err(node_diag(
-            node,
-            format!("unknown Constant attribute '{other}'"),
-        )),
-    }
 }

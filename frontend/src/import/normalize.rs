@@ -7,8 +7,8 @@ use ir::elements::DType;
 use ir::{Attribute, Diagnostic, Location, ValueId};
 
 /// How an attribute turns into an operand.
-#[derive(Copy, Clone)]
-enum Kind {
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Kind {
     /// 1-D `i64` from an INTS attribute.
     Ints,
     /// 1-D `i64` holding one INT attribute (TopK `k`).
@@ -19,8 +19,9 @@ enum Kind {
     ScalarLikeInput,
 }
 
-/// (attribute names, operand index, kind) moved per op type.
-fn moved_attrs(op_type: &str) -> &'static [(&'static [&'static str], usize, Kind)] {
+/// (attribute names, operand index, kind) moved per op type. Export moves
+/// them back for opsets before [`operand_since`].
+pub fn moved_attrs(op_type: &str) -> &'static [(&'static [&'static str], usize, Kind)] {
     match op_type {
         "Squeeze" | "Unsqueeze" | "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin"
         | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp"
@@ -42,6 +43,19 @@ fn moved_attrs(op_type: &str) -> &'static [(&'static [&'static str], usize, Kind
         "Upsample" | "Resize" => &[(&["scales"], 1, Kind::Floats)],
         "TopK" => &[(&["k"], 1, Kind::IntAsList)],
         _ => &[],
+    }
+}
+
+/// The opset from which the moved attributes of `op_type` are operands.
+pub fn operand_since(op_type: &str) -> i64 {
+    match op_type {
+        "Squeeze" | "Unsqueeze" | "ReduceSum" | "Split" => 13,
+        "Clip" | "Pad" => 11,
+        "Slice" | "TopK" => 10,
+        "Upsample" => 9,
+        "Resize" => 1,
+        _ if op_type.starts_with("Reduce") => 18,
+        _ => 1,
     }
 }
 
@@ -83,7 +97,11 @@ impl Importer<'_> {
                 }
             }
             .map_err(|d| node_diag(node, format!("attribute '{name}': {}", d.message)))?;
-            let c = self.constant(elements, loc.clone())?;
+            let c_loc = match loc {
+                Location::Name(n) => Location::name(&format!("{n}.{name}")),
+                other => other.clone(),
+            };
+            let c = self.constant_value(elements, c_loc)?;
             while operands.len() < index {
                 let none = self.no_value()?;
                 operands.push(none);

@@ -1,19 +1,25 @@
 //! Node order: ONNX requires topologically sorted nodes; files that break
-//! the rule are sorted (Kahn, stable), and cycles are reported.
+//! the rule are sorted (Kahn, stable), and cycles are reported. A node with
+//! subgraphs depends on the outer values they use, too.
 
 use super::node_diag;
-use crate::proto::NodeProto;
+use crate::proto::{GraphProto, NodeProto};
 use ir::Diagnostic;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 /// Indices of `nodes` in an order where every value is defined before use.
-/// `outer` holds the names defined before any node (inputs, initializers).
-pub fn topo_order(nodes: &[NodeProto], outer: &HashSet<&str>) -> Result<Vec<usize>, Diagnostic> {
+/// `local` holds the graph's inputs and initializers; `is_outer` tells
+/// whether a name is visible from enclosing scopes.
+pub fn topo_order(
+    nodes: &[NodeProto],
+    local: &HashSet<&str>,
+    is_outer: &dyn Fn(&str) -> bool,
+) -> Result<Vec<usize>, Diagnostic> {
     let mut producer: HashMap<&str, usize> = HashMap::new();
     for (i, node) in nodes.iter().enumerate() {
         for out in node.output.iter().filter(|o| !o.is_empty()) {
-            if outer.contains(out.as_str()) || producer.insert(out, i).is_some() {
+            if local.contains(out.as_str()) || producer.insert(out, i).is_some() {
                 return Err(node_diag(
                     node,
                     format!("value '{out}' is defined more than once"),
@@ -25,18 +31,31 @@ pub fn topo_order(nodes: &[NodeProto], outer: &HashSet<&str>) -> Result<Vec<usiz
     let mut indegree = vec![0usize; nodes.len()];
     let mut sorted = true;
     for (i, node) in nodes.iter().enumerate() {
-        for input in node.input.iter().filter(|s| !s.is_empty()) {
+        let mut implicit = Vec::new();
+        for a in &node.attribute {
+            for g in a.g.iter().chain(&a.graphs) {
+                free_names(g, &mut implicit);
+            }
+        }
+        let explicit = node.input.iter().filter(|s| !s.is_empty()).count();
+        let inputs = node.input.iter().filter(|s| !s.is_empty());
+        for (k, input) in inputs.chain(&implicit).enumerate() {
             match producer.get(input.as_str()) {
                 Some(&p) => {
                     sorted &= p < i;
                     succs[p].push(i);
                     indegree[i] += 1;
                 }
-                None if outer.contains(input.as_str()) => {}
+                None if local.contains(input.as_str()) || is_outer(input) => {}
                 None => {
+                    let what = if k < explicit {
+                        "input"
+                    } else {
+                        "value (used in a subgraph)"
+                    };
                     return Err(node_diag(
                         node,
-                        format!("input '{input}' is not defined in the graph"),
+                        format!("{what} '{input}' is not defined in the graph"),
                     ));
                 }
             }
@@ -70,4 +89,41 @@ pub fn topo_order(nodes: &[NodeProto], outer: &HashSet<&str>) -> Result<Vec<usiz
         }
     }
     Ok(order)
+}
+
+/// Names a graph (with its nested subgraphs) uses without defining them:
+/// its captures of outer values. Appended to `out` in first-use order.
+pub fn free_names(g: &GraphProto, out: &mut Vec<String>) {
+    let mut defined: HashSet<&str> = g
+        .input
+        .iter()
+        .map(|v| v.name.as_str())
+        .chain(g.initializer.iter().map(|t| t.name.as_str()))
+        .collect();
+    for node in &g.node {
+        defined.extend(node.output.iter().map(String::as_str));
+    }
+    let mut seen: HashSet<String> = out.iter().cloned().collect();
+    let mut add = |name: &str, out: &mut Vec<String>| {
+        if !name.is_empty() && !defined.contains(name) && seen.insert(name.to_string()) {
+            out.push(name.to_string());
+        }
+    };
+    for node in &g.node {
+        for input in &node.input {
+            add(input, out);
+        }
+        for a in &node.attribute {
+            for sub in a.g.iter().chain(&a.graphs) {
+                let mut inner = Vec::new();
+                free_names(sub, &mut inner);
+                for n in &inner {
+                    add(n, out);
+                }
+            }
+        }
+    }
+    for o in &g.output {
+        add(&o.name, out);
+    }
 }

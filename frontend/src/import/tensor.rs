@@ -94,7 +94,7 @@ pub fn tensor_to_elements(
     let dtype = dtype_from_onnx(t.data_type)
         .ok_or_else(|| err(format!("unsupported dtype {}", onnx_type_name(t.data_type))))?;
     if t.segment.is_some() {
-        return Err(err("segmented tensors are not supported".into()));
+        return Err(err("unsupported segmented tensor".into()));
     }
     let n = element_count(&t.dims).ok_or_else(|| {
         err(format!(

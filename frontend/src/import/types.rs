@@ -15,9 +15,9 @@ pub fn convert_type(tp: &TypeProto) -> Result<Type, String> {
             Some(Value::OptionalType(_)) => "optional",
             Some(Value::SparseTensorType(_)) => "sparse tensor",
             Some(Value::OpaqueType(_)) => "opaque",
-            _ => "missing",
+            _ => return Err("has no type".into()),
         };
-        return Err(format!("{kind} types are not supported"));
+        return Err(format!("unsupported {kind} type"));
     };
     let elem = elem_type_from_onnx(t.elem_type)
         .ok_or_else(|| format!("unsupported dtype {}", onnx_type_name(t.elem_type)))?;

@@ -1,6 +1,7 @@
 //! Shape and type inference for `onnx.*` ops: result types from operand
 //! types, attributes, and the values of `onnx.Constant` operands.
 
+pub mod control;
 mod data_ops;
 mod elementwise;
 mod misc;
@@ -11,6 +12,7 @@ mod shape_ops;
 use ir::dialects::op_error;
 use ir::elements::Elements;
 use ir::{Attribute, Diagnostic, Module, OpId, Type, ValueId, DYN};
+use std::collections::HashMap;
 
 /// Inferred result types of `op`, or `None` for ops inference does not know
 /// (their declared types stay).
@@ -44,43 +46,61 @@ pub fn infer_op(m: &Module, op: OpId) -> Result<Option<Vec<Type>>, Diagnostic> {
             if r.is_none() {
                 r = misc::infer(&cx, kind)?;
             }
+            if r.is_none() {
+                r = control::infer(&cx, kind)?;
+            }
             r
         }
     };
     Ok(inferred.map(|tys| cx.fit(tys)))
 }
 
-/// Infers every op of `func`'s body in order, sets the result types, then
-/// the function type from the arguments and the returned values.
+/// Infers every op of `func`'s body in order (regions included), sets the
+/// result types, then the function type from the arguments and the
+/// returned values.
 pub fn infer_function(m: &mut Module, func: OpId) -> Result<(), Diagnostic> {
+    infer_function_with(m, func, &HashMap::new())
+}
+
+/// [`infer_function`] with the declared types of values given apart (the
+/// importer's, before it inferred on the fly); values missing from
+/// `given` count as declared with their current type.
+pub fn infer_function_with(
+    m: &mut Module,
+    func: OpId,
+    given: &HashMap<ValueId, Type>,
+) -> Result<(), Diagnostic> {
     let Some(entry) = m.region(func, 0).and_then(|r| m.entry_block(r)) else {
         return Ok(());
     };
-    let ops: Vec<OpId> = m.block_ops(entry).collect();
-    for &op in &ops {
-        let Some(types) = infer_op(m, op)? else {
-            continue;
-        };
-        for (r, inferred) in m.results(op).to_vec().into_iter().zip(types) {
-            let declared = m.value_type(r).clone();
-            let (ty, conflict) = refine(&declared, inferred);
-            if conflict {
-                tracing::warn!(
-                    "{}: declared type {declared} of '{}' contradicts the inferred {ty}; using the inferred type",
-                    m.loc(op),
-                    m.name(op)
-                );
+    // Declared types, kept apart so that re-inferring a loop body refines
+    // from the declarations, not from the previous round.
+    let mut declared = given.clone();
+    for op in m.collect_ops(func) {
+        for &r in m.results(op) {
+            declared.entry(r).or_insert_with(|| m.value_type(r).clone());
+        }
+        for &reg in m.regions(op) {
+            for &b in m.region_blocks(reg) {
+                for &a in m.block_args(b) {
+                    declared.entry(a).or_insert_with(|| m.value_type(a).clone());
+                }
             }
-            m.set_value_type(r, ty);
         }
     }
+    let ops = m.collect_ops(func).len();
+    let mut walk = Walk {
+        declared: &declared,
+        budget: ops.saturating_mul(16).saturating_add(4096),
+    };
+    walk.block(m, entry)?;
     let inputs: Vec<Type> = m
         .block_args(entry)
         .iter()
         .map(|&a| m.value_type(a).clone())
         .collect();
-    let results: Vec<Type> = match ops.last() {
-        Some(&ret) if m.is(ret, "func.return") => m
+    let results: Vec<Type> = match m.last_op(entry) {
+        Some(ret) if m.is(ret, "func.return") => m
             .operands(ret)
             .iter()
             .map(|&v| m.value_type(v).clone())
@@ -94,6 +114,140 @@ pub fn infer_function(m: &mut Module, func: OpId) -> Result<(), Diagnostic> {
     );
     Ok(())
 }
+
+type Declared = HashMap<ValueId, Type>;
+
+/// Infers one op now, leaving its types as they are when inference fails
+/// (the final pass reports it): the importer's on-the-fly inference, so
+/// that later nodes see real operand types.
+pub fn infer_now(m: &mut Module, op: OpId, declared: &Declared) {
+    if let Ok(Some(types)) = infer_op(m, op) {
+        for (r, inferred) in m.results(op).to_vec().into_iter().zip(types) {
+            let decl = declared
+                .get(&r)
+                .cloned()
+                .unwrap_or_else(|| m.value_type(r).clone());
+            m.set_value_type(r, refine(&decl, inferred).0);
+        }
+    }
+}
+
+/// Sets `v`'s type to `inferred` refined by its declaration.
+fn assign(m: &mut Module, op: OpId, v: ValueId, inferred: Type, declared: &Declared) {
+    let decl = declared
+        .get(&v)
+        .cloned()
+        .unwrap_or_else(|| m.value_type(v).clone());
+    let (ty, conflict) = refine(&decl, inferred);
+    if conflict {
+        tracing::warn!(
+            "{}: declared type {decl} of a value of '{}' contradicts the inferred {ty}; using the inferred type",
+            m.loc(op),
+            m.name(op)
+        );
+    }
+    m.set_value_type(v, ty);
+}
+
+/// Walks blocks in order; `budget` bounds the op inferences of loop-body
+/// rounds, so nested loops cannot multiply their rounds without limit.
+struct Walk<'d> {
+    declared: &'d Declared,
+    budget: usize,
+}
+
+impl Walk<'_> {
+    fn block(&mut self, m: &mut Module, block: ir::BlockId) -> Result<(), Diagnostic> {
+        let ops: Vec<OpId> = m.block_ops(block).collect();
+        for op in ops {
+            self.budget = self.budget.saturating_sub(1);
+            if !m.regions(op).is_empty() {
+                self.regions(m, op)?;
+            }
+            let Some(types) = infer_op(m, op)? else {
+                continue;
+            };
+            for (r, inferred) in m.results(op).to_vec().into_iter().zip(types) {
+                assign(m, op, r, inferred, self.declared);
+            }
+        }
+        Ok(())
+    }
+
+    /// Infers nested regions; loop bodies get their argument types from
+    /// the operands, generalized until the carried types the body yields
+    /// fit (or made unranked after a few rounds or when over budget).
+    fn regions(&mut self, m: &mut Module, op: OpId) -> Result<(), Diagnostic> {
+        let blocks: Vec<ir::BlockId> = m
+            .regions(op)
+            .iter()
+            .filter_map(|&r| m.entry_block(r))
+            .collect();
+        let Some(mut carried) = control::initial_carried(m, op) else {
+            for b in blocks {
+                self.block(m, b)?;
+            }
+            return Ok(());
+        };
+        let Some(&body) = blocks.first() else {
+            return Ok(());
+        };
+        // Over budget: one round with unranked carried values, no more.
+        let mut last = self.budget == 0;
+        if last {
+            carried = carried.iter().map(unranked).collect();
+        }
+        for round in 0..MAX_BODY_ROUNDS {
+            let Some(args) = control::body_arg_types(m, op, &carried) else {
+                break;
+            };
+            let block_args = m.block_args(body).to_vec();
+            if block_args.len() != args.len() {
+                return Err(op_error(
+                    m,
+                    op,
+                    format!(
+                        "body has {} arguments, the operands need {}",
+                        block_args.len(),
+                        args.len()
+                    ),
+                ));
+            }
+            for (a, t) in block_args.into_iter().zip(args) {
+                assign(m, op, a, t, self.declared);
+            }
+            self.block(m, body)?;
+            if last {
+                break;
+            }
+            let Some(yielded) = control::yielded_carried(m, op, carried.len()) else {
+                break;
+            };
+            let joined: Vec<Type> = carried
+                .iter()
+                .zip(&yielded)
+                .map(|(c, y)| control::join(c, y))
+                .collect();
+            if joined == carried {
+                break;
+            }
+            last = round + 2 >= MAX_BODY_ROUNDS || self.budget == 0;
+            carried = if last {
+                joined.iter().map(unranked).collect()
+            } else {
+                joined
+            };
+        }
+        Ok(())
+    }
+}
+
+fn unranked(t: &Type) -> Type {
+    Type::unranked_tensor(t.element_type().clone())
+}
+
+/// Rounds of loop-body inference before carried types are given up on.
+const MAX_BODY_ROUNDS: usize = 8;
 
 /// Combines a declared type with an inferred one: the inferred wins, a `?`
 /// it leaves is filled from the declaration. The flag reports a real

@@ -105,3 +105,65 @@ pub fn func_type(m: &Module) -> Type {
         .unwrap()
         .clone()
 }
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Exports `m` next to `original` as `exported.onnx` (optionally with
+/// external data) and checks with scripts/ort_compare.py that onnxruntime
+/// gives the same outputs on `original`'s test_data_set_0 inputs.
+pub fn assert_round_trip(m: &Module, original: &Path, threshold: Option<usize>) -> PathBuf {
+    let dir = original.parent().unwrap();
+    let exported = dir.join("exported.onnx");
+    frontend::export::write_model(m, &exported, threshold)
+        .unwrap_or_else(|d| panic!("export failed: {d}"));
+    let list = dir.join("pairs.tsv");
+    std::fs::write(
+        &list,
+        format!(
+            "case\t{}\t{}\t{}\n",
+            original.display(),
+            exported.display(),
+            dir.join("test_data_set_0").display()
+        ),
+    )
+    .unwrap();
+    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(py)
+        .arg(repo_root().join("scripts").join("ort_compare.py"))
+        .arg(&list)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("\tpass\t"),
+        "round trip of {} does not match:\n{stdout}{}",
+        original.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exported
+}
+
+/// Prelude helper for scripts: `inputs(name=array, ...)` writes
+/// test_data_set_0/input_K.pb in the given order.
+pub const WRITE_INPUTS: &str = "
+def inputs(*pairs):
+    d = os.path.join(out, 'test_data_set_0')
+    os.makedirs(d, exist_ok=True)
+    for k, (name, a) in enumerate(pairs):
+        with open(os.path.join(d, f'input_{k}.pb'), 'wb') as f:
+            f.write(numpy_helper.from_array(a, name).SerializeToString())
+";
+
+/// Every op under the main function, regions included, by name.
+pub fn all_op_names(m: &Module) -> Vec<String> {
+    m.collect_ops(main_func(m))
+        .into_iter()
+        .map(|op| m.name(op).as_str().to_string())
+        .collect()
+}

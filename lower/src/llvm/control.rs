@@ -97,7 +97,12 @@ pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
                 .successor(op, 0)
                 .ok_or_else(|| op_error(m, op, "expects one successor"))?;
             let l = cx.edge(target, m.successor_args(op, 0))?;
-            cx.line(format!("br label {l}"));
+            if m.attr(op, crate::scf_to_cf::LOOP_VECTORIZE).is_some() {
+                let md = cx.mcx.loop_vectorize_md();
+                cx.line(format!("br label {l}, !llvm.loop {md}"));
+            } else {
+                cx.line(format!("br label {l}"));
+            }
             Ok(())
         }
         "cf.cond_br" => emit_cond_br(cx, op),

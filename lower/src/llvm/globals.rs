@@ -1,5 +1,13 @@
 //! `memref.global` → an LLVM global holding the elements as a flat array
 //! (the descriptor made by `memref.get_global` does the indexing).
+//!
+//! Large constant globals can go to a sidecar binary instead (see
+//! [`WeightSink`]): their bytes, in the declared element type, are appended
+//! to the sidecar at 64-byte aligned offsets, and the module pulls the
+//! whole file in with one module-level `.incbin` into a read-only section
+//! under the local symbol `__onnxc_weights`. `memref.get_global` of such a
+//! global addresses `__onnxc_weights + offset`. The IR text stays small
+//! whatever the size of the weights.
 
 use super::memref::HEAP_ALIGN;
 use super::types::{elem_size, escape_bytes, float_literal, global_name, int_literal, scalar};
@@ -7,12 +15,99 @@ use ir::attr::Attribute;
 use ir::dialects::op_error;
 use ir::elements::{Elements, NumClass};
 use ir::{Module, OpId, Result, Type};
+use std::collections::HashMap;
 use std::fmt::Write as _;
+
+/// Where large constant initializers go instead of the IR text.
+pub struct WeightSink<'a> {
+    /// The path the emitted `.incbin` names (absolute, so that the `.ll`
+    /// builds from any directory).
+    pub incbin_path: String,
+    /// The sidecar's bytes are written here, from offset 0.
+    pub out: &'a mut dyn std::io::Write,
+}
+
+/// The asm symbol of the sidecar's contents.
+pub const WEIGHTS_SYM: &str = "__onnxc_weights";
+
+/// Globals moved to the sidecar: symbol name → byte offset.
+pub(crate) type SidecarMap = HashMap<String, u64>;
+
+/// Writes every large constant global's bytes to `sink`; returns their
+/// offsets and the module-level asm and declaration that pull them in
+/// (empty when no global qualifies).
+pub(crate) fn write_sidecar(m: &Module, sink: &mut WeightSink<'_>) -> Result<(SidecarMap, String)> {
+    let mut map = SidecarMap::new();
+    let mut offset: u64 = 0;
+    for op in m.block_ops(m.body()) {
+        if !m.is(op, "memref.global") {
+            continue;
+        }
+        let Some((name, e)) = sidecar_bytes(m, op) else {
+            continue;
+        };
+        let bytes = e.to_contiguous_bytes();
+        let pad = offset.next_multiple_of(HEAP_ALIGN as u64) - offset;
+        let io = |e: std::io::Error| op_error(m, op, format!("cannot write the weights: {e}"));
+        sink.out.write_all(&vec![0u8; pad as usize]).map_err(io)?;
+        sink.out.write_all(&bytes).map_err(io)?;
+        offset += pad;
+        map.insert(name.to_string(), offset);
+        offset += bytes.len() as u64;
+    }
+    if map.is_empty() {
+        return Ok((map, String::new()));
+    }
+    let path = escape_bytes(sink.incbin_path.replace('"', "\\\"").as_bytes());
+    let mut text = String::new();
+    for line in [
+        "\\09.section\\09.rodata.onnxc_weights,\\22a\\22,@progbits".to_string(),
+        "\\09.p2align\\096".to_string(),
+        format!("{WEIGHTS_SYM}:"),
+        format!("\\09.incbin\\09\\22{path}\\22"),
+        format!("\\09.size\\09{WEIGHTS_SYM}, {offset}"),
+        "\\09.text".to_string(),
+    ] {
+        let _ = writeln!(text, "module asm \"{line}\"");
+    }
+    let _ = writeln!(
+        text,
+        "@{WEIGHTS_SYM} = external hidden constant [{offset} x i8], align {HEAP_ALIGN}"
+    );
+    Ok((map, text))
+}
+
+/// The name and elements of a global that belongs in the sidecar:
+/// constant, initialized, not all zeros, above the array-literal size, and
+/// stored in whole bytes per element.
+fn sidecar_bytes(m: &Module, op: OpId) -> Option<(&str, &Elements)> {
+    m.attr(op, "constant")?;
+    let name = m.attr(op, "sym_name").and_then(Attribute::as_str)?;
+    let mt = m
+        .attr(op, "type")
+        .and_then(Attribute::as_type)
+        .and_then(Type::as_memref)?;
+    let n = usize::try_from(mt.num_elements()?).ok()?;
+    let Some(Attribute::Elements(e)) = m.attr(op, "initial_value") else {
+        return None;
+    };
+    let size = elem_size(&mt.elem).ok()?;
+    let byte_exact = u64::from(e.dtype().bits()) == size * 8;
+    if e.len() != n || n <= MAX_ARRAY_LITERAL || !byte_exact || e.iter().all(|v| v.u64() == 0) {
+        return None;
+    }
+    Some((name, e))
+}
 
 /// Up to this many elements, initializers are written as typed arrays.
 const MAX_ARRAY_LITERAL: usize = 1024;
 
-pub(crate) fn emit_global(m: &Module, op: OpId, out: &mut String) -> Result<()> {
+pub(crate) fn emit_global(
+    m: &Module,
+    op: OpId,
+    sidecar: &SidecarMap,
+    out: &mut String,
+) -> Result<()> {
     let err = |msg: String| op_error(m, op, msg);
     let name = m
         .attr(op, "sym_name")
@@ -40,6 +135,9 @@ pub(crate) fn emit_global(m: &Module, op: OpId, out: &mut String) -> Result<()> 
     } else {
         "global"
     };
+    if sidecar.contains_key(name) {
+        return Ok(());
+    }
     let g = global_name(name);
     let (ty, init) = match m.attr(op, "initial_value") {
         None if !private => {

@@ -544,7 +544,13 @@ fn get_global(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
             "a global must have a static shape and layout",
         ));
     }
-    let g = global_name(name);
+    let g = match cx.mcx.sidecar.get(name) {
+        Some(off) => format!(
+            "getelementptr inbounds (i8, ptr @{}, i64 {off})",
+            super::globals::WEIGHTS_SYM
+        ),
+        None => global_name(name),
+    };
     build_desc(
         cx,
         Fields {

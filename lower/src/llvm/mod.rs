@@ -50,9 +50,27 @@ pub struct EmitOptions {
     pub target_triple: Option<String>,
 }
 
+pub use globals::{WeightSink, WEIGHTS_SYM};
+
 /// Emits the whole module as LLVM IR text.
 pub fn emit_module(m: &Module, opts: &EmitOptions) -> Result<String> {
+    emit_module_with(m, opts, None)
+}
+
+/// Emits the module, moving large constant globals to `weights` when given
+/// (see [`WeightSink`]).
+pub fn emit_module_with(
+    m: &Module,
+    opts: &EmitOptions,
+    weights: Option<&mut WeightSink<'_>>,
+) -> Result<String> {
     let mut mcx = ModuleCx::default();
+    let mut sidecar_text = String::new();
+    if let Some(sink) = weights {
+        let (map, text) = globals::write_sidecar(m, sink)?;
+        mcx.sidecar = map;
+        sidecar_text = text;
+    }
     for op in m.block_ops(m.body()) {
         if m.is(op, "func.func") {
             if let Some(name) = ir::dialects::func::sym_name(m, op) {
@@ -65,7 +83,7 @@ pub fn emit_module(m: &Module, opts: &EmitOptions) -> Result<String> {
     for op in m.block_ops(m.body()) {
         match m.name(op).as_str() {
             "func.func" => control::emit_func(m, op, &mut mcx, &mut funcs)?,
-            "memref.global" => globals::emit_global(m, op, &mut globals)?,
+            "memref.global" => globals::emit_global(m, op, &mcx.sidecar, &mut globals)?,
             _ => {
                 return Err(op_error(
                     m,
@@ -84,6 +102,10 @@ pub fn emit_module(m: &Module, opts: &EmitOptions) -> Result<String> {
         );
     }
     out.push('\n');
+    if !sidecar_text.is_empty() {
+        out.push_str(&sidecar_text);
+        out.push('\n');
+    }
     out.push_str(&globals);
     for s in &mcx.strings {
         out.push_str(s);
@@ -101,6 +123,12 @@ pub fn emit_module(m: &Module, opts: &EmitOptions) -> Result<String> {
         out.push_str(d);
         out.push('\n');
     }
+    if !mcx.metadata.is_empty() {
+        out.push('\n');
+        for (i, md) in mcx.metadata.iter().enumerate() {
+            let _ = writeln!(out, "!{i} = {md}");
+        }
+    }
     Ok(out)
 }
 
@@ -114,6 +142,10 @@ pub(crate) struct ModuleCx {
     strings: Vec<String>,
     string_names: HashMap<Vec<u8>, String>,
     helpers: Vec<String>,
+    /// Globals whose bytes live in the weights sidecar.
+    pub(crate) sidecar: globals::SidecarMap,
+    /// Metadata nodes, `!0`, `!1`, ... in order.
+    metadata: Vec<String>,
 }
 
 impl ModuleCx {
@@ -124,6 +156,22 @@ impl ModuleCx {
                 .entry(sym.to_string())
                 .or_insert_with(|| decl.to_string());
         }
+    }
+    /// A fresh loop id asking LLVM to vectorize (one per loop, as LLVM
+    /// requires distinct loop ids); returns `!N`.
+    pub(crate) fn loop_vectorize_md(&mut self) -> String {
+        if self.metadata.is_empty() {
+            // Vectorize without interleaving: inner loops are short tiles,
+            // and a wide interleaved body would leave them to the scalar
+            // epilogue.
+            self.metadata
+                .push("!{!\"llvm.loop.vectorize.enable\", i1 true}".to_string());
+            self.metadata
+                .push("!{!\"llvm.loop.interleave.count\", i32 1}".to_string());
+        }
+        let id = self.metadata.len();
+        self.metadata.push(format!("distinct !{{!{id}, !0, !1}}"));
+        format!("!{id}")
     }
     /// A private NUL-terminated string constant; returns its `@name`.
     pub(crate) fn string(&mut self, bytes: &[u8]) -> String {

@@ -96,15 +96,7 @@ pub fn build_and_run(name: &str, ll: &str) -> RunResult {
     let dir = scratch(name);
     let src = dir.join(format!("{name}.ll"));
     std::fs::write(&src, ll).expect("write .ll");
-    let v = run(Command::new(&t.opt)
-        .args(["-passes=verify", "-disable-output"])
-        .arg(&src));
-    assert_eq!(
-        v.code,
-        Some(0),
-        "opt verify failed for {name}:\n{}\n--- IR ---\n{ll}",
-        v.stderr
-    );
+    verify_with_opt(&t, name, &src, ll);
     let build = |level: &str| {
         let exe = dir.join(format!("{name}{level}"));
         let c = run(Command::new(&t.clang)
@@ -155,13 +147,60 @@ fn valgrind(t: &Tools, exe: &Path) -> RunResult {
         .arg(exe))
 }
 
-/// Runs scf→cf, verifies, emits LLVM IR.
+/// LLVM 14's opt (Debian's `/usr/bin/opt`, or `$LLVM14_OPT`): the oldest
+/// LLVM whose verifier the emitted IR must satisfy (with opaque pointers).
+pub fn opt14() -> PathBuf {
+    let p = std::env::var_os("LLVM14_OPT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/opt"));
+    let out = Command::new(&p).arg("--version").output();
+    let ok = out
+        .as_ref()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("LLVM version 14"));
+    assert!(
+        ok,
+        "LLVM 14 opt not found at {} (run scripts/setup-test-deps.sh or set LLVM14_OPT)",
+        p.display()
+    );
+    p
+}
+
+/// `opt -passes=verify` of LLVM 19 and of LLVM 14 (`-opaque-pointers`).
+pub fn verify_with_opt(t: &Tools, name: &str, src: &Path, ll: &str) {
+    let v = run(Command::new(&t.opt)
+        .args(["-passes=verify", "-disable-output"])
+        .arg(src));
+    assert_eq!(
+        v.code,
+        Some(0),
+        "opt-19 verify failed for {name}:\n{}\n--- IR ---\n{ll}",
+        v.stderr
+    );
+    let v = run(Command::new(opt14())
+        .args(["-opaque-pointers", "-passes=verify", "-disable-output"])
+        .arg(src));
+    assert_eq!(
+        v.code,
+        Some(0),
+        "opt-14 verify failed for {name}:\n{}\n--- IR ---\n{ll}",
+        v.stderr
+    );
+}
+
+/// Runs scf→cf, verifies, emits LLVM IR, and checks the text with the
+/// LLVM 19 and LLVM 14 verifiers (every module the lower tests emit).
 pub fn lower_and_emit(m: &mut Module) -> String {
     ir::verify(m).unwrap_or_else(|d| panic!("input IR does not verify: {d}"));
     lower::scf_to_cf::lower_scf(m).expect("scf to cf");
     ir::verify(m).unwrap_or_else(|d| panic!("IR after scf-to-cf does not verify: {d}"));
-    lower::emit_llvm(m, &lower::EmitOptions::default())
-        .unwrap_or_else(|d| panic!("emit failed: {d}"))
+    let ll = lower::emit_llvm(m, &lower::EmitOptions::default())
+        .unwrap_or_else(|d| panic!("emit failed: {d}"));
+    let dir = scratch("verify");
+    let src = dir.join("module.ll");
+    std::fs::write(&src, &ll).expect("write .ll");
+    verify_with_opt(&tools(), "module", &src, &ll);
+    let _ = std::fs::remove_dir_all(&dir);
+    ll
 }
 
 /// Lowers, emits, builds and runs `m`; returns stdout after checking the

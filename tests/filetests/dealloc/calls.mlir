@@ -1,5 +1,5 @@
-// RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
-// RUN: onnxc opt %s -p "dealloc-pipeline,lower-deallocations" --emit llvm | run-llvm --valgrind
+// RUN: onnxc opt %s -p "ownership-based-deallocation,dealloc-simplification" | filecheck
+// RUN: onnxc opt %s -p "ownership-based-deallocation,dealloc-simplification,lower-deallocations" --emit llvm | run-llvm --valgrind
 
 // The function boundary ABI end to end: callees return fresh buffers (an
 // allocation handed over, clones of an argument, a global and a view, a

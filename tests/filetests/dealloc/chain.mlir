@@ -1,5 +1,5 @@
-// RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
-// RUN: onnxc opt %s -p "dealloc-pipeline,lower-deallocations" --emit llvm | run-llvm --valgrind
+// RUN: onnxc opt %s -p "ownership-based-deallocation,dealloc-simplification" | filecheck
+// RUN: onnxc opt %s -p "ownership-based-deallocation,dealloc-simplification,lower-deallocations" --emit llvm | run-llvm --valgrind
 
 // A chain of buffers: each one is freed right after the loop that reads it
 // for the last time, so at most two are alive at once. The last one is the

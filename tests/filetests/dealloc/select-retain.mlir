@@ -1,15 +1,15 @@
-// RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
-// RUN: onnxc opt %s -p "dealloc-pipeline,lower-deallocations" | filecheck --check-prefix=LOWER
+// RUN: onnxc opt %s -p "ownership-based-deallocation,dealloc-simplification" | filecheck
+// RUN: onnxc opt %s -p "ownership-based-deallocation,dealloc-simplification,lower-deallocations" | filecheck --check-prefix=LOWER
 
 // Returning a select of two owned buffers: no copy. The final deallocation
 // retains the result and frees whichever buffer was not selected; split per
 // buffer, each compares one pair of pointers when lowered.
 
 // CHECK-LABEL: func.func @pick
-// CHECK:       %[[T:.*]] = arith.constant true
 // CHECK:       %[[A:.*]] = memref.alloc()
 // CHECK:       %[[B:.*]] = memref.alloc()
 // CHECK:       %[[S:.*]] = arith.select %{{.*}}, %[[A]], %[[B]]
+// CHECK-NEXT:  %[[T:.*]] = arith.constant true
 // CHECK-NEXT:  bufferization.dealloc (%[[A]] : memref<4xf32>) if (%[[T]]) retain (%[[S]] : memref<4xf32>)
 // CHECK-NEXT:  bufferization.dealloc (%[[B]] : memref<4xf32>) if (%[[T]]) retain (%[[S]] : memref<4xf32>)
 // CHECK-NEXT:  return %[[S]]

@@ -1,0 +1,288 @@
+//! BitCast (same element width), the Hann/Hamming/Blackman windows and
+//! QLinearMatMul.
+
+use super::build::{from_index, to_index};
+use super::scalar::{self, constant};
+use super::{alloc_result, attr_int, elem_of, load_at, shape_of, store_at};
+use crate::convert::{dims, Lowering};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::dialects::op_error;
+use ir::{Builder, OpId, Result, Type, ValueId};
+
+pub fn bitcast(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let from = elem_of(b.m, x);
+    let to = super::result_memref_type(b.m, op, 0)?
+        .element_type()
+        .clone();
+    let (fw, tw) = (from.bit_width(), to.bit_width());
+    // bool is stored as one byte holding 0 or 1.
+    let from_bool = fw == Some(1) && tw == Some(8);
+    if !from_bool && (fw != tw || fw.is_none_or(|w| w < 8)) {
+        return Err(op_error(
+            b.m,
+            op,
+            "BitCast between element sizes is not supported",
+        ));
+    }
+    let dx = dims(b, x);
+    let out = alloc_result(b, op, 0, &dx)?;
+    let bounds = Bounds::new(b);
+    loop_nest(b, &bounds, &dx, &mut |b, ivs| {
+        let v = load_at(b, x, ivs);
+        let r = if from == to {
+            v
+        } else if from_bool {
+            b.op1("arith.extui", &[v], to.clone(), &[])
+        } else {
+            b.op1("arith.bitcast", &[v], to.clone(), &[])
+        };
+        store_at(b, r, out, ivs);
+    });
+    Ok(vec![out])
+}
+
+pub fn window(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    kind: &str,
+) -> Result<Vec<ValueId>> {
+    let s = cx.input(b.m, op, 0)?;
+    let r = shape_of(b.m, s).len();
+    let zero_idx: Vec<ValueId> = (0..r).map(|_| b.const_index(0)).collect();
+    let n = load_at(b, s, &zero_idx);
+    let n = to_index(b, n);
+    let periodic = attr_int(b.m, op, "periodic", 1) != 0;
+    let out = alloc_result(b, op, 0, &[n])?;
+    let elem = super::result_memref_type(b.m, op, 0)?
+        .element_type()
+        .clone();
+    let f = Type::f64();
+    let nf = from_index(b, n, &f);
+    let one = constant(b, &f, 1.0);
+    let den = if periodic {
+        nf
+    } else {
+        scalar::sub(b, nf, one)
+    };
+    let bounds = Bounds::new(b);
+    let mut err = None;
+    loop_nest(b, &bounds, &[n], &mut |b, ivs| {
+        let k = from_index(b, ivs[0], &f);
+        let tau = constant(b, &f, 2.0 * std::f64::consts::PI);
+        let a = scalar::mul(b, tau, k);
+        let a = scalar::div(b, a, den);
+        let c1 = b.same("math.cos", &[a]);
+        let v = match kind {
+            "HannWindow" | "HammingWindow" => {
+                let (a0, a1) = if kind == "HannWindow" {
+                    (0.5, 0.5)
+                } else {
+                    (25.0 / 46.0, 21.0 / 46.0)
+                };
+                let (a0, a1) = (constant(b, &f, a0), constant(b, &f, a1));
+                let t = scalar::mul(b, a1, c1);
+                scalar::sub(b, a0, t)
+            }
+            _ => {
+                let two = constant(b, &f, 2.0);
+                let a2 = scalar::mul(b, two, a);
+                let c2 = b.same("math.cos", &[a2]);
+                let (a0, a1, a2c) = (
+                    constant(b, &f, 0.42),
+                    constant(b, &f, 0.5),
+                    constant(b, &f, 0.08),
+                );
+                let t1 = scalar::mul(b, a1, c1);
+                let t2 = scalar::mul(b, a2c, c2);
+                let v = scalar::sub(b, a0, t1);
+                scalar::add(b, v, t2)
+            }
+        };
+        match scalar::convert(b, op, v, &elem) {
+            Ok(v) => store_at(b, v, out, ivs),
+            Err(e) => err = Some(e),
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(vec![out]),
+    }
+}
+
+/// A scalar parameter (shape [] or [1]) as f64.
+fn param(b: &mut Builder<'_>, op: OpId, v: ValueId) -> Result<ValueId> {
+    let r = shape_of(b.m, v).len();
+    let idx: Vec<ValueId> = (0..r).map(|_| b.const_index(0)).collect();
+    let x = load_at(b, v, &idx);
+    scalar::convert(b, op, x, &Type::f64())
+}
+
+pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let ins: Vec<ValueId> = (0..8)
+        .map(|i| cx.input(b.m, op, i))
+        .collect::<Result<_>>()?;
+    let (a, bm) = (ins[0], ins[3]);
+    for &p in &[ins[1], ins[2], ins[4], ins[5], ins[6], ins[7]] {
+        if shape_of(b.m, p).iter().product::<i64>() != 1 {
+            return Err(op_error(b.m, op, "per-axis QLinearMatMul is not supported"));
+        }
+    }
+    let (ra, rb) = (shape_of(b.m, a).len(), shape_of(b.m, bm).len());
+    if ra < 2 || rb < 2 {
+        return Err(op_error(
+            b.m,
+            op,
+            "QLinearMatMul needs operands of rank >= 2",
+        ));
+    }
+    let (sa, sb) = (shape_of(b.m, a), shape_of(b.m, bm));
+    let (da, db) = (dims(b, a), dims(b, bm));
+    let out_ty = super::result_memref_type(b.m, op, 0)?;
+    let yt = out_ty.element_type().clone();
+    let rank = out_ty.shape().map_or(0, <[i64]>::len);
+    let mut od = Vec::with_capacity(rank);
+    for j in 0..rank - 2 {
+        let one = b.const_index(1);
+        let x = (j + ra).checked_sub(rank).map_or(one, |k| da[k]);
+        let y = (j + rb).checked_sub(rank).map_or(one, |k| db[k]);
+        od.push(b.same("arith.maxsi", &[x, y]));
+    }
+    od.push(da[ra - 2]);
+    od.push(db[rb - 1]);
+    let out = alloc_result(b, op, 0, &od)?;
+    let (as_, az, bs, bz, ys, yz) = (
+        param(b, op, ins[1])?,
+        param(b, op, ins[2])?,
+        param(b, op, ins[4])?,
+        param(b, op, ins[5])?,
+        param(b, op, ins[6])?,
+        param(b, op, ins[7])?,
+    );
+    let f = Type::f64();
+    let k = da[ra - 1];
+    let bounds = Bounds::new(b);
+    let mult = scalar::mul(b, as_, bs);
+    let mult = scalar::div(b, mult, ys);
+    let Some((lo, hi)) = yt.int_width().map(|w| {
+        if scalar::is_unsigned(&yt) {
+            (0.0, ((1u64 << w) - 1) as f64)
+        } else {
+            (-((1i64 << (w - 1)) as f64), ((1i64 << (w - 1)) - 1) as f64)
+        }
+    }) else {
+        return Err(op_error(b.m, op, "expects an integer output"));
+    };
+    let mut err = None;
+    loop_nest(b, &bounds, &od, &mut |b, ivs| {
+        let batch = |s: &[i64], r: usize| -> Vec<ValueId> {
+            (0..r - 2)
+                .map(|q| {
+                    if s[q] == 1 {
+                        bounds.zero
+                    } else {
+                        ivs[q + rank - r]
+                    }
+                })
+                .collect()
+        };
+        let (ba, bb) = (batch(&sa, ra), batch(&sb, rb));
+        let (i, jn) = (ivs[rank - 2], ivs[rank - 1]);
+        let zero = constant(b, &f, 0.0);
+        let s = reduce_nest(b, &bounds, &[k], zero, &mut |b, kk, acc| {
+            let mut ai = ba.clone();
+            ai.extend([i, kk[0]]);
+            let mut bi = bb.clone();
+            bi.extend([kk[0], jn]);
+            let av = load_at(b, a, &ai);
+            let bv = load_at(b, bm, &bi);
+            match (
+                scalar::convert(b, op, av, &f),
+                scalar::convert(b, op, bv, &f),
+            ) {
+                (Ok(x), Ok(y)) => {
+                    let x = scalar::sub(b, x, az);
+                    let y = scalar::sub(b, y, bz);
+                    let p = scalar::mul(b, x, y);
+                    scalar::add(b, acc, p)
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    err = Some(e);
+                    acc
+                }
+            }
+        });
+        let v = scalar::mul(b, s, mult);
+        let v = b.same("math.roundeven", &[v]);
+        let v = scalar::add(b, v, yz);
+        let (l, h) = (constant(b, &f, lo), constant(b, &f, hi));
+        let v = scalar::max(b, v, l);
+        let v = scalar::min(b, v, h);
+        match scalar::convert(b, op, v, &yt) {
+            Ok(r) => store_at(b, r, out, ivs),
+            Err(e) => err = Some(e),
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(vec![out]),
+    }
+}
+
+/// CenterCropPad: each listed axis is cropped or zero-padded around its
+/// center (the extra element goes to the end).
+pub fn center_crop_pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let s = cx.input(b.m, op, 1)?;
+    let rank = shape_of(b.m, x).len();
+    let axes: Vec<usize> = match super::attr_ints(b.m, op, "axes") {
+        Some(a) => a
+            .iter()
+            .map(|&v| super::reduce::normalize_axis(b, op, v, rank))
+            .collect::<Result<_>>()?,
+        None => (0..rank).collect(),
+    };
+    let dx = dims(b, x);
+    let mut od = dx.clone();
+    for (j, &d) in axes.iter().enumerate() {
+        od[d] = super::build::index_at(b, s, Some(j as i64));
+    }
+    let out = alloc_result(b, op, 0, &od)?;
+    let bounds = Bounds::new(b);
+    let two = b.const_index(2);
+    // Source offset per dim: +⌊(in-out)/2⌋ when cropping, -⌊(out-in)/2⌋ when padding.
+    let offs: Vec<ValueId> = (0..rank)
+        .map(|d| {
+            let crop = crate::loops::sub(b, dx[d], od[d]);
+            let pad = crate::loops::sub(b, od[d], dx[d]);
+            let c = b.same("arith.divsi", &[crop, two]);
+            let p = b.same("arith.divsi", &[pad, two]);
+            let np = crate::loops::sub(b, bounds.zero, p);
+            let ge = crate::loops::cmp(b, "sge", dx[d], od[d]);
+            crate::loops::select(b, ge, c, np)
+        })
+        .collect();
+    let elem = elem_of(b.m, x);
+    let zero = if elem == Type::i1() {
+        b.const_bool(false)
+    } else {
+        constant(b, &elem, 0.0)
+    };
+    loop_nest(b, &bounds, &od, &mut |b, ivs| {
+        let mut inside = b.const_bool(true);
+        let mut idx = Vec::with_capacity(rank);
+        for d in 0..rank {
+            let i = crate::loops::add(b, ivs[d], offs[d]);
+            let ge = crate::loops::cmp(b, "sge", i, bounds.zero);
+            let lt = crate::loops::cmp(b, "slt", i, dx[d]);
+            let ok = crate::loops::and(b, ge, lt);
+            inside = crate::loops::and(b, inside, ok);
+            idx.push(crate::loops::select(b, ok, i, bounds.zero));
+        }
+        let v = load_at(b, x, &idx);
+        let r = scalar::select(b, inside, v, zero);
+        store_at(b, r, out, ivs);
+    });
+    Ok(vec![out])
+}

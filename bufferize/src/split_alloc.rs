@@ -1,0 +1,110 @@
+//! `split-alloc`: one allocation per logical value.
+//!
+//! A buffer that is completely overwritten (`memref.copy` into it) after
+//! earlier uses holds two unrelated values in a row. Giving the second one
+//! its own allocation (made right before the overwrite) lets deallocation
+//! free the first value after its last use and lets buffer-reuse pick the
+//! best buffer for the second, instead of one live range spanning both.
+//!
+//! Only buffers whose every use names them directly (`memref.load`,
+//! `memref.store`, `memref.copy`, calls returning no memref, anywhere
+//! below) are split: a view or an alias made before the overwrite would
+//! otherwise see the wrong memory.
+
+use ir::pass::{FnPass, PassInfo, PassRegistry};
+use ir::{BlockId, InsertPoint, Module, OpId, OpSpec, Result, Sym, ValueId};
+
+pub fn register(reg: &mut PassRegistry) {
+    reg.add(PassInfo {
+        name: "split-alloc",
+        summary:
+            "a buffer fully overwritten after earlier uses gets a new allocation for the new value",
+        create: |_| {
+            Ok(Box::new(FnPass {
+                name: "split-alloc",
+                f: |m, cx| {
+                    let n = split_module(m)?;
+                    cx.bump("split-alloc.split", n as u64);
+                    Ok(())
+                },
+            }))
+        },
+    });
+}
+
+/// Splits every eligible allocation; returns how many new ones were made.
+pub fn split_module(m: &mut Module) -> Result<usize> {
+    let allocs: Vec<OpId> = m
+        .collect_ops(m.top())
+        .into_iter()
+        .filter(|&o| m.is(o, "memref.alloc") && m.regions(o).is_empty())
+        .collect();
+    let mut n = 0;
+    for a in allocs {
+        n += split_one(m, a);
+    }
+    Ok(n)
+}
+
+fn direct_uses_only(m: &Module, v: ValueId) -> bool {
+    m.uses(v).iter().all(|u| {
+        m.is(u.op, "memref.load")
+            || (m.is(u.op, "memref.store") && u.index == 1)
+            || m.is(u.op, "memref.copy")
+            || (m.is(u.op, "func.call")
+                && !m
+                    .results(u.op)
+                    .iter()
+                    .any(|&r| ir::dialects::is_memref(m.value_type(r))))
+    })
+}
+
+/// The top-level ops of `b` using `v` (directly or below), in order.
+fn users_in_order(m: &Module, b: BlockId, v: ValueId) -> Vec<OpId> {
+    let mut tops: Vec<OpId> = m
+        .uses(v)
+        .iter()
+        .filter_map(|u| m.ancestor_in_block(b, u.op))
+        .collect();
+    tops.sort_unstable();
+    tops.dedup();
+    // Program order (ids are not): walk the block once.
+    let set: std::collections::HashSet<OpId> = tops.into_iter().collect();
+    m.block_ops(b).filter(|o| set.contains(o)).collect()
+}
+
+fn split_one(m: &mut Module, alloc: OpId) -> usize {
+    let (Some(v), Some(b)) = (m.result(alloc, 0), m.op_block(alloc)) else {
+        return 0;
+    };
+    if !direct_uses_only(m, v) {
+        return 0;
+    }
+    let users = users_in_order(m, b, v);
+    let mut current = v;
+    let mut n = 0;
+    for (k, &op) in users.iter().enumerate() {
+        // A top-level copy into the buffer, after other uses, starts a new value.
+        let overwrite = k > 0 && m.is(op, "memref.copy") && m.operand(op, 1) == Some(v);
+        if overwrite && m.operand(op, 0) != Some(v) {
+            let spec = OpSpec {
+                operands: m.operands(alloc).to_vec(),
+                result_types: vec![m.value_type(v).clone()],
+                attrs: m.attrs(alloc).to_vec(),
+                loc: m.loc(op).clone(),
+                ..OpSpec::default()
+            };
+            let fresh = m.create_op(Sym::new("memref.alloc"), spec);
+            m.insert(fresh, InsertPoint::Before(op));
+            let Some(nv) = m.result(fresh, 0) else {
+                continue;
+            };
+            current = nv;
+            n += 1;
+        }
+        if current != v {
+            m.replace_uses_where(v, current, |m, u| m.is_ancestor(op, u.op));
+        }
+    }
+    n
+}

@@ -1,0 +1,185 @@
+//! The measured compile, run in a child process of `onnxc bench` so that its
+//! peak RSS is its own: import, each pipeline stage with pass timing and
+//! live-constant accounting, LLVM IR emission. Writes `report.tsv` (one
+//! `key<TAB>values...` line per figure), `model.ll`, `driver.c` and sample
+//! inputs `in_N.bin` into the work directory.
+
+use crate::cmd::{io_err, Failure, PassFlags};
+use crate::driver;
+use ir::elements::{DType, NumClass};
+use ir::pass::PassManager;
+use ir::Module;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+/// Runs the measured compile of `model` into `dir`. With `ir_sizes`, also
+/// prints the IR after each stage to measure its size (slower, so the
+/// parent does it in a separate, untimed run).
+pub fn run(model: &Path, dir: &Path, ir_sizes: bool) -> Result<(), Failure> {
+    let mut rep = String::new();
+    let result = compile(model, dir, ir_sizes, &mut rep);
+    if let Err(e) = &result {
+        let msg = match e {
+            Failure::Diagnostic(d) => d.to_string(),
+            Failure::Io(s) => s.clone(),
+            Failure::Quiet => "failed".to_string(),
+        };
+        let _ = writeln!(rep, "error\t{}", msg.replace(['\n', '\t'], " "));
+    }
+    let path = dir.join("report.tsv");
+    std::fs::write(&path, rep).map_err(|e| io_err("write", &path, e))?;
+    result
+}
+
+fn compile(model: &Path, dir: &Path, ir_sizes: bool, rep: &mut String) -> Result<(), Failure> {
+    let t = Instant::now();
+    let mut m = driver::import(model)?;
+    let _ = writeln!(rep, "stage\timport\t{}", t.elapsed().as_secs_f64());
+    let (ops, consts) = count_ops(&m);
+    let _ = writeln!(rep, "nodes_before\t{ops}\t{consts}");
+    let live = ir::elements::live_constant_bytes(&m);
+    let _ = writeln!(rep, "live\timport\t{live}");
+    if ir_sizes {
+        ir_size(&m, "import", rep);
+    }
+    write_inputs(&m, dir)?;
+
+    let registry = crate::passes::registry();
+    let flags = PassFlags {
+        timing: true,
+        ..PassFlags::default()
+    };
+    for (stage, pipeline) in driver::STAGES {
+        let mut pm = PassManager::new();
+        pm.extend(registry.parse(pipeline)?);
+        let reports = flags.instrument(&mut pm);
+        let t = Instant::now();
+        let result = pm.run(&mut m);
+        let _ = writeln!(rep, "stage\t{stage}\t{}", t.elapsed().as_secs_f64());
+        if let Ok(timing) = reports.timing.lock() {
+            for (pass, d) in &timing.rows {
+                let _ = writeln!(rep, "pass\t{stage}\t{pass}\t{}", d.as_secs_f64());
+            }
+        }
+        if let Ok(live) = reports.live_bytes.lock() {
+            for (pass, bytes) in live.iter() {
+                let _ = writeln!(rep, "live\t{pass}\t{bytes}");
+            }
+        }
+        result?;
+        if *stage == "constprop" {
+            let (ops, consts) = count_ops(&m);
+            let _ = writeln!(rep, "nodes_after\t{ops}\t{consts}");
+        }
+        if ir_sizes {
+            ir_size(&m, stage, rep);
+        }
+    }
+
+    let t = Instant::now();
+    let mut ll = lower::emit_llvm(&m, &lower::EmitOptions::default())?;
+    ll.push('\n');
+    ll.push_str(&lower::cabi::emit_entry(
+        &m,
+        driver::MAIN_GRAPH,
+        driver::ENTRY,
+    )?);
+    let ll_path = dir.join("model.ll");
+    std::fs::write(&ll_path, ll.as_bytes()).map_err(|e| io_err("write", &ll_path, e))?;
+    let _ = writeln!(rep, "stage\temit-llvm\t{}", t.elapsed().as_secs_f64());
+    let _ = writeln!(rep, "llvm_ir_bytes\t{}", ll.len());
+    drop(ll);
+
+    let inputs = driver_inputs(&m)?;
+    let c = lower::cabi::c_driver(&m, driver::MAIN_GRAPH, driver::ENTRY, &inputs)?;
+    let c_path = dir.join("driver.c");
+    std::fs::write(&c_path, c).map_err(|e| io_err("write", &c_path, e))?;
+    let outputs = m
+        .lookup_symbol(driver::MAIN_GRAPH)
+        .and_then(|f| ir::dialects::func::function_type(&m, f))
+        .map_or(0, |ft| ft.results.len());
+    let _ = writeln!(rep, "io\t{}\t{outputs}", inputs.len());
+    Ok(())
+}
+
+/// (ops, of which `onnx.Constant`) in the main graph, excluding the
+/// function op itself.
+fn count_ops(m: &Module) -> (usize, usize) {
+    let Some(f) = m.lookup_symbol(driver::MAIN_GRAPH) else {
+        return (0, 0);
+    };
+    let ops = m.collect_ops(f);
+    let consts = ops.iter().filter(|&&op| m.is(op, "onnx.Constant")).count();
+    (ops.len().saturating_sub(1), consts)
+}
+
+fn ir_size(m: &Module, stage: &str, rep: &mut String) {
+    let text = ir::text::print_module(m, &ir::text::PrintOptions::default());
+    let _ = writeln!(rep, "ir_bytes\t{stage}\t{}", text.len());
+}
+
+/// (dtype, shape) of the main graph's inputs; dynamic dims become 1.
+fn input_types(m: &Module) -> Result<Vec<(DType, Vec<i64>)>, Failure> {
+    let f = m
+        .lookup_symbol(driver::MAIN_GRAPH)
+        .ok_or_else(|| ir::Diagnostic::error("the model has no main graph function"))?;
+    let ft = ir::dialects::func::function_type(m, f)
+        .ok_or_else(|| ir::Diagnostic::error("the main graph has no function type"))?;
+    ft.inputs
+        .iter()
+        .map(|t| {
+            let dtype = DType::from_type(t.element_type()).ok_or_else(|| {
+                ir::Diagnostic::error(format!("cannot make sample inputs of type {t}"))
+            })?;
+            let shape = t
+                .shape()
+                .unwrap_or(&[])
+                .iter()
+                .map(|&d| if d == ir::DYN { 1 } else { d })
+                .collect();
+            Ok((dtype, shape))
+        })
+        .collect()
+}
+
+fn driver_inputs(m: &Module) -> Result<Vec<lower::cabi::DriverInput>, Failure> {
+    // After lowering the signature is memrefs; the shapes are those of the
+    // sample inputs written at import time.
+    Ok(input_types(m)?
+        .into_iter()
+        .map(|(dtype, shape)| lower::cabi::DriverInput {
+            elem_bytes: (dtype.bits() as usize).div_ceil(8),
+            shape,
+        })
+        .collect())
+}
+
+/// Deterministic sample inputs: floats uniform in [-1, 1), integers 0 (a
+/// valid index for embedding lookups), written raw as the C driver reads.
+fn write_inputs(m: &Module, dir: &Path) -> Result<(), Failure> {
+    for (i, (dtype, shape)) in input_types(m)?.into_iter().enumerate() {
+        let n: i64 = shape.iter().product();
+        let width = (dtype.bits() as usize).div_ceil(8);
+        let mut bytes = Vec::with_capacity(n.max(0) as usize * width);
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15 ^ i as u64;
+        for _ in 0..n {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let u = (state >> 40) as f64 / (1u64 << 24) as f64 * 2.0 - 1.0;
+            match (dtype.class(), width) {
+                (NumClass::Float, 4) => bytes.extend_from_slice(&(u as f32).to_le_bytes()),
+                (NumClass::Float, 8) => bytes.extend_from_slice(&u.to_le_bytes()),
+                _ => bytes.extend(std::iter::repeat_n(0u8, width)),
+            }
+        }
+        let p = dir.join(format!("in_{i}.bin"));
+        std::fs::write(&p, &bytes).map_err(|e| io_err("write", &p, e))?;
+        // The same values as a TensorProto, for the onnxruntime cross-check.
+        let e = ir::elements::Elements::from_bytes(dtype, shape, bytes.into())
+            .map_err(|e| ir::Diagnostic::error(e.to_string()))?;
+        frontend::tensor_io::write_tensor_pb(&dir.join(format!("input_{i}.pb")), "", &e)?;
+    }
+    Ok(())
+}

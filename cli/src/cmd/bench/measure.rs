@@ -1,0 +1,129 @@
+//! Whole-process measurements: wall time and peak RSS of a child process
+//! (from `wait4`'s rusage, so each figure is that child's own), and the
+//! median/min/max summary every reported figure uses.
+
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Median, min and max of repeated measurements.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stat {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+}
+
+impl Stat {
+    pub fn of(xs: &[f64]) -> Stat {
+        let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n == 0 {
+            return Stat::default();
+        }
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Stat {
+            median,
+            min: v[0],
+            max: v[n - 1],
+            n,
+        }
+    }
+}
+
+/// One finished child process.
+pub struct Run {
+    pub wall_s: f64,
+    pub peak_rss_kib: u64,
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd` to completion, capturing its output, and measures it.
+pub fn run(mut cmd: Command) -> std::io::Result<Run> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    // Drain the pipes on threads so a chatty child cannot block on them.
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_string(&mut s);
+            }
+            s
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let (status, rss) = wait4(child.id())?;
+    let wall_s = start.elapsed().as_secs_f64();
+    // The pid is reaped; keep std from waiting on it again.
+    std::mem::forget(child);
+    Ok(Run {
+        wall_s,
+        peak_rss_kib: rss,
+        ok: status == 0,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+/// Waits for `pid`; returns (exit code or 128 + signal, ru_maxrss in KiB).
+fn wait4(pid: u32) -> std::io::Result<(i32, u64)> {
+    let pid = libc::pid_t::try_from(pid).map_err(std::io::Error::other)?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: zeroed rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: pid is our own unreaped child; both pointers are valid
+        // for the duration of the call.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    // Linux reports ru_maxrss in KiB.
+    Ok((code, u64::try_from(usage.ru_maxrss).unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_median_min_max() {
+        let s = Stat::of(&[3.0, 1.0, 2.0]);
+        assert_eq!((s.median, s.min, s.max, s.n), (2.0, 1.0, 3.0, 3));
+        assert_eq!(Stat::of(&[4.0, 1.0]).median, 2.5);
+        assert_eq!(Stat::of(&[]).n, 0);
+    }
+
+    #[test]
+    fn measures_a_child() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo hi; exit 3"]);
+        let r = run(cmd).unwrap();
+        assert!(!r.ok);
+        assert_eq!(r.stdout, "hi\n");
+        assert!(r.peak_rss_kib > 0);
+        assert!(r.wall_s > 0.0);
+    }
+}

@@ -1,0 +1,125 @@
+//! Request inputs and outputs on disk: paths confined to the root
+//! (symlinks resolved), size limits checked before reading, atomic writes.
+
+use super::protocol::{ErrorKind, Response};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The model bytes and the directory its external data may come from.
+pub fn load_model(
+    root: &Path,
+    max: u64,
+    path: Option<&str>,
+    inline: Option<&str>,
+) -> Result<(bytes::Bytes, PathBuf), Box<Response>> {
+    let refuse = |msg: String| Box::new(Response::error(Value::Null, ErrorKind::Refused, msg));
+    let too_big = |n: u64| {
+        refuse(format!(
+            "model of {n} bytes exceeds --max-model-bytes {max}"
+        ))
+    };
+    match (path, inline) {
+        (Some(p), None) => {
+            let real = confine(root, p)?;
+            let meta =
+                std::fs::metadata(&real).map_err(|e| refuse(format!("cannot open '{p}': {e}")))?;
+            if !meta.is_file() {
+                return Err(refuse(format!("'{p}' is not a file")));
+            }
+            if meta.len() > max {
+                return Err(too_big(meta.len()));
+            }
+            let data =
+                std::fs::read(&real).map_err(|e| refuse(format!("cannot read '{p}': {e}")))?;
+            if data.len() as u64 > max {
+                return Err(too_big(data.len() as u64));
+            }
+            Ok((data.into(), frontend::load::parent_dir(&real)))
+        }
+        (None, Some(b)) => {
+            if super::b64::decoded_len(b) as u64 > max + 3 {
+                return Err(too_big(super::b64::decoded_len(b) as u64));
+            }
+            let data = super::b64::decode(b).map_err(|e| {
+                Box::new(Response::error(
+                    Value::Null,
+                    ErrorKind::BadRequest,
+                    format!("model_base64: {e}"),
+                ))
+            })?;
+            if data.len() as u64 > max {
+                return Err(too_big(data.len() as u64));
+            }
+            // Inline models have no directory: external data is refused.
+            Ok((
+                data.into(),
+                root.join(".onnxc-inline-model-has-no-directory"),
+            ))
+        }
+        _ => Err(Box::new(Response::error(
+            Value::Null,
+            ErrorKind::BadRequest,
+            "give exactly one of model_path and model_base64",
+        ))),
+    }
+}
+
+/// Resolves a request path (symlinks included) and refuses it unless
+/// it lies inside the root.
+pub fn confine(root: &Path, p: &str) -> Result<PathBuf, Box<Response>> {
+    let refuse = || {
+        Box::new(Response::error(
+            Value::Null,
+            ErrorKind::Refused,
+            format!("'{p}' is not a file inside the daemon root"),
+        ))
+    };
+    let real = root.join(p).canonicalize().map_err(|_| refuse())?;
+    if !real.starts_with(root) {
+        return Err(refuse());
+    }
+    Ok(real)
+}
+
+/// An output path: its directory must exist inside the root.
+pub fn confine_output(root: &Path, p: &str) -> Result<PathBuf, Box<Response>> {
+    let refuse = || {
+        Box::new(Response::error(
+            Value::Null,
+            ErrorKind::Refused,
+            format!("output '{p}' is not in a directory inside the daemon root"),
+        ))
+    };
+    let full = root.join(p);
+    let name = match full.file_name() {
+        Some(n) if Path::new(n).components().count() == 1 && n != ".." => n.to_os_string(),
+        _ => return Err(refuse()),
+    };
+    let parent = full.parent().ok_or_else(refuse)?;
+    let real = parent.canonicalize().map_err(|_| refuse())?;
+    if !real.starts_with(root) {
+        return Err(refuse());
+    }
+    Ok(real.join(name))
+}
+
+/// Temp file + rename; the sequence number keeps concurrent writers of the
+/// same output apart.
+pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(
+        ".{name}.tmp{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&tmp, data)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+}

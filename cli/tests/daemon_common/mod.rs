@@ -1,0 +1,229 @@
+//! Helpers of the daemon tests: a daemon child process that is killed when
+//! the test ends, a line client, and zoo models with reference artifacts.
+#![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const ONNXC: &str = env!("CARGO_BIN_EXE_onnxc");
+
+pub fn workdir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("daemon")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create workdir");
+    d
+}
+
+pub fn onnxc(args: &[&str]) -> std::process::Output {
+    Command::new(ONNXC).args(args).output().expect("run onnxc")
+}
+
+pub fn onnxc_ok(args: &[&str]) -> Vec<u8> {
+    let out = onnxc(args);
+    assert!(
+        out.status.success(),
+        "onnxc {} failed:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// `onnxc zoo gen NAME --seed SEED` into DIR/FILE.
+pub fn gen(dir: &Path, name: &str, seed: u64, file: &str) -> PathBuf {
+    let p = dir.join(file);
+    onnxc_ok(&[
+        "zoo",
+        "gen",
+        name,
+        "--seed",
+        &seed.to_string(),
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    p
+}
+
+/// What `onnxc compile` writes for this model: the reference artifact.
+pub fn reference(model: &Path, emit: &str) -> Vec<u8> {
+    onnxc_ok(&["compile", model.to_str().unwrap(), "--emit", emit])
+}
+
+pub struct Daemon {
+    pub child: Child,
+    pub addr: String,
+    pub socket: PathBuf,
+}
+
+impl Daemon {
+    /// Starts `onnxc serve --listen unix:DIR/d.sock --root DIR EXTRA...`
+    /// and waits for its "listening on" line.
+    pub fn start(dir: &Path, extra: &[&str]) -> Daemon {
+        let socket = dir.join("d.sock");
+        let addr = format!("unix:{}", socket.display());
+        Daemon::start_at(dir, &addr, extra).expect("daemon starts")
+    }
+
+    pub fn start_at(dir: &Path, listen: &str, extra: &[&str]) -> Result<Daemon, String> {
+        let mut child = Command::new(ONNXC)
+            .args(["serve", "--listen", listen, "--root", dir.to_str().unwrap()])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn daemon");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read daemon stdout");
+        let Some(addr) = line.trim().strip_prefix("onnxc serve: listening on ") else {
+            let out = child.wait_with_output().expect("daemon exit");
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        };
+        let socket = PathBuf::from(addr.strip_prefix("unix:").unwrap_or(""));
+        Ok(Daemon {
+            child,
+            addr: addr.to_string(),
+            socket,
+        })
+    }
+
+    pub fn connect(&self) -> Conn {
+        Conn::unix(&self.socket)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([&format!("-{sig}"), &self.pid().to_string()])
+            .status()
+            .expect("run kill")
+            .success();
+        assert!(ok, "kill -{sig} failed");
+    }
+
+    /// Waits for the daemon to exit (bounded) and returns its exit status.
+    pub fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().expect("try_wait") {
+                return s;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "daemon did not exit within {limit:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn stats(&self) -> Value {
+        let r = self.connect().call(&json!({"id": "stats", "op": "stats"}));
+        assert_eq!(r["status"], "ok", "{r}");
+        r["stats"].clone()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Conn {
+    w: UnixStream,
+    r: BufReader<UnixStream>,
+}
+
+impl Conn {
+    pub fn unix(path: &Path) -> Conn {
+        let s = UnixStream::connect(path).expect("connect to daemon");
+        s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+        Conn {
+            w: s.try_clone().unwrap(),
+            r: BufReader::new(s),
+        }
+    }
+
+    pub fn call_raw(&mut self, line: &str) -> Value {
+        self.w.write_all(line.as_bytes()).expect("send");
+        self.w.write_all(b"\n").expect("send");
+        let mut resp = String::new();
+        self.r.read_line(&mut resp).expect("receive");
+        assert!(
+            !resp.is_empty(),
+            "daemon closed the connection after {line:.200}"
+        );
+        serde_json::from_str(&resp).expect("response is JSON")
+    }
+
+    /// Sends several request lines in one write, then reads one response
+    /// per line (the daemon answers a connection's requests in order).
+    pub fn pipeline(&mut self, reqs: &[Value]) -> Vec<Value> {
+        let text: String = reqs.iter().map(|r| format!("{r}\n")).collect();
+        self.w.write_all(text.as_bytes()).expect("send");
+        reqs.iter()
+            .map(|_| {
+                let mut resp = String::new();
+                self.r.read_line(&mut resp).expect("receive");
+                serde_json::from_str(&resp).expect("response is JSON")
+            })
+            .collect()
+    }
+
+    pub fn call(&mut self, req: &Value) -> Value {
+        self.call_raw(&req.to_string())
+    }
+}
+
+/// One request on a fresh connection; `None` when there is no daemon or it
+/// closed the connection without answering.
+pub fn try_call(socket: &Path, req: &Value) -> Option<Value> {
+    let s = UnixStream::connect(socket).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(120))).ok()?;
+    let mut w = s.try_clone().ok()?;
+    w.write_all(format!("{req}\n").as_bytes()).ok()?;
+    let mut resp = String::new();
+    BufReader::new(s).read_line(&mut resp).ok()?;
+    serde_json::from_str(&resp).ok()
+}
+
+/// The artifact bytes of an ok response.
+pub fn artifact(r: &Value) -> Vec<u8> {
+    if let Some(t) = r["artifact"].as_str() {
+        return t.as_bytes().to_vec();
+    }
+    panic!("no inline text artifact in {r:.300}");
+}
+
+pub fn rss_bytes(stats: &Value) -> u64 {
+    stats["rss_bytes"].as_u64().expect("rss_bytes")
+}
+
+pub fn b64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in data.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            out.push(if i <= c.len() {
+                char::from(A[((n >> (18 - 6 * i)) & 63) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}

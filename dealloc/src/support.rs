@@ -1,0 +1,96 @@
+//! What `ownership-based-deallocation` accepts: everything else gets a
+//! diagnostic naming the op, never wrong frees.
+
+use crate::alias::returns_fresh;
+use crate::ownership::MANUAL_DEALLOCATION;
+use crate::regions::is_flaggable;
+use ir::dialects::{is_memref, op_error};
+use ir::registry::Traits;
+use ir::{Module, OpId, Result};
+
+/// Rejects the input the pass cannot deallocate correctly.
+pub fn check_supported(m: &Module, f: OpId) -> Result<()> {
+    let ops = m.collect_ops(f);
+    let blocks = m.region(f, 0).map_or(0, |r| m.region_blocks(r).len());
+    // Branches first: they are the precise reason when blocks pass memrefs.
+    for &op in ops.iter().skip(1) {
+        let name = m.name(op).as_str();
+        let memref_args = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
+        if memref_args && m.num_successors(op) > 0 {
+            return Err(op_error(
+                m,
+                op,
+                format!("passing memrefs through '{name}' to another block is not supported yet"),
+            ));
+        }
+    }
+    for &op in ops.iter().skip(1) {
+        check_op(m, op, blocks)?;
+    }
+    Ok(())
+}
+
+fn check_op(m: &Module, op: OpId, blocks: usize) -> Result<()> {
+    let name = m.name(op).as_str();
+    let memref_results = m.results(op).iter().any(|&r| is_memref(m.value_type(r)));
+    let memref_operands = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
+    if blocks > 1 && (memref_results || memref_operands) {
+        return Err(op_error(
+            m,
+            op,
+            "deallocation in functions with several blocks is not supported yet",
+        )
+        .note("memref values in unstructured control flow need per-block ownership"));
+    }
+    match name {
+        "memref.dealloc" if m.attr(op, MANUAL_DEALLOCATION).is_none() => {
+            return Err(op_error(
+                m,
+                op,
+                format!("existing deallocations must carry '{MANUAL_DEALLOCATION}' when ownership-based deallocation runs"),
+            ));
+        }
+        "bufferization.dealloc" => {
+            return Err(op_error(
+                m,
+                op,
+                "the function is already deallocated; run ownership-based-deallocation once",
+            ));
+        }
+        _ => {}
+    }
+    if memref_results && !produces_known_memref(m, op) {
+        let msg = if !m.regions(op).is_empty() {
+            format!("memref results of region op '{name}' are not supported (only scf.if, scf.for and scf.while)")
+        } else if m.is(op, "func.call") {
+            "calls returning memrefs are only supported for functions defined in this module"
+                .to_string()
+        } else {
+            "produces a memref whose ownership is unknown".to_string()
+        };
+        return Err(op_error(m, op, msg));
+    }
+    let structured = (m.is(op, "scf.yield") || m.is(op, "scf.condition"))
+        && m.parent_op(op).is_some_and(|p| is_flaggable(m, p));
+    if memref_operands && m.is_terminator(op) && !m.is(op, "func.return") && !structured {
+        let parent = m
+            .parent_op(op)
+            .map_or_else(String::new, |p| format!(" of '{}'", m.name(p).as_str()));
+        return Err(op_error(
+            m,
+            op,
+            format!("passing memrefs through '{name}'{parent} to a parent region is not supported"),
+        ));
+    }
+    Ok(())
+}
+
+fn produces_known_memref(m: &Module, op: OpId) -> bool {
+    m.has_trait(op, Traits::ALLOCATES)
+        || returns_fresh(m, op)
+        || m.has_trait(op, Traits::VIEW)
+        || m.is(op, "memref.get_global")
+        || m.is(op, "arith.select")
+        || is_flaggable(m, op)
+        || crate::dynamic::is_dynamic_call(m, op)
+}

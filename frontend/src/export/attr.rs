@@ -1,0 +1,147 @@
+//! IR types and attributes → ONNX `TypeProto` / `AttributeProto`.
+
+use crate::import::tensor::{dtype_to_onnx, elements_to_tensor};
+use crate::proto::{
+    attribute_proto::AttributeType, tensor_shape_proto, type_proto, AttributeProto,
+    TensorShapeProto, TypeProto, ValueInfoProto,
+};
+use ir::attr::Attribute;
+use ir::dialects::op_error;
+use ir::elements::DType;
+use ir::{Module, OpId, Result, Type, DYN};
+
+/// An ONNX tensor type for an IR tensor type.
+pub fn type_proto(m: &Module, op: OpId, t: &Type) -> Result<TypeProto> {
+    let Some(tt) = t.as_tensor() else {
+        return Err(op_error(
+            m,
+            op,
+            format!("cannot export a value of type {t}"),
+        ));
+    };
+    let dtype = DType::from_type(&tt.elem)
+        .ok_or_else(|| op_error(m, op, format!("cannot export element type {}", tt.elem)))?;
+    let shape = tt.shape.as_ref().map(|dims| TensorShapeProto {
+        dim: dims
+            .iter()
+            .map(|&d| tensor_shape_proto::Dimension {
+                value: (d != DYN).then_some(tensor_shape_proto::dimension::Value::DimValue(d)),
+                denotation: String::new(),
+            })
+            .collect(),
+    });
+    Ok(TypeProto {
+        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+            elem_type: dtype_to_onnx(dtype),
+            shape,
+        })),
+        denotation: String::new(),
+    })
+}
+
+pub fn value_info(m: &Module, op: OpId, name: &str, t: &Type) -> Result<ValueInfoProto> {
+    Ok(ValueInfoProto {
+        name: name.to_string(),
+        r#type: Some(type_proto(m, op, t)?),
+        ..ValueInfoProto::default()
+    })
+}
+
+/// One op attribute as an ONNX attribute (not for subgraphs).
+pub fn attribute(m: &Module, op: OpId, name: &str, a: &Attribute) -> Result<AttributeProto> {
+    let mut p = AttributeProto {
+        name: name.to_string(),
+        ..AttributeProto::default()
+    };
+    let no_form = || op_error(m, op, format!("attribute '{name}' has no ONNX form"));
+    let kind = match a {
+        Attribute::Int(v, _) => {
+            p.i = *v;
+            AttributeType::Int
+        }
+        Attribute::Bool(b) => {
+            p.i = i64::from(*b);
+            AttributeType::Int
+        }
+        Attribute::Float(v, _) => {
+            p.f = *v as f32;
+            AttributeType::Float
+        }
+        Attribute::String(s) => {
+            p.s = s.as_bytes().to_vec();
+            AttributeType::String
+        }
+        Attribute::Elements(e) => {
+            p.t = Some(elements_to_tensor("", e));
+            AttributeType::Tensor
+        }
+        Attribute::Type(t) => {
+            p.tp = Some(type_proto(m, op, t)?);
+            AttributeType::TypeProto
+        }
+        Attribute::DenseArray(_, v) => {
+            p.ints = v.to_vec();
+            AttributeType::Ints
+        }
+        Attribute::Array(items) => match array(&mut p, items) {
+            Some(kind) => kind,
+            None => {
+                p.type_protos = items
+                    .iter()
+                    .map(|x| match x {
+                        Attribute::Type(t) => type_proto(m, op, t),
+                        _ => Err(no_form()),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                AttributeType::TypeProtos
+            }
+        },
+        _ => return Err(no_form()),
+    };
+    p.r#type = kind as i32;
+    Ok(p)
+}
+
+/// INTS, FLOATS, STRINGS or TENSORS from an array attribute (empty arrays
+/// are INTS, the most common list kind).
+fn array(p: &mut AttributeProto, items: &[Attribute]) -> Option<AttributeType> {
+    if let Some(ints) = items
+        .iter()
+        .map(|x| match x {
+            Attribute::Int(v, _) => Some(*v),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+    {
+        p.ints = ints;
+        return Some(AttributeType::Ints);
+    }
+    if let Some(fs) = items
+        .iter()
+        .map(|x| match x {
+            Attribute::Float(v, _) => Some(*v as f32),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+    {
+        p.floats = fs;
+        return Some(AttributeType::Floats);
+    }
+    if let Some(ss) = items
+        .iter()
+        .map(Attribute::as_str)
+        .collect::<Option<Vec<_>>>()
+    {
+        p.strings = ss.into_iter().map(|s| s.as_bytes().to_vec()).collect();
+        return Some(AttributeType::Strings);
+    }
+    if let Some(ts) = items
+        .iter()
+        .map(|x| x.as_elements().map(|e| elements_to_tensor("", e)))
+        .collect::<Option<Vec<_>>>()
+    {
+        p.tensors = ts;
+        return Some(AttributeType::Tensors);
+    }
+    None
+}

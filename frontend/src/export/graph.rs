@@ -1,0 +1,367 @@
+//! A block of `onnx.*` ops → `GraphProto`: block arguments are the graph
+//! inputs, constants its initializers, the terminator's operands its
+//! outputs; regions of `If`/`Loop`/`Scan` become subgraph attributes.
+
+use super::attr::{attribute, value_info};
+use super::denormalize::{is_none, moved_back, operand_attr};
+use super::external::External;
+use crate::dialect::{region_attr_names, DOC_ATTR, GRAPHS_ATTR, NAMES_ATTR, YIELD};
+use crate::import::tensor::{dtype_to_onnx, elements_to_tensor};
+use crate::proto::{
+    attribute_proto::AttributeType, AttributeProto, GraphProto, NodeProto, TensorProto,
+};
+use ir::attr::Attribute;
+use ir::dialects::op_error;
+use ir::{BlockId, Diagnostic, Location, Module, OpId, Result, ValueDef, ValueId};
+use std::collections::{HashMap, HashSet};
+
+/// Names values uniquely over the whole model, preferring the name they
+/// came with.
+#[derive(Default)]
+struct Names {
+    of: HashMap<ValueId, String>,
+    taken: HashSet<String>,
+    /// Next suffix to try per base name (keeps many clashes linear).
+    next: HashMap<String, usize>,
+}
+
+impl Names {
+    /// A fresh name, `wanted` if it is free, else `wanted_K`.
+    fn fresh(&mut self, wanted: &str) -> String {
+        let base = if wanted.is_empty() { "v" } else { wanted };
+        let mut name = base.to_string();
+        if self.taken.contains(&name) {
+            let k = self.next.entry(base.to_string()).or_insert(0);
+            loop {
+                *k += 1;
+                name = format!("{base}_{k}");
+                if !self.taken.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+    fn claim(&mut self, v: ValueId, wanted: &str) -> String {
+        let name = self.fresh(wanted);
+        self.of.insert(v, name.clone());
+        name
+    }
+}
+
+/// Names a region's subgraph was imported with (`onnx.graphs`).
+#[derive(Default)]
+pub struct GraphNames {
+    pub name: String,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+}
+
+fn strings(a: Option<&Attribute>) -> Vec<String> {
+    a.and_then(Attribute::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|s| s.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl GraphNames {
+    fn of_region(m: &Module, op: OpId, i: usize) -> GraphNames {
+        let Some(Attribute::Dict(d)) = m
+            .attr(op, GRAPHS_ATTR)
+            .and_then(Attribute::as_array)
+            .and_then(|a| a.get(i))
+        else {
+            return GraphNames::default();
+        };
+        let get = |k: &str| d.iter().find(|(s, _)| s.as_str() == k).map(|(_, v)| v);
+        GraphNames {
+            name: get("name")
+                .and_then(Attribute::as_str)
+                .unwrap_or("")
+                .to_string(),
+            inputs: strings(get("inputs")),
+            outputs: strings(get("outputs")),
+        }
+    }
+}
+
+fn loc_name(m: &Module, op: OpId) -> String {
+    match m.loc(op) {
+        Location::Name(n) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The ONNX name result `i` of `op` was imported with ("" when unknown).
+fn stored_name(m: &Module, op: OpId, i: usize) -> String {
+    match m.attr(op, NAMES_ATTR) {
+        Some(a) => strings(Some(a)).get(i).cloned().unwrap_or_default(),
+        None if m.results(op).len() == 1 => loc_name(m, op),
+        None => String::new(),
+    }
+}
+
+pub struct Exporter<'m> {
+    pub m: &'m Module,
+    names: Names,
+    pub uses_ml: bool,
+    pub external: Option<External>,
+    /// Opset of the default domain the model is written for.
+    opset: i64,
+    /// Operand slots written back as attributes (old opsets).
+    moved: HashSet<(OpId, usize)>,
+}
+
+impl<'m> Exporter<'m> {
+    pub fn new(m: &'m Module, external: Option<External>, opset: i64) -> Self {
+        let mut moved = HashSet::new();
+        for op in m.collect_ops(m.top()) {
+            if let Some(t) = m.name(op).as_str().strip_prefix("onnx.") {
+                for (i, ..) in moved_back(t, opset) {
+                    moved.insert((op, i));
+                }
+            }
+        }
+        Exporter {
+            m,
+            names: Names::default(),
+            uses_ml: false,
+            external,
+            opset,
+            moved,
+        }
+    }
+
+    /// Exports `block` (ended by `func.return` or `onnx.Yield`) as a graph.
+    pub fn graph(&mut self, owner: OpId, block: BlockId, info: &GraphNames) -> Result<GraphProto> {
+        let m = self.m;
+        let term = m
+            .last_op(block)
+            .filter(|&t| m.is(t, "func.return") || m.is(t, YIELD))
+            .ok_or_else(|| {
+                op_error(m, owner, "body does not end with func.return or onnx.Yield")
+            })?;
+        let mut graph = GraphProto {
+            name: info.name.clone(),
+            ..GraphProto::default()
+        };
+        for (i, &a) in m.block_args(block).iter().enumerate() {
+            let wanted = info
+                .inputs
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("input_{i}"));
+            let name = self.names.claim(a, &wanted);
+            graph
+                .input
+                .push(value_info(m, owner, &name, m.value_type(a))?);
+        }
+        // Returned results without a name of their own take the output's.
+        let mut preferred: HashMap<ValueId, String> = HashMap::new();
+        for (j, &v) in m.operands(term).iter().enumerate() {
+            if let Some(out) = info.outputs.get(j) {
+                preferred.entry(v).or_insert_with(|| out.clone());
+            }
+        }
+        for op in m.block_ops(block) {
+            if op != term {
+                self.op(op, &preferred, &mut graph)?;
+            }
+        }
+        self.outputs(block, term, info, &mut graph)?;
+        Ok(graph)
+    }
+
+    fn op(
+        &mut self,
+        op: OpId,
+        preferred: &HashMap<ValueId, String>,
+        graph: &mut GraphProto,
+    ) -> Result<()> {
+        let m = self.m;
+        let (domain, op_type) = match m.name(op).as_str().split_once('.') {
+            Some(("onnx", t)) => ("", t),
+            Some(("onnx_ml", t)) => {
+                self.uses_ml = true;
+                ("ai.onnx.ml", t)
+            }
+            _ => return Err(op_error(m, op, "cannot be exported to ONNX")),
+        };
+        let results = m.results(op).to_vec();
+        let result_name = |i: usize, v: ValueId| {
+            let stored = stored_name(m, op, i);
+            if !stored.is_empty() {
+                return Some(stored);
+            }
+            preferred.get(&v).cloned()
+        };
+        match op_type {
+            "NoValue" => {
+                for r in results {
+                    self.names.of.insert(r, String::new());
+                }
+                return Ok(());
+            }
+            "Constant" => {
+                let (Some(&r), Some(e)) = (
+                    results.first(),
+                    m.attr(op, "value").and_then(Attribute::as_elements),
+                ) else {
+                    return Err(op_error(m, op, "requires a dense 'value'"));
+                };
+                let uses = m.uses(r);
+                if !uses.is_empty()
+                    && uses
+                        .iter()
+                        .all(|u| self.moved.contains(&(u.op, u.index as usize)))
+                {
+                    return Ok(()); // only feeds attributes of old opsets
+                }
+                let wanted = result_name(0, r).unwrap_or_else(|| loc_name(m, op));
+                let n = self.names.claim(r, &wanted);
+                let t = match &mut self.external {
+                    Some(ext) if ext.wants(e) => {
+                        let mut t = TensorProto {
+                            name: n,
+                            dims: e.shape().to_vec(),
+                            data_type: dtype_to_onnx(e.dtype()),
+                            ..TensorProto::default()
+                        };
+                        ext.place(&mut t, e);
+                        t
+                    }
+                    _ => elements_to_tensor(&n, e),
+                };
+                graph.initializer.push(t);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let node_name = loc_name(m, op);
+        let mut node = NodeProto {
+            name: node_name.clone(),
+            op_type: op_type.to_string(),
+            domain: domain.to_string(),
+            ..NodeProto::default()
+        };
+        let moved = if domain.is_empty() {
+            moved_back(op_type, self.opset)
+        } else {
+            Vec::new()
+        };
+        for (i, &v) in m.operands(op).iter().enumerate() {
+            if let Some(&(_, name, kind)) = moved.iter().find(|(j, ..)| *j == i) {
+                if let Some(a) = operand_attr(m, op, v, name, kind, self.opset)? {
+                    node.attribute.push(attribute(m, op, name, &a)?);
+                }
+                continue;
+            }
+            if !moved.is_empty() && i > 0 && !is_none(m, v) {
+                return Err(op_error(
+                    m,
+                    op,
+                    format!("operand #{i} has no form in opset {}", self.opset),
+                ));
+            }
+            let n =
+                self.names.of.get(&v).cloned().ok_or_else(|| {
+                    op_error(m, op, "uses a value that is not visible in its graph")
+                })?;
+            node.input.push(n);
+        }
+        while node.input.last().is_some_and(String::is_empty) {
+            node.input.pop();
+        }
+        for (i, &r) in results.iter().enumerate() {
+            let n = match result_name(i, r) {
+                Some(n) => self.names.claim(r, &n),
+                // An omitted optional output stays omitted while unused.
+                None if m.attr(op, NAMES_ATTR).is_some() && !m.has_uses(r) => String::new(),
+                None if results.len() == 1 => self.names.claim(r, &node_name),
+                None => self.names.claim(r, &format!("{node_name}:{i}")),
+            };
+            node.output.push(n);
+        }
+        for (k, a) in m.attrs(op) {
+            let k = k.as_str();
+            if k.starts_with("onnx.") {
+                continue;
+            }
+            node.attribute.push(attribute(m, op, k, a)?);
+        }
+        if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {
+            node.doc_string = doc.to_string();
+        }
+        let attr_names = region_attr_names(op_type);
+        for (i, &region) in m.regions(op).iter().enumerate() {
+            let name = attr_names.get(i).ok_or_else(|| {
+                op_error(m, op, "has a region that has no ONNX subgraph attribute")
+            })?;
+            let block = m
+                .entry_block(region)
+                .ok_or_else(|| op_error(m, op, "has an empty region"))?;
+            let info = GraphNames::of_region(m, op, i);
+            let g = self.graph(op, block, &info)?;
+            node.attribute.push(AttributeProto {
+                name: name.to_string(),
+                r#type: AttributeType::Graph as i32,
+                g: Some(g),
+                ..AttributeProto::default()
+            });
+        }
+        graph.node.push(node);
+        Ok(())
+    }
+
+    /// Graph outputs; values not defined here under the wanted name (inputs
+    /// of the main graph, captures, values returned twice) go through an
+    /// `Identity`.
+    fn outputs(
+        &mut self,
+        block: BlockId,
+        term: OpId,
+        info: &GraphNames,
+        graph: &mut GraphProto,
+    ) -> Result<()> {
+        let m = self.m;
+        let mut done = HashSet::new();
+        for (j, &v) in m.operands(term).iter().enumerate() {
+            let wanted = info
+                .outputs
+                .get(j)
+                .cloned()
+                .unwrap_or_else(|| format!("output_{j}"));
+            let current = self.names.of.get(&v).cloned().ok_or_else(|| {
+                Diagnostic::error(format!("graph output '{wanted}' has no value"))
+            })?;
+            let local = match m.value_def(v) {
+                // Initializers as outputs confuse some runtimes.
+                ValueDef::Result(d, _) => m.op_block(d) == Some(block) && !m.is(d, "onnx.Constant"),
+                ValueDef::BlockArg(b, _) => b == block,
+                ValueDef::Erased => false,
+            };
+            let name = if current == wanted && local && done.insert(current.clone()) {
+                current
+            } else {
+                let out = self.names.fresh(&wanted);
+                done.insert(out.clone());
+                graph.node.push(NodeProto {
+                    name: format!("{out}_identity"),
+                    op_type: "Identity".into(),
+                    input: vec![current],
+                    output: vec![out.clone()],
+                    ..NodeProto::default()
+                });
+                out
+            };
+            graph
+                .output
+                .push(value_info(m, term, &name, m.value_type(v))?);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,306 @@
+//! One ONNX node → one op (or an inlined function body, or a constant).
+
+use super::{attrs, node_diag, small_elements, tensor, Importer};
+use crate::dialect::{is_known_ml_op, is_known_op, DOC_ATTR};
+use crate::load::ExternalData;
+use crate::proto::{AttributeProto, NodeProto};
+use ir::elements::{DType, Elements, WideNum};
+use ir::{Attribute, Diagnostic, OpSpec, Sym, Type, ValueId};
+use std::borrow::Cow;
+
+/// ONNX domains we know of but do not import.
+const UNSUPPORTED_DOMAINS: &[&str] = &[
+    "ai.onnx.preview",
+    "ai.onnx.preview.training",
+    "ai.onnx.training",
+    "com.microsoft",
+    "com.microsoft.nchwc",
+    "org.pytorch.aten",
+];
+
+/// Operators whose results are sequences or optionals.
+const SEQUENCE_OPS: &[&str] = &[
+    "ConcatFromSequence",
+    "Optional",
+    "SequenceAt",
+    "SequenceConstruct",
+    "SequenceEmpty",
+    "SequenceErase",
+    "SequenceInsert",
+    "SequenceLength",
+    "SequenceMap",
+    "SplitToSequence",
+];
+
+fn valid_op_type(t: &str) -> bool {
+    t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn has_subgraph(a: &AttributeProto) -> bool {
+    a.g.is_some() || !a.graphs.is_empty()
+}
+
+impl<'a> Importer<'a> {
+    pub(super) fn import_node(&mut self, node: &NodeProto) -> Result<(), Diagnostic> {
+        if !valid_op_type(&node.op_type) {
+            return Err(node_diag(
+                node,
+                format!("invalid op type '{}'", node.op_type),
+            ));
+        }
+        let attrs = self.resolve_attr_refs(node)?;
+        if let Some(f) = self.function(node) {
+            return self.inline_function(node, f, &attrs);
+        }
+        let dialect = match node.domain.as_str() {
+            "" | "ai.onnx" => "onnx",
+            "ai.onnx.ml" => "onnx_ml",
+            d if UNSUPPORTED_DOMAINS.contains(&d) => {
+                return Err(node_diag(
+                    node,
+                    format!("unsupported operator '{}' of domain '{d}'", node.op_type),
+                ));
+            }
+            d => {
+                return Err(node_diag(
+                    node,
+                    format!(
+                        "unknown domain '{d}' of operator '{}' (neither ONNX nor a model-local function)",
+                        node.op_type
+                    ),
+                ))
+            }
+        };
+        let version = self.opset_version(&node.domain).ok_or_else(|| {
+            node_diag(
+                node,
+                format!(
+                    "the model imports no opset of domain '{}' that this node uses",
+                    node.domain
+                ),
+            )
+        })?;
+        let known = match dialect {
+            "onnx" => is_known_op(&node.op_type),
+            _ => is_known_ml_op(&node.op_type),
+        };
+        if !known {
+            return Err(node_diag(
+                node,
+                format!(
+                    "unknown operator '{}' of domain '{}'",
+                    node.op_type, node.domain
+                ),
+            ));
+        }
+        if dialect == "onnx" && SEQUENCE_OPS.contains(&node.op_type.as_str()) {
+            return Err(node_diag(
+                node,
+                format!(
+                    "unsupported operator '{}': sequence and optional values are not imported",
+                    node.op_type
+                ),
+            ));
+        }
+        if dialect == "onnx" && node.op_type == "Constant" {
+            let e = constant_node_value(node, &attrs, self.external)?;
+            let op = self.constant(e, self.node_loc(node))?;
+            self.finish_node(node, op)?;
+            return Ok(());
+        }
+        if dialect == "onnx" && matches!(node.op_type.as_str(), "If" | "Loop" | "Scan") {
+            return self.import_control_flow(node, &attrs, version);
+        }
+        if let Some(a) = attrs.iter().find(|a| has_subgraph(a)) {
+            return Err(node_diag(
+                node,
+                format!(
+                    "unsupported subgraph attribute '{}' of operator '{}'",
+                    a.name, node.op_type
+                ),
+            ));
+        }
+        let mut ir_attrs = self.convert_attrs(node, &attrs)?;
+        let mut operands = self.operands(node)?;
+        let loc = self.node_loc(node);
+        if dialect == "onnx" {
+            self.normalize(node, &mut ir_attrs, &mut operands, &loc)?;
+        }
+        let spec = OpSpec {
+            operands,
+            result_types: self.result_types(node),
+            attrs: ir_attrs
+                .into_iter()
+                .map(|(k, v)| (Sym::new(&k), v))
+                .collect(),
+            loc: loc.clone(),
+            ..OpSpec::default()
+        };
+        let name = format!("{dialect}.{}", node.op_type);
+        let mut b = self.builder(loc)?;
+        let op = b.create(&name, spec);
+        self.finish_node(node, op)
+    }
+
+    /// Binds the node's outputs to the op's results and records names and
+    /// the doc string.
+    pub(super) fn finish_node(&mut self, node: &NodeProto, op: ir::OpId) -> Result<(), Diagnostic> {
+        let results = self.m.results(op).to_vec();
+        for &r in &results {
+            self.declared_types.insert(r, self.m.value_type(r).clone());
+        }
+        crate::infer::infer_now(&mut self.m, op, &self.declared_types);
+        for (out, &v) in node.output.iter().zip(&results) {
+            self.define(out, v, Some(node))?;
+        }
+        let outputs: Vec<String> = node.output.iter().take(results.len()).cloned().collect();
+        self.set_names(op, &outputs);
+        if !node.doc_string.is_empty() {
+            self.m
+                .set_attr(op, DOC_ATTR, Attribute::string(&node.doc_string));
+        }
+        Ok(())
+    }
+
+    /// The opset of a domain: the enclosing function's own import for the
+    /// default domain, else the model's.
+    pub(super) fn opset_version(&self, domain: &str) -> Option<i64> {
+        let default = super::model_info::canonical_domain(domain).is_empty();
+        match self.frames.last().and_then(|f| f.opset) {
+            Some(v) if default => Some(v),
+            _ => self.opsets.version(domain),
+        }
+    }
+
+    /// The node's attributes with `ref_attr_name` references replaced by the
+    /// enclosing function call's attributes (absent ones dropped).
+    pub(super) fn resolve_attr_refs<'n>(
+        &self,
+        node: &'n NodeProto,
+    ) -> Result<Cow<'n, [AttributeProto]>, Diagnostic> {
+        if node.attribute.iter().all(|a| a.ref_attr_name.is_empty()) {
+            return Ok(Cow::Borrowed(&node.attribute));
+        }
+        let Some(frame) = self.frames.last() else {
+            let a = node.attribute.iter().find(|a| !a.ref_attr_name.is_empty());
+            return Err(node_diag(
+                node,
+                format!(
+                    "attribute '{}' refers to '{}' outside of a function",
+                    a.map_or("", |a| a.name.as_str()),
+                    a.map_or("", |a| a.ref_attr_name.as_str())
+                ),
+            ));
+        };
+        let mut out = Vec::with_capacity(node.attribute.len());
+        for a in &node.attribute {
+            if a.ref_attr_name.is_empty() {
+                out.push(a.clone());
+            } else if let Some(v) = frame.attrs.get(&a.ref_attr_name) {
+                let mut v = v.clone();
+                v.name.clone_from(&a.name);
+                out.push(v);
+            }
+        }
+        Ok(Cow::Owned(out))
+    }
+
+    /// Non-graph attributes as IR attributes.
+    pub(super) fn convert_attrs(
+        &self,
+        node: &NodeProto,
+        attrs: &[AttributeProto],
+    ) -> Result<Vec<(String, Attribute)>, Diagnostic> {
+        let mut out = Vec::with_capacity(attrs.len());
+        for a in attrs {
+            if has_subgraph(a) {
+                continue;
+            }
+            let value = attrs::convert_attr(a, Some(self.external))
+                .map_err(|d| node_diag(node, d.message))?;
+            out.push((a.name.clone(), value));
+        }
+        Ok(out)
+    }
+
+    /// The node's inputs as values; omitted ones are `onnx.NoValue`,
+    /// trailing omitted ones are dropped.
+    pub(super) fn operands(&mut self, node: &NodeProto) -> Result<Vec<ValueId>, Diagnostic> {
+        let last_used = node
+            .input
+            .iter()
+            .rposition(|s| !s.is_empty())
+            .map_or(0, |p| p + 1);
+        let mut operands = Vec::with_capacity(last_used);
+        for name in node.input.iter().take(last_used) {
+            let v = if name.is_empty() {
+                self.no_value()?
+            } else {
+                self.lookup(name).ok_or_else(|| {
+                    node_diag(node, format!("input '{name}' is not defined in the graph"))
+                })?
+            };
+            operands.push(v);
+        }
+        Ok(operands)
+    }
+
+    /// Declared types of the node's outputs; unknown ones are a placeholder
+    /// that inference replaces.
+    pub(super) fn result_types(&self, node: &NodeProto) -> Vec<Type> {
+        node.output
+            .iter()
+            .map(|o| {
+                self.declared(o)
+                    .cloned()
+                    .unwrap_or_else(|| Type::unranked_tensor(Type::f32()))
+            })
+            .collect()
+    }
+}
+
+/// The value of a `Constant` node, whichever attribute holds it.
+pub fn constant_node_value(
+    node: &NodeProto,
+    attrs: &[AttributeProto],
+    external: &ExternalData,
+) -> Result<Elements, Diagnostic> {
+    let Some(a) = attrs.first() else {
+        return Err(node_diag(
+            node,
+            "Constant node has no value attribute".into(),
+        ));
+    };
+    let fail = |d: Diagnostic| node_diag(node, d.message);
+    let ints = |v: &[i64]| {
+        let w: Vec<WideNum> = v.iter().map(|&x| WideNum::from_i64(x)).collect();
+        Elements::from_wide(DType::I64, vec![v.len() as i64], &w)
+            .map_err(|e| Diagnostic::error(e.to_string()))
+    };
+    match a.name.as_str() {
+        "value" => {
+            let t =
+                a.t.as_ref()
+                    .ok_or_else(|| node_diag(node, "'value' attribute holds no tensor".into()))?;
+            tensor::tensor_to_elements(t, Some(external)).map_err(fail)
+        }
+        "value_float" => small_elements(DType::F32, vec![], &[f64::from(a.f)]).map_err(fail),
+        "value_floats" => {
+            let v: Vec<f64> = a.floats.iter().map(|&f| f64::from(f)).collect();
+            small_elements(DType::F32, vec![v.len() as i64], &v).map_err(fail)
+        }
+        "value_int" => Elements::from_wide(DType::I64, vec![], &[WideNum::from_i64(a.i)])
+            .map_err(|e| node_diag(node, e.to_string())),
+        "value_ints" => ints(&a.ints).map_err(fail),
+        "value_string" | "value_strings" => Err(node_diag(
+            node,
+            "unsupported dtype STRING in Constant".into(),
+        )),
+        "sparse_value" => Err(node_diag(node, "unsupported sparse Constant value".into())),
+        other => Err(node_diag(
+            node,
+            format!("unknown Constant attribute '{other}'"),
+        )),
+    }
+}

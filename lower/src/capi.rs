@@ -1,0 +1,363 @@
+//! The public C interface of a compiled model (`onnxc compile --emit lib`):
+//! a header `MODEL.h` and the C wrapper compiled into `libMODEL.so` next to
+//! the model's LLVM IR. Every symbol starts with a per-model prefix, so
+//! several models can live in one program. See docs/ABI.md.
+//!
+//! The wrapper checks the caller's tensors against the signature, builds
+//! memref descriptors, calls the descriptor entry (`cabi::emit_entry`), and
+//! hands back each output as a packed row-major buffer from `malloc`.
+
+use crate::llvm::types::elem_size;
+use ir::attr::Attribute;
+use ir::dialects::{func, op_error};
+use ir::{Diagnostic, Module, Result, Type};
+use std::fmt::Write as _;
+
+/// One input or output of the exported function.
+struct Port {
+    name: String,
+    dtype: i32,
+    bytes: u64,
+    shape: Vec<i64>,
+}
+
+/// The ONNX `TensorProto.DataType` code of an element type.
+fn onnx_dtype(t: &Type) -> Option<i32> {
+    use ir::types::FloatKind as F;
+    Some(match t {
+        Type::Float(F::F32) => 1,
+        Type::Float(F::F16) => 10,
+        Type::Float(F::F64) => 11,
+        Type::Float(F::BF16) => 16,
+        Type::Int { width: 1, .. } => 9,
+        Type::Index => 7,
+        Type::Int { width, sign } => {
+            let unsigned = *sign == ir::types::Signedness::Unsigned;
+            match (width, unsigned) {
+                (8, true) => 2,
+                (8, false) => 3,
+                (16, true) => 4,
+                (16, false) => 5,
+                (32, false) => 6,
+                (64, false) => 7,
+                (32, true) => 12,
+                (64, true) => 13,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// A C identifier from a file stem (`libresnet-50.so` → `resnet_50`).
+pub fn c_prefix(stem: &str) -> String {
+    let stem = stem.strip_prefix("lib").unwrap_or(stem);
+    let mut s: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert_str(0, "model_");
+    }
+    s
+}
+
+fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
+    let f = m
+        .lookup_symbol(func_name)
+        .filter(|&f| m.is(f, "func.func"))
+        .ok_or_else(|| Diagnostic::error(format!("no function '@{func_name}' to export")))?;
+    let ft =
+        func::function_type(m, f).ok_or_else(|| op_error(m, f, "requires a 'function_type'"))?;
+    let names = |attr: &str| -> Vec<String> {
+        m.attr(f, attr)
+            .and_then(Attribute::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let make = |types: &[Type], names: Vec<String>, kind: &str| -> Result<Vec<Port>> {
+        types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mt = t.as_memref().ok_or_else(|| {
+                    op_error(m, f, format!("cannot export a function with a {t} {kind}"))
+                })?;
+                let dtype = onnx_dtype(&mt.elem).ok_or_else(|| {
+                    op_error(m, f, format!("no C element type for {kind} {i} ({t})"))
+                })?;
+                Ok(Port {
+                    name: names
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| format!("{kind}_{i}")),
+                    dtype,
+                    bytes: elem_size(&mt.elem).map_err(|e| op_error(m, f, e))?,
+                    shape: mt.shape.clone(),
+                })
+            })
+            .collect()
+    };
+    Ok((
+        make(&ft.inputs, names("input_names"), "input")?,
+        make(&ft.results, names("output_names"), "output")?,
+    ))
+}
+
+/// `MODEL.h` for prefix `p`.
+pub fn header(m: &Module, func_name: &str, p: &str) -> Result<String> {
+    let (ins, outs) = ports(m, func_name)?;
+    let up = p.to_ascii_uppercase();
+    Ok(HEADER
+        .replace("@P@", p)
+        .replace("@UP@", &up)
+        .replace("@NI@", &ins.len().to_string())
+        .replace("@NO@", &outs.len().to_string()))
+}
+
+/// The C source of the wrapper, calling the descriptor entry `entry`.
+pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<String> {
+    let (ins, outs) = ports(m, func_name)?;
+    let mut s = header(m, func_name, p)?;
+    s.push_str(WRAPPER_PRELUDE);
+    let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
+    for (kind, list) in [("input", &ins), ("output", &outs)] {
+        let n = list.len().max(1);
+        let strs = |f: &dyn Fn(&Port) -> String| -> String {
+            if list.is_empty() {
+                "0".into()
+            } else {
+                list.iter().map(f).collect::<Vec<_>>().join(", ")
+            }
+        };
+        let _ = writeln!(
+            s,
+            "static const char *const {kind}_names[{n}] = {{ {} }};",
+            strs(&|q| format!("\"{}\"", c_escape(&q.name)))
+        );
+        let _ = writeln!(
+            s,
+            "static const int {kind}_dtypes[{n}] = {{ {} }};",
+            strs(&|q| q.dtype.to_string())
+        );
+        let _ = writeln!(
+            s,
+            "static const int {kind}_ranks[{n}] = {{ {} }};",
+            strs(&|q| q.shape.len().to_string())
+        );
+        let _ = writeln!(
+            s,
+            "static const size_t {kind}_esize[{n}] = {{ {} }};",
+            strs(&|q| q.bytes.to_string())
+        );
+        for (i, q) in list.iter().enumerate() {
+            let dims: Vec<String> = q
+                .shape
+                .iter()
+                .map(|&d| if d == ir::DYN { -1 } else { d }.to_string())
+                .collect();
+            let _ = writeln!(
+                s,
+                "static const int64_t {kind}_shape{i}[{}] = {{ {} }};",
+                dims.len().max(1),
+                if dims.is_empty() {
+                    "0".into()
+                } else {
+                    dims.join(", ")
+                }
+            );
+        }
+        let _ = writeln!(
+            s,
+            "static const int64_t *const {kind}_shapes[{n}] = {{ {} }};",
+            if list.is_empty() {
+                "0".into()
+            } else {
+                (0..list.len())
+                    .map(|i| format!("{kind}_shape{i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        );
+        let count = list.len();
+        let _ = writeln!(
+            s,
+            "int {p}_num_{kind}s(void) {{ return {count}; }}\n\
+             const char *{p}_{kind}_name(int i) {{ return i >= 0 && i < {count} ? {kind}_names[i] : 0; }}\n\
+             int {p}_{kind}_dtype(int i) {{ return i >= 0 && i < {count} ? {kind}_dtypes[i] : -1; }}\n\
+             int {p}_{kind}_rank(int i) {{ return i >= 0 && i < {count} ? {kind}_ranks[i] : -1; }}\n\
+             const int64_t *{p}_{kind}_shape(int i) {{ return i >= 0 && i < {count} ? {kind}_shapes[i] : 0; }}\n"
+        );
+    }
+    let (ni, no) = (ins.len(), outs.len());
+    let max_rank = ins
+        .iter()
+        .chain(&outs)
+        .map(|q| q.shape.len())
+        .max()
+        .unwrap_or(0);
+    let words = 3 + 2 * max_rank.max(1);
+    let _ = write!(
+        s,
+        r#"int {p}_run(const onnxc_tensor *inputs, onnxc_tensor *outputs) {{
+  int64_t in_desc[{ni1}][{words}], out_desc[{no1}][{words}];
+  void *ins[{ni1}], *outs[{no1}];
+  for (int i = 0; i < {ni}; i++) {{
+    if (inputs[i].rank != input_ranks[i] || (!inputs[i].data && count_of(inputs[i].shape, inputs[i].rank) != 0))
+      return i + 1;
+    for (int d = 0; d < input_ranks[i]; d++)
+      if (inputs[i].shape[d] < 0 || (input_shapes[i][d] >= 0 && inputs[i].shape[d] != input_shapes[i][d]))
+        return i + 1;
+    fill_desc(in_desc[i], inputs[i].data, input_ranks[i], inputs[i].shape);
+    ins[i] = in_desc[i];
+  }}
+  for (int i = 0; i < {no}; i++) outs[i] = out_desc[i];
+  {entry}(ins, outs);
+  for (int i = 0; i < {no}; i++)
+    take_output(&outputs[i], out_desc[i], output_ranks[i], output_esize[i]);
+  return 0;
+}}
+
+void {p}_free_outputs(onnxc_tensor *outputs) {{
+  for (int i = 0; i < {no}; i++) {{
+    free(outputs[i].data);
+    free((void *)outputs[i].shape);
+    outputs[i].data = 0;
+    outputs[i].shape = 0;
+  }}
+}}
+"#,
+        ni1 = ni.max(1),
+        no1 = no.max(1),
+    );
+    Ok(s)
+}
+
+fn c_escape(s: &str) -> String {
+    let mut o = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_graphic() && b != b'"' && b != b'\\' && b != b'?' || b == b' ' {
+            o.push(b as char);
+        } else {
+            let _ = write!(o, "\\{b:03o}");
+        }
+    }
+    o
+}
+
+const HEADER: &str = r#"/* Generated by onnxc: the C interface of model '@P@'. See docs/ABI.md. */
+#ifndef ONNXC_@UP@_H
+#define ONNXC_@UP@_H
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef ONNXC_TENSOR_DEFINED
+#define ONNXC_TENSOR_DEFINED
+/* Element types: the codes of ONNX TensorProto.DataType. */
+enum {
+  ONNXC_FLOAT = 1, ONNXC_UINT8 = 2, ONNXC_INT8 = 3, ONNXC_UINT16 = 4,
+  ONNXC_INT16 = 5, ONNXC_INT32 = 6, ONNXC_INT64 = 7, ONNXC_BOOL = 9,
+  ONNXC_FLOAT16 = 10, ONNXC_DOUBLE = 11, ONNXC_UINT32 = 12,
+  ONNXC_UINT64 = 13, ONNXC_BFLOAT16 = 16
+};
+/* A dense tensor: `rank` sizes in `shape`, elements packed row-major. */
+typedef struct onnxc_tensor {
+  void *data;
+  const int64_t *shape;
+  int64_t rank;
+} onnxc_tensor;
+#endif
+
+#define @UP@_NUM_INPUTS @NI@
+#define @UP@_NUM_OUTPUTS @NO@
+
+/* Signature queries; i out of range gives 0 / -1 / NULL. Shapes use -1 for
+ * a dynamic dim. */
+int @P@_num_inputs(void);
+int @P@_num_outputs(void);
+const char *@P@_input_name(int i);
+const char *@P@_output_name(int i);
+int @P@_input_dtype(int i);
+int @P@_output_dtype(int i);
+int @P@_input_rank(int i);
+int @P@_output_rank(int i);
+const int64_t *@P@_input_shape(int i);
+const int64_t *@P@_output_shape(int i);
+
+/* Runs the model on @UP@_NUM_INPUTS borrowed tensors of the declared
+ * element types and shapes. Returns 0 and fills outputs[0..@UP@_NUM_OUTPUTS)
+ * with newly allocated tensors (release them with @P@_free_outputs), or
+ * returns k > 0 when input k-1 has the wrong rank or a wrong static dim
+ * (outputs untouched). Reentrant: calls share no mutable state. */
+int @P@_run(const onnxc_tensor *inputs, onnxc_tensor *outputs);
+void @P@_free_outputs(onnxc_tensor *outputs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+"#;
+
+const WRAPPER_PRELUDE: &str = r#"#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t count_of(const int64_t *shape, int64_t rank) {
+  int64_t n = 1;
+  for (int64_t i = 0; i < rank; i++) n *= shape[i];
+  return n;
+}
+
+/* Descriptor words: allocated, aligned, offset, sizes[rank], strides[rank]. */
+static void fill_desc(int64_t *d, void *data, int rank, const int64_t *dims) {
+  memcpy(&d[0], &data, sizeof data);
+  memcpy(&d[1], &data, sizeof data);
+  d[2] = 0;
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    d[3 + i] = dims[i];
+    d[3 + rank + i] = stride;
+    stride *= dims[i];
+  }
+}
+
+/* Moves an output descriptor into a tensor: the buffer itself when it is
+ * packed row-major from its start, otherwise a packed copy. */
+static void take_output(onnxc_tensor *t, const int64_t *d, int rank, size_t esize) {
+  int64_t *shape = malloc(sizeof(int64_t) * (rank ? rank : 1));
+  int64_t count = 1, stride = 1;
+  int packed = d[2] == 0;
+  for (int i = rank - 1; i >= 0; i--) {
+    shape[i] = d[3 + i];
+    count *= d[3 + i];
+    if (d[3 + i] != 1 && d[3 + rank + i] != stride) packed = 0;
+    stride *= d[3 + i];
+  }
+  char *alloc, *base;
+  memcpy(&alloc, &d[0], sizeof alloc);
+  memcpy(&base, &d[1], sizeof base);
+  t->shape = shape;
+  t->rank = rank;
+  if (packed && alloc == base) {
+    t->data = base;
+    return;
+  }
+  char *out = malloc(count ? (size_t)count * esize : 1);
+  int64_t idx[64] = {0};
+  for (int64_t n = 0; n < count; n++) {
+    int64_t off = d[2];
+    for (int i = 0; i < rank; i++) off += idx[i] * d[3 + rank + i];
+    memcpy(out + n * (int64_t)esize, base + off * (int64_t)esize, esize);
+    for (int i = rank - 1; i >= 0; i--) { if (++idx[i] < d[3 + i]) break; idx[i] = 0; }
+  }
+  free(alloc);
+  t->data = out;
+}
+
+"#;

@@ -1,0 +1,27 @@
+// RUN: onnxc opt %s -p bufferize | filecheck
+
+// If becomes scf.if on the loaded condition; each branch is lowered into
+// its region and yields its buffer, cast to the result type when the
+// branches' shapes differ.
+// CHECK-LABEL: func.func @if_else
+// CHECK:         %[[C:.*]] = memref.load %arg0[] : memref<i1>
+// CHECK:         %[[R:.*]] = scf.if %[[C]] -> (memref<?xf32>) {
+// CHECK:           %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2xf32>
+// CHECK:           %[[CA:.*]] = memref.cast %[[A]] : memref<2xf32> to memref<?xf32>
+// CHECK:           scf.yield %[[CA]] : memref<?xf32>
+// CHECK:         } else {
+// CHECK:           %[[G:.*]] = memref.get_global
+// CHECK:           %[[CG:.*]] = memref.cast %[[G]] : memref<3xf32> to memref<?xf32>
+// CHECK:           scf.yield %[[CG]] : memref<?xf32>
+// CHECK:         }
+// CHECK:         return %[[R]]
+func.func @if_else(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<?xf32> {
+  %0 = "onnx.If"(%c) ({
+    %1 = "onnx.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    "onnx.Yield"(%1) : (tensor<2xf32>) -> ()
+  }, {
+    %2 = "onnx.Constant"() {value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : () -> tensor<3xf32>
+    "onnx.Yield"(%2) : (tensor<3xf32>) -> ()
+  }) : (tensor<i1>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
