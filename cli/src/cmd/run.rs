@@ -203,15 +203,10 @@ fn zoo_model(name: &str, dir: &Path) -> Result<(PathBuf, Vec<Elements>), Failure
     let model = models::generate(name, &opts).map_err(diag)?;
     let path = dir.join(format!("{name}.onnx"));
     std::fs::write(&path, models::encode(&model)).map_err(|e| io_err("write", &path, e))?;
-    let mut inputs = Vec::new();
-    for (_, shape, values) in models::default_input(name, opts.seed).map_err(diag)? {
-        let wide: Vec<_> = values
-            .iter()
-            .map(|&v| ir::elements::WideNum::from_f64(f64::from(v)))
-            .collect();
-        inputs
-            .push(Elements::from_wide(DType::F32, shape, &wide).map_err(|e| diag(e.to_string()))?);
-    }
+    let inputs = super::zoo::sample_inputs(name, opts.seed)?
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect();
     eprintln!("running zoo model '{name}' ({})", path.display());
     Ok((path, inputs))
 }

@@ -49,31 +49,10 @@ pub fn run(cmd: ZooCmd) -> CmdResult {
             write_output(Some(&args.output), &models::encode(&model))?;
             if let Some(dir) = &args.inputs {
                 std::fs::create_dir_all(dir).map_err(|e| io_err("create", dir, e))?;
-                for (i, (name, shape, values)) in models::default_input(&args.name, args.seed)
-                    .map_err(diag)?
+                for (i, (name, e)) in sample_inputs(&args.name, args.seed)?
                     .into_iter()
                     .enumerate()
                 {
-                    // Token-id inputs are int64 (their values are integers).
-                    let tokens = models::entry(&args.name).map_err(diag)?.token_vocab;
-                    let (dtype, wide): (DType, Vec<WideNum>) = match tokens {
-                        Some(_) => (
-                            DType::I64,
-                            values
-                                .iter()
-                                .map(|&v| WideNum::from_i64(v as i64))
-                                .collect(),
-                        ),
-                        None => (
-                            DType::F32,
-                            values
-                                .iter()
-                                .map(|&v| WideNum::from_f64(f64::from(v)))
-                                .collect(),
-                        ),
-                    };
-                    let e = Elements::from_wide(dtype, shape, &wide)
-                        .map_err(|e| diag(e.to_string()))?;
                     frontend::tensor_io::write_tensor_pb(
                         &dir.join(format!("input_{i}.pb")),
                         &name,
@@ -84,4 +63,34 @@ pub fn run(cmd: ZooCmd) -> CmdResult {
             Ok(())
         }
     }
+}
+
+/// The zoo's deterministic sample inputs as tensors: token-id inputs are
+/// int64, everything else f32.
+pub fn sample_inputs(name: &str, seed: u64) -> Result<Vec<(String, Elements)>, Failure> {
+    let tokens = models::entry(name).map_err(diag)?.token_vocab;
+    models::default_input(name, seed)
+        .map_err(diag)?
+        .into_iter()
+        .map(|(input, shape, values)| {
+            let (dtype, wide): (DType, Vec<WideNum>) = match tokens {
+                Some(_) => (
+                    DType::I64,
+                    values
+                        .iter()
+                        .map(|&v| WideNum::from_i64(v as i64))
+                        .collect(),
+                ),
+                None => (
+                    DType::F32,
+                    values
+                        .iter()
+                        .map(|&v| WideNum::from_f64(f64::from(v)))
+                        .collect(),
+                ),
+            };
+            let e = Elements::from_wide(dtype, shape, &wide).map_err(|e| diag(e.to_string()))?;
+            Ok((input, e))
+        })
+        .collect()
 }
