@@ -5,4 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-llvm.sh
-cargo run --release -p onnxc -- run --zoo "${1:-cnn}" --output-dir target/demo
+source scripts/cargo-env.sh
+cargo_clean_null run --release -p onnxc -- run --zoo "${1:-cnn}" --output-dir target/demo

@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup-test-deps.sh
+# shellcheck source=scripts/cargo-env.sh
+source scripts/cargo-env.sh
 
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets -- -D warnings
-cargo test --workspace --no-fail-fast
+cargo_clean_null fmt --all -- --check
+cargo_clean_null clippy --workspace --all-targets -- -D warnings
+cargo_clean_null test --workspace --no-fail-fast
