@@ -7,13 +7,12 @@ onnxruntime: offline optimization, ORT_ENABLE_EXTENDED, one thread, the
 optimized model saved with optimized_model_filepath.
 onnxsim: onnx-simplifier's simplify() (constant folding + shape inference).
 
-Prints `key<TAB>value` lines: inner_s (the optimization call alone),
-setup_s (interpreter start to imports done), peak_rss_kib (ru_maxrss of this
-process). Exit code 3 with a `missing<TAB>reason` line when the peer is not
+Prints `key<TAB>value` lines: inner_s (the optimization call alone) and
+setup_s (interpreter start to imports done); peak RSS is measured from
+outside (the bench's probe). Exit code 3 with a `missing<TAB>reason` line when the peer is not
 installed, 1 with `error<TAB>message` when it fails.
 """
 
-import resource
 import sys
 import time
 
@@ -54,7 +53,6 @@ def main(argv):
     t1 = time.perf_counter()
     print(f"setup_s\t{t0 - START}")
     print(f"inner_s\t{t1 - t0}")
-    print(f"peak_rss_kib\t{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
     return 0
 
 

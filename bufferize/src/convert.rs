@@ -52,6 +52,13 @@ impl Lowering {
             .ok_or_else(|| op_error(m, op, format!("operand #{i} has no buffer")))
     }
 
+    /// The memref of optional operand `i`, or None when it is omitted.
+    pub fn optional_input(&self, m: &Module, op: OpId, i: usize) -> Result<Option<ValueId>> {
+        self.has_input(m, op, i)
+            .then(|| self.input(m, op, i))
+            .transpose()
+    }
+
     /// True if operand `i` exists and is not an omitted optional (`none`).
     pub fn has_input(&self, m: &Module, op: OpId, i: usize) -> bool {
         m.operand(op, i)
@@ -157,6 +164,35 @@ pub fn alloc(b: &mut Builder<'_>, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {
     )
 }
 
+/// True when `v` may not be a contiguous row-major buffer: a Slice's
+/// `memref.subview` (every other buffer bufferize binds is contiguous).
+pub fn is_strided_view(m: &Module, v: ValueId) -> bool {
+    m.defining_op(v).is_some_and(|d| m.is(d, "memref.subview"))
+}
+
+/// `v`, or a fresh row-major copy of it when it is a strided view: for
+/// consumers that reinterpret its memory, pass it across a region or
+/// function boundary, or call a kernel that wants unit strides.
+pub fn contiguous(b: &mut Builder<'_>, v: ValueId) -> ValueId {
+    if !is_strided_view(b.m, v) {
+        return v;
+    }
+    let (shape, elem) = match b.m.value_type(v).as_memref() {
+        Some(t) => (t.shape.clone(), t.elem.clone()),
+        None => return v,
+    };
+    let sizes = dims(b, v);
+    let dynamic: Vec<ValueId> = shape
+        .iter()
+        .zip(sizes)
+        .filter(|(&d, _)| d == DYN)
+        .map(|(_, s)| s)
+        .collect();
+    let out = alloc(b, &Type::memref(shape, elem), &dynamic);
+    b.op("memref.copy", &[v, out], &[], &[]);
+    out
+}
+
 /// Size of every dim of a memref: constants for static dims, `memref.dim` otherwise.
 pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
     let shape =
@@ -258,8 +294,10 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     let ops: Vec<OpId> = m.block_ops(entry).collect();
     for op in ops {
         if m.is(op, "func.return") {
+            // Results are fresh buffers the caller owns: never a view.
             for i in 0..m.operands(op).len() {
                 let v = cx.input(m, op, i)?;
+                let v = contiguous(&mut Builder::new(m, InsertPoint::Before(op)), v);
                 m.set_operand(op, i, v);
             }
             continue;

@@ -9,8 +9,10 @@ use std::path::Path;
 /// Pipeline stages, each a pass pipeline; `--stop-after` names a stage.
 pub const STAGES: &[(&str, &str)] = &[
     ("constprop", "constprop"),
-    ("scrub", "scrub"),
-    ("bufferize", "bufferize"),
+    // Large constants stay lazy: the LLVM emitter packs them one at a time.
+    ("scrub", "scrub{max-bytes=65536}"),
+    // split-alloc: one allocation per value before deallocation (issue #8).
+    ("bufferize", "bufferize,split-alloc"),
     ("dealloc", "dealloc-pipeline"),
     ("lower", "lower-to-llvm-ready"),
 ];

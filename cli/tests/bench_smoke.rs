@@ -1,6 +1,9 @@
 //! CI smoke test of `onnxc bench`: one small zoo model, every output format,
 //! the compiled model built and run, peers run or reported missing.
 
+// Test helpers outside #[test] fns panic on failure by design.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::path::Path;
 use std::process::Command;
 
@@ -19,10 +22,13 @@ fn bench_mlp_writes_json_md_svg() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let (json, md, svg) = (dir.join("b.json"), dir.join("b.md"), dir.join("b.svg"));
+    let work = dir.join("work");
     let out = Command::new(env!("CARGO_BIN_EXE_onnxc"))
         .args([
             "bench", "--zoo", "mlp", "--peers", "--repeat", "2", "--runs", "2",
         ])
+        .arg("--work-dir")
+        .arg(&work)
         .arg("--json")
         .arg(&json)
         .arg("--md")
@@ -65,7 +71,22 @@ fn bench_mlp_writes_json_md_svg() {
         );
         assert!(0.0 < lo && lo <= med && med <= hi, "{t}");
         assert!(num(t, &["peak_rss_kib", "median"]) > 1000.0, "{t}");
+        // The probe measured the process's own peak, not ru_maxrss.
+        assert_eq!(t["rss_own"], true, "{t}");
     }
+    // The compiled mlp is a small C program: a few MiB resident, whatever
+    // the bench's own peak.
+    let infer = tool("inference");
+    assert!(
+        num(infer, &["peak_rss_kib", "max"]) < 8.0 * 1024.0,
+        "{infer}"
+    );
+    // Its heap: the activations and the driver's buffers, counted by the
+    // probe; valgrind must count the same allocations.
+    let heap = num(infer, &["peak_heap_bytes", "median"]);
+    assert!((1000.0..1e6).contains(&heap), "{infer}");
+    let allocs = num(infer, &["allocations", "median"]);
+    assert_eq!(allocs, valgrind_allocs(&work.join("0-mlp")), "{infer}");
     // mlp's Transpose and bias Add fold away.
     assert!(num(tool("onnxc fold"), &["onnx_nodes_after"]) < 9.0);
     for peer in ["onnxruntime", "onnxsim"] {
@@ -88,6 +109,8 @@ fn bench_mlp_writes_json_md_svg() {
     assert_eq!(num(c, &["nodes_before_fold", "ops"]), 17.0, "{c}");
     assert!(num(c, &["nodes_after_fold", "ops"]) < 17.0, "{c}");
     assert!(num(c, &["llvm_ir_bytes"]) > 10_000.0);
+    // mlp's weight matrices go to the .incbin sidecar.
+    assert!(num(c, &["sidecar_bytes"]) > 40_000.0, "{c}");
     let passes = c["passes"].as_array().unwrap();
     assert!(passes.iter().any(|p| p["pass"] == "constprop"), "{c}");
     let live = c["live_constant_bytes"].as_array().unwrap();
@@ -107,4 +130,70 @@ fn bench_mlp_writes_json_md_svg() {
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains(">mlp</text>"), "{svg}");
+    for label in [
+        "seconds (bar: median",
+        "MiB (bar: median",
+        "onnxruntime</text>",
+    ] {
+        assert!(svg.contains(label), "no {label} in {svg}");
+    }
+}
+
+/// Without clang there is no probe: peak RSS falls back to ru_maxrss and
+/// the report says so; the build is skipped, not failed.
+#[test]
+fn bench_without_clang_falls_back_to_ru_maxrss() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-no-clang");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("b.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_onnxc"))
+        .args(["bench", "--zoo", "mlp", "--repeat", "1", "--no-ir-sizes"])
+        .arg("--llvm-bin")
+        .arg(&dir)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Peak RSS from ru_maxrss (no probe"),
+        "{stdout}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let tools = v["models"][0]["tools"].as_array().unwrap();
+    let compile = &tools[0];
+    assert_eq!(compile["tool"], "onnxc compile");
+    assert_eq!(compile["status"], "ok");
+    assert_eq!(compile["rss_own"], false);
+    let build = tools.iter().find(|t| t["tool"] == "clang build").unwrap();
+    assert_eq!(build["status"], "skipped", "{build}");
+    assert_eq!(build["message"], "clang not found");
+}
+
+/// Allocations of the compiled model's run per valgrind's heap summary.
+fn valgrind_allocs(dir: &Path) -> f64 {
+    let out = Command::new("valgrind")
+        .arg(dir.join("model"))
+        .arg(dir.join("in_0.bin"))
+        .arg(dir.join("out_0.bin"))
+        .output()
+        .expect("valgrind is a test dependency (scripts/setup-test-deps.sh)");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("total heap usage:"))
+        .unwrap_or_else(|| panic!("no heap summary in {err}"));
+    let n = line
+        .split("total heap usage:")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{line}"));
+    n.replace(',', "").parse().unwrap()
 }

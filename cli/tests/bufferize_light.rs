@@ -157,10 +157,50 @@ fn all_light_models_run_and_match_onnxruntime() {
 
 fn run_all(models: &[(String, PathBuf)]) {
     let results = parallel_map(models, |(name, dir)| check_model(name, dir));
-    let failures: Vec<String> = models
+    let names: Vec<String> = models.iter().map(|(n, _)| n.clone()).collect();
+    assert_all_ok(&names, results);
+}
+
+/// `onnxc ARGS` writes memref-level IR to `work/model.mlir`; mlir-opt 19
+/// must accept it.
+fn memref_ir_accepted(work: &Path, args: &[&std::ffi::OsStr]) -> Result<(), String> {
+    let mlir = work.join("model.mlir");
+    let r = Command::new(env!("CARGO_BIN_EXE_onnxc"))
+        .args(args)
+        .arg("-o")
+        .arg(&mlir)
+        .output()
+        .unwrap();
+    if !r.status.success() {
+        return Err(format!(
+            "onnxc failed: {}",
+            String::from_utf8_lossy(&r.stderr)
+        ));
+    }
+    let r = Command::new(MLIR_OPT)
+        .arg(&mlir)
+        .args(["-o", "/dev/null"])
+        .output()
+        .unwrap();
+    if !r.status.success() {
+        return Err(format!(
+            "mlir-opt rejects it: {}",
+            String::from_utf8_lossy(&r.stderr)
+                .lines()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
+    }
+    let _ = std::fs::remove_dir_all(work);
+    Ok(())
+}
+
+fn assert_all_ok(names: &[String], results: Vec<Result<(), String>>) {
+    let failures: Vec<String> = names
         .iter()
         .zip(results)
-        .filter_map(|((n, _), r)| r.err().map(|e| format!("{n}: {e}")))
+        .filter_map(|(n, r)| r.err().map(|e| format!("{n}: {e}")))
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -172,44 +212,67 @@ fn light_models_memref_ir_is_accepted_by_mlir_opt() {
         "{MLIR_OPT} missing: scripts/setup-test-deps.sh"
     );
     let models = models();
-    let results = parallel_map(&models, |(name, dir)| -> Result<(), String> {
-        let work = scratch(&format!("{name}-mlir"));
-        let mlir = work.join("model.mlir");
-        let r = Command::new(env!("CARGO_BIN_EXE_onnxc"))
-            .arg("compile")
-            .arg(dir.join("model.onnx"))
-            .args(["--emit", "memref", "-o"])
-            .arg(&mlir)
-            .output()
-            .unwrap();
-        if !r.status.success() {
-            return Err(format!(
-                "--emit memref failed: {}",
-                String::from_utf8_lossy(&r.stderr)
-            ));
-        }
-        let r = Command::new(MLIR_OPT)
-            .arg(&mlir)
-            .args(["-o", "/dev/null"])
-            .output()
-            .unwrap();
-        if !r.status.success() {
-            return Err(format!(
-                "mlir-opt rejects it: {}",
-                String::from_utf8_lossy(&r.stderr)
-                    .lines()
-                    .take(3)
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            ));
-        }
-        let _ = std::fs::remove_dir_all(&work);
-        Ok(())
+    let results = parallel_map(&models, |(name, dir)| {
+        let model = dir.join("model.onnx");
+        let args = [
+            "compile".as_ref(),
+            model.as_os_str(),
+            "--emit".as_ref(),
+            "memref".as_ref(),
+        ];
+        memref_ir_accepted(&scratch(&format!("{name}-mlir")), &args)
     });
-    let failures: Vec<String> = models
-        .iter()
-        .zip(results)
-        .filter_map(|((n, _), r)| r.err().map(|e| format!("{n}: {e}")))
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let names: Vec<String> = models.into_iter().map(|(n, _)| n).collect();
+    assert_all_ok(&names, results);
+}
+
+/// Views (Slice's `memref.subview` with static and runtime offsets, steps,
+/// copies where a view must not flow) in the layouts mlir-opt infers: the
+/// bufferize filetests and the backend Slice cases.
+#[test]
+fn views_memref_ir_is_accepted_by_mlir_opt() {
+    let ft = repo_root().join("tests/filetests/bufferize");
+    let mut inputs: Vec<(String, Vec<std::ffi::OsString>)> = Vec::new();
+    for e in std::fs::read_dir(&ft).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        if text.contains("expected-error") {
+            continue;
+        }
+        let args = vec![
+            "opt".into(),
+            p.clone().into(),
+            "-p".into(),
+            "bufferize".into(),
+        ];
+        inputs.push((p.display().to_string(), args));
+    }
+    let node = backend_data().join("node");
+    for case in [
+        "test_slice",
+        "test_slice_default_steps",
+        "test_slice_negative_axes",
+        "test_slice_neg_steps",
+    ] {
+        let model = node.join(case).join("model.onnx");
+        let args = vec![
+            "compile".into(),
+            model.into(),
+            "--emit".into(),
+            "memref".into(),
+        ];
+        inputs.push((case.to_string(), args));
+    }
+    inputs.sort();
+    let results = parallel_map(&inputs, |(name, args)| {
+        let tag = Path::new(name)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        memref_ir_accepted(&scratch(&format!("{tag}-views")), &args)
+    });
+    let names: Vec<String> = inputs.into_iter().map(|(n, _)| n).collect();
+    assert_all_ok(&names, results);
 }

@@ -144,3 +144,150 @@ fn hostile_files_exit_with_code_1() {
         );
     }
 }
+
+#[test]
+fn dim_params_survive_export_and_bind_one_size() {
+    let dir = workdir("dim_params");
+    let script = "
+import sys, os, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+out = sys.argv[1]
+g = helper.make_graph([helper.make_node('Add', ['x', 'y'], ['z'])], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['N', 4]),
+     helper.make_tensor_value_info('y', TensorProto.FLOAT, ['N', 4])],
+    [helper.make_tensor_value_info('z', TensorProto.FLOAT, ['N', 4])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]),
+          os.path.join(out, 'model.onnx'))
+for name, rows in [('x', 2), ('y', 2), ('y_bad', 3)]:
+    a = np.ones((rows, 4), np.float32)
+    open(os.path.join(out, name + '.pb'), 'wb').write(numpy_helper.from_array(a, name).SerializeToString())
+";
+    run_script(script, &dir);
+    let p = |f: &str| dir.join(f).display().to_string();
+
+    let written = p("written.onnx");
+    let out = onnxc(&[
+        "compile",
+        &p("model.onnx"),
+        "--emit",
+        "onnx",
+        "-o",
+        &written,
+    ]);
+    assert_ok(&out);
+    let dims = Command::new(python())
+        .arg("-c")
+        .arg(
+            "import sys, onnx; g = onnx.load(sys.argv[1]).graph
+print([[d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim] for v in list(g.input) + list(g.output)])",
+        )
+        .arg(&written)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&dims.stdout).trim(),
+        "[['N', 4], ['N', 4], ['N', 4]]",
+        "{}",
+        String::from_utf8_lossy(&dims.stderr)
+    );
+
+    let good = onnxc(&[
+        "run",
+        &p("model.onnx"),
+        "--input",
+        &p("x.pb"),
+        "--input",
+        &p("y.pb"),
+        "--output-dir",
+        &p("out"),
+    ]);
+    assert_ok(&good);
+    let bad = onnxc(&[
+        "run",
+        &p("model.onnx"),
+        "--input",
+        &p("x.pb"),
+        "--input",
+        &p("y_bad.pb"),
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("input 'y' dim 0 is 3, but dim_param 'N' is 2 (input 'x' dim 0)"),
+        "{err}"
+    );
+}
+
+/// Runs a Python script with `dir` as its first argument.
+fn run_script(script: &str, dir: &Path) {
+    let out = Command::new(python())
+        .args(["-c", script])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+}
+
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn opset_3_forms_compute_what_numpy_says() {
+    let dir = workdir("opset3");
+    // Legacy broadcasting along axis 1, Reshape with a `shape` attribute,
+    // Concat without an axis (1), Cast to a type name.
+    let script = "
+import sys, os, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+out = sys.argv[1]
+rng = np.random.default_rng(5)
+a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+b = rng.standard_normal(3).astype(np.float32)
+nodes = [
+    helper.make_node('Add', ['a', 'b'], ['s'], broadcast=1, axis=1, consumed_inputs=[0, 0]),
+    helper.make_node('Reshape', ['s'], ['r'], shape=[2, 12]),
+    helper.make_node('Concat', ['r', 'r'], ['c']),
+    helper.make_node('Cast', ['c'], ['y'], to='DOUBLE'),
+]
+g = helper.make_graph(nodes, 'g',
+    [helper.make_tensor_value_info('a', TensorProto.FLOAT, [2, 3, 4]),
+     helper.make_tensor_value_info('b', TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info('y', TensorProto.DOUBLE, None)])
+m = helper.make_model(g, ir_version=3, opset_imports=[helper.make_opsetid('', 3)])
+onnx.save(m, os.path.join(out, 'model.onnx'))
+r = (a + b[None, :, None]).reshape(2, 12)
+want = np.concatenate([r, r], axis=1).astype(np.float64)
+for name, v in [('a', a), ('b', b), ('want', want)]:
+    open(os.path.join(out, name + '.pb'), 'wb').write(numpy_helper.from_array(v, name).SerializeToString())
+";
+    run_script(script, &dir);
+    let p = |f: &str| dir.join(f).display().to_string();
+    let run = onnxc(&[
+        "run",
+        &p("model.onnx"),
+        "--input",
+        &p("a.pb"),
+        "--input",
+        &p("b.pb"),
+        "--output-dir",
+        &p("out"),
+    ]);
+    assert_ok(&run);
+    let check = Command::new(python())
+        .arg("-c")
+        .arg(
+            "import sys, numpy as np, onnx; from onnx import numpy_helper
+got, want = (numpy_helper.to_array(onnx.load_tensor(p)) for p in sys.argv[1:])
+assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+assert np.allclose(got, want, rtol=1e-6, atol=0), np.abs(got - want).max()",
+        )
+        .args([p("out/output_0.pb"), p("want.pb")])
+        .output()
+        .unwrap();
+    assert_ok(&check);
+}

@@ -177,6 +177,8 @@ pub struct ConstProp {
     /// `--fold-expansion-bound`: refuse folds whose results exceed this
     /// factor of their operands' bytes.
     pub expansion_bound: Option<f64>,
+    /// Element-wise folds over at least this many values give lazy views.
+    pub lazy_min: usize,
 }
 
 impl Pass for ConstProp {
@@ -199,7 +201,9 @@ impl Pass for ConstProp {
         ];
         for f in m.top_level_ops("func.func") {
             let before = m.num_ops();
-            let report = apply_greedily(m, f, &patterns, &self.config)?;
+            let report = crate::fold::with_lazy_min(self.lazy_min, || {
+                apply_greedily(m, f, &patterns, &self.config)
+            })?;
             cx.bump("constprop.rewrites", report.rewrites as u64);
             cx.bump("constprop.erased", report.erased as u64);
             cx.bump(

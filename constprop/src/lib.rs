@@ -25,15 +25,23 @@ pub fn register_passes(reg: &mut PassRegistry) {
                 })?),
                 None => None,
             };
+            let lazy_min = match opts.number("lazy-min-elements")? {
+                Some(n) => n as usize,
+                None => fold::DEFAULT_LAZY_MIN,
+            };
             Ok(Box::new(hybrid::ConstProp {
                 config,
                 expansion_bound,
+                lazy_min,
             }))
         },
     });
     reg.add(PassInfo {
         name: "scrub",
         summary: "materialize surviving constants packed in their declared dtype",
-        create: |_| Ok(Box::new(scrub::Scrub)),
+        create: |opts| {
+            let max_bytes = opts.number("max-bytes")?.map(|n| n as usize);
+            Ok(Box::new(scrub::Scrub { max_bytes }))
+        },
     });
 }

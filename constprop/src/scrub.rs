@@ -6,7 +6,13 @@ use ir::attr::Attribute;
 use ir::pass::{Pass, PassContext};
 use ir::{Module, Result};
 
-pub struct Scrub;
+/// `max_bytes`: constants larger than this stay as they are (views of
+/// the model file, lazy transforms); the LLVM emitter packs each one while
+/// it streams the weights, so they are never all held in memory at once.
+#[derive(Default)]
+pub struct Scrub {
+    pub max_bytes: Option<usize>,
+}
 
 impl Pass for Scrub {
     fn name(&self) -> &'static str {
@@ -16,7 +22,10 @@ impl Pass for Scrub {
         let mut work = Vec::new();
         for op in m.collect_ops(m.top()) {
             if let Some(Attribute::Elements(e)) = m.attr(op, "value") {
-                if e.contiguous_bytes().is_none() && !e.is_splat() {
+                let small = self
+                    .max_bytes
+                    .is_none_or(|max| e.dtype().storage_bytes(e.len()).is_some_and(|b| b <= max));
+                if small && e.contiguous_bytes().is_none() && !e.is_splat() {
                     work.push((op, e.clone()));
                 }
             }

@@ -1,67 +1,114 @@
-//! Streaming ONNX writer for `onnxc fold`: initializer payloads go from
-//! their buffers (slices of the mapped input, heap results) straight to the
-//! file, and compact views (splats, broadcasts, transposes) are expanded one
-//! at a time while writing, so the model is never held whole in memory.
+//! Streaming ONNX writer for `onnxc fold`: the exporter leaves the large
+//! initializers of the main graph without data, and their payloads go to
+//! the file directly: untouched slices of the input file by
+//! `copy_file_range` (in the kernel, never faulted in), computed views
+//! (BatchNormalization-fused weights, casts, broadcasts) packed in chunks by
+//! worker threads ahead of the writing main thread (`chunks.rs`), so no
+//! payload is ever held whole in memory.
 //!
 //! The protobuf framing is written by hand: every length is known up front
 //! (`encoded_len` of the message without its payloads plus the payload
 //! sizes), and field order does not matter to protobuf readers.
 
-use bytes::Bytes;
+use frontend::export::{export_model_with, ExportOptions};
+use frontend::load::LoadedModel;
 use frontend::proto::{GraphProto, ModelProto, TensorProto};
-use ir::attr::Attribute;
 use ir::elements::Elements;
-use ir::{Diagnostic, Module, OpId, Result};
+use ir::{Diagnostic, Module, Result};
 use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
 use prost::Message;
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-/// Views smaller than this are simply materialized by the exporter.
+/// Initializers smaller than this are encoded inline by the exporter.
 const STREAM_MIN_BYTES: usize = 4096;
-/// Chunk for expanding splats.
-const CHUNK: usize = 1 << 16;
+/// Slices of the input at least this large are copied in the kernel.
+const COPY_MIN_BYTES: usize = 1 << 16;
+/// Buffer for the framing and small payloads.
+const BUF_BYTES: usize = 1 << 18;
+/// Protobuf messages are limited to 2 GiB.
+const MAX_PROTO_BYTES: usize = i32::MAX as usize;
 
-/// Payload of one initializer: shared bytes, or a view expanded on write.
-enum Payload {
-    Bytes(Bytes),
-    View(Elements),
+/// The file a model was mapped from: payloads that are slices of its
+/// mapping are copied file to file.
+pub struct MappedSource {
+    file: File,
+    /// Keeps the mapping alive, so addresses inside it stay its own.
+    loaded: LoadedModel,
 }
 
-impl Payload {
-    fn len(&self) -> usize {
-        match self {
-            Payload::Bytes(b) => b.len(),
-            Payload::View(e) => e.dtype().storage_bytes(e.len()).unwrap_or(0),
+impl MappedSource {
+    /// Opens `path` again for reading; `loaded` must be its mapping.
+    pub fn open(path: &Path, loaded: LoadedModel) -> std::io::Result<MappedSource> {
+        let file = File::open(path)?;
+        let r = loaded.mapped_range();
+        let len = (r.end as usize).saturating_sub(r.start as usize);
+        if file.metadata()?.len() != len as u64 {
+            return Err(std::io::Error::other(
+                "the model file changed while folding",
+            ));
+        }
+        Ok(MappedSource { file, loaded })
+    }
+    /// File offset of `b` when it lies inside the mapping.
+    fn offset_of(&self, b: &[u8]) -> Option<u64> {
+        let r = self.loaded.mapped_range();
+        let (start, end) = (r.start as usize, r.end as usize);
+        let p = b.as_ptr() as usize;
+        (p >= start && p.checked_add(b.len())? <= end).then(|| (p - start) as u64)
+    }
+}
+
+/// The output file with a small buffer for the framing.
+struct Out {
+    file: File,
+    buf: Vec<u8>,
+}
+
+impl Out {
+    fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
+        if self.buf.len() + b.len() > BUF_BYTES {
+            self.flush()?;
+        }
+        if b.len() >= BUF_BYTES {
+            self.file.write_all(b)
+        } else {
+            self.buf.extend_from_slice(b);
+            Ok(())
         }
     }
-    fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
-        match self {
-            Payload::Bytes(b) => w.write_all(b),
-            // Sub-byte splats pack two values a byte: expanded below.
-            Payload::View(e) if e.is_splat() && e.dtype().bits() >= 8 => {
-                let ones = vec![1; e.shape().len()];
-                let one = e
-                    .broadcast_core(&ones)
-                    .map(|c| c.to_contiguous_bytes())
-                    .unwrap_or_default();
-                let total = self.len();
-                let per = one.len().max(1);
-                let mut chunk = Vec::with_capacity(CHUNK.div_ceil(per) * per);
-                while chunk.len() < CHUNK.min(total) {
-                    chunk.extend_from_slice(&one);
-                }
-                let mut left = total;
-                while left > 0 {
-                    let n = left.min(chunk.len());
-                    w.write_all(&chunk[..n])?;
-                    left -= n;
-                }
-                Ok(())
-            }
-            // One view at a time: the peak is the largest such constant.
-            Payload::View(e) => w.write_all(&e.to_contiguous_bytes()),
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+    fn put_len(&mut self, tag: u32, len: usize) -> std::io::Result<()> {
+        let mut head = Vec::with_capacity(16);
+        encode_key(tag, WireType::LengthDelimited, &mut head);
+        encode_varint(len as u64, &mut head);
+        self.put(&head)
+    }
+    /// `b`, copied in the kernel when it is a large slice of the source.
+    fn put_slice(&mut self, b: &[u8], source: Option<&MappedSource>) -> std::io::Result<()> {
+        let at = source
+            .filter(|_| b.len() >= COPY_MIN_BYTES)
+            .and_then(|s| Some((s, s.offset_of(b)?)));
+        let Some((s, off)) = at else {
+            return self.put(b);
+        };
+        self.flush()?;
+        let mut src = &s.file;
+        src.seek(SeekFrom::Start(off))?;
+        // std copies File to File with copy_file_range (falling back to
+        // read/write where the kernel refuses).
+        let copied = std::io::copy(&mut src.take(b.len() as u64), &mut self.file)?;
+        if copied != b.len() as u64 {
+            return Err(std::io::Error::other(
+                "the model file changed while folding",
+            ));
         }
+        Ok(())
     }
 }
 
@@ -69,147 +116,100 @@ fn len_field(tag: u32, len: usize) -> usize {
     key_len(tag) + encoded_len_varint(len as u64) + len
 }
 
-fn put_len(w: &mut impl Write, tag: u32, len: usize) -> std::io::Result<()> {
-    let mut head = Vec::with_capacity(16);
-    encode_key(tag, WireType::LengthDelimited, &mut head);
-    encode_varint(len as u64, &mut head);
-    w.write_all(&head)
+fn payload_len(e: &Elements) -> usize {
+    e.dtype().storage_bytes(e.len()).unwrap_or(0)
 }
 
-/// Writes `model`, taking the main graph's initializer payloads from
-/// `payloads` (by initializer index) instead of their `raw_data`.
+/// Encoded bytes of an initializer with its payload.
+fn tensor_len(t: &TensorProto, p: Option<&Elements>) -> usize {
+    t.encoded_len()
+        + p.map(payload_len)
+            .filter(|&n| n > 0)
+            .map_or(0, |n| len_field(9, n))
+}
+
+/// Writes `model` to `out`, taking the main graph's initializer payloads
+/// listed in `deferred` (by initializer index) from their views.
 fn write_streamed(
-    w: &mut impl Write,
+    out: &mut Out,
     mut model: ModelProto,
-    views: &[(usize, Elements)],
+    deferred: &[(usize, Elements)],
+    source: Option<&MappedSource>,
 ) -> std::io::Result<()> {
     let mut graph: GraphProto = model.graph.take().unwrap_or_default();
     let inits = std::mem::take(&mut graph.initializer);
-    let mut heads: Vec<(TensorProto, Payload)> = Vec::with_capacity(inits.len());
-    let mut view_iter = views.iter().peekable();
-    for (i, mut t) in inits.into_iter().enumerate() {
-        let raw = std::mem::take(&mut t.raw_data);
-        let payload = match view_iter.peek() {
-            Some((j, e)) if *j == i => {
-                view_iter.next();
-                Payload::View(e.clone())
-            }
-            _ => Payload::Bytes(raw),
-        };
-        heads.push((t, payload));
-    }
-    let tensor_len = |t: &TensorProto, p: &Payload| -> usize {
-        t.encoded_len()
-            + if p.len() > 0 {
-                len_field(9, p.len())
-            } else {
-                0
-            }
-    };
-    let graph_len = graph.encoded_len()
-        + heads
-            .iter()
-            .map(|(t, p)| len_field(5, tensor_len(t, p)))
-            .sum::<usize>();
-    w.write_all(&model.encode_to_vec())?;
-    put_len(w, 7, graph_len)?;
-    w.write_all(&graph.encode_to_vec())?;
-    // A second thread expands the dense views ahead of the writer (a
-    // bounded queue keeps at most a few of them in memory).
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Bytes>(2);
-    std::thread::scope(|s| {
-        let heads = &heads;
-        s.spawn(move || {
-            for (_, p) in heads {
-                if let Payload::View(e) = p {
-                    if !e.is_splat() && tx.send(e.to_contiguous_bytes()).is_err() {
-                        return;
-                    }
-                }
-            }
-        });
-        for (t, p) in heads {
-            put_len(w, 5, tensor_len(t, p))?;
-            w.write_all(&t.encode_to_vec())?;
-            if p.len() == 0 {
-                continue;
-            }
-            put_len(w, 9, p.len())?;
-            match p {
-                Payload::View(e) if !e.is_splat() => {
-                    let b = rx.recv().map_err(std::io::Error::other)?;
-                    w.write_all(&b)?;
-                }
-                _ => p.write_to(w)?,
-            }
+    let mut payload: Vec<Option<&Elements>> = vec![None; inits.len()];
+    for (i, e) in deferred {
+        if let Some(p) = payload.get_mut(*i) {
+            *p = Some(e);
         }
-        drop(rx);
-        Ok(())
+    }
+    let graph_len = graph.encoded_len()
+        + inits
+            .iter()
+            .zip(&payload)
+            .map(|(t, p)| len_field(5, tensor_len(t, *p)))
+            .sum::<usize>();
+    let total = model.encoded_len() + len_field(7, graph_len);
+    if total > MAX_PROTO_BYTES {
+        return Err(std::io::Error::other(format!(
+            "the model needs {total} bytes, over the 2 GiB protobuf limit; write large initializers as external data (--external-data-threshold)"
+        )));
+    }
+    out.put(&model.encode_to_vec())?;
+    out.put_len(7, graph_len)?;
+    out.put(&graph.encode_to_vec())?;
+    // Views without stored bytes are packed in chunks, in file order.
+    let computed: Vec<&Elements> = payload
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|e| e.contiguous_bytes().is_none())
+        .collect();
+    // The main thread writes (kernel time) and packs when it would wait.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().clamp(2, 4) - 1);
+    let chunks = Chunks::new(&computed, workers);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| chunks.work());
+        }
+        let written = write_payloads(out, &inits, &payload, &chunks, source);
+        chunks.stop();
+        written
     })
 }
 
-/// Exports `m` to `path` (temp file + rename), streaming initializers.
-pub fn write_model(m: &mut Module, path: &Path) -> Result<()> {
-    // Large compact views would be expanded by the exporter: hand it a
-    // placeholder over never-touched zero pages, and expand them on write.
-    let mut swapped: Vec<(OpId, Elements)> = Vec::new();
-    // Only the main graph's constants become initializers written here.
-    let main = m
-        .top_level_ops("func.func")
-        .first()
-        .and_then(|&f| m.region(f, 0))
-        .and_then(|r| m.entry_block(r));
-    let top: Vec<OpId> = main.map(|b| m.block_ops(b).collect()).unwrap_or_default();
-    for op in top {
-        if !m.is(op, "onnx.Constant") {
-            continue;
-        }
-        let Some(Attribute::Elements(e)) = m.attr(op, "value") else {
+/// The initializers after the graph's head, payloads streamed.
+fn write_payloads(
+    out: &mut Out,
+    inits: &[TensorProto],
+    payload: &[Option<&Elements>],
+    chunks: &Chunks<'_>,
+    source: Option<&MappedSource>,
+) -> std::io::Result<()> {
+    for (t, p) in inits.iter().zip(payload) {
+        out.put_len(5, tensor_len(t, *p))?;
+        out.put(&t.encode_to_vec())?;
+        let Some(e) = p.filter(|e| payload_len(e) > 0) else {
             continue;
         };
-        let bytes = e.dtype().storage_bytes(e.len()).unwrap_or(0);
-        if e.contiguous_bytes().is_none() && bytes >= STREAM_MIN_BYTES {
-            swapped.push((op, e.clone()));
+        out.put_len(9, payload_len(e))?;
+        match e.contiguous_bytes() {
+            Some(b) => out.put_slice(b, source)?,
+            None => chunks.write_next(Chunks::count(e), &mut |b| out.put(b))?,
         }
     }
-    let max = swapped
-        .iter()
-        .map(|(_, e)| e.dtype().storage_bytes(e.len()).unwrap_or(0))
-        .max()
-        .unwrap_or(0);
-    // calloc'ed zeros: untouched pages cost no memory. Each placeholder
-    // starts at its own offset so its pointer names the view it stands for.
-    let zeros = Bytes::from(vec![0u8; max + swapped.len()]);
-    let base = zeros.as_ptr() as usize;
-    for (i, (op, e)) in swapped.iter().enumerate() {
-        let n = e.dtype().storage_bytes(e.len()).unwrap_or(0);
-        let ph = Elements::from_bytes(e.dtype(), e.shape().to_vec(), zeros.slice(i..i + n))
-            .map_err(|er| Diagnostic::error(er.to_string()))?;
-        m.set_attr(*op, "value", Attribute::Elements(ph));
-    }
-    let exported = frontend::export::export_model(m);
-    for (op, e) in &swapped {
-        m.set_attr(*op, "value", Attribute::Elements(e.clone()));
-    }
-    let mut model = exported?;
-    // Which initializers are placeholders, by their payload's position.
-    let mut views: Vec<(usize, Elements)> = Vec::new();
-    if let Some(g) = &model.graph {
-        for (i, t) in g.initializer.iter().enumerate() {
-            let p = t.raw_data.as_ptr() as usize;
-            if !t.raw_data.is_empty() && p >= base && p < base + zeros.len() {
-                if let Some((_, e)) = swapped.get(p - base) {
-                    views.push((i, e.clone()));
-                }
-            }
-        }
-    }
-    if views.len() != swapped.len() {
-        // A placeholder went somewhere else (copied, or not exported as an
-        // initializer): never write zeros, export the real values instead.
-        model = frontend::export::export_model(m)?;
-        views.clear();
-    }
+    out.flush()
+}
+
+/// Exports `m` to `path` (temp file + rename), streaming the initializers;
+/// `source` is the file the model was mapped from, if any.
+pub fn write_model(m: &Module, path: &Path, source: Option<&MappedSource>) -> Result<()> {
+    let opts = ExportOptions {
+        defer_min: Some(STREAM_MIN_BYTES),
+        ..ExportOptions::default()
+    };
+    let exported = export_model_with(m, &opts)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -219,10 +219,13 @@ pub fn write_model(m: &mut Module, path: &Path) -> Result<()> {
     let fail = |what: &str, e: std::io::Error| {
         Diagnostic::error(format!("cannot {what} '{}': {e}", path.display()))
     };
-    let file = std::fs::File::create(&tmp).map_err(|e| fail("create", e))?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-    let written = write_streamed(&mut w, model, &views).and_then(|()| w.flush());
-    drop(w);
+    let file = File::create(&tmp).map_err(|e| fail("create", e))?;
+    let mut out = Out {
+        file,
+        buf: Vec::with_capacity(BUF_BYTES),
+    };
+    let written = write_streamed(&mut out, exported.model, &exported.deferred, source);
+    drop(out);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(fail("write", e));
@@ -230,47 +233,8 @@ pub fn write_model(m: &mut Module, path: &Path) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(|e| fail("rename into", e))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ir::elements::{DType, WideNum};
+mod chunks;
+use chunks::Chunks;
 
-    #[test]
-    fn streamed_model_decodes_like_the_original() {
-        let splat = Elements::splat(DType::F32, vec![64, 64], WideNum::from_f64(1.5)).unwrap();
-        let model = ModelProto {
-            ir_version: 8,
-            graph: Some(GraphProto {
-                name: "g".into(),
-                initializer: vec![
-                    TensorProto {
-                        name: "a".into(),
-                        dims: vec![2],
-                        data_type: 1,
-                        raw_data: Bytes::from(vec![0u8, 0, 128, 63, 0, 0, 0, 64]),
-                        ..TensorProto::default()
-                    },
-                    TensorProto {
-                        name: "b".into(),
-                        dims: vec![64, 64],
-                        data_type: 1,
-                        raw_data: Bytes::from(vec![0u8; 64 * 64 * 4]),
-                        ..TensorProto::default()
-                    },
-                ],
-                ..GraphProto::default()
-            }),
-            ..ModelProto::default()
-        };
-        let mut out = Vec::new();
-        write_streamed(&mut out, model.clone(), &[(1, splat.clone())]).unwrap();
-        let back = ModelProto::decode(Bytes::from(out)).unwrap();
-        let g = back.graph.unwrap();
-        assert_eq!(
-            g.initializer[0],
-            model.graph.as_ref().unwrap().initializer[0]
-        );
-        assert_eq!(g.initializer[1].raw_data, splat.to_contiguous_bytes());
-        assert_eq!(g.name, "g");
-    }
-}
+#[cfg(test)]
+mod tests;

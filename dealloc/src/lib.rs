@@ -7,13 +7,19 @@
 //! * `expand-realloc` (`realloc`): reallocs deallocation cannot keep.
 //! * `buffer-reuse`, `promote-buffers-to-stack` (`reuse`): the reuse family.
 //! * `hoist-allocs`, `elide-copies` (`motion`): loop hoisting, copy elision.
-//! * `dealloc-pipeline`: expand-realloc, ownership, simplification, copy
-//!   elision, buffer reuse, hoisting.
+//! * `double-buffer`, `simplify-loop-results` (`loops`): loop-carried
+//!   buffers swapped between two allocations; frees of permuted loop
+//!   results moved onto the original allocations.
+//! * `dealloc-pipeline`: expand-realloc, ownership, simplification, double
+//!   buffering, loop results, copy elision, buffer reuse, hoisting.
 
 pub mod alias;
+pub mod cfg;
 pub mod dynamic;
+pub mod loops;
 pub mod motion;
 pub mod ownership;
+mod place;
 pub mod realloc;
 pub mod regions;
 pub mod reuse;
@@ -32,9 +38,11 @@ pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(reuse::promote_pass_info());
     reg.add(motion::hoist_pass_info());
     reg.add(motion::elide_pass_info());
+    reg.add(loops::double_pass_info());
+    reg.add(loops::simplify_pass_info());
     reg.add_pipeline(
         "dealloc-pipeline",
-        "expand-realloc, ownership-based-deallocation, dealloc-simplification, elide-copies, buffer-reuse, hoist-allocs",
-        "expand-realloc,ownership-based-deallocation,dealloc-simplification,elide-copies,buffer-reuse,hoist-allocs",
+        "expand-realloc, ownership-based-deallocation, dealloc-simplification, double-buffer, simplify-loop-results, elide-copies, buffer-reuse, hoist-allocs",
+        "expand-realloc,ownership-based-deallocation,dealloc-simplification,double-buffer,simplify-loop-results,elide-copies,buffer-reuse,hoist-allocs",
     );
 }

@@ -8,6 +8,7 @@
 //!   `%b` itself: one allocation and one copy fewer.
 
 use crate::ownership::MANUAL_DEALLOCATION;
+use crate::support::{is_loop, ops_where};
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{BlockId, InsertPoint, Module, OpId, Result, ValueId};
 
@@ -40,10 +41,6 @@ pub fn hoist_pass_info() -> PassInfo {
     }
 }
 
-fn is_loop(m: &Module, op: OpId) -> bool {
-    m.is(op, "scf.for") || m.is(op, "scf.while")
-}
-
 /// The unmarked `memref.dealloc` of `v` in block `b`, if it is the only free.
 fn local_free(m: &Module, v: ValueId, b: BlockId) -> Option<OpId> {
     let frees: Vec<OpId> = m
@@ -63,11 +60,7 @@ fn local_free(m: &Module, v: ValueId, b: BlockId) -> Option<OpId> {
 }
 
 fn hoist_once(m: &mut Module) -> usize {
-    let loops: Vec<OpId> = m
-        .collect_ops(m.top())
-        .into_iter()
-        .filter(|&o| is_loop(m, o))
-        .collect();
+    let loops = ops_where(m, is_loop);
     let mut n = 0;
     for lp in loops {
         // The body that runs once per iteration: scf.for's only block,
@@ -115,11 +108,7 @@ impl Pass for ElideCopies {
         "elide-copies"
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
-        let copies: Vec<OpId> = m
-            .collect_ops(m.top())
-            .into_iter()
-            .filter(|&o| m.is(o, "memref.copy"))
-            .collect();
+        let copies = ops_where(m, |m, o| m.is(o, "memref.copy"));
         let n = copies.into_iter().filter(|&c| elide(m, c)).count();
         cx.bump("elide-copies.elided", n as u64);
         Ok(())

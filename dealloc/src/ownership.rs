@@ -24,12 +24,16 @@
 //!
 //! Structured control flow (`scf.if`, `scf.for`, `scf.while`) is handled
 //! with runtime `i1` ownership flags (see `regions`): a loop init whose only
-//! use is the loop hands its ownership to the loop. Shapes not handled yet
-//! (memrefs crossing blocks of a CFG, other region ops carrying memrefs,
-//! external calls returning memrefs, ops of unknown ownership) are rejected
-//! with a diagnostic naming the op, never compiled into wrong frees.
+//! use is the loop hands its ownership to the loop. Memrefs crossing the
+//! blocks of a function body (`cf.br`, `cf.cond_br`, loops from back edges)
+//! get flags too (see `cfg`). Shapes not handled (branch ops other than
+//! those two, other region ops carrying memrefs, external calls returning
+//! memrefs, ops of unknown ownership) are rejected with a diagnostic naming
+//! the op, never compiled into wrong frees.
 
-use crate::alias::{returns_fresh, AliasInfo, Origins};
+use crate::alias::{returns_fresh, AliasInfo};
+use crate::cfg::{Cfg, Death};
+use crate::place::place;
 use crate::regions::{self, Flagged};
 use crate::support::check_supported;
 use ir::dialects::bufferization::segment_attr;
@@ -118,18 +122,18 @@ pub fn is_owned_allocation(m: &Module, v: ValueId) -> bool {
 }
 
 /// Per-function state.
-struct FuncState {
-    alias: AliasInfo,
+pub(crate) struct FuncState {
+    pub(crate) alias: AliasInfo,
     /// Roots (buffers this function frees) in program order.
-    roots: Vec<ValueId>,
+    pub(crate) roots: Vec<ValueId>,
     /// Root → the `i1` that says at run time whether it is owned.
-    cond: HashMap<ValueId, ValueId>,
+    pub(crate) cond: HashMap<ValueId, ValueId>,
     /// Root → the op of its home block after which it is dead (`None`: it
     /// is an unused block argument, dead at the block start).
-    last: HashMap<ValueId, Option<OpId>>,
+    pub(crate) last: HashMap<ValueId, Option<OpId>>,
     /// Roots freed by a `memref.realloc` or handed to a loop (the op).
-    consumed: HashMap<ValueId, OpId>,
-    flagged: Flagged,
+    pub(crate) consumed: HashMap<ValueId, OpId>,
+    pub(crate) flagged: Flagged,
 }
 
 /// The block a root lives in: its defining op's or its argument's.
@@ -143,7 +147,10 @@ fn home_block(m: &Module, v: ValueId) -> Option<BlockId> {
 
 pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
     check_supported(m, f)?;
-    let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
+    let Some(body) = m.region(f, 0) else {
+        return Ok(Stats::default());
+    };
+    let Some(entry) = m.entry_block(body) else {
         return Ok(Stats::default());
     };
     let (truth, falsity) = {
@@ -159,17 +166,93 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
         flagged: regions::add_flags(m, f, falsity),
     };
     regions::add_call_flags(m, f, &mut st.flagged);
-    let dynamic = m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_some();
-    if let Some(ret) = m
-        .last_op(entry)
-        .filter(|&t| dynamic && m.is(t, "func.return"))
-    {
-        regions::flag_return(m, ret, falsity, &mut st.flagged);
+    let mut cfg = if m.region_blocks(body).len() > 1 {
+        Some(Cfg::new(m, body, falsity, &mut st.flagged)?)
+    } else {
+        None
+    };
+    if m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_some() {
+        for ret in returns(m, f) {
+            regions::flag_return(m, ret, falsity, &mut st.flagged);
+        }
     }
-    regions::seed_args(m, &st.flagged, &mut st.alias);
     let transfers = loop_transfers(m, &st.flagged);
     let moved: HashSet<ValueId> = transfers.iter().map(|t| t.0).collect();
-    regions::seed_results(m, f, &st.flagged, &mut st.alias, &moved);
+    st.alias = match &cfg {
+        Some(c) => c.seed(m, f, &st.flagged, &moved),
+        None => {
+            let mut a = AliasInfo::new();
+            regions::seed_args(m, &st.flagged, &mut a);
+            regions::seed_results(m, f, &st.flagged, &mut a, &moved);
+            a
+        }
+    };
+    if let Some(c) = &cfg {
+        for a in c.flagged_args(m) {
+            if let Some(&fl) = st.flagged.flag.get(&a) {
+                st.roots.push(a);
+                st.cond.insert(a, fl);
+                st.last.insert(a, None);
+            }
+        }
+    }
+    walk(m, f, &mut st, truth, cfg.as_mut())?;
+    if let Some(c) = cfg.as_mut() {
+        c.solve(m);
+    }
+    for (&src, &op) in &st.consumed {
+        let final_use = match &cfg {
+            Some(c) if c.is_cfg_root(m, src) => c.is_final_use(m, src, op),
+            _ => st.last.get(&src) == Some(&Some(op)),
+        };
+        if !final_use {
+            return Err(op_error(
+                m,
+                op,
+                "the source of memref.realloc is used after the realloc",
+            ));
+        }
+    }
+    for (x, op, slot) in transfers {
+        let Some(&c) = st.cond.get(&x) else { continue };
+        st.consumed.insert(x, op);
+        m.set_operand(op, slot, c);
+    }
+    let deaths = deaths(m, &st, cfg.as_ref())?;
+    let stats = place(m, f, &mut st, truth, &deaths, cfg.as_ref())?;
+    if let Some(c) = &cfg {
+        c.fold_constant_flags(m);
+    }
+    for c in [truth, falsity] {
+        if !m.has_uses(c) {
+            if let Some(d) = m.defining_op(c) {
+                m.erase_op(d);
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// The `func.return` ops ending blocks of `f`'s body.
+pub(crate) fn returns(m: &Module, f: OpId) -> Vec<OpId> {
+    let Some(body) = m.region(f, 0) else {
+        return Vec::new();
+    };
+    m.region_blocks(body)
+        .iter()
+        .filter_map(|&b| m.last_op(b))
+        .filter(|&t| m.is(t, "func.return"))
+        .collect()
+}
+
+/// Collects the roots and their last uses.
+fn walk(
+    m: &Module,
+    f: OpId,
+    st: &mut FuncState,
+    truth: ValueId,
+    mut cfg: Option<&mut Cfg>,
+) -> Result<()> {
     let region_ops: HashSet<OpId> = st.flagged.ops.iter().copied().collect();
     // Pre-order visits the ops of a block in order, each before the ops
     // nested in it, so the last ancestor seen is the last use.
@@ -209,6 +292,10 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
                 if !st.last.contains_key(&r) {
                     continue;
                 }
+                if let Some(c) = cfg.as_deref_mut().filter(|c| c.is_cfg_root(m, r)) {
+                    c.record_use(m, r, op);
+                    continue;
+                }
                 let Some(anc) = home_block(m, r).and_then(|b| m.ancestor_in_block(b, op)) else {
                     return Err(op_error(
                         m,
@@ -219,34 +306,36 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
                 st.last.insert(r, Some(anc));
             }
         }
-        check_frees(m, op, &mut st)?;
+        check_frees(m, op, st)?;
     }
-    for (&src, &op) in &st.consumed {
-        if st.last.get(&src) != Some(&Some(op)) {
-            return Err(op_error(
-                m,
-                op,
-                "the source of memref.realloc is used after the realloc",
-            ));
-        }
-    }
-    for (x, op, slot) in transfers {
-        let Some(&c) = st.cond.get(&x) else { continue };
-        st.consumed.insert(x, op);
-        m.set_operand(op, slot, c);
-    }
-    let stats = place(m, f, &mut st, truth)?;
-    for c in [truth, falsity] {
-        if !m.has_uses(c) {
-            if let Some(d) = m.defining_op(c) {
-                m.erase_op(d);
-            }
-        }
-    }
-    Ok(stats)
+    Ok(())
 }
 
-/// Loop inits whose only use is the loop: the loop takes over their
+/// Where every root not handed over dies, in root order.
+fn deaths(m: &Module, st: &FuncState, cfg: Option<&Cfg>) -> Result<Vec<(Death, ValueId)>> {
+    let mut out = Vec::new();
+    for &r in &st.roots {
+        if st.consumed.contains_key(&r) {
+            continue;
+        }
+        if let Some(c) = cfg.filter(|c| c.is_cfg_root(m, r)) {
+            out.extend(c.deaths(m, r)?.into_iter().map(|d| (d, r)));
+            continue;
+        }
+        let at = match st.last.get(&r) {
+            Some(Some(op)) => Death::After(*op),
+            Some(None) => match home_block(m, r) {
+                Some(b) => Death::Start(b),
+                None => continue,
+            },
+            None => continue,
+        };
+        out.push((at, r));
+    }
+    Ok(out)
+}
+
+/// Loop inits whose last use is the loop: the loop takes over their
 /// ownership (root, loop, flag operand index).
 fn loop_transfers(m: &Module, fl: &Flagged) -> Vec<(ValueId, OpId, usize)> {
     let mut out = Vec::new();
@@ -256,9 +345,8 @@ fn loop_transfers(m: &Module, fl: &Flagged) -> Vec<(ValueId, OpId, usize)> {
         };
         for &(i, slot) in pairs {
             let Some(x) = m.operand(op, i) else { continue };
-            let single_use = m.uses(x).len() == 1;
             let root = is_owned_allocation(m, x) || group_size(m, fl, x) == 1;
-            if single_use && root {
+            if root && dies_into(m, x, op) {
                 out.push((x, op, slot));
             }
         }
@@ -266,9 +354,33 @@ fn loop_transfers(m: &Module, fl: &Flagged) -> Vec<(ValueId, OpId, usize)> {
     out
 }
 
+/// True if `x` is used once by `op` and otherwise only before it in its
+/// block, by ops that make no alias of it: nothing can reach it after `op`.
+fn dies_into(m: &Module, x: ValueId, op: OpId) -> bool {
+    let Some(b) = m.op_block(op) else {
+        return false;
+    };
+    let mut at_op = 0;
+    for u in m.uses(x) {
+        if u.op == op {
+            at_op += 1;
+            continue;
+        }
+        let aliases =
+            m.is_terminator(u.op) || m.results(u.op).iter().any(|&r| is_memref(m.value_type(r)));
+        let before = m
+            .ancestor_in_block(b, u.op)
+            .is_some_and(|a| a != op && m.is_before_in_block(a, op));
+        if aliases || !before {
+            return false;
+        }
+    }
+    at_op == 1
+}
+
 /// How many flagged values share fate with `x` (0 if `x` is not flagged):
 /// the flagged results of its op, or flagged arguments of its block.
-fn group_size(m: &Module, fl: &Flagged, x: ValueId) -> usize {
+pub(crate) fn group_size(m: &Module, fl: &Flagged, x: ValueId) -> usize {
     if !fl.flag.contains_key(&x) {
         return 0;
     }
@@ -315,168 +427,6 @@ fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
         st.consumed.insert(src, op);
     }
     Ok(())
-}
-
-/// How a returned value reaches the caller.
-enum Handover {
-    /// The value is an owned allocation: not freed here.
-    Direct(ValueId),
-    /// Exactly one of its owned origins: retained by the final dealloc.
-    Retain,
-    /// Anything else: a copy.
-    Clone,
-}
-
-fn handover(
-    st: &FuncState,
-    truth: ValueId,
-    v: ValueId,
-    origins: &Origins,
-    claimed: &HashSet<ValueId>,
-) -> Handover {
-    let owned = |r: &ValueId| st.cond.contains_key(r) && !st.consumed.contains_key(r);
-    let all_owned = origins.list.len() == origins.allocs().count()
-        && origins.allocs().all(|r| owned(&r) && !claimed.contains(&r));
-    if !origins.exact || !all_owned {
-        return Handover::Clone;
-    }
-    if origins.list.len() == 1 && origins.allocs().eq([v]) && st.cond.get(&v) == Some(&truth) {
-        Handover::Direct(v)
-    } else {
-        Handover::Retain
-    }
-}
-
-/// Where a group of roots dies.
-#[derive(Copy, Clone, PartialEq, Eq, Hash)]
-enum Death {
-    After(OpId),
-    Start(BlockId),
-}
-
-/// Inserts the frees, and clones for results the caller cannot own.
-fn place(m: &mut Module, f: OpId, st: &mut FuncState, truth: ValueId) -> Result<Stats> {
-    let mut stats = Stats::default();
-    let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
-        return Ok(stats);
-    };
-    let dynamic = m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_some();
-    // A function returning ownership flags retains its results through
-    // the flag slots of its return, like a region terminator.
-    let ret = m
-        .last_op(entry)
-        .filter(|&t| m.is(t, "func.return") && !dynamic);
-    let mut transferred = HashSet::new();
-    let mut retained = Vec::new();
-    if let Some(ret) = ret {
-        let mut claimed = HashSet::new();
-        for i in 0..m.operands(ret).len() {
-            let v = m.operands(ret)[i];
-            if !is_memref(m.value_type(v)) {
-                continue;
-            }
-            let origins = st.alias.origins(m, v).clone();
-            match handover(st, truth, v, &origins, &claimed) {
-                Handover::Direct(r) => {
-                    transferred.insert(r);
-                    claimed.insert(r);
-                }
-                Handover::Retain => {
-                    retained.push(v);
-                    claimed.extend(origins.allocs());
-                }
-                Handover::Clone => {
-                    let ty = m.value_type(v).clone();
-                    let loc = m.loc(ret).clone();
-                    let mut b = Builder::new(m, InsertPoint::Before(ret)).with_loc(loc);
-                    let c = b.op1("bufferization.clone", &[v], ty, &[]);
-                    m.set_operand(ret, i, c);
-                    stats.clones += 1;
-                }
-            }
-        }
-    }
-    // Group the dead owned buffers by the point where they die.
-    let mut deaths: Vec<(Death, Vec<ValueId>)> = Vec::new();
-    let mut slot: HashMap<Death, usize> = HashMap::new();
-    for &r in &st.roots {
-        if transferred.contains(&r) || st.consumed.contains_key(&r) {
-            continue;
-        }
-        let at = match st.last.get(&r) {
-            Some(Some(op)) => Death::After(*op),
-            Some(None) => match home_block(m, r) {
-                Some(b) => Death::Start(b),
-                None => continue,
-            },
-            None => continue,
-        };
-        let k = *slot.entry(at).or_insert_with(|| {
-            deaths.push((at, Vec::new()));
-            deaths.len() - 1
-        });
-        if let Some(d) = deaths.get_mut(k) {
-            d.1.push(r);
-        }
-    }
-    let slots: HashMap<OpId, Vec<(usize, usize)>> = st
-        .flagged
-        .slots
-        .iter()
-        .map(|s| (s.term, s.pairs.clone()))
-        .collect();
-    for (at, memrefs) in deaths {
-        let conds: Vec<ValueId> = memrefs
-            .iter()
-            .filter_map(|r| st.cond.get(r).copied())
-            .collect();
-        let (ip, loc, keep, pairs) = match at {
-            Death::Start(b) => {
-                let loc = m
-                    .first_op(b)
-                    .map_or_else(|| m.loc(f).clone(), |o| m.loc(o).clone());
-                (InsertPoint::Start(b), loc, Vec::new(), Vec::new())
-            }
-            Death::After(op) => {
-                let loc = m.loc(op).clone();
-                if Some(op) == ret {
-                    (InsertPoint::Before(op), loc, retained.clone(), Vec::new())
-                } else if let Some(pairs) = slots.get(&op) {
-                    let keep = pairs
-                        .iter()
-                        .filter_map(|&(i, _)| m.operand(op, i))
-                        .collect();
-                    (InsertPoint::Before(op), loc, keep, pairs.clone())
-                } else if m.is_terminator(op) {
-                    (InsertPoint::Before(op), loc, Vec::new(), Vec::new())
-                } else {
-                    (InsertPoint::After(op), loc, Vec::new(), Vec::new())
-                }
-            }
-        };
-        let d = emit_dealloc(m, ip, &memrefs, &conds, &keep, loc.clone());
-        // A `true` of its own: thousands of deallocs sharing one constant
-        // would make its use list (and every later erase) quadratic.
-        if conds.contains(&truth) {
-            let t = Builder::new(m, InsertPoint::Before(d))
-                .with_loc(loc)
-                .const_bool(true);
-            for (i, &c) in conds.iter().enumerate() {
-                if c == truth {
-                    m.set_operand(d, memrefs.len() + i, t);
-                }
-            }
-        }
-        stats.deallocs += 1;
-        // The terminator forwards the ownership the dealloc computed.
-        if let Death::After(term) = at {
-            let owned = m.results(d).to_vec();
-            for (&(_, fi), &o) in pairs.iter().zip(&owned) {
-                m.set_operand(term, fi, o);
-            }
-        }
-    }
-    Ok(stats)
 }
 
 /// `bufferization.dealloc (memrefs) if (conds) retain (retained)` at `ip`.

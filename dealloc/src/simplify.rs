@@ -14,7 +14,8 @@
 //!   is never freed: dropped, its condition ORed into that result;
 //! * memrefs that cannot alias each other are split into one op each, with
 //!   only the retained values that may alias that memref;
-//! * one memref, constant-true condition, nothing retained: `memref.dealloc`.
+//! * one memref, constant-true condition, nothing retained: `memref.dealloc`;
+//! * `x | false`, `x & true` on `i1` flags fold to `x`.
 
 use crate::alias::{may_alias_live, AliasInfo, Origin, Origins};
 use crate::ownership::emit_dealloc;
@@ -53,7 +54,12 @@ pub fn pass_info() -> PassInfo {
 
 pub fn simplify_deallocs(m: &mut Module) -> Result<ir::rewrite::GreedyReport> {
     let top = m.top();
-    apply_greedily(m, top, &[&SimplifyDealloc], &GreedyConfig::default())
+    apply_greedily(
+        m,
+        top,
+        &[&SimplifyDealloc, &FoldFlagLogic],
+        &GreedyConfig::default(),
+    )
 }
 
 /// The operand groups of a `bufferization.dealloc`.
@@ -108,6 +114,42 @@ impl Pattern for SimplifyDealloc {
             || drop_retained_memrefs(m, op, &parts)
             || split(m, op, &parts)
             || to_memref_dealloc(m, op, &parts))
+    }
+}
+
+/// `x | false` and `x & true` on ownership flags: `x` (the leftovers of
+/// results folded to constants).
+struct FoldFlagLogic;
+
+impl Pattern for FoldFlagLogic {
+    fn name(&self) -> &'static str {
+        "fold-ownership-flag-logic"
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        let neutral = if m.is(op, "arith.ori") {
+            false
+        } else if m.is(op, "arith.andi") {
+            true
+        } else {
+            return Ok(false);
+        };
+        let (Some(a), Some(b), Some(r)) = (m.operand(op, 0), m.operand(op, 1), m.result(op, 0))
+        else {
+            return Ok(false);
+        };
+        if *m.value_type(r) != ir::Type::i1() {
+            return Ok(false);
+        }
+        let keep = if const_bool(m, b) == Some(neutral) {
+            a
+        } else if const_bool(m, a) == Some(neutral) {
+            b
+        } else {
+            return Ok(false);
+        };
+        m.replace_all_uses(r, keep);
+        m.erase_op(op);
+        Ok(true)
     }
 }
 

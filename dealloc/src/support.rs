@@ -11,37 +11,29 @@ use ir::{Module, OpId, Result};
 /// Rejects the input the pass cannot deallocate correctly.
 pub fn check_supported(m: &Module, f: OpId) -> Result<()> {
     let ops = m.collect_ops(f);
-    let blocks = m.region(f, 0).map_or(0, |r| m.region_blocks(r).len());
-    // Branches first: they are the precise reason when blocks pass memrefs.
+    let body = m.region(f, 0);
     for &op in ops.iter().skip(1) {
         let name = m.name(op).as_str();
         let memref_args = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
-        if memref_args && m.num_successors(op) > 0 {
+        let in_body = m.op_block(op).and_then(|b| m.block_parent(b)) == body;
+        if memref_args && m.num_successors(op) > 0 && !in_body {
             return Err(op_error(
                 m,
                 op,
-                format!("passing memrefs through '{name}' to another block is not supported yet"),
+                format!("passing memrefs through '{name}' between blocks of a nested region is not supported"),
             ));
         }
     }
     for &op in ops.iter().skip(1) {
-        check_op(m, op, blocks)?;
+        check_op(m, op)?;
     }
     Ok(())
 }
 
-fn check_op(m: &Module, op: OpId, blocks: usize) -> Result<()> {
+fn check_op(m: &Module, op: OpId) -> Result<()> {
     let name = m.name(op).as_str();
     let memref_results = m.results(op).iter().any(|&r| is_memref(m.value_type(r)));
     let memref_operands = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
-    if blocks > 1 && (memref_results || memref_operands) {
-        return Err(op_error(
-            m,
-            op,
-            "deallocation in functions with several blocks is not supported yet",
-        )
-        .note("memref values in unstructured control flow need per-block ownership"));
-    }
     match name {
         "memref.dealloc" if m.attr(op, MANUAL_DEALLOCATION).is_none() => {
             return Err(op_error(
@@ -72,7 +64,12 @@ fn check_op(m: &Module, op: OpId, blocks: usize) -> Result<()> {
     }
     let structured = (m.is(op, "scf.yield") || m.is(op, "scf.condition"))
         && m.parent_op(op).is_some_and(|p| is_flaggable(m, p));
-    if memref_operands && m.is_terminator(op) && !m.is(op, "func.return") && !structured {
+    if memref_operands
+        && m.is_terminator(op)
+        && m.num_successors(op) == 0
+        && !m.is(op, "func.return")
+        && !structured
+    {
         let parent = m
             .parent_op(op)
             .map_or_else(String::new, |p| format!(" of '{}'", m.name(p).as_str()));
@@ -93,4 +90,17 @@ fn produces_known_memref(m: &Module, op: OpId) -> bool {
         || m.is(op, "arith.select")
         || is_flaggable(m, op)
         || crate::dynamic::is_dynamic_call(m, op)
+}
+
+/// The ops under the module's top op for which `keep` holds, in pre-order.
+pub fn ops_where(m: &Module, keep: impl Fn(&Module, OpId) -> bool) -> Vec<OpId> {
+    m.collect_ops(m.top())
+        .into_iter()
+        .filter(|&o| keep(m, o))
+        .collect()
+}
+
+/// `scf.for` and `scf.while`.
+pub fn is_loop(m: &Module, op: OpId) -> bool {
+    m.is(op, "scf.for") || m.is(op, "scf.while")
 }

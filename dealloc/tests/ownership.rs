@@ -496,15 +496,7 @@ fn structured_memref_results_get_ownership_flags() {
     let c = m.block_arg(entry, 0).unwrap();
     let mut b = Builder::at_end(&mut m, entry);
     let a = alloc(&mut b, vec_ty(4));
-    let op = b.create(
-        "scf.if",
-        OpSpec {
-            operands: vec![c],
-            result_types: vec![vec_ty(4)],
-            regions: 2,
-            ..OpSpec::default()
-        },
-    );
+    let op = scf_if_vec4(&mut b, c);
     b.ret(&[]);
     for k in 0..2 {
         let r = m.region(op, k).unwrap();
@@ -557,40 +549,6 @@ fn unsupported_shapes_are_diagnosed() {
         "func.call",
         "only supported for functions defined in this module",
     );
-
-    // A branch passing a memref to another block.
-    let mut m = Module::new();
-    let (f, entry) = func(&mut m, "f", vec![], vec![]);
-    let r = m.region(f, 0).unwrap();
-    let bb1 = m.append_block(r, &[vec_ty(4)]);
-    let mut b = Builder::at_end(&mut m, entry);
-    let a = alloc(&mut b, vec_ty(4));
-    b.create(
-        "cf.br",
-        OpSpec {
-            successors: vec![(bb1, vec![a])],
-            ..OpSpec::default()
-        },
-    );
-    Builder::at_end(&mut m, bb1).ret(&[]);
-    expect_err(&mut m, "cf.br", "passing memrefs through");
-
-    // Several blocks, memrefs not crossing them: still phase 2.
-    let mut m = Module::new();
-    let (f, entry) = func(&mut m, "f", vec![], vec![]);
-    let r = m.region(f, 0).unwrap();
-    let bb1 = m.append_block(r, &[]);
-    let mut b = Builder::at_end(&mut m, entry);
-    alloc(&mut b, vec_ty(4));
-    b.create(
-        "cf.br",
-        OpSpec {
-            successors: vec![(bb1, vec![])],
-            ..OpSpec::default()
-        },
-    );
-    Builder::at_end(&mut m, bb1).ret(&[]);
-    expect_err(&mut m, "memref.alloc", "several blocks");
 
     // An op of unknown ownership producing a memref.
     let mut m = Module::new();
@@ -653,4 +611,44 @@ fn call_results_are_owned_by_the_caller() {
     let out = it.run("f", vec![xv]).unwrap();
     assert_eq!(out.len(), 1);
     assert_eq!(it.frees, 3);
+}
+
+/// Memrefs crossing blocks (more in `random_cfg.rs` and the cf filetests).
+#[test]
+fn memrefs_cross_blocks() {
+    // A branch passing a memref to another block.
+    let mut m = Module::new();
+    let (f, entry) = func(&mut m, "f", vec![], vec![]);
+    let r = m.region(f, 0).unwrap();
+    let bb1 = m.append_block(r, &[vec_ty(4)]);
+    let mut b = Builder::at_end(&mut m, entry);
+    let a = alloc(&mut b, vec_ty(4));
+    b.create(
+        "cf.br",
+        OpSpec {
+            successors: vec![(bb1, vec![a])],
+            ..OpSpec::default()
+        },
+    );
+    Builder::at_end(&mut m, bb1).ret(&[]);
+    run(&mut m, PIPELINE).unwrap();
+    check_runs(&m, vec![]);
+
+    // Several blocks, memrefs not crossing them.
+    let mut m = Module::new();
+    let (f, entry) = func(&mut m, "f", vec![], vec![]);
+    let r = m.region(f, 0).unwrap();
+    let bb1 = m.append_block(r, &[]);
+    let mut b = Builder::at_end(&mut m, entry);
+    alloc(&mut b, vec_ty(4));
+    b.create(
+        "cf.br",
+        OpSpec {
+            successors: vec![(bb1, vec![])],
+            ..OpSpec::default()
+        },
+    );
+    Builder::at_end(&mut m, bb1).ret(&[]);
+    run(&mut m, PIPELINE).unwrap();
+    check_runs(&m, vec![]);
 }

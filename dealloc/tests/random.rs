@@ -9,42 +9,6 @@ use common::interp::{Interp, Val};
 use common::*;
 use ir::{Attribute, Builder, Module, Type, ValueId};
 
-/// A deterministic 64-bit LCG (no dependency needed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick(&mut self, pool: &[ValueId]) -> ValueId {
-        pool[self.below(pool.len())]
-    }
-}
-
-fn same_view(b: &mut Builder<'_>, v: ValueId) -> ValueId {
-    b.op1(
-        "memref.reinterpret_cast",
-        &[v],
-        vec_ty(4),
-        &[
-            ("static_offsets", Attribute::i64_array(&[0])),
-            ("static_sizes", Attribute::i64_array(&[4])),
-            ("static_strides", Attribute::i64_array(&[1])),
-            (
-                "operandSegmentSizes",
-                Attribute::DenseArray(Type::i(32), [1i64, 0, 0, 0].as_slice().into()),
-            ),
-        ],
-    )
-}
-
 fn program(seed: u64) -> Module {
     let mut rng = Rng(seed);
     let mut m = Module::new();

@@ -70,6 +70,11 @@ pub const NAMES_ATTR: &str = "onnx.names";
 /// subgraph's `name` and the ONNX names of its `inputs` (the block
 /// arguments) and `outputs` (the yielded values).
 pub const GRAPHS_ATTR: &str = "onnx.graphs";
+/// Main-function attributes: per graph input (output), the `dim_param`
+/// names of its dims (`""` where a dim has none; an empty list for a value
+/// without any). Absent when no input (output) has a symbolic dim.
+pub const DIM_PARAMS_IN: &str = "onnx.input_dim_params";
+pub const DIM_PARAMS_OUT: &str = "onnx.output_dim_params";
 /// Op, function or module attribute: the ONNX `doc_string`.
 pub const DOC_ATTR: &str = "onnx.doc_string";
 

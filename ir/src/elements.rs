@@ -11,10 +11,12 @@ use std::sync::Arc;
 
 mod codec;
 mod lazy;
+mod pack;
 pub mod pool;
 
 use codec::push_raw;
 pub use codec::{decode, encode, read_raw};
+pub use lazy::MapFn;
 
 /// Element types of tensor constants: every numeric ONNX dtype.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -189,12 +191,18 @@ struct ElementsData {
     offset: usize,
     bytes: Bytes,
     /// A lazily applied transform: values come from it, not `bytes`.
-    lazy: Option<lazy::Affine>,
+    lazy: Option<lazy::Lazy>,
 }
 
 /// A tensor constant: shape, dtype and a strided view over shared bytes.
 #[derive(Clone, Debug)]
 pub struct Elements(Arc<ElementsData>);
+
+impl Drop for ElementsData {
+    fn drop(&mut self) {
+        pool::release(&self.bytes);
+    }
+}
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ElementsError {
@@ -232,6 +240,12 @@ fn row_major(shape: &[i64]) -> Vec<i64> {
 }
 
 impl Elements {
+    /// Every view is made here: the pool counts the buffers views hold.
+    fn make(data: ElementsData) -> Elements {
+        pool::retain(&data.bytes);
+        Elements(Arc::new(data))
+    }
+
     /// A contiguous row-major view of packed little-endian `bytes`.
     pub fn from_bytes(dtype: DType, shape: Vec<i64>, bytes: Bytes) -> Result<Self, ElementsError> {
         let n = checked_count(&shape)?;
@@ -246,14 +260,14 @@ impl Elements {
             });
         }
         let strides = row_major(&shape);
-        Ok(Elements(Arc::new(ElementsData {
+        Ok(Elements::make(ElementsData {
             dtype,
             shape,
             strides,
             offset: 0,
             bytes,
             lazy: None,
-        })))
+        }))
     }
 
     /// One value broadcast to `shape`: all strides zero, one element stored.
@@ -263,14 +277,14 @@ impl Elements {
         let mut out = Vec::with_capacity(8);
         push_raw(&mut out, dtype, 0, raw);
         let strides = vec![0; shape.len()];
-        Ok(Elements(Arc::new(ElementsData {
+        Ok(Elements::make(ElementsData {
             dtype,
             shape,
             strides,
             offset: 0,
             bytes: pool::heap(out),
             lazy: None,
-        })))
+        }))
     }
 
     /// Packs row-major values into a fresh buffer of `dtype`.
@@ -314,13 +328,16 @@ impl Elements {
     pub fn tensor_type(&self) -> Type {
         Type::tensor(self.0.shape.clone(), self.0.dtype.to_type())
     }
+    /// One stored value broadcast (a lazy view never counts: it stores
+    /// none).
     pub fn is_splat(&self) -> bool {
-        self.0.strides.iter().all(|&s| s == 0)
+        self.0.lazy.is_none() && self.0.strides.iter().all(|&s| s == 0)
     }
     /// The backing bytes when the view is the whole buffer in row-major order.
     pub fn contiguous_bytes(&self) -> Option<&[u8]> {
         let n = self.len();
-        if self.0.offset == 0 && self.0.strides == row_major(&self.0.shape) {
+        if self.0.lazy.is_none() && self.0.offset == 0 && self.0.strides == row_major(&self.0.shape)
+        {
             self.0.bytes.get(..self.0.dtype.storage_bytes(n)?)
         } else {
             None
@@ -346,7 +363,7 @@ impl Elements {
             return None;
         }
         if let Some(l) = &self.0.lazy {
-            return l.get(flat, self.0.dtype);
+            return l.get(flat);
         }
         let raw = read_raw(&self.0.bytes, self.0.dtype, self.position(flat))?;
         Some(decode(self.0.dtype, raw))
@@ -354,26 +371,7 @@ impl Elements {
     /// All elements in row-major order: bulk decoding of contiguous data,
     /// an odometer over strided views, the transform of lazy ones.
     pub fn iter(&self) -> impl Iterator<Item = WideNum> + '_ {
-        let n = self.len();
-        let dtype = self.0.dtype;
-        let it: Box<dyn Iterator<Item = WideNum> + '_> = if let Some(l) = &self.0.lazy {
-            Box::new(l.iter(dtype))
-        } else if let (Some(b), true) = (self.contiguous_bytes(), dtype.bits() >= 8) {
-            let w = dtype.bits() as usize / 8;
-            Box::new(b.chunks_exact(w).take(n).map(move |c| {
-                let mut buf = [0u8; 8];
-                buf[..w].copy_from_slice(c);
-                decode(dtype, u64::from_le_bytes(buf))
-            }))
-        } else {
-            let bytes = &self.0.bytes;
-            Box::new(
-                lazy::Positions::new(&self.0.shape, &self.0.strides, self.0.offset)
-                    .take(n)
-                    .map(move |p| decode(dtype, read_raw(bytes, dtype, p).unwrap_or(0))),
-            )
-        };
-        it
+        self.iter_range(0, self.len())
     }
     pub fn to_wide_vec(&self) -> Vec<WideNum> {
         self.iter().collect()
@@ -384,77 +382,29 @@ impl Elements {
             return self.0.bytes.slice_ref(b);
         }
         let n = self.len();
-        let dtype = self.0.dtype;
-        let mut out = Vec::with_capacity(dtype.storage_bytes(n).unwrap_or(0));
-        if let Some(l) = &self.0.lazy {
-            if l.extend_f32(dtype, &mut out) {
-                return pool::heap(out);
-            }
-            for (i, v) in l.iter(dtype).enumerate() {
-                push_raw(&mut out, dtype, i, encode(dtype, v).unwrap_or(0));
-            }
-            return pool::heap(out);
-        }
-        let positions = lazy::Positions::new(&self.0.shape, &self.0.strides, self.0.offset);
-        for (i, p) in positions.take(n).enumerate() {
-            let raw = read_raw(&self.0.bytes, dtype, p).unwrap_or(0);
-            push_raw(&mut out, dtype, i, raw);
-        }
+        let mut out = Vec::with_capacity(self.0.dtype.storage_bytes(n).unwrap_or(0));
+        self.pack_range(0, n, &mut out);
         pool::heap(out)
     }
     fn with_view(&self, shape: Vec<i64>, strides: Vec<i64>, offset: usize) -> Elements {
-        if self.0.lazy.is_some() {
+        if let Some(l) = &self.0.lazy {
+            if l.position_free() {
+                // Element-wise maps commute with views, and the strides are
+                // the base's: view the base.
+                let base = l.base.with_view(shape, strides, offset);
+                return Elements::lazy(self.0.dtype, base, l.steps.clone());
+            }
             // Views index bytes: apply the transform first.
             return self.materialized().with_view(shape, strides, offset);
         }
-        Elements(Arc::new(ElementsData {
+        Elements::make(ElementsData {
             dtype: self.0.dtype,
             shape,
             strides,
             offset,
             bytes: self.0.bytes.clone(),
             lazy: None,
-        }))
-    }
-
-    /// `self * scale[b] + shift[b]` per block `b` of `block` consecutive
-    /// elements (row-major), in float `dtype`, computed only when read. Used
-    /// for weights scaled per output channel (BatchNormalization fusion).
-    pub fn affine_blocks(
-        &self,
-        dtype: DType,
-        block: usize,
-        scale: Vec<f64>,
-        shift: Vec<f64>,
-    ) -> Option<Elements> {
-        let float = |d: DType| matches!(d, DType::F16 | DType::BF16 | DType::F32 | DType::F64);
-        if !float(dtype)
-            || !float(self.0.dtype)
-            || block == 0
-            || block.checked_mul(scale.len())? != self.len()
-            || shift.len() != scale.len()
-        {
-            return None;
-        }
-        let base = if self.0.lazy.is_some() {
-            self.materialized()
-        } else {
-            self.clone()
-        };
-        let shape = self.0.shape.clone();
-        Some(Elements(Arc::new(ElementsData {
-            dtype,
-            strides: row_major(&shape),
-            shape,
-            offset: 0,
-            bytes: Bytes::new(),
-            lazy: Some(lazy::Affine {
-                base,
-                block,
-                scale,
-                shift,
-            }),
-        })))
+        })
     }
 
     /// True when values are computed on read (see `affine_blocks`).
@@ -488,14 +438,9 @@ impl Elements {
             return Err(ElementsError::BadShape { shape });
         }
         if let Some(l) = &self.0.lazy {
-            // Row-major order is kept, so the blocks still line up.
-            let base = l.base.reshaped(shape.clone())?;
-            let Some(e) =
-                base.affine_blocks(self.0.dtype, l.block, l.scale.clone(), l.shift.clone())
-            else {
-                return Elements::from_bytes(self.0.dtype, shape, self.to_contiguous_bytes());
-            };
-            return Ok(e);
+            // Row-major order is kept, so blocks still line up.
+            let base = l.base.reshaped(shape)?;
+            return Ok(Elements::lazy(self.0.dtype, base, l.steps.clone()));
         }
         if self.is_splat() {
             let strides = vec![0; shape.len()];
@@ -532,14 +477,14 @@ impl Elements {
         }
         let bytes = self.to_contiguous_bytes();
         let strides = row_major(&self.0.shape);
-        Elements(Arc::new(ElementsData {
+        Elements::make(ElementsData {
             dtype: self.0.dtype,
             shape: self.0.shape.clone(),
             strides,
             offset: 0,
             bytes,
             lazy: None,
-        }))
+        })
     }
 
     /// The same view restricted to `shape`, which keeps each dim or makes it
@@ -562,7 +507,9 @@ impl Elements {
     /// plus its parameters).
     pub fn buffer_bytes(&self) -> usize {
         match &self.0.lazy {
-            Some(l) => l.base.buffer_bytes() + 16 * l.scale.len(),
+            Some(l) => {
+                l.base.buffer_bytes() + l.steps.iter().map(lazy::Step::params_bytes).sum::<usize>()
+            }
             None => self.0.bytes.len(),
         }
     }
@@ -586,22 +533,11 @@ impl Elements {
     }
 }
 
-/// Bytes of distinct constant buffers referenced by live attributes (each
-/// shared buffer counted once, whether heap or a slice of the model file).
-pub fn live_constant_bytes(m: &crate::module::Module) -> u64 {
-    let mut seen = std::collections::HashSet::new();
-    let mut total = 0u64;
-    for op in m.collect_ops(m.top()) {
-        for (_, a) in m.attrs(op) {
-            if let crate::attr::Attribute::Elements(e) = a {
-                let b = e.root_buffer();
-                if seen.insert((b.as_ptr() as usize, b.len())) {
-                    total += b.len() as u64;
-                }
-            }
-        }
-    }
-    total
+/// Bytes of the distinct buffers live constants hold (heap results and
+/// slices of the model file alike), read from the pool: after the constant
+/// GC compacted `_m`, the module's attributes hold about all of them.
+pub fn live_constant_bytes(_m: &crate::module::Module) -> u64 {
+    pool::stats().held
 }
 
 #[cfg(test)]

@@ -114,6 +114,8 @@ pub fn c_driver(
         ));
     }
     let mut s = String::from(DRIVER_PRELUDE);
+    s.push_str(C_FILL_DESC);
+    s.push_str(C_FILE_IO);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
     s.push_str("int main(int argc, char **argv) {\n");
     let (ni, no) = (inputs.len(), out_types.len());
@@ -122,77 +124,21 @@ pub fn c_driver(
         "  if (argc != {}) {{ fprintf(stderr, \"usage: %s {ni} inputs then {no} outputs\\n\", argv[0]); return 2; }}",
         1 + ni + no
     );
-    for (i, inp) in inputs.iter().enumerate() {
-        let rank = inp.shape.len();
-        let count: i64 = inp.shape.iter().product();
-        let _ = writeln!(s, "  int64_t in{i}[{}];", 3 + 2 * rank.max(1));
-        let _ = writeln!(
-            s,
-            "  void *d{i} = read_all(argv[{}], (size_t){count} * {});",
-            1 + i,
-            inp.elem_bytes
-        );
-        let dims: Vec<String> = inp.shape.iter().map(|d| d.to_string()).collect();
-        let _ = writeln!(
-            s,
-            "  {{ int64_t dims[] = {{ {} }}; fill_desc(in{i}, d{i}, {rank}, dims); }}",
-            if dims.is_empty() {
-                "0".to_string()
-            } else {
-                dims.join(", ")
-            }
-        );
-    }
-    let _ = writeln!(
-        s,
-        "  void *ins[] = {{ {} }};",
-        if ni == 0 {
-            "0".to_string()
-        } else {
-            (0..ni)
-                .map(|i| format!("in{i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    );
-    for (i, t) in out_types.iter().enumerate() {
-        let rank = t.shape().map_or(0, <[i64]>::len);
-        let _ = writeln!(s, "  int64_t out{i}[{}];", 3 + 2 * rank.max(1));
-    }
-    let _ = writeln!(
-        s,
-        "  void *outs[] = {{ {} }};",
-        if no == 0 {
-            "0".to_string()
-        } else {
-            (0..no)
-                .map(|i| format!("out{i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    );
+    c_inputs(&mut s, inputs, &|i| {
+        (String::new(), format!("argv[{}]", 1 + i))
+    });
+    let ranks: Vec<usize> = out_types
+        .iter()
+        .map(|t| t.shape().map_or(0, <[i64]>::len))
+        .collect();
+    c_descriptors(&mut s, "  ", "out", "outs", &ranks);
     let _ = writeln!(s, "  {entry}(ins, outs);");
     // Timing mode: ONNXC_REPEAT=N reruns the model N more times and prints
     // each run's wall and thread CPU time; the first (written) run warms
     // the caches.
     s.push_str("  const char *rep = getenv(\"ONNXC_REPEAT\");\n");
     s.push_str("  for (long r = 0, n = rep ? atol(rep) : 0; r < n; r++) {\n");
-    for (i, t) in out_types.iter().enumerate() {
-        let rank = t.shape().map_or(0, <[i64]>::len);
-        let _ = writeln!(s, "    int64_t t{i}[{}];", 3 + 2 * rank.max(1));
-    }
-    let _ = writeln!(
-        s,
-        "    void *touts[] = {{ {} }};",
-        if no == 0 {
-            "0".to_string()
-        } else {
-            (0..no)
-                .map(|i| format!("t{i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    );
+    c_descriptors(&mut s, "    ", "t", "touts", &ranks);
     s.push_str(
         "    int64_t t0ns = now_ns(CLOCK_MONOTONIC), c0ns = now_ns(CLOCK_THREAD_CPUTIME_ID);\n",
     );
@@ -223,6 +169,70 @@ pub fn c_driver(
     Ok(s)
 }
 
+/// `p0, p1, ...` for a C initializer, `0` when empty (C has no empty
+/// initializers).
+pub(crate) fn c_list(n: usize, prefix: &str) -> String {
+    if n == 0 {
+        return "0".into();
+    }
+    (0..n)
+        .map(|i| format!("{prefix}{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Declares descriptors `{prefix}{i}` of the given ranks and the pointer
+/// array `{array}` to them.
+pub(crate) fn c_descriptors(
+    s: &mut String,
+    indent: &str,
+    prefix: &str,
+    array: &str,
+    ranks: &[usize],
+) {
+    for (i, rank) in ranks.iter().enumerate() {
+        let _ = writeln!(s, "{indent}int64_t {prefix}{i}[{}];", 3 + 2 * rank.max(&1));
+    }
+    let _ = writeln!(
+        s,
+        "{indent}void *{array}[] = {{ {} }};",
+        c_list(ranks.len(), prefix)
+    );
+}
+
+/// Reads each input into `d{i}` (from the C string `path(i).1`, after the
+/// statements `path(i).0`), fills its descriptor `in{i}`, and declares
+/// `ins`.
+pub(crate) fn c_inputs(
+    s: &mut String,
+    inputs: &[DriverInput],
+    path: &dyn Fn(usize) -> (String, String),
+) {
+    for (i, inp) in inputs.iter().enumerate() {
+        let rank = inp.shape.len();
+        let count: i64 = inp.shape.iter().product();
+        let (setup, file) = path(i);
+        let _ = writeln!(s, "  int64_t in{i}[{}];", 3 + 2 * rank.max(1));
+        s.push_str(&setup);
+        let _ = writeln!(
+            s,
+            "  void *d{i} = read_all({file}, (size_t){count} * {});",
+            inp.elem_bytes
+        );
+        let dims: Vec<String> = inp.shape.iter().map(i64::to_string).collect();
+        let dims = if dims.is_empty() {
+            "0".to_string()
+        } else {
+            dims.join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "  {{ int64_t dims[] = {{ {dims} }}; fill_desc(in{i}, d{i}, {rank}, dims); }}"
+        );
+    }
+    let _ = writeln!(s, "  void *ins[] = {{ {} }};", c_list(inputs.len(), "in"));
+}
+
 const DRIVER_PRELUDE: &str = r#"/* generated by onnxc run */
 #include <stdint.h>
 #include <stdio.h>
@@ -235,16 +245,11 @@ static int64_t now_ns(clockid_t clock) {
   clock_gettime(clock, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+"#;
 
-static void *read_all(const char *path, size_t bytes) {
-  FILE *f = fopen(path, "rb");
-  if (!f) { perror(path); exit(1); }
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p || fread(p, 1, bytes, f) != bytes) { fprintf(stderr, "%s: short read\n", path); exit(1); }
-  fclose(f);
-  return p;
-}
-
+/// C helpers shared by every generated C file: `fill_desc` builds a
+/// packed descriptor. Needs `<stdint.h>` and `<string.h>`.
+pub(crate) const C_FILL_DESC: &str = r#"
 /* Descriptor words: allocated, aligned, offset, sizes[rank], strides[rank]. */
 static void fill_desc(int64_t *d, void *data, int rank, const int64_t *dims) {
   memcpy(&d[0], &data, sizeof data);
@@ -256,6 +261,20 @@ static void fill_desc(int64_t *d, void *data, int rank, const int64_t *dims) {
     d[3 + rank + i] = stride;
     stride *= dims[i];
   }
+}
+"#;
+
+/// The drivers' file helpers: `read_all` (a whole input file, exits on
+/// error) and `write_out` (an output descriptor in `onnxc run`'s format:
+/// `i64 rank, i64 dims[rank]`, packed elements). Needs `<stdio.h>` too.
+pub(crate) const C_FILE_IO: &str = r#"
+static void *read_all(const char *path, size_t bytes) {
+  FILE *f = fopen(path, "rb");
+  if (!f) { perror(path); exit(1); }
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p || fread(p, 1, bytes, f) != bytes) { fprintf(stderr, "%s: short read\n", path); exit(1); }
+  fclose(f);
+  return p;
 }
 
 static int write_out(const char *path, const int64_t *d, int rank, size_t esize) {

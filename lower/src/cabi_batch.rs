@@ -67,7 +67,7 @@ fn defined_names(ll: &str) -> HashSet<String> {
     for line in ll.lines() {
         let at = if line.starts_with("define ") {
             line.find('@')
-        } else if line.starts_with('@') {
+        } else if line.starts_with('@') && !is_external_global(line) {
             Some(0)
         } else {
             None
@@ -77,6 +77,12 @@ fn defined_names(ll: &str) -> HashSet<String> {
         }
     }
     out
+}
+
+/// `@x = external global ...`: a declaration (e.g. libc's `@stderr`),
+/// shared by all parts, never prefixed.
+fn is_external_global(line: &str) -> bool {
+    line.starts_with('@') && line.contains(" = external ")
 }
 
 /// `line` with every reference to a name of `defs` prefixed.
@@ -126,7 +132,7 @@ pub fn merge_llvm(parts: &[(String, String)]) -> Result<String> {
                 triple.get_or_insert_with(|| line.to_string());
                 continue;
             }
-            if line.starts_with("declare ") {
+            if line.starts_with("declare ") || is_external_global(line) {
                 let name = line
                     .find('@')
                     .and_then(|i| global_at(line, i))
@@ -162,53 +168,18 @@ pub fn merge_llvm(parts: &[(String, String)]) -> Result<String> {
 /// C source of the batch driver for `cases` (see the module docs).
 pub fn batch_driver(cases: &[BatchCase], timeout_secs: u32) -> String {
     let mut s = String::from(PRELUDE);
+    s.push_str(crate::cabi::C_FILL_DESC);
+    s.push_str(crate::cabi::C_FILE_IO);
     for (k, c) in cases.iter().enumerate() {
         let _ = writeln!(s, "extern void {}(void **ins, void **outs);", c.entry);
         let _ = writeln!(s, "static void case_{k}(const char *dir) {{");
         let _ = writeln!(s, "  char path[4096];");
-        for (i, inp) in c.inputs.iter().enumerate() {
-            let rank = inp.shape.len();
-            let count: i64 = inp.shape.iter().product();
-            let _ = writeln!(s, "  int64_t in{i}[{}];", 3 + 2 * rank.max(1));
-            let _ = writeln!(
-                s,
-                "  snprintf(path, sizeof path, \"%s/{k}/in_{i}.bin\", dir);"
-            );
-            let _ = writeln!(
-                s,
-                "  void *d{i} = read_all(path, (size_t){count} * {});",
-                inp.elem_bytes
-            );
-            let dims: Vec<String> = inp.shape.iter().map(i64::to_string).collect();
-            let dims = if dims.is_empty() {
-                "0".to_string()
-            } else {
-                dims.join(", ")
-            };
-            let _ = writeln!(
-                s,
-                "  {{ int64_t dims[] = {{ {dims} }}; fill_desc(in{i}, d{i}, {rank}, dims); }}"
-            );
-        }
-        let list = |n: usize, p: &str| {
-            if n == 0 {
-                "0".to_string()
-            } else {
-                (0..n)
-                    .map(|i| format!("{p}{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        };
-        let _ = writeln!(s, "  void *ins[] = {{ {} }};", list(c.inputs.len(), "in"));
-        for (i, (rank, _)) in c.outputs.iter().enumerate() {
-            let _ = writeln!(s, "  int64_t out{i}[{}];", 3 + 2 * rank.max(&1));
-        }
-        let _ = writeln!(
-            s,
-            "  void *outs[] = {{ {} }};",
-            list(c.outputs.len(), "out")
-        );
+        crate::cabi::c_inputs(&mut s, &c.inputs, &|i| {
+            let setup = format!("  snprintf(path, sizeof path, \"%s/{k}/in_{i}.bin\", dir);\n");
+            (setup, "path".into())
+        });
+        let ranks: Vec<usize> = c.outputs.iter().map(|o| o.0).collect();
+        crate::cabi::c_descriptors(&mut s, "  ", "out", "outs", &ranks);
         let _ = writeln!(s, "  {}(ins, outs);", c.entry);
         for (i, (rank, bytes)) in c.outputs.iter().enumerate() {
             let _ = writeln!(
@@ -225,14 +196,7 @@ pub fn batch_driver(cases: &[BatchCase], timeout_secs: u32) -> String {
     let _ = writeln!(
         s,
         "static void (*const cases[])(const char *) = {{ {} }};",
-        if cases.is_empty() {
-            "0".to_string()
-        } else {
-            (0..cases.len())
-                .map(|k| format!("case_{k}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
+        crate::cabi::c_list(cases.len(), "case_")
     );
     let _ = writeln!(s, "#define NCASES {}", cases.len());
     let _ = writeln!(s, "#define TIMEOUT {timeout_secs}");
@@ -259,46 +223,6 @@ __bf16 __truncsfbf2(float a) {
   uint16_t h = bf16_bits(u); __bf16 r; memcpy(&r, &h, 2); return r;
 }
 __bf16 __truncdfbf2(double a) { return __truncsfbf2((float)a); }
-
-static void *read_all(const char *path, size_t bytes) {
-  FILE *f = fopen(path, "rb");
-  if (!f) { perror(path); exit(1); }
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p || fread(p, 1, bytes, f) != bytes) { fprintf(stderr, "%s: short read\n", path); exit(1); }
-  fclose(f);
-  return p;
-}
-
-static void fill_desc(int64_t *d, void *data, int rank, const int64_t *dims) {
-  memcpy(&d[0], &data, sizeof data);
-  memcpy(&d[1], &data, sizeof data);
-  d[2] = 0;
-  int64_t stride = 1;
-  for (int i = rank - 1; i >= 0; i--) {
-    d[3 + i] = dims[i];
-    d[3 + rank + i] = stride;
-    stride *= dims[i];
-  }
-}
-
-static int write_out(const char *path, const int64_t *d, int rank, size_t esize) {
-  FILE *f = fopen(path, "wb");
-  if (!f) { perror(path); return 1; }
-  int64_t r = rank;
-  fwrite(&r, 8, 1, f);
-  int64_t count = 1;
-  for (int i = 0; i < rank; i++) { fwrite(&d[3 + i], 8, 1, f); count *= d[3 + i]; }
-  char *base;
-  memcpy(&base, &d[1], sizeof base);
-  int64_t idx[64] = {0};
-  for (int64_t n = 0; n < count; n++) {
-    int64_t off = d[2];
-    for (int i = 0; i < rank; i++) off += idx[i] * d[3 + rank + i];
-    fwrite(base + off * (int64_t)esize, esize, 1, f);
-    for (int i = rank - 1; i >= 0; i--) { if (++idx[i] < d[3 + i]) break; idx[i] = 0; }
-  }
-  return fclose(f) != 0;
-}
 
 "#;
 

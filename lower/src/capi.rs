@@ -124,6 +124,8 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     let (ins, outs) = ports(m, func_name)?;
     let mut s = header(m, func_name, p)?;
     s.push_str(WRAPPER_PRELUDE);
+    s.push_str(crate::cabi::C_FILL_DESC);
+    s.push_str(WRAPPER_OUTPUTS);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
     for (kind, list) in [("input", &ins), ("output", &outs)] {
         let n = list.len().max(1);
@@ -200,6 +202,12 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
         .map(|q| q.shape.len())
         .max()
         .unwrap_or(0);
+    // take_output walks outputs with a 64-entry index.
+    if max_rank > 64 {
+        return Err(Diagnostic::error(format!(
+            "cannot export '@{func_name}': rank {max_rank} exceeds 64"
+        )));
+    }
     let words = 3 + 2 * max_rank.max(1);
     let _ = write!(
         s,
@@ -314,19 +322,9 @@ static int64_t count_of(const int64_t *shape, int64_t rank) {
   return n;
 }
 
-/* Descriptor words: allocated, aligned, offset, sizes[rank], strides[rank]. */
-static void fill_desc(int64_t *d, void *data, int rank, const int64_t *dims) {
-  memcpy(&d[0], &data, sizeof data);
-  memcpy(&d[1], &data, sizeof data);
-  d[2] = 0;
-  int64_t stride = 1;
-  for (int i = rank - 1; i >= 0; i--) {
-    d[3 + i] = dims[i];
-    d[3 + rank + i] = stride;
-    stride *= dims[i];
-  }
-}
+"#;
 
+const WRAPPER_OUTPUTS: &str = r#"
 /* Moves an output descriptor into a tensor: the buffer itself when it is
  * packed row-major from its start, otherwise a packed copy. */
 static void take_output(onnxc_tensor *t, const int64_t *d, int rank, size_t esize) {

@@ -8,10 +8,13 @@ pub mod cabi;
 pub mod cabi_batch;
 pub mod capi;
 pub mod dealloc_lowering;
+pub mod elf;
 pub mod llvm;
+pub mod noalias;
+pub mod outline;
 pub mod scf_to_cf;
 
-pub use llvm::{EmitOptions, WeightSink};
+pub use llvm::{EmitOptions, WeightLayout, WeightSink};
 
 use ir::pass::PassRegistry;
 use ir::{Diagnostic, Module};
@@ -20,10 +23,12 @@ use ir::{Diagnostic, Module};
 pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(scf_to_cf::pass_info());
     dealloc_lowering::register(reg);
+    reg.add(outline::pass_info());
+    reg.add(noalias::pass_info());
     reg.add_pipeline(
         "lower-to-llvm-ready",
         "everything the LLVM IR emitter needs to run first",
-        "lower-deallocations,convert-scf-to-cf",
+        "lower-deallocations,outline-kernels,mark-noalias,convert-scf-to-cf",
     );
 }
 
@@ -41,3 +46,27 @@ pub fn emit_llvm_with_weights(
 ) -> Result<String, Diagnostic> {
     llvm::emit_module_with(m, opts, Some(weights))
 }
+
+/// Like [`emit_llvm`], with large constant globals in a weights blob the
+/// text only declares; write it with [`WeightLayout::write`] or as an
+/// object with [`elf::write_weights_object`].
+pub fn emit_llvm_extern_weights(
+    m: &Module,
+    opts: &EmitOptions,
+) -> Result<(String, WeightLayout), Diagnostic> {
+    llvm::emit_module_extern_weights(m, opts)
+}
+
+/// Like [`emit_llvm_extern_weights`], split into up to `max_parts` modules
+/// (fewer for a small model) that are compiled separately and linked
+/// together; the first defines the globals.
+pub fn emit_llvm_parts(
+    m: &Module,
+    opts: &EmitOptions,
+    max_parts: usize,
+) -> Result<(Vec<String>, WeightLayout), Diagnostic> {
+    llvm::emit_module_parts(m, opts, max_parts, MIN_PART_BYTES)
+}
+
+/// Function text per separately compiled part, at least.
+pub const MIN_PART_BYTES: usize = 256 * 1024;

@@ -8,7 +8,8 @@
 //! The zoo: `mlp`, `cnn`, model-zoo image CNNs (`resnet50v1`,
 //! `resnet152v1`, `arcface100`, `vgg19`, `densenet121`, `mobilenetv2`,
 //! `squeezenet`) and PyTorch-export-style transformers (`bert-base`,
-//! `gpt2-small`, int64 token inputs with dynamic batch and sequence).
+//! `gpt2-small`, int64 token inputs with dynamic batch and sequence, and
+//! their 2-layer `bert-tiny` / `gpt2-tiny` versions).
 
 pub mod graph;
 pub mod rng;

@@ -2,23 +2,9 @@
 //! ops, plugged into the element-wise broadcasting nest.
 
 use super::attr_float;
-use super::elementwise::Body;
+use super::elementwise::{float_type, Body};
 use super::scalar::{self, constant};
-use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId};
-
-fn float_t(b: &Builder<'_>, op: OpId, x: ValueId) -> Result<Type> {
-    let t = b.m.value_type(x).clone();
-    if t.is_float() {
-        Ok(t)
-    } else {
-        Err(op_error(
-            b.m,
-            op,
-            format!("expects a floating-point input, got {t}"),
-        ))
-    }
-}
+use ir::{Builder, OpId, Result, ValueId};
 
 fn c(b: &mut Builder<'_>, x: ValueId, v: f64) -> ValueId {
     let t = b.m.value_type(x).clone();
@@ -55,8 +41,18 @@ fn sigmoid(b: &mut Builder<'_>, x: ValueId) -> ValueId {
     f(b, "divf", &[one, den])
 }
 
+/// `x · sigmoid(alpha · x)`.
+fn swish(b: &mut Builder<'_>, o: OpId, x: ValueId) -> Result<ValueId> {
+    float_type(b, o, x)?;
+    let alpha = attr_float(b.m, o, "alpha", 1.0);
+    let a = c(b, x, alpha);
+    let ax = f(b, "mulf", &[a, x]);
+    let s = sigmoid(b, ax);
+    Ok(f(b, "mulf", &[x, s]))
+}
+
 fn math1(b: &mut Builder<'_>, op: OpId, name: &str, x: &[ValueId]) -> Result<ValueId> {
-    float_t(b, op, x[0])?;
+    float_type(b, op, x[0])?;
     Ok(b.same(name, &[x[0]]))
 }
 
@@ -73,7 +69,7 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
         "Atanh" => |b, o, x, _| math1(b, o, "math.atanh", x),
         "Round" => |b, o, x, _| math1(b, o, "math.roundeven", x),
         "Elu" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let alpha = attr_float(b.m, o, "alpha", 1.0);
             let a = c(b, x[0], alpha);
             let e = exp(b, x[0]);
@@ -85,7 +81,7 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
             Ok(scalar::select(b, lt, neg, x[0]))
         },
         "Selu" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let alpha = attr_float(b.m, o, "alpha", 1.673_263_192_176_818_8);
             let gamma = attr_float(b.m, o, "gamma", 1.050_701_022_148_132_3);
             let a = c(b, x[0], alpha);
@@ -99,7 +95,7 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
             Ok(f(b, "mulf", &[g, v]))
         },
         "Celu" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let alpha = attr_float(b.m, o, "alpha", 1.0);
             let a = c(b, x[0], alpha);
             let xa = f(b, "divf", &[x[0], a]);
@@ -113,7 +109,7 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
             Ok(f(b, "addf", &[p, n]))
         },
         "HardSigmoid" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let alpha = attr_float(b.m, o, "alpha", 0.2);
             let beta = attr_float(b.m, o, "beta", 0.5);
             let a = c(b, x[0], alpha);
@@ -123,7 +119,7 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
             Ok(clamp01(b, v))
         },
         "HardSwish" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let a = c(b, x[0], 1.0 / 6.0);
             let be = c(b, x[0], 0.5);
             let ax = f(b, "mulf", &[a, x[0]]);
@@ -132,32 +128,45 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
             Ok(f(b, "mulf", &[x[0], h]))
         },
         "Softplus" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             Ok(softplus(b, x[0]))
         },
         "Softsign" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let a = b.same("math.absf", &[x[0]]);
             let one = c(b, x[0], 1.0);
             let d = f(b, "addf", &[one, a]);
             Ok(f(b, "divf", &[x[0], d]))
         },
         "Mish" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let s = softplus(b, x[0]);
             let t = b.same("math.tanh", &[s]);
             Ok(f(b, "mulf", &[x[0], t]))
         },
-        "Swish" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
-            let alpha = attr_float(b.m, o, "alpha", 1.0);
-            let a = c(b, x[0], alpha);
-            let ax = f(b, "mulf", &[a, x[0]]);
-            let s = sigmoid(b, ax);
-            Ok(f(b, "mulf", &[x[0], s]))
+        "Swish" => |b, o, x, _| swish(b, o, x[0]),
+        // 1 above the threshold, else 0.
+        "onnx_ml.Binarizer" => |b, o, x, _| {
+            let t = b.m.value_type(x[0]).clone();
+            let thr = c(b, x[0], attr_float(b.m, o, "threshold", 0.0));
+            let gt = scalar::compare(b, "gt", x[0], thr);
+            let (one, zero) = (constant(b, &t, 1.0), constant(b, &t, 0.0));
+            Ok(scalar::select(b, gt, one, zero))
+        },
+        // Swish(A) · B.
+        "SwiGLU" => |b, o, x, _| {
+            let Some(&gate) = x.get(1) else {
+                return Err(ir::dialects::op_error(
+                    b.m,
+                    o,
+                    "SwiGLU needs inputs A and B",
+                ));
+            };
+            let s = swish(b, o, x[0])?;
+            Ok(f(b, "mulf", &[s, gate]))
         },
         "Gelu" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let half = c(b, x[0], 0.5);
             let one = c(b, x[0], 1.0);
             let hx = f(b, "mulf", &[half, x[0]]);
@@ -179,7 +188,7 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
             Ok(f(b, "mulf", &[hx, p]))
         },
         "ThresholdedRelu" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let alpha = attr_float(b.m, o, "alpha", 1.0);
             let a = c(b, x[0], alpha);
             let zero = c(b, x[0], 0.0);
@@ -219,11 +228,11 @@ pub(super) fn body_for(kind: &str) -> Option<Body> {
             Ok(scalar::select(b, gt, one, n))
         },
         "IsNaN" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             Ok(scalar::cmpf(b, "uno", x[0], x[0]))
         },
         "IsInf" => |b, o, x, _| {
-            float_t(b, o, x[0])?;
+            float_type(b, o, x[0])?;
             let pos = super::attr_int(b.m, o, "detect_positive", 1) != 0;
             let neg = super::attr_int(b.m, o, "detect_negative", 1) != 0;
             let pinf = c(b, x[0], f64::INFINITY);

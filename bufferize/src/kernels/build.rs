@@ -2,6 +2,7 @@
 //! Range, Tile, Expand, ConstantOfShape, EyeLike. Sizes read from tensors
 //! at runtime become dynamic allocation sizes.
 
+use super::checks;
 use super::reduce::normalize_axis;
 use super::scalar::{self, constant};
 use super::{alloc_result, attr_int, attr_ints, elem_of, load_at, shape_of, store_at};
@@ -79,9 +80,18 @@ pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let mut out_dims = dims(b, first);
     let mut total = b.const_index(0);
     let mut offsets = Vec::new();
-    for &v in &inputs {
+    for (i, &v) in inputs.iter().enumerate() {
         offsets.push(total);
         let d = dims(b, v);
+        if d.len() != rank {
+            return Err(op_error(b.m, op, "Concat inputs differ in rank"));
+        }
+        for (k, (&dk, &ok)) in d.iter().zip(&out_dims).enumerate() {
+            if k != axis && i > 0 {
+                let msg = format!("input {i} dim {k} differs from input 0's");
+                checks::equal(b, op, dk, ok, &msg)?;
+            }
+        }
         total = loops::add(b, total, d[axis]);
     }
     out_dims[axis] = total;
@@ -120,6 +130,17 @@ pub fn split(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     if sizes.len() != nout {
         return Err(op_error(b.m, op, "split sizes do not match the outputs"));
     }
+    for (j, &s) in sizes.iter().enumerate() {
+        checks::non_negative(b, op, s, &format!("split size {j} is negative"))?;
+    }
+    let sum = checks::total(b, &sizes);
+    checks::equal(
+        b,
+        op,
+        sum,
+        dx[axis],
+        "the split sizes do not add up to the axis dim",
+    )?;
     let bounds = Bounds::new(b);
     let mut offset = bounds.zero;
     let mut outs = Vec::new();
@@ -215,9 +236,10 @@ pub fn tile(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         .enumerate()
         .map(|(j, &d)| {
             let r = index_at(b, reps, Some(j as i64));
-            loops::mul(b, d, r)
+            checks::non_negative(b, op, r, &format!("repeats entry {j} is negative"))?;
+            Ok(loops::mul(b, d, r))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let out = alloc_result(b, op, 0, &out_dims)?;
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
@@ -247,12 +269,19 @@ pub fn expand(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let one = b.const_index(1);
     let mut out_dims = Vec::with_capacity(out_rank);
     for j in 0..out_rank {
-        let xd = (j + dx.len()).checked_sub(out_rank).map_or(one, |k| dx[k]);
+        let xk = (j + dx.len()).checked_sub(out_rank);
+        let xd = xk.map_or(one, |k| dx[k]);
         let sd = match (j + n as usize).checked_sub(out_rank) {
             Some(k) => index_at(b, s, Some(k as i64)),
             None => one,
         };
-        out_dims.push(max_index(b, xd, sd));
+        let o = max_index(b, xd, sd);
+        if let Some(k) = xk {
+            checks::broadcasts(b, op, xd, o, &checks::broadcast_msg(0, k))?;
+        }
+        let msg = format!("shape entry {j} is not 1 and differs from the output dim");
+        checks::broadcasts(b, op, sd, o, &msg)?;
+        out_dims.push(o);
     }
     let out = alloc_result(b, op, 0, &out_dims)?;
     let bounds = Bounds::new(b);

@@ -11,8 +11,10 @@ use crate::loops::{self, loop_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Attribute, BlockId, Builder, OpId, OpSpec, Result, Type, ValueId, DYN};
 
-/// `v` as type `ty` (a `memref.cast` when the static shapes differ).
+/// `v` as type `ty` (a `memref.cast` when the static shapes differ; a
+/// contiguous copy first when `v` is a strided view).
 fn cast_to(b: &mut Builder<'_>, v: ValueId, ty: &Type) -> ValueId {
+    let v = crate::convert::contiguous(b, v);
     if b.m.value_type(v) == ty {
         v
     } else {

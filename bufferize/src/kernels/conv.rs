@@ -3,15 +3,18 @@
 use super::matmul::{call_gemm, GemmCall};
 use super::scalar::{self, constant};
 use super::window::Window;
-use super::{alloc_result, attr_int, elem_of, load_at, shape_of, store_at};
-use crate::convert::{dims, Lowering};
+use super::{
+    alloc_result, attr_int, elem_of, load_at, private_func, shape_of, shape_tag, store_at, type_tag,
+};
+use crate::convert::{contiguous, dims, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 
 pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let w = cx.input(b.m, op, 1)?;
+    // The im2col/GEMM path wants unit strides.
+    let x = contiguous(b, cx.input(b.m, op, 0)?);
+    let w = contiguous(b, cx.input(b.m, op, 1)?);
     let bias = if cx.has_input(b.m, op, 2) {
         Some(cx.input(b.m, op, 2)?)
     } else {
@@ -21,7 +24,6 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     if sx.len() < 3 || sw.len() != sx.len() {
         return Err(op_error(b.m, op, "Conv expects X and W of equal rank >= 3"));
     }
-    let spatial = sx.len() - 2;
     let kernel = sw[2..].to_vec();
     if kernel.contains(&DYN) || sw[1] == DYN || sw[0] == DYN {
         return Err(op_error(b.m, op, "Conv needs a weight of static shape"));
@@ -38,12 +40,15 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
     let win = Window::new(b.m, op, kernel.clone(), &sx, &out_shape)?;
     let dx = dims(b, x);
+    let c = b.const_index(sw[1].saturating_mul(group));
+    let msg = "the input's channels differ from the weight's times group";
+    super::checks::equal(b, op, dx[1], c, msg)?;
     let mut out_dims = vec![dx[0], b.const_index(sw[0])];
     for (i, &d) in out_shape[2..].iter().enumerate() {
         if d == DYN {
-            // out = floor((in + pads - eff) / stride) + 1 with symmetric pads.
+            // out = floor((in + pads - eff) / stride) + 1.
             let eff = (kernel[i] - 1) * win.dilations[i] + 1;
-            let c = b.const_index(2 * win.pad_begin[i] - eff);
+            let c = b.const_index(win.pad_begin[i] + win.pad_end[i] - eff);
             let t = loops::add(b, dx[i + 2], c);
             let s = b.const_index(win.strides[i]);
             let q = b.same("arith.divsi", &[t, s]);
@@ -60,6 +65,7 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         return Ok(vec![out]);
     }
     let (m_per_group, c_per_group) = (sw[0] / group, sw[1]);
+    let acc_ty = scalar::acc_type(&elem);
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
     let mut red_dims = vec![b.const_index(c_per_group)];
@@ -73,33 +79,26 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         let g = b.same("arith.divsi", &[mo, mpg]);
         let c_base = loops::mul(b, g, cpg);
         let init = match bias {
-            Some(bv) => load_at(b, bv, &[mo]),
-            None => constant(b, &elem, 0.0),
+            Some(bv) => {
+                let v = load_at(b, bv, &[mo]);
+                scalar::fcast(b, v, &acc_ty)
+            }
+            None => constant(b, &acc_ty, 0.0),
         };
         let sum = reduce_nest(b, &bounds, &red_dims, init, &mut |b, r, acc| {
             let c = loops::add(b, c_base, r[0]);
+            let (pos, inside) = win.input_indices(b, &ivs[2..], &r[1..], &dx[2..], zero);
             let mut xidx = vec![n, c];
-            let mut inside = None;
-            for i in 0..spatial {
-                let (pos, ok) = win.input_index(b, i, ivs[i + 2], r[i + 1], dx[i + 2], zero);
-                xidx.push(pos);
-                inside = Some(match inside {
-                    Some(prev) => loops::and(b, prev, ok),
-                    None => ok,
-                });
-            }
+            xidx.extend(pos);
             let xv = load_at(b, x, &xidx);
             let mut widx = vec![mo, r[0]];
             widx.extend_from_slice(&r[1..]);
             let wv = load_at(b, w, &widx);
-            let p = scalar::mul(b, xv, wv);
             let zero_v = constant(b, &elem, 0.0);
-            let p = match inside {
-                Some(ok) => loops::select(b, ok, p, zero_v),
-                None => p,
-            };
-            scalar::add(b, acc, p)
+            let xv = loops::select(b, inside, xv, zero_v);
+            scalar::mul_acc(b, acc, xv, wv)
         });
+        let sum = scalar::fcast(b, sum, &elem);
         store_at(b, sum, out, ivs);
     });
     Ok(vec![out])
@@ -133,12 +132,12 @@ impl FastConv {
         win: &Window,
     ) -> Option<FastConv> {
         let (sx, so) = (shape_of(b.m, x), shape_of(b.m, out));
-        let float = matches!(elem_of(b.m, out), Type::Float(_));
+        // f16/bf16 take the loop nest, which accumulates in f32.
+        let float = matches!(elem_of(b.m, out), t @ Type::Float(_) if scalar::acc_type(&t) == t);
         let identity = |v: ValueId| {
-            b.m.value_type(v).as_memref().is_some_and(|t| {
-                let (strides, off) = t.strides_and_offset();
-                off == 0 && strides == ir::types::identity_strides(&t.shape)
-            })
+            b.m.value_type(v)
+                .as_memref()
+                .is_some_and(ir::types::MemRefType::is_identity_layout)
         };
         let contiguous = identity(x) && identity(w) && identity(out);
         if !float || sx.contains(&DYN) || so.contains(&DYN) || !contiguous {
@@ -236,18 +235,16 @@ impl FastConv {
         win: &Window,
         elem: &Type,
     ) {
-        let dims = |s: &[i64]| s.iter().map(i64::to_string).collect::<Vec<_>>().join("x");
         let name = format!(
             "__onnxc_im2col_{}_x{}_c{}_k{}_s{}_d{}_p{}_o{}",
-            elem.to_string()
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
-            dims(&shape_of(b.m, x)),
+            type_tag(elem),
+            shape_tag(&shape_of(b.m, x)),
             self.cg,
-            dims(&win.kernel),
-            dims(&win.strides),
-            dims(&win.dilations),
-            dims(&win.pad_begin).replace('-', "m"),
-            dims(&shape_of(b.m, col)),
+            shape_tag(&win.kernel),
+            shape_tag(&win.strides),
+            shape_tag(&win.dilations),
+            shape_tag(&win.pad_begin),
+            shape_tag(&shape_of(b.m, col)),
         );
         if b.m.lookup_symbol(&name).is_none() {
             let inputs = vec![
@@ -256,12 +253,7 @@ impl FastConv {
                 Type::Index,
                 Type::Index,
             ];
-            let body = b.m.body();
-            let mut fb = Builder::new(&mut *b.m, ir::InsertPoint::End(body));
-            let (f, entry) = fb.func(&name, inputs, vec![]);
-            fb.m.set_attr(f, "sym_visibility", ir::Attribute::string("private"));
-            let args = fb.m.block_args(entry).to_vec();
-            let mut fb = Builder::at_end(&mut *fb.m, entry);
+            let (mut fb, args) = private_func(b.m, &name, inputs);
             let bounds = Bounds::new(&mut fb);
             self.im2col(
                 &mut fb, &bounds, args[0], args[1], args[2], args[3], win, elem,
@@ -304,17 +296,10 @@ impl FastConv {
         let spatial = ks.len();
         loop_nest(b, bounds, &ubs, &mut |b, ivs| {
             let c = loops::add(b, c0, ivs[0]);
+            let (pos, inside) =
+                win.input_indices(b, &ivs[1 + spatial..], &ivs[1..1 + spatial], &sizes, zero);
             let mut xidx = vec![n, c];
-            let mut inside: Option<ValueId> = None;
-            for i in 0..spatial {
-                let (pos, ok) =
-                    win.input_index(b, i, ivs[1 + spatial + i], ivs[1 + i], sizes[i], zero);
-                xidx.push(pos);
-                inside = Some(match inside {
-                    Some(prev) => loops::and(b, prev, ok),
-                    None => ok,
-                });
-            }
+            xidx.extend(pos);
             // Row (c, kh, kw) and column (oh, ow), row-major.
             let mut row = ivs[0];
             for i in 0..spatial {
@@ -326,10 +311,7 @@ impl FastConv {
             }
             let v = load_at(b, x, &xidx);
             let zv = constant(b, elem, 0.0);
-            let v = match inside {
-                Some(ok) => loops::select(b, ok, v, zv),
-                None => v,
-            };
+            let v = loops::select(b, inside, v, zv);
             store_at(b, v, col, &[zero, row, colx]);
         });
     }

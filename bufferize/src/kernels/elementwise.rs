@@ -2,6 +2,7 @@
 //! nest over the output, each input indexed with its broadcast dims pinned
 //! to 0, and a scalar body per op.
 
+use super::checks;
 use super::scalar::{self, constant};
 use super::{alloc_result, attr_float, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
@@ -115,7 +116,8 @@ fn arith(b: &mut Builder<'_>, f: &str, s: &str, u: &str, x: &[ValueId]) -> Value
     b.same(&format!("arith.{name}"), &[x[0], x[1]])
 }
 
-fn float_type(b: &Builder<'_>, op: OpId, x: ValueId) -> Result<Type> {
+/// The type of `x`, which must be a float.
+pub fn float_type(b: &Builder<'_>, op: OpId, x: ValueId) -> Result<Type> {
     let t = b.m.value_type(x).clone();
     if t.is_float() {
         Ok(t)
@@ -165,30 +167,38 @@ pub fn lower(
     let in_dims: Vec<Vec<ValueId>> = inputs.iter().map(|&v| dims(b, v)).collect();
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);
-    // Each dynamic output dim: the input dims folded with "1 broadcasts".
+    // Each dynamic output dim: the input dims folded with "1 broadcasts";
+    // `lead[j]` needs no check there (see `checks::broadcast_dim`).
     let mut out_dims = Vec::with_capacity(rank);
+    let mut lead = vec![None; rank];
     for (j, &d) in out_shape.iter().enumerate() {
         if d != DYN {
             out_dims.push(b.const_index(d));
             continue;
         }
-        let mut acc: Option<ValueId> = None;
-        for (s, dv) in shapes.iter().zip(&in_dims) {
-            let Some(k) = (j + s.len()).checked_sub(rank) else {
+        let ds: Vec<(usize, ValueId)> = shapes
+            .iter()
+            .zip(&in_dims)
+            .enumerate()
+            .filter_map(|(n, (s, dv))| {
+                let k = (j + s.len()).checked_sub(rank)?;
+                (s[k] != 1).then(|| (n, dv[k]))
+            })
+            .collect();
+        let (o, l) = checks::broadcast_dim(b, &ds);
+        out_dims.push(o);
+        lead[j] = l;
+    }
+    for (n, ((&i, s), dv)) in operand_ids.iter().zip(&shapes).zip(&in_dims).enumerate() {
+        let off = rank.saturating_sub(s.len());
+        for (k, &d) in dv.iter().enumerate() {
+            let Some(&o) = out_dims.get(k + off) else {
                 continue;
             };
-            if s[k] == 1 {
-                continue;
+            if lead.get(k + off).copied().flatten() != Some(n) {
+                checks::broadcasts(b, op, d, o, &checks::broadcast_msg(i, k))?;
             }
-            acc = Some(match acc {
-                None => dv[k],
-                Some(a) => {
-                    let is1 = loops::cmp(b, "eq", a, one);
-                    loops::select(b, is1, dv[k], a)
-                }
-            });
         }
-        out_dims.push(acc.unwrap_or(one));
     }
     // A dynamic input dim may be 1 at runtime: it broadcasts then.
     let dyn_one: Vec<Vec<Option<ValueId>>> = shapes
@@ -226,10 +236,23 @@ pub fn lower(
             let mut operands = vec![v];
             operands.extend(idx);
             let elem = elem_of(b.m, v);
-            loaded.push(b.op1("memref.load", &operands, elem, &[]));
+            let x = b.op1("memref.load", &operands, elem.clone(), &[]);
+            // bf16 bodies compute in f32 and round once (as ml_dtypes and
+            // the reference's f32 formulas do).
+            let x = if elem.float_kind() == Some(ir::types::FloatKind::BF16) {
+                scalar::fcast(b, x, &Type::f32())
+            } else {
+                x
+            };
+            loaded.push(x);
         }
         match body(b, op, &loaded, &out_elem) {
             Ok(r) => {
+                let r = if out_elem.is_float() {
+                    scalar::fcast(b, r, &out_elem)
+                } else {
+                    r
+                };
                 let mut operands = vec![r, out];
                 operands.extend_from_slice(ivs);
                 b.op("memref.store", &operands, &[], &[]);

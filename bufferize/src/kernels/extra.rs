@@ -3,7 +3,9 @@
 
 use super::build::{from_index, to_index};
 use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, elem_of, load_at, shape_of, store_at};
+use super::{
+    alloc_result, attr_int, elem_of, finish, load_at, shape_of, store_at, store_converted,
+};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
@@ -100,15 +102,9 @@ pub fn window(
                 scalar::add(b, v, t2)
             }
         };
-        match scalar::convert(b, op, v, &elem) {
-            Ok(v) => store_at(b, v, out, ivs),
-            Err(e) => err = Some(e),
-        }
+        store_converted(b, op, v, &elem, out, ivs, &mut err);
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }
 
 /// A scalar parameter (shape [] or [1]) as f64.
@@ -219,15 +215,9 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         let (l, h) = (constant(b, &f, lo), constant(b, &f, hi));
         let v = scalar::max(b, v, l);
         let v = scalar::min(b, v, h);
-        match scalar::convert(b, op, v, &yt) {
-            Ok(r) => store_at(b, r, out, ivs),
-            Err(e) => err = Some(e),
-        }
+        store_converted(b, op, v, &yt, out, ivs, &mut err);
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }
 
 /// CenterCropPad: each listed axis is cropped or zero-padded around its

@@ -1,20 +1,41 @@
-//! Indexing ops: Gather, GatherElements, Slice (runtime starts/ends/axes/
-//! steps), CumSum, Trilu.
+//! Indexing ops: Gather, GatherElements, CumSum, Trilu, ArrayFeatureExtractor.
 
 use super::build::{index_at, to_index};
+use super::checks;
 use super::reduce::normalize_axis;
 use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, constant_ints, load_at, shape_of, store_at};
+use super::{alloc_result, attr_int, load_at, shape_of, store_at};
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
 
 /// A possibly negative index made non-negative: `i < 0 ? i + d : i`.
-fn wrap(b: &mut Builder<'_>, i: ValueId, d: ValueId, zero: ValueId) -> ValueId {
+pub(super) fn wrap(b: &mut Builder<'_>, i: ValueId, d: ValueId, zero: ValueId) -> ValueId {
     let neg = loops::cmp(b, "slt", i, zero);
     let w = loops::add(b, i, d);
     loops::select(b, neg, w, i)
+}
+
+/// Asserts that an operand's dims `di` are within the data's `dx`
+/// (except on `axis`): the kernels address the data with them.
+pub(super) fn within(
+    b: &mut Builder<'_>,
+    op: OpId,
+    (name, di): (&str, &[ValueId]),
+    dx: &[ValueId],
+    axis: Option<usize>,
+) -> Result<()> {
+    if di.len() != dx.len() {
+        return Err(op_error(b.m, op, format!("{name} and data differ in rank")));
+    }
+    for (k, (&i, &x)) in di.iter().zip(dx).enumerate() {
+        if Some(k) != axis {
+            let msg = format!("{name} dim {k} exceeds the data's");
+            checks::compare(b, op, "sle", i, x, &msg)?;
+        }
+    }
+    Ok(())
 }
 
 pub fn gather(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -30,10 +51,11 @@ pub fn gather(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     out_dims.extend_from_slice(&dx[axis + 1..]);
     let out = alloc_result(b, op, 0, &out_dims)?;
     let bounds = Bounds::new(b);
+    let msg = checks::index_msg(b, op, 1, dx[axis], axis)?;
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let i = load_at(b, ind, &ivs[axis..axis + q]);
         let i = to_index(b, i);
-        let i = wrap(b, i, dx[axis], bounds.zero);
+        let i = checks::index_if(b, op, i, dx[axis], msg.as_deref());
         let mut xi = ivs[..axis].to_vec();
         xi.push(i);
         xi.extend_from_slice(&ivs[axis + q..]);
@@ -50,121 +72,17 @@ pub fn gather_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resu
     let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 0), rank)?;
     let dx = dims(b, x);
     let di = dims(b, ind);
+    within(b, op, ("indices", &di), &dx, Some(axis))?;
     let out = alloc_result(b, op, 0, &di)?;
     let bounds = Bounds::new(b);
+    let msg = checks::index_msg(b, op, 1, dx[axis], axis)?;
     loop_nest(b, &bounds, &di, &mut |b, ivs| {
         let i = load_at(b, ind, ivs);
         let i = to_index(b, i);
-        let i = wrap(b, i, dx[axis], bounds.zero);
+        let i = checks::index_if(b, op, i, dx[axis], msg.as_deref());
         let mut xi = ivs.to_vec();
         xi[axis] = i;
         let v = load_at(b, x, &xi);
-        store_at(b, v, out, ivs);
-    });
-    Ok(vec![out])
-}
-
-/// Slice: per dim a start and step (index values) and the result size.
-pub fn slice(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let rank = shape_of(b.m, x).len();
-    let dx = dims(b, x);
-    let starts = cx.input(b.m, op, 1)?;
-    let ends = cx.input(b.m, op, 2)?;
-    let n = shape_of(b.m, starts).first().copied().unwrap_or(-1);
-    if n < 0 {
-        return Err(op_error(b.m, op, "Slice needs starts of static length"));
-    }
-    let axes = cx
-        .has_input(b.m, op, 3)
-        .then(|| cx.input(b.m, op, 3))
-        .transpose()?;
-    let steps = cx
-        .has_input(b.m, op, 4)
-        .then(|| cx.input(b.m, op, 4))
-        .transpose()?;
-    let bounds = Bounds::new(b);
-    let (zero, one) = (bounds.zero, bounds.one);
-    let rank_v = b.const_index(rank as i64);
-    // Defaults: the whole dim with step 1.
-    let mut st: Vec<ValueId> = vec![zero; rank];
-    let mut en: Vec<ValueId> = dx.clone();
-    let mut sp: Vec<ValueId> = vec![one; rank];
-    let mut touched: Vec<Option<ValueId>> = vec![None; rank];
-    let const_axes = if axes.is_some() {
-        constant_ints(b.m, op, 3)
-    } else {
-        Some((0..n).collect())
-    };
-    for j in 0..n {
-        let s = index_at(b, starts, Some(j));
-        let e = index_at(b, ends, Some(j));
-        let p = match steps {
-            Some(v) => index_at(b, v, Some(j)),
-            None => one,
-        };
-        match &const_axes {
-            Some(ax) => {
-                let a = ax.get(j as usize).copied().unwrap_or(j);
-                let d = normalize_axis(b, op, a, rank)?;
-                st[d] = s;
-                en[d] = e;
-                sp[d] = p;
-                touched[d] = Some(b.const_bool(true));
-            }
-            None => {
-                let Some(av) = axes else { continue };
-                let a = index_at(b, av, Some(j));
-                let a = wrap(b, a, rank_v, zero);
-                for d in 0..rank {
-                    let dv = b.const_index(d as i64);
-                    let hit = loops::cmp(b, "eq", a, dv);
-                    st[d] = loops::select(b, hit, s, st[d]);
-                    en[d] = loops::select(b, hit, e, en[d]);
-                    sp[d] = loops::select(b, hit, p, sp[d]);
-                    let t = touched[d].unwrap_or_else(|| b.const_bool(false));
-                    touched[d] = Some(b.same("arith.ori", &[t, hit]));
-                }
-            }
-        }
-    }
-    let mut sizes = Vec::with_capacity(rank);
-    let mut first = Vec::with_capacity(rank);
-    for d in 0..rank {
-        if touched[d].is_none() {
-            sizes.push(dx[d]);
-            first.push(zero);
-            continue;
-        }
-        let dim = dx[d];
-        let s = wrap(b, st[d], dim, zero);
-        let e = wrap(b, en[d], dim, zero);
-        let pos = loops::cmp(b, "sgt", sp[d], zero);
-        let m1 = b.const_index(-1);
-        let dm1 = loops::sub(b, dim, one);
-        // step > 0: clamp to [0, dim]; step < 0: start to [0, dim-1], end to [-1, dim-1].
-        let s_hi = loops::select(b, pos, dim, dm1);
-        let e_lo = loops::select(b, pos, zero, m1);
-        let e_hi = loops::select(b, pos, dim, dm1);
-        let s = b.same("arith.maxsi", &[s, zero]);
-        let s = b.same("arith.minsi", &[s, s_hi]);
-        let e = b.same("arith.maxsi", &[e, e_lo]);
-        let e = b.same("arith.minsi", &[e, e_hi]);
-        let span = loops::sub(b, e, s);
-        let cnt = b.same("arith.ceildivsi", &[span, sp[d]]);
-        let cnt = b.same("arith.maxsi", &[cnt, zero]);
-        sizes.push(cnt);
-        first.push(s);
-    }
-    let out = alloc_result(b, op, 0, &sizes)?;
-    loop_nest(b, &bounds, &sizes, &mut |b, ivs| {
-        let idx: Vec<ValueId> = (0..rank)
-            .map(|d| {
-                let k = loops::mul(b, ivs[d], sp[d]);
-                loops::add(b, first[d], k)
-            })
-            .collect();
-        let v = load_at(b, x, &idx);
         store_at(b, v, out, ivs);
     });
     Ok(vec![out])
@@ -268,4 +186,58 @@ pub fn trilu(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         store_at(b, r, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// ArrayFeatureExtractor: the entries of the last axis that `indices` name
+/// (a 1-D input gives one row).
+pub fn array_feature_extractor(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let ind = cx.input(b.m, op, 1)?;
+    let rank = shape_of(b.m, x).len();
+    let out_rank = super::result_memref_type(b.m, op, 0)?
+        .shape()
+        .map_or(0, <[i64]>::len);
+    if rank == 0 || out_rank != rank.max(2) {
+        return Err(op_error(b.m, op, "unexpected ArrayFeatureExtractor ranks"));
+    }
+    let dx = dims(b, x);
+    let n = index_at_dims(b, ind);
+    let bounds = Bounds::new(b);
+    let mut od: Vec<ValueId> = if rank == 1 {
+        vec![bounds.one]
+    } else {
+        dx[..rank - 1].to_vec()
+    };
+    od.push(n);
+    let out = alloc_result(b, op, 0, &od)?;
+    let msg = checks::range_msg(rank - 1);
+    loop_nest(b, &bounds, &od, &mut |b, ivs| {
+        let last = ivs[ivs.len() - 1];
+        let i = load_at(b, ind, &[last]);
+        let i = to_index(b, i);
+        let i = checks::index(b, op, i, dx[rank - 1], &msg);
+        let mut xi = if rank == 1 {
+            Vec::new()
+        } else {
+            ivs[..rank - 1].to_vec()
+        };
+        xi.push(i);
+        let v = load_at(b, x, &xi);
+        store_at(b, v, out, ivs);
+    });
+    Ok(vec![out])
+}
+
+/// Number of entries of a 1-D index tensor.
+fn index_at_dims(b: &mut Builder<'_>, ind: ValueId) -> ValueId {
+    let d = dims(b, ind);
+    let mut n = b.const_index(1);
+    for v in d {
+        n = loops::mul(b, n, v);
+    }
+    n
 }

@@ -1,57 +1,17 @@
 //! GridSample (2-D and 3-D): nearest, (bi/tri)linear and bicubic
 //! sampling, zeros/border/reflection padding, align_corners. Each output
-//! element is a tensor product of per-dim taps, as Resize does.
+//! element is a tensor product of per-dim taps, as Resize does. AffineGrid
+//! makes such grids; RoiAlign samples bilinearly per region bin.
 
+use super::interp::{self, f64c, f_to_idx, idx_to_f, Tap};
 use super::scalar;
-use super::{alloc_result, attr_int, attr_str, elem_of, load_at, shape_of, store_at};
+use super::{
+    alloc_result, attr_int, attr_str, elem_of, finish, load_at, shape_of, store_at, store_converted,
+};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
-
-fn f64c(b: &mut Builder<'_>, v: f64) -> ValueId {
-    b.const_float(v, Type::f64())
-}
-
-fn idx_to_f(b: &mut Builder<'_>, i: ValueId) -> ValueId {
-    let v = b.op1("arith.index_cast", &[i], Type::i64(), &[]);
-    b.op1("arith.sitofp", &[v], Type::f64(), &[])
-}
-
-fn f_to_idx(b: &mut Builder<'_>, f: ValueId) -> ValueId {
-    let v = b.op1("arith.fptosi", &[f], Type::i64(), &[]);
-    b.op1("arith.index_cast", &[v], Type::Index, &[])
-}
-
-fn cubic_weight(b: &mut Builder<'_>, t: ValueId) -> ValueId {
-    let a = -0.75;
-    let x = b.same("math.absf", &[t]);
-    let (one, two) = (f64c(b, 1.0), f64c(b, 2.0));
-    let x2 = b.same("arith.mulf", &[x, x]);
-    let x3 = b.same("arith.mulf", &[x2, x]);
-    let (c1, c2) = (f64c(b, a + 2.0), f64c(b, a + 3.0));
-    let t1 = b.same("arith.mulf", &[c1, x3]);
-    let t2 = b.same("arith.mulf", &[c2, x2]);
-    let near = b.same("arith.subf", &[t1, t2]);
-    let near = b.same("arith.addf", &[near, one]);
-    let (ca, c5, c8, c4) = (
-        f64c(b, a),
-        f64c(b, 5.0 * a),
-        f64c(b, 8.0 * a),
-        f64c(b, 4.0 * a),
-    );
-    let f1 = b.same("arith.mulf", &[ca, x3]);
-    let f2 = b.same("arith.mulf", &[c5, x2]);
-    let f3 = b.same("arith.mulf", &[c8, x]);
-    let far = b.same("arith.subf", &[f1, f2]);
-    let far = b.same("arith.addf", &[far, f3]);
-    let far = b.same("arith.subf", &[far, c4]);
-    let le1 = scalar::cmpf(b, "ole", x, one);
-    let lt2 = scalar::cmpf(b, "olt", x, two);
-    let zero = f64c(b, 0.0);
-    let w = scalar::select(b, lt2, far, zero);
-    scalar::select(b, le1, near, w)
-}
 
 pub fn grid_sample(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
@@ -128,44 +88,17 @@ pub fn grid_sample(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
                 }
                 _ => coord,
             };
-            // Taps: (index clamped, weight, in bounds).
-            let fl = b.same("math.floor", &[coord]);
-            let i0 = f_to_idx(b, fl);
-            let offsets: Vec<i64> = match mode {
-                "nearest" => vec![0],
-                "linear" => vec![0, 1],
-                _ => vec![-1, 0, 1, 2],
+            // Taps: (index, weight) before padding is applied.
+            let raw = match mode {
+                "nearest" => {
+                    let r = b.same("math.roundeven", &[coord]);
+                    vec![(f_to_idx(b, r), one)]
+                }
+                "linear" => interp::taps(b, None, coord),
+                _ => interp::taps(b, Some(-0.75), coord),
             };
-            let mut taps = Vec::new();
-            for &k in &offsets {
-                let (i, w) = match mode {
-                    "nearest" => {
-                        let r = b.same("math.roundeven", &[coord]);
-                        (f_to_idx(b, r), one)
-                    }
-                    "linear" => {
-                        let frac = b.same("arith.subf", &[coord, fl]);
-                        let kv = b.const_index(k);
-                        let i = loops::add(b, i0, kv);
-                        let w = if k == 0 {
-                            b.same("arith.subf", &[one, frac])
-                        } else {
-                            frac
-                        };
-                        (i, w)
-                    }
-                    _ => {
-                        let kv = b.const_index(k);
-                        let i = loops::add(b, i0, kv);
-                        let kf = f64c(b, k as f64);
-                        let p = b.same("arith.addf", &[fl, kf]);
-                        let t = b.same("arith.subf", &[coord, p]);
-                        (i, cubic_weight(b, t))
-                    }
-                };
-                let ge = loops::cmp(b, "sge", i, bounds.zero);
-                let le = loops::cmp(b, "sle", i, last_i);
-                let ok = loops::and(b, ge, le);
+            let mut taps = Vec::with_capacity(raw.len());
+            for (i, w) in raw {
                 let c = b.same("arith.maxsi", &[i, bounds.zero]);
                 let c = b.same("arith.minsi", &[c, last_i]);
                 // Out-of-range taps: 0 with zeros padding, else the edge
@@ -183,51 +116,23 @@ pub fn grid_sample(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
                 } else {
                     c
                 };
-                let keep = if padding == "zeros" {
-                    ok
-                } else {
-                    b.const_bool(true)
-                };
-                taps.push((idx, w, keep));
+                let keep = (padding == "zeros").then(|| {
+                    let ge = loops::cmp(b, "sge", i, bounds.zero);
+                    let le = loops::cmp(b, "sle", i, last_i);
+                    loops::and(b, ge, le)
+                });
+                taps.push(Tap { idx, w, keep });
             }
             per_dim.push(taps);
         }
-        let mut acc = f64c(b, 0.0);
-        let total: usize = per_dim.iter().map(Vec::len).product();
-        for k in 0..total {
-            let mut rest = k;
-            let mut w = one;
-            let mut keep = b.const_bool(true);
-            let mut idx = vec![ivs[0], ivs[1]];
-            let mut spatial = vec![bounds.zero; sp];
-            for d in (0..sp).rev() {
-                let n = per_dim[d].len();
-                let (i, wd, kd) = per_dim[d][rest % n];
-                rest /= n;
-                spatial[d] = i;
-                w = b.same("arith.mulf", &[w, wd]);
-                keep = loops::and(b, keep, kd);
-            }
-            idx.extend(spatial);
-            let v = load_at(b, x, &idx);
-            match scalar::convert(b, op, v, &Type::f64()) {
-                Ok(vf) => {
-                    let t = b.same("arith.mulf", &[w, vf]);
-                    let s = b.same("arith.addf", &[acc, t]);
-                    acc = scalar::select(b, keep, s, acc);
-                }
-                Err(e) => err = Some(e),
-            }
-        }
-        match scalar::convert(b, op, acc, &elem) {
+        let r = interp::weighted_sum(b, op, x, &[ivs[0], ivs[1]], &per_dim)
+            .and_then(|acc| scalar::convert(b, op, acc, &elem));
+        match r {
             Ok(r) => store_at(b, r, out, ivs),
             Err(e) => err = Some(e),
         }
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }
 
 /// Reflects `x` into [lo, hi] as the ONNX reference does (any number of
@@ -254,4 +159,247 @@ fn reflect_dyn(b: &mut Builder<'_>, x: ValueId, lo: f64, hi: ValueId) -> ValueId
     let c = b.same("arith.subf", &[hi, extra]);
     let r = scalar::select(b, odd, c, a);
     scalar::select(b, degenerate, zero, r)
+}
+
+/// AffineGrid: `grid[n, spatial..., :] = theta[n] · (x, y[, z], 1)` with the
+/// normalized coordinates of each output position (in f64, as the
+/// reference), for `size = [N, C, (D,) H, W]`.
+pub fn affine_grid(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let theta = cx.input(b.m, op, 0)?;
+    let size = cx.input(b.m, op, 1)?;
+    let sp = match (
+        shape_of(b.m, theta).as_slice(),
+        shape_of(b.m, size).as_slice(),
+    ) {
+        ([_, r, c], [len]) if *len >= 4 && *r == len - 2 && *c == len - 1 => {
+            r.unsigned_abs() as usize
+        }
+        _ => {
+            return Err(op_error(
+                b.m,
+                op,
+                "expects theta [N, k, k+1] and size of length k+2",
+            ))
+        }
+    };
+    let align = attr_int(b.m, op, "align_corners", 0) != 0;
+    let n = super::build::index_at(b, size, Some(0));
+    let spatial: Vec<ValueId> = (0..sp)
+        .map(|d| super::build::index_at(b, size, Some(2 + d as i64)))
+        .collect();
+    let mut od = vec![n];
+    od.extend_from_slice(&spatial);
+    od.push(b.const_index(sp as i64));
+    let out = alloc_result(b, op, 0, &od)?;
+    let elem = elem_of(b.m, theta);
+    let bounds = Bounds::new(b);
+    let mut err = None;
+    loop_nest(b, &bounds, &od, &mut |b, ivs| {
+        let (one, two) = (f64c(b, 1.0), f64c(b, 2.0));
+        // Homogeneous coordinates: the last spatial dim first (x, y, z).
+        let mut coords = Vec::with_capacity(sp + 1);
+        for d in (0..sp).rev() {
+            let len = idx_to_f(b, spatial[d]);
+            let i = idx_to_f(b, ivs[1 + d]);
+            let c = if align {
+                let lm1 = b.same("arith.subf", &[len, one]);
+                let step = b.same("arith.divf", &[two, lm1]);
+                let t = b.same("arith.mulf", &[i, step]);
+                b.same("arith.subf", &[t, one])
+            } else {
+                let step = b.same("arith.divf", &[two, len]);
+                let h = f64c(b, 0.5);
+                let hs = b.same("arith.mulf", &[step, h]);
+                let start = b.same("arith.subf", &[hs, one]);
+                let t = b.same("arith.mulf", &[i, step]);
+                b.same("arith.addf", &[start, t])
+            };
+            coords.push(c);
+        }
+        coords.push(one);
+        let row = ivs[sp + 1];
+        let mut acc = f64c(b, 0.0);
+        for (j, &c) in coords.iter().enumerate() {
+            let jv = b.const_index(j as i64);
+            let t = load_at(b, theta, &[ivs[0], row, jv]);
+            let t = match scalar::convert(b, op, t, &Type::f64()) {
+                Ok(t) => t,
+                Err(e) => {
+                    err = Some(e);
+                    return;
+                }
+            };
+            let p = b.same("arith.mulf", &[t, c]);
+            acc = b.same("arith.addf", &[acc, p]);
+        }
+        store_converted(b, op, acc, &elem, out, ivs, &mut err);
+    });
+    finish(err, vec![out])
+}
+
+/// RoiAlign: each output bin of each ROI averages (or maxes) bilinear
+/// samples on a `sampling_ratio`² grid (or ceil(bin size) per side), with
+/// the reference's edge rules: samples beyond one pixel outside count as 0,
+/// coordinates clamp to the last row/column. Coordinates in f64.
+pub fn roi_align(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let rois = cx.input(b.m, op, 1)?;
+    let batch = cx.input(b.m, op, 2)?;
+    if shape_of(b.m, x).len() != 4 || shape_of(b.m, rois).len() != 2 {
+        return Err(op_error(b.m, op, "expects X [N, C, H, W] and rois [R, 4]"));
+    }
+    let half_pixel =
+        attr_str(b.m, op, "coordinate_transformation_mode").unwrap_or("half_pixel") == "half_pixel";
+    let is_max = attr_str(b.m, op, "mode") == Some("max");
+    let (oh, ow) = (
+        attr_int(b.m, op, "output_height", 1),
+        attr_int(b.m, op, "output_width", 1),
+    );
+    let ratio = attr_int(b.m, op, "sampling_ratio", 0);
+    let scale = super::attr_float(b.m, op, "spatial_scale", 1.0);
+    let dx = dims(b, x);
+    let dr = dims(b, rois);
+    let (ohv, owv) = (b.const_index(oh), b.const_index(ow));
+    let od = vec![dr[0], dx[1], ohv, owv];
+    let out = alloc_result(b, op, 0, &od)?;
+    let elem = elem_of(b.m, out);
+    let bounds = Bounds::new(b);
+    let (h_i, w_i) = (dx[2], dx[3]);
+    let mut err = None;
+    loop_nest(b, &bounds, &od, &mut |b, ivs| {
+        let (r, c, ph, pw) = (ivs[0], ivs[1], ivs[2], ivs[3]);
+        let f = |b: &mut Builder<'_>, k: i64| {
+            let kv = b.const_index(k);
+            let v = load_at(b, rois, &[r, kv]);
+            scalar::convert(b, op, v, &Type::f64())
+        };
+        let coords: Result<Vec<ValueId>> = (0..4).map(|k| f(b, k)).collect();
+        let coords = match coords {
+            Ok(c) => c,
+            Err(e) => {
+                err = Some(e);
+                return;
+            }
+        };
+        let (sc, off) = (f64c(b, scale), f64c(b, if half_pixel { 0.5 } else { 0.0 }));
+        let start_end: Vec<ValueId> = coords
+            .iter()
+            .map(|&v| {
+                let s = b.same("arith.mulf", &[v, sc]);
+                b.same("arith.subf", &[s, off])
+            })
+            .collect();
+        let one = f64c(b, 1.0);
+        // Per axis (h, w): start, bin size, samples per bin.
+        let axis = |b: &mut Builder<'_>, lo: ValueId, hi: ValueId, n: i64| {
+            let mut size = b.same("arith.subf", &[hi, lo]);
+            if !half_pixel {
+                size = b.same("arith.maximumf", &[size, one]);
+            }
+            let nf = f64c(b, n as f64);
+            let bin = b.same("arith.divf", &[size, nf]);
+            let grid = if ratio > 0 {
+                b.const_index(ratio)
+            } else {
+                let q = b.same("arith.divf", &[size, nf]);
+                let q = b.same("math.ceil", &[q]);
+                f_to_idx(b, q)
+            };
+            (bin, grid)
+        };
+        let (bin_h, gh) = axis(b, start_end[1], start_end[3], oh);
+        let (bin_w, gw) = axis(b, start_end[0], start_end[2], ow);
+        let n = load_at(b, batch, &[r]);
+        let n = super::build::to_index(b, n);
+        let cnt = loops::mul(b, gh, gw);
+        let cnt = b.same("arith.maxsi", &[cnt, bounds.one]);
+        // One coordinate of a sample: (low, high, fraction, inside).
+        let sample = |b: &mut Builder<'_>,
+                      start: ValueId,
+                      p: ValueId,
+                      i: ValueId,
+                      bin: ValueId,
+                      grid: ValueId,
+                      len: ValueId| {
+            let pf = idx_to_f(b, p);
+            let t = b.same("arith.mulf", &[pf, bin]);
+            let base = b.same("arith.addf", &[start, t]);
+            let h = f64c(b, 0.5);
+            let i_f = idx_to_f(b, i);
+            let ih = b.same("arith.addf", &[i_f, h]);
+            let gf = idx_to_f(b, grid);
+            let step = b.same("arith.divf", &[bin, gf]);
+            let t = b.same("arith.mulf", &[ih, step]);
+            let v = b.same("arith.addf", &[base, t]);
+            let lenf = idx_to_f(b, len);
+            let m1 = f64c(b, -1.0);
+            let lo_ok = scalar::cmpf(b, "oge", v, m1);
+            let hi_ok = scalar::cmpf(b, "ole", v, lenf);
+            let inside = loops::and(b, lo_ok, hi_ok);
+            let z = f64c(b, 0.0);
+            let v = b.same("arith.maximumf", &[v, z]);
+            let low = b.same("math.floor", &[v]);
+            let low = f_to_idx(b, low);
+            let last = loops::sub(b, len, bounds.one);
+            let at_end = loops::cmp(b, "sge", low, last);
+            let low = loops::select(b, at_end, last, low);
+            let next = loops::add(b, low, bounds.one);
+            let high = loops::select(b, at_end, last, next);
+            let lf = idx_to_f(b, low);
+            let v = scalar::select(b, at_end, lf, v);
+            let frac = b.same("arith.subf", &[v, lf]);
+            (low, high, frac, inside)
+        };
+        let init = f64c(b, if is_max { f64::NEG_INFINITY } else { 0.0 });
+        let acc = reduce_nest(b, &bounds, &[gh, gw], init, &mut |b, g, acc| {
+            let (yl, yh, ly, in_y) = sample(b, start_end[1], ph, g[0], bin_h, gh, h_i);
+            let (xl, xh, lx, in_x) = sample(b, start_end[0], pw, g[1], bin_w, gw, w_i);
+            let inside = loops::and(b, in_y, in_x);
+            let z = f64c(b, 0.0);
+            let (hy, hx) = (
+                b.same("arith.subf", &[one, ly]),
+                b.same("arith.subf", &[one, lx]),
+            );
+            let mut terms = Vec::with_capacity(4);
+            for (yi, xi, wy, wx) in [
+                (yl, xl, hy, hx),
+                (yl, xh, hy, lx),
+                (yh, xl, ly, hx),
+                (yh, xh, ly, lx),
+            ] {
+                let w = b.same("arith.mulf", &[wy, wx]);
+                let w = scalar::select(b, inside, w, z);
+                let yi = loops::select(b, inside, yi, bounds.zero);
+                let xi = loops::select(b, inside, xi, bounds.zero);
+                let v = load_at(b, x, &[n, c, yi, xi]);
+                let v = match scalar::convert(b, op, v, &Type::f64()) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        err = Some(e);
+                        z
+                    }
+                };
+                terms.push(b.same("arith.mulf", &[w, v]));
+            }
+            if is_max {
+                let m = terms
+                    .iter()
+                    .skip(1)
+                    .fold(terms[0], |m, &t| b.same("arith.maximumf", &[m, t]));
+                b.same("arith.maximumf", &[acc, m])
+            } else {
+                terms
+                    .iter()
+                    .fold(acc, |s, &t| b.same("arith.addf", &[s, t]))
+            }
+        });
+        let r = if is_max {
+            acc
+        } else {
+            let cf = idx_to_f(b, cnt);
+            b.same("arith.divf", &[acc, cf])
+        };
+        store_converted(b, op, r, &elem, out, ivs, &mut err);
+    });
+    finish(err, vec![out])
 }

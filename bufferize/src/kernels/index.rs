@@ -3,6 +3,8 @@
 //! DepthToSpace/SpaceToDepth.
 
 use super::build::{from_index, index_at, to_index};
+use super::checks;
+use super::gather::wrap;
 use super::reduce::normalize_axis;
 use super::scalar;
 use super::{alloc_result, attr_int, attr_str, elem_of, load_at, shape_of, store_at};
@@ -10,12 +12,6 @@ use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
-
-fn wrap(b: &mut Builder<'_>, i: ValueId, d: ValueId, zero: ValueId) -> ValueId {
-    let neg = loops::cmp(b, "slt", i, zero);
-    let w = loops::add(b, i, d);
-    loops::select(b, neg, w, i)
-}
 
 /// `old ⊕ new` for a scatter `reduction`.
 fn combine(b: &mut Builder<'_>, how: &str, old: ValueId, new: ValueId) -> ValueId {
@@ -36,6 +32,100 @@ fn copy_input(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<(ValueId, 
     Ok((x, out))
 }
 
+/// TensorScatter: the cache with `update` written along `axis` from row
+/// `write_indices[batch]` on (wrapping around in `circular` mode).
+pub fn tensor_scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let (x, out) = copy_input(cx, b, op)?;
+    let upd = cx.input(b.m, op, 1)?;
+    let rank = shape_of(b.m, x).len();
+    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", -2), rank)?;
+    if axis == 0 || shape_of(b.m, upd).len() != rank {
+        return Err(op_error(
+            b.m,
+            op,
+            "TensorScatter needs an update of the cache's rank and a batch dim before axis",
+        ));
+    }
+    let circular = match attr_str(b.m, op, "mode").unwrap_or("linear") {
+        "linear" => false,
+        "circular" => true,
+        other => return Err(op_error(b.m, op, format!("unknown mode '{other}'"))),
+    };
+    let starts = cx.optional_input(b.m, op, 2)?;
+    let dx = dims(b, x);
+    let len = dx[axis];
+    let du = dims(b, upd);
+    super::gather::within(b, op, ("update", &du), &dx, Some(axis))?;
+    let bounds = Bounds::new(b);
+    if starts.is_none() && !circular {
+        checks::compare(
+            b,
+            op,
+            "sle",
+            du[axis],
+            len,
+            "the update is longer than the cache",
+        )?;
+    }
+    if let Some(w) = starts {
+        // Every write stays inside the cache (checked once per batch).
+        let last = if circular { bounds.one } else { du[axis] };
+        let nw = dims(b, w).first().copied().unwrap_or(bounds.zero);
+        checks::compare(
+            b,
+            op,
+            "sge",
+            nw,
+            du[0],
+            "write_indices is shorter than the batch",
+        )?;
+        loop_nest(b, &bounds, &[du[0]], &mut |b, i| {
+            let v = load_at(b, w, i);
+            let v = to_index(b, v);
+            let lo = loops::cmp(b, "sge", v, bounds.zero);
+            let end = loops::add(b, v, last);
+            let hi = loops::cmp(b, "sle", end, len);
+            let ok = loops::and(b, lo, hi);
+            checks::assert(b, op, ok, "a write index puts the update outside the cache");
+        });
+    }
+    loop_nest(b, &bounds, &du, &mut |b, ivs| {
+        let first = match starts {
+            Some(w) => {
+                let v = load_at(b, w, &[ivs[0]]);
+                to_index(b, v)
+            }
+            None => bounds.zero,
+        };
+        let mut row = loops::add(b, first, ivs[axis]);
+        if circular {
+            row = b.same("arith.remsi", &[row, len]);
+        }
+        let mut oi = ivs.to_vec();
+        oi[axis] = row;
+        let u = load_at(b, upd, ivs);
+        store_at(b, u, out, &oi);
+    });
+    Ok(vec![out])
+}
+
+/// Asserts `got` (an operand's dims) equals `want` dim by dim.
+fn same_dims(
+    b: &mut Builder<'_>,
+    op: OpId,
+    (name, got): (&str, &[ValueId]),
+    want: &[ValueId],
+) -> Result<()> {
+    if got.len() != want.len() {
+        return Err(op_error(b.m, op, "operand ranks do not match"));
+    }
+    for (k, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let msg = format!("{name} dim {k} differs from the expected size");
+        checks::equal(b, op, g, w, &msg)?;
+    }
+    Ok(())
+}
+
 pub fn scatter_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let (x, out) = copy_input(cx, b, op)?;
     let ind = cx.input(b.m, op, 1)?;
@@ -45,11 +135,15 @@ pub fn scatter_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
     let how = attr_str(b.m, op, "reduction").unwrap_or("none").to_string();
     let dx = dims(b, x);
     let di = dims(b, ind);
+    super::gather::within(b, op, ("indices", &di), &dx, Some(axis))?;
+    let du = dims(b, upd);
+    same_dims(b, op, ("updates", &du), &di)?;
     let bounds = Bounds::new(b);
+    let msg = checks::range_msg(axis);
     loop_nest(b, &bounds, &di, &mut |b, ivs| {
         let i = load_at(b, ind, ivs);
         let i = to_index(b, i);
-        let i = wrap(b, i, dx[axis], bounds.zero);
+        let i = checks::index(b, op, i, dx[axis], &msg);
         let mut oi = ivs.to_vec();
         oi[axis] = i;
         let u = load_at(b, upd, ivs);
@@ -77,15 +171,18 @@ pub fn scatter_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let q = di.len() - 1;
     let mut ubs = di[..q].to_vec();
     ubs.extend_from_slice(&dx[k..]);
+    let du = dims(b, upd);
+    same_dims(b, op, ("updates", &du), &ubs)?;
     let bounds = Bounds::new(b);
+    let msgs: Vec<String> = (0..k).map(checks::range_msg).collect();
     loop_nest(b, &bounds, &ubs, &mut |b, ivs| {
         let mut oi = Vec::with_capacity(rank);
-        for (j, &d) in dx.iter().enumerate().take(k) {
+        for (j, (&d, msg)) in dx.iter().zip(&msgs).enumerate() {
             let mut ii = ivs[..q].to_vec();
             ii.push(b.const_index(j as i64));
             let v = load_at(b, ind, &ii);
             let v = to_index(b, v);
-            oi.push(wrap(b, v, d, bounds.zero));
+            oi.push(checks::index(b, op, v, d, msg));
         }
         oi.extend_from_slice(&ivs[q..]);
         let u = load_at(b, upd, ivs);
@@ -112,16 +209,18 @@ pub fn gather_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
     let q = di.len() - 1;
     let mut out_dims = di[..q].to_vec();
     out_dims.extend_from_slice(&dx[nb + k..]);
+    same_dims(b, op, ("indices", &di[..nb]), &dx[..nb])?;
     let out = alloc_result(b, op, 0, &out_dims)?;
     let bounds = Bounds::new(b);
+    let msgs: Vec<String> = (nb..nb + k).map(checks::range_msg).collect();
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let mut xi = ivs[..nb].to_vec();
-        for j in 0..k {
+        for (j, msg) in msgs.iter().enumerate() {
             let mut ii = ivs[..q].to_vec();
             ii.push(b.const_index(j as i64));
             let v = load_at(b, ind, &ii);
             let v = to_index(b, v);
-            xi.push(wrap(b, v, dx[nb + j], bounds.zero));
+            xi.push(checks::index(b, op, v, dx[nb + j], msg));
         }
         xi.extend_from_slice(&ivs[q..]);
         let v = load_at(b, x, &xi);
@@ -141,6 +240,8 @@ pub fn topk(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let dx = dims(b, x);
     let kr = shape_of(b.m, kv).len();
     let k = index_at(b, kv, (kr == 1).then_some(0));
+    checks::non_negative(b, op, k, "k is negative")?;
+    checks::compare(b, op, "sle", k, dx[axis], "k exceeds the axis dim")?;
     let mut od = dx.clone();
     od[axis] = k;
     let vals = alloc_result(b, op, 0, &od)?;
@@ -195,6 +296,7 @@ pub fn one_hot(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let di = dims(b, ind);
     let dr = shape_of(b.m, depth).len();
     let d = index_at(b, depth, (dr == 1).then_some(0));
+    checks::non_negative(b, op, d, "depth is negative")?;
     let mut od = di.clone();
     od.insert(axis, d);
     let out = alloc_result(b, op, 0, &od)?;

@@ -2,9 +2,10 @@
 //! accumulated in i32.
 
 use super::scalar;
-use super::{alloc_result, attr_int, attr_ints, attr_str, load_at, shape_of, store_at};
+use super::window::Window;
+use super::{alloc_result, attr_int, finish, load_at, shape_of, store_at};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
 
@@ -30,16 +31,13 @@ fn centered(
     Ok(scalar::sub(b, w, zw))
 }
 
-fn optional(cx: &Lowering, b: &Builder<'_>, op: OpId, i: usize) -> Result<Option<ValueId>> {
-    cx.has_input(b.m, op, i)
-        .then(|| cx.input(b.m, op, i))
-        .transpose()
-}
-
 pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let a = cx.input(b.m, op, 0)?;
     let bm = cx.input(b.m, op, 1)?;
-    let (az, bz) = (optional(cx, b, op, 2)?, optional(cx, b, op, 3)?);
+    let (az, bz) = (
+        cx.optional_input(b.m, op, 2)?,
+        cx.optional_input(b.m, op, 3)?,
+    );
     let (ra, rb) = (shape_of(b.m, a).len(), shape_of(b.m, bm).len());
     if ra < 2 || rb < 2 {
         return Err(op_error(
@@ -105,16 +103,16 @@ pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         });
         store_at(b, s, out, ivs);
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }
 
 pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let w = cx.input(b.m, op, 1)?;
-    let (xz, wz) = (optional(cx, b, op, 2)?, optional(cx, b, op, 3)?);
+    let (xz, wz) = (
+        cx.optional_input(b.m, op, 2)?,
+        cx.optional_input(b.m, op, 3)?,
+    );
     let xs = shape_of(b.m, x);
     let ws = shape_of(b.m, w);
     let os = super::result_memref_type(b.m, op, 0)?
@@ -132,24 +130,7 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     if attr_int(b.m, op, "group", 1) != 1 {
         return Err(op_error(b.m, op, "grouped ConvInteger is not supported"));
     }
-    let ints =
-        |name: &str, default: i64| attr_ints(b.m, op, name).unwrap_or_else(|| vec![default; sp]);
-    let (strides, dil, pads) = (ints("strides", 1), ints("dilations", 1), ints("pads", 0));
-    let auto = attr_str(b.m, op, "auto_pad")
-        .unwrap_or("NOTSET")
-        .to_string();
-    let begin: Vec<i64> = (0..sp)
-        .map(|i| {
-            let total =
-                ((os[2 + i] - 1) * strides[i] + (ws[2 + i] - 1) * dil[i] + 1 - xs[2 + i]).max(0);
-            match auto.as_str() {
-                "SAME_UPPER" => total / 2,
-                "SAME_LOWER" => total - total / 2,
-                "VALID" => 0,
-                _ => pads.get(i).copied().unwrap_or(0),
-            }
-        })
-        .collect();
+    let win = Window::new(b.m, op, ws[2..].to_vec(), &xs, &os)?;
     let dx = dims(b, x);
     let od: Vec<ValueId> = os.iter().map(|&d| b.const_index(d)).collect();
     let out = alloc_result(b, op, 0, &od)?;
@@ -160,22 +141,9 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let zero = b.const_int(0, Type::i(32));
         let s = reduce_nest(b, &bounds, &red, zero, &mut |b, r, acc| {
+            let (pos, inside) = win.input_indices(b, &ivs[2..], &r[1..], &dx[2..], bounds.zero);
             let mut xi = vec![ivs[0], r[0]];
-            let mut inside = b.const_bool(true);
-            for i in 0..sp {
-                let st = b.const_index(strides[i]);
-                let dl = b.const_index(dil[i]);
-                let pb = b.const_index(begin[i]);
-                let p = loops::mul(b, ivs[2 + i], st);
-                let k = loops::mul(b, r[1 + i], dl);
-                let v = loops::add(b, p, k);
-                let v = loops::sub(b, v, pb);
-                let ge = loops::cmp(b, "sge", v, bounds.zero);
-                let lt = loops::cmp(b, "slt", v, dx[2 + i]);
-                let ok = loops::and(b, ge, lt);
-                inside = loops::and(b, inside, ok);
-                xi.push(loops::select(b, ok, v, bounds.zero));
-            }
+            xi.extend(pos);
             let mut wi = vec![ivs[1]];
             wi.extend_from_slice(r);
             let xv = load_at(b, x, &xi);
@@ -196,8 +164,5 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
         });
         store_at(b, s, out, ivs);
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }

@@ -15,10 +15,7 @@ struct Nll {
 }
 
 fn options(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Nll> {
-    let weight = cx
-        .has_input(b.m, op, 2)
-        .then(|| cx.input(b.m, op, 2))
-        .transpose()?;
+    let weight = cx.optional_input(b.m, op, 2)?;
     let ignore = b.m.attr(op, "ignore_index").and_then(ir::Attribute::as_int);
     Ok(Nll {
         weight,

@@ -1,37 +1,40 @@
 //! MatMul (batched, broadcast, 1-D operands) and Gemm as reduction nests.
 
+use super::checks;
 use super::scalar::{self, constant};
 use super::{
     alloc_result, attr_float, attr_int, elem_of, load_at as load, shape_of, store_at as store,
 };
-use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::convert::{contiguous, dims, Lowering};
+use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
 
 /// Batch indices of an operand: its leading dims aligned right to the
-/// output's batch dims, broadcast (size-1) dims pinned to 0.
+/// output's batch dims, broadcast (size-1) dims pinned to 0; `is1[k]` is
+/// the runtime test of a dynamic dim that may broadcast.
 fn batch_index(
+    b: &mut Builder<'_>,
     shape: &[i64],
-    batch_rank: usize,
+    is1: &[Option<ValueId>],
     out_batch: &[i64],
     ivs: &[ValueId],
     zero: ValueId,
 ) -> Vec<ValueId> {
-    let off = out_batch.len() - batch_rank;
-    (0..batch_rank)
-        .map(|k| {
-            if shape[k] == 1 && out_batch[k + off] != 1 {
-                zero
-            } else {
-                ivs[k + off]
-            }
+    let off = out_batch.len() - is1.len();
+    (0..is1.len())
+        .map(|k| match is1[k] {
+            Some(c) => loops::select(b, c, zero, ivs[k + off]),
+            None if shape[k] == 1 && out_batch[k + off] != 1 => zero,
+            None => ivs[k + off],
         })
         .collect()
 }
 
 pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let (a, w) = (cx.input(b.m, op, 0)?, cx.input(b.m, op, 1)?);
+    // The blocked GEMM wants unit strides.
+    let a = contiguous(b, cx.input(b.m, op, 0)?);
+    let w = contiguous(b, cx.input(b.m, op, 1)?);
     let (sa, sb) = (shape_of(b.m, a), shape_of(b.m, w));
     if sa.is_empty() || sb.is_empty() {
         return Err(op_error(b.m, op, "MatMul operands must have rank >= 1"));
@@ -48,21 +51,47 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let da = dims(b, a);
     let db = dims(b, w);
     let k_dim = da[da.len() - 1];
-    // Output dims: batch dims from whichever operand is not broadcast there.
+    // Output batch dims: the operands' dims folded with "1 broadcasts".
+    let one = b.const_index(1);
     let mut out_dims = Vec::new();
-    for j in 0..batch_rank {
-        let from_a = (j + a_batch)
-            .checked_sub(batch_rank)
-            .filter(|&k| sa[k] != 1)
-            .map(|k| da[k]);
-        let from_b = (j + b_batch)
-            .checked_sub(batch_rank)
-            .filter(|&k| sb[k] != 1)
-            .map(|k| db[k]);
-        out_dims.push(match (from_a, from_b) {
-            (Some(v), _) | (None, Some(v)) => v,
-            (None, None) => b.const_index(1),
-        });
+    // The operand a dynamic output dim starts from (its check always holds).
+    let mut lead = vec![None; batch_rank];
+    if a_batch > batch_rank || b_batch > batch_rank {
+        return Err(op_error(b.m, op, "inconsistent MatMul batch ranks"));
+    }
+    for (j, &od) in out_batch.iter().enumerate() {
+        if od != ir::DYN {
+            out_dims.push(b.const_index(od));
+            continue;
+        }
+        let ds: Vec<(usize, ValueId)> = [(&sa, &da, a_batch), (&sb, &db, b_batch)]
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (s, d, n))| {
+                let k = (j + n).checked_sub(batch_rank)?;
+                (s[k] != 1).then(|| (i, d[k]))
+            })
+            .collect();
+        let (o, l) = checks::broadcast_dim(b, &ds);
+        out_dims.push(o);
+        lead[j] = l;
+    }
+    let k_b = if b_vec { db[0] } else { db[db.len() - 2] };
+    checks::equal(b, op, k_dim, k_b, "the inner dims of A and B differ")?;
+    let mut is1 = [Vec::new(), Vec::new()];
+    for (i, (s, d, n)) in [(&sa, &da, a_batch), (&sb, &db, b_batch)]
+        .into_iter()
+        .enumerate()
+    {
+        for k in 0..n {
+            let j = k + batch_rank - n;
+            if lead[j] != Some(i) {
+                let msg = checks::broadcast_msg(i, k);
+                checks::broadcasts(b, op, d[k], out_dims[j], &msg)?;
+            }
+            let dynamic = s[k] == ir::DYN;
+            is1[i].push(dynamic.then(|| loops::cmp(b, "eq", d[k], one)));
+        }
     }
     if !a_vec {
         out_dims.push(da[da.len() - 2]);
@@ -80,9 +109,9 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let i = (!a_vec).then(|| ivs[batch_rank]);
         let j = (!b_vec).then(|| ivs[ivs.len() - 1]);
-        let mut ai = batch_index(&sa, a_batch, &out_batch, ivs, zero);
-        let mut bi = batch_index(&sb, b_batch, &out_batch, ivs, zero);
-        let init = constant(b, &elem, 0.0);
+        let mut ai = batch_index(b, &sa, &is1[0], &out_batch, ivs, zero);
+        let mut bi = batch_index(b, &sb, &is1[1], &out_batch, ivs, zero);
+        let init = constant(b, &scalar::acc_type(&elem), 0.0);
         let sum = reduce_nest(b, &bounds, &[k_dim], init, &mut |b, k, acc| {
             let mut aidx = ai.clone();
             aidx.extend(i);
@@ -92,9 +121,9 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             bidx.extend(j);
             let x = load(b, a, &aidx);
             let y = load(b, w, &bidx);
-            let p = scalar::mul(b, x, y);
-            scalar::add(b, acc, p)
+            scalar::mul_acc(b, acc, x, y)
         });
+        let sum = scalar::fcast(b, sum, &elem);
         ai.clear();
         bi.clear();
         store(b, sum, out, ivs);
@@ -115,12 +144,13 @@ fn blocked_matmul(
 ) -> Result<bool> {
     let (sa, sb, so) = (shape_of(b.m, a), shape_of(b.m, w), shape_of(b.m, out));
     let identity = |v: ValueId| {
-        b.m.value_type(v).as_memref().is_some_and(|t| {
-            let (strides, off) = t.strides_and_offset();
-            off == 0 && strides == ir::types::identity_strides(&t.shape)
-        })
+        b.m.value_type(v)
+            .as_memref()
+            .is_some_and(ir::types::MemRefType::is_identity_layout)
     };
+    // f16/bf16 take the loop nest, which accumulates in f32.
     let fits = matches!(elem, Type::Float(_))
+        && scalar::acc_type(elem) == *elem
         && sa.len() >= 2
         && sb.len() == 2
         && !sa.iter().chain(&sb).chain(&so).any(|&d| d == ir::DYN)
@@ -177,23 +207,36 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let da = dims(b, a);
     let db = dims(b, w);
     let (m_dim, k_dim) = if ta { (da[1], da[0]) } else { (da[0], da[1]) };
-    let n_dim = if tb { db[0] } else { db[1] };
+    let (n_dim, k_b) = if tb { (db[0], db[1]) } else { (db[1], db[0]) };
+    checks::equal(b, op, k_dim, k_b, "the inner dims of A and B differ")?;
     let out = alloc_result(b, op, 0, &[m_dim, n_dim])?;
     let elem = elem_of(b.m, out);
     let c_shape = c.map(|c| shape_of(b.m, c)).unwrap_or_default();
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
+    // C's dynamic dims may be 1 at runtime (then they broadcast).
+    let mut c_is1 = Vec::new();
+    if let Some(c) = c {
+        let dc = dims(b, c);
+        let off = 2usize.saturating_sub(dc.len());
+        for (k, &d) in dc.iter().enumerate().take(2) {
+            let o = if k + off == 0 { m_dim } else { n_dim };
+            checks::broadcasts(b, op, d, o, &checks::broadcast_msg(2, k))?;
+            let dynamic = c_shape[k] == ir::DYN;
+            c_is1.push(dynamic.then(|| loops::cmp(b, "eq", d, bounds.one)));
+        }
+    }
     loop_nest(b, &bounds, &[m_dim, n_dim], &mut |b, ivs| {
         let (i, j) = (ivs[0], ivs[1]);
-        let init = constant(b, &elem, 0.0);
+        let init = constant(b, &scalar::acc_type(&elem), 0.0);
         let sum = reduce_nest(b, &bounds, &[k_dim], init, &mut |b, k, acc| {
             let aidx = if ta { [k[0], i] } else { [i, k[0]] };
             let bidx = if tb { [j, k[0]] } else { [k[0], j] };
             let x = load(b, a, &aidx);
             let y = load(b, w, &bidx);
-            let p = scalar::mul(b, x, y);
-            scalar::add(b, acc, p)
+            scalar::mul_acc(b, acc, x, y)
         });
+        let sum = scalar::fcast(b, sum, &elem);
         let mut r = sum;
         if alpha != 1.0 {
             let al = constant(b, &elem, alpha);
@@ -204,8 +247,13 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             let off = 2 - c_shape.len().min(2);
             let idx: Vec<ValueId> = c_shape
                 .iter()
+                .zip(&c_is1)
                 .enumerate()
-                .map(|(k, &d)| if d == 1 { zero } else { ivs[k + off] })
+                .map(|(k, (&d, is1))| match is1 {
+                    Some(t) => loops::select(b, *t, zero, ivs[k + off]),
+                    None if d == 1 => zero,
+                    None => ivs[k + off],
+                })
                 .collect();
             let mut cv = load(b, c, &idx);
             if beta != 1.0 {
@@ -307,15 +355,13 @@ fn gemm_function(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Result<Strin
         ));
     };
     let (k, p) = (*k, *p);
-    let dims = |s: &[i64]| s.iter().map(i64::to_string).collect::<Vec<_>>().join("x");
     let name = format!(
         "__onnxc_gemm_{}{}_{m_rows}_w{}_x{}_o{}",
-        elem.to_string()
-            .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+        super::type_tag(elem),
         if c.bias.is_some() { "_bias" } else { "" },
-        dims(&sw),
-        dims(&sx),
-        dims(&so)
+        super::shape_tag(&sw),
+        super::shape_tag(&sx),
+        super::shape_tag(&so)
     );
     if b.m.lookup_symbol(&name).is_some() {
         return Ok(name);
@@ -330,12 +376,7 @@ fn gemm_function(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Result<Strin
     }
     inputs.extend(std::iter::repeat_n(Type::Index, 4));
     let has_bias = c.bias.is_some();
-    let body = b.m.body();
-    let mut fb = Builder::new(&mut *b.m, ir::InsertPoint::End(body));
-    let (f, entry) = fb.func(&name, inputs, vec![]);
-    fb.m.set_attr(f, "sym_visibility", ir::Attribute::string("private"));
-    let args = fb.m.block_args(entry).to_vec();
-    let mut fb = Builder::at_end(&mut *fb.m, entry);
+    let (mut fb, args) = super::private_func(b.m, &name, inputs);
     let (w, x, out) = (args[0], args[1], args[2]);
     let bias_buf = has_bias.then(|| args[3]);
     let rest = &args[3 + usize::from(has_bias)..];

@@ -1,10 +1,13 @@
 //! Einsum (explicit or implicit output, `...`), Compress (data-dependent
-//! size: count, allocate, fill) and ReverseSequence.
+//! size: count, allocate, fill), ReverseSequence and Det.
 
 use super::build::to_index;
+use super::checks;
 use super::reduce::normalize_axis;
 use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, attr_str, elem_of, load_at, shape_of, store_at};
+use super::{
+    alloc_result, attr_int, attr_str, elem_of, finish, load_at, shape_of, store_at, store_converted,
+};
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
@@ -174,7 +177,9 @@ pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         }
     };
     let dx = dims(b, x);
-    let nc = dims(b, cond)[0];
+    let Some(&nc) = dims(b, cond).first() else {
+        return Err(op_error(b.m, op, "the condition must be 1-D"));
+    };
     let len = b.same("arith.minsi", &[nc, dx[axis]]);
     let count = reduce_nest(b, &bounds, &[len], bounds.zero, &mut |b, i, acc| {
         let c = load_at(b, cond, i);
@@ -220,8 +225,26 @@ pub fn reverse_sequence(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
     let bax = normalize_axis(b, op, attr_int(b.m, op, "batch_axis", 1), rank)?;
     let tax = normalize_axis(b, op, attr_int(b.m, op, "time_axis", 0), rank)?;
     let dx = dims(b, x);
+    let dl = dims(b, lens);
+    let Some(&nl) = dl.first() else {
+        return Err(op_error(b.m, op, "sequence_lens must be 1-D"));
+    };
+    checks::equal(
+        b,
+        op,
+        nl,
+        dx[bax],
+        "sequence_lens differs from the batch dim",
+    )?;
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
+    // Each length at most the time dim (one pass over the batch).
+    loop_nest(b, &bounds, &[nl], &mut |b, i| {
+        let l = load_at(b, lens, i);
+        let l = to_index(b, l);
+        let ok = loops::cmp(b, "sle", l, dx[tax]);
+        checks::assert(b, op, ok, "a sequence length exceeds the time dim");
+    });
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let l = load_at(b, lens, &[ivs[bax]]);
         let l = to_index(b, l);
@@ -235,4 +258,86 @@ pub fn reverse_sequence(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
         store_at(b, v, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// Det of each trailing n×n matrix: Gaussian elimination with partial
+/// pivoting in f64 on a scratch copy (a zero pivot gives 0).
+pub fn det(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let sx = shape_of(b.m, x);
+    let r = sx.len();
+    if r < 2 || sx[r - 1] != sx[r - 2] || sx[r - 1] == ir::DYN {
+        return Err(op_error(
+            b.m,
+            op,
+            "Det needs square trailing dims of static size",
+        ));
+    }
+    let n = sx[r - 1];
+    let dx = dims(b, x);
+    let out = alloc_result(b, op, 0, &dx[..r - 2])?;
+    let elem = elem_of(b.m, x);
+    let f64t = ir::Type::f64();
+    let bounds = Bounds::new(b);
+    let one = bounds.one;
+    let nv = b.const_index(n);
+    let a = crate::convert::alloc(b, &ir::Type::memref(vec![n, n], f64t.clone()), &[]);
+    let mut err = None;
+    loop_nest(b, &bounds, &dx[..r - 2], &mut |b, batch| {
+        let at = |i: ValueId, j: ValueId| -> Vec<ValueId> {
+            let mut idx = batch.to_vec();
+            idx.extend([i, j]);
+            idx
+        };
+        loop_nest(b, &bounds, &[nv, nv], &mut |b, ij| {
+            let v = load_at(b, x, &at(ij[0], ij[1]));
+            store_converted(b, op, v, &f64t, a, ij, &mut err);
+        });
+        let init = constant(b, &f64t, 1.0);
+        let d = reduce_nest(b, &bounds, &[nv], init, &mut |b, k, det| {
+            let k = k[0];
+            // Pivot: the largest |a[i, k]| for i >= k.
+            let z = constant(b, &f64t, -1.0);
+            let best = b.scf_for(k, nv, one, &[k, z], |b, i, acc| {
+                let v = load_at(b, a, &[i, k]);
+                let m = b.same("math.absf", &[v]);
+                let gt = scalar::cmpf(b, "ogt", m, acc[1]);
+                vec![
+                    loops::select(b, gt, i, acc[0]),
+                    scalar::select(b, gt, m, acc[1]),
+                ]
+            });
+            let p = b.m.results(best)[0];
+            // Swap rows k and p (a no-op when equal).
+            loop_nest(b, &bounds, &[nv], &mut |b, j| {
+                let (u, v) = (load_at(b, a, &[k, j[0]]), load_at(b, a, &[p, j[0]]));
+                store_at(b, v, a, &[k, j[0]]);
+                store_at(b, u, a, &[p, j[0]]);
+            });
+            let swapped = loops::cmp(b, "ne", p, k);
+            let neg = b.same("arith.negf", &[det]);
+            let det = scalar::select(b, swapped, neg, det);
+            let piv = load_at(b, a, &[k, k]);
+            let zf = constant(b, &f64t, 0.0);
+            let singular = scalar::cmpf(b, "oeq", piv, zf);
+            let k1 = loops::add(b, k, one);
+            b.scf_for(k1, nv, one, &[], |b, i, _| {
+                let lik = load_at(b, a, &[i, k]);
+                let f = scalar::div(b, lik, piv);
+                let f = scalar::select(b, singular, zf, f);
+                b.scf_for(k, nv, one, &[], |b, j, _| {
+                    let akj = load_at(b, a, &[k, j]);
+                    let aij = load_at(b, a, &[i, j]);
+                    let t = scalar::mul(b, f, akj);
+                    let v = scalar::sub(b, aij, t);
+                    store_at(b, v, a, &[i, j]);
+                    Vec::new()
+                });
+                Vec::new()
+            });
+            scalar::mul(b, det, piv)
+        });
+        store_converted(b, op, d, &elem, out, batch, &mut err);
+    });
+    finish(err, vec![out])
 }

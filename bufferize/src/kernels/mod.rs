@@ -2,21 +2,29 @@
 //! broadcasting element-wise nests, reduction nests, views for reshapes.
 
 mod activations;
+mod attention;
 mod build;
+mod causal_conv;
+mod checks;
 mod control;
 mod conv;
 mod conv_transpose;
+mod deform_conv;
+mod dft;
 mod elementwise;
 mod extra;
 mod gather;
 mod grid_sample;
 mod index;
 mod integer;
+mod interp;
+mod linear_attention;
 mod logic;
 mod loss;
 mod lp_pool;
 mod matmul;
 mod misc;
+mod nms;
 mod norm;
 mod pad;
 mod pool;
@@ -24,9 +32,13 @@ mod quant;
 mod reduce;
 mod resize;
 mod rnn;
+mod rotary;
 pub mod scalar;
 mod shape;
+mod slice;
 mod softmax;
+mod tfidf;
+mod unique;
 mod window;
 
 use crate::convert::{alloc, memref_type, Lowering};
@@ -50,6 +62,7 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         "MatMul" => matmul::matmul(cx, b, op),
         "Gemm" => matmul::gemm(cx, b, op),
         "Conv" => conv::conv(cx, b, op),
+        "DeformConv" => deform_conv::deform_conv(cx, b, op),
         "MaxPool" | "AveragePool" => pool::pool(cx, b, op, kind),
         "GlobalAveragePool" | "GlobalMaxPool" => pool::global_pool(cx, b, op, kind),
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
@@ -79,14 +92,18 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         "DynamicQuantizeLinear" => quant::dynamic_quantize(cx, b, op),
         "ScatterElements" | "Scatter" => index::scatter_elements(cx, b, op),
         "ScatterND" => index::scatter_nd(cx, b, op),
+        "TensorScatter" => index::tensor_scatter(cx, b, op),
         "GatherND" => index::gather_nd(cx, b, op),
         "TopK" => index::topk(cx, b, op),
         "OneHot" => index::one_hot(cx, b, op),
         "NonZero" => index::non_zero(cx, b, op),
+        "NonMaxSuppression" => nms::non_max_suppression(cx, b, op),
+        "Unique" => unique::unique(cx, b, op),
+        "TfIdfVectorizer" => tfidf::tfidf(cx, b, op),
         "DepthToSpace" | "SpaceToDepth" => index::depth_space(cx, b, op, kind),
         "Gather" => gather::gather(cx, b, op),
         "GatherElements" => gather::gather_elements(cx, b, op),
-        "Slice" => gather::slice(cx, b, op),
+        "Slice" => slice::slice(cx, b, op),
         "CumSum" | "CumProd" => gather::cumulative(cx, b, op, kind),
         "RNN" | "GRU" | "LSTM" => rnn::rnn(cx, b, op, kind),
         "Einsum" => misc::einsum(cx, b, op),
@@ -95,12 +112,22 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         "QLinearMatMul" => extra::qlinear_matmul(cx, b, op),
         "CenterCropPad" => extra::center_crop_pad(cx, b, op),
         "GridSample" => grid_sample::grid_sample(cx, b, op),
+        "AffineGrid" => grid_sample::affine_grid(cx, b, op),
+        "RoiAlign" => grid_sample::roi_align(cx, b, op),
         "Compress" => misc::compress(cx, b, op),
         "ReverseSequence" => misc::reverse_sequence(cx, b, op),
         "MatMulInteger" => integer::matmul_integer(cx, b, op),
         "ConvInteger" => integer::conv_integer(cx, b, op),
         "ConvTranspose" => conv_transpose::conv_transpose(cx, b, op),
+        "Col2Im" => conv_transpose::col2im(cx, b, op),
+        "DFT" => dft::dft(cx, b, op),
+        "STFT" => dft::stft(cx, b, op),
         "LpPool" => lp_pool::lp_pool(cx, b, op),
+        "MaxUnpool" => pool::max_unpool(cx, b, op),
+        "Attention" => attention::attention(cx, b, op),
+        "CausalConvWithState" => causal_conv::causal_conv(cx, b, op),
+        "RotaryEmbedding" => rotary::rotary(cx, b, op),
+        "LinearAttention" => linear_attention::linear_attention(cx, b, op),
         "If" => control::if_op(cx, b, op),
         "Loop" => control::loop_op(cx, b, op),
         "Scan" => control::scan_op(cx, b, op),
@@ -109,6 +136,8 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         "NegativeLogLikelihoodLoss" => loss::nll_loss(cx, b, op),
         "SoftmaxCrossEntropyLoss" => loss::softmax_cross_entropy(cx, b, op),
         "Trilu" => gather::trilu(cx, b, op),
+        "onnx_ml.ArrayFeatureExtractor" => gather::array_feature_extractor(cx, b, op),
+        "Det" => misc::det(cx, b, op),
         _ => Err(op_error(b.m, op, "no bufferization for this op yet")),
     }
 }
@@ -182,6 +211,62 @@ pub fn constant_ints(m: &Module, op: OpId, i: usize) -> Option<Vec<i64>> {
     }
     let e = m.attr(def, "value")?.as_elements()?;
     Some(e.iter().map(|w| w.i64()).collect())
+}
+
+/// A private function `name(inputs)` without results at the end of the
+/// module (shared kernels such as the GEMM): a builder at its entry block
+/// and its arguments.
+pub fn private_func<'a>(
+    m: &'a mut Module,
+    name: &str,
+    inputs: Vec<Type>,
+) -> (Builder<'a>, Vec<ValueId>) {
+    let body = m.body();
+    let mut fb = Builder::new(m, ir::InsertPoint::End(body));
+    let (f, entry) = fb.func(name, inputs, vec![]);
+    fb.m.set_attr(f, "sym_visibility", Attribute::string("private"));
+    let args = fb.m.block_args(entry).to_vec();
+    (Builder::at_end(fb.m, entry), args)
+}
+
+/// Symbol-name fragments: a static shape as `2x3x4` (`-` as `m`), a type
+/// with every non-alphanumeric character as `_`.
+pub fn shape_tag(s: &[i64]) -> String {
+    s.iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join("x")
+        .replace('-', "m")
+}
+pub fn type_tag(t: &Type) -> String {
+    t.to_string()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+}
+
+/// `v` converted to `to` and stored at `dst[idx]`; a failed conversion is
+/// kept in `err` (loop bodies are closures that cannot return one).
+#[allow(clippy::too_many_arguments)]
+pub fn store_converted(
+    b: &mut Builder<'_>,
+    op: OpId,
+    v: ValueId,
+    to: &Type,
+    dst: ValueId,
+    idx: &[ValueId],
+    err: &mut Option<ir::Diagnostic>,
+) {
+    match scalar::convert(b, op, v, to) {
+        Ok(r) => store_at(b, r, dst, idx),
+        Err(e) => *err = Some(e),
+    }
+}
+
+/// The results, or the first error a loop body recorded.
+pub fn finish(err: Option<ir::Diagnostic>, out: Vec<ValueId>) -> Result<Vec<ValueId>> {
+    match err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
 
 /// `memref.load m[idx]`.

@@ -149,18 +149,19 @@ fn bcast_index(b: &mut Builder<'_>, p: ValueId, idx: &[ValueId], zero: ValueId) 
 
 pub fn batch_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
-    let used_extra = b.m.results(op)[1..].iter().any(|&r| b.m.has_uses(r));
+    let extra = b.m.results(op).get(1..).unwrap_or(&[]);
+    let used_extra = extra.iter().any(|&r| b.m.has_uses(r));
     if used_extra || attr_int(b.m, op, "training_mode", 0) != 0 {
-        return Err(op_error(
-            b.m,
-            op,
-            "training-mode BatchNormalization is not supported",
-        ));
+        return batch_norm_training(cx, b, op, x);
     }
     let [s, bias, mean, var] = [1, 2, 3, 4].map(|i| cx.input(b.m, op, i));
     let (s, bias, mean, var) = (s?, bias?, mean?, var?);
     let eps = attr_float(b.m, op, "epsilon", 1e-5);
     let dx = dims(b, x);
+    if let Some(&ch) = dx.get(1) {
+        let ps = [(1, s), (2, bias), (3, mean), (4, var)];
+        super::checks::per_channel(b, op, &ps, ch)?;
+    }
     let out = alloc_result(b, op, 0, &dx)?;
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
@@ -180,11 +181,126 @@ pub fn batch_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     Ok(vec![out])
 }
 
+/// Training-mode BatchNormalization: normalizes with the batch statistics
+/// (mean and population variance per channel, summed in f64) and returns
+/// the running statistics blended by `momentum`.
+fn batch_norm_training(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    x: ValueId,
+) -> Result<Vec<ValueId>> {
+    let [s, bias, mean, var] = [1, 2, 3, 4].map(|i| cx.input(b.m, op, i));
+    let (s, bias, mean, var) = (s?, bias?, mean?, var?);
+    let eps = attr_float(b.m, op, "epsilon", 1e-5);
+    let momentum = attr_float(b.m, op, "momentum", 0.9);
+    let dx = dims(b, x);
+    if dx.len() < 2 {
+        return Err(op_error(b.m, op, "expects an input of rank >= 2"));
+    }
+    let elem = elem_of(b.m, x);
+    let f64t = Type::f64();
+    let bounds = Bounds::new(b);
+    let c_dim = [dx[1]];
+    // Every dim but the channel.
+    let others: Vec<ValueId> = dx
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != 1)
+        .map(|(_, &d)| d)
+        .collect();
+    let at = |c: ValueId, o: &[ValueId]| -> Vec<ValueId> {
+        let mut idx = vec![o[0], c];
+        idx.extend_from_slice(&o[1..]);
+        idx
+    };
+    let mut count = bounds.one;
+    for &d in &others {
+        count = loops::mul(b, count, d);
+    }
+    let cnt = b.op1("arith.index_cast", &[count], Type::i64(), &[]);
+    let cnt = b.op1("arith.sitofp", &[cnt], f64t.clone(), &[]);
+    let stat_ty = Type::memref(vec![ir::DYN], elem.clone());
+    let (bm, bv) = (
+        crate::convert::alloc(b, &stat_ty, &c_dim),
+        crate::convert::alloc(b, &stat_ty, &c_dim),
+    );
+    let mut err = None;
+    loop_nest(b, &bounds, &c_dim, &mut |b, c| {
+        let z = constant(b, &f64t, 0.0);
+        let sum = reduce_nest(b, &bounds, &others, z, &mut |b, o, acc| {
+            let v = load_at(b, x, &at(c[0], o));
+            let v = scalar::fcast(b, v, &f64t);
+            scalar::add(b, acc, v)
+        });
+        let m = scalar::div(b, sum, cnt);
+        let sq = reduce_nest(b, &bounds, &others, z, &mut |b, o, acc| {
+            let v = load_at(b, x, &at(c[0], o));
+            let v = scalar::fcast(b, v, &f64t);
+            let d = scalar::sub(b, v, m);
+            let d2 = scalar::mul(b, d, d);
+            scalar::add(b, acc, d2)
+        });
+        let va = scalar::div(b, sq, cnt);
+        match (
+            scalar::convert(b, op, m, &elem),
+            scalar::convert(b, op, va, &elem),
+        ) {
+            (Ok(m), Ok(va)) => {
+                store_at(b, m, bm, c);
+                store_at(b, va, bv, c);
+            }
+            (Err(e), _) | (_, Err(e)) => err = Some(e),
+        }
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let out = alloc_result(b, op, 0, &dx)?;
+    loop_nest(b, &bounds, &dx, &mut |b, ivs| {
+        let c = [ivs[1]];
+        let v = load_at(b, x, ivs);
+        let (m, va) = (load_at(b, bm, &c), load_at(b, bv, &c));
+        let e = constant(b, &elem, eps);
+        let ve = scalar::add(b, va, e);
+        let sd = b.same("math.sqrt", &[ve]);
+        let d = scalar::sub(b, v, m);
+        let sv = load_at(b, s, &c);
+        let n = scalar::mul(b, sv, d);
+        let n = scalar::div(b, n, sd);
+        let bb = load_at(b, bias, &c);
+        let r = scalar::add(b, n, bb);
+        store_at(b, r, out, ivs);
+    });
+    let mut results = vec![out];
+    // Running statistics: input · momentum + batch · (1 - momentum).
+    for (k, (input, batch)) in [(mean, bm), (var, bv)].into_iter().enumerate() {
+        if b.m.results(op).len() <= k + 1 {
+            break;
+        }
+        let r = alloc_result(b, op, k + 1, &c_dim)?;
+        loop_nest(b, &bounds, &c_dim, &mut |b, c| {
+            let (i, t) = (load_at(b, input, c), load_at(b, batch, c));
+            let mo = constant(b, &elem, momentum);
+            let rest = constant(b, &elem, 1.0 - momentum);
+            let a = scalar::mul(b, i, mo);
+            let t = scalar::mul(b, t, rest);
+            let v = scalar::add(b, a, t);
+            store_at(b, v, r, c);
+        });
+        results.push(r);
+    }
+    Ok(results)
+}
+
 pub fn instance_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
     let (s, bias) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
     let eps = attr_float(b.m, op, "epsilon", 1e-5);
     let dx = dims(b, x);
+    if let Some(&ch) = dx.get(1) {
+        super::checks::per_channel(b, op, &[(1, s), (2, bias)], ch)?;
+    }
     let out = alloc_result(b, op, 0, &dx)?;
     let reduced: Vec<usize> = (2..dx.len()).collect();
     normalize(

@@ -1,6 +1,6 @@
 //! Pad in every mode (constant, reflect, edge, wrap), pads and constant
 //! from operands (runtime values allowed) or the legacy attributes,
-//! optional constant axes. Negative pads crop.
+//! optional axes (constant or runtime). Negative pads crop.
 
 use super::build::index_at;
 use super::reduce::normalize_axis;
@@ -21,24 +21,50 @@ pub fn pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     let mode = attr_str(b.m, op, "mode").unwrap_or("constant").to_string();
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
-    let axes: Vec<usize> = if cx.has_input(b.m, op, 3) {
-        let Some(a) = constant_ints(b.m, op, 3) else {
-            return Err(op_error(b.m, op, "Pad needs constant axes"));
-        };
-        a.iter()
-            .map(|&v| normalize_axis(b, op, v, rank))
-            .collect::<Result<_>>()?
-    } else {
-        (0..rank).collect()
+    // Axes: constant, read at runtime (each listed dim picked by compares),
+    // or all dims.
+    let runtime_axes = match cx.optional_input(b.m, op, 3)? {
+        Some(a) if constant_ints(b.m, op, 3).is_none() => Some(a),
+        _ => None,
     };
-    let n = axes.len();
+    let axes: Vec<usize> = match constant_ints(b.m, op, 3) {
+        Some(a) if cx.has_input(b.m, op, 3) => a
+            .iter()
+            .map(|&v| normalize_axis(b, op, v, rank))
+            .collect::<Result<_>>()?,
+        _ => (0..rank).collect(),
+    };
     let mut begin = vec![bounds.zero; rank];
     let mut end = vec![bounds.zero; rank];
     if cx.has_input(b.m, op, 1) {
         let p = cx.input(b.m, op, 1)?;
-        for (j, &d) in axes.iter().enumerate() {
-            begin[d] = index_at(b, p, Some(j as i64));
-            end[d] = index_at(b, p, Some((j + n) as i64));
+        match runtime_axes {
+            Some(av) => {
+                let n = shape_of(b.m, av).first().copied().unwrap_or(-1);
+                if n < 0 {
+                    return Err(op_error(b.m, op, "Pad needs axes of static length"));
+                }
+                let r = b.const_index(rank as i64);
+                for j in 0..n {
+                    let a = index_at(b, av, Some(j));
+                    let a = super::gather::wrap(b, a, r, bounds.zero);
+                    let pb = index_at(b, p, Some(j));
+                    let pe = index_at(b, p, Some(j + n));
+                    for d in 0..rank {
+                        let dv = b.const_index(d as i64);
+                        let hit = loops::cmp(b, "eq", a, dv);
+                        begin[d] = loops::select(b, hit, pb, begin[d]);
+                        end[d] = loops::select(b, hit, pe, end[d]);
+                    }
+                }
+            }
+            None => {
+                let n = axes.len();
+                for (j, &d) in axes.iter().enumerate() {
+                    begin[d] = index_at(b, p, Some(j as i64));
+                    end[d] = index_at(b, p, Some((j + n) as i64));
+                }
+            }
         }
     } else if let Some(p) = attr_ints(b.m, op, "pads") {
         if p.len() != 2 * rank {

@@ -1,4 +1,5 @@
-//! MaxPool, AveragePool (count_include_pad), GlobalAveragePool, GlobalMaxPool.
+//! MaxPool, AveragePool (count_include_pad), GlobalAveragePool, GlobalMaxPool,
+//! MaxUnpool.
 
 use super::scalar::{self, constant};
 use super::window::Window;
@@ -33,6 +34,7 @@ pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Res
     let win = Window::new(b.m, op, kernel.clone(), &sx, &out_shape)?;
     let is_max = kind == "MaxPool";
     let include_pad = attr_int(b.m, op, "count_include_pad", 0) != 0;
+    let ceil_mode = attr_int(b.m, op, "ceil_mode", 0) != 0;
     let dx = dims(b, x);
     let mut out_dims = vec![dx[0], dx[1]];
     for &d in &out_shape[2..] {
@@ -58,16 +60,9 @@ pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Res
             constant(b, &elem, 0.0)
         };
         let mut r = reduce_nest(b, &bounds, &red, init, &mut |b, k, acc| {
+            let (pos, inside) = win.input_indices(b, &ivs[2..], k, &dx[2..], zero);
             let mut xidx = vec![ivs[0], ivs[1]];
-            let mut inside = None;
-            for i in 0..k.len() {
-                let (pos, ok) = win.input_index(b, i, ivs[i + 2], k[i], dx[i + 2], zero);
-                xidx.push(pos);
-                inside = Some(match inside {
-                    Some(p) => loops::and(b, p, ok),
-                    None => ok,
-                });
-            }
+            xidx.extend(pos);
             let xv = load_at(b, x, &xidx);
             // Out-of-range taps contribute the reduction's neutral value.
             let neutral = if is_max {
@@ -75,10 +70,7 @@ pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Res
             } else {
                 constant(b, &elem, 0.0)
             };
-            let xv = match inside {
-                Some(ok) => loops::select(b, ok, xv, neutral),
-                None => xv,
-            };
+            let xv = loops::select(b, inside, xv, neutral);
             if is_max {
                 scalar::max(b, acc, xv)
             } else {
@@ -86,10 +78,12 @@ pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Res
             }
         });
         if !is_max {
-            let n = if include_pad {
+            // count_include_pad counts the pads but not what ceil_mode's
+            // last window reaches beyond them.
+            let n = if include_pad && !ceil_mode {
                 constant(b, &elem, full as f64)
             } else {
-                valid_taps(b, &win, ivs, &dx, &elem)
+                valid_taps(b, &win, ivs, &dx, &elem, include_pad)
             };
             r = b.same("arith.divf", &[r, n]);
         }
@@ -136,18 +130,9 @@ fn argmax_indices(
         let base = loops::mul(b, plane, spatial_size);
         let none = b.const_int(-1, ir::Type::i64());
         let found = reduce_nest(b, &bounds, &red, none, &mut |b, k, acc| {
+            let (pos, inside) = win.input_indices(b, &ivs[2..], k, &dx[2..], zero);
             let mut xidx = vec![ivs[0], ivs[1]];
-            let mut inside = None;
-            let mut pos = Vec::with_capacity(spatial);
-            for i in 0..spatial {
-                let (p, ok) = win.input_index(b, i, ivs[i + 2], k[i], dx[i + 2], zero);
-                xidx.push(p);
-                pos.push(p);
-                inside = Some(match inside {
-                    Some(q) => loops::and(b, q, ok),
-                    None => ok,
-                });
-            }
+            xidx.extend_from_slice(&pos);
             let xv = load_at(b, x, &xidx);
             let equal = if elem.is_float() {
                 b.op1(
@@ -185,10 +170,8 @@ fn argmax_indices(
                 ir::Type::i1(),
                 &[("predicate", ir::Attribute::i64(0))],
             );
-            let mut take = loops::and(b, unset, equal);
-            if let Some(ok) = inside {
-                take = loops::and(b, take, ok);
-            }
+            let take = loops::and(b, unset, equal);
+            let take = loops::and(b, take, inside);
             loops::select(b, take, flat, acc)
         });
         store_at(b, found, indices, ivs);
@@ -196,23 +179,34 @@ fn argmax_indices(
     Ok(indices)
 }
 
-/// Number of kernel taps inside the input for this output position, as a float.
+/// Number of kernel taps inside the input (or inside input and pads, with
+/// `include_pad`) for this output position, as a float.
 fn valid_taps(
     b: &mut Builder<'_>,
     win: &Window,
     ivs: &[ValueId],
     dx: &[ValueId],
     elem: &ir::Type,
+    include_pad: bool,
 ) -> ValueId {
     let mut total: Option<ValueId> = None;
     for i in 0..win.kernel.len() {
-        // Count per dim = #{k : 0 <= o*s + k*d - p < size}; computed by a loop.
+        // Count per dim = #{k : lo <= o*s + k*d - p < hi}; computed by a loop.
         let bounds = Bounds::new(b);
         let zero = bounds.zero;
+        let (lo, hi) = if include_pad {
+            let lo = b.const_index(-win.pad_begin[i]);
+            let pe = b.const_index(win.pad_end[i]);
+            (lo, loops::add(b, dx[i + 2], pe))
+        } else {
+            (zero, dx[i + 2])
+        };
         let kdim = b.const_index(win.kernel[i]);
-        let init = b.const_index(0);
-        let cnt = reduce_nest(b, &bounds, &[kdim], init, &mut |b, k, acc| {
-            let (_, ok) = win.input_index(b, i, ivs[i + 2], k[0], dx[i + 2], zero);
+        let cnt = reduce_nest(b, &bounds, &[kdim], zero, &mut |b, k, acc| {
+            let pos = win.position(b, i, ivs[i + 2], k[0]);
+            let ge = loops::cmp(b, "sge", pos, lo);
+            let lt = loops::cmp(b, "slt", pos, hi);
+            let ok = loops::and(b, ge, lt);
             let one = b.const_index(1);
             let inc = loops::select(b, ok, one, zero);
             loops::add(b, acc, inc)
@@ -285,6 +279,75 @@ pub fn global_pool(
         let mut idx = ivs.to_vec();
         idx.extend(std::iter::repeat_n(zero, sx.len() - 2));
         store_at(b, r, out, &idx);
+    });
+    Ok(vec![out])
+}
+
+/// MaxUnpool: zeros, with each input value stored where its flat index
+/// points in the unpooled shape `(in - 1)·stride - pads + kernel` (the top-left
+/// corner of a larger `output_shape`, as the reference).
+pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let ind = cx.input(b.m, op, 1)?;
+    let out_shape = shape_of_result(b, op)?;
+    let sx = shape_of(b.m, x);
+    let kernel = attr_ints(b.m, op, "kernel_shape").unwrap_or_default();
+    let sp = kernel.len();
+    let strides = attr_ints(b.m, op, "strides").unwrap_or_else(|| vec![1; sp]);
+    let pads = attr_ints(b.m, op, "pads").unwrap_or_else(|| vec![0; 2 * sp]);
+    if out_shape.contains(&DYN)
+        || sx.contains(&DYN)
+        || shape_of(b.m, ind) != sx
+        || sx.len() != sp + 2
+        || out_shape.len() != sp + 2
+        || strides.len() != sp
+        || pads.len() != 2 * sp
+    {
+        return Err(op_error(
+            b.m,
+            op,
+            "MaxUnpool needs static shapes, indices shaped like X and window attributes per spatial dim",
+        ));
+    }
+    let mut unpooled = sx[..2].to_vec();
+    for d in 0..sp {
+        unpooled.push((sx[d + 2] - 1) * strides[d] - (pads[d] + pads[sp + d]) + kernel[d]);
+    }
+    let od: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d)).collect();
+    let out = alloc_result(b, op, 0, &od)?;
+    let elem = elem_of(b.m, out);
+    let bounds = Bounds::new(b);
+    let zero_v = constant(b, &elem, 0.0);
+    loop_nest(b, &bounds, &od, &mut |b, ivs| store_at(b, zero_v, out, ivs));
+    let total: i64 = unpooled.iter().product();
+    let ud: Vec<ValueId> = unpooled.iter().map(|&d| b.const_index(d)).collect();
+    let dx = dims(b, x);
+    loop_nest(b, &bounds, &dx, &mut |b, ivs| {
+        let v = load_at(b, x, ivs);
+        let i = load_at(b, ind, ivs);
+        let i = super::build::to_index(b, i);
+        // Indices outside the unpooled tensor, or positions outside the
+        // result, are dropped.
+        let ge = loops::cmp(b, "sge", i, bounds.zero);
+        let n = b.const_index(total);
+        let lt = loops::cmp(b, "slt", i, n);
+        let mut ok = loops::and(b, ge, lt);
+        let mut rest = loops::select(b, ok, i, bounds.zero);
+        let mut idx = vec![bounds.zero; ud.len()];
+        for d in (0..ud.len()).rev() {
+            let p = b.same("arith.remui", &[rest, ud[d]]);
+            rest = b.same("arith.divui", &[rest, ud[d]]);
+            let fits = loops::cmp(b, "slt", p, od[d]);
+            ok = loops::and(b, ok, fits);
+            idx[d] = p;
+        }
+        let idx: Vec<ValueId> = idx
+            .into_iter()
+            .map(|p| loops::select(b, ok, p, bounds.zero))
+            .collect();
+        let old = load_at(b, out, &idx);
+        let v = scalar::select(b, ok, v, old);
+        store_at(b, v, out, &idx);
     });
     Ok(vec![out])
 }

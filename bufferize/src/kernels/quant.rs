@@ -3,7 +3,7 @@
 
 use super::reduce::normalize_axis;
 use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, elem_of, load_at, shape_of, store_at};
+use super::{alloc_result, attr_int, elem_of, finish, load_at, shape_of, store_at};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
@@ -89,10 +89,7 @@ fn quantize_value(
 pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let scale = cx.input(b.m, op, 1)?;
-    let zp = cx
-        .has_input(b.m, op, 2)
-        .then(|| cx.input(b.m, op, 2))
-        .transpose()?;
+    let zp = cx.optional_input(b.m, op, 2)?;
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
@@ -116,19 +113,13 @@ pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
             Err(e) => err = Some(e),
         }
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }
 
 pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let scale = cx.input(b.m, op, 1)?;
-    let zp = cx
-        .has_input(b.m, op, 2)
-        .then(|| cx.input(b.m, op, 2))
-        .transpose()?;
+    let zp = cx.optional_input(b.m, op, 2)?;
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
@@ -161,10 +152,7 @@ pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
             Err(e) => err = Some(e),
         }
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }
 
 pub fn dynamic_quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {

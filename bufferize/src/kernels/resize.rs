@@ -6,29 +6,17 @@
 //! (1 nearest, 2 linear, 4 cubic), neighbours clamped to the edges as in
 //! the ONNX reference. Coordinates and sums are computed in f64.
 
+use super::interp::{self, f64c, f_to_idx, idx_to_f, Tap};
 use super::reduce::normalize_axis;
 use super::scalar;
 use super::{
-    alloc_result, attr_float, attr_int, attr_ints, attr_str, elem_of, load_at, shape_of, store_at,
+    alloc_result, attr_float, attr_int, attr_ints, attr_str, elem_of, finish, load_at, shape_of,
+    store_converted,
 };
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, Module, OpId, Result, Type, ValueId};
-
-fn f64c(b: &mut Builder<'_>, v: f64) -> ValueId {
-    b.const_float(v, Type::f64())
-}
-
-fn idx_to_f(b: &mut Builder<'_>, i: ValueId) -> ValueId {
-    let v = b.op1("arith.index_cast", &[i], Type::i64(), &[]);
-    b.op1("arith.sitofp", &[v], Type::f64(), &[])
-}
-
-fn f_to_idx(b: &mut Builder<'_>, f: ValueId) -> ValueId {
-    let v = b.op1("arith.fptosi", &[f], Type::i64(), &[]);
-    b.op1("arith.index_cast", &[v], Type::Index, &[])
-}
 
 fn opset(m: &Module) -> i64 {
     m.attr(m.top(), "onnx.opset")
@@ -121,48 +109,8 @@ fn source_coord(
     }
 }
 
-/// Cubic convolution weight of a tap at distance `t` (|t| ≤ 2).
-fn cubic_weight(b: &mut Builder<'_>, a: f64, t: ValueId) -> ValueId {
-    let x = b.same("math.absf", &[t]);
-    let (one, two) = (f64c(b, 1.0), f64c(b, 2.0));
-    let x2 = b.same("arith.mulf", &[x, x]);
-    let x3 = b.same("arith.mulf", &[x2, x]);
-    // |x| <= 1: (a+2)|x|³ - (a+3)|x|² + 1
-    let c1 = f64c(b, a + 2.0);
-    let c2 = f64c(b, a + 3.0);
-    let t1 = b.same("arith.mulf", &[c1, x3]);
-    let t2 = b.same("arith.mulf", &[c2, x2]);
-    let near = b.same("arith.subf", &[t1, t2]);
-    let near = b.same("arith.addf", &[near, one]);
-    // 1 < |x| < 2: a|x|³ - 5a|x|² + 8a|x| - 4a
-    let (ca, c5, c8, c4) = (
-        f64c(b, a),
-        f64c(b, 5.0 * a),
-        f64c(b, 8.0 * a),
-        f64c(b, 4.0 * a),
-    );
-    let f1 = b.same("arith.mulf", &[ca, x3]);
-    let f2 = b.same("arith.mulf", &[c5, x2]);
-    let f3 = b.same("arith.mulf", &[c8, x]);
-    let far = b.same("arith.subf", &[f1, f2]);
-    let far = b.same("arith.addf", &[far, f3]);
-    let far = b.same("arith.subf", &[far, c4]);
-    let le1 = scalar::cmpf(b, "ole", x, one);
-    let lt2 = scalar::cmpf(b, "olt", x, two);
-    let zero = f64c(b, 0.0);
-    let w = scalar::select(b, lt2, far, zero);
-    scalar::select(b, le1, near, w)
-}
-
-/// Taps of one dim: (clamped index, weight) pairs.
-fn taps(
-    b: &mut Builder<'_>,
-    mode: &str,
-    cfg: &Cfg,
-    xo: ValueId,
-    in_len: ValueId,
-    scale: ValueId,
-) -> Vec<(ValueId, ValueId)> {
+/// Taps of one dim: clamped indices and weights.
+fn taps(b: &mut Builder<'_>, mode: &str, cfg: &Cfg, xo: ValueId, in_len: ValueId) -> Vec<Tap> {
     let zero_i = b.const_index(0);
     let one_i = b.const_index(1);
     let last = loops::sub(b, in_len, one_i);
@@ -170,7 +118,7 @@ fn taps(
         let c = b.same("arith.maxsi", &[i, zero_i]);
         b.same("arith.minsi", &[c, last])
     };
-    let one = f64c(b, 1.0);
+    let tap = |(idx, w)| Tap { idx, w, keep: None };
     match mode {
         "nearest" => {
             let half = f64c(b, 0.5);
@@ -190,39 +138,24 @@ fn taps(
                     scalar::select(b, is_half, fl, r)
                 }
             };
-            let _ = scale;
             let i = f_to_idx(b, r);
-            vec![(clamp(b, i), one)]
+            let one = f64c(b, 1.0);
+            vec![tap((clamp(b, i), one))]
         }
-        "linear" => {
-            let fl = b.same("math.floor", &[xo]);
-            let r = b.same("arith.subf", &[xo, fl]);
-            let w0 = b.same("arith.subf", &[one, r]);
-            let i0 = f_to_idx(b, fl);
-            let i1 = loops::add(b, i0, one_i);
-            vec![(clamp(b, i0), w0), (clamp(b, i1), r)]
-        }
+        "linear" => interp::taps(b, None, xo)
+            .into_iter()
+            .map(|(i, w)| tap((clamp(b, i), w)))
+            .collect(),
         _ => {
-            let fl = b.same("math.floor", &[xo]);
-            let i0 = f_to_idx(b, fl);
-            let mut out = Vec::with_capacity(4);
-            for k in -1i64..=2 {
-                let kv = b.const_index(k);
-                let i = loops::add(b, i0, kv);
-                let kf = f64c(b, k as f64);
-                let p = b.same("arith.addf", &[fl, kf]);
-                let t = b.same("arith.subf", &[xo, p]);
-                let mut w = cubic_weight(b, cfg.a, t);
-                if cfg.exclude {
-                    let ge = loops::cmp(b, "sge", i, zero_i);
-                    let le = loops::cmp(b, "sle", i, last);
+            let mut out = interp::taps(b, Some(cfg.a), xo);
+            if cfg.exclude {
+                for t in &mut out {
+                    let ge = loops::cmp(b, "sge", t.0, zero_i);
+                    let le = loops::cmp(b, "sle", t.0, last);
                     let ok = loops::and(b, ge, le);
                     let z = f64c(b, 0.0);
-                    w = scalar::select(b, ok, w, z);
+                    t.1 = scalar::select(b, ok, t.1, z);
                 }
-                out.push((clamp(b, i), w));
-            }
-            if cfg.exclude {
                 // Renormalize the surviving weights.
                 let mut s = f64c(b, 0.0);
                 for &(_, w) in &out {
@@ -232,7 +165,9 @@ fn taps(
                     t.1 = b.same("arith.divf", &[t.1, s]);
                 }
             }
-            out
+            out.into_iter()
+                .map(|(i, w)| tap((clamp(b, i), w)))
+                .collect()
         }
     }
 }
@@ -363,32 +298,15 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                 let o = b.same("arith.ori", &[lo, hi]);
                 outside = b.same("arith.ori", &[outside, o]);
             }
-            per_dim.push(taps(b, &mode, &cfg, xo, dx[d], scale[d]));
+            per_dim.push(taps(b, &mode, &cfg, xo, dx[d]));
         }
-        // Tensor product of the taps.
-        let mut acc = f64c(b, 0.0);
-        let total: usize = per_dim.iter().map(Vec::len).product();
-        for k in 0..total {
-            // Mixed-radix digits of k pick one tap per dim.
-            let mut rest = k;
-            let mut w = one;
-            let mut idx = vec![bounds.zero; rank];
-            for d in (0..rank).rev() {
-                let n = per_dim[d].len();
-                let (i, wd) = per_dim[d][rest % n];
-                rest /= n;
-                idx[d] = i;
-                w = b.same("arith.mulf", &[w, wd]);
+        let acc = match interp::weighted_sum(b, op, x, &[], &per_dim) {
+            Ok(acc) => acc,
+            Err(e) => {
+                err = Some(e);
+                return;
             }
-            let v = load_at(b, x, &idx);
-            match scalar::convert(b, op, v, &Type::f64()) {
-                Ok(vf) => {
-                    let t = b.same("arith.mulf", &[w, vf]);
-                    acc = b.same("arith.addf", &[acc, t]);
-                }
-                Err(e) => err = Some(e),
-            }
-        }
+        };
         let ex = f64c(b, cfg.extrapolation);
         let acc = scalar::select(b, outside, ex, acc);
         let acc = if elem.is_float() {
@@ -396,13 +314,7 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         } else {
             b.same("math.roundeven", &[acc])
         };
-        match scalar::convert(b, op, acc, &elem) {
-            Ok(r) => store_at(b, r, out, ivs),
-            Err(e) => err = Some(e),
-        }
+        store_converted(b, op, acc, &elem, out, ivs, &mut err);
     });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(vec![out]),
-    }
+    finish(err, vec![out])
 }

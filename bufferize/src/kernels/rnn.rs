@@ -160,9 +160,7 @@ pub fn rnn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Resu
         _ => Cell::Rnn,
     };
     let opt = |cx: &Lowering, b: &Builder<'_>, i: usize| -> Result<Option<ValueId>> {
-        cx.has_input(b.m, op, i)
-            .then(|| cx.input(b.m, op, i))
-            .transpose()
+        cx.optional_input(b.m, op, i)
     };
     let seq_lens = opt(cx, b, 4)?;
     let x = cx.input(b.m, op, 0)?;

@@ -47,6 +47,44 @@ pub fn lowest(b: &mut Builder<'_>, t: &Type) -> ValueId {
     }
 }
 
+/// The type dot products of `t` values accumulate in: f32 for narrower
+/// floats (numpy's f16 and ml_dtypes' bf16 dot products widen), else `t`.
+pub fn acc_type(t: &Type) -> Type {
+    if t.is_float() && t.bit_width().is_some_and(|w| w < 32) {
+        Type::f32()
+    } else {
+        t.clone()
+    }
+}
+
+/// The type plain sums of `t` values accumulate in: f32 for f16 only
+/// (numpy's f16 reductions widen; ml_dtypes' bf16 adds round each step).
+pub fn sum_acc_type(t: &Type) -> Type {
+    if t.float_kind() == Some(ir::types::FloatKind::F16) {
+        Type::f32()
+    } else {
+        t.clone()
+    }
+}
+
+/// Float `x` widened or narrowed to float type `to` (`x` when equal).
+pub fn fcast(b: &mut Builder<'_>, x: ValueId, to: &Type) -> ValueId {
+    let from = b.m.value_type(x).clone();
+    match (from.bit_width(), to.bit_width()) {
+        _ if from == *to || !from.is_float() || !to.is_float() => x,
+        (Some(f), Some(t)) if f < t => b.op1("arith.extf", &[x], to.clone(), &[]),
+        _ => b.op1("arith.truncf", &[x], to.clone(), &[]),
+    }
+}
+
+/// `acc + x * y` in the type of `acc` (`x`, `y` widened to it).
+pub fn mul_acc(b: &mut Builder<'_>, acc: ValueId, x: ValueId, y: ValueId) -> ValueId {
+    let t = b.m.value_type(acc).clone();
+    let (x, y) = (fcast(b, x, &t), fcast(b, y, &t));
+    let p = mul(b, x, y);
+    add(b, acc, p)
+}
+
 pub fn add(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     let name = if b.m.value_type(x).is_float() {
         "arith.addf"

@@ -1,5 +1,6 @@
 //! Constants, identities, reshapes as views, and Transpose as a copy nest.
 
+use super::checks;
 use super::{alloc_result, attr_int, attr_ints, constant_ints, load_at, shape_of, store_at};
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, Bounds};
@@ -84,6 +85,11 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
                     .shape()
                     .map_or(0, <[i64]>::len);
                 let out = runtime_shape(b, s, &dx, allow_zero, rank)?;
+                for (j, &d) in out.iter().enumerate() {
+                    let msg = format!("shape entry {j} is negative");
+                    checks::non_negative(b, op, d, &msg)?;
+                }
+                same_count(b, op, &sx, &dx, &out)?;
                 return finish_reshape(b, op, x, out);
             };
             let allow_zero = attr_int(b.m, op, "allowzero", 0) != 0;
@@ -120,6 +126,7 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
                 let rest = product(b, &known);
                 out[i] = b.same("arith.divui", &[total, rest]);
             }
+            same_count(b, op, &sx, &dx, &out)?;
             out
         }
         "Squeeze" | "Unsqueeze" => {
@@ -166,6 +173,16 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
                     }
                 }
                 out
+            } else if axes.is_none() && cx.has_input(b.m, op, 1) {
+                // Axes known only at runtime: the inferred result shape.
+                if out_shape.contains(&DYN) {
+                    return Err(op_error(
+                        b.m,
+                        op,
+                        "Squeeze with runtime axes needs a static result shape",
+                    ));
+                }
+                out_shape.iter().map(|&d| b.const_index(d)).collect()
             } else {
                 let drop: Vec<usize> = match axes {
                     Some(a) => a
@@ -272,6 +289,30 @@ fn runtime_shape(
         .collect())
 }
 
+/// Asserts that a Reshape keeps the element count (unless the input and
+/// result shapes are static: shape inference checked them).
+fn same_count(
+    b: &mut Builder<'_>,
+    op: OpId,
+    sx: &[i64],
+    dx: &[ValueId],
+    out: &[ValueId],
+) -> Result<()> {
+    let ty = super::result_memref_type(b.m, op, 0)?;
+    let out_static = ty.shape().is_some_and(|s| !s.contains(&DYN));
+    if out_static && !sx.contains(&DYN) {
+        return Ok(());
+    }
+    let (n, m) = (checks::count(b, dx), checks::count(b, out));
+    checks::equal(
+        b,
+        op,
+        m,
+        n,
+        "the new shape's element count differs from the input's",
+    )
+}
+
 fn finish_reshape(
     b: &mut Builder<'_>,
     op: OpId,
@@ -290,7 +331,8 @@ fn finish_reshape(
     Ok(vec![reinterpret(b, x, &ty, &shape, &out_dims)])
 }
 
-/// A row-major view of contiguous `x` with the given sizes.
+/// A row-major view of `x` with the given sizes (of a copy when `x` is a
+/// strided view: reinterpret_cast drops the source's offset and strides).
 pub fn reinterpret(
     b: &mut Builder<'_>,
     x: ValueId,
@@ -298,6 +340,7 @@ pub fn reinterpret(
     shape: &[i64],
     sizes: &[ValueId],
 ) -> ValueId {
+    let x = crate::convert::contiguous(b, x);
     let strides = ir::types::identity_strides(shape);
     let mut operands = vec![x];
     let mut dyn_sizes = 0;

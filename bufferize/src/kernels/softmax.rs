@@ -80,7 +80,8 @@ pub fn softmax(
             });
             return;
         }
-        let zero = constant(b, &elem, 0.0);
+        let acc_ty = scalar::sum_acc_type(&elem);
+        let zero = constant(b, &acc_ty, 0.0);
         let sum = reduce_nest(b, &bounds, &inner_ubs, zero, &mut |b, ivs, acc| {
             let idx = merge(ovs, ivs);
             let v = load_at(b, x, &idx);
@@ -89,8 +90,10 @@ pub fn softmax(
             if kind == "Softmax" {
                 store_at(b, e, out, &idx);
             }
+            let e = scalar::fcast(b, e, &acc_ty);
             scalar::add(b, acc, e)
         });
+        let sum = scalar::fcast(b, sum, &elem);
         let log_sum = (kind == "LogSoftmax").then(|| b.same("math.log", &[sum]));
         loop_nest(b, &bounds, &inner_ubs, &mut |b, ivs| {
             let idx = merge(ovs, ivs);

@@ -12,6 +12,7 @@ pub struct Window {
     pub strides: Vec<i64>,
     pub dilations: Vec<i64>,
     pub pad_begin: Vec<i64>,
+    pub pad_end: Vec<i64>,
 }
 
 impl Window {
@@ -38,7 +39,7 @@ impl Window {
             ));
         }
         let auto_pad = attr_str(m, op, "auto_pad").unwrap_or("NOTSET");
-        let pad_begin = match auto_pad {
+        let (pad_begin, pad_end) = match auto_pad {
             "NOTSET" => {
                 let pads = attr_ints(m, op, "pads").unwrap_or_else(|| vec![0; 2 * s]);
                 if pads.len() != 2 * s {
@@ -48,11 +49,11 @@ impl Window {
                         "pads must have two entries per spatial dim",
                     ));
                 }
-                pads[..s].to_vec()
+                (pads[..s].to_vec(), pads[s..].to_vec())
             }
-            "VALID" => vec![0; s],
+            "VALID" => (vec![0; s], vec![0; s]),
             "SAME_UPPER" | "SAME_LOWER" => {
-                let mut begin = Vec::with_capacity(s);
+                let (mut begin, mut end) = (Vec::with_capacity(s), Vec::with_capacity(s));
                 for i in 0..s {
                     let (inp, out) = (in_shape[i + 2], out_shape[i + 2]);
                     if inp == DYN || out == DYN {
@@ -60,13 +61,15 @@ impl Window {
                     }
                     let eff = (kernel[i] - 1) * dilations[i] + 1;
                     let total = ((out - 1) * strides[i] + eff - inp).max(0);
-                    begin.push(if auto_pad == "SAME_UPPER" {
+                    let b = if auto_pad == "SAME_UPPER" {
                         total / 2
                     } else {
                         total - total / 2
-                    });
+                    };
+                    begin.push(b);
+                    end.push(total - b);
                 }
-                begin
+                (begin, end)
             }
             other => return Err(op_error(m, op, format!("unknown auto_pad '{other}'"))),
         };
@@ -75,7 +78,21 @@ impl Window {
             strides,
             dilations,
             pad_begin,
+            pad_end,
         })
+    }
+
+    /// Input position (unclamped, may be in the pads) of output position `o`
+    /// plus kernel offset `k` in spatial dim `i`.
+    pub fn position(&self, b: &mut Builder<'_>, i: usize, o: ValueId, k: ValueId) -> ValueId {
+        let base = loops::scale_add(b, None, o, self.strides[i]);
+        let pos = loops::scale_add(b, Some(base), k, self.dilations[i]);
+        if self.pad_begin[i] != 0 {
+            let p = b.const_index(self.pad_begin[i]);
+            loops::sub(b, pos, p)
+        } else {
+            pos
+        }
     }
 
     /// For output position `o` and kernel offset `k` in spatial dim `i`:
@@ -89,18 +106,36 @@ impl Window {
         size: ValueId,
         zero: ValueId,
     ) -> (ValueId, ValueId) {
-        let base = loops::scale_add(b, None, o, self.strides[i]);
-        let pos = loops::scale_add(b, Some(base), k, self.dilations[i]);
-        let pos = if self.pad_begin[i] != 0 {
-            let p = b.const_index(self.pad_begin[i]);
-            loops::sub(b, pos, p)
-        } else {
-            pos
-        };
+        let pos = self.position(b, i, o, k);
         let ge = loops::cmp(b, "sge", pos, zero);
         let lt = loops::cmp(b, "slt", pos, size);
         let ok = loops::and(b, ge, lt);
         let clamped = loops::select(b, ok, pos, zero);
         (clamped, ok)
+    }
+
+    /// `input_index` over every spatial dim: for output positions `outs`
+    /// and kernel offsets `ks` (one per dim) in dims of `sizes`, the clamped
+    /// indices and whether all were in range.
+    pub fn input_indices(
+        &self,
+        b: &mut Builder<'_>,
+        outs: &[ValueId],
+        ks: &[ValueId],
+        sizes: &[ValueId],
+        zero: ValueId,
+    ) -> (Vec<ValueId>, ValueId) {
+        let mut idx = Vec::with_capacity(self.kernel.len());
+        let mut inside = None;
+        for i in 0..self.kernel.len() {
+            let (pos, ok) = self.input_index(b, i, outs[i], ks[i], sizes[i], zero);
+            idx.push(pos);
+            inside = Some(match inside {
+                Some(prev) => loops::and(b, prev, ok),
+                None => ok,
+            });
+        }
+        let inside = inside.unwrap_or_else(|| b.const_bool(true));
+        (idx, inside)
     }
 }

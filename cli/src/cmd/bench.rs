@@ -2,18 +2,23 @@
 //! [--peers] [--repeat N]`: compile-time, memory and inference figures per
 //! model, optionally next to onnxruntime's offline optimizer and
 //! onnx-simplifier run on the same files. Every measured compile runs in a
-//! child process (`onnxc bench --child-dir`), so peak RSS is its own.
+//! child process (`onnxc bench --child-dir`); every measured process gets
+//! the LD_PRELOAD probe (bench/probe.c), so its peak RSS is its own and the
+//! compiled model's peak heap is counted.
 
 mod check;
 mod child;
 mod measure;
+mod probe;
 mod report;
 mod svg;
+mod tools;
 
 use super::{io_err, write_output, CmdResult, Failure};
 use measure::{Run, Stat};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tools::{first_error, onnx_nodes, row_of, skipped};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -68,6 +73,9 @@ pub struct BenchArgs {
     /// Internal: with --child-dir, also measure IR text sizes.
     #[arg(long, hide = true)]
     pub child_ir_sizes: bool,
+    /// Internal: with --child-dir, run the model on these `input_N.pb`.
+    #[arg(long, hide = true)]
+    pub child_inputs: Option<PathBuf>,
 }
 
 /// How one tool fared on one model.
@@ -87,6 +95,13 @@ pub struct ToolRow {
     pub status: Status,
     pub wall_s: Stat,
     pub peak_rss_kib: Stat,
+    /// Every run's peak RSS is its own VmHWM (from the probe), not
+    /// `ru_maxrss` floored at the bench's own peak.
+    pub rss_own: bool,
+    /// Peak bytes in use through the C allocator, and allocation count
+    /// (the compiled model, with the heap probe).
+    pub peak_heap_bytes: Option<Stat>,
+    pub allocations: Option<Stat>,
     /// Time of the work itself inside the process, when the tool reports it.
     pub inner_s: Option<Stat>,
     /// Nodes of the ONNX model the tool wrote.
@@ -108,6 +123,8 @@ pub struct CompileDetail {
     /// Printed IR size after import and each stage.
     pub ir_bytes: Vec<(String, u64)>,
     pub llvm_ir_bytes: Option<u64>,
+    /// The weights sidecar the LLVM IR pulls in with `.incbin`.
+    pub sidecar_bytes: Option<u64>,
 }
 
 impl CompileDetail {
@@ -141,8 +158,6 @@ pub const BUILD: &str = "clang build";
 pub const INFER: &str = "inference";
 pub const PEERS: [&str; 2] = ["onnxruntime", "onnxsim"];
 
-const PEERS_PY: &str = include_str!("../../../scripts/peers.py");
-
 fn diag(msg: impl Into<String>) -> Failure {
     Failure::Diagnostic(ir::Diagnostic::error(msg))
 }
@@ -153,14 +168,18 @@ pub fn run(args: BenchArgs) -> CmdResult {
             .models
             .first()
             .ok_or_else(|| diag("--child-dir needs a model"))?;
-        return child::run(model, dir, args.child_ir_sizes);
+        return child::run(
+            model,
+            dir,
+            args.child_ir_sizes,
+            args.child_inputs.as_deref(),
+        );
     }
     if args.models.is_empty() && args.zoo.is_empty() {
         return Err(diag(
             "nothing to benchmark: give model files or --zoo NAME,...",
         ));
     }
-    let repeat = args.repeat.max(1);
     let temp = args.work_dir.is_none();
     let work = match &args.work_dir {
         Some(d) => d.clone(),
@@ -168,7 +187,7 @@ pub fn run(args: BenchArgs) -> CmdResult {
     };
     std::fs::create_dir_all(&work).map_err(|e| io_err("create", &work, e))?;
     let machine = report::Machine::detect();
-    let result = bench_all(&args, &work, repeat);
+    let result = Ctx::new(&args, &work).and_then(|cx| bench_all(&cx, &work));
     if temp {
         let _ = std::fs::remove_dir_all(&work);
     }
@@ -177,6 +196,7 @@ pub fn run(args: BenchArgs) -> CmdResult {
         floor_kib: report::own_peak_rss_kib(),
         ..machine
     };
+    let repeat = args.repeat.max(1);
     let md = report::markdown(&results, &machine, repeat, args.runs);
     print!("{md}");
     if let Some(p) = &args.md {
@@ -192,12 +212,67 @@ pub fn run(args: BenchArgs) -> CmdResult {
     Ok(())
 }
 
-fn bench_all(args: &BenchArgs, work: &Path, repeat: usize) -> Result<Vec<ModelResult>, Failure> {
-    let mut inputs: Vec<(String, PathBuf)> = Vec::new();
-    let exe = std::env::current_exe().map_err(|e| Failure::Io(format!("current exe: {e}")))?;
+/// What every measurement needs.
+pub struct Ctx<'a> {
+    pub args: &'a BenchArgs,
+    pub exe: PathBuf,
+    /// None without clang: peak RSS is then `ru_maxrss` (see `rss_own`).
+    pub probe: Option<probe::Probe>,
+    pub repeat: usize,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(args: &'a BenchArgs, work: &Path) -> Result<Ctx<'a>, Failure> {
+        let exe = std::env::current_exe().map_err(|e| Failure::Io(format!("current exe: {e}")))?;
+        let probe = match crate::tools::find_tool("clang", args.llvm_bin.as_deref()) {
+            Some(clang) => probe::Probe::build(&clang, work)
+                .map_err(|e| eprintln!("bench: {e}; peak RSS falls back to ru_maxrss"))
+                .ok(),
+            None => None,
+        };
+        Ok(Ctx {
+            args,
+            exe,
+            probe,
+            repeat: args.repeat.max(1),
+        })
+    }
+
+    /// Runs and measures `cmd`, with the heap probe when `heap`.
+    fn spawn(&self, cmd: Command, heap: bool) -> Result<Run, Failure> {
+        let what = format!("{:?}", cmd.get_program());
+        measure::run(cmd, self.probe.as_ref(), heap)
+            .map_err(|e| Failure::Io(format!("cannot run {what}: {e}")))
+    }
+
+    /// Runs `make()`'s command up to `n` times, stopping at the first
+    /// failure.
+    fn repeated(
+        &self,
+        n: usize,
+        heap: bool,
+        make: impl Fn() -> Command,
+    ) -> Result<Vec<Run>, Failure> {
+        let mut runs = Vec::new();
+        for _ in 0..n {
+            let r = self.spawn(make(), heap)?;
+            let ok = r.ok;
+            runs.push(r);
+            if !ok {
+                break;
+            }
+        }
+        Ok(runs)
+    }
+}
+
+fn bench_all(cx: &Ctx, work: &Path) -> Result<Vec<ModelResult>, Failure> {
+    let args = cx.args;
+    // (name, model, its sample inputs if it brings them)
+    let mut inputs: Vec<(String, PathBuf, Option<PathBuf>)> = Vec::new();
     for name in &args.zoo {
-        // Generated in a child: on Linux a spawned child's ru_maxrss starts
-        // at the spawning process's peak RSS, so this process stays small.
+        // Generated in a child, so this process stays small for the
+        // ru_maxrss fallback.
         models::entry(name).map_err(diag)?;
         let tag = if args.light {
             format!("{name}_light")
@@ -205,41 +280,46 @@ fn bench_all(args: &BenchArgs, work: &Path, repeat: usize) -> Result<Vec<ModelRe
             name.clone()
         };
         let path = work.join(format!("{tag}.onnx"));
-        let mut cmd = Command::new(&exe);
-        cmd.args(["zoo", "gen", name, "-o"]).arg(&path);
+        // The zoo's own sample inputs fix the dynamic dims (sequence 8).
+        let samples = work.join(format!("{tag}-inputs"));
+        let mut cmd = Command::new(&cx.exe);
+        cmd.args(["zoo", "gen", name, "-o"])
+            .arg(&path)
+            .arg("--inputs")
+            .arg(&samples);
         if args.light {
             cmd.arg("--light");
         }
-        let r = spawn(cmd)?;
+        let r = cx.spawn(cmd, false)?;
         if !r.ok {
             return Err(diag(format!("cannot generate {name}: {}", r.stderr.trim())));
         }
-        inputs.push((tag, path));
+        inputs.push((tag, path, Some(samples)));
     }
     for p in &args.models {
         let stem = p
             .file_stem()
             .map_or_else(|| "model".to_string(), |s| s.to_string_lossy().into_owned());
-        inputs.push((stem, p.clone()));
+        inputs.push((stem, p.clone(), None));
     }
     let mut results = Vec::new();
-    for (k, (name, path)) in inputs.into_iter().enumerate() {
+    for (k, (name, path, samples)) in inputs.into_iter().enumerate() {
         let dir = work.join(format!("{k}-{name}"));
         std::fs::create_dir_all(&dir).map_err(|e| io_err("create", &dir, e))?;
         eprintln!("bench: {name} ({})", path.display());
-        results.push(bench_model(args, &exe, &name, &path, &dir, repeat)?);
+        results.push(bench_model(cx, &name, &path, samples.as_deref(), &dir)?);
     }
     Ok(results)
 }
 
 fn bench_model(
-    args: &BenchArgs,
-    exe: &Path,
+    cx: &Ctx,
     name: &str,
     path: &Path,
+    samples: Option<&Path>,
     dir: &Path,
-    repeat: usize,
 ) -> Result<ModelResult, Failure> {
+    let args = cx.args;
     let file_bytes = std::fs::metadata(path)
         .map_err(|e| io_err("read", path, e))?
         .len();
@@ -248,11 +328,9 @@ fn bench_model(
     // onnxc compile to LLVM IR, in-process figures from the child.
     let mut runs = Vec::new();
     let mut reports = Vec::new();
-    for _ in 0..repeat {
-        let mut cmd = Command::new(exe);
-        cmd.arg("bench").arg("--child-dir").arg(dir).arg(path);
-        let r = spawn(cmd)?;
-        let mut rep = child_report(dir)?;
+    for _ in 0..cx.repeat {
+        let r = cx.spawn(child_cmd(cx, dir, samples, path), false)?;
+        let mut rep = child_report(dir);
         if rep.crashed {
             // The child died without a report: its stderr says why.
             rep.error = first_error(std::slice::from_ref(&r)).or(rep.error);
@@ -268,26 +346,21 @@ fn bench_model(
     rows.push(row_of(COMPILE, &runs, compile_failure(&runs, &reports)));
     let mut detail = aggregate(&reports);
     if compile_ok && !args.no_ir_sizes {
-        let mut cmd = Command::new(exe);
-        cmd.arg("bench")
-            .arg("--child-dir")
-            .arg(dir)
-            .arg("--child-ir-sizes")
-            .arg(path);
-        let r = spawn(cmd)?;
-        if r.ok {
-            detail.ir_bytes = child_report(dir)?.ir_bytes;
+        let mut cmd = child_cmd(cx, dir, samples, path);
+        cmd.arg("--child-ir-sizes");
+        if cx.spawn(cmd, false)?.ok {
+            detail.ir_bytes = child_report(dir).ir_bytes;
         }
     }
 
     // onnxc fold: import + constprop + ONNX export, the peers' job.
     let folded = dir.join("onnxc.onnx");
-    let fold = repeated(repeat, || {
-        let mut cmd = Command::new(exe);
+    let fold = cx.repeated(cx.repeat, false, || {
+        let mut cmd = Command::new(&cx.exe);
         cmd.args(["compile", "--emit", "onnx", "-o"])
             .arg(&folded)
             .arg(path);
-        spawn(cmd)
+        cmd
     })?;
     let mut fold_row = row_of(FOLD, &fold, first_error(&fold));
     fold_row.onnx_nodes_after = onnx_nodes(&folded);
@@ -295,7 +368,7 @@ fn bench_model(
 
     if args.peers {
         for peer in PEERS {
-            rows.push(run_peer(args, peer, path, dir, repeat)?);
+            rows.push(tools::run_peer(cx, peer, path, dir)?);
         }
     }
 
@@ -304,7 +377,7 @@ fn bench_model(
     } else if !compile_ok {
         rows.push(skipped(BUILD, "the compile failed"));
     } else {
-        rows.extend(build_and_run(args, dir, &reports, repeat)?);
+        rows.extend(tools::build_and_run(cx, dir, &reports)?);
     }
     let ran = rows
         .iter()
@@ -331,37 +404,14 @@ fn bench_model(
     })
 }
 
-fn spawn(cmd: Command) -> Result<Run, Failure> {
-    let what = format!("{:?}", cmd.get_program());
-    measure::run(cmd).map_err(|e| Failure::Io(format!("cannot run {what}: {e}")))
-}
-
-/// Runs `f` up to `n` times, stopping at the first failure.
-fn repeated(n: usize, mut f: impl FnMut() -> Result<Run, Failure>) -> Result<Vec<Run>, Failure> {
-    let mut runs = Vec::new();
-    for _ in 0..n {
-        let r = f()?;
-        let ok = r.ok;
-        runs.push(r);
-        if !ok {
-            break;
-        }
+/// `onnxc bench --child-dir DIR [--child-inputs SAMPLES] MODEL`.
+fn child_cmd(cx: &Ctx, dir: &Path, samples: Option<&Path>, model: &Path) -> Command {
+    let mut cmd = Command::new(&cx.exe);
+    cmd.arg("bench").arg("--child-dir").arg(dir).arg(model);
+    if let Some(s) = samples {
+        cmd.arg("--child-inputs").arg(s);
     }
-    Ok(runs)
-}
-
-fn first_error(runs: &[Run]) -> Option<String> {
-    runs.iter().find(|r| !r.ok).map(|r| {
-        let text = if r.stderr.trim().is_empty() {
-            &r.stdout
-        } else {
-            &r.stderr
-        };
-        text.lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("failed")
-            .to_string()
-    })
+    cmd
 }
 
 fn compile_failure(runs: &[Run], reports: &[report::ChildReport]) -> Option<String> {
@@ -371,41 +421,18 @@ fn compile_failure(runs: &[Run], reports: &[report::ChildReport]) -> Option<Stri
         .or_else(|| first_error(runs))
 }
 
-fn row_of(tool: &str, runs: &[Run], error: Option<String>) -> ToolRow {
-    let wall: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
-    let rss: Vec<f64> = runs.iter().map(|r| r.peak_rss_kib as f64).collect();
-    ToolRow {
-        tool: tool.to_string(),
-        status: error.map_or(Status::Ok, Status::Failed),
-        wall_s: Stat::of(&wall),
-        peak_rss_kib: Stat::of(&rss),
-        inner_s: None,
-        onnx_nodes_after: None,
-    }
-}
-
-fn skipped(tool: &str, why: &str) -> ToolRow {
-    ToolRow {
-        tool: tool.to_string(),
-        status: Status::Skipped(why.to_string()),
-        wall_s: Stat::default(),
-        peak_rss_kib: Stat::default(),
-        inner_s: None,
-        onnx_nodes_after: None,
-    }
-}
-
-fn child_report(dir: &Path) -> Result<report::ChildReport, Failure> {
+/// The child's report, removed once read; an empty one means the child
+/// died before writing it.
+fn child_report(dir: &Path) -> report::ChildReport {
     let p = dir.join("report.tsv");
     let text = std::fs::read_to_string(&p).unwrap_or_default();
-    // A missing report means the child died before writing it.
     let _ = std::fs::remove_file(&p);
     let mut rep = report::ChildReport::parse(&text);
     if text.is_empty() {
         rep.crashed = true;
         rep.error = Some("the compile crashed before reporting".to_string());
     }
-    Ok(rep)
+    rep
 }
 
 /// Medians over the repeated child reports (same passes in each).
@@ -440,97 +467,6 @@ fn aggregate(reports: &[report::ChildReport]) -> CompileDetail {
         nodes_after: first.nodes_after,
         ir_bytes: Vec::new(),
         llvm_ir_bytes: first.llvm_ir_bytes,
+        sidecar_bytes: first.sidecar_bytes,
     }
-}
-
-fn run_peer(
-    args: &BenchArgs,
-    peer: &str,
-    model: &Path,
-    dir: &Path,
-    repeat: usize,
-) -> Result<ToolRow, Failure> {
-    let out = dir.join(format!("{peer}.onnx"));
-    let mut runs = Vec::new();
-    let mut inner = Vec::new();
-    for _ in 0..repeat {
-        let mut cmd = Command::new(&args.python);
-        cmd.arg("-c").arg(PEERS_PY).arg(peer).arg(model).arg(&out);
-        let r = match measure::run(cmd) {
-            Ok(r) => r,
-            Err(e) => {
-                return Ok(missing(peer, &format!("cannot run {}: {e}", args.python)));
-            }
-        };
-        let field = |k: &str| {
-            r.stdout
-                .lines()
-                .find_map(|l| l.strip_prefix(k)?.strip_prefix('\t'))
-                .map(str::to_string)
-        };
-        if let Some(why) = field("missing") {
-            return Ok(missing(peer, &why));
-        }
-        if !r.ok {
-            let why = field("error").or_else(|| first_error(std::slice::from_ref(&r)));
-            let mut row = row_of(peer, &[], why);
-            row.wall_s = Stat::of(&[r.wall_s]);
-            return Ok(row);
-        }
-        if let Some(s) = field("inner_s").and_then(|s| s.parse().ok()) {
-            inner.push(s);
-        }
-        runs.push(r);
-    }
-    let mut row = row_of(peer, &runs, None);
-    row.inner_s = Some(Stat::of(&inner));
-    row.onnx_nodes_after = onnx_nodes(&out);
-    Ok(row)
-}
-
-fn missing(peer: &str, why: &str) -> ToolRow {
-    ToolRow {
-        status: Status::Missing(why.to_string()),
-        ..skipped(peer, "")
-    }
-}
-
-/// Node count of an ONNX file's main graph, if it parses.
-fn onnx_nodes(path: &Path) -> Option<u64> {
-    let m = frontend::load_model(path).ok()?;
-    Some(m.proto.graph?.node.len() as u64)
-}
-
-/// Builds the compiled model with clang and times `args.runs` executions.
-fn build_and_run(
-    args: &BenchArgs,
-    dir: &Path,
-    reports: &[report::ChildReport],
-    repeat: usize,
-) -> Result<Vec<ToolRow>, Failure> {
-    let Some(clang) = crate::tools::find_tool("clang", args.llvm_bin.as_deref()) else {
-        return Ok(vec![skipped(BUILD, "clang not found")]);
-    };
-    let bin = dir.join("model");
-    let build = repeated(repeat, || {
-        let mut cmd = Command::new(&clang);
-        cmd.args(["-O2", "-w", "-o"])
-            .arg(&bin)
-            .arg(dir.join("model.ll"))
-            .arg(dir.join("driver.c"))
-            .arg("-lm");
-        spawn(cmd)
-    })?;
-    let build_row = row_of(BUILD, &build, first_error(&build));
-    if build_row.status != Status::Ok {
-        return Ok(vec![build_row, skipped(INFER, "the build failed")]);
-    }
-    let (ins, outs) = reports.first().map_or((0, 0), |r| (r.inputs, r.outputs));
-    let infer = repeated(args.runs.max(1), || {
-        let mut cmd = Command::new(&bin);
-        cmd.args((0..ins).map(|i| dir.join(format!("in_{i}.bin"))));
-        cmd.args((0..outs).map(|i| dir.join(format!("out_{i}.bin"))));
-        spawn(cmd)
-    })?;
-    Ok(vec![build_row, row_of(INFER, &infer, first_error(&infer))])
 }

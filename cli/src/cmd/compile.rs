@@ -89,7 +89,7 @@ fn compile_one(args: CompileArgs) -> CmdResult {
             let Some(out) = &args.output else {
                 return Err(Failure::Io("--emit obj|lib needs -o OUTPUT".into()));
             };
-            super::native::build(&m, args.emit == Emit::Lib, out, args.llvm_bin.as_deref())
+            super::native::build(m, args.emit == Emit::Lib, out, args.llvm_bin.as_deref())
         }
         _ => super::native::write_llvm(&m, args.output.as_deref()),
     }

@@ -22,18 +22,32 @@ pub struct FoldArgs {
 }
 
 pub fn run(args: FoldArgs) -> CmdResult {
-    let mut m = driver::import(&args.model)?;
+    let clock = std::time::Instant::now();
+    let loaded = frontend::load::load_model(&args.model)?;
+    let mut m = frontend::import::import_model(&loaded)?;
+    // Untouched weights are copied from this file in the kernel.
+    let source = constprop::stream::MappedSource::open(&args.model, loaded).ok();
+    let imported = clock.elapsed();
     driver::run_stages_bounded(
         &mut m,
         Some("constprop"),
         &args.flags,
         args.fold_expansion_bound,
     )?;
+    let folded = clock.elapsed();
     if let Some(t) = args.external_data_threshold {
         frontend::export::write_model(&m, &args.output, Some(t))?;
     } else {
-        // Streams initializers from their buffers to the file (zero copy).
-        constprop::stream::write_model(&mut m, &args.output)?;
+        constprop::stream::write_model(&m, &args.output, source.as_ref())?;
+    }
+    if args.flags.timing {
+        let written = clock.elapsed();
+        eprintln!(
+            "  fold phases (wall s): load+import {:.4}, passes {:.4}, write {:.4}",
+            imported.as_secs_f64(),
+            (folded - imported).as_secs_f64(),
+            (written - folded).as_secs_f64()
+        );
     }
     if args.flags.stats {
         let pool = ir::elements::pool::stats();

@@ -109,52 +109,170 @@ fn run_clang(cmd: &mut Command, clang: &Path) -> CmdResult {
     Ok(())
 }
 
+fn file_stem(out: &Path) -> String {
+    out.file_stem()
+        .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// A spawned tool, killed and reaped if dropped before `finish`.
+struct Job(Option<std::process::Child>, PathBuf);
+
+impl Job {
+    fn spawn(cmd: &mut Command, tool: &Path) -> Result<Job, Failure> {
+        let child = cmd
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| io_err("run", tool, e))?;
+        Ok(Job(Some(child), tool.to_path_buf()))
+    }
+    fn finish(mut self) -> CmdResult {
+        let Some(child) = self.0.take() else {
+            return Ok(());
+        };
+        let out = child
+            .wait_with_output()
+            .map_err(|e| io_err("run", &self.1, e))?;
+        if !out.status.success() {
+            return Err(diag(format!(
+                "clang failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Writes the weights object for `layout` to `path`.
+fn write_weights_object(
+    m: &Module,
+    layout: &lower::WeightLayout,
+    machine: u16,
+    path: &Path,
+) -> CmdResult {
+    let file = std::fs::File::create(path).map_err(|e| io_err("create", path, e))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    lower::elf::write_weights_object(m, layout, machine, &mut w)?;
+    use std::io::Write as _;
+    w.flush().map_err(|e| io_err("write", path, e))?;
+    Ok(())
+}
+
 /// `--emit obj`: the IR and its weights in one object exporting the
 /// descriptor entry `onnxc_entry` (docs/ABI.md, "Low-level entry").
 /// `--emit lib`: `libNAME.so` exporting only the `NAME_*` C API, and
 /// `NAME.h` next to it.
-pub fn build(m: &Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdResult {
+///
+/// The code is compiled by clang while onnxc writes the weights as an
+/// object of their own (`lower::elf`), then both are linked; on a host
+/// without that writer the weights go through `.incbin`.
+pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdResult {
     let clang = clang(llvm_bin)?;
     let tmp = temp_dir(out)?;
-    let stem = out
-        .file_stem()
-        .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
-    let prefix = lower::capi::c_prefix(&stem);
-    // In a library the entry is local (version script below).
-    let entry = ENTRY;
-    let ll = emit_ll(m, entry, Some(&tmp.0.join("model.weights.bin")))?;
-    let ll_path = tmp.0.join("model.ll");
-    std::fs::write(&ll_path, &ll).map_err(|e| io_err("write", &ll_path, e))?;
-    drop(ll);
+    let prefix = lower::capi::c_prefix(&file_stem(out));
+    let header = match lib {
+        true => Some(lower::capi::header(&m, MAIN_GRAPH, &prefix)?),
+        false => None,
+    };
+    let machine = lower::elf::host_machine();
+    let (mut parts, layout) = match machine {
+        Some(_) => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            lower::emit_llvm_parts(&m, &lower::EmitOptions::default(), cores)?
+        }
+        None => {
+            let sidecar = tmp.0.join("model.weights.bin");
+            (
+                vec![emit_ll(&m, ENTRY, Some(&sidecar))?],
+                Default::default(),
+            )
+        }
+    };
+    if machine.is_some() {
+        if let Some(first) = parts.first_mut() {
+            first.push('\n');
+            first.push_str(&lower::cabi::emit_entry(&m, MAIN_GRAPH, ENTRY)?);
+        }
+    }
+    // One clang per part, all running while the weights are written.
+    let mut jobs = Vec::new();
+    let mut objects = Vec::new();
+    for (i, ll) in parts.drain(..).enumerate() {
+        let ll_path = tmp.0.join(format!("model{i}.ll"));
+        std::fs::write(&ll_path, &ll).map_err(|e| io_err("write", &ll_path, e))?;
+        let obj = tmp.0.join(format!("model{i}.o"));
+        jobs.push(Job::spawn(
+            Command::new(&clang)
+                .args(["-O2", "-w", "-c"])
+                .args(lib.then_some("-fPIC"))
+                .arg(&ll_path)
+                .arg("-o")
+                .arg(&obj),
+            &clang,
+        )?);
+        objects.push(obj);
+    }
+    if lib {
+        let c_path = tmp.0.join("capi.c");
+        let c = lower::capi::wrapper(&m, MAIN_GRAPH, &prefix, ENTRY)?;
+        std::fs::write(&c_path, c).map_err(|e| io_err("write", &c_path, e))?;
+        let obj = tmp.0.join("capi.o");
+        jobs.push(Job::spawn(
+            Command::new(&clang)
+                .args(["-O2", "-w", "-c", "-fPIC"])
+                .arg(&c_path)
+                .arg("-o")
+                .arg(&obj),
+            &clang,
+        )?);
+        objects.push(obj);
+    }
+    if let (Some(machine), false) = (machine, layout.is_empty()) {
+        let w = tmp.0.join("weights.o");
+        write_weights_object(&m, &layout, machine, &w)?;
+        objects.push(w);
+    }
+    // The module (and the model file's mapped pages it holds) is no longer
+    // needed: release it before the linker copies the weights.
+    drop(m);
+    for job in jobs {
+        job.finish()?;
+    }
     let tmp_out = tmp.0.join("out");
     let mut cmd = Command::new(&clang);
     cmd.args(["-O2", "-w"]);
     if lib {
-        let c_path = tmp.0.join("capi.c");
-        let c = lower::capi::wrapper(m, MAIN_GRAPH, &prefix, entry)?;
-        std::fs::write(&c_path, c).map_err(|e| io_err("write", &c_path, e))?;
         // Only the C API is exported; internal functions stay local, so
-        // several models can be loaded into one process.
+        // several models can be loaded into one process. No build-id: it
+        // hashes the whole output (~0.5 s for 240 MB of weights).
         let vs = tmp.0.join("exports.map");
         let script = format!("{{ global: {prefix}_*; local: *; }};\n");
         std::fs::write(&vs, script).map_err(|e| io_err("write", &vs, e))?;
-        cmd.args(["-shared", "-fPIC"])
-            .arg(&ll_path)
-            .arg(&c_path)
+        cmd.args(["-shared", "-fPIC", "-Wl,--build-id=none"])
+            .args(&objects)
             .arg(format!("-Wl,--version-script={}", vs.display()))
             .arg("-lm");
     } else {
-        cmd.arg("-c").arg(&ll_path);
+        // One relocatable object of the code and the weights.
+        cmd.args(["-r", "-nostdlib"]).args(&objects);
     }
     cmd.arg("-o").arg(&tmp_out);
     run_clang(&mut cmd, &clang)?;
     std::fs::rename(&tmp_out, out)
         .or_else(|_| std::fs::copy(&tmp_out, out).map(|_| ()))
         .map_err(|e| io_err("write", out, e))?;
-    if lib {
-        let header = out.with_file_name(format!("{prefix}.h"));
-        let h = lower::capi::header(m, MAIN_GRAPH, &prefix)?;
-        write_output(Some(&header), h.as_bytes())?;
+    if let Some(h) = header {
+        let path = out.with_file_name(format!("{prefix}.h"));
+        write_output(Some(&path), h.as_bytes())?;
     }
     Ok(())
 }

@@ -93,6 +93,7 @@ pub fn run(args: RunArgs) -> CmdResult {
                 .collect()
         })
         .unwrap_or_default();
+    check_dim_params(&m, &inputs)?;
     driver::run_stages(&mut m, None, &args.flags)?;
     check_inputs(&m, &inputs)?;
 
@@ -250,6 +251,54 @@ fn check_inputs(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> {
                 "input {i}: shape {:?} does not fit {t}",
                 e.shape()
             )));
+        }
+    }
+    Ok(())
+}
+
+/// Dims that share a `dim_param` name are one size (the ONNX spec): the
+/// inputs must agree on it.
+fn check_dim_params(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> {
+    let Some(f) = m.lookup_symbol(driver::MAIN_GRAPH) else {
+        return Ok(());
+    };
+    let strings = |a: &ir::Attribute| -> Vec<String> {
+        a.as_array()
+            .map(|l| {
+                l.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let Some(per_input) = m
+        .attr(f, frontend::dialect::DIM_PARAMS_IN)
+        .and_then(ir::Attribute::as_array)
+    else {
+        return Ok(());
+    };
+    let input_names = m.attr(f, "input_names").map(strings).unwrap_or_default();
+    let label = |i: usize| input_names.get(i).cloned().unwrap_or_else(|| i.to_string());
+    let mut seen: std::collections::HashMap<String, (usize, usize, i64)> = Default::default();
+    for (i, (params, e)) in per_input.iter().zip(inputs).enumerate() {
+        for (d, (name, &size)) in strings(params).iter().zip(e.shape()).enumerate() {
+            if name.is_empty() {
+                continue;
+            }
+            match seen.get(name) {
+                Some(&(j, k, first)) if first != size => {
+                    return Err(diag(format!(
+                        "input '{}' dim {d} is {size}, but dim_param '{name}' is {first} \
+                         (input '{}' dim {k})",
+                        label(i),
+                        label(j)
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(name.clone(), (i, d, size));
+                }
+            }
         }
     }
     Ok(())

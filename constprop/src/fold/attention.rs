@@ -6,7 +6,7 @@ use super::dense::{from_f64s, T};
 use super::{attr_f64, attr_i64};
 use ir::dialects::op_error;
 use ir::elements::{decode, encode, DType, Elements, WideNum};
-use ir::{Diagnostic, Module, OpId, Result};
+use ir::{Module, OpId, Result};
 
 /// [B, H, S, D] in row-major f64.
 struct Heads {
@@ -251,9 +251,5 @@ pub fn fold(
     if nres > 3 {
         outs.push(T::new(dt, vec![b, h, sq, skv], from_f64s(dt, qk_out)));
     }
-    let outs = outs
-        .into_iter()
-        .map(|t| t.into_elements(m, op))
-        .collect::<std::result::Result<Vec<_>, Diagnostic>>()?;
-    Ok(Some(outs))
+    super::dense::packed(m, op, outs)
 }

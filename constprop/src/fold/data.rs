@@ -3,16 +3,10 @@
 //! Trilu, OneHot, DepthToSpace/SpaceToDepth, Compress, ConstantOfShape.
 
 use super::dense::{row_strides, unravel, wide_of, T};
-use super::{attr_i64, attr_ints, attr_str, result_dtype};
+use super::{attr_i64, attr_ints, attr_str, norm_axis, result_dtype};
 use ir::dialects::op_error;
 use ir::elements::{DType, Elements, NumClass, WideNum};
-use ir::{Diagnostic, Module, OpId, Result};
-
-fn norm_axis(a: i64, rank: usize) -> Option<usize> {
-    let r = rank as i64;
-    let v = if a < 0 { a + r } else { a };
-    (0..r).contains(&v).then_some(v as usize)
-}
+use ir::{Module, OpId, Result};
 
 fn i64s(v: &[i64]) -> T {
     T::new(
@@ -566,11 +560,7 @@ pub fn fold(
         }
         _ => return Ok(None),
     };
-    let outs = results
-        .into_iter()
-        .map(|t| t.into_elements(m, op))
-        .collect::<std::result::Result<Vec<_>, Diagnostic>>()?;
-    Ok(Some(outs))
+    super::dense::packed(m, op, results)
 }
 
 /// Combines an existing value with an update (Scatter reductions).

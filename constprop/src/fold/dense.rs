@@ -237,3 +237,9 @@ impl T {
         pack(self.dtype, &self.shape, &self.data, true).map_err(|e| op_error(m, op, e))
     }
 }
+
+/// A fold's dense results packed in their dtypes.
+pub fn packed(m: &Module, op: OpId, ts: Vec<T>) -> Result<Option<Vec<Elements>>, Diagnostic> {
+    let outs = ts.into_iter().map(|t| t.into_elements(m, op));
+    Ok(Some(outs.collect::<Result<Vec<_>, Diagnostic>>()?))
+}

@@ -121,7 +121,7 @@ pub fn apply_arith(kind: &str, a: &Elements, b: &Elements, dtype: DType) -> Opti
     expand_values(dtype, &full, &core, &out, true).ok()
 }
 
-fn cmp(c: NumClass, a: WideNum, b: WideNum) -> Option<std::cmp::Ordering> {
+pub(super) fn cmp(c: NumClass, a: WideNum, b: WideNum) -> Option<std::cmp::Ordering> {
     match c {
         NumClass::Float => a.f64().partial_cmp(&b.f64()),
         NumClass::Signed => Some(a.i64().cmp(&b.i64())),
@@ -156,14 +156,17 @@ fn bool_of(b: bool) -> WideNum {
     WideNum::from_u64(u64::from(b))
 }
 
-/// A two-operand kernel; `Err` names an unsupported case.
-fn binary(
+/// A two-operand kernel.
+pub type Binary = Box<dyn Fn(WideNum, WideNum) -> WideNum + Send + Sync>;
+
+/// The kernel of a two-operand op on classes `ca`, `cb`, if known.
+pub(super) fn binary(
     m: &Module,
     op: OpId,
     kind: &str,
     ca: NumClass,
     cb: NumClass,
-) -> Option<Box<dyn Fn(WideNum, WideNum) -> WideNum>> {
+) -> Option<Binary> {
     use std::cmp::Ordering::*;
     let c = ca;
     Some(match kind {
@@ -278,7 +281,7 @@ fn binary(
     })
 }
 
-fn is_variadic(kind: &str) -> bool {
+pub(super) fn is_variadic(kind: &str) -> bool {
     matches!(kind, "Sum" | "Mean" | "Max" | "Min")
 }
 
@@ -301,6 +304,9 @@ pub fn fold(
     kind: &str,
     inputs: &[Option<Elements>],
 ) -> Result<Option<Vec<Elements>>> {
+    if let Some(r) = super::lazy_map::fold(m, op, kind, inputs)? {
+        return Ok(Some(vec![r]));
+    }
     let xs: Vec<&Elements> = inputs.iter().flatten().collect();
     let Some(first) = xs.first() else {
         return Ok(None);
@@ -369,38 +375,9 @@ pub fn fold(
         }
         "Clip" => {
             let dtype = result_dtype(m, op, 0)?;
-            let lo = match inputs.get(1) {
-                Some(Some(e)) => e.get(0),
-                _ => m
-                    .attr(op, "min")
-                    .and_then(|a| a.as_float())
-                    .map(|v| wide_of(ca, v)),
-            };
-            let hi = match inputs.get(2) {
-                Some(Some(e)) => e.get(0),
-                _ => m
-                    .attr(op, "max")
-                    .and_then(|a| a.as_float())
-                    .map(|v| wide_of(ca, v)),
-            };
+            let (lo, hi) = clip_bounds(m, op, inputs, ca);
             let (full, core, xv) = unary_core(first)?;
-            let vals = xv
-                .into_iter()
-                .map(|v| {
-                    let mut v = v;
-                    if let Some(l) = lo {
-                        if cmp(ca, v, l) == Some(std::cmp::Ordering::Less) {
-                            v = l;
-                        }
-                    }
-                    if let Some(h) = hi {
-                        if cmp(ca, v, h) == Some(std::cmp::Ordering::Greater) {
-                            v = h;
-                        }
-                    }
-                    v
-                })
-                .collect();
+            let vals = xv.into_iter().map(|v| clip(ca, v, lo, hi)).collect();
             return out(dtype, full, core, vals);
         }
         _ => {}
@@ -415,6 +392,37 @@ pub fn fold(
     let (full, core, xv) = unary_core(first)?;
     let vals = xv.into_iter().map(f).collect();
     out(dtype, full, core, vals)
+}
+
+/// Clip's bounds: operands 1 and 2, or the `min`/`max` attributes of
+/// opset 6.
+pub(super) fn clip_bounds(
+    m: &Module,
+    op: OpId,
+    inputs: &[Option<Elements>],
+    ca: NumClass,
+) -> (Option<WideNum>, Option<WideNum>) {
+    let bound = |i: usize, name: &str| match inputs.get(i) {
+        Some(Some(e)) => e.get(0),
+        _ => m
+            .attr(op, name)
+            .and_then(|a| a.as_float())
+            .map(|v| wide_of(ca, v)),
+    };
+    (bound(1, "min"), bound(2, "max"))
+}
+
+pub(super) fn clip(ca: NumClass, v: WideNum, lo: Option<WideNum>, hi: Option<WideNum>) -> WideNum {
+    use std::cmp::Ordering::{Greater, Less};
+    // Sequential like NumPy: with min > max every value becomes max.
+    let v = match lo {
+        Some(l) if cmp(ca, v, l) == Some(Less) => l,
+        _ => v,
+    };
+    match hi {
+        Some(h) if cmp(ca, v, h) == Some(Greater) => h,
+        _ => v,
+    }
 }
 
 /// The value an f32 rounds to in float8e8m0 (a power of two), computed on

@@ -5,7 +5,7 @@ use super::dense::{from_f64s, row_strides, unravel, T};
 use super::{attr_f64, attr_i64, attr_ints, attr_str, result_dtype};
 use ir::dialects::op_error;
 use ir::elements::{DType, Elements, WideNum};
-use ir::{Diagnostic, Module, OpId, Result};
+use ir::{Module, OpId, Result};
 
 /// Batched matrix product with NumPy broadcasting of the batch dims.
 fn matmul(a: &T, b: &T, av: &[f64], bv: &[f64]) -> Option<(Vec<usize>, Vec<f64>)> {
@@ -578,9 +578,5 @@ pub fn fold(
             idx.into_iter().map(WideNum::from_i64).collect(),
         ));
     }
-    let outs = outs
-        .into_iter()
-        .map(|t| t.into_elements(m, op))
-        .collect::<std::result::Result<Vec<_>, Diagnostic>>()?;
-    Ok(Some(outs))
+    super::dense::packed(m, op, outs)
 }

@@ -4,10 +4,10 @@
 //! TensorScatter and Unique.
 
 use super::dense::{from_f64s, row_strides, unravel, T};
-use super::{attr_f64, attr_i64, attr_ints, attr_str, result_dtype};
+use super::{attr_axes, attr_f64, attr_i64, attr_str, norm_axis, result_dtype};
 use ir::dialects::op_error;
 use ir::elements::{DType, Elements, WideNum};
-use ir::{Diagnostic, Module, OpId, Result};
+use ir::{Module, OpId, Result};
 
 fn f32r(v: f64) -> f64 {
     f64::from(v as f32)
@@ -180,13 +180,7 @@ pub fn fold(
         "CenterCropPad" => {
             let shape = input(1).ok_or_else(|| e("shape"))?.ints();
             let rank = x.rank();
-            let axes: Vec<usize> = attr_ints(m, op, "axes")
-                .map(|a| {
-                    a.iter()
-                        .map(|&v| if v < 0 { v + rank as i64 } else { v } as usize)
-                        .collect()
-                })
-                .unwrap_or_else(|| (0..rank).collect());
+            let axes = attr_axes(m, op, rank).ok_or_else(|| e("axes"))?;
             let mut out_shape = x.shape.clone();
             // Output index i on an axis reads input index i + shift.
             let mut shift = vec![0i64; rank];
@@ -347,8 +341,7 @@ pub fn fold(
         "TensorScatter" => {
             let upd = input(1).ok_or_else(|| e("update"))?;
             let rank = x.rank();
-            let a = attr_i64(m, op, "axis", -2);
-            let axis = (if a < 0 { a + rank as i64 } else { a }) as usize;
+            let axis = norm_axis(attr_i64(m, op, "axis", -2), rank).ok_or_else(|| e("axis"))?;
             let circular = attr_str(m, op, "mode").as_deref() == Some("circular");
             let wi = input(2).map(T::ints).unwrap_or_else(|| vec![0; x.shape[0]]);
             let mut out = x.clone();
@@ -513,9 +506,5 @@ pub fn fold(
         }
         _ => return Ok(None),
     };
-    let outs = outs
-        .into_iter()
-        .map(|t| t.into_elements(m, op))
-        .collect::<std::result::Result<Vec<_>, Diagnostic>>()?;
-    Ok(Some(outs))
+    super::dense::packed(m, op, outs)
 }

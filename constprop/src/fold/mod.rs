@@ -6,6 +6,7 @@ mod attention;
 mod data;
 mod dense;
 pub mod elementwise;
+mod lazy_map;
 mod linalg;
 mod misc;
 mod nn;
@@ -13,6 +14,8 @@ mod reduce;
 mod rnn;
 mod unary;
 mod views;
+
+pub use lazy_map::{with_lazy_min, DEFAULT_LAZY_MIN};
 
 use ir::attr::Attribute;
 use ir::dialects::op_error;
@@ -71,6 +74,22 @@ pub fn attr_str(m: &Module, op: OpId, name: &str) -> Option<String> {
 
 pub fn attr_ints(m: &Module, op: OpId, name: &str) -> Option<Vec<i64>> {
     m.attr(op, name).and_then(Attribute::as_i64_list)
+}
+
+/// Axis `a` (negative counts from the back) of a rank-`rank` tensor.
+pub fn norm_axis(a: i64, rank: usize) -> Option<usize> {
+    let r = rank as i64;
+    let v = if a < 0 { a + r } else { a };
+    (0..r).contains(&v).then_some(v as usize)
+}
+
+/// The `axes` attribute as axes of a rank-`rank` tensor (every axis when
+/// it is absent); `None` when one is out of range.
+pub fn attr_axes(m: &Module, op: OpId, rank: usize) -> Option<Vec<usize>> {
+    match attr_ints(m, op, "axes") {
+        Some(a) => a.iter().map(|&v| norm_axis(v, rank)).collect(),
+        None => Some((0..rank).collect()),
+    }
 }
 
 /// Folds `op` if every non-optional operand is constant and the op is known.

@@ -2,10 +2,10 @@
 //! NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 
 use super::dense::{from_f64s, row_strides, unravel, T};
-use super::{attr_f64, attr_i64, attr_ints, attr_str, result_dtype};
+use super::{attr_axes, attr_f64, attr_i64, attr_str, norm_axis, result_dtype};
 use ir::dialects::op_error;
 use ir::elements::{DType, Elements, NumClass};
-use ir::{Diagnostic, Module, OpId, Result};
+use ir::{Module, OpId, Result};
 
 /// Input positions and weights feeding one output index of a dimension.
 type Taps = Vec<(usize, f64)>;
@@ -130,13 +130,7 @@ fn resize(m: &Module, op: OpId, x: &T, ts: &[Option<T>]) -> Option<(Vec<usize>, 
     }
     let rank = x.rank();
     let input = |i: usize| ts.get(i).and_then(Option::as_ref).filter(|t| t.len() > 0);
-    let axes: Vec<usize> = attr_ints(m, op, "axes")
-        .map(|a| {
-            a.iter()
-                .map(|&v| if v < 0 { v + rank as i64 } else { v } as usize)
-                .collect()
-        })
-        .unwrap_or_else(|| (0..rank).collect());
+    let axes = attr_axes(m, op, rank)?;
     let mut scales = vec![1.0; rank];
     let mut out = x.shape.clone();
     let roi_t = input(1).map(T::floats);
@@ -253,34 +247,25 @@ fn quant(m: &Module, op: OpId, kind: &str, x: &T, ts: &[Option<T>]) -> Result<Op
     let scale = input(1).ok_or_else(|| e("scale"))?;
     let zp = input(2);
     let rank = x.rank();
-    let a = attr_i64(m, op, "axis", 1);
-    let axis = (if a < 0 { a + rank as i64 } else { a }).max(0) as usize;
+    // Per-tensor parameters (the scalar case) ignore the axis.
+    let axis = norm_axis(attr_i64(m, op, "axis", 1), rank).unwrap_or(0);
     let block = attr_i64(m, op, "block_size", 0).max(0) as usize;
     let dtype = result_dtype(m, op, 0)?;
     let (sv, xv) = (scale.floats(), x.floats());
-    let zv = zp.map(T::floats);
+    let zp = zp.map(|p| (p, p.floats()));
+    // The parameter of element `idx`: per tensor, axis or block.
+    let param = |p: &T, vals: &[f64], idx: &[usize], what: &str| -> Result<f64> {
+        let i = param_index(p, idx, axis, block);
+        vals.get(i).copied().ok_or_else(|| e(what))
+    };
     let mut idx = vec![0; rank];
     let mut out = Vec::with_capacity(x.len());
     for (f, &v) in xv.iter().enumerate() {
         unravel(f, &x.shape, &mut idx);
-        let s = *sv
-            .get(param_index(
-                scale,
-                &idx,
-                axis.min(rank.saturating_sub(1)),
-                block,
-            ))
-            .ok_or_else(|| e("scale shape"))?;
-        let z = match (zp, &zv) {
-            (Some(p), Some(z)) => *z
-                .get(param_index(
-                    p,
-                    &idx,
-                    axis.min(rank.saturating_sub(1)),
-                    block,
-                ))
-                .ok_or_else(|| e("zero point shape"))?,
-            _ => 0.0,
+        let s = param(scale, &sv, &idx, "scale shape")?;
+        let z = match &zp {
+            Some((p, zv)) => param(p, zv, &idx, "zero point shape")?,
+            None => 0.0,
         };
         out.push(if kind == "DequantizeLinear" {
             (v - z) * s
@@ -401,11 +386,7 @@ pub fn fold(
             outs
         }
     };
-    let outs = outs
-        .into_iter()
-        .map(|t| t.into_elements(m, op))
-        .collect::<std::result::Result<Vec<_>, Diagnostic>>()?;
-    Ok(Some(outs))
+    super::dense::packed(m, op, outs)
 }
 
 /// `v` rounded to the precision of float dtype `d` (the reference divides

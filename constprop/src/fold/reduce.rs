@@ -5,12 +5,14 @@ use super::dense::{unravel, wide_of, T};
 use super::{attr_f64, attr_i64, attr_ints, opset, result_dtype};
 use ir::dialects::op_error;
 use ir::elements::{DType, Elements, NumClass, WideNum};
-use ir::{Diagnostic, Module, OpId, Result};
+use ir::{Module, OpId, Result};
 
+/// Reductions of a scalar accept axis 0.
 fn norm_axis(a: i64, rank: usize) -> Option<usize> {
-    let r = rank as i64;
-    let v = if a < 0 { a + r } else { a };
-    (0..r.max(1)).contains(&v).then_some(v as usize)
+    if rank == 0 {
+        return (a == 0).then_some(0);
+    }
+    super::norm_axis(a, rank)
 }
 
 /// Groups of flat indices that reduce together, in output order.
@@ -464,9 +466,5 @@ pub fn fold(
             _ => return Ok(None),
         }
     };
-    let outs = results
-        .into_iter()
-        .map(|t| t.into_elements(m, op))
-        .collect::<std::result::Result<Vec<_>, Diagnostic>>()?;
-    Ok(Some(outs))
+    super::dense::packed(m, op, results)
 }

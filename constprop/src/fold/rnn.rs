@@ -5,7 +5,7 @@ use super::{attr_i64, attr_str, result_dtype};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
 use ir::elements::Elements;
-use ir::{Diagnostic, Module, OpId, Result};
+use ir::{Module, OpId, Result};
 
 type Act = Box<dyn Fn(f64) -> f64>;
 
@@ -247,9 +247,5 @@ pub fn fold(
         T::new(dtype, hs, from_f64s(dtype, yc)),
     ];
     outs.truncate(m.results(op).len());
-    let outs = outs
-        .into_iter()
-        .map(|t| t.into_elements(m, op))
-        .collect::<std::result::Result<Vec<_>, Diagnostic>>()?;
-    Ok(Some(outs))
+    super::dense::packed(m, op, outs)
 }

@@ -4,7 +4,7 @@ use super::{attr_f64, attr_i64, attr_str};
 use ir::elements::{NumClass, WideNum};
 use ir::{Module, OpId};
 
-type Kernel = Box<dyn Fn(WideNum) -> WideNum>;
+pub type Kernel = Box<dyn Fn(WideNum) -> WideNum + Send + Sync>;
 
 /// erf by its Taylor series near 0 and the asymptotic erfc expansion beyond
 /// (absolute error well below 1e-12 over the f32 range).
@@ -36,7 +36,7 @@ pub fn erf(x: f64) -> f64 {
     }
 }
 
-fn float(f: impl Fn(f64) -> f64 + 'static) -> Kernel {
+fn float(f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Kernel {
     Box::new(move |v| WideNum::from_f64(f(v.f64())))
 }
 

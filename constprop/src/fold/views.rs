@@ -6,17 +6,8 @@ use ir::elements::Elements;
 use ir::{Module, OpId, Result};
 
 fn axis(m: &Module, op: OpId, a: i64, rank: usize) -> Result<usize> {
-    let r = rank as i64;
-    let v = if a < 0 { a + r } else { a };
-    if (0..r).contains(&v) {
-        Ok(v as usize)
-    } else {
-        Err(op_error(
-            m,
-            op,
-            format!("axis {a} out of range for rank {rank}"),
-        ))
-    }
+    super::norm_axis(a, rank)
+        .ok_or_else(|| op_error(m, op, format!("axis {a} out of range for rank {rank}")))
 }
 
 fn ints(e: &Elements) -> Vec<i64> {

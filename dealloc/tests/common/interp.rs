@@ -50,6 +50,8 @@ pub struct Interp<'m> {
 enum Flow {
     Yield(Vec<Val>),
     Return(Vec<Val>),
+    /// `cf.br` / `cf.cond_br`: the next block and its arguments.
+    Branch(BlockId, Vec<Val>),
 }
 
 type R<T> = Result<T, String>;
@@ -202,9 +204,18 @@ impl<'m> Interp<'m> {
         for (&a, v) in m.block_args(entry).iter().zip(args) {
             env.insert(a, v);
         }
-        match self.block(entry, &mut env)? {
-            Flow::Return(v) => Ok(v),
-            Flow::Yield(_) => Err("function body yielded".into()),
+        let mut at = entry;
+        loop {
+            match self.block(at, &mut env)? {
+                Flow::Return(v) => return Ok(v),
+                Flow::Yield(_) => return Err("function body yielded".into()),
+                Flow::Branch(next, vals) => {
+                    for (&a, v) in m.block_args(next).iter().zip(vals) {
+                        env.insert(a, v);
+                    }
+                    at = next;
+                }
+            }
         }
     }
 
@@ -234,7 +245,7 @@ impl<'m> Interp<'m> {
         }
         match self.block(b, env)? {
             Flow::Yield(v) => Ok(v),
-            Flow::Return(_) => Err("return inside a region".into()),
+            Flow::Return(_) | Flow::Branch(..) => Err("return or branch inside a region".into()),
         }
     }
 
@@ -268,6 +279,12 @@ impl<'m> Interp<'m> {
         let out: Vec<Val> = match name {
             "func.return" => return Ok(Some(Flow::Return(ins))),
             "scf.yield" => return Ok(Some(Flow::Yield(ins))),
+            "cf.br" | "cf.cond_br" => {
+                let k = usize::from(name == "cf.cond_br" && int(0)? == 0);
+                let (next, range) = m.successor(op, k).ok_or("missing successor")?;
+                let vals = ins.get(range).ok_or("bad successor operands")?.to_vec();
+                return Ok(Some(Flow::Branch(next, vals)));
+            }
             "arith.constant" => vec![match m.attr(op, "value") {
                 Some(Attribute::Float(x, _)) => Val::F(*x),
                 Some(a) => Val::I(norm(a.as_int().ok_or("bad constant")?)),

@@ -103,3 +103,52 @@ pub fn ops_named(m: &Module, root: OpId, name: &str) -> Vec<OpId> {
         .filter(|&o| m.is(o, name))
         .collect()
 }
+
+/// A deterministic 64-bit LCG (no dependency needed).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn pick(&mut self, pool: &[ValueId]) -> ValueId {
+        pool[self.below(pool.len())]
+    }
+}
+
+pub fn same_view(b: &mut Builder<'_>, v: ValueId) -> ValueId {
+    b.op1(
+        "memref.reinterpret_cast",
+        &[v],
+        vec_ty(4),
+        &[
+            ("static_offsets", Attribute::i64_array(&[0])),
+            ("static_sizes", Attribute::i64_array(&[4])),
+            ("static_strides", Attribute::i64_array(&[1])),
+            (
+                "operandSegmentSizes",
+                Attribute::DenseArray(Type::i(32), [1i64, 0, 0, 0].as_slice().into()),
+            ),
+        ],
+    )
+}
+
+/// An `scf.if` on `c` with one `memref<4xf32>` result and two empty regions.
+pub fn scf_if_vec4(b: &mut Builder<'_>, c: ValueId) -> OpId {
+    b.create(
+        "scf.if",
+        ir::OpSpec {
+            operands: vec![c],
+            result_types: vec![vec_ty(4)],
+            regions: 2,
+            ..ir::OpSpec::default()
+        },
+    )
+}

@@ -83,6 +83,7 @@ pub fn attribute(m: &Module, op: OpId, name: &str, a: &Attribute) -> Result<Attr
             p.ints = v.to_vec();
             AttributeType::Ints
         }
+        Attribute::Array(items) if items.is_empty() => empty_list_kind(name),
         Attribute::Array(items) => match array(&mut p, items) {
             Some(kind) => kind,
             None => {
@@ -102,8 +103,59 @@ pub fn attribute(m: &Module, op: OpId, name: &str, a: &Attribute) -> Result<Attr
     Ok(p)
 }
 
-/// INTS, FLOATS, STRINGS or TENSORS from an array attribute (empty arrays
-/// are INTS, the most common list kind).
+/// ONNX list attributes of FLOATS and of STRINGS (default and ai.onnx.ml
+/// domains). No attribute name has two list kinds across the ops of onnx
+/// 1.23, so the name alone tells what an empty list was.
+const FLOAT_LISTS: &[&str] = &[
+    "activation_alpha",
+    "activation_beta",
+    "base_values",
+    "class_weights",
+    "coefficients",
+    "imputed_value_floats",
+    "intercepts",
+    "kernel_params",
+    "keys_floats",
+    "nodes_hitrates",
+    "nodes_values",
+    "offset",
+    "prob_a",
+    "prob_b",
+    "rho",
+    "scale",
+    "scales",
+    "support_vectors",
+    "target_weights",
+    "value_floats",
+    "values_floats",
+    "weights",
+];
+const STRING_LISTS: &[&str] = &[
+    "activations",
+    "cats_strings",
+    "classes_strings",
+    "classlabels_strings",
+    "keys_strings",
+    "nodes_modes",
+    "pool_strings",
+    "stopwords",
+    "string_vocabulary",
+    "value_strings",
+    "values_strings",
+];
+
+/// The kind of an empty list attribute (its items cannot tell).
+fn empty_list_kind(name: &str) -> AttributeType {
+    if FLOAT_LISTS.contains(&name) {
+        AttributeType::Floats
+    } else if STRING_LISTS.contains(&name) {
+        AttributeType::Strings
+    } else {
+        AttributeType::Ints
+    }
+}
+
+/// INTS, FLOATS, STRINGS or TENSORS from a non-empty array attribute.
 fn array(p: &mut AttributeProto, items: &[Attribute]) -> Option<AttributeType> {
     if let Some(ints) = items
         .iter()

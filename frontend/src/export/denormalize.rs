@@ -1,6 +1,7 @@
 //! The inverse of import's version normalization: for opsets before an
 //! attribute became an input, constant operands go back to attributes.
 
+use crate::import::legacy::LEGACY_BROADCAST;
 use crate::import::normalize::{moved_attrs, operand_since, Kind};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
@@ -75,4 +76,71 @@ pub fn operand_attr(
             .map(float)
             .ok_or_else(|| op_error(m, op, format!("'{name}' operand is empty")))?,
     }))
+}
+
+/// What an op's attributes need in an old opset.
+#[derive(Default)]
+pub struct LegacyAttrs {
+    /// Attributes of the normalized op the old opset does not have.
+    pub skip: &'static [&'static str],
+    /// Attributes the old opset needs that the normalized op lacks.
+    pub add: Vec<(&'static str, Attribute)>,
+}
+
+fn with_broadcast(differ: bool) -> LegacyAttrs {
+    LegacyAttrs {
+        skip: &[],
+        add: differ
+            .then(|| ("broadcast", Attribute::i64(1)))
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Attributes that an op takes in an old opset (the inverse of import's
+/// legacy step, import/legacy.rs).
+pub fn legacy_attrs(m: &Module, op: OpId, op_type: &str, opset: i64) -> Result<LegacyAttrs> {
+    let shape_of = |i: usize| m.operand(op, i).map(|v| m.value_type(v).shape());
+    match op_type {
+        "BatchNormalization" | "Dropout" => {}
+        _ if opset < 7 && LEGACY_BROADCAST.contains(&op_type) => {
+            let differ = shape_of(0) != shape_of(1);
+            return Ok(with_broadcast(differ));
+        }
+        "Gemm" if opset < 7 => {
+            let out = m.result(op, 0).map(|v| m.value_type(v).shape());
+            let differ = shape_of(2).is_some_and(|c| Some(c) != out);
+            return Ok(with_broadcast(differ));
+        }
+        "Cast" if opset < 6 => {
+            let to = m.attr(op, "to").and_then(Attribute::as_int).unwrap_or(0);
+            let name = crate::import::tensor::onnx_type_name(i32::try_from(to).unwrap_or(0));
+            return Ok(LegacyAttrs {
+                skip: &["to"],
+                add: vec![("to", Attribute::string(&name))],
+            });
+        }
+        _ => return Ok(LegacyAttrs::default()),
+    }
+    let training = m.attr(op, "training_mode").and_then(Attribute::as_int) == Some(1);
+    let mut add = Vec::new();
+    if opset < 7 {
+        if training {
+            return Err(op_error(
+                m,
+                op,
+                format!("training mode cannot be written for opset {opset}"),
+            ));
+        }
+        add.push(("is_test", Attribute::i64(1)));
+    }
+    if op_type == "BatchNormalization" && opset < 6 {
+        add.push(("consumed_inputs", Attribute::Array(Vec::new().into())));
+    }
+    let skip: &[&str] = if op_type == "BatchNormalization" && opset < 14 {
+        &["training_mode"]
+    } else {
+        &[]
+    };
+    Ok(LegacyAttrs { skip, add })
 }

@@ -66,14 +66,26 @@ impl External {
                     w.write_all(b)?;
                     b.len()
                 }
-                None => {
-                    let b = e.to_contiguous_bytes();
-                    w.write_all(&b)?;
-                    b.len()
-                }
+                None => write_packed(w, e)?,
             };
             pos = offset + len as u64;
         }
         Ok(())
     }
+}
+
+/// Packs a view a chunk at a time (never the whole view in memory).
+fn write_packed(w: &mut impl std::io::Write, e: &Elements) -> std::io::Result<usize> {
+    const CHUNK: usize = 1 << 16; // elements, a multiple of 8
+    let mut buf = Vec::new();
+    let mut written = 0;
+    let mut at = 0;
+    while at < e.len() {
+        buf.clear();
+        e.pack_range(at, CHUNK, &mut buf);
+        w.write_all(&buf)?;
+        written += buf.len();
+        at += CHUNK;
+    }
+    Ok(written)
 }

@@ -3,7 +3,7 @@
 //! outputs; regions of `If`/`Loop`/`Scan` become subgraph attributes.
 
 use super::attr::{attribute, value_info};
-use super::denormalize::{is_none, moved_back, operand_attr};
+use super::denormalize::{is_none, legacy_attrs, moved_back, operand_attr, LegacyAttrs};
 use super::external::External;
 use crate::dialect::{region_attr_names, DOC_ATTR, GRAPHS_ATTR, NAMES_ATTR, YIELD};
 use crate::import::tensor::{dtype_to_onnx, elements_to_tensor};
@@ -12,6 +12,7 @@ use crate::proto::{
 };
 use ir::attr::Attribute;
 use ir::dialects::op_error;
+use ir::elements::Elements;
 use ir::{BlockId, Diagnostic, Location, Module, OpId, Result, ValueDef, ValueId};
 use std::collections::{HashMap, HashSet};
 
@@ -105,6 +106,15 @@ fn stored_name(m: &Module, op: OpId, i: usize) -> String {
     }
 }
 
+/// Results whose ONNX type in `opset` differs from the IR's (normalized)
+/// one: no value_info for them. Dropout's mask is a float before opset 10.
+fn retyped(op_type: &str, result: usize, opset: i64) -> bool {
+    const OLD_TYPES: &[(&str, usize, i64)] = &[("Dropout", 1, 10)];
+    OLD_TYPES
+        .iter()
+        .any(|&(t, r, since)| t == op_type && r == result && opset < since)
+}
+
 pub struct Exporter<'m> {
     pub m: &'m Module,
     names: Names,
@@ -114,6 +124,13 @@ pub struct Exporter<'m> {
     opset: i64,
     /// Operand slots written back as attributes (old opsets).
     moved: HashSet<(OpId, usize)>,
+    /// Main-graph initializers of at least this many bytes are left
+    /// without data, for the caller to write (streaming).
+    pub defer_min: Option<usize>,
+    /// (initializer index, values) of those.
+    pub deferred: Vec<(usize, Elements)>,
+    /// Graph nesting: 1 while exporting the main graph.
+    depth: usize,
 }
 
 impl<'m> Exporter<'m> {
@@ -133,11 +150,21 @@ impl<'m> Exporter<'m> {
             external,
             opset,
             moved,
+            defer_min: None,
+            deferred: Vec::new(),
+            depth: 0,
         }
     }
 
     /// Exports `block` (ended by `func.return` or `onnx.Yield`) as a graph.
     pub fn graph(&mut self, owner: OpId, block: BlockId, info: &GraphNames) -> Result<GraphProto> {
+        self.depth += 1;
+        let g = self.graph_body(owner, block, info);
+        self.depth -= 1;
+        g
+    }
+
+    fn graph_body(&mut self, owner: OpId, block: BlockId, info: &GraphNames) -> Result<GraphProto> {
         let m = self.m;
         let term = m
             .last_op(block)
@@ -173,6 +200,13 @@ impl<'m> Exporter<'m> {
             }
         }
         self.outputs(block, term, info, &mut graph)?;
+        // Outputs declare their types themselves.
+        let outs: HashSet<&str> = graph.output.iter().map(|o| o.name.as_str()).collect();
+        let value_info = std::mem::take(&mut graph.value_info);
+        graph.value_info = value_info
+            .into_iter()
+            .filter(|v| !outs.contains(v.name.as_str()))
+            .collect();
         Ok(graph)
     }
 
@@ -223,7 +257,17 @@ impl<'m> Exporter<'m> {
                 }
                 let wanted = result_name(0, r).unwrap_or_else(|| loc_name(m, op));
                 let n = self.names.claim(r, &wanted);
+                let bytes = e.dtype().storage_bytes(e.len()).unwrap_or(0);
                 let t = match &mut self.external {
+                    _ if self.depth == 1 && self.defer_min.is_some_and(|d| bytes >= d.max(1)) => {
+                        self.deferred.push((graph.initializer.len(), e.clone()));
+                        TensorProto {
+                            name: n,
+                            dims: e.shape().to_vec(),
+                            data_type: dtype_to_onnx(e.dtype()),
+                            ..TensorProto::default()
+                        }
+                    }
                     Some(ext) if ext.wants(e) => {
                         let mut t = TensorProto {
                             name: n,
@@ -284,13 +328,28 @@ impl<'m> Exporter<'m> {
                 None if results.len() == 1 => self.names.claim(r, &node_name),
                 None => self.names.claim(r, &format!("{node_name}:{i}")),
             };
+            // The inferred type of each used intermediate value (outputs
+            // are filtered out once the graph's outputs are known).
+            if !n.is_empty() && m.has_uses(r) && !retyped(op_type, i, self.opset) {
+                if let Ok(vi) = value_info(m, op, &n, m.value_type(r)) {
+                    graph.value_info.push(vi);
+                }
+            }
             node.output.push(n);
         }
+        let legacy = if domain.is_empty() {
+            legacy_attrs(m, op, op_type, self.opset)?
+        } else {
+            LegacyAttrs::default()
+        };
         for (k, a) in m.attrs(op) {
             let k = k.as_str();
-            if k.starts_with("onnx.") {
+            if k.starts_with("onnx.") || legacy.skip.contains(&k) {
                 continue;
             }
+            node.attribute.push(attribute(m, op, k, a)?);
+        }
+        for (k, a) in &legacy.add {
             node.attribute.push(attribute(m, op, k, a)?);
         }
         if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {

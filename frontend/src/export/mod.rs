@@ -8,7 +8,7 @@ mod denormalize;
 mod external;
 mod graph;
 
-use crate::dialect::DOC_ATTR;
+use crate::dialect::{DIM_PARAMS_IN, DIM_PARAMS_OUT, DOC_ATTR};
 use crate::proto::{
     type_proto, ModelProto, OperatorSetIdProto, StringStringEntryProto, TensorShapeProto,
     TypeProto, ValueInfoProto,
@@ -17,7 +17,7 @@ use external::External;
 use graph::{Exporter, GraphNames};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
-use ir::{Diagnostic, Module, Result};
+use ir::{Diagnostic, Module, OpId, Result};
 use std::io::Write;
 use std::path::Path;
 
@@ -28,12 +28,18 @@ pub struct ExportOptions {
     pub external_threshold: Option<usize>,
     /// Its name, relative to the model (`location` in the tensors).
     pub external_location: String,
+    /// Main-graph initializers of at least this many bytes get no data:
+    /// `Exported::deferred` lists them for a streaming writer.
+    pub defer_min: Option<usize>,
 }
 
 /// An exported model and the contents of its external data file.
 pub struct Exported {
     pub model: ModelProto,
     external: Option<External>,
+    /// (index in the main graph's initializers, values) of the tensors
+    /// left without data (`ExportOptions::defer_min`), in index order.
+    pub deferred: Vec<(usize, ir::elements::Elements)>,
 }
 
 impl Exported {
@@ -106,6 +112,7 @@ pub fn export_model_with(m: &Module, opts: &ExportOptions) -> Result<Exported> {
     let int = |name: &str| m.attr(top, name).and_then(Attribute::as_int);
     let opset = int("onnx.opset").unwrap_or(17);
     let mut ex = Exporter::new(m, external, opset);
+    ex.defer_min = opts.defer_min;
     let mut name = str_attr(m, f, "onnx.graph_name");
     if name.is_empty() {
         name = ir::dialects::func::sym_name(m, f)
@@ -118,6 +125,8 @@ pub fn export_model_with(m: &Module, opts: &ExportOptions) -> Result<Exported> {
         outputs: strings(m, f, "output_names"),
     };
     let mut graph = ex.graph(f, entry, &info)?;
+    name_dims(m, f, DIM_PARAMS_IN, &mut graph.input);
+    name_dims(m, f, DIM_PARAMS_OUT, &mut graph.output);
     graph.doc_string = str_attr(m, f, DOC_ATTR);
     let ir_version = int("onnx.ir_version").unwrap_or(8);
     if ir_version < 4 {
@@ -180,6 +189,7 @@ pub fn export_model_with(m: &Module, opts: &ExportOptions) -> Result<Exported> {
     Ok(Exported {
         model,
         external: ex.external,
+        deferred: ex.deferred,
     })
 }
 
@@ -227,6 +237,7 @@ pub fn write_model(m: &Module, path: &Path, external_threshold: Option<usize>) -
     let opts = ExportOptions {
         external_threshold,
         external_location: location.clone(),
+        defer_min: None,
     };
     let exported = export_model_with(m, &opts)?;
     let len = prost::Message::encoded_len(&exported.model);
@@ -266,3 +277,33 @@ fn write_atomic(
     }
     std::fs::rename(&tmp, path).map_err(|e| fail("rename into", e))
 }
+
+/// Gives the still-unknown dims of the main graph's inputs or outputs the
+/// `dim_param` names the imported model declared.
+fn name_dims(m: &Module, f: OpId, attr: &str, values: &mut [ValueInfoProto]) {
+    use crate::proto::tensor_shape_proto::dimension::Value;
+    let Some(per_value) = m.attr(f, attr).and_then(Attribute::as_array) else {
+        return;
+    };
+    for (vi, names) in values.iter_mut().zip(per_value.iter()) {
+        let Some(type_proto::Value::TensorType(t)) =
+            vi.r#type.as_mut().and_then(|t| t.value.as_mut())
+        else {
+            continue;
+        };
+        let (Some(shape), Some(names)) = (t.shape.as_mut(), names.as_array()) else {
+            continue;
+        };
+        for (d, name) in shape.dim.iter_mut().zip(names.iter()) {
+            match name.as_str() {
+                Some(n) if !n.is_empty() && d.value.is_none() => {
+                    d.value = Some(Value::DimParam(n.to_string()));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -3,6 +3,7 @@
 
 pub mod attrs;
 mod function;
+pub(crate) mod legacy;
 mod model_info;
 mod node;
 pub(crate) mod normalize;
@@ -11,6 +12,7 @@ mod subgraph;
 pub mod tensor;
 pub mod types;
 
+use crate::dialect::{DIM_PARAMS_IN, DIM_PARAMS_OUT};
 use crate::load::{ExternalData, LoadedModel};
 use crate::proto::{FunctionProto, GraphProto, NodeProto, TensorProto, ValueInfoProto};
 use ir::elements::{DType, Elements, WideNum};
@@ -167,6 +169,22 @@ impl<'a> Importer<'a> {
             "output_names",
             string_array(g.output.iter().map(|v| v.name.clone())),
         );
+        for (attr, vis) in [
+            (DIM_PARAMS_IN, inputs.clone()),
+            (DIM_PARAMS_OUT, g.output.iter().collect()),
+        ] {
+            let per_value: Vec<Option<Vec<String>>> = vis
+                .iter()
+                .map(|vi| types::dim_params(vi.r#type.as_ref()))
+                .collect();
+            if per_value.iter().any(Option::is_some) {
+                let lists = per_value
+                    .into_iter()
+                    .map(|names| string_array(names.unwrap_or_default().into_iter()));
+                self.m
+                    .set_attr(func, attr, Attribute::Array(lists.collect()));
+            }
+        }
         let args = self.m.block_args(entry).to_vec();
         for (vi, &arg) in inputs.iter().zip(&args) {
             self.define(&vi.name, arg, None)?;

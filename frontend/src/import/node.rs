@@ -1,5 +1,6 @@
 //! One ONNX node → one op (or an inlined function body, or a constant).
 
+use super::legacy::Legacy;
 use super::{attrs, node_diag, small_elements, tensor, Importer};
 use crate::dialect::{is_known_ml_op, is_known_op, DOC_ATTR};
 use crate::load::ExternalData;
@@ -124,12 +125,23 @@ impl<'a> Importer<'a> {
         let mut ir_attrs = self.convert_attrs(node, &attrs)?;
         let mut operands = self.operands(node)?;
         let loc = self.node_loc(node);
+        let mut form = Cow::Borrowed(node);
         if dialect == "onnx" {
             self.normalize(node, &mut ir_attrs, &mut operands, &loc)?;
+            match self.legacy(node, version, &mut ir_attrs, &mut operands, &loc)? {
+                Legacy::Keep => {}
+                Legacy::Outputs(output) => {
+                    form = Cow::Owned(NodeProto {
+                        output,
+                        ..node.clone()
+                    })
+                }
+                Legacy::Imported => return Ok(()),
+            }
         }
         let spec = OpSpec {
             operands,
-            result_types: self.result_types(node),
+            result_types: self.result_types(&form),
             attrs: ir_attrs
                 .into_iter()
                 .map(|(k, v)| (Sym::new(&k), v))
@@ -140,7 +152,7 @@ impl<'a> Importer<'a> {
         let name = format!("{dialect}.{}", node.op_type);
         let mut b = self.builder(loc)?;
         let op = b.create(&name, spec);
-        self.finish_node(node, op)
+        self.finish_node(&form, op)
     }
 
     /// Binds the node's outputs to the op's results and records names and

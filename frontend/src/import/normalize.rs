@@ -42,6 +42,8 @@ pub fn moved_attrs(op_type: &str) -> &'static [(&'static [&'static str], usize, 
         ],
         "Upsample" | "Resize" => &[(&["scales"], 1, Kind::Floats)],
         "TopK" => &[(&["k"], 1, Kind::IntAsList)],
+        "Dropout" => &[(&["ratio"], 1, Kind::ScalarLikeInput)],
+        "Reshape" => &[(&["shape"], 1, Kind::Ints)],
         _ => &[],
     }
 }
@@ -50,6 +52,8 @@ pub fn moved_attrs(op_type: &str) -> &'static [(&'static [&'static str], usize, 
 pub fn operand_since(op_type: &str) -> i64 {
     match op_type {
         "Squeeze" | "Unsqueeze" | "ReduceSum" | "Split" => 13,
+        "Dropout" => 12,
+        "Reshape" => 5,
         "Clip" | "Pad" => 11,
         "Slice" | "TopK" => 10,
         "Upsample" => 9,

@@ -34,3 +34,20 @@ pub fn convert_type(tp: &TypeProto) -> Result<Type, String> {
     }
     Ok(Type::tensor(dims, elem))
 }
+
+/// The `dim_param` names of a value's dims ("" where a dim has none), or
+/// `None` when it has no symbolic dim.
+pub fn dim_params(tp: Option<&TypeProto>) -> Option<Vec<String>> {
+    let Some(Value::TensorType(t)) = tp.and_then(|tp| tp.value.as_ref()) else {
+        return None;
+    };
+    let dims = &t.shape.as_ref()?.dim;
+    let names: Vec<String> = dims
+        .iter()
+        .map(|d| match &d.value {
+            Some(Dim::DimParam(p)) => p.clone(),
+            _ => String::new(),
+        })
+        .collect();
+    names.iter().any(|n| !n.is_empty()).then_some(names)
+}

@@ -5,9 +5,14 @@ pub mod control;
 mod data_ops;
 mod elementwise;
 mod misc;
+mod ml;
 mod nn;
 mod reduce;
+mod sequence;
 mod shape_ops;
+mod signal;
+mod tensor_ops;
+mod vision;
 
 use ir::dialects::op_error;
 use ir::elements::Elements;
@@ -17,10 +22,13 @@ use std::collections::HashMap;
 /// Inferred result types of `op`, or `None` for ops inference does not know
 /// (their declared types stay).
 pub fn infer_op(m: &Module, op: OpId) -> Result<Option<Vec<Type>>, Diagnostic> {
+    let cx = Ctx { m, op };
+    if let Some(kind) = m.name(op).as_str().strip_prefix("onnx_ml.") {
+        return Ok(ml::infer(&cx, kind)?.map(|tys| cx.fit(tys)));
+    }
     let Some(kind) = m.name(op).as_str().strip_prefix("onnx.") else {
         return Ok(None);
     };
-    let cx = Ctx { m, op };
     let inferred = match kind {
         "Constant" => {
             let e = cx
@@ -30,30 +38,35 @@ pub fn infer_op(m: &Module, op: OpId) -> Result<Option<Vec<Type>>, Diagnostic> {
         }
         "NoValue" => Some(vec![Type::None]),
         _ => {
-            let mut r = elementwise::infer(&cx, kind)?;
-            if r.is_none() {
-                r = nn::infer(&cx, kind)?;
-            }
-            if r.is_none() {
-                r = shape_ops::infer(&cx, kind)?;
-            }
-            if r.is_none() {
-                r = data_ops::infer(&cx, kind)?;
-            }
-            if r.is_none() {
-                r = reduce::infer(&cx, kind)?;
-            }
-            if r.is_none() {
-                r = misc::infer(&cx, kind)?;
-            }
-            if r.is_none() {
-                r = control::infer(&cx, kind)?;
+            let mut r = None;
+            for rule in RULES {
+                r = rule(&cx, kind)?;
+                if r.is_some() {
+                    break;
+                }
             }
             r
         }
     };
     Ok(inferred.map(|tys| cx.fit(tys)))
 }
+
+type Rule = fn(&Ctx<'_>, &str) -> Result<Option<Vec<Type>>, Diagnostic>;
+
+/// The op families, each answering for the ops it knows.
+const RULES: &[Rule] = &[
+    elementwise::infer,
+    nn::infer,
+    shape_ops::infer,
+    data_ops::infer,
+    reduce::infer,
+    misc::infer,
+    control::infer,
+    sequence::infer,
+    signal::infer,
+    vision::infer,
+    tensor_ops::infer,
+];
 
 /// Infers every op of `func`'s body in order (regions included), sets the
 /// result types, then the function type from the arguments and the
@@ -409,6 +422,22 @@ impl<'m> Ctx<'m> {
         }
         self.m.attr(def, "value")?.as_elements()
     }
+    /// The length of 1-D operand `i` when static (a list whose values are
+    /// unknown, like runtime `axes`).
+    pub fn static_len(&self, i: usize) -> Option<usize> {
+        match self.tensor_type(i).ok()?.shape.as_deref()? {
+            [n] if *n != DYN => usize::try_from(*n).ok(),
+            _ => None,
+        }
+    }
+    /// A constant scalar (or one-element) integer operand.
+    pub fn const_int(&self, i: usize) -> Option<i64> {
+        match self.const_ints(i)?.as_slice() {
+            [v] => Some(*v),
+            _ => None,
+        }
+    }
+
     /// Integer values of a constant operand (floats are truncated).
     pub fn const_ints(&self, i: usize) -> Option<Vec<i64>> {
         let e = self.const_elements(i)?;

@@ -8,6 +8,9 @@ pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagn
     Ok(Some(match kind {
         "MatMul" => vec![tensor(matmul(cx)?, cx.elem(0)?)],
         "MatMulInteger" => vec![tensor(matmul(cx)?, Type::i(32))],
+        // Operands: a, a_scale, a_zero_point, b, ..., y_zero_point (7).
+        "QLinearMatMul" => vec![tensor(matmul_of(cx, 0, 3)?, cx.elem(7)?)],
+        "QLinearConv" => vec![tensor(conv_of(cx, 0, 3)?, cx.elem(7)?)],
         "Gemm" => vec![Type::tensor(gemm(cx)?, cx.elem(0)?)],
         "Conv" | "ConvInteger" => {
             let elem = if kind == "Conv" {
@@ -59,7 +62,16 @@ fn agree(cx: &Ctx<'_>, a: i64, b: i64, what: &str) -> Result<i64, Diagnostic> {
 /// NumPy matmul: 1-D operands get a dim prepended/appended then removed,
 /// batch dims broadcast.
 fn matmul(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
-    let (Some(a), Some(b)) = (cx.shape(0)?, cx.shape(1)?) else {
+    matmul_of(cx, 0, 1)
+}
+
+/// NumPy matmul of operands `ia` and `ib`.
+pub(super) fn matmul_of(
+    cx: &Ctx<'_>,
+    ia: usize,
+    ib: usize,
+) -> Result<Option<Vec<i64>>, Diagnostic> {
+    let (Some(a), Some(b)) = (cx.shape(ia)?, cx.shape(ib)?) else {
         return Ok(None);
     };
     if a.is_empty() || b.is_empty() {
@@ -237,8 +249,13 @@ fn spatial(cx: &Ctx<'_>, x: &[i64], w: &Window, ceil: bool) -> Result<Vec<i64>, 
     Ok(out)
 }
 
-fn conv(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
-    let (x, wshape) = (cx.shape(0)?, cx.shape(1)?);
+pub(super) fn conv(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
+    conv_of(cx, 0, 1)
+}
+
+/// Conv output shape of input operand `ix` and weight operand `iw`.
+pub(super) fn conv_of(cx: &Ctx<'_>, ix: usize, iw: usize) -> Result<Option<Vec<i64>>, Diagnostic> {
+    let (x, wshape) = (cx.shape(ix)?, cx.shape(iw)?);
     let spatial_rank = match (&x, &wshape, cx.attr_ints("kernel_shape")) {
         (_, _, Some(k)) => k.len(),
         (Some(x), _, _) if x.len() >= 2 => x.len() - 2,

@@ -48,8 +48,20 @@ fn reduce(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
     let axes = if cx.operand(1).is_some() {
         match cx.const_ints(1) {
             Some(a) => Some(a),
-            // Unknown axes: the rank survives only with keepdims.
-            None => return Ok(keep.then(|| vec![DYN; s.len()])),
+            // Unknown axes: the rank survives with keepdims, or drops by
+            // their count when that is static.
+            None if keep => return Ok(Some(vec![DYN; s.len()])),
+            None => {
+                let rank = cx
+                    .static_len(1)
+                    .filter(|&k| k > 0)
+                    .map(|k| s.len().checked_sub(k));
+                return match rank {
+                    Some(Some(r)) => Ok(Some(vec![DYN; r])),
+                    Some(None) => Err(cx.err("more axes than dims")),
+                    None => Ok(None),
+                };
+            }
         }
     } else {
         cx.attr_ints("axes")

@@ -184,6 +184,13 @@ fn squeeze(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
+    if cx.operand(1).is_some() && cx.const_ints(1).is_none() {
+        // Runtime axes: only their count is known.
+        return Ok(cx
+            .static_len(1)
+            .and_then(|k| s.len().checked_sub(k))
+            .map(|r| vec![DYN; r]));
+    }
     let Ok(axes) = axes_of(cx, 1) else {
         return Ok(None);
     };

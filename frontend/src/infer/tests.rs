@@ -68,7 +68,16 @@ impl G {
     }
     /// Result types of a one-result op as text, or the error message.
     fn infer(&mut self, name: &str, operands: &[ValueId], attrs: &[(&str, Attribute)]) -> String {
-        let op = self.op(name, operands, attrs, 1);
+        self.infer_n(name, operands, attrs, 1)
+    }
+    fn infer_n(
+        &mut self,
+        name: &str,
+        operands: &[ValueId],
+        attrs: &[(&str, Attribute)],
+        results: usize,
+    ) -> String {
+        let op = self.op(name, operands, attrs, results);
         match infer_op(&self.m, op) {
             Ok(Some(t)) => t
                 .iter()
@@ -555,5 +564,110 @@ fn misc_ops() {
     assert_eq!(
         g.infer("DequantizeLinear", &[q, s, zp], &[]),
         "tensor<4xf32>"
+    );
+}
+
+fn text(v: &str) -> Attribute {
+    Attribute::string(v)
+}
+
+#[test]
+fn recurrent_layouts() {
+    let mut g = G::new();
+    let x = g.ranked(&[5, 2, 3]);
+    let w = g.ranked(&[2, 16, 3]);
+    let attrs = [("direction", text("bidirectional"))];
+    assert_eq!(
+        g.infer_n("LSTM", &[x, w], &attrs, 3),
+        "tensor<5x2x2x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>"
+    );
+    let attrs = [("hidden_size", int(7)), ("layout", int(1))];
+    assert_eq!(
+        g.infer_n("GRU", &[x, w], &attrs, 2),
+        "tensor<5x2x1x7xf32>, tensor<5x1x7xf32>"
+    );
+}
+
+#[test]
+fn attention_3d_and_4d() {
+    let mut g = G::new();
+    let (q, k, v) = (
+        g.ranked(&[2, 4, 8]),
+        g.ranked(&[2, 6, 4]),
+        g.ranked(&[2, 6, 6]),
+    );
+    let heads = [("q_num_heads", int(4)), ("kv_num_heads", int(2))];
+    assert_eq!(
+        g.infer_n("Attention", &[q, k, v], &heads, 4),
+        "tensor<2x4x12xf32>, tensor<2x2x6x2xf32>, tensor<2x2x6x3xf32>, tensor<2x4x4x6xf32>"
+    );
+    let (q, k, v) = (
+        g.ranked(&[1, 4, 3, 8]),
+        g.ranked(&[1, 2, 5, 8]),
+        g.ranked(&[1, 2, 5, 6]),
+    );
+    let (none, past) = (g.none(), g.ranked(&[1, 2, 7, 8]));
+    assert_eq!(
+        g.infer_n("Attention", &[q, k, v, none, past], &[], 2),
+        "tensor<1x4x3x6xf32>, tensor<1x2x12x8xf32>"
+    );
+}
+
+#[test]
+fn einsum_equations() {
+    let mut g = G::new();
+    let (a, b) = (g.ranked(&[2, 3, 4]), g.ranked(&[2, 4, 5]));
+    let eq = |e: &str| [("equation", text(e))];
+    assert_eq!(
+        g.infer("Einsum", &[a, b], &eq("bij,bjk->bik")),
+        "tensor<2x3x5xf32>"
+    );
+    assert_eq!(
+        g.infer("Einsum", &[a, b], &eq("...ij,...jk")),
+        "tensor<2x3x5xf32>"
+    );
+    assert_eq!(g.infer("Einsum", &[a], &eq("ijk->")), "tensor<f32>");
+    let square = g.ranked(&[3, 3, 4]);
+    assert_eq!(g.infer("Einsum", &[square], &eq("iij")), "tensor<4xf32>");
+    assert!(g.infer("Einsum", &[a], &eq("iij")).starts_with("error"));
+    assert!(g
+        .infer("Einsum", &[a, b], &eq("ij,jk->ik"))
+        .starts_with("error"));
+}
+
+#[test]
+fn signal_ops() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 16, 1]);
+    let n = g.scalar(DType::I64, 10.0);
+    let axis = g.scalar(DType::I64, 1.0);
+    assert_eq!(
+        g.infer("DFT", &[x, n, axis], &[("onesided", int(1))]),
+        "tensor<2x6x2xf32>"
+    );
+    let step = g.scalar(DType::I64, 4.0);
+    let window = g.ranked(&[8]);
+    assert_eq!(
+        g.infer("STFT", &[x, step, window], &[]),
+        "tensor<2x3x5x2xf32>"
+    );
+    let size = g.scalar(DType::I64, 9.0);
+    assert_eq!(g.infer("HannWindow", &[size], &[]), "tensor<9xf32>");
+}
+
+#[test]
+fn runtime_axes_keep_what_is_known() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 3, 4]);
+    let axes = g.arg(Some(vec![2]));
+    assert_eq!(
+        g.infer("ReduceSum", &[x, axes], &[("keepdims", int(0))]),
+        "tensor<?xf32>"
+    );
+    assert_eq!(g.infer("Squeeze", &[x, axes], &[]), "tensor<?xf32>");
+    let unknown = g.arg(Some(vec![DYN]));
+    assert_eq!(
+        g.infer("ReduceSum", &[x, unknown], &[("keepdims", int(0))]),
+        "tensor<*xf32>"
     );
 }

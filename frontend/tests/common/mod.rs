@@ -118,6 +118,17 @@ pub fn repo_root() -> PathBuf {
 /// external data) and checks with scripts/ort_compare.py that onnxruntime
 /// gives the same outputs on `original`'s test_data_set_0 inputs.
 pub fn assert_round_trip(m: &Module, original: &Path, threshold: Option<usize>) -> PathBuf {
+    round_trip_within(m, original, threshold, 0.0)
+}
+
+/// Like [`assert_round_trip`] for models import rewrites: floats may differ
+/// by `atol` on top of the relative 1e-6.
+pub fn round_trip_within(
+    m: &Module,
+    original: &Path,
+    threshold: Option<usize>,
+    atol: f64,
+) -> PathBuf {
     let dir = original.parent().unwrap();
     let exported = dir.join("exported.onnx");
     frontend::export::write_model(m, &exported, threshold)
@@ -137,6 +148,7 @@ pub fn assert_round_trip(m: &Module, original: &Path, threshold: Option<usize>) 
     let out = Command::new(py)
         .arg(repo_root().join("scripts").join("ort_compare.py"))
         .arg(&list)
+        .env("ORT_COMPARE_ATOL", atol.to_string())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -113,3 +113,97 @@ fn refuses_short_buffers() {
     let r = Elements::from_bytes(DType::F32, vec![-1], Bytes::new());
     assert!(r.is_err());
 }
+
+/// Packing any split of a view into ranges gives its packed bytes.
+#[test]
+fn pack_range_matches_whole_view() {
+    let vals: Vec<WideNum> = (0..24).map(|v| WideNum::from_f64(v as f64 - 5.0)).collect();
+    let w = Elements::from_wide(DType::F32, vec![2, 3, 4], &vals).unwrap();
+    let ints: Vec<WideNum> = (0..24).map(|v| WideNum::from_i64(v % 16 - 8)).collect();
+    let i4 = Elements::from_wide(DType::I4, vec![4, 6], &ints).unwrap();
+    let views = [
+        w.clone(),
+        w.transposed(&[2, 0, 1]).unwrap(),
+        Elements::from_wide(DType::F32, vec![4], &vals[..4])
+            .unwrap()
+            .broadcast_to(&[2, 3, 4])
+            .unwrap(),
+        Elements::splat(DType::I16, vec![5, 7], WideNum::from_i64(-3)).unwrap(),
+        w.affine_blocks(DType::F32, 12, vec![2.0, -1.0], vec![0.5, 1.0])
+            .unwrap(),
+        w.affine_blocks(
+            DType::F32,
+            1,
+            vec![2.0, -1.0, 0.5, 3.0],
+            vec![0.0, 1.0, 0.0, 0.0],
+        )
+        .unwrap(),
+        i4.transposed(&[1, 0]).unwrap(),
+        i4.clone(),
+    ];
+    for v in &views {
+        let want = v.to_contiguous_bytes();
+        let by_get: Vec<WideNum> = (0..v.len()).filter_map(|i| v.get(i)).collect();
+        assert_eq!(v.to_wide_vec(), by_get, "{v:?}");
+        // The bulk (fast) packing holds the element-wise values.
+        let packed = Elements::from_bytes(v.dtype(), v.shape().to_vec(), want.clone()).unwrap();
+        assert_eq!(packed.to_wide_vec(), by_get, "{v:?}");
+        for step in [3, 8, 16, 5000] {
+            if step % 8 != 0 && v.dtype().bits() < 8 {
+                continue; // sub-byte ranges start on a byte
+            }
+            let mut got = Vec::new();
+            let mut at = 0;
+            while at < v.len() {
+                v.pack_range(at, step, &mut got);
+                at += step;
+            }
+            assert_eq!(got, want.to_vec(), "{v:?} in ranges of {step}");
+        }
+        let tail: Vec<WideNum> = v.iter_range(8, 100).collect();
+        assert_eq!(tail, by_get[8..].to_vec());
+    }
+}
+
+/// Element-wise maps chain lazily, commute with views and round per step.
+#[test]
+fn lazy_map_chains() {
+    let vals: Vec<WideNum> = (0..6).map(|v| WideNum::from_f64(v as f64 * 0.75)).collect();
+    let w = Elements::from_wide(DType::F32, vec![2, 3], &vals).unwrap();
+    let neg: MapFn = Arc::new(|x: WideNum| WideNum::from_f64(-x.f64()));
+    let to_int: MapFn = Arc::new(|x: WideNum| WideNum::from_i64(x.f64().trunc() as i64));
+    let l = w
+        .mapped(DType::F32, neg)
+        .unwrap()
+        .mapped(DType::I8, to_int)
+        .unwrap();
+    assert!(l.is_lazy() && l.dtype() == DType::I8);
+    let want: Vec<i64> = vec![0, 0, -1, -2, -3, -3];
+    assert_eq!(l.iter().map(|v| v.i64()).collect::<Vec<_>>(), want);
+    assert_eq!(l.root_buffer().as_ptr(), w.buffer().as_ptr());
+    // A transposed map is a map of the transposed base: still lazy.
+    let t = l.transposed(&[1, 0]).unwrap();
+    assert!(t.is_lazy());
+    assert_eq!(
+        t.iter().map(|v| v.i64()).collect::<Vec<_>>(),
+        vec![0, -2, 0, -3, -1, -3]
+    );
+    assert_eq!(l.materialized().to_wide_vec(), l.to_wide_vec());
+    let f8: MapFn = Arc::new(|x: WideNum| x);
+    assert!(w.mapped(DType::F8E4M3FN, f8).is_none());
+}
+
+/// Views of one buffer hold it once; it leaves the pool with the last one.
+#[test]
+fn pool_holds_each_buffer_once() {
+    let buf = Bytes::from(vec![7u8; 4096]);
+    let e = Elements::from_bytes(DType::I32, vec![32, 32], buf.clone()).unwrap();
+    let t = e.transposed(&[1, 0]).unwrap();
+    let b = t.broadcast_to(&[2, 32, 32]).unwrap();
+    assert_eq!(pool::views_of(&buf), 3);
+    assert!(pool::stats().held >= 4096);
+    drop((t, b));
+    assert_eq!(pool::views_of(&buf), 1);
+    drop(e);
+    assert_eq!(pool::views_of(&buf), 0);
+}

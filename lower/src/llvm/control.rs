@@ -1,11 +1,11 @@
 //! Functions, calls, returns and branches.
 
+use super::parts::Item;
 use super::types::{global_name, llvm_type};
 use super::{runtime, unsupported, FnCx, ModuleCx};
 use ir::attr::Attribute;
 use ir::dialects::{func, op_error};
 use ir::{Module, OpId, Result, Type};
-use std::fmt::Write as _;
 
 /// `T`, `void` or a literal struct `{ T1, T2 }` for a result list.
 pub(crate) fn return_type(m: &Module, op: OpId, results: &[Type]) -> Result<String> {
@@ -20,8 +20,9 @@ pub(crate) fn return_type(m: &Module, op: OpId, results: &[Type]) -> Result<Stri
     })
 }
 
-/// Emits one `func.func` as a `define` or a `declare`.
-pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx, out: &mut String) -> Result<()> {
+/// Emits one `func.func` as a `define` or a `declare`; `None` for a
+/// runtime helper the module context provides.
+pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Option<Item>> {
     let name = func::sym_name(m, f).ok_or_else(|| op_error(m, f, "requires a 'sym_name'"))?;
     let ft =
         func::function_type(m, f).ok_or_else(|| op_error(m, f, "requires a 'function_type'"))?;
@@ -36,10 +37,14 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx, out: &mut Strin
     let body = m.region(f, 0).filter(|&r| m.entry_block(r).is_some());
     let Some(region) = body else {
         if runtime::provide(mcx, name, ft) {
-            return Ok(());
+            return Ok(None);
         }
-        let _ = writeln!(out, "declare {ret} {gname}({})\n", params.join(", "));
-        return Ok(());
+        return Ok(Some(Item {
+            before: format!("declare {ret} {gname}({})\n\n", params.join(", ")),
+            internal: false,
+            after: String::new(),
+            decl: None,
+        }));
     };
 
     let is_main = name == "main";
@@ -58,7 +63,7 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx, out: &mut Strin
         ret = "i32".into();
     }
     let private = m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private");
-    let linkage = if private && !is_main { "internal " } else { "" };
+    let internal = private && !is_main;
 
     let entry = m
         .entry_block(region)
@@ -71,20 +76,48 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx, out: &mut Strin
             "entry block arguments do not match the function type",
         ));
     }
-    let plist: Vec<String> = params
-        .iter()
-        .zip(args)
-        .map(|(t, a)| format!("{t} {a}"))
-        .collect();
-    let text = FnCx::new(m, mcx, main_void).emit_body(region)?;
-    let _ = writeln!(
-        out,
-        "define {linkage}{ret} {gname}({}) {{",
-        plist.join(", ")
-    );
-    out.push_str(&text);
-    out.push_str("}\n\n");
-    Ok(())
+    // A `noalias` memref comes as its descriptor plus its aligned pointer
+    // as a `noalias` parameter, put back into the descriptor on entry.
+    let noalias = mcx.noalias.get(name).cloned().unwrap_or_default();
+    let mut plist = Vec::new();
+    let mut prologue = Vec::new();
+    let mut decl_params = params.clone();
+    for (i, (t, a)) in params.iter().zip(args).enumerate() {
+        if noalias.contains(&i) {
+            plist.push(format!("{t} {a}.d"));
+            prologue.push(format!("{a} = insertvalue {t} {a}.d, ptr {a}.p, 1"));
+        } else {
+            plist.push(format!("{t} {a}"));
+        }
+    }
+    for &i in &noalias {
+        if let Some(a) = args.get(i) {
+            plist.push(format!("ptr noalias {a}.p"));
+            decl_params.push("ptr".into());
+        }
+    }
+    let mut cx = FnCx::new(m, mcx, main_void);
+    cx.prologue = prologue;
+    let text = cx.emit_body(region)?;
+    // An outlined kernel is optimized once, on its own, not again inlined.
+    let attrs = if m.attr(f, crate::outline::KERNEL_ATTR).is_some() {
+        " noinline"
+    } else {
+        ""
+    };
+    let mut after = format!("{ret} {gname}({}){attrs} {{\n", plist.join(", "));
+    after.push_str(&text);
+    after.push_str("}\n\n");
+    let vis = if internal { "hidden " } else { "" };
+    Ok(Some(Item {
+        before: "define ".into(),
+        internal,
+        after,
+        decl: Some(format!(
+            "declare {vis}{ret} {gname}({})",
+            decl_params.join(", ")
+        )),
+    }))
 }
 
 pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
@@ -144,11 +177,20 @@ fn emit_call(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
         .attr(op, "callee")
         .and_then(Attribute::as_symbol)
         .ok_or_else(|| op_error(m, op, "requires a 'callee' symbol"))?;
-    let args = m
+    let mut args = m
         .operands(op)
         .iter()
         .map(|&v| cx.tv(op, v))
         .collect::<Result<Vec<_>>>()?;
+    // `noalias` memrefs also pass their aligned pointer (see `emit_func`).
+    let noalias = cx.mcx.noalias.get(callee).cloned().unwrap_or_default();
+    for i in noalias {
+        let Some(a) = args.get(i).cloned() else {
+            return Err(op_error(m, op, "too few arguments for the callee"));
+        };
+        let p = cx.assign(format!("extractvalue {a}, 1"));
+        args.push(format!("ptr {p}"));
+    }
     let results: Vec<Type> = m
         .results(op)
         .iter()

@@ -10,6 +10,7 @@
 //! whatever the size of the weights.
 
 use super::memref::HEAP_ALIGN;
+use super::parts::Item;
 use super::types::{elem_size, escape_bytes, float_literal, global_name, int_literal, scalar};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
@@ -33,48 +34,105 @@ pub const WEIGHTS_SYM: &str = "__onnxc_weights";
 /// Globals moved to the sidecar: symbol name → byte offset.
 pub(crate) type SidecarMap = HashMap<String, u64>;
 
-/// Writes every large constant global's bytes to `sink`; returns their
-/// offsets and the module-level asm and declaration that pull them in
-/// (empty when no global qualifies).
-pub(crate) fn write_sidecar(m: &Module, sink: &mut WeightSink<'_>) -> Result<(SidecarMap, String)> {
+/// Where the sidecar globals sit in the weights blob.
+#[derive(Debug, Default)]
+pub struct WeightLayout {
+    /// Per global: its op, byte offset and byte length.
+    entries: Vec<(OpId, u64, u64)>,
+    /// Total bytes.
+    pub size: u64,
+}
+
+impl WeightLayout {
+    /// True if no global goes to the blob.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Writes the blob: each global's bytes at its offset, zeros between.
+    /// One global is materialized at a time.
+    pub fn write(&self, m: &Module, out: &mut dyn std::io::Write) -> Result<()> {
+        let mut at = 0u64;
+        for &(op, offset, len) in &self.entries {
+            let Some((_, e)) = sidecar_bytes(m, op) else {
+                return Err(op_error(m, op, "changed after the weights were laid out"));
+            };
+            let io = |e: std::io::Error| op_error(m, op, format!("cannot write the weights: {e}"));
+            let pad = usize::try_from(offset - at).unwrap_or(0);
+            out.write_all(&vec![0u8; pad]).map_err(io)?;
+            let bytes = e.to_contiguous_bytes();
+            if bytes.len() as u64 != len {
+                return Err(op_error(m, op, "initializer size does not match its type"));
+            }
+            out.write_all(&bytes).map_err(io)?;
+            at = offset + len;
+        }
+        Ok(())
+    }
+}
+
+/// Lays out every large constant global in the weights blob (64-byte
+/// aligned offsets, declared element type).
+pub(crate) fn plan_weights(m: &Module) -> (SidecarMap, WeightLayout) {
     let mut map = SidecarMap::new();
-    let mut offset: u64 = 0;
+    let mut layout = WeightLayout::default();
     for op in m.block_ops(m.body()) {
         if !m.is(op, "memref.global") {
             continue;
         }
-        let Some((name, e)) = sidecar_bytes(m, op) else {
+        let Some((name, len)) = sidecar_bytes(m, op).and_then(|(n, e)| {
+            let size = m
+                .attr(op, "type")
+                .and_then(Attribute::as_type)
+                .and_then(Type::as_memref)
+                .and_then(|mt| elem_size(&mt.elem).ok())?;
+            Some((n, size.checked_mul(e.len() as u64)?))
+        }) else {
             continue;
         };
-        let bytes = e.to_contiguous_bytes();
-        let pad = offset.next_multiple_of(HEAP_ALIGN as u64) - offset;
-        let io = |e: std::io::Error| op_error(m, op, format!("cannot write the weights: {e}"));
-        sink.out.write_all(&vec![0u8; pad as usize]).map_err(io)?;
-        sink.out.write_all(&bytes).map_err(io)?;
-        offset += pad;
+        let offset = layout.size.next_multiple_of(HEAP_ALIGN as u64);
         map.insert(name.to_string(), offset);
-        offset += bytes.len() as u64;
+        layout.entries.push((op, offset, len));
+        layout.size = offset + len;
     }
-    if map.is_empty() {
-        return Ok((map, String::new()));
-    }
-    let path = escape_bytes(sink.incbin_path.replace('"', "\\\"").as_bytes());
+    (map, layout)
+}
+
+/// The declaration of the weights blob, preceded, with `incbin`, by the
+/// module-level asm that pulls the file in (empty without weights).
+pub(crate) fn weights_decl(layout: &WeightLayout, incbin: Option<&str>) -> String {
     let mut text = String::new();
-    for line in [
-        "\\09.section\\09.rodata.onnxc_weights,\\22a\\22,@progbits".to_string(),
-        "\\09.p2align\\096".to_string(),
-        format!("{WEIGHTS_SYM}:"),
-        format!("\\09.incbin\\09\\22{path}\\22"),
-        format!("\\09.size\\09{WEIGHTS_SYM}, {offset}"),
-        "\\09.text".to_string(),
-    ] {
-        let _ = writeln!(text, "module asm \"{line}\"");
+    if layout.is_empty() {
+        return text;
+    }
+    let size = layout.size;
+    if let Some(path) = incbin {
+        let path = escape_bytes(path.replace('"', "\\\"").as_bytes());
+        for line in [
+            "\\09.section\\09.rodata.onnxc_weights,\\22a\\22,@progbits".to_string(),
+            "\\09.p2align\\096".to_string(),
+            format!("{WEIGHTS_SYM}:"),
+            format!("\\09.incbin\\09\\22{path}\\22"),
+            format!("\\09.size\\09{WEIGHTS_SYM}, {size}"),
+            "\\09.text".to_string(),
+        ] {
+            let _ = writeln!(text, "module asm \"{line}\"");
+        }
     }
     let _ = writeln!(
         text,
-        "@{WEIGHTS_SYM} = external hidden constant [{offset} x i8], align {HEAP_ALIGN}"
+        "@{WEIGHTS_SYM} = external hidden constant [{size} x i8], align {HEAP_ALIGN}"
     );
-    Ok((map, text))
+    text
+}
+
+/// Writes every large constant global's bytes to `sink`; returns their
+/// offsets and the module-level asm and declaration that pull them in
+/// (empty when no global qualifies).
+pub(crate) fn write_sidecar(m: &Module, sink: &mut WeightSink<'_>) -> Result<(SidecarMap, String)> {
+    let (map, layout) = plan_weights(m);
+    layout.write(m, sink.out)?;
+    Ok((map, weights_decl(&layout, Some(&sink.incbin_path))))
 }
 
 /// The name and elements of a global that belongs in the sidecar:
@@ -102,12 +160,9 @@ fn sidecar_bytes(m: &Module, op: OpId) -> Option<(&str, &Elements)> {
 /// Up to this many elements, initializers are written as typed arrays.
 const MAX_ARRAY_LITERAL: usize = 1024;
 
-pub(crate) fn emit_global(
-    m: &Module,
-    op: OpId,
-    sidecar: &SidecarMap,
-    out: &mut String,
-) -> Result<()> {
+/// The definition of a `memref.global` (`None` when its bytes are in the
+/// weights blob).
+pub(crate) fn emit_global(m: &Module, op: OpId, sidecar: &SidecarMap) -> Result<Option<Item>> {
     let err = |msg: String| op_error(m, op, msg);
     let name = m
         .attr(op, "sym_name")
@@ -136,21 +191,29 @@ pub(crate) fn emit_global(
         "global"
     };
     if sidecar.contains_key(name) {
-        return Ok(());
+        return Ok(None);
     }
     let g = global_name(name);
     let (ty, init) = match m.attr(op, "initial_value") {
         None if !private => {
-            let _ = writeln!(out, "{g} = external global [{n} x {elem}], align {align}");
-            return Ok(());
+            return Ok(Some(Item {
+                before: format!("{g} = external global [{n} x {elem}], align {align}\n"),
+                internal: false,
+                after: String::new(),
+                decl: None,
+            }));
         }
         Some(Attribute::Elements(e)) => initializer(e, &mt.elem, n).map_err(err)?,
         // `uninitialized`: zeroed storage.
         _ => (format!("[{n} x {elem}]"), "zeroinitializer".into()),
     };
-    let linkage = if private { "internal " } else { "" };
-    let _ = writeln!(out, "{g} = {linkage}{kind} {ty} {init}, align {align}");
-    Ok(())
+    let vis = if private { "hidden " } else { "" };
+    Ok(Some(Item {
+        before: format!("{g} = "),
+        internal: private,
+        after: format!("{kind} {ty} {init}, align {align}\n"),
+        decl: Some(format!("{g} = external {vis}{kind} {ty}, align {align}\n")),
+    }))
 }
 
 /// The global's type and initializer for `e`.

@@ -13,7 +13,11 @@
 //! ABI (internal, not C): `index` is `i64`; a memref is MLIR's descriptor
 //! `{ ptr allocated, ptr aligned, i64 offset, [N x i64] sizes, [N x i64]
 //! strides }` (rank 0: `{ ptr, ptr, i64 }`) passed and returned by value;
-//! several results come back as one literal struct. `func.func @main` of
+//! several results come back as one literal struct. A memref argument of a
+//! private function marked `llvm.noalias` (see `crate::noalias`) also
+//! passes its aligned pointer as a trailing `ptr noalias` parameter, which
+//! the callee puts back into the descriptor; outlined kernels are
+//! `noinline`. `func.func @main` of
 //! type `() -> ()` becomes `i32 @main()` returning 0. Private functions are
 //! `internal`; bodiless ones are `declare`d, except MLIR's runner-utils print
 //! helpers (`printI64`, `printF64`, ...), which get `linkonce_odr`
@@ -33,6 +37,7 @@ mod control;
 mod globals;
 mod math;
 mod memref;
+mod parts;
 mod runtime;
 pub(crate) mod types;
 mod views;
@@ -50,7 +55,7 @@ pub struct EmitOptions {
     pub target_triple: Option<String>,
 }
 
-pub use globals::{WeightSink, WEIGHTS_SYM};
+pub use globals::{WeightLayout, WeightSink, WEIGHTS_SYM};
 
 /// Emits the whole module as LLVM IR text.
 pub fn emit_module(m: &Module, opts: &EmitOptions) -> Result<String> {
@@ -64,26 +69,86 @@ pub fn emit_module_with(
     opts: &EmitOptions,
     weights: Option<&mut WeightSink<'_>>,
 ) -> Result<String> {
-    let mut mcx = ModuleCx::default();
-    let mut sidecar_text = String::new();
-    if let Some(sink) = weights {
-        let (map, text) = globals::write_sidecar(m, sink)?;
-        mcx.sidecar = map;
-        sidecar_text = text;
-    }
+    let (map, text) = match weights {
+        Some(sink) => globals::write_sidecar(m, sink)?,
+        None => Default::default(),
+    };
+    emit_with_sidecar(m, opts, map, &text)
+}
+
+/// Emits the module with its large constant globals in a weights blob
+/// defined elsewhere (`@__onnxc_weights`, hidden); the caller writes the
+/// blob from the returned layout (e.g. as an object, see `crate::elf`).
+pub fn emit_module_extern_weights(
+    m: &Module,
+    opts: &EmitOptions,
+) -> Result<(String, WeightLayout)> {
+    let (map, layout) = globals::plan_weights(m);
+    let text = globals::weights_decl(&layout, None);
+    Ok((emit_with_sidecar(m, opts, map, &text)?, layout))
+}
+
+fn emit_with_sidecar(
+    m: &Module,
+    opts: &EmitOptions,
+    sidecar: globals::SidecarMap,
+    sidecar_text: &str,
+) -> Result<String> {
+    Ok(emit_items(m, opts, sidecar, sidecar_text)?.render())
+}
+
+/// Like [`emit_module_extern_weights`], as up to `max_parts` modules of at
+/// least `min_part_bytes` of function text each, to be compiled separately
+/// and linked together (see `parts`).
+pub fn emit_module_parts(
+    m: &Module,
+    opts: &EmitOptions,
+    max_parts: usize,
+    min_part_bytes: usize,
+) -> Result<(Vec<String>, WeightLayout)> {
+    let (map, layout) = globals::plan_weights(m);
+    let text = globals::weights_decl(&layout, None);
+    let e = emit_items(m, opts, map, &text)?;
+    Ok((e.render_parts(max_parts, min_part_bytes), layout))
+}
+
+fn emit_items(
+    m: &Module,
+    opts: &EmitOptions,
+    sidecar: globals::SidecarMap,
+    sidecar_text: &str,
+) -> Result<parts::Emitted> {
+    let mut mcx = ModuleCx {
+        sidecar,
+        ..ModuleCx::default()
+    };
     for op in m.block_ops(m.body()) {
         if m.is(op, "func.func") {
             if let Some(name) = ir::dialects::func::sym_name(m, op) {
                 mcx.user_syms.insert(name.to_string());
+                let memref_args: Vec<usize> = crate::noalias::noalias_args(m, op)
+                    .into_iter()
+                    .filter(|&i| {
+                        ir::dialects::func::function_type(m, op)
+                            .and_then(|t| t.inputs.get(i))
+                            .is_some_and(|t| t.as_memref().is_some())
+                    })
+                    .collect();
+                // Only internal functions: public signatures stay as declared.
+                let private =
+                    m.attr(op, "sym_visibility").and_then(ir::Attribute::as_str) == Some("private");
+                if private && !memref_args.is_empty() && !ir::dialects::func::is_declaration(m, op)
+                {
+                    mcx.noalias.insert(name.to_string(), memref_args);
+                }
             }
         }
     }
-    let mut globals = String::new();
-    let mut funcs = String::new();
+    let mut e = parts::Emitted::default();
     for op in m.block_ops(m.body()) {
         match m.name(op).as_str() {
-            "func.func" => control::emit_func(m, op, &mut mcx, &mut funcs)?,
-            "memref.global" => globals::emit_global(m, op, &mcx.sidecar, &mut globals)?,
+            "func.func" => e.funcs.extend(control::emit_func(m, op, &mut mcx)?),
+            "memref.global" => e.globals.extend(globals::emit_global(m, op, &mcx.sidecar)?),
             _ => {
                 return Err(op_error(
                     m,
@@ -93,7 +158,8 @@ pub fn emit_module_with(
             }
         }
     }
-    let mut out = String::from("; generated by onnxc\nsource_filename = \"onnxc\"\n");
+    let out = &mut e.header;
+    out.push_str("; generated by onnxc\nsource_filename = \"onnxc\"\n");
     if let Some(t) = &opts.target_triple {
         let _ = writeln!(
             out,
@@ -103,18 +169,17 @@ pub fn emit_module_with(
     }
     out.push('\n');
     if !sidecar_text.is_empty() {
-        out.push_str(&sidecar_text);
+        out.push_str(sidecar_text);
         out.push('\n');
     }
-    out.push_str(&globals);
     for s in &mcx.strings {
-        out.push_str(s);
-        out.push('\n');
+        e.shared.push_str(s);
+        e.shared.push('\n');
     }
-    if !globals.is_empty() || !mcx.strings.is_empty() {
-        out.push('\n');
+    if !e.globals.is_empty() || !mcx.strings.is_empty() {
+        e.shared.push('\n');
     }
-    out.push_str(&funcs);
+    let out = &mut e.trailer;
     for h in &mcx.helpers {
         out.push_str(h);
         out.push('\n');
@@ -129,7 +194,7 @@ pub fn emit_module_with(
             let _ = writeln!(out, "!{i} = {md}");
         }
     }
-    Ok(out)
+    Ok(e)
 }
 
 /// Module-wide state: declarations the functions need, string constants and
@@ -146,6 +211,8 @@ pub(crate) struct ModuleCx {
     pub(crate) sidecar: globals::SidecarMap,
     /// Metadata nodes, `!0`, `!1`, ... in order.
     metadata: Vec<String>,
+    /// Per defined function: its `llvm.noalias` memref arguments.
+    pub(crate) noalias: HashMap<String, Vec<usize>>,
 }
 
 impl ModuleCx {
@@ -210,6 +277,8 @@ pub(crate) struct FnCx<'a> {
     incoming: HashMap<BlockId, Vec<(String, Vec<String>)>>,
     /// `main` declared `() -> ()`, emitted as `i32 @main()` returning 0.
     pub(crate) main_void: bool,
+    /// Lines at the top of the entry block.
+    pub(crate) prologue: Vec<String>,
 }
 
 impl<'a> FnCx<'a> {
@@ -224,6 +293,7 @@ impl<'a> FnCx<'a> {
             cur: None,
             incoming: HashMap::new(),
             main_void,
+            prologue: Vec::new(),
         }
     }
 
@@ -370,8 +440,13 @@ impl<'a> FnCx<'a> {
             self.done.push(b);
         }
         let mut out = String::new();
-        for blk in &self.done {
+        for (i, blk) in self.done.iter().enumerate() {
             let _ = writeln!(out, "{}:", blk.label);
+            if i == 0 {
+                for l in &self.prologue {
+                    let _ = writeln!(out, "  {l}");
+                }
+            }
             if let Some(b) = blk.phis_of {
                 self.write_phis(&mut out, b)?;
             }

@@ -134,6 +134,26 @@ static ZOO: &[ZooEntry] = &[
         large: true,
         token_vocab: Some(transformer::SAMPLE_VOCAB),
     },
+    ZooEntry {
+        name: "bert-tiny",
+        summary:
+            "bert-base's graph at 2 layers, 64 hidden, 4 heads, vocabulary 1000 (~0.2M weights)",
+        input_shapes: transformer::inputs,
+        output_shapes: transformer::bert_tiny_outputs,
+        build: transformer::bert_tiny,
+        large: false,
+        token_vocab: Some(transformer::BERT_TINY.vocab),
+    },
+    ZooEntry {
+        name: "gpt2-tiny",
+        summary:
+            "gpt2-small's graph at 2 layers, 64 hidden, 4 heads, vocabulary 1000 (~0.2M weights)",
+        input_shapes: transformer::inputs,
+        output_shapes: transformer::gpt2_tiny_outputs,
+        build: transformer::gpt2_tiny,
+        large: false,
+        token_vocab: Some(transformer::GPT2_TINY.vocab),
+    },
 ];
 
 /// All models, in a stable order.

@@ -11,39 +11,103 @@ use super::Shapes;
 use crate::graph::{attr, Dim, GraphBuilder, Init};
 use crate::GenOptions;
 
-const HIDDEN: i64 = 768;
-const HEADS: i64 = 12;
-const HEAD_DIM: i64 = HIDDEN / HEADS;
-const FFN: i64 = 3072;
-const LAYERS: usize = 12;
-const BERT_VOCAB: i64 = 30522;
-const BERT_POSITIONS: i64 = 512;
-const GPT2_VOCAB: i64 = 50257;
-const GPT2_POSITIONS: i64 = 1024;
+/// Dimensions of one transformer; the tiny ones have the same graph at a
+/// size CI can run with full random weights.
+pub(super) struct Cfg {
+    name: &'static str,
+    hidden: i64,
+    heads: i64,
+    ffn: i64,
+    layers: usize,
+    pub(super) vocab: i64,
+    positions: i64,
+}
+
+impl Cfg {
+    fn head_dim(&self) -> i64 {
+        self.hidden / self.heads
+    }
+
+    fn doc(&self) -> String {
+        let head = if self.name.starts_with("gpt2") {
+            "tied LM head".to_string()
+        } else {
+            format!("{} heads", self.heads)
+        };
+        format!("{} layers, {} hidden, {head}", self.layers, self.hidden)
+    }
+}
+
+pub(super) const BERT_BASE: Cfg = Cfg {
+    name: "bert-base",
+    hidden: 768,
+    heads: 12,
+    ffn: 3072,
+    layers: 12,
+    vocab: 30522,
+    positions: 512,
+};
+pub(super) const GPT2_SMALL: Cfg = Cfg {
+    name: "gpt2-small",
+    vocab: 50257,
+    positions: 1024,
+    ..BERT_BASE
+};
+pub(super) const BERT_TINY: Cfg = Cfg {
+    name: "bert-tiny",
+    hidden: 64,
+    heads: 4,
+    ffn: 256,
+    layers: 2,
+    vocab: 1000,
+    positions: 64,
+};
+pub(super) const GPT2_TINY: Cfg = Cfg {
+    name: "gpt2-tiny",
+    ..BERT_TINY
+};
+
 /// Sequence length of the sample inputs.
 pub(super) const SAMPLE_SEQ: i64 = 8;
 const INIT: Init = Init::Normal { std: 0.02 };
 
-/// Vocabulary of the sample token ids (valid for both models).
-pub(super) const SAMPLE_VOCAB: i64 = BERT_VOCAB;
+/// Vocabulary of the sample token ids of the base models (valid for both).
+pub(super) const SAMPLE_VOCAB: i64 = BERT_BASE.vocab;
 
 pub(super) fn inputs() -> Shapes {
     super::one("input_ids", &[1, SAMPLE_SEQ])
 }
 
-pub(super) fn bert_outputs() -> Shapes {
+fn bert_shapes(c: &Cfg) -> Shapes {
     vec![
-        ("last_hidden_state".to_string(), vec![1, SAMPLE_SEQ, HIDDEN]),
-        ("pooler_output".to_string(), vec![1, HIDDEN]),
+        (
+            "last_hidden_state".to_string(),
+            vec![1, SAMPLE_SEQ, c.hidden],
+        ),
+        ("pooler_output".to_string(), vec![1, c.hidden]),
     ]
 }
 
-pub(super) fn gpt2_outputs() -> Shapes {
-    super::one("logits", &[1, SAMPLE_SEQ, GPT2_VOCAB])
+pub(super) fn bert_outputs() -> Shapes {
+    bert_shapes(&BERT_BASE)
 }
 
-/// Shared scalar and shape constants, created once per graph.
+pub(super) fn bert_tiny_outputs() -> Shapes {
+    bert_shapes(&BERT_TINY)
+}
+
+pub(super) fn gpt2_outputs() -> Shapes {
+    super::one("logits", &[1, SAMPLE_SEQ, GPT2_SMALL.vocab])
+}
+
+pub(super) fn gpt2_tiny_outputs() -> Shapes {
+    super::one("logits", &[1, SAMPLE_SEQ, GPT2_TINY.vocab])
+}
+
+/// The model's dimensions and shared scalar and shape constants, created
+/// once per graph.
 struct K {
+    c: &'static Cfg,
     i0: String,
     i1: String,
     axes0: String,
@@ -56,14 +120,15 @@ struct K {
 }
 
 impl K {
-    fn new(b: &mut GraphBuilder) -> K {
+    fn new(b: &mut GraphBuilder, c: &'static Cfg) -> K {
         K {
+            c,
             i0: b.const_i64("const.i0", &[], &[0]),
             i1: b.const_i64("const.i1", &[], &[1]),
             axes0: b.const_i64("const.axes0", &[1], &[0]),
-            heads: b.const_i64("const.heads", &[1], &[HEADS]),
-            head_dim: b.const_i64("const.head_dim", &[1], &[HEAD_DIM]),
-            hidden: b.const_i64("const.hidden", &[1], &[HIDDEN]),
+            heads: b.const_i64("const.heads", &[1], &[c.heads]),
+            head_dim: b.const_i64("const.head_dim", &[1], &[c.head_dim()]),
+            hidden: b.const_i64("const.hidden", &[1], &[c.hidden]),
             one: b.const_f32("const.one", &[], &[1.0]),
             two: b.const_f32("const.two", &[], &[2.0]),
             eps: b.const_f32("const.eps", &[], &[1e-5]),
@@ -71,15 +136,15 @@ impl K {
     }
 }
 
-fn start(name: &str, doc: &str, opts: &GenOptions) -> (GraphBuilder, String, K) {
-    let mut b = GraphBuilder::new(name, opts);
-    b.doc(&format!("onnxc zoo: {name}, {doc}"));
+fn start(c: &'static Cfg, opts: &GenOptions) -> (GraphBuilder, String, K) {
+    let mut b = GraphBuilder::new(c.name, opts);
+    b.doc(&format!("onnxc zoo: {}, {}", c.name, c.doc()));
     let ids = b.input(
         "input_ids",
         DataType::Int64,
         &[Dim::from("batch"), Dim::from("sequence")],
     );
-    let k = K::new(&mut b);
+    let k = K::new(&mut b, c);
     (b, ids, k)
 }
 
@@ -138,15 +203,15 @@ fn layer_norm(b: &mut GraphBuilder, k: &K, p: &str, x: &str) -> String {
     let norm = b.node("Div", &format!("{p}.div"), &[&centered, &std], vec![]);
     let g = b.weight(
         &format!("{p}.weight"),
-        &[HIDDEN],
+        &[k.c.hidden],
         Init::Uniform { lo: 0.9, hi: 1.1 },
     );
-    let beta = b.weight(&format!("{p}.bias"), &[HIDDEN], Init::BIAS);
+    let beta = b.weight(&format!("{p}.bias"), &[k.c.hidden], Init::BIAS);
     let h = b.node("Mul", &format!("{p}.scale"), &[&norm, &g], vec![]);
     b.node("Add", p, &[&h, &beta], vec![])
 }
 
-/// [b, s, HIDDEN] → [b, HEADS, s, HEAD_DIM] (or [b, HEADS, HEAD_DIM, s]
+/// [b, s, hidden] → [b, HEADS, s, HEAD_DIM] (or [b, HEADS, HEAD_DIM, s]
 /// with `keys`, ready for Q·Kᵀ).
 fn split_heads(b: &mut GraphBuilder, k: &K, p: &str, x: &str, keys: bool) -> String {
     let r = reshape_bs(b, k, &format!("{p}.view"), x, &[&k.heads, &k.head_dim]);
@@ -155,7 +220,7 @@ fn split_heads(b: &mut GraphBuilder, k: &K, p: &str, x: &str, keys: bool) -> Str
 }
 
 /// Scaled dot-product attention with an additive or boolean mask, heads
-/// merged back to [b, s, HIDDEN].
+/// merged back to [b, s, hidden].
 fn attention(
     b: &mut GraphBuilder,
     k: &K,
@@ -167,7 +232,11 @@ fn attention(
     let kt = split_heads(b, k, &format!("{p}.k_heads"), key, true);
     let v = split_heads(b, k, &format!("{p}.v_heads"), v, false);
     let scores = b.node("MatMul", &format!("{p}.scores"), &[&q, &kt], vec![]);
-    let scale = b.const_f32(&format!("{p}.scale"), &[], &[(HEAD_DIM as f32).sqrt()]);
+    let scale = b.const_f32(
+        &format!("{p}.scale"),
+        &[],
+        &[(k.c.head_dim() as f32).sqrt()],
+    );
     let scores = b.node("Div", &format!("{p}.scaled"), &[&scores, &scale], vec![]);
     let scores = match mask {
         Mask::Additive(m) => b.node("Add", &format!("{p}.masked"), &[&scores, m], vec![]),
@@ -240,29 +309,33 @@ fn slice_to_seq(b: &mut GraphBuilder, k: &K, p: &str, buffer: &str, ids: &str) -
     b.node("Slice", p, &[buffer, &starts, &len, &axes], vec![])
 }
 
-fn embedding(b: &mut GraphBuilder, name: &str, rows: i64, ids: &str) -> String {
-    let table = b.weight(&format!("{name}.weight"), &[rows, HIDDEN], INIT);
+fn embedding(b: &mut GraphBuilder, k: &K, name: &str, rows: i64, ids: &str) -> String {
+    let table = b.weight(&format!("{name}.weight"), &[rows, k.c.hidden], INIT);
     b.node("Gather", name, &[&table, ids], vec![attr::int("axis", 0)])
 }
 
 pub(super) fn bert(opts: &GenOptions) -> Result<ModelProto, String> {
-    let (mut gb, ids, k) = start("bert-base", "12 layers, 768 hidden, 12 heads", opts);
+    bert_with(&BERT_BASE, opts)
+}
+
+pub(super) fn bert_tiny(opts: &GenOptions) -> Result<ModelProto, String> {
+    bert_with(&BERT_TINY, opts)
+}
+
+fn bert_with(c: &'static Cfg, opts: &GenOptions) -> Result<ModelProto, String> {
+    let (mut gb, ids, k) = start(c, opts);
     let b = &mut gb;
-    let words = embedding(b, "embeddings.word_embeddings", BERT_VOCAB, &ids);
-    // Registered buffers: position ids 0..512 and token types (zeros).
-    let positions: Vec<i64> = (0..BERT_POSITIONS).collect();
-    let pos_buf = b.const_i64("embeddings.position_ids", &[1, BERT_POSITIONS], &positions);
+    let (hidden, positions) = (c.hidden, c.positions);
+    let words = embedding(b, &k, "embeddings.word_embeddings", c.vocab, &ids);
+    // Registered buffers: position ids 0..positions and token types (zeros).
+    let position_ids: Vec<i64> = (0..positions).collect();
+    let pos_buf = b.const_i64("embeddings.position_ids", &[1, positions], &position_ids);
     let pos_ids = slice_to_seq(b, &k, "embeddings.position_ids.slice", &pos_buf, &ids);
-    let types = vec![0; BERT_POSITIONS as usize];
-    let type_buf = b.const_i64("embeddings.token_type_ids", &[1, BERT_POSITIONS], &types);
+    let types = vec![0; positions as usize];
+    let type_buf = b.const_i64("embeddings.token_type_ids", &[1, positions], &types);
     let type_ids = slice_to_seq(b, &k, "embeddings.token_type_ids.slice", &type_buf, &ids);
-    let pos = embedding(
-        b,
-        "embeddings.position_embeddings",
-        BERT_POSITIONS,
-        &pos_ids,
-    );
-    let typ = embedding(b, "embeddings.token_type_embeddings", 2, &type_ids);
+    let pos = embedding(b, &k, "embeddings.position_embeddings", positions, &pos_ids);
+    let typ = embedding(b, &k, "embeddings.token_type_embeddings", 2, &type_ids);
     let h = b.node("Add", "embeddings.add1", &[&words, &typ], vec![]);
     let h = b.node("Add", "embeddings.add2", &[&h, &pos], vec![]);
     let mut h = layer_norm(b, &k, "embeddings.LayerNorm", &h);
@@ -292,11 +365,11 @@ pub(super) fn bert(opts: &GenOptions) -> Result<ModelProto, String> {
     let big = b.const_f32("mask.min", &[], &[-10000.0]);
     let mask = b.node("Mul", "mask.additive", &[&m, &big], vec![]);
 
-    for l in 0..LAYERS {
+    for l in 0..c.layers {
         let p = format!("encoder.layer.{l}");
-        let q = linear(b, &format!("{p}.attention.self.query"), &h, HIDDEN, HIDDEN);
-        let key = linear(b, &format!("{p}.attention.self.key"), &h, HIDDEN, HIDDEN);
-        let v = linear(b, &format!("{p}.attention.self.value"), &h, HIDDEN, HIDDEN);
+        let q = linear(b, &format!("{p}.attention.self.query"), &h, hidden, hidden);
+        let key = linear(b, &format!("{p}.attention.self.key"), &h, hidden, hidden);
+        let v = linear(b, &format!("{p}.attention.self.value"), &h, hidden, hidden);
         let ctx = attention(
             b,
             &k,
@@ -308,8 +381,8 @@ pub(super) fn bert(opts: &GenOptions) -> Result<ModelProto, String> {
             b,
             &format!("{p}.attention.output.dense"),
             &ctx,
-            HIDDEN,
-            HIDDEN,
+            hidden,
+            hidden,
         );
         let o = b.node(
             "Add",
@@ -318,9 +391,9 @@ pub(super) fn bert(opts: &GenOptions) -> Result<ModelProto, String> {
             vec![],
         );
         let a = layer_norm(b, &k, &format!("{p}.attention.output.LayerNorm"), &o);
-        let f = linear(b, &format!("{p}.intermediate.dense"), &a, HIDDEN, FFN);
+        let f = linear(b, &format!("{p}.intermediate.dense"), &a, hidden, c.ffn);
         let f = gelu_erf(b, &k, &format!("{p}.intermediate.gelu"), &f);
-        let f = linear(b, &format!("{p}.output.dense"), &f, FFN, HIDDEN);
+        let f = linear(b, &format!("{p}.output.dense"), &f, c.ffn, hidden);
         let f = b.node("Add", &format!("{p}.output.residual"), &[&f, &a], vec![]);
         h = layer_norm(b, &k, &format!("{p}.output.LayerNorm"), &f);
     }
@@ -338,8 +411,8 @@ pub(super) fn bert(opts: &GenOptions) -> Result<ModelProto, String> {
         &[&h, &k.i0],
         vec![attr::int("axis", 1)],
     );
-    let w = b.weight("pooler.dense.weight", &[HIDDEN, HIDDEN], INIT);
-    let bias = b.weight("pooler.dense.bias", &[HIDDEN], Init::BIAS);
+    let w = b.weight("pooler.dense.weight", &[hidden, hidden], INIT);
+    let bias = b.weight("pooler.dense.bias", &[hidden], Init::BIAS);
     let d = b.node(
         "Gemm",
         "pooler.dense",
@@ -350,13 +423,13 @@ pub(super) fn bert(opts: &GenOptions) -> Result<ModelProto, String> {
     let seq_dims = [
         Dim::from("batch"),
         Dim::from("sequence"),
-        Dim::Value(HIDDEN),
+        Dim::Value(hidden),
     ];
     b.output("last_hidden_state", DataType::Float, &seq_dims);
     b.output(
         "pooler_output",
         DataType::Float,
-        &[Dim::from("batch"), Dim::Value(HIDDEN)],
+        &[Dim::from("batch"), Dim::Value(hidden)],
     );
     gb.finish()
 }
@@ -372,34 +445,39 @@ fn bool_tensor(name: &str, dims: &[i64], data: impl Iterator<Item = bool>) -> Te
 }
 
 pub(super) fn gpt2(opts: &GenOptions) -> Result<ModelProto, String> {
-    let (mut gb, ids, k) = start("gpt2-small", "12 layers, 768 hidden, tied LM head", opts);
+    gpt2_with(&GPT2_SMALL, opts)
+}
+
+pub(super) fn gpt2_tiny(opts: &GenOptions) -> Result<ModelProto, String> {
+    gpt2_with(&GPT2_TINY, opts)
+}
+
+fn gpt2_with(c: &'static Cfg, opts: &GenOptions) -> Result<ModelProto, String> {
+    let (mut gb, ids, k) = start(c, opts);
     let b = &mut gb;
+    let (hidden, positions) = (c.hidden, c.positions);
     // position_ids = arange(seq).unsqueeze(0)
     let len = dim(b, &k, "position_ids", &ids, 1);
     let len = b.node("Squeeze", "position_ids.len", &[&len, &k.axes0], vec![]);
     let step = b.const_i64("position_ids.step", &[], &[1]);
     let pos = b.node("Range", "position_ids.range", &[&k.i0, &len, &step], vec![]);
     let pos = b.node("Unsqueeze", "position_ids", &[&pos, &k.axes0], vec![]);
-    let wte = b.weight("wte.weight", &[GPT2_VOCAB, HIDDEN], INIT);
+    let wte = b.weight("wte.weight", &[c.vocab, hidden], INIT);
     let tok = b.node("Gather", "wte", &[&wte, &ids], vec![attr::int("axis", 0)]);
-    let pe = embedding(b, "wpe", GPT2_POSITIONS, &pos);
+    let pe = embedding(b, &k, "wpe", positions, &pos);
     let mut h = b.node("Add", "embeddings.add", &[&tok, &pe], vec![]);
 
     // The registered causal buffer, sliced to [.., k-q:k, :k] per layer.
-    let n = GPT2_POSITIONS as usize;
+    let n = positions as usize;
     let tri = (0..n * n).map(|i| i % n <= i / n);
-    b.initializer(bool_tensor(
-        "attn.bias",
-        &[1, 1, GPT2_POSITIONS, GPT2_POSITIONS],
-        tri,
-    ));
+    b.initializer(bool_tensor("attn.bias", &[1, 1, positions, positions], tri));
     let fill = b.const_f32("attn.masked_bias", &[], &[-10000.0]);
-    let split = b.const_i64("attn.split", &[3], &[HIDDEN; 3]);
+    let split = b.const_i64("attn.split", &[3], &[hidden; 3]);
 
-    for l in 0..LAYERS {
+    for l in 0..c.layers {
         let p = format!("h.{l}");
         let a = layer_norm(b, &k, &format!("{p}.ln_1"), &h);
-        let qkv = linear(b, &format!("{p}.attn.c_attn"), &a, HIDDEN, 3 * HIDDEN);
+        let qkv = linear(b, &format!("{p}.attn.c_attn"), &a, hidden, 3 * hidden);
         let names = [
             format!("{p}.attn.q"),
             format!("{p}.attn.k"),
@@ -446,12 +524,12 @@ pub(super) fn gpt2(opts: &GenOptions) -> Result<ModelProto, String> {
                 fill: &fill,
             },
         );
-        let o = linear(b, &format!("{p}.attn.c_proj"), &ctx, HIDDEN, HIDDEN);
+        let o = linear(b, &format!("{p}.attn.c_proj"), &ctx, hidden, hidden);
         h = b.node("Add", &format!("{p}.residual1"), &[&h, &o], vec![]);
         let m = layer_norm(b, &k, &format!("{p}.ln_2"), &h);
-        let m = linear(b, &format!("{p}.mlp.c_fc"), &m, HIDDEN, FFN);
+        let m = linear(b, &format!("{p}.mlp.c_fc"), &m, hidden, c.ffn);
         let m = gelu_tanh(b, &k, &format!("{p}.mlp.gelu"), &m);
-        let m = linear(b, &format!("{p}.mlp.c_proj"), &m, FFN, HIDDEN);
+        let m = linear(b, &format!("{p}.mlp.c_proj"), &m, c.ffn, hidden);
         h = b.node("Add", &format!("{p}.residual2"), &[&h, &m], vec![]);
     }
     let h = layer_norm(b, &k, "ln_f", &h);
@@ -469,7 +547,7 @@ pub(super) fn gpt2(opts: &GenOptions) -> Result<ModelProto, String> {
         &[
             Dim::from("batch"),
             Dim::from("sequence"),
-            Dim::Value(GPT2_VOCAB),
+            Dim::Value(c.vocab),
         ],
     );
     gb.finish()

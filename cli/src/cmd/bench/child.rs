@@ -1,12 +1,13 @@
 //! The measured compile, run in a child process of `onnxc bench` so that its
 //! peak RSS is its own: import, each pipeline stage with pass timing and
-//! live-constant accounting, LLVM IR emission. Writes `report.tsv` (one
-//! `key<TAB>values...` line per figure), `model.ll`, `driver.c` and sample
-//! inputs `in_N.bin` into the work directory.
+//! live-constant accounting, LLVM IR emission as `onnxc compile --emit llvm`
+//! does it (weights in a `.incbin` sidecar). Writes `report.tsv` (one
+//! `key<TAB>values...` line per figure), `model.ll`, `model.weights.bin`,
+//! `driver.c` and sample inputs `in_N.bin` into the work directory.
 
 use crate::cmd::{io_err, Failure, PassFlags};
 use crate::driver;
-use ir::elements::{DType, NumClass};
+use ir::elements::{DType, Elements, NumClass};
 use ir::pass::PassManager;
 use ir::Module;
 use std::fmt::Write as _;
@@ -16,9 +17,10 @@ use std::time::Instant;
 /// Runs the measured compile of `model` into `dir`. With `ir_sizes`, also
 /// prints the IR after each stage to measure its size (slower, so the
 /// parent does it in a separate, untimed run).
-pub fn run(model: &Path, dir: &Path, ir_sizes: bool) -> Result<(), Failure> {
+/// `inputs`: a directory of `input_N.pb` to run the model on.
+pub fn run(model: &Path, dir: &Path, ir_sizes: bool, inputs: Option<&Path>) -> Result<(), Failure> {
     let mut rep = String::new();
-    let result = compile(model, dir, ir_sizes, &mut rep);
+    let result = compile(model, dir, ir_sizes, inputs, &mut rep);
     if let Err(e) = &result {
         let msg = match e {
             Failure::Diagnostic(d) => d.to_string(),
@@ -32,7 +34,13 @@ pub fn run(model: &Path, dir: &Path, ir_sizes: bool) -> Result<(), Failure> {
     result
 }
 
-fn compile(model: &Path, dir: &Path, ir_sizes: bool, rep: &mut String) -> Result<(), Failure> {
+fn compile(
+    model: &Path,
+    dir: &Path,
+    ir_sizes: bool,
+    given_inputs: Option<&Path>,
+    rep: &mut String,
+) -> Result<(), Failure> {
     let t = Instant::now();
     let mut m = driver::import(model)?;
     let _ = writeln!(rep, "stage\timport\t{}", t.elapsed().as_secs_f64());
@@ -43,7 +51,8 @@ fn compile(model: &Path, dir: &Path, ir_sizes: bool, rep: &mut String) -> Result
     if ir_sizes {
         ir_size(&m, "import", rep);
     }
-    write_inputs(&m, dir)?;
+    let samples = sample_inputs(&m, given_inputs)?;
+    write_inputs(&samples, dir)?;
 
     let registry = crate::passes::registry();
     let flags = PassFlags {
@@ -52,7 +61,15 @@ fn compile(model: &Path, dir: &Path, ir_sizes: bool, rep: &mut String) -> Result
     };
     for (stage, pipeline) in driver::STAGES {
         let mut pm = PassManager::new();
-        pm.extend(registry.parse(pipeline)?);
+        // The same fold bound as `onnxc compile`.
+        let pipeline = match *stage {
+            "constprop" => format!(
+                "{pipeline}{{expansion-bound={}}}",
+                driver::DEFAULT_FOLD_EXPANSION_BOUND
+            ),
+            _ => pipeline.to_string(),
+        };
+        pm.extend(registry.parse(&pipeline)?);
         let reports = flags.instrument(&mut pm);
         let t = Instant::now();
         let result = pm.run(&mut m);
@@ -78,20 +95,26 @@ fn compile(model: &Path, dir: &Path, ir_sizes: bool, rep: &mut String) -> Result
     }
 
     let t = Instant::now();
-    let mut ll = lower::emit_llvm(&m, &lower::EmitOptions::default())?;
-    ll.push('\n');
-    ll.push_str(&lower::cabi::emit_entry(
-        &m,
-        driver::MAIN_GRAPH,
-        driver::ENTRY,
-    )?);
     let ll_path = dir.join("model.ll");
+    let sidecar = crate::cmd::native::sidecar_path(&ll_path);
+    let _ = std::fs::remove_file(&sidecar);
+    let ll = crate::cmd::native::emit_ll(&m, driver::ENTRY, Some(&sidecar))?;
     std::fs::write(&ll_path, ll.as_bytes()).map_err(|e| io_err("write", &ll_path, e))?;
     let _ = writeln!(rep, "stage\temit-llvm\t{}", t.elapsed().as_secs_f64());
     let _ = writeln!(rep, "llvm_ir_bytes\t{}", ll.len());
+    if let Ok(md) = std::fs::metadata(&sidecar) {
+        let _ = writeln!(rep, "sidecar_bytes\t{}", md.len());
+    }
     drop(ll);
 
-    let inputs = driver_inputs(&m)?;
+    // After lowering the signature is memrefs: the shapes are the samples'.
+    let inputs: Vec<lower::cabi::DriverInput> = samples
+        .iter()
+        .map(|e| lower::cabi::DriverInput {
+            elem_bytes: (e.dtype().bits() as usize).div_ceil(8),
+            shape: e.shape().to_vec(),
+        })
+        .collect();
     let c = lower::cabi::c_driver(&m, driver::MAIN_GRAPH, driver::ENTRY, &inputs)?;
     let c_path = dir.join("driver.c");
     std::fs::write(&c_path, c).map_err(|e| io_err("write", &c_path, e))?;
@@ -143,43 +166,50 @@ fn input_types(m: &Module) -> Result<Vec<(DType, Vec<i64>)>, Failure> {
         .collect()
 }
 
-fn driver_inputs(m: &Module) -> Result<Vec<lower::cabi::DriverInput>, Failure> {
-    // After lowering the signature is memrefs; the shapes are those of the
-    // sample inputs written at import time.
-    Ok(input_types(m)?
+/// The sample inputs: `given`'s `input_N.pb` (a zoo model's own samples,
+/// which fix its dynamic dims), else deterministic ones for the declared
+/// types: floats uniform in [-1, 1), integers 0 (a valid index for
+/// embedding lookups).
+fn sample_inputs(m: &Module, given: Option<&Path>) -> Result<Vec<Elements>, Failure> {
+    if let Some(d) = given {
+        return (0..)
+            .map(|i| d.join(format!("input_{i}.pb")))
+            .take_while(|p| p.exists())
+            .map(|p| Ok(frontend::tensor_io::read_tensor_pb(&p)?.1))
+            .collect();
+    }
+    input_types(m)?
         .into_iter()
-        .map(|(dtype, shape)| lower::cabi::DriverInput {
-            elem_bytes: (dtype.bits() as usize).div_ceil(8),
-            shape,
+        .enumerate()
+        .map(|(i, (dtype, shape))| {
+            let n: i64 = shape.iter().product();
+            let width = (dtype.bits() as usize).div_ceil(8);
+            let mut bytes = Vec::with_capacity(n.max(0) as usize * width);
+            let mut state: u64 = 0x9E37_79B9_7F4A_7C15 ^ i as u64;
+            for _ in 0..n {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let u = (state >> 40) as f64 / (1u64 << 24) as f64 * 2.0 - 1.0;
+                match (dtype.class(), width) {
+                    (NumClass::Float, 4) => bytes.extend_from_slice(&(u as f32).to_le_bytes()),
+                    (NumClass::Float, 8) => bytes.extend_from_slice(&u.to_le_bytes()),
+                    _ => bytes.extend(std::iter::repeat_n(0u8, width)),
+                }
+            }
+            Elements::from_bytes(dtype, shape, bytes.into())
+                .map_err(|e| Failure::from(ir::Diagnostic::error(e.to_string())))
         })
-        .collect())
+        .collect()
 }
 
-/// Deterministic sample inputs: floats uniform in [-1, 1), integers 0 (a
-/// valid index for embedding lookups), written raw as the C driver reads.
-fn write_inputs(m: &Module, dir: &Path) -> Result<(), Failure> {
-    for (i, (dtype, shape)) in input_types(m)?.into_iter().enumerate() {
-        let n: i64 = shape.iter().product();
-        let width = (dtype.bits() as usize).div_ceil(8);
-        let mut bytes = Vec::with_capacity(n.max(0) as usize * width);
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15 ^ i as u64;
-        for _ in 0..n {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let u = (state >> 40) as f64 / (1u64 << 24) as f64 * 2.0 - 1.0;
-            match (dtype.class(), width) {
-                (NumClass::Float, 4) => bytes.extend_from_slice(&(u as f32).to_le_bytes()),
-                (NumClass::Float, 8) => bytes.extend_from_slice(&u.to_le_bytes()),
-                _ => bytes.extend(std::iter::repeat_n(0u8, width)),
-            }
-        }
+/// Writes each input raw as the C driver reads it (`in_N.bin`) and as a
+/// TensorProto for the onnxruntime cross-check (`input_N.pb`).
+fn write_inputs(inputs: &[Elements], dir: &Path) -> Result<(), Failure> {
+    for (i, e) in inputs.iter().enumerate() {
         let p = dir.join(format!("in_{i}.bin"));
-        std::fs::write(&p, &bytes).map_err(|e| io_err("write", &p, e))?;
-        // The same values as a TensorProto, for the onnxruntime cross-check.
-        let e = ir::elements::Elements::from_bytes(dtype, shape, bytes.into())
-            .map_err(|e| ir::Diagnostic::error(e.to_string()))?;
-        frontend::tensor_io::write_tensor_pb(&dir.join(format!("input_{i}.pb")), "", &e)?;
+        std::fs::write(&p, e.to_contiguous_bytes()).map_err(|err| io_err("write", &p, err))?;
+        frontend::tensor_io::write_tensor_pb(&dir.join(format!("input_{i}.pb")), "", e)?;
     }
     Ok(())
 }

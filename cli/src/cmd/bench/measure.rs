@@ -1,7 +1,9 @@
 //! Whole-process measurements: wall time and peak RSS of a child process
-//! (from `wait4`'s rusage, so each figure is that child's own), and the
-//! median/min/max summary every reported figure uses.
+//! (VmHWM from the preloaded probe; `wait4`'s `ru_maxrss`, which starts at
+//! our own peak, only without it), and the median/min/max summary every
+//! reported figure uses.
 
+use super::probe::Probe;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -40,13 +42,19 @@ impl Stat {
 pub struct Run {
     pub wall_s: f64,
     pub peak_rss_kib: u64,
+    /// `peak_rss_kib` is the process's own VmHWM (else `ru_maxrss`).
+    pub rss_own: bool,
+    /// (peak heap bytes, allocations), with the heap probe.
+    pub heap: Option<(u64, u64)>,
     pub ok: bool,
     pub stdout: String,
     pub stderr: String,
 }
 
-/// Runs `cmd` to completion, capturing its output, and measures it.
-pub fn run(mut cmd: Command) -> std::io::Result<Run> {
+/// Runs `cmd` to completion, capturing its output, and measures it; with
+/// `probe`, preloaded (its heap variant when `heap`).
+pub fn run(mut cmd: Command, probe: Option<&Probe>, heap: bool) -> std::io::Result<Run> {
+    let attached = probe.map(|p| p.attach(&mut cmd, heap));
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -66,11 +74,15 @@ pub fn run(mut cmd: Command) -> std::io::Result<Run> {
     let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
     let (status, rss) = wait4(child.id())?;
     let wall_s = start.elapsed().as_secs_f64();
+    let pid = child.id();
     // The pid is reaped; keep std from waiting on it again.
     std::mem::forget(child);
+    let own = attached.and_then(|a| a.collect(pid));
     Ok(Run {
         wall_s,
-        peak_rss_kib: rss,
+        peak_rss_kib: own.map_or(rss, |f| f.hwm_kib),
+        rss_own: own.is_some(),
+        heap: own.and_then(|f| f.heap),
         ok: status == 0,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
@@ -120,7 +132,7 @@ mod tests {
     fn measures_a_child() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "echo hi; exit 3"]);
-        let r = run(cmd).unwrap();
+        let r = run(cmd, None, false).unwrap();
         assert!(!r.ok);
         assert_eq!(r.stdout, "hi\n");
         assert!(r.peak_rss_kib > 0);

@@ -14,6 +14,7 @@ pub struct ChildReport {
     pub nodes_after: Option<(u64, u64)>,
     pub ir_bytes: Vec<(String, u64)>,
     pub llvm_ir_bytes: Option<u64>,
+    pub sidecar_bytes: Option<u64>,
     pub inputs: usize,
     pub outputs: usize,
     pub error: Option<String>,
@@ -41,6 +42,7 @@ impl ChildReport {
                 }
                 Some("ir_bytes") => r.ir_bytes.push((s(1), int(2).unwrap_or(0))),
                 Some("llvm_ir_bytes") => r.llvm_ir_bytes = int(1),
+                Some("sidecar_bytes") => r.sidecar_bytes = int(1),
                 Some("io") => {
                     r.inputs = int(1).unwrap_or(0) as usize;
                     r.outputs = int(2).unwrap_or(0) as usize;
@@ -64,8 +66,8 @@ pub struct Machine {
     /// the figures; this says how much there was).
     pub load: f64,
     /// Peak RSS of the bench process itself (KiB). Linux starts a spawned
-    /// child's ru_maxrss at its parent's peak, so no child figure below
-    /// this is measurable.
+    /// child's ru_maxrss at its parent's peak, so without the probe no
+    /// child figure below this is measurable.
     pub floor_kib: u64,
 }
 
@@ -157,7 +159,7 @@ fn mib(kib: f64) -> String {
     format!("{:.0} MiB", kib / 1024.0)
 }
 
-fn bytes(b: u64) -> String {
+pub fn bytes(b: u64) -> String {
     let b = b as f64;
     if b >= 1024.0 * 1024.0 {
         format!("{:.1} MiB", b / (1024.0 * 1024.0))
@@ -189,12 +191,23 @@ fn status_text(row: &ToolRow) -> Option<String> {
 /// compile in detail.
 pub fn markdown(results: &[ModelResult], machine: &Machine, repeat: usize, runs: usize) -> String {
     let mut s = String::new();
+    let own = results.iter().flat_map(|r| &r.rows).all(|r| r.rss_own);
+    let rss_note = if own {
+        "Peak RSS: each process's own VmHWM at exit (LD_PRELOAD probe); peak heap: bytes in \
+         use through malloc (the compiled model's own allocations)."
+            .to_string()
+    } else {
+        format!(
+            "Peak RSS from ru_maxrss (no probe: clang missing): below {} it is not measurable \
+             (the bench process's own peak).",
+            mib(machine.floor_kib as f64)
+        )
+    };
     let _ = writeln!(
         s,
         "Machine: {}. Each figure: median (min–max) of {repeat} runs; inference: {runs} runs. \
-         Peak RSS below {} is not measurable (the bench process's own peak).\n",
+         {rss_note}\n",
         machine.describe(),
-        mib(machine.floor_kib as f64)
     );
     for r in results {
         let _ = writeln!(
@@ -206,13 +219,19 @@ pub fn markdown(results: &[ModelResult], machine: &Machine, repeat: usize, runs:
             r.onnx_nodes
         );
         let base = r.row(FOLD).filter(|f| f.status == Status::Ok);
-        s += "| tool | wall time | peak RSS | work in process | ONNX nodes after | time vs onnxc fold | memory vs onnxc fold |\n";
-        s += "|---|---|---|---|---|---|---|\n";
+        s += "| tool | wall time | peak RSS | peak heap | work in process | ONNX nodes after | time vs onnxc fold | memory vs onnxc fold |\n";
+        s += "|---|---|---|---|---|---|---|---|\n";
         for row in &r.rows {
             if let Some(text) = status_text(row) {
-                let _ = writeln!(s, "| {} | {text} | | | | | |", row.tool);
+                let _ = writeln!(s, "| {} | {text} | | | | | | |", row.tool);
                 continue;
             }
+            let heap = match (&row.peak_heap_bytes, &row.allocations) {
+                (Some(h), Some(a)) => {
+                    format!("{}; {:.0} allocs", range(h, |b| bytes(b as u64)), a.median)
+                }
+                _ => String::new(),
+            };
             let inner = row.inner_s.map_or(String::new(), |i| range(&i, secs));
             let nodes = row
                 .onnx_nodes_after
@@ -239,7 +258,7 @@ pub fn markdown(results: &[ModelResult], machine: &Machine, repeat: usize, runs:
             };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {inner} | {nodes} | {rt} | {rm} |",
+                "| {} | {} | {} | {heap} | {inner} | {nodes} | {rt} | {rm} |",
                 row.tool,
                 range(&row.wall_s, secs),
                 range(&row.peak_rss_kib, mib)
@@ -285,6 +304,10 @@ fn detail_md(s: &mut String, r: &ModelResult, d: &super::CompileDetail) {
             .iter()
             .map(|(st, b)| format!("{st} {}", bytes(*b)))
             .chain(d.llvm_ir_bytes.map(|b| format!("LLVM IR {}", bytes(b))))
+            .chain(
+                d.sidecar_bytes
+                    .map(|b| format!("weights sidecar (.incbin) {}", bytes(b))),
+            )
             .collect();
         let _ = writeln!(s, "IR text sizes: {}.", sizes.join(", "));
     }
@@ -391,12 +414,15 @@ pub fn json(results: &[ModelResult], machine: &Machine, repeat: usize, runs: usi
             let (status, msg) = status_pair(&row.status);
             let _ = write!(
                 s,
-                "{}\n       {{\"tool\": {}, \"status\": \"{status}\", \"message\": {}, \"wall_s\": {}, \"peak_rss_kib\": {}, \"inner_s\": {}, \"onnx_nodes_after\": {}}}",
+                "{}\n       {{\"tool\": {}, \"status\": \"{status}\", \"message\": {}, \"wall_s\": {}, \"peak_rss_kib\": {}, \"rss_own\": {}, \"peak_heap_bytes\": {}, \"allocations\": {}, \"inner_s\": {}, \"onnx_nodes_after\": {}}}",
                 if k == 0 { "" } else { "," },
                 jstr(&row.tool),
                 jstr(msg),
                 jstat(&row.wall_s),
                 jstat(&row.peak_rss_kib),
+                row.rss_own,
+                jopt(row.peak_heap_bytes.as_ref(), jstat),
+                jopt(row.allocations.as_ref(), jstat),
                 jopt(row.inner_s.as_ref(), jstat),
                 jopt(row.onnx_nodes_after, |n| n.to_string())
             );
@@ -462,11 +488,12 @@ fn detail_json(s: &mut String, d: &super::CompileDetail) {
     let nodes = |n: (u64, u64)| format!("{{\"ops\": {}, \"constants\": {}}}", n.0, n.1);
     let _ = write!(
         s,
-        "{{\n       \"constprop_s\": {},\n       \"nodes_before_fold\": {},\n       \"nodes_after_fold\": {},\n       \"llvm_ir_bytes\": {},\n       \"ir_bytes\": {ir},\n       \"stages\": {stages},\n       \"passes\": {passes},\n       \"live_constant_bytes\": {live}}}",
+        "{{\n       \"constprop_s\": {},\n       \"nodes_before_fold\": {},\n       \"nodes_after_fold\": {},\n       \"llvm_ir_bytes\": {},\n       \"sidecar_bytes\": {},\n       \"ir_bytes\": {ir},\n       \"stages\": {stages},\n       \"passes\": {passes},\n       \"live_constant_bytes\": {live}}}",
         jopt(d.stage("constprop").as_ref(), jstat),
         nodes(d.nodes_before),
         jopt(d.nodes_after, nodes),
         jopt(d.llvm_ir_bytes, |n| n.to_string()),
+        jopt(d.sidecar_bytes, |n| n.to_string()),
     );
 }
 

@@ -13,7 +13,8 @@ const TOOLS: [(&str, &str); 4] = [
 ];
 const WIDTH: f64 = 960.0;
 const LABEL_W: f64 = 130.0;
-const PANEL_W: f64 = (WIDTH - LABEL_W - 100.0) / 2.0;
+const PANEL_GAP: f64 = 70.0;
+const PANEL_W: f64 = (WIDTH - LABEL_W - PANEL_GAP - 60.0) / 2.0;
 const BAR_H: f64 = 14.0;
 const BAR_GAP: f64 = 4.0;
 const GROUP_GAP: f64 = 16.0;
@@ -26,17 +27,32 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A "nice" axis maximum (1, 2 or 5 × 10^k) at or above `x`.
-fn nice_max(x: f64) -> f64 {
+/// A "nice" tick step (1, 2, 2.5 or 5 × 10^k) for at most five steps up
+/// to `x`; the axis ends at the first tick at or above `x`.
+fn nice_step(x: f64) -> f64 {
     if x <= 0.0 || !x.is_finite() {
-        return 1.0;
+        return 0.2;
     }
-    let p = 10f64.powf(x.log10().floor());
-    [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+    let p = 10f64.powf((x / 5.0).log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
         .map(|m| m * p)
-        .find(|&v| v >= x)
+        .find(|&step| 5.0 * step >= x)
         .unwrap_or(10.0 * p)
+}
+
+fn axis_max(x: f64) -> f64 {
+    let step = nice_step(x);
+    (x / step).ceil().max(1.0) * step
+}
+
+/// A tick label with as many decimals as the step needs (0.25 → 2).
+fn fmt_tick(v: f64, step: f64) -> String {
+    let mut decimals = 0;
+    while decimals < 6 && (step * 10f64.powi(decimals)).fract().abs() > 1e-9 {
+        decimals += 1;
+    }
+    format!("{v:.*}", decimals as usize)
 }
 
 fn fmt_val(v: f64) -> String {
@@ -54,8 +70,11 @@ fn fmt_val(v: f64) -> String {
 struct Panel {
     x0: f64,
     title: &'static str,
+    /// The x axis's label.
+    axis: &'static str,
     unit: &'static str,
     max: f64,
+    step: f64,
     pick: fn(&ToolRow) -> (f64, f64, f64),
 }
 
@@ -87,21 +106,31 @@ pub fn chart(results: &[ModelResult], machine: &Machine) -> String {
         Panel {
             x0: LABEL_W,
             title: "Wall time (whole process)",
+            axis: "seconds (bar: median, whisker: min–max)",
             unit: "s",
-            max: nice_max(max_of(time)),
+            max: axis_max(max_of(time)),
+            step: nice_step(max_of(time)),
             pick: time,
         },
         Panel {
-            x0: LABEL_W + PANEL_W + 40.0,
-            title: "Peak RSS",
+            x0: LABEL_W + PANEL_W + PANEL_GAP,
+            title: "Peak RSS (the process's own VmHWM)",
+            axis: "MiB (bar: median, whisker: min–max)",
             unit: "MiB",
-            max: nice_max(max_of(mem)),
+            max: axis_max(max_of(mem)),
+            step: nice_step(max_of(mem)),
             pick: mem,
         },
     ];
+    let runs = results
+        .iter()
+        .flat_map(|m| &m.rows)
+        .map(|r| r.wall_s.n)
+        .max()
+        .unwrap_or(0);
     let group_h = |m: &ModelResult| rows(m).len() as f64 * (BAR_H + BAR_GAP) + GROUP_GAP;
     let body: f64 = results.iter().map(group_h).sum();
-    let height = TOP + body + 40.0;
+    let height = TOP + body + 56.0;
 
     let mut s = String::new();
     let _ = writeln!(
@@ -115,8 +144,8 @@ pub fn chart(results: &[ModelResult], machine: &Machine) -> String {
     );
     let _ = writeln!(
         s,
-        r##"<text x="10" y="36" fill="#555">{}. Bars: median, whiskers: min–max.</text><text x="10" y="50" fill="#555">onnxc fold = import + constant propagation + ONNX export; onnxc compile = ONNX to LLVM IR; peers: one Python process each.</text>"##,
-        esc(&machine.describe())
+        r##"<text x="10" y="36" fill="#555">{}. Median of {runs} runs per tool.</text><text x="10" y="50" fill="#555">onnxc fold = import + constant propagation + ONNX export (the peers' job); onnxc compile = ONNX to LLVM IR; peers: one Python process each.</text>"##,
+        esc(&machine.describe()),
     );
     // Legend.
     for (i, (tool, color)) in TOOLS.iter().enumerate() {
@@ -131,22 +160,29 @@ pub fn chart(results: &[ModelResult], machine: &Machine) -> String {
     for p in &panels {
         let _ = writeln!(
             s,
-            r#"<text x="{}" y="{}" font-weight="bold">{} ({})</text>"#,
+            r#"<text x="{}" y="{}" font-weight="bold">{}</text>"#,
             p.x0,
             TOP - 12.0,
-            p.title,
-            p.unit
+            esc(p.title)
         );
-        for t in 0..=4 {
-            let v = p.max * f64::from(t) / 4.0;
-            let x = p.x0 + PANEL_W * f64::from(t) / 4.0;
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">{}</text>"##,
+            p.x0 + PANEL_W / 2.0,
+            TOP + body + 32.0,
+            esc(p.axis)
+        );
+        let ticks = (p.max / p.step).round() as u32;
+        for t in 0..=ticks {
+            let v = p.step * f64::from(t);
+            let x = p.x0 + PANEL_W * v / p.max;
             let _ = writeln!(
                 s,
                 r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#ddd"/><text x="{x}" y="{}" text-anchor="middle" fill="#555">{}</text>"##,
                 TOP - 4.0,
                 TOP + body,
                 TOP + body + 14.0,
-                fmt_val(v)
+                fmt_tick(v, p.step)
             );
         }
     }
@@ -160,6 +196,13 @@ pub fn chart(results: &[ModelResult], machine: &Machine) -> String {
             LABEL_W - 8.0,
             y + h / 2.0 + 4.0,
             esc(&m.name)
+        );
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="{}" text-anchor="end" fill="#555">{} file</text>"##,
+            LABEL_W - 8.0,
+            y + h / 2.0 + 18.0,
+            super::report::bytes(m.file_bytes)
         );
         for (tool, color, row) in rs {
             let Some(row) = row else { continue };
@@ -224,10 +267,14 @@ mod tests {
 
     #[test]
     fn nice_axis() {
-        assert_eq!(nice_max(0.0), 1.0);
-        assert_eq!(nice_max(3.2), 4.0);
-        assert_eq!(nice_max(21.8), 25.0);
-        assert_eq!(nice_max(1600.0), 2000.0);
-        assert_eq!(nice_max(1.0), 1.0);
+        assert_eq!((axis_max(0.0), nice_step(0.0)), (0.2, 0.2));
+        assert_eq!((axis_max(3.2), nice_step(3.2)), (4.0, 1.0));
+        assert_eq!((axis_max(21.8), nice_step(21.8)), (25.0, 5.0));
+        assert_eq!((axis_max(141.0), nice_step(141.0)), (150.0, 50.0));
+        assert_eq!((axis_max(1621.0), nice_step(1621.0)), (2000.0, 500.0));
+        assert_eq!((axis_max(1.0), nice_step(1.0)), (1.0, 0.2));
+        assert_eq!(fmt_tick(0.5, 0.5), "0.5");
+        assert_eq!(fmt_tick(0.75, 0.25), "0.75");
+        assert_eq!(fmt_tick(150.0, 50.0), "150");
     }
 }

@@ -1,0 +1,156 @@
+//! TfIdfVectorizer over an int64 pool: each pool n-gram (sizes within
+//! [min_gram_length, max_gram_length]) is counted at every start position
+//! and skip distance 1..=max_skip_count+1 (unigrams once), as the ONNX
+//! reference's n-gram trie counts; then TF, IDF or TFIDF weighting.
+
+use super::scalar::{self, constant};
+use super::{alloc_result, attr_int, attr_ints, attr_str, elem_of, load_at, shape_of, store_at};
+use crate::convert::{dims, Lowering};
+use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use ir::dialects::op_error;
+use ir::{Attribute, Builder, OpId, Result, Type, ValueId};
+
+/// Pool n-grams to count: (tokens, output column).
+fn grams(b: &Builder<'_>, op: OpId, min: i64, max: i64) -> Result<Vec<(Vec<i64>, i64)>> {
+    let m = &*b.m;
+    let bad = |what: &str| op_error(m, op, format!("TfIdfVectorizer: {what}"));
+    let pool = attr_ints(m, op, "pool_int64s").ok_or_else(|| bad("needs pool_int64s"))?;
+    let counts = attr_ints(m, op, "ngram_counts").ok_or_else(|| bad("needs ngram_counts"))?;
+    let indexes = attr_ints(m, op, "ngram_indexes").ok_or_else(|| bad("needs ngram_indexes"))?;
+    let mut out = Vec::new();
+    let mut id = 0usize;
+    for (k, &start) in counts.iter().enumerate() {
+        let n = k as i64 + 1;
+        let end = counts.get(k + 1).copied().unwrap_or(pool.len() as i64);
+        let seg = usize::try_from(start)
+            .ok()
+            .zip(usize::try_from(end).ok())
+            .and_then(|(s, e)| pool.get(s..e))
+            .ok_or_else(|| bad("ngram_counts out of the pool"))?;
+        for g in seg.chunks(n as usize) {
+            if (min..=max).contains(&n) && g.len() == n as usize {
+                let col = *indexes
+                    .get(id)
+                    .ok_or_else(|| bad("too few ngram_indexes"))?;
+                out.push((g.to_vec(), col));
+            }
+            id += 1;
+        }
+    }
+    Ok(out)
+}
+
+pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let rank = shape_of(b.m, x).len();
+    if !(1..=2).contains(&rank) || !elem_of(b.m, x).is_int() {
+        return Err(op_error(b.m, op, "expects a 1-D or 2-D integer input"));
+    }
+    let (min, max) = (
+        attr_int(b.m, op, "min_gram_length", 1),
+        attr_int(b.m, op, "max_gram_length", 1),
+    );
+    let skips = attr_int(b.m, op, "max_skip_count", 0).max(0);
+    let mode = attr_str(b.m, op, "mode").unwrap_or("TF").to_string();
+    let weights: Option<Vec<f64>> =
+        b.m.attr(op, "weights")
+            .and_then(Attribute::as_array)
+            .and_then(|v| v.iter().map(Attribute::as_float).collect());
+    let grams = grams(b, op, min, max)?;
+    let xt = elem_of(b.m, x);
+    let dx = dims(b, x);
+    let bounds = Bounds::new(b);
+    let (rows, len) = if rank == 2 {
+        (dx[0], dx[1])
+    } else {
+        (bounds.one, dx[0])
+    };
+    let out_ty = super::result_memref_type(b.m, op, 0)?;
+    let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
+    let cols = match out_shape.last() {
+        Some(&c) if c != ir::DYN && out_shape.len() == rank => c,
+        _ => {
+            return Err(op_error(
+                b.m,
+                op,
+                "expects a static number of output columns",
+            ))
+        }
+    };
+    let cv = b.const_index(cols);
+    let out_dims = if rank == 2 { vec![rows, cv] } else { vec![cv] };
+    let out = alloc_result(b, op, 0, &out_dims)?;
+    let f32t = Type::f32();
+    let at = |r: ValueId, c: ValueId| if rank == 2 { vec![r, c] } else { vec![c] };
+    loop_nest(b, &bounds, &[rows, cv], &mut |b, rc| {
+        let z = constant(b, &f32t, 0.0);
+        store_at(b, z, out, &at(rc[0], rc[1]));
+    });
+    loop_nest(b, &bounds, &[rows], &mut |b, r| {
+        let row = |i: ValueId| if rank == 2 { vec![r[0], i] } else { vec![i] };
+        for (g, col) in &grams {
+            let n = g.len() as i64;
+            let dists = if n == 1 { 1 } else { skips + 1 };
+            let mut total = bounds.zero;
+            for s in 1..=dists {
+                let c = reduce_nest(b, &bounds, &[len], bounds.zero, &mut |b, i, acc| {
+                    let mut hit = b.const_bool(true);
+                    for (k, &tok) in g.iter().enumerate() {
+                        let off = b.const_index(k as i64 * s);
+                        let p = loops::add(b, i[0], off);
+                        let fits = loops::cmp(b, "slt", p, len);
+                        let p = loops::select(b, fits, p, bounds.zero);
+                        let v = load_at(b, x, &row(p));
+                        let t = b.const_int(tok, xt.clone());
+                        let e = scalar::cmpi(b, "eq", v, t);
+                        let e = loops::and(b, e, fits);
+                        hit = loops::and(b, hit, e);
+                    }
+                    let inc = loops::select(b, hit, bounds.one, bounds.zero);
+                    loops::add(b, acc, inc)
+                });
+                total = loops::add(b, total, c);
+            }
+            let Ok(cu) = usize::try_from(*col) else {
+                continue;
+            };
+            if *col >= cols {
+                continue;
+            }
+            let cc = b.const_index(cu as i64);
+            let idx = at(r[0], cc);
+            let old = load_at(b, out, &idx);
+            let t = b.op1("arith.index_cast", &[total], Type::i64(), &[]);
+            let t = b.op1("arith.sitofp", &[t], f32t.clone(), &[]);
+            let v = scalar::add(b, old, t);
+            store_at(b, v, out, &idx);
+        }
+    });
+    if mode != "TF" {
+        loop_nest(b, &bounds, &[rows, cv], &mut |b, rc| {
+            let idx = at(rc[0], rc[1]);
+            let f = load_at(b, out, &idx);
+            let zero = constant(b, &f32t, 0.0);
+            let one = constant(b, &f32t, 1.0);
+            // Weight of this column (1 without weights).
+            let mut w = one;
+            if let Some(ws) = &weights {
+                w = zero;
+                for (k, &wv) in ws.iter().enumerate() {
+                    let kv = b.const_index(k as i64);
+                    let here = loops::cmp(b, "eq", rc[1], kv);
+                    let c = constant(b, &f32t, wv);
+                    w = scalar::select(b, here, c, w);
+                }
+            }
+            let v = if mode == "IDF" {
+                let pos = scalar::cmpf(b, "ogt", f, zero);
+                scalar::select(b, pos, w, zero)
+            } else {
+                scalar::mul(b, w, f)
+            };
+            store_at(b, v, out, &idx);
+        });
+    }
+    Ok(vec![out])
+}

@@ -1,0 +1,233 @@
+//! Placement of the frees `ownership` decided, and the function-boundary
+//! handover of returned buffers.
+
+use crate::alias::Origins;
+use crate::cfg::{Cfg, Death};
+use crate::ownership::{emit_dealloc, FuncState, Stats};
+use ir::dialects::is_memref;
+use ir::{Builder, InsertPoint, Module, OpId, Result, ValueId};
+use std::collections::{HashMap, HashSet};
+
+/// How a returned value reaches the caller.
+enum Handover {
+    /// The value is an owned allocation: not freed here.
+    Direct(ValueId),
+    /// Exactly one of its owned origins: retained by the final dealloc.
+    Retain,
+    /// Anything else: a copy.
+    Clone,
+}
+
+fn handover(
+    st: &FuncState,
+    truth: ValueId,
+    v: ValueId,
+    origins: &Origins,
+    claimed: &HashSet<ValueId>,
+) -> Handover {
+    let owned = |r: &ValueId| st.cond.contains_key(r) && !st.consumed.contains_key(r);
+    let all_owned = origins.list.len() == origins.allocs().count()
+        && origins.allocs().all(|r| owned(&r) && !claimed.contains(&r));
+    if !origins.exact || !all_owned {
+        return Handover::Clone;
+    }
+    if origins.list.len() == 1 && origins.allocs().eq([v]) && st.cond.get(&v) == Some(&truth) {
+        Handover::Direct(v)
+    } else {
+        Handover::Retain
+    }
+}
+
+/// What one `func.return` hands over.
+#[derive(Default)]
+struct ReturnPlan {
+    /// Owned allocations returned as they are: not freed there.
+    transferred: HashSet<ValueId>,
+    /// Values the dealloc before the return keeps alive.
+    retained: Vec<ValueId>,
+}
+
+/// Plans the handover at `ret`, inserting clones where needed.
+fn plan_return(
+    m: &mut Module,
+    ret: OpId,
+    st: &mut FuncState,
+    truth: ValueId,
+    stats: &mut Stats,
+) -> ReturnPlan {
+    let mut plan = ReturnPlan::default();
+    let mut claimed = HashSet::new();
+    for i in 0..m.operands(ret).len() {
+        let v = m.operands(ret)[i];
+        if !is_memref(m.value_type(v)) {
+            continue;
+        }
+        let origins = st.alias.origins(m, v).clone();
+        match handover(st, truth, v, &origins, &claimed) {
+            Handover::Direct(r) => {
+                plan.transferred.insert(r);
+                claimed.insert(r);
+            }
+            Handover::Retain => {
+                plan.retained.push(v);
+                claimed.extend(origins.allocs());
+            }
+            Handover::Clone => {
+                let ty = m.value_type(v).clone();
+                let loc = m.loc(ret).clone();
+                let mut b = Builder::new(m, InsertPoint::Before(ret)).with_loc(loc);
+                let c = b.op1("bufferization.clone", &[v], ty, &[]);
+                m.set_operand(ret, i, c);
+                stats.clones += 1;
+            }
+        }
+    }
+    plan
+}
+
+/// Inserts the frees, and clones for results the caller cannot own.
+pub(crate) fn place(
+    m: &mut Module,
+    f: OpId,
+    st: &mut FuncState,
+    truth: ValueId,
+    deaths: &[(Death, ValueId)],
+    cfg: Option<&Cfg>,
+) -> Result<Stats> {
+    let mut stats = Stats::default();
+    let dynamic = m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_some();
+    // A function returning ownership flags retains its results through
+    // the flag slots of its return, like a region terminator.
+    let mut plans: HashMap<OpId, ReturnPlan> = HashMap::new();
+    if !dynamic {
+        for ret in crate::ownership::returns(m, f) {
+            let p = plan_return(m, ret, st, truth, &mut stats);
+            plans.insert(ret, p);
+        }
+    }
+    // Group the dead owned buffers by the point where they die.
+    let mut groups: Vec<(Death, Vec<ValueId>)> = Vec::new();
+    let mut slot: HashMap<Death, usize> = HashMap::new();
+    for &(at, r) in deaths {
+        if let Death::After(op) = at {
+            if plans.get(&op).is_some_and(|p| p.transferred.contains(&r)) {
+                continue;
+            }
+        }
+        let k = *slot.entry(at).or_insert_with(|| {
+            groups.push((at, Vec::new()));
+            groups.len() - 1
+        });
+        if let Some(d) = groups.get_mut(k) {
+            d.1.push(r);
+        }
+    }
+    let slots: HashMap<OpId, Vec<(usize, usize)>> = st
+        .flagged
+        .slots
+        .iter()
+        .map(|s| (s.term, s.pairs.clone()))
+        .collect();
+    let mut negated: HashMap<OpId, ValueId> = HashMap::new();
+    for (at, memrefs) in groups {
+        let mut conds: Vec<ValueId> = memrefs
+            .iter()
+            .filter_map(|r| st.cond.get(r).copied())
+            .collect();
+        let (ip, loc, keep, pairs) = match at {
+            Death::Start(b) => {
+                let loc = m
+                    .first_op(b)
+                    .map_or_else(|| m.loc(f).clone(), |o| m.loc(o).clone());
+                (InsertPoint::Start(b), loc, Vec::new(), Vec::new())
+            }
+            Death::Edge(term, k) => {
+                let loc = m.loc(term).clone();
+                let pairs = cfg.map(|c| c.edge_pairs(m, term, k)).unwrap_or_default();
+                let keep = pairs
+                    .iter()
+                    .filter_map(|&(i, _)| m.operand(term, i))
+                    .collect();
+                if m.is(term, "cf.cond_br") {
+                    conds = edge_conds(m, term, k, &conds, truth, &mut negated);
+                }
+                (InsertPoint::Before(term), loc, keep, pairs)
+            }
+            Death::After(op) => {
+                let loc = m.loc(op).clone();
+                if let Some(p) = plans.get(&op) {
+                    (InsertPoint::Before(op), loc, p.retained.clone(), Vec::new())
+                } else if let Some(pairs) = slots.get(&op) {
+                    let keep = pairs
+                        .iter()
+                        .filter_map(|&(i, _)| m.operand(op, i))
+                        .collect();
+                    (InsertPoint::Before(op), loc, keep, pairs.clone())
+                } else if m.is_terminator(op) {
+                    (InsertPoint::Before(op), loc, Vec::new(), Vec::new())
+                } else {
+                    (InsertPoint::After(op), loc, Vec::new(), Vec::new())
+                }
+            }
+        };
+        let d = emit_dealloc(m, ip, &memrefs, &conds, &keep, loc.clone());
+        // A `true` of its own: thousands of deallocs sharing one constant
+        // would make its use list (and every later erase) quadratic.
+        if conds.contains(&truth) {
+            let t = Builder::new(m, InsertPoint::Before(d))
+                .with_loc(loc)
+                .const_bool(true);
+            for (i, &c) in conds.iter().enumerate() {
+                if c == truth {
+                    m.set_operand(d, memrefs.len() + i, t);
+                }
+            }
+        }
+        stats.deallocs += 1;
+        // The terminator forwards the ownership the dealloc computed.
+        if let Death::After(term) | Death::Edge(term, _) = at {
+            let owned = m.results(d).to_vec();
+            for (&(_, fi), &o) in pairs.iter().zip(&owned) {
+                m.set_operand(term, fi, o);
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// The conditions of a dealloc on edge `k` of a `cf.cond_br`: each anded
+/// with the branch condition (edge 0) or its negation (edge 1).
+fn edge_conds(
+    m: &mut Module,
+    term: OpId,
+    k: usize,
+    conds: &[ValueId],
+    truth: ValueId,
+    negated: &mut HashMap<OpId, ValueId>,
+) -> Vec<ValueId> {
+    let Some(c) = m.operand(term, 0) else {
+        return conds.to_vec();
+    };
+    let loc = m.loc(term).clone();
+    let edge = if k == 0 {
+        c
+    } else if let Some(&n) = negated.get(&term) {
+        n
+    } else {
+        let mut b = Builder::new(m, InsertPoint::Before(term)).with_loc(loc.clone());
+        let t = b.const_bool(true);
+        let n = b.same("arith.xori", &[c, t]);
+        negated.insert(term, n);
+        n
+    };
+    let mut out = Vec::with_capacity(conds.len());
+    for &x in conds {
+        if x == truth {
+            out.push(edge);
+        } else {
+            let mut b = Builder::new(m, InsertPoint::Before(term)).with_loc(loc.clone());
+            out.push(b.same("arith.andi", &[x, edge]));
+        }
+    }
+    out
+}
