@@ -154,3 +154,24 @@ fn opt_emits_llvm_with_a_c_main() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("define i32 @main()"));
 }
+
+#[test]
+fn writing_to_dev_null_keeps_the_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = dir("dev-null");
+    let model = d.join("mlp.onnx");
+    let m = model.to_str().unwrap();
+    assert!(onnxc(&["zoo", "gen", "mlp", "-o", m]).status.success());
+    // Text output, the streaming fold writer and a native object: each
+    // must write into the device, not rename a file over it.
+    for args in [
+        vec!["compile", m, "--emit", "llvm", "-o", "/dev/null"],
+        vec!["fold", m, "-o", "/dev/null"],
+        vec!["compile", m, "--emit", "obj", "-o", "/dev/null"],
+    ] {
+        let out = onnxc(&args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let ty = std::fs::metadata("/dev/null").unwrap().file_type();
+        assert!(ty.is_char_device(), "{args:?} replaced /dev/null");
+    }
+}

@@ -202,7 +202,7 @@ fn write_payloads(
     out.flush()
 }
 
-/// Exports `m` to `path` (temp file + rename), streaming the initializers;
+/// Exports `m` to `path` (an `ir::output::OutputFile`), streaming the initializers;
 /// `source` is the file the model was mapped from, if any.
 pub fn write_model(m: &Module, path: &Path, source: Option<&MappedSource>) -> Result<()> {
     let opts = ExportOptions {
@@ -210,27 +210,25 @@ pub fn write_model(m: &Module, path: &Path, source: Option<&MappedSource>) -> Re
         ..ExportOptions::default()
     };
     let exported = export_model_with(m, &opts)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| Diagnostic::error(format!("'{}' is not a file path", path.display())))?;
-    let dir = frontend::load::parent_dir(path);
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    if path.file_name().is_none() {
+        return Err(Diagnostic::error(format!(
+            "'{}' is not a file path",
+            path.display()
+        )));
+    }
     let fail = |what: &str, e: std::io::Error| {
         Diagnostic::error(format!("cannot {what} '{}': {e}", path.display()))
     };
-    let file = File::create(&tmp).map_err(|e| fail("create", e))?;
+    let mut output = ir::output::OutputFile::create(path).map_err(|e| fail("create", e))?;
+    let file = output.file().try_clone().map_err(|e| fail("create", e))?;
     let mut out = Out {
         file,
         buf: Vec::with_capacity(BUF_BYTES),
     };
     let written = write_streamed(&mut out, exported.model, &exported.deferred, source);
     drop(out);
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail("write", e));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| fail("rename into", e))
+    written.map_err(|e| fail("write", e))?;
+    output.commit().map_err(|e| fail("write", e))
 }
 
 mod chunks;

@@ -6,6 +6,7 @@ pub mod diag;
 pub mod elements;
 pub mod entity;
 pub mod module;
+pub mod output;
 pub mod sym;
 pub mod types;
 

@@ -144,18 +144,6 @@ pub fn write_output(path: Option<&std::path::Path>, bytes: &[u8]) -> CmdResult {
         Some(p) if p.as_os_str() == "-" => std::io::stdout()
             .write_all(bytes)
             .map_err(|e| Failure::Io(format!("cannot write to stdout: {e}"))),
-        Some(p) => {
-            let dir = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-            std::fs::write(&tmp, bytes).map_err(|e| io_err("write", &tmp, e))?;
-            std::fs::rename(&tmp, p).map_err(|e| io_err("rename into", p, e))
-        }
+        Some(p) => ir::output::write_file(p, bytes).map_err(|e| io_err("write", p, e)),
     }
 }

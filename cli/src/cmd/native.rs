@@ -267,9 +267,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
     }
     cmd.arg("-o").arg(&tmp_out);
     run_clang(&mut cmd, &clang)?;
-    std::fs::rename(&tmp_out, out)
-        .or_else(|_| std::fs::copy(&tmp_out, out).map(|_| ()))
-        .map_err(|e| io_err("write", out, e))?;
+    ir::output::install(&tmp_out, out).map_err(|e| io_err("write", out, e))?;
     if let Some(h) = header {
         let path = out.with_file_name(format!("{prefix}.h"));
         write_output(Some(&path), h.as_bytes())?;

@@ -4,7 +4,6 @@
 use super::protocol::{ErrorKind, Response};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The model bytes and the directory its external data may come from.
 pub fn load_model(
@@ -102,24 +101,4 @@ pub fn confine_output(root: &Path, p: &str) -> Result<PathBuf, Box<Response>> {
         return Err(refuse());
     }
     Ok(real.join(name))
-}
-
-/// Temp file + rename; the sequence number keeps concurrent writers of the
-/// same output apart.
-pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(
-        ".{name}.tmp{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&tmp, data)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
 }

@@ -345,7 +345,7 @@ impl Service {
             ..Response::default()
         };
         if let Some(out) = output {
-            files::write_atomic(out, data).map_err(|e| {
+            ir::output::write_file(out, data).map_err(|e| {
                 Box::new(Response::error(
                     Value::Null,
                     ErrorKind::Internal,

@@ -257,25 +257,18 @@ pub fn write_model(m: &Module, path: &Path, external_threshold: Option<usize>) -
 
 fn write_atomic(
     path: &Path,
-    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut std::io::BufWriter<&mut std::fs::File>) -> std::io::Result<()>,
 ) -> Result<()> {
     let fail = |what: &str, e: std::io::Error| {
         Diagnostic::error(format!("cannot {what} '{}': {e}", path.display()))
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = crate::load::parent_dir(path).join(format!(".{name}.tmp{}", std::process::id()));
-    let file = std::fs::File::create(&tmp).map_err(|e| fail("create", e))?;
-    let mut w = std::io::BufWriter::new(file);
-    let written = fill(&mut w).and_then(|()| w.flush());
+    let mut out = ir::output::OutputFile::create(path).map_err(|e| fail("create", e))?;
+    let mut w = std::io::BufWriter::new(out.file());
+    fill(&mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| fail("write", e))?;
     drop(w);
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail("write", e));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| fail("rename into", e))
+    out.commit().map_err(|e| fail("write", e))
 }
 
 /// Gives the still-unknown dims of the main graph's inputs or outputs the

@@ -122,9 +122,10 @@ pub fn chart(results: &[ModelResult], machine: &Machine) -> String {
             pick: mem,
         },
     ];
+    // Runs of the charted tools (inference has its own count).
     let runs = results
         .iter()
-        .flat_map(|m| &m.rows)
+        .flat_map(|m| rows(m).into_iter().filter_map(|r| r.2))
         .map(|r| r.wall_s.n)
         .max()
         .unwrap_or(0);
