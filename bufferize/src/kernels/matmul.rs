@@ -524,9 +524,12 @@ fn rank1_rows(
     });
 }
 
+/// `acc + x * y` as a multiply and an add, not `math.fma`: an exact fused
+/// multiply-add is a slow libm call on targets without FMA, while the
+/// clang builds (`-ffp-contract=fast`) fuse the pair where the CPU can.
 fn fma(b: &mut Builder<'_>, x: ValueId, y: ValueId, acc: ValueId) -> ValueId {
-    let ty = b.m.value_type(acc).clone();
-    b.op1("math.fma", &[x, y, acc], ty, &[])
+    let product = b.same("arith.mulf", &[x, y]);
+    b.same("arith.addf", &[acc, product])
 }
 
 /// Asks LLVM to vectorize `for_op` even when it must check at run time that

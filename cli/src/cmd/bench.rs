@@ -357,9 +357,7 @@ fn bench_model(
     let folded = dir.join("onnxc.onnx");
     let fold = cx.repeated(cx.repeat, false, || {
         let mut cmd = Command::new(&cx.exe);
-        cmd.args(["compile", "--emit", "onnx", "-o"])
-            .arg(&folded)
-            .arg(path);
+        cmd.arg("fold").arg(path).arg("-o").arg(&folded);
         cmd
     })?;
     let mut fold_row = row_of(FOLD, &fold, first_error(&fold));

@@ -77,6 +77,11 @@ fn compile_one(args: CompileArgs) -> CmdResult {
         return Ok(frontend::export::write_model(&m, out, Some(t))?);
     }
     if args.emit == Emit::Onnx {
+        // To a file: the streaming writer of `onnxc fold` (no whole model
+        // in memory); to stdout: encoded at once.
+        if let Some(out) = args.output.as_deref().filter(|o| o.as_os_str() != "-") {
+            return Ok(constprop::stream::write_model(&m, out, None)?);
+        }
         let model = frontend::export::export_model(&m)?;
         return write_output(args.output.as_deref(), &frontend::export::encode(&model));
     }

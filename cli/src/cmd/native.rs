@@ -212,7 +212,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
         let obj = tmp.0.join(format!("model{i}.o"));
         jobs.push(Job::spawn(
             Command::new(&clang)
-                .args(["-O2", "-w", "-c"])
+                .args(["-O2", "-ffp-contract=fast", "-w", "-c"])
                 .args(lib.then_some("-fPIC"))
                 .arg(&ll_path)
                 .arg("-o")
@@ -228,7 +228,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
         let obj = tmp.0.join("capi.o");
         jobs.push(Job::spawn(
             Command::new(&clang)
-                .args(["-O2", "-w", "-c", "-fPIC"])
+                .args(["-O2", "-ffp-contract=fast", "-w", "-c", "-fPIC"])
                 .arg(&c_path)
                 .arg("-o")
                 .arg(&obj),

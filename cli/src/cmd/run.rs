@@ -119,7 +119,7 @@ pub fn run(args: RunArgs) -> CmdResult {
         diag("clang not found (install LLVM 19: scripts/setup-test-deps.sh, or pass --llvm-bin)")
     })?;
     let mut build = Command::new(&clang);
-    build.args(["-O2", "-w"]);
+    build.args(["-O2", "-ffp-contract=fast", "-w"]);
     // The executable runs here: tune for this CPU, except under valgrind,
     // which does not emulate AVX-512.
     if !args.valgrind {

@@ -114,7 +114,7 @@ pub fn build_and_run(
     let build = cx.repeated(cx.repeat, false, || {
         let mut cmd = Command::new(&clang);
         // Portable code (no -march=native), so valgrind can run it too.
-        cmd.args(["-O2", "-w", "-o"])
+        cmd.args(["-O2", "-ffp-contract=fast", "-w", "-o"])
             .arg(&bin)
             .arg(dir.join("model.ll"))
             .arg(dir.join("driver.c"))
