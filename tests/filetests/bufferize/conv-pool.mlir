@@ -23,7 +23,8 @@
 // CHECK:         arith.cmpi slt
 // CHECK:         arith.select
 // CHECK:       func.func private @[[GEMM]](
-// CHECK:         math.fma
+// CHECK:         %[[PROD:.*]] = arith.mulf
+// CHECK-NEXT:    arith.addf %{{.*}}, %[[PROD]]
 // CHECK:         } {onnxc.vectorize}
 func.func @conv_pool(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x2x2xf32> {
   %0 = "onnx.Conv"(%x, %w, %b) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
