@@ -156,22 +156,40 @@ fn opt_emits_llvm_with_a_c_main() {
 }
 
 #[test]
-fn writing_to_dev_null_keeps_the_device() {
+fn writing_to_a_special_file_keeps_it() {
     use std::os::unix::fs::FileTypeExt;
-    let d = dir("dev-null");
+    let d = dir("special-out");
     let model = d.join("mlp.onnx");
     let m = model.to_str().unwrap();
     assert!(onnxc(&["zoo", "gen", "mlp", "-o", m]).status.success());
-    // Text output, the streaming fold writer and a native object: each
-    // must write into the device, not rename a file over it.
+    // A FIFO stands for /dev/null and friends (not regular files): text
+    // output, the streaming fold writer and a native object must write into
+    // it, not rename a file over it.
+    let fifo = d.join("pipe");
+    let f = fifo.to_str().unwrap();
     for args in [
-        vec!["compile", m, "--emit", "llvm", "-o", "/dev/null"],
-        vec!["fold", m, "-o", "/dev/null"],
-        vec!["compile", m, "--emit", "obj", "-o", "/dev/null"],
+        vec!["compile", m, "--emit", "llvm", "-o", f],
+        vec!["fold", m, "-o", f],
+        vec!["compile", m, "--emit", "obj", "-o", f],
     ] {
+        let _ = std::fs::remove_file(&fifo);
+        assert!(Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap().len())
+        };
         let out = onnxc(&args);
         assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-        let ty = std::fs::metadata("/dev/null").unwrap().file_type();
-        assert!(ty.is_char_device(), "{args:?} replaced /dev/null");
+        // Checked before joining: a reader of a replaced FIFO never returns.
+        let ty = std::fs::metadata(&fifo).unwrap().file_type();
+        assert!(ty.is_fifo(), "{args:?} replaced the FIFO");
+        assert!(
+            reader.join().unwrap() > 0,
+            "{args:?} wrote nothing into the FIFO"
+        );
     }
 }

@@ -108,13 +108,27 @@ mod tests {
 
     #[test]
     fn writes_in_place_to_special_files_and_atomically_elsewhere() {
-        // /dev/null stays a character device.
-        write_file(Path::new("/dev/null"), b"data").unwrap();
-        let m = std::fs::metadata("/dev/null").unwrap();
-        assert!(!m.is_file());
-
+        use std::os::unix::fs::FileTypeExt;
         let dir = std::env::temp_dir().join(format!("ir-output-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+
+        // A FIFO (like /dev/null, not a regular file) stays what it is.
+        let fifo = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_file(&fifo, b"data").unwrap();
+        // Checked before joining: a reader of a replaced FIFO never returns.
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(reader.join().unwrap(), b"data");
+        std::fs::remove_file(&fifo).unwrap();
+
         let p = dir.join("out.bin");
         std::fs::write(&p, b"old").unwrap();
         let mut out = OutputFile::create(&p).unwrap();
