@@ -7,7 +7,7 @@ use super::{
     alloc_result, attr_int, elem_of, finish, load_at, shape_of, store_at, store_converted,
 };
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
 
@@ -125,29 +125,9 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
             return Err(op_error(b.m, op, "per-axis QLinearMatMul is not supported"));
         }
     }
-    let (ra, rb) = (shape_of(b.m, a).len(), shape_of(b.m, bm).len());
-    if ra < 2 || rb < 2 {
-        return Err(op_error(
-            b.m,
-            op,
-            "QLinearMatMul needs operands of rank >= 2",
-        ));
-    }
-    let (sa, sb) = (shape_of(b.m, a), shape_of(b.m, bm));
-    let (da, db) = (dims(b, a), dims(b, bm));
-    let out_ty = super::result_memref_type(b.m, op, 0)?;
-    let yt = out_ty.element_type().clone();
-    let rank = out_ty.shape().map_or(0, <[i64]>::len);
-    let mut od = Vec::with_capacity(rank);
-    for j in 0..rank - 2 {
-        let one = b.const_index(1);
-        let x = (j + ra).checked_sub(rank).map_or(one, |k| da[k]);
-        let y = (j + rb).checked_sub(rank).map_or(one, |k| db[k]);
-        od.push(b.same("arith.maxsi", &[x, y]));
-    }
-    od.push(da[ra - 2]);
-    od.push(db[rb - 1]);
-    let out = alloc_result(b, op, 0, &od)?;
+    let yt = super::result_memref_type(b.m, op, 0)?
+        .element_type()
+        .clone();
     let (as_, az, bs, bz, ys, yz) = (
         param(b, op, ins[1])?,
         param(b, op, ins[2])?,
@@ -157,8 +137,6 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         param(b, op, ins[7])?,
     );
     let f = Type::f64();
-    let k = da[ra - 1];
-    let bounds = Bounds::new(b);
     let mult = scalar::mul(b, as_, bs);
     let mult = scalar::div(b, mult, ys);
     let Some((lo, hi)) = yt.int_width().map(|w| {
@@ -170,54 +148,29 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
     }) else {
         return Err(op_error(b.m, op, "expects an integer output"));
     };
-    let mut err = None;
-    loop_nest(b, &bounds, &od, &mut |b, ivs| {
-        let batch = |s: &[i64], r: usize| -> Vec<ValueId> {
-            (0..r - 2)
-                .map(|q| {
-                    if s[q] == 1 {
-                        bounds.zero
-                    } else {
-                        ivs[q + rank - r]
-                    }
-                })
-                .collect()
-        };
-        let (ba, bb) = (batch(&sa, ra), batch(&sb, rb));
-        let (i, jn) = (ivs[rank - 2], ivs[rank - 1]);
-        let zero = constant(b, &f, 0.0);
-        let s = reduce_nest(b, &bounds, &[k], zero, &mut |b, kk, acc| {
-            let mut ai = ba.clone();
-            ai.extend([i, kk[0]]);
-            let mut bi = bb.clone();
-            bi.extend([kk[0], jn]);
-            let av = load_at(b, a, &ai);
-            let bv = load_at(b, bm, &bi);
-            match (
-                scalar::convert(b, op, av, &f),
-                scalar::convert(b, op, bv, &f),
-            ) {
-                (Ok(x), Ok(y)) => {
-                    let x = scalar::sub(b, x, az);
-                    let y = scalar::sub(b, y, bz);
-                    let p = scalar::mul(b, x, y);
-                    scalar::add(b, acc, p)
-                }
-                (Err(e), _) | (_, Err(e)) => {
-                    err = Some(e);
-                    acc
-                }
-            }
-        });
-        let v = scalar::mul(b, s, mult);
-        let v = b.same("math.roundeven", &[v]);
-        let v = scalar::add(b, v, yz);
-        let (l, h) = (constant(b, &f, lo), constant(b, &f, hi));
-        let v = scalar::max(b, v, l);
-        let v = scalar::min(b, v, h);
-        store_converted(b, op, v, &yt, out, ivs, &mut err);
-    });
-    finish(err, vec![out])
+    let zero = constant(b, &f, 0.0);
+    super::integer::batched_dot(
+        b,
+        op,
+        (a, bm),
+        zero,
+        &mut |b, av, bv, _, _| {
+            let x = scalar::convert(b, op, av, &f)?;
+            let y = scalar::convert(b, op, bv, &f)?;
+            let x = scalar::sub(b, x, az);
+            let y = scalar::sub(b, y, bz);
+            Ok(scalar::mul(b, x, y))
+        },
+        &mut |b, s, out, ivs, err| {
+            let v = scalar::mul(b, s, mult);
+            let v = b.same("math.roundeven", &[v]);
+            let v = scalar::add(b, v, yz);
+            let (l, h) = (constant(b, &f, lo), constant(b, &f, hi));
+            let v = scalar::max(b, v, l);
+            let v = scalar::min(b, v, h);
+            store_converted(b, op, v, &yt, out, ivs, err);
+        },
+    )
 }
 
 /// CenterCropPad: each listed axis is cropped or zero-padded around its

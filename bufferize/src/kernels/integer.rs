@@ -31,34 +31,50 @@ fn centered(
     Ok(scalar::sub(b, w, zw))
 }
 
-pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let a = cx.input(b.m, op, 0)?;
-    let bm = cx.input(b.m, op, 1)?;
-    let (az, bz) = (
-        cx.optional_input(b.m, op, 2)?,
-        cx.optional_input(b.m, op, 3)?,
-    );
-    let (ra, rb) = (shape_of(b.m, a).len(), shape_of(b.m, bm).len());
+/// One product's addend of a batched dot: (builder, a value, b value, row
+/// index, column index).
+pub type DotTerm<'a> =
+    dyn FnMut(&mut Builder<'_>, ValueId, ValueId, ValueId, ValueId) -> Result<ValueId> + 'a;
+/// Stores one finished sum: (builder, sum, output buffer, output index,
+/// the first error).
+pub type DotStore<'a> =
+    dyn FnMut(&mut Builder<'_>, ValueId, ValueId, &[ValueId], &mut Option<ir::Diagnostic>) + 'a;
+
+/// A batched `[.., M, K] x [.., K, N]` matmul as a scalar loop nest (the
+/// quantized ones, which the GEMM kernels do not cover): batch dims
+/// broadcast from the right, a size-1 batch dim reads index 0; each output
+/// sums `term` over K from `zero` and hands the sum to `store`.
+pub fn batched_dot(
+    b: &mut Builder<'_>,
+    op: OpId,
+    (a, bm): (ValueId, ValueId),
+    zero: ValueId,
+    term: &mut DotTerm<'_>,
+    store: &mut DotStore<'_>,
+) -> Result<Vec<ValueId>> {
+    let (sa, sb) = (shape_of(b.m, a), shape_of(b.m, bm));
+    let (ra, rb) = (sa.len(), sb.len());
     if ra < 2 || rb < 2 {
+        let name =
+            b.m.name(op)
+                .as_str()
+                .trim_start_matches("onnx.")
+                .to_string();
         return Err(op_error(
             b.m,
             op,
-            "MatMulInteger needs operands of rank >= 2",
+            format!("{name} needs operands of rank >= 2"),
         ));
     }
     let (da, db) = (dims(b, a), dims(b, bm));
-    let out_ty = super::result_memref_type(b.m, op, 0)?;
-    let rank = out_ty.shape().map_or(0, <[i64]>::len);
-    // Batch dims broadcast from the right; a size-1 batch dim reads index 0.
+    let rank = super::result_memref_type(b.m, op, 0)?
+        .shape()
+        .map_or(0, <[i64]>::len);
     let mut od = Vec::with_capacity(rank);
     for j in 0..rank - 2 {
-        let pick = |d: &[ValueId], r: usize, b: &mut Builder<'_>| {
-            (j + r)
-                .checked_sub(rank)
-                .map_or_else(|| b.const_index(1), |k| d[k])
-        };
-        let x = pick(&da, ra, b);
-        let y = pick(&db, rb, b);
+        let one = b.const_index(1);
+        let x = (j + ra).checked_sub(rank).map_or(one, |k| da[k]);
+        let y = (j + rb).checked_sub(rank).map_or(one, |k| db[k]);
         od.push(b.same("arith.maxsi", &[x, y]));
     }
     od.push(da[ra - 2]);
@@ -66,24 +82,21 @@ pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
     let out = alloc_result(b, op, 0, &od)?;
     let bounds = Bounds::new(b);
     let k = da[ra - 1];
-    let (sa, sb) = (shape_of(b.m, a), shape_of(b.m, bm));
     let mut err = None;
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let batch = |s: &[i64], r: usize| -> Vec<ValueId> {
             (0..r - 2)
                 .map(|q| {
-                    let j = q + rank - r;
                     if s[q] == 1 {
                         bounds.zero
                     } else {
-                        ivs[j]
+                        ivs[q + rank - r]
                     }
                 })
                 .collect()
         };
         let (ba, bb) = (batch(&sa, ra), batch(&sb, rb));
         let (i, jn) = (ivs[rank - 2], ivs[rank - 1]);
-        let zero = b.const_int(0, Type::i(32));
         let s = reduce_nest(b, &bounds, &[k], zero, &mut |b, kk, acc| {
             let mut ai = ba.clone();
             ai.extend([i, kk[0]]);
@@ -91,19 +104,39 @@ pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
             bi.extend([kk[0], jn]);
             let av = load_at(b, a, &ai);
             let bv = load_at(b, bm, &bi);
-            let (x, y) = match (centered(b, op, av, az, i), centered(b, op, bv, bz, jn)) {
-                (Ok(x), Ok(y)) => (x, y),
-                (Err(e), _) | (_, Err(e)) => {
+            match term(b, av, bv, i, jn) {
+                Ok(p) => scalar::add(b, acc, p),
+                Err(e) => {
                     err = Some(e);
-                    return acc;
+                    acc
                 }
-            };
-            let p = scalar::mul(b, x, y);
-            scalar::add(b, acc, p)
+            }
         });
-        store_at(b, s, out, ivs);
+        store(b, s, out, ivs, &mut err);
     });
     finish(err, vec![out])
+}
+
+pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let a = cx.input(b.m, op, 0)?;
+    let bm = cx.input(b.m, op, 1)?;
+    let (az, bz) = (
+        cx.optional_input(b.m, op, 2)?,
+        cx.optional_input(b.m, op, 3)?,
+    );
+    let zero = b.const_int(0, Type::i(32));
+    batched_dot(
+        b,
+        op,
+        (a, bm),
+        zero,
+        &mut |b, av, bv, i, j| {
+            let x = centered(b, op, av, az, i)?;
+            let y = centered(b, op, bv, bz, j)?;
+            Ok(scalar::mul(b, x, y))
+        },
+        &mut |b, s, out, ivs, _| store_at(b, s, out, ivs),
+    )
 }
 
 pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {

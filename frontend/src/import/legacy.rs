@@ -10,7 +10,7 @@
 use super::{node_diag, small_elements, Importer};
 use crate::proto::NodeProto;
 use ir::elements::DType;
-use ir::{Attribute, Diagnostic, Location, OpSpec, Sym, Type, ValueId};
+use ir::{Attribute, Diagnostic, Location, Type, ValueId};
 
 /// What import does with a node after its legacy attributes are handled.
 pub(super) enum Legacy {
@@ -175,13 +175,14 @@ impl Importer<'_> {
             .get_mut(1)
             .ok_or_else(|| node_diag(node, "needs two inputs".into()))?;
         let elem = self.m.value_type(*b).element_type().clone();
-        let unsqueeze = self.emit(
+        let unsqueeze = self.create(
             "onnx.Unsqueeze",
             vec![*b, axes],
             vec![Type::unranked_tensor(elem)],
             Vec::new(),
             suffixed(loc, "aligned"),
         )?;
+        self.infer(unsqueeze);
         *b = self
             .m
             .result(unsqueeze, 0)
@@ -210,7 +211,7 @@ impl Importer<'_> {
             .map(crate::import::tensor::dtype_to_onnx)
             .ok_or_else(|| node_diag(node, "Dropout input has no numeric type".into()))?;
         let data = Type::unranked_tensor(elem.clone());
-        let dropout = self.emit(
+        let dropout = self.create(
             "onnx.Dropout",
             operands.to_vec(),
             vec![data, Type::unranked_tensor(Type::i1())],
@@ -219,7 +220,7 @@ impl Importer<'_> {
         )?;
         let mask = self.m.result(dropout, 1);
         let mask = mask.ok_or_else(|| Diagnostic::error("internal: Dropout without mask"))?;
-        let cast = self.emit(
+        let cast = self.create(
             "onnx.Cast",
             vec![mask],
             vec![Type::unranked_tensor(elem)],
@@ -264,40 +265,27 @@ impl Importer<'_> {
         let eps = small_elements(dtype, vec![], &[eps])?;
         let eps = self.constant_value(eps, suffixed(loc, "epsilon"))?;
         let ty = Type::unranked_tensor(elem);
+        // Each step is inferred as built; the last one by finish_node.
         let step = |imp: &mut Self, op: &str, args: Vec<ValueId>, tag: &str| {
-            let op = imp.emit(op, args, vec![ty.clone()], Vec::new(), suffixed(loc, tag))?;
-            let r = imp.m.result(op, 0);
-            r.map(|r| (op, r))
+            let op = imp.create(op, args, vec![ty.clone()], Vec::new(), suffixed(loc, tag))?;
+            imp.infer(op);
+            imp.m
+                .result(op, 0)
                 .ok_or_else(|| Diagnostic::error("internal: op without result"))
         };
-        let (_, var_eps) = step(self, "onnx.Add", vec![var, eps], "var_eps")?;
-        let (_, std) = step(self, "onnx.Sqrt", vec![var_eps], "std")?;
-        let (_, k) = step(self, "onnx.Div", vec![scale, std], "k")?;
-        let (_, centered) = step(self, "onnx.Sub", vec![x, mean], "centered")?;
-        let (_, scaled) = step(self, "onnx.Mul", vec![centered, k], "scaled")?;
-        let (last, _) = step(self, "onnx.Add", vec![scaled, bias], "y")?;
+        let var_eps = step(self, "onnx.Add", vec![var, eps], "var_eps")?;
+        let std = step(self, "onnx.Sqrt", vec![var_eps], "std")?;
+        let k = step(self, "onnx.Div", vec![scale, std], "k")?;
+        let centered = step(self, "onnx.Sub", vec![x, mean], "centered")?;
+        let scaled = step(self, "onnx.Mul", vec![centered, k], "scaled")?;
+        let last = self.create(
+            "onnx.Add",
+            vec![scaled, bias],
+            vec![ty],
+            Vec::new(),
+            suffixed(loc, "y"),
+        )?;
         self.finish_node(node, last)
-    }
-
-    /// Creates one op at the end of the current block and infers its types.
-    fn emit(
-        &mut self,
-        name: &str,
-        operands: Vec<ValueId>,
-        result_types: Vec<Type>,
-        attrs: Vec<(String, Attribute)>,
-        loc: Location,
-    ) -> Result<ir::OpId, Diagnostic> {
-        let spec = OpSpec {
-            operands,
-            result_types,
-            attrs: attrs.into_iter().map(|(k, v)| (Sym::new(&k), v)).collect(),
-            loc: loc.clone(),
-            ..OpSpec::default()
-        };
-        let op = self.builder(loc)?.create(name, spec);
-        crate::infer::infer_now(&mut self.m, op, &self.declared_types);
-        Ok(op)
     }
 }
 

@@ -6,7 +6,7 @@ use crate::dialect::{is_known_ml_op, is_known_op, DOC_ATTR};
 use crate::load::ExternalData;
 use crate::proto::{AttributeProto, NodeProto};
 use ir::elements::{DType, Elements, WideNum};
-use ir::{Attribute, Diagnostic, OpSpec, Sym, Type, ValueId};
+use ir::{Attribute, Diagnostic, Location, OpSpec, Sym, Type, ValueId};
 use std::borrow::Cow;
 
 /// ONNX domains we know of but do not import.
@@ -139,20 +139,35 @@ impl<'a> Importer<'a> {
                 Legacy::Imported => return Ok(()),
             }
         }
+        let name = format!("{dialect}.{}", node.op_type);
+        let result_types = self.result_types(&form);
+        let op = self.create(&name, operands, result_types, ir_attrs, loc)?;
+        self.finish_node(&form, op)
+    }
+
+    /// Creates one op at the end of the current block; its types are
+    /// inferred by [`Importer::finish_node`] or [`Importer::infer`].
+    pub(super) fn create(
+        &mut self,
+        name: &str,
+        operands: Vec<ValueId>,
+        result_types: Vec<Type>,
+        attrs: Vec<(String, Attribute)>,
+        loc: Location,
+    ) -> Result<ir::OpId, Diagnostic> {
         let spec = OpSpec {
             operands,
-            result_types: self.result_types(&form),
-            attrs: ir_attrs
-                .into_iter()
-                .map(|(k, v)| (Sym::new(&k), v))
-                .collect(),
+            result_types,
+            attrs: attrs.into_iter().map(|(k, v)| (Sym::new(&k), v)).collect(),
             loc: loc.clone(),
             ..OpSpec::default()
         };
-        let name = format!("{dialect}.{}", node.op_type);
-        let mut b = self.builder(loc)?;
-        let op = b.create(&name, spec);
-        self.finish_node(&form, op)
+        Ok(self.builder(loc)?.create(name, spec))
+    }
+
+    /// Infers an op that no ONNX output names (a step of a decomposition).
+    pub(super) fn infer(&mut self, op: ir::OpId) {
+        crate::infer::infer_now(&mut self.m, op, &self.declared_types);
     }
 
     /// Binds the node's outputs to the op's results and records names and
