@@ -144,3 +144,12 @@ pub fn legacy_attrs(m: &Module, op: OpId, op_type: &str, opset: i64) -> Result<L
     };
     Ok(LegacyAttrs { skip, add })
 }
+
+/// Results whose ONNX type in `opset` differs from the IR's (normalized)
+/// one: no value_info for them. Dropout's mask is a float before opset 10.
+pub fn retyped(op_type: &str, result: usize, opset: i64) -> bool {
+    const OLD_TYPES: &[(&str, usize, i64)] = &[("Dropout", 1, 10)];
+    OLD_TYPES
+        .iter()
+        .any(|&(t, r, since)| t == op_type && r == result && opset < since)
+}

@@ -3,7 +3,7 @@
 //! outputs; regions of `If`/`Loop`/`Scan` become subgraph attributes.
 
 use super::attr::{attribute, value_info};
-use super::denormalize::{is_none, legacy_attrs, moved_back, operand_attr, LegacyAttrs};
+use super::denormalize::{is_none, legacy_attrs, moved_back, operand_attr, retyped, LegacyAttrs};
 use super::external::External;
 use crate::dialect::{region_attr_names, DOC_ATTR, GRAPHS_ATTR, NAMES_ATTR, YIELD};
 use crate::import::tensor::{dtype_to_onnx, elements_to_tensor};
@@ -104,15 +104,6 @@ fn stored_name(m: &Module, op: OpId, i: usize) -> String {
         None if m.results(op).len() == 1 => loc_name(m, op),
         None => String::new(),
     }
-}
-
-/// Results whose ONNX type in `opset` differs from the IR's (normalized)
-/// one: no value_info for them. Dropout's mask is a float before opset 10.
-fn retyped(op_type: &str, result: usize, opset: i64) -> bool {
-    const OLD_TYPES: &[(&str, usize, i64)] = &[("Dropout", 1, 10)];
-    OLD_TYPES
-        .iter()
-        .any(|&(t, r, since)| t == op_type && r == result && opset < since)
 }
 
 pub struct Exporter<'m> {
