@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use ir::builder::CmpI;
 use ir::{Module, OpSpec, Type};
 
 fn sample() -> Module {
@@ -20,7 +21,7 @@ fn sample() -> Module {
     );
     let mut b = at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
-    let buf = b.alloc(dynt.clone(), &[n]);
+    let buf = b.alloc(&dynt.clone(), &[n]);
     let z = b.const_float(0.0, Type::f32());
     let r = b.for_(0, n, &[z], |b, i, acc| {
         let ii = b.cast("arith.index_cast", i, Type::i64());
@@ -29,7 +30,7 @@ fn sample() -> Module {
         let two = b.c(2);
         let rem = b.bin("arith.remui", i, two);
         let zero = b.c(0);
-        let even = b.cmpi("eq", rem, zero);
+        let even = b.cmpi(CmpI::Eq, rem, zero);
         let a = acc[0];
         let r = b.if_(
             even,
@@ -133,7 +134,7 @@ fn unsupported_types_are_errors() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![], vec![]);
     let mut b = at_end(&mut m, e);
-    let a = b.alloc(memref(&[4], Type::Float(ir::FloatKind::F8E4M3FN)), &[]);
+    let a = b.alloc(&memref(&[4], Type::Float(ir::FloatKind::F8E4M3FN)), &[]);
     b.dealloc(a);
     b.ret(&[]);
     let d = emit_err(&m);

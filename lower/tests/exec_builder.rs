@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use ir::builder::{CmpF, CmpI};
 use ir::{Module, Type};
 #[test]
 fn matrix_fill_and_sum() {
@@ -13,7 +14,7 @@ fn matrix_fill_and_sum() {
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
     let mut b = at_end(&mut m, e);
-    let a = b.alloc(memref(&[3, 4], Type::i64()), &[]);
+    let a = b.alloc(&memref(&[3, 4], Type::i64()), &[]);
     let (n3, n4, ten) = (b.c(3), b.c(4), b.c(10));
     b.for_(0, n3, &[], |b, i, _| {
         b.for_(0, n4, &[], |b, j, _| {
@@ -50,9 +51,9 @@ fn matmul_4x4_f32() {
     let mut b = at_end(&mut m, e);
     let t = memref(&[4, 4], Type::f32());
     let (a, bm, c) = (
-        b.alloc(t.clone(), &[]),
-        b.alloc(t.clone(), &[]),
-        b.alloc(t, &[]),
+        b.alloc(&t.clone(), &[]),
+        b.alloc(&t.clone(), &[]),
+        b.alloc(&t, &[]),
     );
     let n = b.c(4);
     b.for_(0, n, &[], |b, i, _| {
@@ -134,7 +135,7 @@ fn iter_args_f32_and_i64_with_if_in_loop() {
         let two = b.ci(2, Type::i64());
         let rem = b.bin("arith.remsi", ii, two);
         let z = b.ci(0, Type::i64());
-        let even = b.cmpi("eq", rem, z);
+        let even = b.cmpi(CmpI::Eq, rem, z);
         let r = b.if_(
             even,
             &[Type::i64(), Type::i64()],
@@ -173,7 +174,7 @@ fn while_collatz_steps() {
         &[start, zero],
         |b, a| {
             let one = b.ci(1, Type::i64());
-            (b.cmpi("ne", a[0], one), vec![a[0], a[1]])
+            (b.cmpi(CmpI::Ne, a[0], one), vec![a[0], a[1]])
         },
         |b, a| {
             let (x, steps) = (a[0], a[1]);
@@ -181,7 +182,7 @@ fn while_collatz_steps() {
             let two = b.ci(2, Type::i64());
             let three = b.ci(3, Type::i64());
             let bit = b.bin("arith.andi", x, one);
-            let odd = b.cmpi("eq", bit, one);
+            let odd = b.cmpi(CmpI::Eq, bit, one);
             let up = b.bin("arith.muli", x, three);
             let up = b.bin("arith.addi", up, one);
             let down = b.bin("arith.divui", x, two);
@@ -209,7 +210,7 @@ fn dynamic_alloc_with_dim_and_calls_returning_memrefs() {
     );
     let mut b = at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
-    let buf = b.alloc(dyn1.clone(), &[n]);
+    let buf = b.alloc(&dyn1.clone(), &[n]);
     b.for_(0, n, &[], |b, i, _| {
         let (three, one) = (b.c(3), b.c(1));
         let v = b.bin("arith.muli", i, three);
@@ -243,7 +244,7 @@ fn dynamic_alloc_with_dim_and_calls_returning_memrefs() {
     b.print_i64(n2);
     // A dynamic dim index through a select chain on a 2-D memref.
     let (k1, k5) = (b.c(1), b.c(5));
-    let two_d = b.alloc(memref(&[3, ir::DYN], Type::f32()), &[k5]);
+    let two_d = b.alloc(&memref(&[3, ir::DYN], Type::f32()), &[k5]);
     let d1 = b.op1("memref.dim", &[two_d, k1], Type::Index, &[]);
     let d1 = b.cast("arith.index_cast", d1, Type::i64());
     b.print_i64(d1);
@@ -334,10 +335,10 @@ fn math_functions_and_casts() {
     let bits = b.cast("arith.bitcast", fb, Type::i(32));
     ints.push(b.cast("arith.extui", bits, i64t.clone()));
     let nan = b.const_float(f64::NAN, Type::f32());
-    let isnan = b.cmpf("uno", nan, nan);
+    let isnan = b.cmpf(CmpF::Uno, nan, nan);
     ints.push(b.cast("arith.extui", isnan, i64t.clone()));
     let mx = b.bin("arith.maximumf", nan, f);
-    let mxn = b.cmpf("uno", mx, mx);
+    let mxn = b.cmpf(CmpF::Uno, mx, mx);
     ints.push(b.cast("arith.extui", mxn, i64t.clone()));
     let mn = b.bin("arith.maxnumf", nan, f);
     ints.push(b.cast("arith.fptosi", mn, i64t.clone()));
@@ -398,7 +399,7 @@ fn unstructured_cf_same_target_twice() {
     let (i, acc) = (m.block_args(head)[0], m.block_args(head)[1]);
     let mut b = at_end(&mut m, head);
     let ten = b.ci(10, Type::i64());
-    let lt = b.cmpi("slt", i, ten);
+    let lt = b.cmpi(CmpI::Slt, i, ten);
     b.create(
         "cf.cond_br",
         OpSpec {
@@ -412,7 +413,7 @@ fn unstructured_cf_same_target_twice() {
     let mut b = at_end(&mut m, tail);
     let one2 = b.ci(1, Type::i64());
     let bit = b.bin("arith.andi", ti, one2);
-    let odd = b.cmpi("eq", bit, one2);
+    let odd = b.cmpi(CmpI::Eq, bit, one2);
     let next = b.bin("arith.addi", ti, one);
     let hundred = b.ci(100, Type::i64());
     let a1 = b.bin("arith.addi", tacc, hundred);
@@ -427,7 +428,7 @@ fn unstructured_cf_same_target_twice() {
     );
     let res = m.block_args(exit)[0];
     let mut b = at_end(&mut m, exit);
-    let pos = b.cmpi("sgt", res, one);
+    let pos = b.cmpi(CmpI::Sgt, res, one);
     b.create(
         "cf.assert",
         OpSpec {
@@ -476,7 +477,7 @@ fn harness_catches_leaks() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "main", vec![], vec![]);
     let mut b = at_end(&mut m, e);
-    let a = b.alloc(memref(&[100], Type::f32()), &[]);
+    let a = b.alloc(&memref(&[100], Type::f32()), &[]);
     let (k, x) = (b.c(3), b.const_float(1.0, Type::f32()));
     b.store(x, a, &[k]);
     b.ret(&[]);
@@ -508,7 +509,7 @@ fn nested_for_if_while() {
             let two = b.c(2);
             let rem = b.bin("arith.remui", j, two);
             let one = b.c(1);
-            let odd = b.cmpi("eq", rem, one);
+            let odd = b.cmpi(CmpI::Eq, rem, one);
             b.if_(
                 odd,
                 &[Type::Index],
@@ -517,7 +518,7 @@ fn nested_for_if_while() {
                         &[acc1],
                         |b, a| {
                             let lim = b.c(1000);
-                            (b.cmpi("slt", a[0], lim), vec![a[0]])
+                            (b.cmpi(CmpI::Slt, a[0], lim), vec![a[0]])
                         },
                         |b, a| {
                             let seven = b.c(7);
@@ -573,7 +574,7 @@ fn alloca_small_types_and_i32_loop() {
         let three = b.ci(3, Type::i(32));
         let r = b.bin("arith.remsi", i, three);
         let z = b.ci(0, Type::i(32));
-        let is0 = b.cmpi("eq", r, z);
+        let is0 = b.cmpi(CmpI::Eq, r, z);
         let ix = b.cast("arith.index_cast", i, Type::Index);
         b.store(is0, flags, &[ix]);
         let f = b.cast("arith.sitofp", i, Type::Float(ir::FloatKind::F16));

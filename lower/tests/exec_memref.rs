@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use ir::builder::CmpI;
 use ir::{Module, Type};
 
 fn arr(v: &[i64]) -> ir::Attribute {
@@ -40,7 +41,7 @@ fn views_subview_reinterpret_collapse_expand() {
     let (_, e) = func(&mut m, "main", vec![], vec![]);
     let mut b = at_end(&mut m, e);
     let i64t = Type::i64();
-    let a = b.alloc(memref(&[4, 6], i64t.clone()), &[]);
+    let a = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
     let (n4, n6) = (b.c(4), b.c(6));
     b.for_(0, n4, &[], |b, i, _| {
         b.for_(0, n6, &[], |b, j, _| {
@@ -323,12 +324,12 @@ fn realloc_growth_in_loop() {
     let mut b = at_end(&mut m, e);
     let dynt = memref(&[ir::DYN], Type::i64());
     let one = b.c(1);
-    let buf = b.alloc(dynt.clone(), &[one]);
+    let buf = b.alloc(&dynt.clone(), &[one]);
     let n = b.c(300);
     // Grow by doubling whenever i reaches the capacity; store i*i.
     let r = b.for_(0, n, &[buf, one], |b, i, st| {
         let (buf, cap) = (st[0], st[1]);
-        let full = b.cmpi("sge", i, cap);
+        let full = b.cmpi(CmpI::Sge, i, cap);
         let dynt = dynt.clone();
         let r = b.if_(
             full,
@@ -366,7 +367,7 @@ fn realloc_growth_in_loop() {
     let rem = b.cast("arith.index_cast", rem, Type::i64());
     b.print_i64(rem);
     // A static realloc keeps the prefix.
-    let small = b.alloc(memref(&[4], Type::f32()), &[]);
+    let small = b.alloc(&memref(&[4], Type::f32()), &[]);
     let k2 = b.c(2);
     let x = b.const_float(2.5, Type::f32());
     b.store(x, small, &[k2]);
@@ -396,7 +397,7 @@ fn memref_copy_contiguous_and_strided() {
     let (_, e) = func(&mut m, "main", vec![], vec![]);
     let mut b = at_end(&mut m, e);
     let i64t = Type::i64();
-    let a = b.alloc(memref(&[4, 6], i64t.clone()), &[]);
+    let a = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
     let (n4, n6) = (b.c(4), b.c(6));
     b.for_(0, n4, &[], |b, i, _| {
         b.for_(0, n6, &[], |b, j, _| {
@@ -410,7 +411,7 @@ fn memref_copy_contiguous_and_strided() {
         vec![]
     });
     // Contiguous: memcpy into a fresh 4x6 buffer.
-    let c = b.alloc(memref(&[4, 6], i64t.clone()), &[]);
+    let c = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
     b.op("memref.copy", &[a, c], &[], &[]);
     let s1 = sum_all(&mut b, c);
     // Strided: A[0:4:2, 1:7:3] (2x2) copied into C[1:3, 2:4].
@@ -449,8 +450,8 @@ fn memref_copy_contiguous_and_strided() {
     let (k2, k3) = (b.c(2), b.c(3));
     let corner = b.load(c, &[k2, k3]);
     // Rank-0 copy.
-    let r0a = b.alloc(memref(&[], Type::f64()), &[]);
-    let r0b = b.alloc(memref(&[], Type::f64()), &[]);
+    let r0a = b.alloc(&memref(&[], Type::f64()), &[]);
+    let r0b = b.alloc(&memref(&[], Type::f64()), &[]);
     let x = b.cf(6.25);
     b.store(x, r0a, &[]);
     b.op("memref.copy", &[r0a, r0b], &[], &[]);

@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use ir::builder::CmpI;
 use ir::pass::{PassManager, PassRegistry};
 use ir::{Module, Type};
 
@@ -89,7 +90,7 @@ fn while_loop() {
         &[n],
         |b, a| {
             let one = b.c(1);
-            (b.cmpi("sgt", a[0], one), vec![a[0]])
+            (b.cmpi(CmpI::Sgt, a[0], one), vec![a[0]])
         },
         |b, a| {
             let two = b.c(2);
@@ -117,7 +118,7 @@ fn deeply_nested_mix() {
                 let two = b.c(2);
                 let rem = b.bin("arith.remui", j, two);
                 let one = b.c(1);
-                b.cmpi("eq", rem, one)
+                b.cmpi(CmpI::Eq, rem, one)
             };
             let r = b.if_(
                 odd,
@@ -127,7 +128,7 @@ fn deeply_nested_mix() {
                         &[acc1],
                         |b, a| {
                             let lim = b.c(100);
-                            (b.cmpi("slt", a[0], lim), vec![a[0]])
+                            (b.cmpi(CmpI::Slt, a[0], lim), vec![a[0]])
                         },
                         |b, a| {
                             let ten = b.c(10);

@@ -346,7 +346,7 @@ impl<'m> Exporter<'m> {
         if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {
             node.doc_string = doc.to_string();
         }
-        let attr_names = region_attr_names(op_type);
+        let attr_names = onnx::OpKind::from_model("", op_type).map_or(&[][..], region_attr_names);
         for (i, &region) in m.regions(op).iter().enumerate() {
             let name = attr_names.get(i).ok_or_else(|| {
                 op_error(m, op, "has a region that has no ONNX subgraph attribute")

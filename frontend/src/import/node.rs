@@ -82,6 +82,15 @@ impl<'a> Importer<'a> {
                 ),
             )
         })?;
+        if dialect == "onnx" && SEQUENCE_OPS.contains(&node.op_type.as_str()) {
+            return Err(node_diag(
+                node,
+                format!(
+                    "unsupported operator '{}': sequence and optional values are not imported",
+                    node.op_type
+                ),
+            ));
+        }
         let known = match dialect {
             "onnx" => is_known_op(&node.op_type),
             _ => is_known_ml_op(&node.op_type),
@@ -92,15 +101,6 @@ impl<'a> Importer<'a> {
                 format!(
                     "unknown operator '{}' of domain '{}'",
                     node.op_type, node.domain
-                ),
-            ));
-        }
-        if dialect == "onnx" && SEQUENCE_OPS.contains(&node.op_type.as_str()) {
-            return Err(node_diag(
-                node,
-                format!(
-                    "unsupported operator '{}': sequence and optional values are not imported",
-                    node.op_type
                 ),
             ));
         }

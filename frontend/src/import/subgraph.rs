@@ -31,7 +31,7 @@ impl<'a> Importer<'a> {
                 format!("unsupported Scan of opset {version} (the batched form before opset 9)"),
             ));
         }
-        let region_names = region_attr_names(op_type);
+        let region_names = onnx::OpKind::from_model("", op_type).map_or(&[][..], region_attr_names);
         let mut graphs = Vec::with_capacity(region_names.len());
         for &name in region_names {
             let a = attrs.iter().find(|a| a.name == name);

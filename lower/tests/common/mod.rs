@@ -266,16 +266,9 @@ pub trait B {
     fn c(&mut self, v: i64) -> ValueId;
     fn ci(&mut self, v: i64, ty: Type) -> ValueId;
     fn cf(&mut self, v: f64) -> ValueId;
-    fn alloc(&mut self, ty: Type, dyn_sizes: &[ValueId]) -> ValueId;
-    fn dealloc(&mut self, m: ValueId);
-    fn load(&mut self, m: ValueId, idx: &[ValueId]) -> ValueId;
-    fn store(&mut self, v: ValueId, m: ValueId, idx: &[ValueId]);
     fn bin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId;
     fn un(&mut self, name: &str, a: ValueId) -> ValueId;
     fn cast(&mut self, name: &str, a: ValueId, to: Type) -> ValueId;
-    fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId;
-    fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId;
-    fn call(&mut self, f: &str, args: &[ValueId], results: &[Type]) -> Vec<ValueId>;
     fn print_i64(&mut self, v: ValueId);
     fn print_f64(&mut self, v: ValueId);
     fn newline(&mut self);
@@ -320,23 +313,6 @@ impl B for Builder<'_> {
     fn cf(&mut self, v: f64) -> ValueId {
         self.const_float(v, Type::f64())
     }
-    fn alloc(&mut self, ty: Type, dyn_sizes: &[ValueId]) -> ValueId {
-        self.op1("memref.alloc", dyn_sizes, ty, &[])
-    }
-    fn dealloc(&mut self, m: ValueId) {
-        self.op("memref.dealloc", &[m], &[], &[]);
-    }
-    fn load(&mut self, m: ValueId, idx: &[ValueId]) -> ValueId {
-        let elem = ty_of(self, m).element_type().clone();
-        let mut ops = vec![m];
-        ops.extend_from_slice(idx);
-        self.op1("memref.load", &ops, elem, &[])
-    }
-    fn store(&mut self, v: ValueId, m: ValueId, idx: &[ValueId]) {
-        let mut ops = vec![v, m];
-        ops.extend_from_slice(idx);
-        self.op("memref.store", &ops, &[], &[]);
-    }
     fn bin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
         self.same(name, &[a, b])
     }
@@ -345,23 +321,6 @@ impl B for Builder<'_> {
     }
     fn cast(&mut self, name: &str, a: ValueId, to: Type) -> ValueId {
         self.op1(name, &[a], to, &[])
-    }
-    fn cmpi(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = pred_attr(&ir::dialects::arith::CMPI_PREDICATES, pred);
-        self.op1("arith.cmpi", &[a, b], Type::i1(), &[("predicate", p)])
-    }
-    fn cmpf(&mut self, pred: &str, a: ValueId, b: ValueId) -> ValueId {
-        let p = pred_attr(&ir::dialects::arith::CMPF_PREDICATES, pred);
-        self.op1("arith.cmpf", &[a, b], Type::i1(), &[("predicate", p)])
-    }
-    fn call(&mut self, f: &str, args: &[ValueId], results: &[Type]) -> Vec<ValueId> {
-        let op = self.op(
-            "func.call",
-            args,
-            results,
-            &[("callee", Attribute::symbol(f))],
-        );
-        self.m.results(op).to_vec()
     }
     fn print_i64(&mut self, v: ValueId) {
         self.call("printI64", &[v], &[]);

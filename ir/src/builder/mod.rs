@@ -177,3 +177,11 @@ impl<'m> Builder<'m> {
         self.op("func.return", values, &[], &[])
     }
 }
+
+mod arith;
+mod control;
+mod memref;
+
+pub use arith::{is_unsigned, Cmp, CmpF, CmpI};
+pub use control::{RegionFn, WhileBodyFn, WhileCondFn};
+pub use memref::ViewLayout;

@@ -1,0 +1,339 @@
+//! Typed builders for `arith` and `math`: one method per op, compare
+//! predicates as enums, and the type-generic helpers kernels are written
+//! with (`add` is `addf` on floats, `addi` on integers and index).
+
+use super::Builder;
+use crate::attr::Attribute;
+use crate::module::ValueId;
+use crate::types::{Signedness, Type};
+
+/// `arith.cmpf` predicates, in the order of their integer encoding.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CmpF {
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    Uno,
+    True,
+}
+
+/// `arith.cmpi` predicates, in the order of their integer encoding.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CmpI {
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+}
+
+/// An order comparison, resolved per type by [`Builder::cmp`]: ordered
+/// for floats, signed or unsigned for integers.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Unsigned integers, and bool (i1: false < true).
+pub fn is_unsigned(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Int {
+            sign: Signedness::Unsigned,
+            ..
+        } | Type::Int { width: 1, .. }
+    )
+}
+
+macro_rules! same_type_ops {
+    ($($(#[$doc:meta])* $method:ident => $name:literal, $arity:tt;)*) => {
+        impl Builder<'_> {
+            $( same_type_ops!(@def [$($doc)*] $method, $name, $arity); )*
+        }
+    };
+    (@def [$($doc:meta)*] $method:ident, $name:literal, 1) => {
+        $(#[$doc])*
+        pub fn $method(&mut self, x: ValueId) -> ValueId {
+            self.same($name, &[x])
+        }
+    };
+    (@def [$($doc:meta)*] $method:ident, $name:literal, 2) => {
+        $(#[$doc])*
+        pub fn $method(&mut self, x: ValueId, y: ValueId) -> ValueId {
+            self.same($name, &[x, y])
+        }
+    };
+}
+
+same_type_ops! {
+    addf => "arith.addf", 2;
+    subf => "arith.subf", 2;
+    mulf => "arith.mulf", 2;
+    divf => "arith.divf", 2;
+    remf => "arith.remf", 2;
+    negf => "arith.negf", 1;
+    /// The max that propagates NaN.
+    maximumf => "arith.maximumf", 2;
+    minimumf => "arith.minimumf", 2;
+    /// The max that ignores a NaN operand.
+    maxnumf => "arith.maxnumf", 2;
+    minnumf => "arith.minnumf", 2;
+    addi => "arith.addi", 2;
+    subi => "arith.subi", 2;
+    muli => "arith.muli", 2;
+    divsi => "arith.divsi", 2;
+    divui => "arith.divui", 2;
+    ceildivsi => "arith.ceildivsi", 2;
+    ceildivui => "arith.ceildivui", 2;
+    floordivsi => "arith.floordivsi", 2;
+    remsi => "arith.remsi", 2;
+    remui => "arith.remui", 2;
+    andi => "arith.andi", 2;
+    ori => "arith.ori", 2;
+    xori => "arith.xori", 2;
+    shli => "arith.shli", 2;
+    shrsi => "arith.shrsi", 2;
+    shrui => "arith.shrui", 2;
+    maxsi => "arith.maxsi", 2;
+    minsi => "arith.minsi", 2;
+    maxui => "arith.maxui", 2;
+    minui => "arith.minui", 2;
+    absf => "math.absf", 1;
+    absi => "math.absi", 1;
+    acos => "math.acos", 1;
+    acosh => "math.acosh", 1;
+    asin => "math.asin", 1;
+    asinh => "math.asinh", 1;
+    atan => "math.atan", 1;
+    atan2 => "math.atan2", 2;
+    atanh => "math.atanh", 1;
+    cbrt => "math.cbrt", 1;
+    ceil => "math.ceil", 1;
+    copysign => "math.copysign", 2;
+    cos => "math.cos", 1;
+    cosh => "math.cosh", 1;
+    erf => "math.erf", 1;
+    exp => "math.exp", 1;
+    exp2 => "math.exp2", 1;
+    expm1 => "math.expm1", 1;
+    floor => "math.floor", 1;
+    log => "math.log", 1;
+    log10 => "math.log10", 1;
+    log1p => "math.log1p", 1;
+    log2 => "math.log2", 1;
+    powf => "math.powf", 2;
+    roundeven => "math.roundeven", 1;
+    round => "math.round", 1;
+    rsqrt => "math.rsqrt", 1;
+    sin => "math.sin", 1;
+    sinh => "math.sinh", 1;
+    sqrt => "math.sqrt", 1;
+    tan => "math.tan", 1;
+    tanh => "math.tanh", 1;
+    trunc => "math.trunc", 1;
+    ctlz => "math.ctlz", 1;
+    ctpop => "math.ctpop", 1;
+}
+
+macro_rules! cast_ops {
+    ($($method:ident => $name:literal;)*) => {
+        impl Builder<'_> {
+            $(
+                pub fn $method(&mut self, x: ValueId, to: Type) -> ValueId {
+                    self.op1($name, &[x], to, &[])
+                }
+            )*
+        }
+    };
+}
+
+cast_ops! {
+    extf => "arith.extf";
+    truncf => "arith.truncf";
+    sitofp => "arith.sitofp";
+    uitofp => "arith.uitofp";
+    fptosi => "arith.fptosi";
+    fptoui => "arith.fptoui";
+    extsi => "arith.extsi";
+    extui => "arith.extui";
+    trunci => "arith.trunci";
+    index_cast => "arith.index_cast";
+    index_castui => "arith.index_castui";
+    bitcast => "arith.bitcast";
+}
+
+impl Builder<'_> {
+    pub fn cmpf(&mut self, p: CmpF, x: ValueId, y: ValueId) -> ValueId {
+        let attrs = [("predicate", Attribute::i64(p as i64))];
+        self.op1("arith.cmpf", &[x, y], Type::i1(), &attrs)
+    }
+    pub fn cmpi(&mut self, p: CmpI, x: ValueId, y: ValueId) -> ValueId {
+        let attrs = [("predicate", Attribute::i64(p as i64))];
+        self.op1("arith.cmpi", &[x, y], Type::i1(), &attrs)
+    }
+    /// `x * y + z`, fused.
+    pub fn fma(&mut self, x: ValueId, y: ValueId, z: ValueId) -> ValueId {
+        self.same("math.fma", &[x, y, z])
+    }
+    /// `c ? x : y`.
+    pub fn select(&mut self, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
+        let ty = self.m.value_type(x).clone();
+        self.op1("arith.select", &[c, x, y], ty, &[])
+    }
+
+    fn ty(&self, v: ValueId) -> Type {
+        self.m.value_type(v).clone()
+    }
+
+    /// `x + y` in the class of `x`'s type.
+    pub fn add(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        if self.ty(x).is_float() {
+            self.addf(x, y)
+        } else {
+            self.addi(x, y)
+        }
+    }
+    pub fn sub(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        if self.ty(x).is_float() {
+            self.subf(x, y)
+        } else {
+            self.subi(x, y)
+        }
+    }
+    pub fn mul(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        if self.ty(x).is_float() {
+            self.mulf(x, y)
+        } else {
+            self.muli(x, y)
+        }
+    }
+    /// Division truncating toward zero for integers.
+    pub fn div(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let t = self.ty(x);
+        if t.is_float() {
+            self.divf(x, y)
+        } else if is_unsigned(&t) {
+            self.divui(x, y)
+        } else {
+            self.divsi(x, y)
+        }
+    }
+    /// The max that propagates NaN (ONNX's Max, MaxPool).
+    pub fn max(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let t = self.ty(x);
+        if t.is_float() {
+            self.maximumf(x, y)
+        } else if is_unsigned(&t) {
+            self.maxui(x, y)
+        } else {
+            self.maxsi(x, y)
+        }
+    }
+    pub fn min(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let t = self.ty(x);
+        if t.is_float() {
+            self.minimumf(x, y)
+        } else if is_unsigned(&t) {
+            self.minui(x, y)
+        } else {
+            self.minsi(x, y)
+        }
+    }
+    pub fn neg(&mut self, x: ValueId) -> ValueId {
+        let t = self.ty(x);
+        if t.is_float() {
+            self.negf(x)
+        } else {
+            let zero = self.zero(&t);
+            self.subi(zero, x)
+        }
+    }
+    /// `x <p> y`: ordered for floats, by signedness for integers.
+    pub fn cmp(&mut self, p: Cmp, x: ValueId, y: ValueId) -> ValueId {
+        let t = self.ty(x);
+        if t.is_float() {
+            let f = match p {
+                Cmp::Eq => CmpF::Oeq,
+                Cmp::Ne => CmpF::Une,
+                Cmp::Lt => CmpF::Olt,
+                Cmp::Le => CmpF::Ole,
+                Cmp::Gt => CmpF::Ogt,
+                Cmp::Ge => CmpF::Oge,
+            };
+            return self.cmpf(f, x, y);
+        }
+        let unsigned = is_unsigned(&t);
+        let i = match p {
+            Cmp::Eq => CmpI::Eq,
+            Cmp::Ne => CmpI::Ne,
+            Cmp::Lt if unsigned => CmpI::Ult,
+            Cmp::Le if unsigned => CmpI::Ule,
+            Cmp::Gt if unsigned => CmpI::Ugt,
+            Cmp::Ge if unsigned => CmpI::Uge,
+            Cmp::Lt => CmpI::Slt,
+            Cmp::Le => CmpI::Sle,
+            Cmp::Gt => CmpI::Sgt,
+            Cmp::Ge => CmpI::Sge,
+        };
+        self.cmpi(i, x, y)
+    }
+
+    /// A constant of scalar type `t` (floats exact, integers truncated
+    /// toward zero).
+    pub fn constant(&mut self, t: &Type, v: f64) -> ValueId {
+        if t.is_float() {
+            self.const_float(v, t.clone())
+        } else if *t == Type::Index {
+            self.const_index(v as i64)
+        } else {
+            self.const_int(v as i64, t.clone())
+        }
+    }
+    pub fn zero(&mut self, t: &Type) -> ValueId {
+        self.constant(t, 0.0)
+    }
+    pub fn one(&mut self, t: &Type) -> ValueId {
+        self.constant(t, 1.0)
+    }
+    /// A constant of `x`'s type.
+    pub fn constant_like(&mut self, x: ValueId, v: f64) -> ValueId {
+        let t = self.ty(x);
+        self.constant(&t, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
+
+    #[test]
+    fn predicate_enums_follow_the_encoding() {
+        assert_eq!(CMPF_PREDICATES[CmpF::Olt as usize], "olt");
+        assert_eq!(CMPF_PREDICATES[CmpF::Une as usize], "une");
+        assert_eq!(CMPF_PREDICATES[CmpF::True as usize], "true");
+        assert_eq!(CMPI_PREDICATES[CmpI::Sge as usize], "sge");
+        assert_eq!(CMPI_PREDICATES[CmpI::Uge as usize], "uge");
+    }
+}

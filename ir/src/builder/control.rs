@@ -1,0 +1,150 @@
+//! Typed builders for `scf`, `cf` and `func` ops with regions or
+//! successors.
+
+use super::Builder;
+use crate::attr::Attribute;
+use crate::module::{BlockId, OpId, OpSpec, ValueId};
+use crate::sym::Sym;
+use crate::types::Type;
+
+/// Builds one region's body and returns the values to yield.
+pub type RegionFn<'a> = &'a mut dyn FnMut(&mut Builder<'_>) -> Vec<ValueId>;
+/// Builds the `before` region of `scf.while` from the carried values and
+/// returns the condition and the values passed on.
+pub type WhileCondFn<'a> =
+    &'a mut dyn FnMut(&mut Builder<'_>, &[ValueId]) -> (ValueId, Vec<ValueId>);
+/// Builds the `after` region of `scf.while` and returns the next values.
+pub type WhileBodyFn<'a> = &'a mut dyn FnMut(&mut Builder<'_>, &[ValueId]) -> Vec<ValueId>;
+
+impl Builder<'_> {
+    /// `scf.if cond -> (result_types)`: `then` and `els` build each branch
+    /// and return the values to yield (`els` is required when there are
+    /// results; without results and without `els` the else region stays
+    /// empty).
+    pub fn scf_if(
+        &mut self,
+        cond: ValueId,
+        result_types: &[Type],
+        then: RegionFn<'_>,
+        els: Option<RegionFn<'_>>,
+    ) -> OpId {
+        let op = self.create(
+            "scf.if",
+            OpSpec {
+                operands: vec![cond],
+                result_types: result_types.to_vec(),
+                regions: 2,
+                ..OpSpec::default()
+            },
+        );
+        let regions = self.m.regions(op).to_vec();
+        let loc = self.m.loc(op).clone();
+        let blk = self.m.append_block(regions[0], &[]);
+        let mut inner = Builder::at_end(self.m, blk).with_loc(loc.clone());
+        let ys = then(&mut inner);
+        inner.scf_yield(&ys);
+        if let Some(els) = els {
+            let blk = self.m.append_block(regions[1], &[]);
+            let mut inner = Builder::at_end(self.m, blk).with_loc(loc);
+            let ys = els(&mut inner);
+            inner.scf_yield(&ys);
+        }
+        op
+    }
+
+    /// `scf.while (inits)`: `before` gets the carried values and returns
+    /// `(condition, values passed on)`; `after` gets those and returns the
+    /// next carried values. The result types are the inits' types.
+    pub fn scf_while(
+        &mut self,
+        inits: &[ValueId],
+        before: WhileCondFn<'_>,
+        after: WhileBodyFn<'_>,
+    ) -> OpId {
+        let types: Vec<Type> = inits
+            .iter()
+            .map(|&v| self.m.value_type(v).clone())
+            .collect();
+        let op = self.create(
+            "scf.while",
+            OpSpec {
+                operands: inits.to_vec(),
+                result_types: types.clone(),
+                regions: 2,
+                ..OpSpec::default()
+            },
+        );
+        let regions = self.m.regions(op).to_vec();
+        let loc = self.m.loc(op).clone();
+        let blk = self.m.append_block(regions[0], &types);
+        let args = self.m.block_args(blk).to_vec();
+        let mut inner = Builder::at_end(self.m, blk).with_loc(loc.clone());
+        let (cond, passed) = before(&mut inner, &args);
+        inner.scf_condition(cond, &passed);
+        let passed_types: Vec<Type> = passed
+            .iter()
+            .map(|&v| self.m.value_type(v).clone())
+            .collect();
+        let blk = self.m.append_block(regions[1], &passed_types);
+        let args = self.m.block_args(blk).to_vec();
+        let mut inner = Builder::at_end(self.m, blk).with_loc(loc);
+        let next = after(&mut inner, &args);
+        inner.scf_yield(&next);
+        op
+    }
+
+    pub fn scf_yield(&mut self, values: &[ValueId]) -> OpId {
+        self.op("scf.yield", values, &[], &[])
+    }
+    pub fn scf_condition(&mut self, cond: ValueId, passed: &[ValueId]) -> OpId {
+        let mut operands = Vec::with_capacity(passed.len() + 1);
+        operands.push(cond);
+        operands.extend_from_slice(passed);
+        self.op("scf.condition", &operands, &[], &[])
+    }
+
+    /// `cf.assert cond, "msg"`.
+    pub fn cf_assert(&mut self, cond: ValueId, msg: &str) -> OpId {
+        self.create(
+            "cf.assert",
+            OpSpec {
+                operands: vec![cond],
+                attrs: vec![(Sym::new("msg"), Attribute::string(msg))],
+                ..OpSpec::default()
+            },
+        )
+    }
+    /// `cf.br ^dest(args)`.
+    pub fn br(&mut self, dest: BlockId, args: &[ValueId]) -> OpId {
+        self.create(
+            "cf.br",
+            OpSpec {
+                successors: vec![(dest, args.to_vec())],
+                ..OpSpec::default()
+            },
+        )
+    }
+    /// `cf.cond_br cond, ^t(targs), ^f(fargs)`.
+    pub fn cond_br(
+        &mut self,
+        cond: ValueId,
+        t: (BlockId, &[ValueId]),
+        f: (BlockId, &[ValueId]),
+    ) -> OpId {
+        self.create(
+            "cf.cond_br",
+            OpSpec {
+                operands: vec![cond],
+                successors: vec![(t.0, t.1.to_vec()), (f.0, f.1.to_vec())],
+                ..OpSpec::default()
+            },
+        )
+    }
+
+    /// `func.call @callee(args) : (...) -> results`; returns the results.
+    pub fn call(&mut self, callee: &str, args: &[ValueId], results: &[Type]) -> Vec<ValueId> {
+        let attrs = [("callee", Attribute::symbol(callee))];
+        let op = self.op("func.call", args, results, &attrs);
+        self.m.results(op).to_vec()
+    }
+}

@@ -1,0 +1,124 @@
+//! Typed builders for `memref` ops.
+
+use super::Builder;
+use crate::attr::Attribute;
+use crate::module::ValueId;
+use crate::types::Type;
+use std::sync::Arc;
+
+/// Static offsets, sizes and strides of a view op, with `DYN` where the
+/// value is one of the op's operands.
+pub struct ViewLayout<'a> {
+    pub offsets: &'a [i64],
+    pub sizes: &'a [i64],
+    pub strides: &'a [i64],
+}
+
+/// The operand segment sizes of a view op: the source, then the dynamic
+/// offsets, sizes and strides.
+fn segments(n: [usize; 4]) -> Attribute {
+    let v: Vec<i64> = n.iter().map(|&x| x as i64).collect();
+    Attribute::DenseArray(Type::i(32), Arc::from(v.as_slice()))
+}
+
+impl Builder<'_> {
+    /// `memref.alloc` of `ty` with the sizes of its dynamic dims.
+    pub fn alloc(&mut self, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {
+        self.op1("memref.alloc", dyn_dims, ty.clone(), &[])
+    }
+    /// `memref.alloc` with an `alignment` in bytes.
+    pub fn alloc_aligned(&mut self, ty: &Type, dyn_dims: &[ValueId], align: i64) -> ValueId {
+        let attrs = [("alignment", Attribute::i64(align))];
+        self.op1("memref.alloc", dyn_dims, ty.clone(), &attrs)
+    }
+    pub fn alloca(&mut self, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {
+        self.op1("memref.alloca", dyn_dims, ty.clone(), &[])
+    }
+    pub fn dealloc(&mut self, m: ValueId) {
+        self.op("memref.dealloc", &[m], &[], &[]);
+    }
+    /// `memref.load m[idx]`.
+    pub fn load(&mut self, m: ValueId, idx: &[ValueId]) -> ValueId {
+        let elem = self.m.value_type(m).element_type().clone();
+        let mut operands = Vec::with_capacity(idx.len() + 1);
+        operands.push(m);
+        operands.extend_from_slice(idx);
+        self.op1("memref.load", &operands, elem, &[])
+    }
+    /// `memref.store v, m[idx]`.
+    pub fn store(&mut self, v: ValueId, m: ValueId, idx: &[ValueId]) {
+        let mut operands = Vec::with_capacity(idx.len() + 2);
+        operands.extend([v, m]);
+        operands.extend_from_slice(idx);
+        self.op("memref.store", &operands, &[], &[]);
+    }
+    /// `memref.copy from, to`.
+    pub fn copy(&mut self, from: ValueId, to: ValueId) {
+        self.op("memref.copy", &[from, to], &[], &[]);
+    }
+    /// `memref.dim m, d` with a constant `d`.
+    pub fn dim(&mut self, m: ValueId, d: usize) -> ValueId {
+        let i = self.const_index(d as i64);
+        self.op1("memref.dim", &[m, i], Type::Index, &[])
+    }
+    /// `memref.cast m : T to ty`.
+    pub fn memref_cast(&mut self, m: ValueId, ty: Type) -> ValueId {
+        self.op1("memref.cast", &[m], ty, &[])
+    }
+    /// `memref.get_global @name : ty`.
+    pub fn get_global(&mut self, name: &str, ty: Type) -> ValueId {
+        let attrs = [("name", Attribute::symbol(name))];
+        self.op1("memref.get_global", &[], ty, &attrs)
+    }
+    /// `memref.subview src[offsets][sizes][strides] : ... to ty`;
+    /// `dynamic` holds the offsets then the sizes that are `DYN` in the
+    /// layout (strides are static).
+    pub fn subview(
+        &mut self,
+        src: ValueId,
+        layout: ViewLayout<'_>,
+        n_dyn_offsets: usize,
+        dynamic: &[ValueId],
+        ty: Type,
+    ) -> ValueId {
+        let mut operands = Vec::with_capacity(dynamic.len() + 1);
+        operands.push(src);
+        operands.extend_from_slice(dynamic);
+        let n_sizes = dynamic.len().saturating_sub(n_dyn_offsets);
+        let attrs = [
+            ("static_offsets", Attribute::i64_array(layout.offsets)),
+            ("static_sizes", Attribute::i64_array(layout.sizes)),
+            ("static_strides", Attribute::i64_array(layout.strides)),
+            (
+                "operandSegmentSizes",
+                segments([1, n_dyn_offsets, n_sizes, 0]),
+            ),
+        ];
+        self.op1("memref.subview", &operands, ty, &attrs)
+    }
+    /// `memref.reinterpret_cast src to offset: [0], sizes, strides`;
+    /// `dyn_sizes` and `dyn_strides` fill the `DYN` entries.
+    pub fn reinterpret_cast(
+        &mut self,
+        src: ValueId,
+        layout: ViewLayout<'_>,
+        dyn_sizes: &[ValueId],
+        dyn_strides: &[ValueId],
+        ty: Type,
+    ) -> ValueId {
+        let mut operands = Vec::with_capacity(1 + dyn_sizes.len() + dyn_strides.len());
+        operands.push(src);
+        operands.extend_from_slice(dyn_sizes);
+        operands.extend_from_slice(dyn_strides);
+        let attrs = [
+            ("static_offsets", Attribute::i64_array(layout.offsets)),
+            ("static_sizes", Attribute::i64_array(layout.sizes)),
+            ("static_strides", Attribute::i64_array(layout.strides)),
+            (
+                "operandSegmentSizes",
+                segments([1, 0, dyn_sizes.len(), dyn_strides.len()]),
+            ),
+        ];
+        self.op1("memref.reinterpret_cast", &operands, ty, &attrs)
+    }
+}
