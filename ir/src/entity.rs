@@ -171,6 +171,98 @@ impl<K: EntityRef, V: Clone> IndexMut<K> for SecondaryMap<K, V> {
     }
 }
 
+/// A set of entities as a bit vector: O(1) insert and lookup, sized by the
+/// largest key inserted.
+#[derive(Clone, Debug)]
+pub struct EntitySet<K: EntityRef> {
+    words: Vec<u64>,
+    len: usize,
+    _key: PhantomData<K>,
+}
+
+impl<K: EntityRef> Default for EntitySet<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: EntityRef> EntitySet<K> {
+    pub fn new() -> Self {
+        EntitySet {
+            words: Vec::new(),
+            len: 0,
+            _key: PhantomData,
+        }
+    }
+    pub fn contains(&self, k: K) -> bool {
+        let i = k.index();
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    /// Adds `k`; true when it was not in the set.
+    pub fn insert(&mut self, k: K) -> bool {
+        let i = k.index();
+        if i / 64 >= self.words.len() {
+            self.words.resize(i / 64 + 1, 0);
+        }
+        let w = &mut self.words[i / 64];
+        let bit = 1 << (i % 64);
+        let fresh = *w & bit == 0;
+        *w |= bit;
+        self.len += usize::from(fresh);
+        fresh
+    }
+    /// Removes `k`; true when it was in the set.
+    pub fn remove(&mut self, k: K) -> bool {
+        let i = k.index();
+        let Some(w) = self.words.get_mut(i / 64) else {
+            return false;
+        };
+        let bit = 1 << (i % 64);
+        let had = *w & bit != 0;
+        *w &= !bit;
+        self.len -= usize::from(had);
+        had
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+    }
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = K> + '_ {
+        self.words.iter().enumerate().flat_map(|(wi, &w)| {
+            (0..64)
+                .filter(move |b| w & (1u64 << b) != 0)
+                .map(move |b| K::new(wi * 64 + b))
+        })
+    }
+}
+
+impl<K: EntityRef> FromIterator<K> for EntitySet<K> {
+    fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
+        let mut s = EntitySet::new();
+        for k in iter {
+            s.insert(k);
+        }
+        s
+    }
+}
+
+impl<K: EntityRef> Extend<K> for EntitySet<K> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
+        for k in iter {
+            self.insert(k);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +280,17 @@ mod tests {
         assert_eq!(s[b], 7);
         assert_eq!(s[a], 0);
         assert_eq!(format!("{a}"), "t0");
+    }
+
+    #[test]
+    fn entity_set() {
+        let mut s: EntitySet<Thing> = EntitySet::new();
+        assert!(s.insert(Thing::new(3)));
+        assert!(!s.insert(Thing::new(3)));
+        assert!(s.insert(Thing::new(200)));
+        assert!(s.contains(Thing::new(200)) && !s.contains(Thing::new(4)));
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![Thing::new(3), Thing::new(200)]);
+        assert!(s.remove(Thing::new(3)) && !s.remove(Thing::new(3)));
+        assert_eq!(s.len(), 1);
     }
 }
