@@ -3,6 +3,7 @@
 
 pub mod attr;
 pub mod diag;
+pub mod dim;
 pub mod elements;
 pub mod entity;
 pub mod module;
