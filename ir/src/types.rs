@@ -1,6 +1,7 @@
 //! Types in MLIR syntax: `index`, `i32`, `ui8`, `f32`, `tensor<2x?xf32>`,
 //! `memref<4x?xf32, strided<[?, 1], offset: ?>>`, `(i32) -> f32`, `!dialect.x`.
 
+use crate::dim::DimExpr;
 use std::fmt;
 use std::sync::Arc;
 
@@ -87,10 +88,33 @@ pub enum Type {
 }
 
 /// `tensor<2x?xf32>`; `shape == None` is `tensor<*xf32>`.
+///
+/// `dims` gives each dim's symbolic size when shape inference knows one
+/// for a dynamic dim (`tensor<?x3xf32, #onnx.dims<"N, 3">>`); it is `None`
+/// when every dim is static or none is known. Construct with
+/// [`Type::tensor_dims`] to keep that invariant.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct TensorType {
     pub shape: Option<Vec<i64>>,
     pub elem: Type,
+    pub dims: Option<Arc<[Option<DimExpr>]>>,
+}
+
+impl TensorType {
+    /// The symbolic size of dim `i`: its constant when static, its
+    /// expression when known, `None` for an unknown dynamic dim.
+    pub fn dim(&self, i: usize) -> Option<DimExpr> {
+        let d = *self.shape.as_ref()?.get(i)?;
+        if d != DYN {
+            return Some(DimExpr::constant(d));
+        }
+        self.dims.as_ref()?.get(i)?.clone()
+    }
+    /// Every dim's symbolic size (see [`TensorType::dim`]); `None` unranked.
+    pub fn sym_dims(&self) -> Option<Vec<Option<DimExpr>>> {
+        let rank = self.shape.as_ref()?.len();
+        Some((0..rank).map(|i| self.dim(i)).collect())
+    }
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -145,10 +169,47 @@ impl Type {
         Type::Tensor(Arc::new(TensorType {
             shape: Some(shape),
             elem,
+            dims: None,
+        }))
+    }
+    /// A ranked tensor from symbolic sizes: constant dims are static,
+    /// the others dynamic with their expression kept (`None`: unknown).
+    pub fn tensor_dims(dims: Vec<Option<DimExpr>>, elem: Type) -> Type {
+        let shape: Vec<i64> = dims
+            .iter()
+            .map(|d| d.as_ref().and_then(DimExpr::as_const).unwrap_or(DYN))
+            .collect();
+        let symbolic = dims
+            .iter()
+            .any(|d| d.as_ref().is_some_and(|e| e.as_const().is_none()));
+        let dims = symbolic.then(|| {
+            dims.into_iter()
+                .map(|d| d.filter(|e| e.as_const().is_none()))
+                .collect()
+        });
+        Type::Tensor(Arc::new(TensorType {
+            shape: Some(shape),
+            elem,
+            dims,
         }))
     }
     pub fn unranked_tensor(elem: Type) -> Type {
-        Type::Tensor(Arc::new(TensorType { shape: None, elem }))
+        Type::Tensor(Arc::new(TensorType {
+            shape: None,
+            elem,
+            dims: None,
+        }))
+    }
+    /// The same type without symbolic sizes.
+    pub fn without_dims(&self) -> Type {
+        match self {
+            Type::Tensor(t) if t.dims.is_some() => Type::Tensor(Arc::new(TensorType {
+                shape: t.shape.clone(),
+                elem: t.elem.clone(),
+                dims: None,
+            })),
+            other => other.clone(),
+        }
     }
     pub fn memref(shape: Vec<i64>, elem: Type) -> Type {
         Type::MemRef(Arc::new(MemRefType {
@@ -328,7 +389,15 @@ impl fmt::Display for Type {
                     Some(shape) => write_shape_prefix(f, shape)?,
                     None => f.write_str("*x")?,
                 }
-                write!(f, "{}>", t.elem)
+                write!(f, "{}", t.elem)?;
+                if let Some(dims) = &t.dims {
+                    // Static dims print as their size, unknown ones as `?`.
+                    let items: Vec<String> = (0..dims.len())
+                        .map(|i| t.dim(i).map_or_else(|| "?".to_string(), |e| e.to_string()))
+                        .collect();
+                    write!(f, ", #onnx.dims<{:?}>", items.join(", "))?;
+                }
+                f.write_str(">")
             }
             Type::MemRef(m) => {
                 f.write_str("memref<")?;

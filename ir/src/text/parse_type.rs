@@ -2,6 +2,7 @@
 
 use super::lexer::Kind;
 use super::parser::{PResult, Parser};
+use crate::dim::DimExpr;
 use crate::types::{FloatKind, Layout, MemRefType, Signedness, TensorType, Type, DYN};
 use std::sync::Arc;
 
@@ -174,9 +175,34 @@ impl<'a> Parser<'a> {
                 self.expect_angle_open()?;
                 let shape = self.dims(true)?;
                 let elem = self.parse_type()?;
+                let dims = if self.eat_punct(b',') {
+                    Some(self.sym_dims(shape.as_ref().map_or(0, Vec::len))?)
+                } else {
+                    None
+                };
                 self.expect_punct(b'>')?;
                 self.leave();
-                Ok(Type::Tensor(Arc::new(TensorType { shape, elem })))
+                Ok(match (shape, dims) {
+                    (Some(shape), Some(dims)) => {
+                        let merged = shape
+                            .iter()
+                            .zip(dims)
+                            .map(|(&s, d)| {
+                                if s == DYN {
+                                    d
+                                } else {
+                                    Some(DimExpr::constant(s))
+                                }
+                            })
+                            .collect();
+                        Type::tensor_dims(merged, elem)
+                    }
+                    (shape, _) => Type::Tensor(Arc::new(TensorType {
+                        shape,
+                        elem,
+                        dims: None,
+                    })),
+                })
             }
             "memref" => {
                 self.bump();
@@ -214,6 +240,30 @@ impl<'a> Parser<'a> {
     /// `4x?x` (or `*x` when unranked is allowed), scanned by character from
     /// right after the current `<` token; leaves the element type as the
     /// current token. `None` means unranked.
+    /// `#onnx.dims<"N, 3, ?">`: one symbolic size per dim (`?` unknown).
+    fn sym_dims(&mut self, rank: usize) -> PResult<Vec<Option<DimExpr>>> {
+        if !(self.is(Kind::HashId) && self.text() == "#onnx.dims") {
+            return Err(self.err("expected '#onnx.dims' after the element type"));
+        }
+        self.bump();
+        self.expect_punct(b'<')?;
+        let at = self.tok.start;
+        let text = self.string()?;
+        self.expect_punct(b'>')?;
+        let dims: Vec<Option<DimExpr>> = text
+            .split(',')
+            .map(|item| match item.trim() {
+                "?" => Ok(None),
+                e => crate::dim::parse(e).map(Some),
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|m| self.err_at(at, &m))?;
+        if dims.len() != rank {
+            return Err(self.err_at(at, "'#onnx.dims' must give one size per dim"));
+        }
+        Ok(dims)
+    }
+
     fn dims(&mut self, allow_unranked: bool) -> PResult<Option<Vec<i64>>> {
         let mut dims = Vec::new();
         let mut unranked = false;

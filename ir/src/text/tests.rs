@@ -488,3 +488,32 @@ fn small_float_specials_roundtrip() {
         assert_eq!(attr(&printed).unwrap().to_string(), printed, "{lit} : {ty}");
     }
 }
+
+#[test]
+fn symbolic_tensor_dims_round_trip() {
+    let t = ty(r#"tensor<?x3x?xf32, #onnx.dims<"N, 3, (H - 1) floordiv 2 + 1">>"#)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tt = t.as_tensor().unwrap_or_else(|| panic!("not a tensor"));
+    assert_eq!(tt.dim(0).map(|d| d.to_string()), Some("N".to_string()));
+    assert_eq!(tt.dim(1).and_then(|d| d.as_const()), Some(3));
+    assert_eq!(
+        t.to_string(),
+        r#"tensor<?x3x?xf32, #onnx.dims<"N, 3, (H + 1) floordiv 2">>"#
+    );
+    assert_eq!(ty(&t.to_string()).ok(), Some(t.clone()));
+    // An unknown dim stays `?`; a type without symbols prints as before.
+    let u =
+        ty(r#"tensor<?x?xi64, #onnx.dims<"?, \"batch size\"">>"#).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        u.to_string(),
+        r#"tensor<?x?xi64, #onnx.dims<"?, \"batch size\"">>"#
+    );
+    assert_eq!(u.without_dims().to_string(), "tensor<?x?xi64>");
+    assert!(ty(r#"tensor<?xf32, #onnx.dims<"N, M">>"#).is_err());
+    assert!(ty(r#"tensor<?xf32, #onnx.dims<"N +">>"#).is_err());
+    let src = r#"func.func @f(%a: tensor<?x4xf32, #onnx.dims<"B, 4">>) -> tensor<?x4xf32, #onnx.dims<"B, 4">> {
+  return %a : tensor<?x4xf32, #onnx.dims<"B, 4">>
+}
+"#;
+    assert!(roundtrip(src).contains(r#"#onnx.dims<"B, 4">"#));
+}

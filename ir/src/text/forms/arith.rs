@@ -64,6 +64,7 @@ fn cmp_result(t: &Type) -> Type {
         Type::Tensor(tt) => Type::Tensor(Arc::new(TensorType {
             shape: tt.shape.clone(),
             elem: Type::i1(),
+            dims: tt.dims.clone(),
         })),
         _ => Type::i1(),
     }
