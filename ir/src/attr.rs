@@ -24,6 +24,9 @@ pub enum Attribute {
     DenseArray(Type, Arc<[i64]>),
     /// `dense<...> : tensor<...>`, backed by shared element buffers.
     Elements(Elements),
+    /// A dialect attribute kept verbatim: `#vector.kind<add>` is
+    /// `Opaque("vector.kind<add>")`.
+    Opaque(Arc<str>),
 }
 
 impl PartialEq for Attribute {
@@ -39,6 +42,7 @@ impl PartialEq for Attribute {
             (Dict(a), Dict(b)) => a == b,
             (Type(a), Type(b)) => a == b,
             (SymbolRef(a), SymbolRef(b)) => a == b,
+            (Opaque(a), Opaque(b)) => a == b,
             (DenseArray(t, a), DenseArray(u, b)) => t == u && a == b,
             (Elements(a), Elements(b)) => a.same_content(b),
             _ => false,
@@ -321,6 +325,7 @@ impl fmt::Display for Attribute {
             Attribute::Dict(entries) => write_dict(f, entries),
             Attribute::Type(t) => write!(f, "{t}"),
             Attribute::SymbolRef(s) => write_symbol(f, s),
+            Attribute::Opaque(body) => write!(f, "#{body}"),
             Attribute::DenseArray(ty, values) => {
                 write!(f, "array<{ty}")?;
                 for (i, v) in values.iter().enumerate() {

@@ -82,6 +82,8 @@ pub enum Type {
     Complex(Arc<Type>),
     Tensor(Arc<TensorType>),
     MemRef(Arc<MemRefType>),
+    /// `vector<8xf32>`: a register value of static shape.
+    Vector(Arc<VectorType>),
     Function(Arc<FunctionType>),
     /// `!dialect.body`, e.g. `!onnx.Seq<tensor<f32>>`; the body is kept verbatim.
     Opaque(Arc<str>),
@@ -132,6 +134,22 @@ pub struct MemRefType {
     pub shape: Vec<i64>,
     pub elem: Type,
     pub layout: Layout,
+}
+
+/// `vector<8xf32>`, `vector<4x8xi32>`; every dim static and positive.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct VectorType {
+    pub shape: Vec<i64>,
+    pub elem: Type,
+}
+
+impl VectorType {
+    pub fn len(&self) -> i64 {
+        self.shape.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -225,6 +243,30 @@ impl Type {
             layout: Layout::Strided { offset, strides },
         }))
     }
+    /// A 1-D vector of `n` elements.
+    pub fn vector(n: i64, elem: Type) -> Type {
+        Type::Vector(Arc::new(VectorType {
+            shape: vec![n],
+            elem,
+        }))
+    }
+    /// `self`'s vector of `n` elements, or of `self`'s shape with `elem`
+    /// when `self` is already a vector (the type a compare returns).
+    pub fn with_elem(&self, elem: Type) -> Type {
+        match self {
+            Type::Vector(v) => Type::Vector(Arc::new(VectorType {
+                shape: v.shape.clone(),
+                elem,
+            })),
+            _ => elem,
+        }
+    }
+    pub fn as_vector(&self) -> Option<&VectorType> {
+        match self {
+            Type::Vector(v) => Some(v),
+            _ => None,
+        }
+    }
     pub fn function(inputs: Vec<Type>, results: Vec<Type>) -> Type {
         Type::Function(Arc::new(FunctionType { inputs, results }))
     }
@@ -276,6 +318,7 @@ impl Type {
         match self {
             Type::Tensor(t) => &t.elem,
             Type::MemRef(m) => &m.elem,
+            Type::Vector(v) => &v.elem,
             other => other,
         }
     }
@@ -288,7 +331,7 @@ impl Type {
         }
     }
     pub fn is_shaped(&self) -> bool {
-        matches!(self, Type::Tensor(_) | Type::MemRef(_))
+        matches!(self, Type::Tensor(_) | Type::MemRef(_) | Type::Vector(_))
     }
     /// Scalar types that a memref or tensor may hold.
     pub fn is_scalar(&self) -> bool {
@@ -433,6 +476,11 @@ impl fmt::Display for Type {
                 }
             }
             Type::Opaque(body) => write!(f, "!{body}"),
+            Type::Vector(v) => {
+                f.write_str("vector<")?;
+                write_shape_prefix(f, &v.shape)?;
+                write!(f, "{}>", v.elem)
+            }
         }
     }
 }

@@ -181,7 +181,9 @@ impl<'m> Builder<'m> {
 mod arith;
 mod control;
 mod memref;
+mod vector;
 
 pub use arith::{is_unsigned, Cmp, CmpF, CmpI};
 pub use control::{RegionFn, WhileBodyFn, WhileCondFn};
 pub use memref::ViewLayout;
+pub use vector::Reduce;

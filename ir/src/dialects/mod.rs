@@ -7,6 +7,7 @@ pub mod func;
 pub mod math;
 pub mod memref;
 pub mod scf;
+pub mod vector;
 
 use crate::diag::{Diagnostic, Result};
 use crate::module::{Module, OpId};
@@ -32,6 +33,7 @@ pub fn builtin_ops() -> impl Iterator<Item = &'static OpDef> {
         .chain(scf::OPS.iter())
         .chain(cf::OPS.iter())
         .chain(bufferization::OPS.iter())
+        .chain(vector::OPS.iter())
 }
 
 /// A diagnostic about `op`, carrying its name and location.

@@ -141,6 +141,9 @@ impl<'a> Parser<'a> {
                 .symbol_ref()
                 .map(|s| Attribute::SymbolRef(Arc::from(s.as_str()))),
             Kind::Punct(b'(') | Kind::ExclId => Ok(Attribute::Type(self.parse_type()?)),
+            Kind::HashId if self.lex.peek_byte() == Some(b'<') && self.text().contains('.') => {
+                self.dialect_attr()
+            }
             Kind::HashId => {
                 let name = self.text().get(1..).unwrap_or("");
                 match self.attr_aliases.get(name) {
@@ -361,6 +364,39 @@ impl<'a> Parser<'a> {
             }
             self.bump();
         }
+    }
+
+    /// `#dialect.name<body>` kept verbatim (`body` may nest `<>` and hold
+    /// strings): the token is the `#dialect.name` before the `<`.
+    fn dialect_attr(&mut self) -> PResult<Attribute> {
+        let start = self.tok.start + 1;
+        let src = self.lex.src().as_bytes();
+        let mut at = self.lex.pos();
+        let mut depth = 0usize;
+        loop {
+            match src.get(at) {
+                Some(b'<') => depth += 1,
+                Some(b'>') => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                Some(b'"') => {
+                    let (_, end) =
+                        super::lexer::decode_string(src, at).map_err(|(p, m)| self.err_at(p, m))?;
+                    at = end;
+                    continue;
+                }
+                Some(_) => {}
+                None => return Err(self.err("unterminated dialect attribute")),
+            }
+            at += 1;
+        }
+        let body = self.lex.src().get(start..=at).unwrap_or("");
+        let attr = Attribute::Opaque(Arc::from(body));
+        self.reset_to(at + 1);
+        Ok(attr)
     }
 }
 

@@ -3,7 +3,7 @@
 use super::lexer::Kind;
 use super::parser::{PResult, Parser};
 use crate::dim::DimExpr;
-use crate::types::{FloatKind, Layout, MemRefType, Signedness, TensorType, Type, DYN};
+use crate::types::{FloatKind, Layout, MemRefType, Signedness, TensorType, Type, VectorType, DYN};
 use std::sync::Arc;
 
 /// MLIR's limit on integer type widths.
@@ -32,8 +32,10 @@ fn int_type(name: &str) -> Option<Result<Type, ()>> {
 
 /// Whether a bare identifier begins a builtin type.
 pub(crate) fn is_type_keyword(s: &str) -> bool {
-    matches!(s, "index" | "none" | "tensor" | "memref" | "complex")
-        || FloatKind::from_name(s).is_some()
+    matches!(
+        s,
+        "index" | "none" | "tensor" | "memref" | "vector" | "complex"
+    ) || FloatKind::from_name(s).is_some()
         || int_type(s).is_some()
 }
 
@@ -203,6 +205,23 @@ impl<'a> Parser<'a> {
                         dims: None,
                     })),
                 })
+            }
+            "vector" => {
+                self.bump();
+                self.enter()?;
+                self.expect_angle_open()?;
+                let at = self.tok.start;
+                let shape = self.dims(false)?.unwrap_or_default();
+                if shape.is_empty() || shape.iter().any(|&d| d <= 0) {
+                    return Err(self.err_at(at, "vector dims must be static and positive"));
+                }
+                let elem = self.parse_type()?;
+                self.expect_punct(b'>')?;
+                self.leave();
+                if !elem.is_scalar() {
+                    return Err(self.err_at(at, "vector elements must be scalars"));
+                }
+                Ok(Type::Vector(Arc::new(VectorType { shape, elem })))
             }
             "memref" => {
                 self.bump();

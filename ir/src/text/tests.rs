@@ -97,7 +97,9 @@ fn types_print_as_parsed() {
     for bad in [
         "i0",
         "i99999999",
-        "vector<4xf32>",
+        "vector<0xf32>",
+        "vector<?xf32>",
+        "vector<4xmemref<2xf32>>",
         "tensor<4f32>",
         "memref<4xf32, 1>",
         "tensor<99999999999999999999xf32>",
@@ -153,7 +155,15 @@ fn attributes_print_as_parsed() {
     assert_eq!(attr("255 : i8").unwrap(), Attribute::Int(255, Type::i(8)));
     assert!(attr("1.5 : i32").is_err());
     assert!(attr("{a, a}").is_err());
-    assert!(attr("#foo.bar<1>").is_err());
+    // Dialect attributes are kept verbatim; aliases must be defined.
+    assert_eq!(attr("#foo.bar<1>").unwrap().to_string(), "#foo.bar<1>");
+    assert_eq!(
+        attr(r#"#vector.kind<a<"x>">>"#).unwrap().to_string(),
+        r#"#vector.kind<a<"x>">>"#
+    );
+    assert!(attr("#foo.bar<1").is_err());
+    assert!(attr("#undefined").is_err());
+    assert_eq!(ty("vector<4xf32>").unwrap().to_string(), "vector<4xf32>");
 }
 
 #[test]

@@ -66,6 +66,7 @@ fn cmp_result(t: &Type) -> Type {
             elem: Type::i1(),
             dims: tt.dims.clone(),
         })),
+        Type::Vector(_) => t.with_elem(Type::i1()),
         _ => Type::i1(),
     }
 }

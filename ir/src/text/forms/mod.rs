@@ -12,6 +12,7 @@ mod func;
 mod memref;
 mod memref_view;
 mod scf;
+mod vector;
 
 use super::parser::{PResult, Parser};
 use super::printer::Printer;
@@ -43,6 +44,7 @@ fn lookup(name: &str) -> Option<Form> {
         "scf" => scf::form(name),
         "cf" => cf::form(name),
         "bufferization" => bufferization::form(name),
+        "vector" => vector::form(name),
         _ => None,
     };
     by_name.or_else(|| match registry::lookup(Sym::new(name))?.syntax {

@@ -1,0 +1,462 @@
+//! Pretty forms of the `vector` ops, as MLIR prints them.
+
+use super::{attr, shape, simple, Form};
+use crate::attr::Attribute;
+use crate::module::{OpId, ValueId};
+use crate::text::parser::OperandRef;
+use crate::text::parser::{PResult, Parser};
+use crate::text::printer::Printer;
+use crate::types::Type;
+use std::sync::Arc;
+
+pub(super) fn form(name: &str) -> Option<Form> {
+    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
+        "vector.load" => (print_load, parse_load),
+        "vector.store" => (print_store, parse_store),
+        "vector.maskedload" => (print_masked_load, parse_masked_load),
+        "vector.maskedstore" => (print_masked_store, parse_masked_store),
+        "vector.broadcast" => (print_broadcast, parse_broadcast),
+        "vector.splat" => (print_splat, parse_splat),
+        "vector.fma" => (print_fma, parse_fma),
+        "vector.reduction" => (print_reduction, parse_reduction),
+        "vector.create_mask" => (print_create_mask, parse_create_mask),
+        "vector.extract" => (print_extract, parse_extract),
+        "vector.insert" => (print_insert, parse_insert),
+        "vector.shuffle" => (print_shuffle, parse_shuffle),
+        _ => return None,
+    };
+    Some(Form { print, parse })
+}
+
+fn is_vector(t: &Type) -> bool {
+    t.as_vector().is_some()
+}
+
+/// `%m[%i, %j]` with index operands.
+fn print_base(p: &mut Printer<'_>, base: ValueId, idx: &[ValueId]) -> Option<()> {
+    if idx.iter().any(|&v| !p.m.value_type(v).is_index()) {
+        return None;
+    }
+    p.value(base);
+    p.w("[");
+    p.values(idx);
+    p.w("]");
+    Some(())
+}
+
+fn parse_base(p: &mut Parser<'_>) -> PResult<(OperandRef, Vec<OperandRef>)> {
+    let base = p.operand()?;
+    p.expect_punct(b'[')?;
+    let idx = if p.is_punct(b']') {
+        Vec::new()
+    } else {
+        p.operand_list()?
+    };
+    p.expect_punct(b']')?;
+    Ok((base, idx))
+}
+
+fn resolve_base(
+    p: &mut Parser<'_>,
+    base: &OperandRef,
+    idx: &[OperandRef],
+    mem: &Type,
+) -> PResult<Vec<ValueId>> {
+    let mut out = vec![p.resolve(base, mem)?];
+    out.extend(p.resolve_all(idx, &Type::Index)?);
+    Ok(out)
+}
+
+/// `vector.load %m[%i] : memref<?xf32>, vector<8xf32>`.
+fn print_load(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, None, 1, 0)?;
+    let (&base, idx) = m.operands(op).split_first()?;
+    let r = m.value_type(m.results(op)[0]);
+    p.w("vector.load ");
+    print_base(p, base, idx)?;
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(base));
+    p.w(", ");
+    p.ty(r);
+    Some(())
+}
+
+fn parse_load(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let (base, idx) = parse_base(p)?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let mem = p.parse_type()?;
+    p.expect_punct(b',')?;
+    let vt = p.parse_type()?;
+    let operands = resolve_base(p, &base, &idx, &mem)?;
+    simple(p, name, operands, vec![vt], attrs)
+}
+
+/// `vector.store %v, %m[%i] : memref<?xf32>, vector<8xf32>`.
+fn print_store(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, None, 0, 0)?;
+    let ops = m.operands(op);
+    let (v, base) = (*ops.first()?, *ops.get(1)?);
+    p.w("vector.store ");
+    p.value(v);
+    p.w(", ");
+    print_base(p, base, ops.get(2..)?)?;
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(base));
+    p.w(", ");
+    p.ty(m.value_type(v));
+    Some(())
+}
+
+fn parse_store(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let v = p.operand()?;
+    p.expect_punct(b',')?;
+    let (base, idx) = parse_base(p)?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let mem = p.parse_type()?;
+    p.expect_punct(b',')?;
+    let vt = p.parse_type()?;
+    let mut operands = vec![p.resolve(&v, &vt)?];
+    operands.extend(resolve_base(p, &base, &idx, &mem)?);
+    simple(p, name, operands, Vec::new(), attrs)
+}
+
+/// `vector.maskedload %m[%i], %mask, %pass : memref<?xf32>, vector<8xi1>,
+/// vector<8xf32> into vector<8xf32>`.
+fn print_masked_load(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, None, 1, 0)?;
+    let ops = m.operands(op);
+    let n = ops.len();
+    let (base, mask, pass) = (*ops.first()?, *ops.get(n.checked_sub(2)?)?, ops[n - 1]);
+    p.w("vector.maskedload ");
+    print_base(p, base, ops.get(1..n - 2)?)?;
+    p.w(", ");
+    p.values(&[mask, pass]);
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(base));
+    p.w(", ");
+    p.ty(m.value_type(mask));
+    p.w(", ");
+    p.ty(m.value_type(pass));
+    p.w(" into ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_masked_load(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let (base, idx) = parse_base(p)?;
+    p.expect_punct(b',')?;
+    let mask = p.operand()?;
+    p.expect_punct(b',')?;
+    let pass = p.operand()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let mem = p.parse_type()?;
+    p.expect_punct(b',')?;
+    let mt = p.parse_type()?;
+    p.expect_punct(b',')?;
+    let pt = p.parse_type()?;
+    p.expect_keyword("into")?;
+    let rt = p.parse_type()?;
+    let mut operands = resolve_base(p, &base, &idx, &mem)?;
+    operands.push(p.resolve(&mask, &mt)?);
+    operands.push(p.resolve(&pass, &pt)?);
+    simple(p, name, operands, vec![rt], attrs)
+}
+
+/// `vector.maskedstore %m[%i], %mask, %v : memref<?xf32>, vector<8xi1>,
+/// vector<8xf32>`.
+fn print_masked_store(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, None, 0, 0)?;
+    let ops = m.operands(op);
+    let n = ops.len();
+    let (base, mask, v) = (*ops.first()?, *ops.get(n.checked_sub(2)?)?, ops[n - 1]);
+    p.w("vector.maskedstore ");
+    print_base(p, base, ops.get(1..n - 2)?)?;
+    p.w(", ");
+    p.values(&[mask, v]);
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(base));
+    p.w(", ");
+    p.ty(m.value_type(mask));
+    p.w(", ");
+    p.ty(m.value_type(v));
+    Some(())
+}
+
+fn parse_masked_store(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let (base, idx) = parse_base(p)?;
+    p.expect_punct(b',')?;
+    let mask = p.operand()?;
+    p.expect_punct(b',')?;
+    let v = p.operand()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let mem = p.parse_type()?;
+    p.expect_punct(b',')?;
+    let mt = p.parse_type()?;
+    p.expect_punct(b',')?;
+    let vt = p.parse_type()?;
+    let mut operands = resolve_base(p, &base, &idx, &mem)?;
+    operands.push(p.resolve(&mask, &mt)?);
+    operands.push(p.resolve(&v, &vt)?);
+    simple(p, name, operands, Vec::new(), attrs)
+}
+
+/// `vector.broadcast %s : f32 to vector<8xf32>`.
+fn print_broadcast(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(1), 1, 0)?;
+    let s = m.operands(op)[0];
+    p.w("vector.broadcast ");
+    p.value(s);
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(s));
+    p.w(" to ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_broadcast(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let s = p.operand()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let st = p.parse_type()?;
+    p.expect_keyword("to")?;
+    let vt = p.parse_type()?;
+    let v = p.resolve(&s, &st)?;
+    simple(p, name, vec![v], vec![vt], attrs)
+}
+
+/// `vector.splat %s : vector<8xf32>`.
+fn print_splat(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(1), 1, 0)?;
+    p.w("vector.splat ");
+    p.value(m.operands(op)[0]);
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_splat(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let s = p.operand()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let vt = p.parse_type()?;
+    let elem = vt.element_type().clone();
+    let v = p.resolve(&s, &elem)?;
+    simple(p, name, vec![v], vec![vt], attrs)
+}
+
+/// `vector.fma %a, %b, %c : vector<8xf32>`.
+fn print_fma(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(3), 1, 0)?;
+    p.w("vector.fma ");
+    p.values(m.operands(op));
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_fma(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let refs = p.operand_list()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let vt = p.parse_type()?;
+    let operands = p.resolve_all(&refs, &vt)?;
+    simple(p, name, operands, vec![vt], attrs)
+}
+
+/// `vector.reduction <add>, %v : vector<8xf32> into f32`.
+fn print_reduction(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(1), 1, 0)?;
+    let kind = crate::dialects::vector::reduction_kind(m, op)?;
+    let v = m.operands(op)[0];
+    p.wf(format_args!("vector.reduction <{kind}>, "));
+    p.value(v);
+    p.attr_dict(op, &["kind"]);
+    p.w(" : ");
+    p.ty(m.value_type(v));
+    p.w(" into ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_reduction(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    p.expect_punct(b'<')?;
+    let kind = p.text().to_string();
+    p.bump();
+    p.expect_punct(b'>')?;
+    p.expect_punct(b',')?;
+    let v = p.operand()?;
+    let mut attrs = vec![attr("kind", crate::dialects::vector::kind_attr(&kind))];
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let vt = p.parse_type()?;
+    p.expect_keyword("into")?;
+    let rt = p.parse_type()?;
+    let v = p.resolve(&v, &vt)?;
+    simple(p, name, vec![v], vec![rt], attrs)
+}
+
+/// `vector.create_mask %n : vector<8xi1>`.
+fn print_create_mask(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(1), 1, 0)?;
+    p.w("vector.create_mask ");
+    p.value(m.operands(op)[0]);
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_create_mask(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let n = p.operand()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let vt = p.parse_type()?;
+    let n = p.resolve(&n, &Type::Index)?;
+    simple(p, name, vec![n], vec![vt], attrs)
+}
+
+fn position(p: &mut Parser<'_>) -> PResult<Attribute> {
+    p.expect_punct(b'[')?;
+    let i = p.int()?;
+    p.expect_punct(b']')?;
+    Ok(Attribute::i64_array(&[i]))
+}
+
+/// `vector.extract %v[3] : f32 from vector<8xf32>`.
+fn print_extract(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(1), 1, 0)?;
+    let pos = crate::dialects::vector::position(m, op)?;
+    let v = m.operands(op)[0];
+    p.w("vector.extract ");
+    p.value(v);
+    p.wf(format_args!("[{pos}]"));
+    p.attr_dict(op, &["static_position"]);
+    p.w(" : ");
+    p.ty(m.value_type(m.results(op)[0]));
+    p.w(" from ");
+    p.ty(m.value_type(v));
+    Some(())
+}
+
+fn parse_extract(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let v = p.operand()?;
+    let mut attrs = vec![attr("static_position", position(p)?)];
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let rt = p.parse_type()?;
+    p.expect_keyword("from")?;
+    let vt = p.parse_type()?;
+    let v = p.resolve(&v, &vt)?;
+    simple(p, name, vec![v], vec![rt], attrs)
+}
+
+/// `vector.insert %s, %v [2] : f32 into vector<8xf32>`.
+fn print_insert(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(2), 1, 0)?;
+    let pos = crate::dialects::vector::position(m, op)?;
+    let (s, v) = (m.operands(op)[0], m.operands(op)[1]);
+    p.w("vector.insert ");
+    p.values(&[s, v]);
+    p.wf(format_args!(" [{pos}]"));
+    p.attr_dict(op, &["static_position"]);
+    p.w(" : ");
+    p.ty(m.value_type(s));
+    p.w(" into ");
+    p.ty(m.value_type(v));
+    Some(())
+}
+
+fn parse_insert(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let s = p.operand()?;
+    p.expect_punct(b',')?;
+    let v = p.operand()?;
+    let mut attrs = vec![attr("static_position", position(p)?)];
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let st = p.parse_type()?;
+    p.expect_keyword("into")?;
+    let vt = p.parse_type()?;
+    let operands = vec![p.resolve(&s, &st)?, p.resolve(&v, &vt)?];
+    simple(p, name, operands, vec![vt], attrs)
+}
+
+/// `vector.shuffle %a, %b [0, 8, 1, 9] : vector<4xf32>, vector<4xf32>`.
+fn print_shuffle(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, Some(2), 1, 0)?;
+    let mask = m.attr(op, "mask")?.as_i64_list()?;
+    let (a, b) = (m.operands(op)[0], m.operands(op)[1]);
+    if !is_vector(m.value_type(a)) {
+        return None;
+    }
+    p.w("vector.shuffle ");
+    p.values(&[a, b]);
+    let items: Vec<String> = mask.iter().map(i64::to_string).collect();
+    p.wf(format_args!(" [{}]", items.join(", ")));
+    p.attr_dict(op, &["mask"]);
+    p.w(" : ");
+    p.ty(m.value_type(a));
+    p.w(", ");
+    p.ty(m.value_type(b));
+    Some(())
+}
+
+fn parse_shuffle(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let a = p.operand()?;
+    p.expect_punct(b',')?;
+    let b = p.operand()?;
+    p.expect_punct(b'[')?;
+    let mut mask = Vec::new();
+    while !p.is_punct(b']') {
+        mask.push(p.int()?);
+        if !p.eat_punct(b',') {
+            break;
+        }
+    }
+    p.expect_punct(b']')?;
+    // MLIR 19 keeps the mask as an array of i64 integers.
+    let list: Vec<Attribute> = mask.iter().map(|&i| Attribute::i64(i)).collect();
+    let mut attrs = vec![attr("mask", Attribute::Array(Arc::from(list)))];
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let at = p.parse_type()?;
+    p.expect_punct(b',')?;
+    let bt = p.parse_type()?;
+    let len = i64::try_from(mask.len()).unwrap_or(i64::MAX);
+    let rt = match at.as_vector() {
+        Some(v) => Type::vector(len, v.elem.clone()),
+        None => return Err(p.err("vector.shuffle operands must be vectors")),
+    };
+    let operands = vec![p.resolve(&a, &at)?, p.resolve(&b, &bt)?];
+    simple(p, name, operands, vec![rt], attrs)
+}
