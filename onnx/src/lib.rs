@@ -16,6 +16,7 @@ mod generated {
 pub mod axis;
 pub mod dialect;
 pub mod schema;
+pub mod shape_value;
 pub mod verify;
 pub mod view;
 
