@@ -206,7 +206,7 @@ def ci_if_shapes():
     tb.rename_last("then_out")
     then_g = helper.make_graph(tb.nodes, "then", [], [vi("then_out", F, None)], tb.inits)
     eb = Builder(61)
-    e = eb.op("Concat", ["x", eb.op("Neg", ["x"])], axis=1)
+    e = eb.op("Concat", ["x", eb.op("Abs", ["x"])], axis=1)
     # frames regrouped by a shape computed at run time, as VAD exports do
     n = eb.op("Gather", [eb.op("Shape", ["x"]), eb.const("e0", [0])], axis=0)
     e = eb.op("Reshape", [e, eb.op("Concat", [n, eb.const("em1", [-1])], axis=0)])
