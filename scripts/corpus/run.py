@@ -318,6 +318,62 @@ def common_worker_args(args, entry_path, model_path, k):
     ]
 
 
+def specialize(model_path, entry, k, out_path):
+    """Write MODEL with its graph inputs' dims fixed to size k's shapes."""
+    import onnx
+
+    m = onnx.load(model_path)
+    shapes = entry["sizes"][k]["shapes"]
+    for vi in m.graph.input:
+        if vi.name not in shapes:
+            continue
+        dims = vi.type.tensor_type.shape.dim
+        want = shapes[vi.name]
+        if len(dims) != len(want):
+            del dims[:]
+            for _ in want:
+                dims.add()
+        for d, n in zip(dims, want):
+            d.Clear()
+            d.dim_value = int(n)
+    onnx.save(m, out_path)
+
+
+def run_static(args, corpus_dir, entry, work, k):
+    """Compile size k with its input dims fixed, call it once and time it."""
+    name = entry["name"]
+    model_path = os.path.join(corpus_dir, entry["file"])
+    entry_path = os.path.join(corpus_dir, f"{name}.json")
+    sname = f"{name}_s{k}"
+    spath = os.path.join(work, sname + ".onnx")
+    lib = os.path.join(work, f"lib{sname}.so")
+    if os.path.exists(lib):
+        os.remove(lib)
+    specialize(model_path, entry, k, spath)
+    t0 = time.perf_counter()
+    rc, out, err = run_child([args.onnxc, "compile", spath, "--emit", "lib", "-o", lib], args.compile_timeout)
+    res = {"compile_s": round(time.perf_counter() - t0, 2)}
+    if rc != 0 or not os.path.exists(lib):
+        res.update(compiled=False, status="no-compile", error=first_error_line(err + out, rc) if rc is not None else "compile timeout")
+        return res
+    res["compiled"] = True
+    wcmd = [sys.executable, os.path.abspath(__file__), "--worker", "lib", "--lib", lib, "--prefix", c_prefix(sname)]
+    wcmd += common_worker_args(args, entry_path, model_path, k)
+    if args.no_time:
+        wcmd.append("--no-time")
+    rc, out, err = run_child(wcmd, args.call_timeout)
+    w = last_json(out)
+    if rc != 0 or w is None:
+        w = crash_result(k, rc, err)
+    w.pop("size", None)
+    res.update(w)
+    if not args.keep:
+        for p in (spath, lib, os.path.join(work, sname + ".h")):
+            if os.path.exists(p):
+                os.remove(p)
+    return res
+
+
 def run_model_lib(args, corpus_dir, entry, work):
     name = entry["name"]
     model_path = os.path.join(corpus_dir, entry["file"])
@@ -349,6 +405,17 @@ def run_model_lib(args, corpus_dir, entry, work):
         if rc != 0 or res is None:
             res = crash_result(k, rc, err)
         r["sizes"].append(res)
+    return r
+
+
+def with_static(args, corpus_dir, entry, work, r):
+    """--static: add each size's specialized compile to the result."""
+    for k in range(len(entry["sizes"])):
+        st = run_static(args, corpus_dir, entry, work, k)
+        if k < len(r["sizes"]):
+            r["sizes"][k]["static"] = st
+        else:
+            r["sizes"].append({"size": k, "status": "no-compile", "static": st})
     return r
 
 
@@ -484,6 +551,19 @@ def summarize(results):
             if s.get("onnxc_ms") and s.get("ort_ms"):
                 ratios.append(s["onnxc_ms"] / s["ort_ms"])
     geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None
+    extra = {}
+    st = [r for r in results if any("static" in s for s in r.get("sizes", []))]
+    if st:
+        extra["static_compiled_all_sizes"] = sum(1 for r in st if all(s.get("static", {}).get("compiled") for s in r["sizes"]))
+        extra["static_match_all_sizes"] = sum(1 for r in st if all(s.get("static", {}).get("status") == "match" for s in r["sizes"]))
+        dyn_st = [s["onnxc_ms"] / s["static"]["onnxc_ms"] for r in all_match for s in r["sizes"]
+                  if s.get("onnxc_ms") and s.get("static", {}).get("onnxc_ms")]
+        if dyn_st:
+            extra["geomean_dynamic_over_static"] = round(math.exp(sum(math.log(x) for x in dyn_st) / len(dyn_st)), 3)
+        st_ort = [s["static"]["onnxc_ms"] / s["static"]["ort_ms"] for r in st for s in r["sizes"]
+                  if s.get("static", {}).get("status") == "match" and s["static"].get("onnxc_ms") and s["static"].get("ort_ms")]
+        if st_ort:
+            extra["geomean_static_over_ort"] = round(math.exp(sum(math.log(x) for x in st_ort) / len(st_ort)), 3)
     return {
         "models": n,
         "compiled": len(compiled),
@@ -492,16 +572,21 @@ def summarize(results):
         "not_exported": sum(1 for r in results if r.get("not_exported")),
         "geomean_onnxc_over_ort": round(geo, 3) if geo else None,
         "ratio_count": len(ratios),
+        **extra,
     }
 
 
 def print_table(results, out=sys.stdout):
-    hdr = f"{'model':26} {'compile':8} {'size':>4} {'result':22} {'onnxc ms':>9} {'ort ms':>9} {'ratio':>7}  error"
+    static = any("static" in sz for r in results for sz in r.get("sizes", []))
+    hdr = f"{'model':26} {'compile':8} {'size':>4} {'result':22} {'onnxc ms':>9} {'ort ms':>9} {'ratio':>7}"
+    if static:
+        hdr += f"  {'static result':22} {'static ms':>9}"
+    hdr += "  error"
     print(hdr, file=out)
     print("-" * len(hdr), file=out)
     for r in results:
         err = (r.get("error") or "")[:110]
-        if not r.get("compiled"):
+        if not r.get("compiled") and not any("static" in sz for sz in r.get("sizes", [])):
             tag = "no-export" if r.get("not_exported") else "FAIL"
             print(f"{r['model']:26} {tag:8} {'':>4} {'':22} {'':>9} {'':>9} {'':>7}  {err}", file=out)
             continue
@@ -509,10 +594,16 @@ def print_table(results, out=sys.stdout):
             ox, ort = s.get("onnxc_ms"), s.get("ort_ms")
             ratio = f"{ox / ort:.2f}x" if ox and ort else "-"
             serr = s.get("error", "") if s.get("status") not in ("match", "mismatch") else ""
-            print(
-                f"{r['model'] if i == 0 else '':26} {'ok' if i == 0 else '':8} {i:>4} {size_cell(s)[:22]:22} {fmt_ms(ox):>9} {fmt_ms(ort):>9} {ratio:>7}  {serr[:110]}",
-                file=out,
-            )
+            if not r.get("compiled"):
+                serr = err
+            tag = ("ok" if r.get("compiled") else "FAIL") if i == 0 else ""
+            line = f"{r['model'] if i == 0 else '':26} {tag:8} {i:>4} {size_cell(s)[:22] if r.get('compiled') else '':22} {fmt_ms(ox):>9} {fmt_ms(ort):>9} {ratio:>7}"
+            if static:
+                st = s.get("static", {})
+                line += f"  {size_cell(st)[:22] if st.get('compiled') else ('NO-COMPILE' if st else ''):22} {fmt_ms(st.get('onnxc_ms')):>9}"
+                if not st.get("compiled") and st.get("error") and not serr:
+                    serr = "static: " + st["error"]
+            print(line + f"  {serr[:110]}", file=out)
 
 
 def md_escape(s):
@@ -529,9 +620,14 @@ def write_md(path, results, summary, meta):
         lines.append(f"| {k.replace('_', ' ')} | {summary[k]} |")
     if summary.get("geomean_onnxc_over_ort"):
         lines.append(f"| geomean onnxc/ORT time (matching sizes, {summary['ratio_count']} sizes) | {summary['geomean_onnxc_over_ort']}x |")
+    for k, v in summary.items():
+        if k.startswith(("static_", "geomean_dynamic", "geomean_static")):
+            lines.append(f"| {k.replace('_', ' ')} | {v} |")
+    static = any("static" in sz for r in results for sz in r.get("sizes", []))
     lines.append("")
-    lines.append("| model | source / exporter | opset | dynamic inputs | compiles | sizes | result per size | onnxc ms | ORT ms (1 thr) | onnxc/ORT | first error line |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("| model | source / exporter | opset | dynamic inputs | compiles | sizes | result per size | onnxc ms | ORT ms (1 thr) | onnxc/ORT | first error line |"
+                 + (" static: result per size | static onnxc ms |" if static else ""))
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if static else ""))
     for r in results:
         e = r.get("entry") or {}
         dyn = ", ".join(
@@ -546,8 +642,13 @@ def write_md(path, results, summary, meta):
         if r.get("not_exported"):
             lines.append(f"| {r['model']} | {md_escape(src)} | | | not exported | | | | | | {md_escape(r.get('error'))} |")
             continue
+        st_cells = ""
+        if static:
+            sts = [s.get("static", {}) for s in r["sizes"]]
+            st_res = "; ".join(f"{i}: {size_cell(x) if x.get('compiled') else 'no compile: ' + (x.get('error') or '')}" for i, x in enumerate(sts))
+            st_cells = f" {md_escape(st_res)} | {' / '.join(fmt_ms(x.get('onnxc_ms')) for x in sts)} |"
         if not r.get("compiled"):
-            lines.append(f"| {r['model']} | {md_escape(src)} | {e.get('opset')} | {md_escape(dyn)} | **no** | {sizes} | | | | | {md_escape(r.get('error'))} |")
+            lines.append(f"| {r['model']} | {md_escape(src)} | {e.get('opset')} | {md_escape(dyn)} | **no** | {sizes} | | | | | {md_escape(r.get('error'))} |" + st_cells)
             continue
         cells = "; ".join(f"{i}: {size_cell(s)}" for i, s in enumerate(r["sizes"]))
         ox = " / ".join(fmt_ms(s.get("onnxc_ms")) for s in r["sizes"])
@@ -556,6 +657,7 @@ def write_md(path, results, summary, meta):
         errs = [s.get("error") for s in r["sizes"] if s.get("error")]
         lines.append(
             f"| {r['model']} | {md_escape(src)} | {e.get('opset')} | {md_escape(dyn)} | yes | {sizes} | {md_escape(cells)} | {ox} | {ort} | {rat} | {md_escape(errs[0] if errs else r.get('error', ''))} |"
+            + st_cells
         )
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -575,6 +677,9 @@ def main():
     ap.add_argument("--min-reps", type=int, default=3)
     ap.add_argument("--max-reps", type=int, default=15)
     ap.add_argument("--run-repeat", type=int, default=5, help="--repeat for onnxc run (--emit run)")
+    ap.add_argument("--static", action="store_true",
+                    help="also compile each size with the input dims fixed to it (--emit lib only): the static baseline")
+    ap.add_argument("--keep", action="store_true", help="keep the specialized models and libraries of --static")
     ap.add_argument("--compile-timeout", type=float, default=1800)
     ap.add_argument("--call-timeout", type=float, default=900, help="per size child process")
     # internal: child processes
@@ -585,6 +690,8 @@ def main():
     ap.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.time = not args.no_time
+    if args.static and args.emit != "lib":
+        ap.error("--static needs --emit lib")
 
     if args.worker == "lib":
         return worker_lib(args)
@@ -617,6 +724,8 @@ def main():
         print(f"-- {e['name']} ({e['source']}, opset {e.get('opset')}) ...", file=sys.stderr, flush=True)
         try:
             r = (run_model_lib if args.emit == "lib" else run_model_run)(args, d, e, work)
+            if args.static:
+                r = with_static(args, d, e, work, r)
         except Exception as ex:  # a driver bug on one model must not lose the rest
             r = {"compiled": False, "error": f"run.py: {type(ex).__name__}: {ex}", "sizes": []}
         r = {"model": e["name"], "corpus": os.path.abspath(d), **r}
