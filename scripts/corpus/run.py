@@ -308,7 +308,8 @@ def crash_result(k, rc, err):
     msg = describe_rc(rc)
     if tail:
         msg += ": " + tail[-1].strip()[:300]
-    return {"size": k, "status": "timeout" if rc is None else "crash", "error": msg}
+    status = "timeout" if rc is None else "crash" if rc < 0 else "error"
+    return {"size": k, "status": status, "error": msg}
 
 
 def common_worker_args(args, entry_path, model_path, k):
@@ -610,57 +611,88 @@ def md_escape(s):
     return (s or "").replace("|", "\\|").replace("\n", " ")
 
 
+def short_source(e, r):
+    exp = e.get("exporter") or r.get("exporter") or ""
+    for long, short in (("torch.onnx.export (TorchScript)", "torch.onnx"), ("torch.onnx.export (dynamo=True)", "torch.onnx dynamo"),
+                        ("tf2onnx.convert.from_function", "tf2onnx"), ("paddle.onnx.export (paddle2onnx)", "paddle2onnx"),
+                        ("skl2onnx.to_onnx", "skl2onnx"), ("ultralytics export(format='onnx', dynamic=True)", "ultralytics"),
+                        ("ci_models.py", "onnx.helper")):
+        exp = exp.replace(long, short)
+    return exp
+
+
+def dims_text(e):
+    out = []
+    for i in e.get("inputs", []):
+        if i["name"] not in e.get("dynamic_inputs", []):
+            continue
+        dims = ", ".join("?" if d is None else str(d) for d in (i.get("dims") or ["*"]))
+        out.append(f"{i['name']} [{dims}]")
+    return "; ".join(out)
+
+
+def sizes_text(e):
+    """The first dynamic input's shape at each size."""
+    dyn = e.get("dynamic_inputs") or [i["name"] for i in e.get("inputs", [])][:1]
+    if not dyn:
+        return ""
+    return " · ".join("×".join(str(d) for d in s["shapes"].get(dyn[0], [])) for s in e.get("sizes", []))
+
+
 def write_md(path, results, summary, meta):
-    lines = []
-    lines.append(f"Run: {meta['date']}, onnxc `{meta['onnxc']}` ({meta['emit']}), host {meta['host']}, load {meta['load']}.")
-    lines.append("")
-    lines.append("| summary | count |")
-    lines.append("|---|---|")
-    for k in ("models", "not_exported", "compiled", "match_all_sizes", "crash_or_timeout"):
-        lines.append(f"| {k.replace('_', ' ')} | {summary[k]} |")
-    if summary.get("geomean_onnxc_over_ort"):
-        lines.append(f"| geomean onnxc/ORT time (matching sizes, {summary['ratio_count']} sizes) | {summary['geomean_onnxc_over_ort']}x |")
-    for k, v in summary.items():
-        if k.startswith(("static_", "geomean_dynamic", "geomean_static")):
-            lines.append(f"| {k.replace('_', ' ')} | {v} |")
+    """Markdown: the summary and one row per model (sizes joined by ' · ')."""
+    L = [f"Run {meta['date']}: `{os.path.basename(meta['onnxc'])}` `{meta['emit']}`, host load {meta['load']}, "
+         f"rtol {meta['rtol']}, atol {meta['atol']}; times are medians per call, 1 thread, ms.", ""]
+    L += ["| | models |", "|---|---|"]
+    labels = {
+        "models": "in the corpus",
+        "not_exported": "not exported",
+        "compiled": "compile with their dynamic dims",
+        "match_all_sizes": "... and match onnxruntime at every size",
+        "crash_or_timeout": "crash or time out at run time",
+        "static_compiled_all_sizes": "compile with the dims fixed to each size (static)",
+        "static_match_all_sizes": "... and match at every size (static)",
+    }
+    for k, lab in labels.items():
+        if k in summary:
+            L.append(f"| {lab} | {summary[k]} |")
+    for k, lab in (("geomean_onnxc_over_ort", "geomean time onnxc (dynamic) / onnxruntime"),
+                   ("geomean_dynamic_over_static", "geomean time dynamic / static library"),
+                   ("geomean_static_over_ort", "geomean time onnxc (static) / onnxruntime")):
+        if summary.get(k):
+            L.append(f"| {lab} | {summary[k]}x |")
     static = any("static" in sz for r in results for sz in r.get("sizes", []))
-    lines.append("")
-    lines.append("| model | source / exporter | opset | dynamic inputs | compiles | sizes | result per size | onnxc ms | ORT ms (1 thr) | onnxc/ORT | first error line |"
-                 + (" static: result per size | static onnxc ms |" if static else ""))
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if static else ""))
+    L.append("")
+    head = "| model | exporter | opset | dynamic inputs | sizes | dynamic: compiles | matches ORT | onnxc ms | ORT ms |"
+    sep = "|---|---|---|---|---|---|---|---|---|"
+    if static:
+        head += " static: matches | static ms |"
+        sep += "---|---|"
+    L += [head + " first error line |", sep + "---|"]
     for r in results:
         e = r.get("entry") or {}
-        dyn = ", ".join(
-            f"{i['name']}{[d if isinstance(d, int) else d for d in (i.get('dims') or [])]}".replace("'", "")
-            for i in e.get("inputs", [])
-            if i["name"] in e.get("dynamic_inputs", [])
-        )
-        src = f"{e.get('source', r.get('source', ''))} / {e.get('exporter', r.get('exporter', ''))}"
-        sizes = "; ".join(
-            " ".join("x".join(str(d) for d in shp) for shp in s["shapes"].values()) for s in e.get("sizes", [])
-        )
+        sizes = r.get("sizes", [])
+        row = f"| {r['model']} | {md_escape(short_source(e, r))} | {e.get('opset') or ''} | {md_escape(dims_text(e))} | {sizes_text(e)} |"
         if r.get("not_exported"):
-            lines.append(f"| {r['model']} | {md_escape(src)} | | | not exported | | | | | | {md_escape(r.get('error'))} |")
+            L.append(row + " not exported | | | |" + (" | |" if static else "") + f" {md_escape(r.get('error'))} |")
             continue
-        st_cells = ""
+        if r.get("compiled"):
+            res = " · ".join("ok" if x.get("status") == "match" else size_cell(x) for x in sizes)
+            row += f" yes | {md_escape(res)} | {' · '.join(fmt_ms(x.get('onnxc_ms')) for x in sizes)} | {' · '.join(fmt_ms(x.get('ort_ms')) for x in sizes)} |"
+        else:
+            row += " **no** | | | |"
+        err = r.get("error") or next((x.get("error") for x in sizes if x.get("error")), "")
         if static:
-            sts = [s.get("static", {}) for s in r["sizes"]]
-            st_res = "; ".join(f"{i}: {size_cell(x) if x.get('compiled') else 'no compile: ' + (x.get('error') or '')}" for i, x in enumerate(sts))
-            st_cells = f" {md_escape(st_res)} | {' / '.join(fmt_ms(x.get('onnxc_ms')) for x in sts)} |"
-        if not r.get("compiled"):
-            lines.append(f"| {r['model']} | {md_escape(src)} | {e.get('opset')} | {md_escape(dyn)} | **no** | {sizes} | | | | | {md_escape(r.get('error'))} |" + st_cells)
-            continue
-        cells = "; ".join(f"{i}: {size_cell(s)}" for i, s in enumerate(r["sizes"]))
-        ox = " / ".join(fmt_ms(s.get("onnxc_ms")) for s in r["sizes"])
-        ort = " / ".join(fmt_ms(s.get("ort_ms")) for s in r["sizes"])
-        rat = " / ".join(f"{s['onnxc_ms'] / s['ort_ms']:.2f}" if s.get("onnxc_ms") and s.get("ort_ms") else "-" for s in r["sizes"])
-        errs = [s.get("error") for s in r["sizes"] if s.get("error")]
-        lines.append(
-            f"| {r['model']} | {md_escape(src)} | {e.get('opset')} | {md_escape(dyn)} | yes | {sizes} | {md_escape(cells)} | {ox} | {ort} | {rat} | {md_escape(errs[0] if errs else r.get('error', ''))} |"
-            + st_cells
-        )
+            sts = [x.get("static", {}) for x in sizes]
+            if all(not st.get("compiled") for st in sts):
+                row += " no compile | |"
+                err = err or next((st.get("error") for st in sts if st.get("error")), "")
+            else:
+                row += f" {md_escape(' · '.join('ok' if st.get('status') == 'match' else size_cell(st) if st.get('compiled') else 'no compile' for st in sts))} |"
+                row += f" {' · '.join(fmt_ms(st.get('onnxc_ms')) for st in sts)} |"
+        L.append(row + f" {md_escape(err)} |")
     with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(L) + "\n")
 
 
 def main():
