@@ -202,7 +202,7 @@ def ci_if_shapes():
     b = Builder(6)
     # then (16 kHz): 4 features per frame; else (8 kHz): frames pooled in pairs -> 8 per row
     tb = Builder(60)
-    t = tb.op("Relu", [tb.op("MatMul", ["x", tb.w("t.w", [4, 4])])])
+    tb.op("Relu", [tb.op("MatMul", ["x", tb.w("t.w", [4, 4])])])
     tb.rename_last("then_out")
     then_g = helper.make_graph(tb.nodes, "then", [], [vi("then_out", F, None)], tb.inits)
     eb = Builder(61)
@@ -228,7 +228,6 @@ def ci_if_shapes():
         [vi("probs", F, None), vi("total", F, ["N", 1])],
         13,
     )
-    del t, e
     sizes = [
         {"x": ([3, 4], np.float32, "normal"), "sr": ([1], np.int64, ("const", 16000))},
         {"x": ([5, 4], np.float32, "normal"), "sr": ([1], np.int64, ("const", 8000))},

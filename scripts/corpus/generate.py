@@ -76,11 +76,10 @@ def torch_export(net, example, path, input_names, output_names, dynamic_axes, op
     net.eval()
     with torch.no_grad():
         if dynamo:
-            prog = torch.onnx.export(
+            torch.onnx.export(
                 net, example, path, dynamo=True, input_names=input_names, output_names=output_names,
                 dynamic_shapes=dynamic_shapes, opset_version=opset, external_data=False,
             )
-            del prog
         else:
             kw = {}
             if "dynamo" in torch.onnx.export.__code__.co_varnames:
@@ -89,9 +88,7 @@ def torch_export(net, example, path, input_names, output_names, dynamic_axes, op
                 net, example, path, input_names=input_names, output_names=output_names,
                 dynamic_axes=dynamic_axes, opset_version=opset, do_constant_folding=True, **kw,
             )
-    import torch as _t
-
-    return f"torch {_t.__version__}"
+    return f"torch {torch.__version__}"
 
 
 def calibrate_bn(net, hw, batches=4):
