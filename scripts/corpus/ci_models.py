@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""The CI subset of the real-model corpus: small hand-built models that
+reproduce the dynamic-dim patterns real exporters write.
+
+    python3 scripts/corpus/ci_models.py [-o DIR]    # default target/corpus-ci
+
+Needs only onnx, onnxruntime and numpy (the test dependencies). Writes the
+same NAME.onnx / NAME.json / NAME.size{k}.npz layout as generate.py, so
+scripts/corpus/run.py runs either directory. Weights come from a fixed seed:
+the output is the same on every run.
+
+Models (each is named after the exporter habit it copies):
+  ci_conv_pool_batch   torchvision stem: dynamic batch, 3x3 pad-1 Conv,
+                       MaxPool, auto_pad SAME_UPPER Conv (tf2onnx), ceil-mode
+                       AveragePool, GlobalAveragePool, Flatten, Gemm
+  ci_conv_hw           the same with dynamic batch, height and width
+                       (torch.onnx dynamic_axes on H/W)
+  ci_flatten_chain     torch `x.view(x.size(0), -1)`: Shape -> Gather ->
+                       Unsqueeze -> Concat -> Reshape, dynamic batch
+  ci_attention         one self-attention block, dynamic batch x sequence,
+                       heads split/merged by Reshapes built from Shape
+  ci_lstm_state        tf2onnx/PyTorch LSTM: dynamic sequence and batch,
+                       zero initial state by Shape -> Gather -> Concat ->
+                       Expand
+  ci_if_shapes         VAD-style If on a sample-rate input whose branches
+                       yield different shapes
+  ci_if_ranks          the same with branches of different ranks
+  ci_paddle_dims       paddle2onnx-style inputs declared with -1 dims and an
+                       output declared with a 0 dim
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_common import random_feeds, write_entry  # noqa: E402
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+class Builder:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes = []
+        self.inits = []
+        self.n = 0
+
+    def w(self, name, shape, scale=None):
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+        s = scale if scale is not None else 1.0 / np.sqrt(max(fan_in, 1))
+        a = (self.rng.standard_normal(shape) * s).astype(np.float32)
+        self.inits.append(numpy_helper.from_array(a, name))
+        return name
+
+    def const(self, name, value, dtype=np.int64):
+        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        return name
+
+    def op(self, op_type, inputs, n_out=1, **attrs):
+        self.n += 1
+        outs = [f"{op_type.lower()}_{self.n}" + (f"_{i}" if n_out > 1 else "") for i in range(n_out)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=f"{op_type}_{self.n}", **attrs))
+        return outs if n_out > 1 else outs[0]
+
+    def rename_last(self, name):
+        node = self.nodes[-1]
+        node.output[0] = name
+        return name
+
+    def model(self, name, inputs, outputs, opset, value_info=(), producer="onnxc-corpus-ci"):
+        g = helper.make_graph(self.nodes, name, inputs, outputs, self.inits, value_info=list(value_info))
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name=producer)
+        m.ir_version = min(m.ir_version, 8)
+        return m
+
+
+def vi(name, elem, dims):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def conv_pool(b, x):
+    # 3x3 pad-1 conv -> relu -> maxpool 2/2 -> SAME_UPPER 3x3 stride 2 conv
+    # -> relu -> ceil-mode avgpool 3/2 pad 1 -> GAP -> flatten -> gemm
+    h = b.op("Conv", [x, b.w("c1.w", [8, 3, 3, 3]), b.w("c1.b", [8], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    h = b.op("Relu", [h])
+    h = b.op("MaxPool", [h], kernel_shape=[2, 2], strides=[2, 2])
+    h = b.op("Conv", [h, b.w("c2.w", [16, 8, 3, 3]), b.w("c2.b", [16], 0.1)], kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER")
+    h = b.op("Relu", [h])
+    h = b.op("AveragePool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=0)
+    h = b.op("Conv", [h, b.w("c3.w", [16, 1, 3, 3]), b.w("c3.b", [16], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=16)
+    h = b.op("GlobalAveragePool", [h])
+    h = b.op("Flatten", [h], axis=1)
+    b.op("Gemm", [h, b.w("fc.w", [10, 16]), b.w("fc.b", [10], 0.1)], transB=1)
+    return b.rename_last("logits")
+
+
+def ci_conv_pool_batch():
+    b = Builder(1)
+    conv_pool(b, "input")
+    m = b.model("ci_conv_pool_batch", [vi("input", F, ["batch", 3, 32, 32])], [vi("logits", F, ["batch", 10])], 13)
+    sizes = [{"input": ([1, 3, 32, 32], np.float32, "normal")}, {"input": ([3, 3, 32, 32], np.float32, "normal")}]
+    return m, sizes, "dynamic batch; padded 3x3 conv, MaxPool, auto_pad SAME_UPPER, ceil-mode AveragePool, depthwise conv"
+
+
+def ci_conv_hw():
+    b = Builder(2)
+    conv_pool(b, "input")
+    m = b.model("ci_conv_hw", [vi("input", F, ["batch", 3, "height", "width"])], [vi("logits", F, ["batch", 10])], 17)
+    sizes = [{"input": ([1, 3, 32, 32], np.float32, "normal")}, {"input": ([2, 3, 45, 27], np.float32, "normal")}]
+    return m, sizes, "dynamic batch, height, width (odd sizes at size 1)"
+
+
+def ci_flatten_chain():
+    b = Builder(3)
+    h = b.op("Conv", ["x", b.w("c.w", [4, 2, 3, 3]), b.w("c.b", [4], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    h = b.op("Relu", [h])
+    shp = b.op("Shape", [h])
+    n = b.op("Gather", [shp, b.const("zero", 0)], axis=0)
+    n1 = b.op("Unsqueeze", [n, b.const("ax0", [0])])
+    tgt = b.op("Concat", [n1, b.const("minus1", [-1])], axis=0)
+    flat = b.op("Reshape", [h, tgt])
+    y = b.op("MatMul", [flat, b.w("fc.w", [4 * 6 * 6, 5], 0.05)])
+    b.op("Add", [y, b.w("fc.b", [5], 0.1)])
+    b.rename_last("y")
+    m = b.model("ci_flatten_chain", [vi("x", F, ["N", 2, 6, 6])], [vi("y", F, ["N", 5])], 13)
+    sizes = [{"x": ([1, 2, 6, 6], np.float32, "normal")}, {"x": ([5, 2, 6, 6], np.float32, "normal")}]
+    return m, sizes, "torch view(x.size(0), -1): Shape->Gather->Unsqueeze->Concat->Reshape"
+
+
+def ci_attention():
+    b = Builder(4)
+    D, H = 16, 2
+    x = "hidden"
+    shp = b.op("Shape", [x])
+    bs = b.op("Gather", [shp, b.const("i0", [0])], axis=0)
+    sq = b.op("Gather", [shp, b.const("i1", [1])], axis=0)
+    heads_shape = b.op("Concat", [bs, sq, b.const("hd", [H, D // H])], axis=0)
+
+    def proj(tag, perm):
+        p = b.op("Add", [b.op("MatMul", [x, b.w(f"{tag}.w", [D, D])]), b.w(f"{tag}.b", [D], 0.1)])
+        return b.op("Transpose", [b.op("Reshape", [p, heads_shape])], perm=perm)
+
+    q = proj("q", [0, 2, 1, 3])
+    k = proj("k", [0, 2, 3, 1])
+    v = proj("v", [0, 2, 1, 3])
+    s = b.op("Mul", [b.op("MatMul", [q, k]), b.const("scale", np.float32(1 / np.sqrt(D // H)), np.float32)])
+    s = b.op("Add", [s, "mask"])  # additive mask [B, 1, 1, S] as transformers writes it
+    a = b.op("Softmax", [s], axis=-1)
+    ctx = b.op("Transpose", [b.op("MatMul", [a, v])], perm=[0, 2, 1, 3])
+    merged = b.op("Reshape", [ctx, b.op("Concat", [bs, sq, b.const("dd", [D])], axis=0)])
+    o = b.op("Add", [b.op("MatMul", [merged, b.w("o.w", [D, D])]), b.w("o.b", [D], 0.1)])
+    r = b.op("Add", [o, x])
+    b.op("LayerNormalization", [r, b.w("ln.g", [D], 1.0), b.w("ln.b", [D], 0.1)], axis=-1, epsilon=1e-5)
+    b.rename_last("out")
+    m = b.model(
+        "ci_attention",
+        [vi("hidden", F, ["batch", "seq", D]), vi("mask", F, ["batch", 1, 1, "seq"])],
+        [vi("out", F, ["batch", "seq", D])],
+        17,
+    )
+    sizes = [
+        {"hidden": ([1, 7, D], np.float32, "normal"), "mask": ([1, 1, 1, 7], np.float32, ("const", 0.0))},
+        {"hidden": ([3, 19, D], np.float32, "normal"), "mask": ([3, 1, 1, 19], np.float32, ("const", 0.0))},
+    ]
+    return m, sizes, "self-attention: dynamic batch x seq, head Reshapes from Shape, Softmax, LayerNormalization"
+
+
+def ci_lstm_state():
+    b = Builder(5)
+    I, Hd = 8, 12
+    x = "x"  # [seq, batch, I]
+    shp = b.op("Shape", [x])
+    bs = b.op("Gather", [shp, b.const("i1", [1])], axis=0)
+    st_shape = b.op("Concat", [b.const("one", [1]), bs, b.const("hid", [Hd])], axis=0)
+    zero = b.const("zero_f", np.float32(0), np.float32)
+    h0 = b.op("Expand", [zero, st_shape])
+    c0 = b.op("Expand", [zero, st_shape])
+    y, yh, yc = b.op(
+        "LSTM",
+        [x, b.w("W", [1, 4 * Hd, I]), b.w("R", [1, 4 * Hd, Hd]), b.w("B", [1, 8 * Hd], 0.1), "", h0, c0],
+        n_out=3,
+        hidden_size=Hd,
+    )
+    ys = b.op("Squeeze", [y, b.const("ax1", [1])])  # [seq, batch, Hd]
+    b.op("MatMul", [ys, b.w("head.w", [Hd, 3])])
+    b.rename_last("scores")
+    last = b.op("Squeeze", [yh, b.const("ax0", [0])])
+    b.op("Identity", [last])
+    b.rename_last("last_h")
+    m = b.model("ci_lstm_state", [vi("x", F, ["seq", "batch", I])], [vi("scores", F, ["seq", "batch", 3]), vi("last_h", F, ["batch", Hd])], 14)
+    sizes = [{"x": ([5, 1, I], np.float32, "normal")}, {"x": ([17, 3, I], np.float32, "normal")}]
+    return m, sizes, "LSTM, dynamic seq/batch, zero state via Shape->Gather->Concat->Expand"
+
+
+def ci_if_shapes():
+    b = Builder(6)
+    # then (16 kHz): 4 features per frame; else (8 kHz): frames pooled in pairs -> 8 per row
+    tb = Builder(60)
+    tb.op("Relu", [tb.op("MatMul", ["x", tb.w("t.w", [4, 4])])])
+    tb.rename_last("then_out")
+    then_g = helper.make_graph(tb.nodes, "then", [], [vi("then_out", F, None)], tb.inits)
+    eb = Builder(61)
+    e = eb.op("Concat", ["x", eb.op("Abs", ["x"])], axis=1)
+    # frames regrouped by a shape computed at run time, as VAD exports do
+    n = eb.op("Gather", [eb.op("Shape", ["x"]), eb.const("e0", [0])], axis=0)
+    e = eb.op("Reshape", [e, eb.op("Concat", [n, eb.const("em1", [-1])], axis=0)])
+    eb.op("Tanh", [e])
+    eb.rename_last("else_out")
+    else_g = helper.make_graph(eb.nodes, "else", [], [vi("else_out", F, None)], eb.inits)
+    cond = b.op("Equal", ["sr", b.const("k16", [16000])])
+    cond = b.op("Squeeze", [cond, b.const("ax0", [0])])
+    # The If result is an intermediate value without value_info (as in the
+    # exported VAD models): only the consumers' outputs are declared.
+    feats = b.op("If", [cond], then_branch=then_g, else_branch=else_g)
+    b.op("Sigmoid", [feats])
+    b.rename_last("probs")
+    b.op("ReduceSum", [feats, b.const("ax1", [1])], keepdims=1)
+    b.rename_last("total")
+    m = b.model(
+        "ci_if_shapes",
+        [vi("x", F, ["N", 4]), vi("sr", I64, [1])],
+        [vi("probs", F, None), vi("total", F, ["N", 1])],
+        13,
+    )
+    sizes = [
+        {"x": ([3, 4], np.float32, "normal"), "sr": ([1], np.int64, ("const", 16000))},
+        {"x": ([5, 4], np.float32, "normal"), "sr": ([1], np.int64, ("const", 8000))},
+    ]
+    return m, sizes, "If on sample rate; branches yield [N,4] and [N,8]"
+
+
+def ci_if_ranks():
+    b = Builder(8)
+    # then (16 kHz): [N, 4]; else (8 kHz): frames split in halves, [N, 2, 2].
+    # onnxruntime allows branch results of different ranks; exported VAD
+    # models have them. Consumers reduce to a rank-independent result.
+    tb = Builder(80)
+    tb.op("Relu", [tb.op("MatMul", ["x", tb.w("t.w", [4, 4])])])
+    tb.rename_last("then_out")
+    then_g = helper.make_graph(tb.nodes, "then", [], [vi("then_out", F, None)], tb.inits)
+    eb = Builder(81)
+    eb.op("Reshape", [eb.op("Tanh", ["x"]), eb.const("s", [-1, 2, 2])])
+    eb.rename_last("else_out")
+    else_g = helper.make_graph(eb.nodes, "else", [], [vi("else_out", F, None)], eb.inits)
+    cond = b.op("Squeeze", [b.op("Equal", ["sr", b.const("k16", [16000])]), b.const("ax0", [0])])
+    feats = b.op("If", [cond], then_branch=then_g, else_branch=else_g)
+    b.op("ReduceMax", [feats], keepdims=0)
+    b.rename_last("peak")
+    b.op("Shape", [feats])
+    b.rename_last("feat_shape")
+    m = b.model("ci_if_ranks", [vi("x", F, ["N", 4]), vi("sr", I64, [1])], [vi("peak", F, []), vi("feat_shape", I64, [None])], 13)
+    sizes = [
+        {"x": ([3, 4], np.float32, "normal"), "sr": ([1], np.int64, ("const", 16000))},
+        {"x": ([6, 4], np.float32, "normal"), "sr": ([1], np.int64, ("const", 8000))},
+    ]
+    return m, sizes, "If on sample rate; branches yield [N,4] and [N,2,2] (different ranks)"
+
+
+def ci_paddle_dims():
+    b = Builder(7)
+    h = b.op("Conv", ["image", b.w("c.w", [4, 3, 1, 1]), b.w("c.b", [4], 0.1)], kernel_shape=[1, 1])
+    h = b.op("Relu", [h])
+    h = b.op("ReduceMean", [h], axes=[2, 3], keepdims=0)  # [N, 4]
+    b.op("Add", [h, "bias"])
+    b.rename_last("out")
+    m = b.model(
+        "ci_paddle_dims",
+        [vi("image", F, [-1, 3, -1, -1]), vi("bias", F, [-1, 4])],
+        [vi("out", F, [0, 4])],
+        11,
+        producer="PaddlePaddle",
+    )
+    sizes = [
+        {"image": ([1, 3, 8, 8], np.float32, "normal"), "bias": ([1, 4], np.float32, "normal")},
+        {"image": ([2, 3, 13, 7], np.float32, "normal"), "bias": ([2, 4], np.float32, "normal")},
+    ]
+    # onnxruntime takes a declared 0 on an input literally (it refuses any
+    # other size), so the 0 sits on the output, where exporters also write it.
+    return m, sizes, "graph input dims declared -1, output dim declared 0 (paddle2onnx / old converters)"
+
+
+# onnx.checker refuses what these exporters write (-1 dims, an output
+# without a shape); onnxruntime runs them.
+UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
+
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-o", "--out", default=os.environ.get("ONNXC_CORPUS_CI", "target/corpus-ci"))
+    ap.add_argument("--only", help="comma-separated model names")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    only = set(args.only.split(",")) if args.only else None
+    failed = 0
+    for fn in MODELS:
+        name = fn.__name__
+        if only and name not in only:
+            continue
+        try:
+            model, size_specs, notes = fn()
+            if name not in UNCHECKED:
+                onnx.checker.check_model(model)
+            path = os.path.join(args.out, name + ".onnx")
+            onnx.save(model, path)
+            feeds = [random_feeds(spec, seed=100 + k) for k, spec in enumerate(size_specs)]
+            e = write_entry(args.out, name, path, feeds, source="ci (onnx.helper)", exporter="ci_models.py",
+                            exporter_version=onnx.__version__, notes=notes)
+            print(f"{name:22} opset {e['opset']:>2}  {len(e['sizes'])} sizes  {notes}")
+        except Exception as ex:  # keep going: one bad model must not stop the rest
+            failed += 1
+            print(f"{name:22} FAILED: {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
