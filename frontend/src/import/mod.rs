@@ -51,7 +51,7 @@ pub fn import_model(model: &LoadedModel) -> Result<Module, Diagnostic> {
         entry: None,
         block: None,
         depth: 0,
-        declared_types: HashMap::new(),
+        declared_types: crate::infer::Declared::default(),
     };
     let func = imp.import_main(graph)?;
     let mut m = std::mem::take(&mut imp.m);
@@ -119,7 +119,7 @@ struct Importer<'a> {
     depth: usize,
     /// Types values were created with (declarations or placeholders),
     /// before on-the-fly inference refined them.
-    declared_types: HashMap<ValueId, Type>,
+    declared_types: crate::infer::Declared,
 }
 
 fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {

@@ -175,7 +175,8 @@ impl<'a> Importer<'a> {
     pub(super) fn finish_node(&mut self, node: &NodeProto, op: ir::OpId) -> Result<(), Diagnostic> {
         let results = self.m.results(op).to_vec();
         for &r in &results {
-            self.declared_types.insert(r, self.m.value_type(r).clone());
+            self.declared_types
+                .set(r, Some(self.m.value_type(r).clone()));
         }
         crate::infer::infer_now(&mut self.m, op, &self.declared_types);
         for (out, &v) in node.output.iter().zip(&results) {

@@ -156,7 +156,7 @@ impl<'a> Importer<'a> {
             .collect();
         let block = self.m.append_block(region, &arg_types);
         for (&a, d) in self.m.block_args(block).to_vec().iter().zip(declared) {
-            self.declared_types.insert(a, d);
+            self.declared_types.set(a, Some(d));
         }
         let saved = self.block.replace(block);
         self.scopes.push(Scope::default());
