@@ -4,7 +4,7 @@
 use super::{broadcast_shapes, one, product, Ctx, Inferred};
 use ir::elements::NumClass;
 use ir::{Diagnostic, Type, DYN};
-use onnx::ops;
+use onnx::{ops, OpKind};
 
 type Shape = Option<Vec<i64>>;
 
@@ -92,6 +92,11 @@ fn static_len(cx: &Ctx<'_>, i: usize) -> Result<Option<usize>, Diagnostic> {
 fn reshape_shape(cx: &Ctx<'_>, allowzero: bool) -> Result<Shape, Diagnostic> {
     let data = cx.shape(0)?;
     let Some(target) = cx.const_ints(1) else {
+        // `Reshape(y, Shape(x))` (how import writes Softmax-like ops of
+        // old opsets) takes x's dims; a 0 copies y's, so not with zeros.
+        if let Some(dims) = dims_of_shape_op(cx, 1).filter(|d| allowzero || !d.contains(&0)) {
+            return Ok(Some(dims));
+        }
         return Ok(static_len(cx, 1)?.map(|n| vec![DYN; n]));
     };
     let mut out = Vec::with_capacity(target.len());
@@ -143,6 +148,20 @@ fn reshape_shape(cx: &Ctx<'_>, allowzero: bool) -> Result<Shape, Diagnostic> {
         }
     }
     Ok(Some(out))
+}
+
+/// The dims an `onnx.Shape` defining operand `i` will hold (unknown ones
+/// `?`), when its input is ranked.
+fn dims_of_shape_op(cx: &Ctx<'_>, i: usize) -> Option<Vec<i64>> {
+    let def = onnx::defined_by(cx.m, cx.operand(i)?, OpKind::Shape)?;
+    let x = cx.m.operand(def, 0)?;
+    let dims = cx.m.value_type(x).shape()?;
+    let v = ops::Shape::of(cx.m, def);
+    let r = i64::try_from(dims.len()).ok()?;
+    let start = onnx::axis::clamp_index(v.start(), r);
+    let end = v.end().map_or(r, |e| onnx::axis::clamp_index(e, r));
+    let range = usize::try_from(start).ok()?..usize::try_from(end.max(start)).ok()?;
+    dims.get(range).map(<[i64]>::to_vec)
 }
 
 /// Flatten's axis may also be the rank (everything outer).

@@ -669,3 +669,28 @@ fn runtime_axes_keep_what_is_known() {
         "tensor<*xf32>"
     );
 }
+
+#[test]
+fn reshape_to_the_shape_of_a_value_takes_its_dims() {
+    let mut g = G::new();
+    let (x, y) = (g.ranked(&[2, DYN, 4]), g.ranked(&[6, 4]));
+    let shape = g.op("Shape", &[x], &[], 1);
+    let shape = g.m.result(shape, 0).unwrap();
+    assert_eq!(g.infer("Reshape", &[y, shape], &[]), "tensor<2x?x4xf32>");
+    let tail = g.op("Shape", &[x], &[("start", int(1))], 1);
+    let tail = g.m.result(tail, 0).unwrap();
+    assert_eq!(g.infer("Reshape", &[y, tail], &[]), "tensor<?x4xf32>");
+}
+
+#[test]
+fn dft_axis_defaults_to_the_last_signal_axis() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 16, 8, 1]);
+    assert_eq!(g.infer("DFT", &[x], &[]), "tensor<2x16x8x2xf32>");
+    let none = g.none();
+    let n = g.scalar(DType::I64, 4.0);
+    assert_eq!(
+        g.infer("DFT", &[x, n, none], &[("onesided", int(1))]),
+        "tensor<2x16x3x2xf32>"
+    );
+}
