@@ -257,6 +257,27 @@ inputs(('x', rng.standard_normal((2, 3, 4)).astype(np.float32)),
 }
 
 #[test]
+fn softmax_of_opset_13_written_for_opset_11_states_its_axis() {
+    let path = gen_model(
+        "softmax13_as_11",
+        &format!(
+            "{WRITE_INPUTS}
+g = helper.make_graph([helper.make_node('Softmax', ['x'], ['y'])], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2, 3, 4])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)])
+save(helper.make_model(g, ir_version=8, opset_imports=[helper.make_opsetid('', 13)]))
+inputs(('x', np.random.default_rng(9).standard_normal((2, 3, 4)).astype(np.float32)))
+"
+        ),
+    );
+    let mut m = import(&load(&path));
+    relabel_opset(&mut m, 11);
+    let exported = round_trip_within(&m, &path, None, 1e-6);
+    let nodes = exported_nodes(&exported);
+    assert_eq!(nodes[0].attribute[0].i, 2, "{:?}", nodes[0]);
+}
+
+#[test]
 fn dft_before_20_takes_its_axis_as_an_operand() {
     let path = gen_model(
         "legacy_dft",

@@ -106,12 +106,9 @@ pub fn legacy_attrs(m: &Module, op: OpId, legacy: Legacy, opset: i64) -> Result<
         return Ok(LegacyAttrs::default());
     }
     Ok(match legacy {
-        // Rows2d: import leaves only ops whose axis means the same in the
-        // older form (the last one of their input). Resize and Scan of
-        // older forms were refused.
-        Legacy::None | Legacy::Concat | Legacy::Rows2d | Legacy::Resize | Legacy::Scan => {
-            LegacyAttrs::default()
-        }
+        // Resize and Scan of older forms were refused at import.
+        Legacy::None | Legacy::Concat | Legacy::Resize | Legacy::Scan => LegacyAttrs::default(),
+        Legacy::Rows2d => rows_2d(m, op, opset)?,
         Legacy::Broadcast => with_broadcast(shape_of(0) != shape_of(1)),
         Legacy::Gemm => {
             let out = m.result(op, 0).map(|v| m.value_type(v).shape());
@@ -139,6 +136,36 @@ pub fn legacy_attrs(m: &Module, op: OpId, legacy: Legacy, opset: i64) -> Result<
         }
         Legacy::Dropout => test_mode(m, op, false, opset, false)?,
     })
+}
+
+/// Softmax, LogSoftmax, Hardmax: the newest form works along `axis`
+/// (default the last), the older one on the input coerced to 2-D at `axis`
+/// (default 1); the same when `axis` is the last. Import leaves only such
+/// ops; one that says nothing of its axis gets it written unless the older
+/// default is the last (2-D input).
+fn rows_2d(m: &Module, op: OpId, opset: i64) -> Result<LegacyAttrs> {
+    let rank = m
+        .operand(op, 0)
+        .and_then(|v| m.value_type(v).shape())
+        .map(<[i64]>::len);
+    let last = rank.and_then(|r| r.checked_sub(1));
+    match (m.attr(op, "axis").and_then(Attribute::as_int), rank, last) {
+        (None, Some(2), _) => Ok(LegacyAttrs::default()),
+        (None, _, Some(last)) => Ok(LegacyAttrs {
+            skip: &[],
+            add: vec![("axis", Attribute::i64(last as i64))],
+        }),
+        (Some(a), Some(r), Some(last)) if onnx::axis::normalize(a, r) == Some(last) => {
+            Ok(LegacyAttrs::default())
+        }
+        _ => Err(op_error(
+            m,
+            op,
+            format!(
+                "cannot be written for opset {opset}: its axis is not the last of an input of known rank"
+            ),
+        )),
+    }
 }
 
 /// BatchNormalization and Dropout: `is_test` before opset 7; BatchNorm's
