@@ -500,7 +500,7 @@ impl<'m> Exporter<'m> {
                 done.insert(out.clone());
                 graph.node.push(NodeProto {
                     name: format!("{out}_identity"),
-                    op_type: "Identity".into(),
+                    op_type: OpKind::Identity.name().into(),
                     input: vec![current],
                     output: vec![out.clone()],
                     ..NodeProto::default()
