@@ -554,3 +554,60 @@ fn malformed_subgraphs() {
     }));
     assert!(err.contains("refers to 'a' outside of a function"), "{err}");
 }
+
+fn int_attr(name: &str, v: i64) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: AttributeType::Int as i32,
+        i: v,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn ops_outside_their_opset_range_name_the_node() {
+    // Gelu exists from opset 20; the model imports 17.
+    let err = import_err(&model(|g| g.node[1].op_type = "Gelu".into()));
+    assert!(
+        err.contains("operator 'Gelu' exists from opset 20") && err.contains("Relu_y"),
+        "{err}"
+    );
+    // Scatter was removed in opset 11.
+    let err = import_err(&model(|g| {
+        g.node[1] = node("Scatter", &["s", "s", "s"], &["y"]);
+    }));
+    assert!(err.contains("'Scatter' was removed in opset 11"), "{err}");
+}
+
+#[test]
+fn ops_are_checked_against_their_table_row() {
+    // An attribute of the wrong type.
+    let err = import_err(&model(|g| {
+        g.node[1] = node("Softmax", &["s"], &["y"]);
+        g.node[1].attribute.push(AttributeProto {
+            name: "axis".into(),
+            r#type: AttributeType::Float as i32,
+            f: 1.5,
+            ..Default::default()
+        });
+    }));
+    assert!(
+        err.contains("attribute 'axis' must be of type int") && err.contains("Softmax_y"),
+        "{err}"
+    );
+    // A required attribute missing.
+    let err = import_err(&model(|g| g.node[1] = node("Concat", &["s"], &["y"])));
+    assert!(
+        err.contains("attribute 'axis' is required") && err.contains("Concat_y"),
+        "{err}"
+    );
+    // Too many operands.
+    let err = import_err(&model(|g| g.node[1] = node("Relu", &["s", "s"], &["y"])));
+    assert!(err.contains("takes at most 1 operands, has 2"), "{err}");
+    // An attribute the table does not know is kept, not an error.
+    let m = model(|g| g.node[1].attribute.push(int_attr("onnxc_hint", 3)));
+    let loaded = load_model_bytes(Bytes::from(m.encode_to_vec()), PathBuf::from(".")).unwrap();
+    let module = import_model(&loaded).unwrap();
+    let text = ir::text::print_module(&module, &ir::text::PrintOptions::default());
+    assert!(text.contains("onnxc_hint = 3"), "{text}");
+}

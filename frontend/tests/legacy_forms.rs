@@ -1,12 +1,15 @@
-//! BatchNormalization and Dropout of old opsets import into their newest
-//! form and export back to what the old opset accepts; onnxruntime checks
-//! that the written model computes what the original did.
+//! Old-opset forms (BatchNormalization, Dropout, legacy broadcasting,
+//! Softmax-like ops before 13, DFT before 20) import into their newest form
+//! and export back to what the old opset accepts; onnxruntime checks that
+//! the written model computes what the original did, and, written as the
+//! newest opset, that the imported IR means what the original meant.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::*;
 use frontend::proto::NodeProto;
+use ir::{Attribute, Module};
 
 fn attr_names(n: &NodeProto) -> Vec<&str> {
     let mut v: Vec<&str> = n.attribute.iter().map(|a| a.name.as_str()).collect();
@@ -181,4 +184,172 @@ save(helper.make_model(g, ir_version=3, opset_imports=[helper.make_opsetid('', 5
     );
     let to = &nodes[2].attribute[0];
     assert_eq!(to.s, b"DOUBLE");
+}
+
+/// Relabels `m` as a model of `opset`, so that export writes its ops as
+/// they are (their newest form).
+fn relabel_opset(m: &mut Module, opset: i64) {
+    let top = m.top();
+    m.set_attr(top, "onnx.opset", Attribute::i64(opset));
+    let pair = Attribute::Array(vec![Attribute::string(""), Attribute::i64(opset)].into());
+    m.set_attr(
+        top,
+        "onnx.opset_imports",
+        Attribute::Array(vec![pair].into()),
+    );
+}
+
+/// The ops named `name` under the main function.
+fn ops_named(m: &Module, name: &str) -> Vec<ir::OpId> {
+    m.collect_ops(main_func(m))
+        .into_iter()
+        .filter(|&o| m.is(o, name))
+        .collect()
+}
+
+#[test]
+fn softmax_family_before_13_runs_on_rows_of_the_flattened_input() {
+    let path = gen_model(
+        "legacy_softmax",
+        &format!(
+            "{WRITE_INPUTS}
+nodes = [
+    helper.make_node('Softmax', ['x'], ['a']),
+    helper.make_node('LogSoftmax', ['x'], ['b'], axis=-2),
+    helper.make_node('Hardmax', ['x'], ['c'], axis=2),
+    helper.make_node('Softmax', ['x'], ['d'], axis=0),
+    helper.make_node('LogSoftmax', ['m'], ['e']),
+]
+g = helper.make_graph(nodes, 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2, 3, 4]),
+     helper.make_tensor_value_info('m', TensorProto.FLOAT, [5, 6])],
+    [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in 'abcde'])
+save(helper.make_model(g, ir_version=8, opset_imports=[helper.make_opsetid('', 11)]))
+rng = np.random.default_rng(5)
+inputs(('x', rng.standard_normal((2, 3, 4)).astype(np.float32)),
+       ('m', rng.standard_normal((5, 6)).astype(np.float32)))
+"
+        ),
+    );
+    let mut m = import(&load(&path));
+    assert_eq!(
+        func_type(&m).to_string(),
+        "(tensor<2x3x4xf32>, tensor<5x6xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, \
+         tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<5x6xf32>)"
+    );
+    // a, b and d go through Flatten; c and e already mean the newest form.
+    assert_eq!(ops_named(&m, "onnx.Flatten").len(), 3);
+    assert_eq!(ops_named(&m, "onnx.Reshape").len(), 3);
+    for op in ops_named(&m, "onnx.Softmax")
+        .into_iter()
+        .chain(ops_named(&m, "onnx.LogSoftmax"))
+    {
+        let input = m.value_type(m.operands(op)[0]).to_string();
+        let axis = m.attr(op, "axis").and_then(Attribute::as_int);
+        match input.as_str() {
+            "tensor<5x6xf32>" => assert_eq!(axis, None),
+            _ => assert_eq!(axis, Some(1), "{input}"),
+        }
+    }
+    round_trip_within(&m, &path, None, 1e-6);
+    relabel_opset(&mut m, 13);
+    round_trip_within(&m, &path, None, 1e-6);
+}
+
+#[test]
+fn softmax_of_opset_13_written_for_opset_11_states_its_axis() {
+    let path = gen_model(
+        "softmax13_as_11",
+        &format!(
+            "{WRITE_INPUTS}
+g = helper.make_graph([helper.make_node('Softmax', ['x'], ['y'])], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2, 3, 4])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)])
+save(helper.make_model(g, ir_version=8, opset_imports=[helper.make_opsetid('', 13)]))
+inputs(('x', np.random.default_rng(9).standard_normal((2, 3, 4)).astype(np.float32)))
+"
+        ),
+    );
+    let mut m = import(&load(&path));
+    relabel_opset(&mut m, 11);
+    let exported = round_trip_within(&m, &path, None, 1e-6);
+    let nodes = exported_nodes(&exported);
+    assert_eq!(nodes[0].attribute[0].i, 2, "{:?}", nodes[0]);
+}
+
+#[test]
+fn dft_before_20_takes_its_axis_as_an_operand() {
+    let path = gen_model(
+        "legacy_dft",
+        &format!(
+            "{WRITE_INPUTS}
+n = numpy_helper.from_array(np.array(4, np.int64), 'n')
+nodes = [
+    helper.make_node('DFT', ['x'], ['a']),
+    helper.make_node('DFT', ['x'], ['b'], axis=2, onesided=1),
+    helper.make_node('DFT', ['x', 'n'], ['c'], axis=2, inverse=1),
+]
+g = helper.make_graph(nodes, 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [3, 8, 6, 1])],
+    [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in 'abc'], [n])
+save(helper.make_model(g, ir_version=8, opset_imports=[helper.make_opsetid('', 17)]))
+rng = np.random.default_rng(7)
+inputs(('x', rng.standard_normal((3, 8, 6, 1)).astype(np.float32)))
+"
+        ),
+    );
+    let mut m = import(&load(&path));
+    assert_eq!(
+        func_type(&m).to_string(),
+        "(tensor<3x8x6x1xf32>) -> (tensor<3x8x6x2xf32>, tensor<3x8x4x2xf32>, \
+         tensor<3x8x4x2xf32>)"
+    );
+    let axes: Vec<String> = ops_named(&m, "onnx.DFT")
+        .into_iter()
+        .map(|op| {
+            assert!(m.attr(op, "axis").is_none());
+            let axis = m.operands(op)[2];
+            let c = m.defining_op(axis).unwrap();
+            m.attr(c, "value").unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        axes,
+        [
+            "dense<1> : tensor<i64>",
+            "dense<2> : tensor<i64>",
+            "dense<2> : tensor<i64>"
+        ]
+    );
+    // Opset 17 again: the axis is an attribute.
+    let exported = round_trip_within(&m, &path, None, 1e-5);
+    for n in exported_nodes(&exported) {
+        assert!(n.input.len() <= 2, "{n:?}");
+        assert!(attr_names(&n).contains(&"axis"), "{n:?}");
+    }
+    relabel_opset(&mut m, 20);
+    let exported = round_trip_within(&m, &path, None, 1e-5);
+    for n in exported_nodes(&exported) {
+        assert_eq!(n.input.len(), 3, "{n:?}");
+    }
+}
+
+#[test]
+fn resize_before_11_is_refused() {
+    let path = gen_model(
+        "legacy_resize10",
+        "
+scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), 'scales')
+node = helper.make_node('Resize', ['x', 'scales'], ['y'])
+g = helper.make_graph([node], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 1, 2, 2])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)], [scales])
+save(helper.make_model(g, ir_version=8, opset_imports=[helper.make_opsetid('', 10)]))
+",
+    );
+    let err = frontend::import::import_model(&load(&path))
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unsupported Resize of opset 10"), "{err}");
 }

@@ -15,12 +15,14 @@ mod generated {
 
 pub mod axis;
 pub mod dialect;
+pub mod model;
 pub mod schema;
 pub mod shape_value;
 pub mod verify;
 pub mod view;
 
 pub use generated::{ops, OpKind, ALL_KINDS, SCHEMAS};
+pub use model::{model_ml_opset, model_opset};
 pub use schema::{Arity, AttrDefault, AttrSchema, AttrType, Domain, OpSchema, Param};
 
 use ir::{Module, OpId, Sym};

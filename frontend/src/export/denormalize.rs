@@ -1,28 +1,29 @@
 //! The inverse of import's version normalization: for opsets before an
-//! attribute became an input, constant operands go back to attributes.
+//! attribute became an input, constant operands go back to attributes;
+//! legacy attributes come back for the older forms [`Legacy`] names.
 
-use crate::import::legacy::LEGACY_BROADCAST;
-use crate::import::normalize::{moved_attrs, operand_since, Kind};
+use crate::forms::{Form, Kind, Legacy};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
 use ir::elements::NumClass;
 use ir::{Module, OpId, Result, Type, ValueId};
+use onnx::{ops, OpKind};
 
-/// (operand index, attribute name, kind) that `op_type` takes as
+/// (operand index, attribute name, kind) that an op of `form` takes as
 /// attributes at `opset`.
-pub fn moved_back(op_type: &str, opset: i64) -> Vec<(usize, &'static str, Kind)> {
-    if opset >= operand_since(op_type) {
+pub fn moved_back(kind: OpKind, form: &Form, opset: i64) -> Vec<(usize, &'static str, Kind)> {
+    if opset >= form.operand_since {
         return Vec::new();
     }
-    moved_attrs(op_type)
+    form.moved
         .iter()
-        .map(|&(names, index, kind)| {
+        .map(|m| {
             // Pad-1 called its pads "paddings".
-            let name = match (op_type, names) {
-                ("Pad", ["pads", ..]) if opset < 2 => "paddings",
-                _ => names.first().copied().unwrap_or(""),
+            let name = match (kind, m.names) {
+                (OpKind::Pad, ["pads", ..]) if opset < 2 => "paddings",
+                _ => m.names.first().copied().unwrap_or(""),
             };
-            (index, name, kind)
+            (m.index, name, m.kind)
         })
         .collect()
 }
@@ -45,11 +46,8 @@ pub fn operand_attr(
     if is_none(m, v) {
         return Ok(None);
     }
-    let e = m
-        .defining_op(v)
-        .filter(|&d| m.is(d, "onnx.Constant"))
-        .and_then(|d| m.attr(d, "value"))
-        .and_then(Attribute::as_elements)
+    let e = onnx::defined_by(m, v, OpKind::Constant)
+        .and_then(|d| ops::Constant::of(m, d).value())
         .ok_or_else(|| {
             op_error(
                 m,
@@ -66,22 +64,25 @@ pub fn operand_attr(
         NumClass::Unsigned => w.u64() as i64,
     };
     let float = |w: ir::elements::WideNum| Attribute::Float(w.to_f64(class), Type::f32());
+    let first = || {
+        e.iter()
+            .next()
+            .ok_or_else(|| op_error(m, op, format!("'{name}' operand is empty")))
+    };
     Ok(Some(match kind {
         Kind::Ints => Attribute::Array(e.iter().map(|w| Attribute::i64(int(w))).collect()),
         Kind::IntAsList => Attribute::i64(e.iter().next().map_or(0, int)),
+        Kind::Int => Attribute::i64(int(first()?)),
         Kind::Floats => Attribute::Array(e.iter().map(float).collect()),
-        Kind::ScalarLikeInput => e
-            .iter()
-            .next()
-            .map(float)
-            .ok_or_else(|| op_error(m, op, format!("'{name}' operand is empty")))?,
+        Kind::ScalarLikeInput => float(first()?),
     }))
 }
 
 /// What an op's attributes need in an old opset.
 #[derive(Default)]
 pub struct LegacyAttrs {
-    /// Attributes of the normalized op the old opset does not have.
+    /// Attributes of the normalized op the old opset does not have, or has
+    /// in another form.
     pub skip: &'static [&'static str],
     /// Attributes the old opset needs that the normalized op lacks.
     pub add: Vec<(&'static str, Attribute)>,
@@ -99,30 +100,83 @@ fn with_broadcast(differ: bool) -> LegacyAttrs {
 
 /// Attributes that an op takes in an old opset (the inverse of import's
 /// legacy step, import/legacy.rs).
-pub fn legacy_attrs(m: &Module, op: OpId, op_type: &str, opset: i64) -> Result<LegacyAttrs> {
+pub fn legacy_attrs(m: &Module, op: OpId, legacy: Legacy, opset: i64) -> Result<LegacyAttrs> {
     let shape_of = |i: usize| m.operand(op, i).map(|v| m.value_type(v).shape());
-    match op_type {
-        "BatchNormalization" | "Dropout" => {}
-        _ if opset < 7 && LEGACY_BROADCAST.contains(&op_type) => {
-            let differ = shape_of(0) != shape_of(1);
-            return Ok(with_broadcast(differ));
-        }
-        "Gemm" if opset < 7 => {
+    if opset >= legacy.newest_from() {
+        return Ok(LegacyAttrs::default());
+    }
+    Ok(match legacy {
+        // Resize and Scan of older forms were refused at import.
+        Legacy::None | Legacy::Concat | Legacy::Resize | Legacy::Scan => LegacyAttrs::default(),
+        Legacy::Rows2d => rows_2d(m, op, opset)?,
+        Legacy::Broadcast => with_broadcast(shape_of(0) != shape_of(1)),
+        Legacy::Gemm => {
             let out = m.result(op, 0).map(|v| m.value_type(v).shape());
-            let differ = shape_of(2).is_some_and(|c| Some(c) != out);
-            return Ok(with_broadcast(differ));
+            with_broadcast(shape_of(2).is_some_and(|c| Some(c) != out))
         }
-        "Cast" if opset < 6 => {
-            let to = m.attr(op, "to").and_then(Attribute::as_int).unwrap_or(0);
+        Legacy::Cast => {
+            let to = ops::Cast::of(m, op).to();
             let name = crate::import::tensor::onnx_type_name(i32::try_from(to).unwrap_or(0));
-            return Ok(LegacyAttrs {
+            LegacyAttrs {
                 skip: &["to"],
                 add: vec![("to", Attribute::string(&name))],
-            });
+            }
         }
-        _ => return Ok(LegacyAttrs::default()),
+        // The stored integer `p` written as the float opset 1 had.
+        Legacy::FloatP => match m.attr(op, "p").and_then(Attribute::as_int) {
+            Some(p) => LegacyAttrs {
+                skip: &["p"],
+                add: vec![("p", Attribute::Float(p as f64, Type::f32()))],
+            },
+            None => LegacyAttrs::default(),
+        },
+        Legacy::BatchNorm => {
+            let training = ops::BatchNormalization::of(m, op).training_mode() == 1;
+            test_mode(m, op, training, opset, true)?
+        }
+        Legacy::Dropout => test_mode(m, op, false, opset, false)?,
+    })
+}
+
+/// Softmax, LogSoftmax, Hardmax: the newest form works along `axis`
+/// (default the last), the older one on the input coerced to 2-D at `axis`
+/// (default 1); the same when `axis` is the last. Import leaves only such
+/// ops; one that says nothing of its axis gets it written unless the older
+/// default is the last (2-D input).
+fn rows_2d(m: &Module, op: OpId, opset: i64) -> Result<LegacyAttrs> {
+    let rank = m
+        .operand(op, 0)
+        .and_then(|v| m.value_type(v).shape())
+        .map(<[i64]>::len);
+    let last = rank.and_then(|r| r.checked_sub(1));
+    match (m.attr(op, "axis").and_then(Attribute::as_int), rank, last) {
+        (None, Some(2), _) => Ok(LegacyAttrs::default()),
+        (None, _, Some(last)) => Ok(LegacyAttrs {
+            skip: &[],
+            add: vec![("axis", Attribute::i64(last as i64))],
+        }),
+        (Some(a), Some(r), Some(last)) if onnx::axis::normalize(a, r) == Some(last) => {
+            Ok(LegacyAttrs::default())
+        }
+        _ => Err(op_error(
+            m,
+            op,
+            format!(
+                "cannot be written for opset {opset}: its axis is not the last of an input of known rank"
+            ),
+        )),
     }
-    let training = m.attr(op, "training_mode").and_then(Attribute::as_int) == Some(1);
+}
+
+/// BatchNormalization and Dropout: `is_test` before opset 7; BatchNorm's
+/// `consumed_inputs` before 6 and no `training_mode` before 14.
+fn test_mode(
+    m: &Module,
+    op: OpId,
+    training: bool,
+    opset: i64,
+    batch_norm: bool,
+) -> Result<LegacyAttrs> {
     let mut add = Vec::new();
     if opset < 7 {
         if training {
@@ -134,22 +188,15 @@ pub fn legacy_attrs(m: &Module, op: OpId, op_type: &str, opset: i64) -> Result<L
         }
         add.push(("is_test", Attribute::i64(1)));
     }
-    if op_type == "BatchNormalization" && opset < 6 {
+    if batch_norm && opset < 6 {
         add.push(("consumed_inputs", Attribute::Array(Vec::new().into())));
     }
-    let skip: &[&str] = if op_type == "BatchNormalization" && opset < 14 {
-        &["training_mode"]
-    } else {
-        &[]
-    };
+    let skip: &[&str] = if batch_norm { &["training_mode"] } else { &[] };
     Ok(LegacyAttrs { skip, add })
 }
 
 /// Results whose ONNX type in `opset` differs from the IR's (normalized)
 /// one: no value_info for them. Dropout's mask is a float before opset 10.
-pub fn retyped(op_type: &str, result: usize, opset: i64) -> bool {
-    const OLD_TYPES: &[(&str, usize, i64)] = &[("Dropout", 1, 10)];
-    OLD_TYPES
-        .iter()
-        .any(|&(t, r, since)| t == op_type && r == result && opset < since)
+pub fn retyped(legacy: Legacy, result: usize, opset: i64) -> bool {
+    legacy == Legacy::Dropout && result == 1 && opset < 10
 }

@@ -5,7 +5,8 @@
 use super::attr::{attribute, value_info};
 use super::denormalize::{is_none, legacy_attrs, moved_back, operand_attr, retyped, LegacyAttrs};
 use super::external::External;
-use crate::dialect::{region_attr_names, DOC_ATTR, GRAPHS_ATTR, NAMES_ATTR, YIELD};
+use crate::dialect::{region_attr_names, DOC_ATTR, GRAPHS_ATTR, NAMES_ATTR};
+use crate::forms::{self, Form, Role};
 use crate::import::tensor::{dtype_to_onnx, elements_to_tensor};
 use crate::proto::{
     attribute_proto::AttributeType, AttributeProto, GraphProto, NodeProto, TensorProto,
@@ -13,14 +14,17 @@ use crate::proto::{
 use ir::attr::Attribute;
 use ir::dialects::op_error;
 use ir::elements::Elements;
+use ir::entity::SecondaryMap;
 use ir::{BlockId, Diagnostic, Location, Module, OpId, Result, ValueDef, ValueId};
+use onnx::{ops, Domain, OpKind};
 use std::collections::{HashMap, HashSet};
 
 /// Names values uniquely over the whole model, preferring the name they
 /// came with.
 #[derive(Default)]
 struct Names {
-    of: HashMap<ValueId, String>,
+    /// The name of each value written so far ("" for an omitted input).
+    of: SecondaryMap<ValueId, Option<String>>,
     taken: HashSet<String>,
     /// Next suffix to try per base name (keeps many clashes linear).
     next: HashMap<String, usize>,
@@ -46,8 +50,11 @@ impl Names {
     }
     fn claim(&mut self, v: ValueId, wanted: &str) -> String {
         let name = self.fresh(wanted);
-        self.of.insert(v, name.clone());
+        self.of.set(v, Some(name.clone()));
         name
+    }
+    fn get(&self, v: ValueId) -> Option<String> {
+        self.of.get(v).clone()
     }
 }
 
@@ -113,8 +120,9 @@ pub struct Exporter<'m> {
     pub external: Option<External>,
     /// Opset of the default domain the model is written for.
     opset: i64,
-    /// Operand slots written back as attributes (old opsets).
-    moved: HashSet<(OpId, usize)>,
+    /// Per op, a bit per operand slot written back as an attribute (old
+    /// opsets).
+    moved: SecondaryMap<OpId, u32>,
     /// Main-graph initializers of at least this many bytes are left
     /// without data, for the caller to write (streaming).
     pub defer_min: Option<usize>,
@@ -126,12 +134,13 @@ pub struct Exporter<'m> {
 
 impl<'m> Exporter<'m> {
     pub fn new(m: &'m Module, external: Option<External>, opset: i64) -> Self {
-        let mut moved = HashSet::new();
+        let mut moved = SecondaryMap::default();
         for op in m.collect_ops(m.top()) {
-            if let Some(t) = m.name(op).as_str().strip_prefix("onnx.") {
-                for (i, ..) in moved_back(t, opset) {
-                    moved.insert((op, i));
-                }
+            let Some(kind) = OpKind::of(m, op) else {
+                continue;
+            };
+            for (i, ..) in moved_back(kind, &forms::of(kind), opset) {
+                *moved.entry(op) |= 1u32.checked_shl(i as u32).unwrap_or(0);
             }
         }
         Exporter {
@@ -159,7 +168,7 @@ impl<'m> Exporter<'m> {
         let m = self.m;
         let term = m
             .last_op(block)
-            .filter(|&t| m.is(t, "func.return") || m.is(t, YIELD))
+            .filter(|&t| m.is(t, "func.return") || onnx::is(m, t, OpKind::Yield))
             .ok_or_else(|| {
                 op_error(m, owner, "body does not end with func.return or onnx.Yield")
             })?;
@@ -201,6 +210,11 @@ impl<'m> Exporter<'m> {
         Ok(graph)
     }
 
+    /// Whether operand `index` of `op` is written back as an attribute.
+    fn is_moved(&self, op: OpId, index: u32) -> bool {
+        self.moved.get(op) & 1u32.checked_shl(index).unwrap_or(0) != 0
+    }
+
     fn op(
         &mut self,
         op: OpId,
@@ -208,130 +222,115 @@ impl<'m> Exporter<'m> {
         graph: &mut GraphProto,
     ) -> Result<()> {
         let m = self.m;
-        let (domain, op_type) = match m.name(op).as_str().split_once('.') {
-            Some(("onnx", t)) => ("", t),
-            Some(("onnx_ml", t)) => {
-                self.uses_ml = true;
-                ("ai.onnx.ml", t)
-            }
-            _ => return Err(op_error(m, op, "cannot be exported to ONNX")),
-        };
-        let results = m.results(op).to_vec();
-        let result_name = |i: usize, v: ValueId| {
-            let stored = stored_name(m, op, i);
-            if !stored.is_empty() {
-                return Some(stored);
-            }
-            preferred.get(&v).cloned()
-        };
-        match op_type {
-            "NoValue" => {
-                for r in results {
-                    self.names.of.insert(r, String::new());
+        let kind =
+            OpKind::of(m, op).ok_or_else(|| op_error(m, op, "cannot be exported to ONNX"))?;
+        let form = forms::of(kind);
+        match form.role {
+            Role::Omitted => {
+                for &r in m.results(op) {
+                    self.names.of.set(r, Some(String::new()));
                 }
-                return Ok(());
+                Ok(())
             }
-            "Constant" => {
-                let (Some(&r), Some(e)) = (
-                    results.first(),
-                    m.attr(op, "value").and_then(Attribute::as_elements),
-                ) else {
-                    return Err(op_error(m, op, "requires a dense 'value'"));
-                };
-                let uses = m.uses(r);
-                if !uses.is_empty()
-                    && uses
-                        .iter()
-                        .all(|u| self.moved.contains(&(u.op, u.index as usize)))
-                {
-                    return Ok(()); // only feeds attributes of old opsets
-                }
-                let wanted = result_name(0, r).unwrap_or_else(|| loc_name(m, op));
-                let n = self.names.claim(r, &wanted);
-                let bytes = e.dtype().storage_bytes(e.len()).unwrap_or(0);
-                let t = match &mut self.external {
-                    _ if self.depth == 1 && self.defer_min.is_some_and(|d| bytes >= d.max(1)) => {
-                        self.deferred.push((graph.initializer.len(), e.clone()));
-                        TensorProto {
-                            name: n,
-                            dims: e.shape().to_vec(),
-                            data_type: dtype_to_onnx(e.dtype()),
-                            ..TensorProto::default()
-                        }
-                    }
-                    Some(ext) if ext.wants(e) => {
-                        let mut t = TensorProto {
-                            name: n,
-                            dims: e.shape().to_vec(),
-                            data_type: dtype_to_onnx(e.dtype()),
-                            ..TensorProto::default()
-                        };
-                        ext.place(&mut t, e);
-                        t
-                    }
-                    _ => elements_to_tensor(&n, e),
-                };
-                graph.initializer.push(t);
-                return Ok(());
-            }
-            _ => {}
+            Role::Constant => self.initializer(op, preferred, graph),
+            Role::Outputs => Err(op_error(m, op, "does not end its graph")),
+            Role::Node | Role::Regions => self.node(op, kind, &form, preferred, graph),
         }
-        let node_name = loc_name(m, op);
+    }
+
+    /// The name result `i` of `op` gets: the one it was imported with, else
+    /// the graph output's it is returned as.
+    fn result_name(
+        &self,
+        op: OpId,
+        i: usize,
+        v: ValueId,
+        preferred: &HashMap<ValueId, String>,
+    ) -> Option<String> {
+        let stored = stored_name(self.m, op, i);
+        if !stored.is_empty() {
+            return Some(stored);
+        }
+        preferred.get(&v).cloned()
+    }
+
+    /// An `onnx.Constant` as an initializer (inline, external, or left
+    /// without data for a streaming writer).
+    fn initializer(
+        &mut self,
+        op: OpId,
+        preferred: &HashMap<ValueId, String>,
+        graph: &mut GraphProto,
+    ) -> Result<()> {
+        let m = self.m;
+        let (Some(&r), Some(e)) = (m.results(op).first(), ops::Constant::of(m, op).value()) else {
+            return Err(op_error(m, op, "requires a dense 'value'"));
+        };
+        let uses = m.uses(r);
+        if !uses.is_empty() && uses.iter().all(|u| self.is_moved(u.op, u.index)) {
+            return Ok(()); // only feeds attributes of old opsets
+        }
+        let wanted = self
+            .result_name(op, 0, r, preferred)
+            .unwrap_or_else(|| loc_name(m, op));
+        let n = self.names.claim(r, &wanted);
+        let bytes = e.dtype().storage_bytes(e.len()).unwrap_or(0);
+        let bare = |name: String| TensorProto {
+            name,
+            dims: e.shape().to_vec(),
+            data_type: dtype_to_onnx(e.dtype()),
+            ..TensorProto::default()
+        };
+        let t = match &mut self.external {
+            _ if self.depth == 1 && self.defer_min.is_some_and(|d| bytes >= d.max(1)) => {
+                self.deferred.push((graph.initializer.len(), e.clone()));
+                bare(n)
+            }
+            Some(ext) if ext.wants(e) => {
+                let mut t = bare(n);
+                ext.place(&mut t, e);
+                t
+            }
+            _ => elements_to_tensor(&n, e),
+        };
+        graph.initializer.push(t);
+        Ok(())
+    }
+
+    /// An op as a node: inputs (some written back as attributes for old
+    /// opsets), outputs, attributes, subgraphs.
+    fn node(
+        &mut self,
+        op: OpId,
+        kind: OpKind,
+        form: &Form,
+        preferred: &HashMap<ValueId, String>,
+        graph: &mut GraphProto,
+    ) -> Result<()> {
+        let m = self.m;
+        // Only the default domain has older forms written back.
+        let opset = match kind.domain() {
+            Domain::OnnxMl => {
+                self.uses_ml = true;
+                None
+            }
+            Domain::Onnx | Domain::Internal => Some(self.opset),
+        };
         let mut node = NodeProto {
-            name: node_name.clone(),
-            op_type: op_type.to_string(),
-            domain: domain.to_string(),
+            name: loc_name(m, op),
+            op_type: kind.name().to_string(),
+            domain: kind.domain().model_name().to_string(),
             ..NodeProto::default()
         };
-        let moved = if domain.is_empty() {
-            moved_back(op_type, self.opset)
+        if let Some(opset) = opset {
+            self.moved_inputs(op, kind, form, opset, &mut node)?;
         } else {
-            Vec::new()
-        };
-        for (i, &v) in m.operands(op).iter().enumerate() {
-            if let Some(&(_, name, kind)) = moved.iter().find(|(j, ..)| *j == i) {
-                if let Some(a) = operand_attr(m, op, v, name, kind, self.opset)? {
-                    node.attribute.push(attribute(m, op, name, &a)?);
-                }
-                continue;
-            }
-            if !moved.is_empty() && i > 0 && !is_none(m, v) {
-                return Err(op_error(
-                    m,
-                    op,
-                    format!("operand #{i} has no form in opset {}", self.opset),
-                ));
-            }
-            let n =
-                self.names.of.get(&v).cloned().ok_or_else(|| {
-                    op_error(m, op, "uses a value that is not visible in its graph")
-                })?;
-            node.input.push(n);
+            self.inputs(op, &mut node)?;
         }
-        while node.input.last().is_some_and(String::is_empty) {
-            node.input.pop();
-        }
-        for (i, &r) in results.iter().enumerate() {
-            let n = match result_name(i, r) {
-                Some(n) => self.names.claim(r, &n),
-                // An omitted optional output stays omitted while unused.
-                None if m.attr(op, NAMES_ATTR).is_some() && !m.has_uses(r) => String::new(),
-                None if results.len() == 1 => self.names.claim(r, &node_name),
-                None => self.names.claim(r, &format!("{node_name}:{i}")),
-            };
-            // The inferred type of each used intermediate value (outputs
-            // are filtered out once the graph's outputs are known).
-            if !n.is_empty() && m.has_uses(r) && !retyped(op_type, i, self.opset) {
-                if let Ok(vi) = value_info(m, op, &n, m.value_type(r)) {
-                    graph.value_info.push(vi);
-                }
-            }
-            node.output.push(n);
-        }
-        let legacy = if domain.is_empty() {
-            legacy_attrs(m, op, op_type, self.opset)?
-        } else {
-            LegacyAttrs::default()
+        self.results(op, form, preferred, &mut node, graph);
+        let legacy = match opset {
+            Some(opset) => legacy_attrs(m, op, form.legacy, opset)?,
+            None => LegacyAttrs::default(),
         };
         for (k, a) in m.attrs(op) {
             let k = k.as_str();
@@ -346,7 +345,106 @@ impl<'m> Exporter<'m> {
         if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {
             node.doc_string = doc.to_string();
         }
-        let attr_names = onnx::OpKind::from_model("", op_type).map_or(&[][..], region_attr_names);
+        self.regions(op, kind, &mut node)?;
+        graph.node.push(node);
+        Ok(())
+    }
+
+    /// The node's inputs by name, trailing omitted ones dropped.
+    fn inputs(&self, op: OpId, node: &mut NodeProto) -> Result<()> {
+        let m = self.m;
+        for &v in m.operands(op) {
+            let n = self
+                .names
+                .get(v)
+                .ok_or_else(|| op_error(m, op, "uses a value that is not visible in its graph"))?;
+            node.input.push(n);
+        }
+        while node.input.last().is_some_and(String::is_empty) {
+            node.input.pop();
+        }
+        Ok(())
+    }
+
+    /// Inputs at `opset`: operands that were attributes then are written
+    /// as attributes; operands the older form lacks must be absent.
+    fn moved_inputs(
+        &self,
+        op: OpId,
+        kind: OpKind,
+        form: &Form,
+        opset: i64,
+        node: &mut NodeProto,
+    ) -> Result<()> {
+        let m = self.m;
+        let moved = moved_back(kind, form, opset);
+        if moved.is_empty() {
+            return self.inputs(op, node);
+        }
+        let mut kept = Vec::new();
+        for (i, &v) in m.operands(op).iter().enumerate() {
+            if let Some(&(_, name, attr_kind)) = moved.iter().find(|(j, ..)| *j == i) {
+                if let Some(a) = operand_attr(m, op, v, name, attr_kind, opset)? {
+                    node.attribute.push(attribute(m, op, name, &a)?);
+                }
+                continue;
+            }
+            if i >= form.old_operands && !is_none(m, v) {
+                return Err(op_error(
+                    m,
+                    op,
+                    format!("operand #{i} has no form in opset {opset}"),
+                ));
+            }
+            kept.push(v);
+        }
+        for v in kept {
+            let n = self
+                .names
+                .get(v)
+                .ok_or_else(|| op_error(m, op, "uses a value that is not visible in its graph"))?;
+            node.input.push(n);
+        }
+        while node.input.last().is_some_and(String::is_empty) {
+            node.input.pop();
+        }
+        Ok(())
+    }
+
+    /// Names the results; the inferred type of each used intermediate
+    /// value goes to `value_info` (outputs are filtered out once the
+    /// graph's outputs are known).
+    fn results(
+        &mut self,
+        op: OpId,
+        form: &Form,
+        preferred: &HashMap<ValueId, String>,
+        node: &mut NodeProto,
+        graph: &mut GraphProto,
+    ) {
+        let m = self.m;
+        let results = m.results(op);
+        for (i, &r) in results.iter().enumerate() {
+            let n = match self.result_name(op, i, r, preferred) {
+                Some(n) => self.names.claim(r, &n),
+                // An omitted optional output stays omitted while unused.
+                None if m.attr(op, NAMES_ATTR).is_some() && !m.has_uses(r) => String::new(),
+                None if results.len() == 1 => self.names.claim(r, &node.name),
+                None => self.names.claim(r, &format!("{}:{i}", node.name)),
+            };
+            if !n.is_empty() && m.has_uses(r) && !retyped(form.legacy, i, self.opset) {
+                if let Ok(vi) = value_info(m, op, &n, m.value_type(r)) {
+                    graph.value_info.push(vi);
+                }
+            }
+            node.output.push(n);
+        }
+    }
+
+    /// The op's regions as its graph attributes.
+    fn regions(&mut self, op: OpId, kind: OpKind, node: &mut NodeProto) -> Result<()> {
+        let m = self.m;
+        let attr_names = region_attr_names(kind);
         for (i, &region) in m.regions(op).iter().enumerate() {
             let name = attr_names.get(i).ok_or_else(|| {
                 op_error(m, op, "has a region that has no ONNX subgraph attribute")
@@ -363,7 +461,6 @@ impl<'m> Exporter<'m> {
                 ..AttributeProto::default()
             });
         }
-        graph.node.push(node);
         Ok(())
     }
 
@@ -385,12 +482,14 @@ impl<'m> Exporter<'m> {
                 .get(j)
                 .cloned()
                 .unwrap_or_else(|| format!("output_{j}"));
-            let current = self.names.of.get(&v).cloned().ok_or_else(|| {
+            let current = self.names.get(v).ok_or_else(|| {
                 Diagnostic::error(format!("graph output '{wanted}' has no value"))
             })?;
             let local = match m.value_def(v) {
                 // Initializers as outputs confuse some runtimes.
-                ValueDef::Result(d, _) => m.op_block(d) == Some(block) && !m.is(d, "onnx.Constant"),
+                ValueDef::Result(d, _) => {
+                    m.op_block(d) == Some(block) && !onnx::is(m, d, OpKind::Constant)
+                }
                 ValueDef::BlockArg(b, _) => b == block,
                 ValueDef::Erased => false,
             };
@@ -401,7 +500,7 @@ impl<'m> Exporter<'m> {
                 done.insert(out.clone());
                 graph.node.push(NodeProto {
                     name: format!("{out}_identity"),
-                    op_type: "Identity".into(),
+                    op_type: OpKind::Identity.name().into(),
                     input: vec![current],
                     output: vec![out.clone()],
                     ..NodeProto::default()

@@ -110,7 +110,7 @@ pub fn export_model_with(m: &Module, opts: &ExportOptions) -> Result<Exported> {
         .map(|t| External::new(t, opts.external_location.clone()));
     let top = m.top();
     let int = |name: &str| m.attr(top, name).and_then(Attribute::as_int);
-    let opset = int("onnx.opset").unwrap_or(17);
+    let opset = onnx::model_opset(m);
     let mut ex = Exporter::new(m, external, opset);
     ex.defer_min = opts.defer_min;
     let mut name = str_attr(m, f, "onnx.graph_name");
@@ -156,7 +156,7 @@ pub fn export_model_with(m: &Module, opts: &ExportOptions) -> Result<Exported> {
     if ex.uses_ml && !opset_import.iter().any(|o| o.domain == "ai.onnx.ml") {
         opset_import.push(OperatorSetIdProto {
             domain: "ai.onnx.ml".into(),
-            version: int("onnx.ml_opset").unwrap_or(3),
+            version: onnx::model_ml_opset(m),
         });
     }
     let metadata_props = pairs(m, "onnx.metadata_props")

@@ -19,6 +19,7 @@ use ir::elements::{DType, Elements, WideNum};
 use ir::{
     Attribute, BlockId, Builder, Diagnostic, InsertPoint, Location, Module, OpId, Type, ValueId,
 };
+use onnx::OpKind;
 use std::collections::{HashMap, HashSet};
 
 pub use node::constant_node_value;
@@ -51,7 +52,7 @@ pub fn import_model(model: &LoadedModel) -> Result<Module, Diagnostic> {
         entry: None,
         block: None,
         depth: 0,
-        declared_types: HashMap::new(),
+        declared_types: crate::infer::Declared::default(),
     };
     let func = imp.import_main(graph)?;
     let mut m = std::mem::take(&mut imp.m);
@@ -119,7 +120,7 @@ struct Importer<'a> {
     depth: usize,
     /// Types values were created with (declarations or placeholders),
     /// before on-the-fly inference refined them.
-    declared_types: HashMap<ValueId, Type>,
+    declared_types: crate::infer::Declared,
 }
 
 fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
@@ -354,7 +355,7 @@ impl<'a> Importer<'a> {
         let ty = e.tensor_type();
         let mut b = self.builder(loc)?;
         Ok(b.op(
-            "onnx.Constant",
+            OpKind::Constant.ir_name(),
             &[],
             &[ty],
             &[("value", Attribute::Elements(e))],
@@ -390,7 +391,7 @@ impl<'a> Importer<'a> {
             .entry
             .ok_or_else(|| Diagnostic::error("internal: no main function"))?;
         let mut b = Builder::new(&mut self.m, InsertPoint::Start(entry));
-        let v = b.op1("onnx.NoValue", &[], Type::None, &[]);
+        let v = b.op1(OpKind::NoValue.ir_name(), &[], Type::None, &[]);
         self.no_value = Some(v);
         Ok(v)
     }

@@ -84,10 +84,10 @@ pub fn record(m: &mut Module, proto: &ModelProto, func: OpId) {
         .as_ref()
         .and_then(|o| o.version(""))
         .unwrap_or(LEGACY_OPSET);
-    m.set_attr(top, "onnx.opset", Attribute::i64(default));
+    m.set_attr(top, onnx::model::OPSET_ATTR, Attribute::i64(default));
     m.set_attr(top, "onnx.ir_version", Attribute::i64(proto.ir_version));
     if let Some(ml) = opsets.as_ref().and_then(|o| o.version("ai.onnx.ml")) {
-        m.set_attr(top, "onnx.ml_opset", Attribute::i64(ml));
+        m.set_attr(top, onnx::model::ML_OPSET_ATTR, Attribute::i64(ml));
     }
     if !proto.opset_import.is_empty() {
         let imports = proto.opset_import.iter().map(|o| {

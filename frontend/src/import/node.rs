@@ -1,12 +1,17 @@
 //! One ONNX node → one op (or an inlined function body, or a constant).
+//! The op is identified once ([`OpKind::from_model`]), its schema version
+//! resolved for the model's opset, older forms rewritten into the newest,
+//! and the result checked against the op's table row.
 
-use super::legacy::Legacy;
+use super::legacy::Plan;
 use super::{attrs, node_diag, small_elements, tensor, Importer};
-use crate::dialect::{is_known_ml_op, is_known_op, DOC_ATTR};
+use crate::dialect::DOC_ATTR;
+use crate::forms::{self, Legacy, Role};
 use crate::load::ExternalData;
 use crate::proto::{AttributeProto, NodeProto};
 use ir::elements::{DType, Elements, WideNum};
 use ir::{Attribute, Diagnostic, Location, OpSpec, Sym, Type, ValueId};
+use onnx::OpKind;
 use std::borrow::Cow;
 
 /// ONNX domains we know of but do not import.
@@ -19,7 +24,7 @@ const UNSUPPORTED_DOMAINS: &[&str] = &[
     "org.pytorch.aten",
 ];
 
-/// Operators whose results are sequences or optionals.
+/// Operators whose results are sequences or optionals (not in the table).
 const SEQUENCE_OPS: &[&str] = &[
     "ConcatFromSequence",
     "Optional",
@@ -54,9 +59,81 @@ impl<'a> Importer<'a> {
         if let Some(f) = self.function(node) {
             return self.inline_function(node, f, &attrs);
         }
-        let dialect = match node.domain.as_str() {
-            "" | "ai.onnx" => "onnx",
-            "ai.onnx.ml" => "onnx_ml",
+        let (kind, version) = self.identify(node)?;
+        let form = forms::of(kind);
+        refuse_legacy(node, form.legacy, version)?;
+        match form.role {
+            Role::Node => {}
+            Role::Constant => {
+                let e = constant_node_value(node, &attrs, self.external)?;
+                let op = self.constant(e, self.node_loc(node))?;
+                return self.finish_node(node, op);
+            }
+            Role::Regions => return self.import_control_flow(node, kind, &attrs),
+            // Models cannot name onnxc's own ops (`from_model` excludes them).
+            Role::Omitted | Role::Outputs => {
+                return Err(node_diag(
+                    node,
+                    format!("unknown operator '{}'", node.op_type),
+                ))
+            }
+        }
+        if let Some(a) = attrs.iter().find(|a| has_subgraph(a)) {
+            return Err(node_diag(
+                node,
+                format!(
+                    "unsupported subgraph attribute '{}' of operator '{}'",
+                    a.name, node.op_type
+                ),
+            ));
+        }
+        let mut ir_attrs = self.convert_attrs(node, &attrs)?;
+        let mut operands = self.operands(node)?;
+        let loc = self.node_loc(node);
+        self.normalize(node, &form, version, &mut ir_attrs, &mut operands, &loc)?;
+        let plan = self.legacy(
+            node,
+            form.legacy,
+            version,
+            &mut ir_attrs,
+            &mut operands,
+            &loc,
+        )?;
+        let outputs = match &plan {
+            Plan::Outputs(o) => o.len(),
+            _ => node.output.len(),
+        };
+        check_row(node, kind, operands.len(), outputs, &ir_attrs)?;
+        match plan {
+            Plan::Keep => {}
+            Plan::Outputs(output) => {
+                let form = NodeProto {
+                    output,
+                    ..node.clone()
+                };
+                let result_types = self.result_types(&form);
+                let op = self.create(kind, operands, result_types, ir_attrs, loc)?;
+                return self.finish_node(&form, op);
+            }
+            Plan::PerActivationBatchNorm => {
+                return self.per_activation_batch_norm(node, &ir_attrs, &operands, &loc)
+            }
+            Plan::CastMask => return self.import_cast_mask(node, ir_attrs, operands, &loc),
+            Plan::Rows { axis } => {
+                return self.import_rows(node, kind, axis, ir_attrs, &operands, &loc)
+            }
+        }
+        let result_types = self.result_types(node);
+        let op = self.create(kind, operands, result_types, ir_attrs, loc)?;
+        self.finish_node(node, op)
+    }
+
+    /// The node's op kind and the version of its schema at the model's
+    /// opset; unknown and unsupported operators are reported here.
+    fn identify(&self, node: &NodeProto) -> Result<(OpKind, i64), Diagnostic> {
+        let default_domain = match node.domain.as_str() {
+            "" | "ai.onnx" => true,
+            "ai.onnx.ml" => false,
             d if UNSUPPORTED_DOMAINS.contains(&d) => {
                 return Err(node_diag(
                     node,
@@ -73,7 +150,7 @@ impl<'a> Importer<'a> {
                 ))
             }
         };
-        let version = self.opset_version(&node.domain).ok_or_else(|| {
+        let opset = self.opset_version(&node.domain).ok_or_else(|| {
             node_diag(
                 node,
                 format!(
@@ -82,7 +159,7 @@ impl<'a> Importer<'a> {
                 ),
             )
         })?;
-        if dialect == "onnx" && SEQUENCE_OPS.contains(&node.op_type.as_str()) {
+        if default_domain && SEQUENCE_OPS.contains(&node.op_type.as_str()) {
             return Err(node_diag(
                 node,
                 format!(
@@ -91,65 +168,27 @@ impl<'a> Importer<'a> {
                 ),
             ));
         }
-        let known = match dialect {
-            "onnx" => is_known_op(&node.op_type),
-            _ => is_known_ml_op(&node.op_type),
-        };
-        if !known {
-            return Err(node_diag(
+        let kind = OpKind::from_model(&node.domain, &node.op_type).ok_or_else(|| {
+            node_diag(
                 node,
                 format!(
                     "unknown operator '{}' of domain '{}'",
                     node.op_type, node.domain
                 ),
-            ));
-        }
-        if dialect == "onnx" && node.op_type == "Constant" {
-            let e = constant_node_value(node, &attrs, self.external)?;
-            let op = self.constant(e, self.node_loc(node))?;
-            self.finish_node(node, op)?;
-            return Ok(());
-        }
-        if dialect == "onnx" && matches!(node.op_type.as_str(), "If" | "Loop" | "Scan") {
-            return self.import_control_flow(node, &attrs, version);
-        }
-        if let Some(a) = attrs.iter().find(|a| has_subgraph(a)) {
-            return Err(node_diag(
-                node,
-                format!(
-                    "unsupported subgraph attribute '{}' of operator '{}'",
-                    a.name, node.op_type
-                ),
-            ));
-        }
-        let mut ir_attrs = self.convert_attrs(node, &attrs)?;
-        let mut operands = self.operands(node)?;
-        let loc = self.node_loc(node);
-        let mut form = Cow::Borrowed(node);
-        if dialect == "onnx" {
-            self.normalize(node, &mut ir_attrs, &mut operands, &loc)?;
-            match self.legacy(node, version, &mut ir_attrs, &mut operands, &loc)? {
-                Legacy::Keep => {}
-                Legacy::Outputs(output) => {
-                    form = Cow::Owned(NodeProto {
-                        output,
-                        ..node.clone()
-                    })
-                }
-                Legacy::Imported => return Ok(()),
-            }
-        }
-        let name = format!("{dialect}.{}", node.op_type);
-        let result_types = self.result_types(&form);
-        let op = self.create(&name, operands, result_types, ir_attrs, loc)?;
-        self.finish_node(&form, op)
+            )
+        })?;
+        let version = kind
+            .schema()
+            .version_at(opset)
+            .map_err(|e| node_diag(node, e))?;
+        Ok((kind, version))
     }
 
     /// Creates one op at the end of the current block; its types are
     /// inferred by [`Importer::finish_node`] or [`Importer::infer`].
     pub(super) fn create(
         &mut self,
-        name: &str,
+        kind: OpKind,
         operands: Vec<ValueId>,
         result_types: Vec<Type>,
         attrs: Vec<(String, Attribute)>,
@@ -162,7 +201,7 @@ impl<'a> Importer<'a> {
             loc: loc.clone(),
             ..OpSpec::default()
         };
-        Ok(self.builder(loc)?.create(name, spec))
+        Ok(self.builder(loc)?.create(kind.ir_name(), spec))
     }
 
     /// Infers an op that no ONNX output names (a step of a decomposition).
@@ -175,7 +214,8 @@ impl<'a> Importer<'a> {
     pub(super) fn finish_node(&mut self, node: &NodeProto, op: ir::OpId) -> Result<(), Diagnostic> {
         let results = self.m.results(op).to_vec();
         for &r in &results {
-            self.declared_types.insert(r, self.m.value_type(r).clone());
+            self.declared_types
+                .set(r, Some(self.m.value_type(r).clone()));
         }
         crate::infer::infer_now(&mut self.m, op, &self.declared_types);
         for (out, &v) in node.output.iter().zip(&results) {
@@ -330,4 +370,54 @@ pub fn constant_node_value(
             format!("unknown Constant attribute '{other}'"),
         )),
     }
+}
+
+/// Older forms import does not support: refused before anything is made.
+fn refuse_legacy(node: &NodeProto, legacy: Legacy, version: i64) -> Result<(), Diagnostic> {
+    if version >= legacy.newest_from() {
+        return Ok(());
+    }
+    let msg = match legacy {
+        Legacy::Resize => format!(
+            "unsupported Resize of opset {version} (the form before opset 11, without roi and sizes)"
+        ),
+        Legacy::Scan => {
+            format!("unsupported Scan of opset {version} (the batched form before opset 9)")
+        }
+        Legacy::None
+        | Legacy::Broadcast
+        | Legacy::Gemm
+        | Legacy::Cast
+        | Legacy::Concat
+        | Legacy::BatchNorm
+        | Legacy::Dropout
+        | Legacy::Rows2d
+        | Legacy::FloatP => return Ok(()),
+    };
+    Err(node_diag(node, msg))
+}
+
+/// Checks the op a node becomes against its table row: operand and result
+/// counts, attribute types, required attributes. Attributes the row does
+/// not know are kept (export writes them back) but mean nothing to onnxc.
+pub(super) fn check_row(
+    node: &NodeProto,
+    kind: OpKind,
+    operands: usize,
+    results: usize,
+    attrs: &[(String, Attribute)],
+) -> Result<(), Diagnostic> {
+    let schema = kind.schema();
+    let what = |e: String| node_diag(node, format!("{} {e}", kind.name()));
+    onnx::verify::check_count("operands", operands, schema.inputs).map_err(what)?;
+    onnx::verify::check_count("results", results, schema.outputs).map_err(what)?;
+    onnx::verify::check_attrs(schema, attrs.iter().map(|(k, v)| (k.as_str(), v))).map_err(what)?;
+    for (name, _) in attrs.iter().filter(|(k, _)| schema.attr(k).is_none()) {
+        tracing::trace!(
+            "{}: attribute '{name}' is not in the table row of {}; kept as is",
+            super::node_label(node),
+            kind.name()
+        );
+    }
+    Ok(())
 }

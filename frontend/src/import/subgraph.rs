@@ -2,36 +2,33 @@
 //! (one block each, ended by `onnx.Yield`); names of enclosing scopes stay
 //! visible inside (docs/ONNX_DIALECT.md, "Subgraphs").
 
+use super::node::check_row;
 use super::{node_diag, value_info_type, Importer, Scope, MAX_DEPTH};
-use crate::dialect::{region_attr_names, GRAPHS_ATTR, YIELD};
+use crate::dialect::{region_attr_names, GRAPHS_ATTR};
 use crate::infer::control::{body_arg_types, initial_carried};
 use crate::infer::refine;
 use crate::proto::{AttributeProto, GraphProto, NodeProto};
 use ir::{Attribute, Builder, Diagnostic, OpSpec, Sym, Type};
+use onnx::OpKind;
 use std::collections::HashSet;
 use std::sync::Arc;
 
 impl<'a> Importer<'a> {
+    /// If, Loop, Scan (`kind`): their graph attributes become regions.
     pub(super) fn import_control_flow(
         &mut self,
         node: &NodeProto,
+        kind: OpKind,
         attrs: &[AttributeProto],
-        version: i64,
     ) -> Result<(), Diagnostic> {
-        let op_type = node.op_type.as_str();
         if self.depth >= MAX_DEPTH {
             return Err(node_diag(
                 node,
                 format!("unsupported nesting of subgraphs deeper than {MAX_DEPTH} levels"),
             ));
         }
-        if op_type == "Scan" && version < 9 {
-            return Err(node_diag(
-                node,
-                format!("unsupported Scan of opset {version} (the batched form before opset 9)"),
-            ));
-        }
-        let region_names = onnx::OpKind::from_model("", op_type).map_or(&[][..], region_attr_names);
+        let is_loop = kind == OpKind::Loop;
+        let region_names = region_attr_names(kind);
         let mut graphs = Vec::with_capacity(region_names.len());
         for &name in region_names {
             let a = attrs.iter().find(|a| a.name == name);
@@ -46,7 +43,7 @@ impl<'a> Importer<'a> {
             .filter(|(k, _)| !region_names.contains(&k.as_str()))
             .collect();
         let mut operands = self.operands(node)?;
-        if op_type == "Loop" {
+        if is_loop {
             // M and cond keep their slots even when omitted.
             while operands.len() < 2 {
                 let none = self.no_value()?;
@@ -54,11 +51,8 @@ impl<'a> Importer<'a> {
             }
         }
         let results = node.output.len();
-        let want_outputs = if op_type == "Loop" {
-            results + 1
-        } else {
-            results
-        };
+        check_row(node, kind, operands.len(), results, &ir_attrs)?;
+        let want_outputs = if is_loop { results + 1 } else { results };
         let loc = self.node_loc(node);
         let spec = OpSpec {
             operands,
@@ -71,8 +65,9 @@ impl<'a> Importer<'a> {
             loc: loc.clone(),
             ..OpSpec::default()
         };
-        let op = self.builder(loc)?.create(&format!("onnx.{op_type}"), spec);
-        if op_type == "Scan" && crate::infer::control::scan_split(&self.m, op).is_none() {
+        let op = self.builder(loc)?.create(kind.ir_name(), spec);
+        let is_scan = kind == OpKind::Scan;
+        if is_scan && crate::infer::control::scan_split(&self.m, op).is_none() {
             return Err(node_diag(
                 node,
                 "needs an INT attribute 'num_scan_inputs' no larger than its input count".into(),
@@ -82,7 +77,7 @@ impl<'a> Importer<'a> {
         let derived = initial_carried(&self.m, op).and_then(|c| body_arg_types(&self.m, op, &c));
         let derived = match derived {
             Some(d) => d,
-            None if op_type == "Scan" => {
+            None if is_scan => {
                 return Err(node_diag(
                     node,
                     "a scan input axis is out of range for its input".into(),
@@ -92,7 +87,7 @@ impl<'a> Importer<'a> {
         };
         let mut infos = Vec::with_capacity(graphs.len());
         for (i, g) in graphs.into_iter().enumerate() {
-            let want_args = if op_type == "If" { 0 } else { derived.len() };
+            let want_args = if kind == OpKind::If { 0 } else { derived.len() };
             if g.output.len() != want_outputs {
                 return Err(node_diag(
                     node,
@@ -156,7 +151,7 @@ impl<'a> Importer<'a> {
             .collect();
         let block = self.m.append_block(region, &arg_types);
         for (&a, d) in self.m.block_args(block).to_vec().iter().zip(declared) {
-            self.declared_types.insert(a, d);
+            self.declared_types.set(a, Some(d));
         }
         let saved = self.block.replace(block);
         self.scopes.push(Scope::default());
@@ -195,7 +190,7 @@ impl<'a> Importer<'a> {
         }
         let results = self.import_body(g)?;
         let mut b = Builder::at_end(&mut self.m, block);
-        b.op(YIELD, &results, &[], &[]);
+        b.op(OpKind::Yield.ir_name(), &results, &[], &[]);
         Ok(g.output.iter().map(|o| o.name.clone()).collect())
     }
 }

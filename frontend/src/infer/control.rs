@@ -1,9 +1,10 @@
 //! `If`, `Loop`, `Scan`: result types from the types their regions yield,
 //! and the types of the body arguments from the operands.
 
-use super::{norm_axis, tensor, Ctx};
-use crate::dialect::YIELD;
-use ir::{Attribute, Diagnostic, Module, OpId, Type, DYN};
+use super::{tensor, Ctx, Inferred};
+use ir::{Diagnostic, Module, OpId, Type, DYN};
+use onnx::axis::normalize;
+use onnx::{ops, OpKind};
 
 /// The least general type covering both (dims that differ become `?`, a
 /// rank mismatch gives an unranked tensor). The element type is `a`'s.
@@ -26,7 +27,9 @@ pub fn join(a: &Type, b: &Type) -> Type {
 /// Types of the values region `i` of `op` yields, if it ends in a yield.
 pub fn yield_types(m: &Module, op: OpId, i: usize) -> Option<Vec<Type>> {
     let block = m.entry_block(m.region(op, i)?)?;
-    let y = m.last_op(block).filter(|&t| m.is(t, YIELD))?;
+    let y = m
+        .last_op(block)
+        .filter(|&t| onnx::is(m, t, OpKind::Yield))?;
     Some(
         m.operands(y)
             .iter()
@@ -43,7 +46,7 @@ fn insert_dim(cx: &Ctx<'_>, t: &Type, axis: i64, size: i64) -> Result<Type, Diag
     let Some(shape) = &tt.shape else {
         return Ok(t.clone());
     };
-    let a = norm_axis(axis, shape.len() + 1)
+    let a = normalize(axis, shape.len() + 1)
         .ok_or_else(|| cx.err(format!("scan output axis {axis} is out of range")))?;
     let mut s = shape.clone();
     s.insert(a, size);
@@ -56,22 +59,25 @@ pub fn remove_dim(t: &Type, axis: i64) -> Option<Type> {
     let Some(shape) = &tt.shape else {
         return Some(t.clone());
     };
-    let a = norm_axis(axis, shape.len())?;
+    let a = normalize(axis, shape.len())?;
     let mut s = shape.clone();
     s.remove(a);
     Some(Type::tensor(s, tt.elem.clone()))
 }
 
-fn int_list(cx: &Ctx<'_>, name: &str, n: usize) -> Vec<i64> {
-    let mut v = cx.attr_ints(name).unwrap_or_default();
+/// `list` padded with zeros (the default axis) to `n` entries.
+fn axes_list(list: Option<Vec<i64>>, n: usize) -> Vec<i64> {
+    let mut v = list.unwrap_or_default();
     v.resize(n, 0);
     v
 }
 
 /// Operand count split of a `Scan`: (states, scan inputs).
 pub fn scan_split(m: &Module, op: OpId) -> Option<(usize, usize)> {
-    let k = m.attr(op, "num_scan_inputs").and_then(Attribute::as_int)?;
-    let k = usize::try_from(k).ok()?;
+    if !onnx::is(m, op, OpKind::Scan) {
+        return None;
+    }
+    let k = usize::try_from(ops::Scan::of(m, op).num_scan_inputs()).ok()?;
     let n = m.operands(op).len().checked_sub(k)?;
     Some((n, k))
 }
@@ -79,10 +85,7 @@ pub fn scan_split(m: &Module, op: OpId) -> Option<(usize, usize)> {
 /// Types of the scanned slices of a `Scan`'s inputs.
 pub fn scan_slice_types(m: &Module, op: OpId) -> Option<Vec<Type>> {
     let (n, k) = scan_split(m, op)?;
-    let axes = m
-        .attr(op, "scan_input_axes")
-        .and_then(Attribute::as_i64_list)
-        .unwrap_or_default();
+    let axes = ops::Scan::of(m, op).scan_input_axes().unwrap_or_default();
     (0..k)
         .map(|j| {
             let t = m.value_type(*m.operands(op).get(n + j)?);
@@ -91,99 +94,106 @@ pub fn scan_slice_types(m: &Module, op: OpId) -> Option<Vec<Type>> {
         .collect()
 }
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    let m = cx.m;
-    let op = cx.op;
-    let results = cx.num_results();
-    match kind {
-        "Yield" => Ok(Some(Vec::new())),
-        "If" => {
-            let (Some(a), Some(b)) = (yield_types(m, op, 0), yield_types(m, op, 1)) else {
-                return Ok(None);
-            };
-            if a.len() != results || b.len() != results {
-                return Err(cx.err(format!(
-                    "branches yield {} and {} values for {results} results",
-                    a.len(),
-                    b.len()
-                )));
-            }
-            for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-                if x.element_type() != y.element_type() {
-                    return Err(cx.err(format!("branches yield {x} and {y} for result #{i}")));
-                }
-            }
-            Ok(Some(a.iter().zip(&b).map(|(x, y)| join(x, y)).collect()))
-        }
-        "Loop" => {
-            let Some(y) = yield_types(m, op, 0) else {
-                return Ok(None);
-            };
-            let carried = cx.num_operands().saturating_sub(2);
-            if y.len() != results + 1 || carried > results {
-                return Err(cx.err(format!(
-                    "body yields {} values for {carried} loop-carried values and {results} results",
-                    y.len()
-                )));
-            }
-            let mut out = Vec::with_capacity(results);
-            for (i, t) in y.iter().skip(1).enumerate() {
-                if i < carried {
-                    let init = cx.same_as(2 + i).unwrap_or_else(|_| t.clone());
-                    out.push(join(&init, t));
-                } else {
-                    out.push(insert_dim(cx, t, 0, DYN)?);
-                }
-            }
-            Ok(Some(out))
-        }
-        "Scan" => {
-            let Some(y) = yield_types(m, op, 0) else {
-                return Ok(None);
-            };
-            let (n, k) = scan_split(m, op)
-                .ok_or_else(|| cx.err("needs 'num_scan_inputs' <= its operand count"))?;
-            if y.len() != results || n > results {
-                return Err(cx.err(format!(
-                    "body yields {} values for {n} states and {results} results",
-                    y.len()
-                )));
-            }
-            // The sequence length: the scan axis of the first scan input.
-            let in_axes = int_list(cx, "scan_input_axes", k);
-            let len = match (k, cx.shape(n)) {
-                (0, _) | (_, Err(_)) | (_, Ok(None)) => DYN,
-                (_, Ok(Some(s))) => norm_axis(in_axes[0], s.len())
-                    .and_then(|a| s.get(a).copied())
-                    .unwrap_or(DYN),
-            };
-            let out_axes = int_list(cx, "scan_output_axes", results - n);
-            let mut out = Vec::with_capacity(results);
-            for (i, t) in y.iter().enumerate() {
-                if i < n {
-                    let init = cx.same_as(i).unwrap_or_else(|_| t.clone());
-                    out.push(join(&init, t));
-                } else {
-                    out.push(insert_dim(cx, t, out_axes[i - n], len)?);
-                }
-            }
-            Ok(Some(out))
-        }
-        _ => Ok(None),
+/// The terminator of region bodies: no results.
+pub(super) fn yield_(_cx: &Ctx<'_>) -> Inferred {
+    Ok(Some(Vec::new()))
+}
+
+/// The join of what the two branches yield.
+pub(super) fn if_(cx: &Ctx<'_>) -> Inferred {
+    let (m, op, results) = (cx.m, cx.op, cx.num_results());
+    let (Some(a), Some(b)) = (yield_types(m, op, 0), yield_types(m, op, 1)) else {
+        return Ok(None);
+    };
+    if a.len() != results || b.len() != results {
+        return Err(cx.err(format!(
+            "branches yield {} and {} values for {results} results",
+            a.len(),
+            b.len()
+        )));
     }
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if x.element_type() != y.element_type() {
+            return Err(cx.err(format!("branches yield {x} and {y} for result #{i}")));
+        }
+    }
+    Ok(Some(a.iter().zip(&b).map(|(x, y)| join(x, y)).collect()))
+}
+
+/// Carried values joined with their initial types; scan outputs stacked
+/// along a new leading dim of unknown trip count.
+pub(super) fn loop_(cx: &Ctx<'_>) -> Inferred {
+    let results = cx.num_results();
+    let Some(y) = yield_types(cx.m, cx.op, 0) else {
+        return Ok(None);
+    };
+    let carried = cx.num_operands().saturating_sub(2);
+    if y.len() != results + 1 || carried > results {
+        return Err(cx.err(format!(
+            "body yields {} values for {carried} loop-carried values and {results} results",
+            y.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(results);
+    for (i, t) in y.iter().skip(1).enumerate() {
+        if i < carried {
+            let init = cx.same_as(2 + i).unwrap_or_else(|_| t.clone());
+            out.push(join(&init, t));
+        } else {
+            out.push(insert_dim(cx, t, 0, DYN)?);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// States joined with their initial types; scan outputs stacked along
+/// their axis, as long as the scanned sequence.
+pub(super) fn scan(cx: &Ctx<'_>) -> Inferred {
+    let results = cx.num_results();
+    let Some(y) = yield_types(cx.m, cx.op, 0) else {
+        return Ok(None);
+    };
+    let (n, k) = scan_split(cx.m, cx.op)
+        .ok_or_else(|| cx.err("needs 'num_scan_inputs' <= its operand count"))?;
+    if y.len() != results || n > results {
+        return Err(cx.err(format!(
+            "body yields {} values for {n} states and {results} results",
+            y.len()
+        )));
+    }
+    let v = ops::Scan::of(cx.m, cx.op);
+    // The sequence length: the scan axis of the first scan input.
+    let in_axes = axes_list(v.scan_input_axes(), k);
+    let len = match (k, cx.shape(n)) {
+        (0, _) | (_, Err(_)) | (_, Ok(None)) => DYN,
+        (_, Ok(Some(s))) => normalize(in_axes[0], s.len())
+            .and_then(|a| s.get(a).copied())
+            .unwrap_or(DYN),
+    };
+    let out_axes = axes_list(v.scan_output_axes(), results - n);
+    let mut out = Vec::with_capacity(results);
+    for (i, t) in y.iter().enumerate() {
+        if i < n {
+            let init = cx.same_as(i).unwrap_or_else(|_| t.clone());
+            out.push(join(&init, t));
+        } else {
+            out.push(insert_dim(cx, t, out_axes[i - n], len)?);
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Derived types of a body's block arguments (before refinement with
 /// their declarations). `carried` are the current loop-carried types.
 pub fn body_arg_types(m: &Module, op: OpId, carried: &[Type]) -> Option<Vec<Type>> {
-    if m.is(op, "onnx.Loop") {
+    if onnx::is(m, op, OpKind::Loop) {
         let mut t = vec![
             tensor(Some(vec![]), Type::i64()),
             tensor(Some(vec![]), Type::i1()),
         ];
         t.extend_from_slice(carried);
         Some(t)
-    } else if m.is(op, "onnx.Scan") {
+    } else if onnx::is(m, op, OpKind::Scan) {
         let mut t = carried.to_vec();
         t.extend(scan_slice_types(m, op)?);
         Some(t)
@@ -192,12 +202,14 @@ pub fn body_arg_types(m: &Module, op: OpId, carried: &[Type]) -> Option<Vec<Type
     }
 }
 
-/// Initial loop-carried types: the operands' (Loop: after M and cond).
+/// Initial loop-carried types: the operands' (Loop: after M and cond);
+/// `None` for ops that are not loops.
 pub fn initial_carried(m: &Module, op: OpId) -> Option<Vec<Type>> {
     let ops = m.operands(op);
-    let vals = if m.is(op, "onnx.Loop") {
+    let vals = if onnx::is(m, op, OpKind::Loop) {
         ops.get(2..)?
     } else {
+        // `scan_split` answers for Scan only.
         let (n, _) = scan_split(m, op)?;
         ops.get(..n)?
     };
@@ -207,7 +219,7 @@ pub fn initial_carried(m: &Module, op: OpId) -> Option<Vec<Type>> {
 /// Carried types the body yields (Loop: after the condition).
 pub fn yielded_carried(m: &Module, op: OpId, n: usize) -> Option<Vec<Type>> {
     let y = yield_types(m, op, 0)?;
-    let skip = usize::from(m.is(op, "onnx.Loop"));
+    let skip = usize::from(onnx::is(m, op, OpKind::Loop));
     y.get(skip..skip + n).map(<[Type]>::to_vec)
 }
 

@@ -1,36 +1,51 @@
 //! Ops that tile, pad, split or rearrange data: Tile, Pad, Split, TopK,
 //! DepthToSpace/SpaceToDepth, NonZero.
 
-use super::{tensor, Ctx};
+use super::{one, tensor, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 
 type Shape = Option<Vec<i64>>;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    let one = |shape: Shape, elem: Type| Ok(Some(vec![tensor(shape, elem)]));
-    match kind {
-        "Tile" => one(tile(cx)?, cx.elem(0)?),
-        "Pad" => one(pad(cx)?, cx.elem(0)?),
-        "NonZero" => {
-            let rank = cx.shape(0)?.map_or(DYN, |s| s.len() as i64);
-            one(Some(vec![rank, DYN]), Type::i64())
-        }
-        "Split" => Ok(Some(split(cx)?)),
-        "TopK" => {
-            let shape = topk(cx)?;
-            Ok(Some(vec![
-                tensor(shape.clone(), cx.elem(0)?),
-                tensor(shape, Type::i64()),
-            ]))
-        }
-        "DepthToSpace" | "SpaceToDepth" => {
-            one(depth_space(cx, kind == "DepthToSpace")?, cx.elem(0)?)
-        }
-        _ => Ok(None),
-    }
+pub(super) fn tile(cx: &Ctx<'_>) -> Inferred {
+    one(tile_shape(cx)?, cx.elem(0)?)
 }
 
-fn tile(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+pub(super) fn pad(cx: &Ctx<'_>) -> Inferred {
+    one(pad_shape(cx)?, cx.elem(0)?)
+}
+
+/// One row of coordinates per non-zero element.
+pub(super) fn non_zero(cx: &Ctx<'_>) -> Inferred {
+    let rank = cx.shape(0)?.map_or(DYN, |s| s.len() as i64);
+    one(Some(vec![rank, DYN]), Type::i64())
+}
+
+pub(super) fn split(cx: &Ctx<'_>) -> Inferred {
+    let axis = ops::Split::of(cx.m, cx.op).axis();
+    Ok(Some(split_types(cx, axis)?))
+}
+
+/// Values and indices.
+pub(super) fn top_k(cx: &Ctx<'_>) -> Inferred {
+    let shape = topk_shape(cx, ops::TopK::of(cx.m, cx.op).axis())?;
+    Ok(Some(vec![
+        tensor(shape.clone(), cx.elem(0)?),
+        tensor(shape, Type::i64()),
+    ]))
+}
+
+pub(super) fn depth_to_space(cx: &Ctx<'_>) -> Inferred {
+    let b = ops::DepthToSpace::of(cx.m, cx.op).blocksize();
+    one(depth_space(cx, b, true)?, cx.elem(0)?)
+}
+
+pub(super) fn space_to_depth(cx: &Ctx<'_>) -> Inferred {
+    let b = ops::SpaceToDepth::of(cx.m, cx.op).blocksize();
+    one(depth_space(cx, b, false)?, cx.elem(0)?)
+}
+
+fn tile_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -48,16 +63,13 @@ fn tile(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     ))
 }
 
-fn pad(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn pad_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
     let axes: Vec<usize> = match cx.operand(3) {
         Some(_) => match cx.const_ints(3) {
-            Some(a) => a
-                .iter()
-                .map(|&a| cx.axis(a, s.len()))
-                .collect::<Result<_, _>>()?,
+            Some(a) => cx.axes(&a, s.len())?,
             None => return Ok(Some(vec![DYN; s.len()])),
         },
         None => (0..s.len()).collect(),
@@ -91,21 +103,20 @@ fn pad(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(out))
 }
 
-fn split(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
+fn split_types(cx: &Ctx<'_>, axis: i64) -> Result<Vec<Type>, Diagnostic> {
     let elem = cx.elem(0)?;
     let n = cx.num_results();
     let Some(s) = cx.shape(0)? else {
         return Ok(vec![Type::unranked_tensor(elem); n]);
     };
-    let a = cx.axis(cx.attr_int("axis", 0), s.len())?;
-    let sizes: Vec<i64> = match (cx.operand(1), cx.attr_ints("split")) {
-        (Some(_), _) => match cx.const_ints(1) {
+    let a = cx.axis(axis, s.len())?;
+    let sizes: Vec<i64> = match cx.operand(1) {
+        Some(_) => match cx.const_ints(1) {
             Some(v) => v,
             None => vec![DYN; n],
         },
-        (None, Some(v)) => v,
-        (None, None) if s[a] == DYN => vec![DYN; n],
-        (None, None) => {
+        None if s[a] == DYN => vec![DYN; n],
+        None => {
             let k = i64::try_from(n.max(1)).unwrap_or(1);
             let chunk = s[a] / k + i64::from(s[a] % k != 0);
             (0..k).map(|i| (s[a] - i * chunk).clamp(0, chunk)).collect()
@@ -137,11 +148,11 @@ fn split(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
         .collect())
 }
 
-fn topk(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn topk_shape(cx: &Ctx<'_>, axis: i64) -> Result<Shape, Diagnostic> {
     let Some(mut s) = cx.shape(0)? else {
         return Ok(None);
     };
-    let a = cx.axis(cx.attr_int("axis", -1), s.len())?;
+    let a = cx.axis(axis, s.len())?;
     s[a] = match cx.const_ints(1).as_deref() {
         Some(&[k]) if k >= 0 => k,
         Some(_) => return Err(cx.err("K must be one non-negative value")),
@@ -150,11 +161,10 @@ fn topk(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(s))
 }
 
-fn depth_space(cx: &Ctx<'_>, to_space: bool) -> Result<Shape, Diagnostic> {
+fn depth_space(cx: &Ctx<'_>, b: i64, to_space: bool) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
-    let b = cx.attr_int("blocksize", 0);
     let [n, c, h, w] = s[..] else {
         return Err(cx.err("input must be 4-D"));
     };

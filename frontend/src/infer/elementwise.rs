@@ -1,102 +1,84 @@
 //! Element-wise ops: unary (same type), casts, and broadcasting n-ary ops.
 
-use super::{tensor, Ctx};
+use super::{one, tensor, Ctx, Inferred};
 use crate::import::tensor::{elem_type_from_onnx, onnx_type_name};
-use ir::{Diagnostic, Type};
+use ir::Type;
+use onnx::ops;
 
-/// Unary ops (and ops acting per row, like Softmax) whose result has the
-/// type of operand 0.
-#[rustfmt::skip]
-const SAME_TYPE: &[&str] = &[
-    "Identity", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg", "Abs",
-    "Erf", "Softplus", "Softsign", "Elu", "Selu", "Celu", "HardSigmoid", "HardSwish", "Gelu",
-    "Mish", "Swish", "ThresholdedRelu", "Shrink", "Clip", "Not", "Floor", "Ceil", "Round",
-    "Sign", "Reciprocal", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
-    "Acosh", "Atanh", "BitwiseNot", "Softmax", "LogSoftmax", "Hardmax", "LRN",
-    "LpNormalization", "MeanVarianceNormalization", "InstanceNormalization",
-    "GroupNormalization", "RMSNormalization", "CumSum", "CumProd", "Trilu",
-    "ReverseSequence",
-];
+/// Ops whose result has operand 0's type (unary, per-row, scatters).
+pub(super) fn same_type(cx: &Ctx<'_>) -> Inferred {
+    Ok(Some(vec![cx.same_as(0)?]))
+}
 
-/// Binary/variadic broadcasting ops keeping operand 0's element type.
-#[rustfmt::skip]
-const ARITH: &[&str] = &[
-    "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean", "BitShift",
-    "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-];
+/// Arithmetic and bitwise ops: all operands broadcast (multidirectional),
+/// operand 0's element type.
+pub(super) fn arith(cx: &Ctx<'_>) -> Inferred {
+    let shape = cx.broadcast(0..cx.num_operands())?;
+    one(shape, cx.elem(0)?)
+}
 
-/// Broadcasting comparisons and logic ops producing `i1`.
-#[rustfmt::skip]
-const PREDICATES: &[&str] = &[
-    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
-];
+/// Comparisons and logic ops: the operands broadcast to an `i1` result.
+pub(super) fn predicate(cx: &Ctx<'_>) -> Inferred {
+    let shape = cx.broadcast(0..cx.num_operands())?;
+    one(shape, Type::i1())
+}
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    if SAME_TYPE.contains(&kind) {
-        return Ok(Some(vec![cx.same_as(0)?]));
-    }
-    if ARITH.contains(&kind) {
-        let shape = cx.broadcast(0..cx.num_operands())?;
-        return Ok(Some(vec![tensor(shape, cx.elem(0)?)]));
-    }
-    if PREDICATES.contains(&kind) {
-        let shape = cx.broadcast(0..cx.num_operands())?;
-        return Ok(Some(vec![tensor(shape, Type::i1())]));
-    }
-    Ok(Some(match kind {
-        "IsNaN" | "IsInf" => vec![tensor(cx.shape(0)?, Type::i1())],
-        "Cast" => {
-            let to = cx.attr_int("to", 0);
-            let to = i32::try_from(to)
-                .ok()
-                .and_then(elem_type_from_onnx)
-                .ok_or_else(|| {
-                    cx.err(format!(
-                        "unsupported 'to' type {}",
-                        onnx_type_name(to as i32)
-                    ))
-                })?;
-            vec![tensor(cx.shape(0)?, to)]
-        }
-        "CastLike" => vec![tensor(cx.shape(0)?, cx.elem(1)?)],
-        "EyeLike" => {
-            let elem = match cx.attr("dtype").and_then(ir::Attribute::as_int) {
-                Some(code) => i32::try_from(code)
-                    .ok()
-                    .and_then(elem_type_from_onnx)
-                    .ok_or_else(|| cx.err(format!("unsupported dtype {code}")))?,
-                None => cx.elem(0)?,
-            };
-            vec![tensor(cx.shape(0)?, elem)]
-        }
-        // Slope broadcasts to X one way (opset < 7: along the channels).
-        "PRelu" => vec![cx.same_as(0)?],
-        "Dropout" => {
-            let shape = cx.shape(0)?;
-            vec![
-                tensor(shape.clone(), cx.elem(0)?),
-                tensor(shape, Type::i1()),
-            ]
-        }
-        "Where" => {
-            let shape = cx.broadcast(0..3)?;
-            vec![tensor(shape, cx.elem(1)?)]
-        }
-        "LayerNormalization" => layer_norm(cx)?,
-        _ => return Ok(None),
-    }))
+/// IsNaN, IsInf: a flag per element.
+pub(super) fn test(cx: &Ctx<'_>) -> Inferred {
+    one(cx.shape(0)?, Type::i1())
+}
+
+pub(super) fn cast(cx: &Ctx<'_>) -> Inferred {
+    let to = ops::Cast::of(cx.m, cx.op).to();
+    let elem = i32::try_from(to)
+        .ok()
+        .and_then(elem_type_from_onnx)
+        .ok_or_else(|| {
+            cx.err(format!(
+                "unsupported 'to' type {}",
+                onnx_type_name(to as i32)
+            ))
+        })?;
+    one(cx.shape(0)?, elem)
+}
+
+pub(super) fn cast_like(cx: &Ctx<'_>) -> Inferred {
+    one(cx.shape(0)?, cx.elem(1)?)
+}
+
+pub(super) fn eye_like(cx: &Ctx<'_>) -> Inferred {
+    let elem = match ops::EyeLike::of(cx.m, cx.op).dtype() {
+        Some(code) => cx.dtype(code, "dtype")?,
+        None => cx.elem(0)?,
+    };
+    one(cx.shape(0)?, elem)
+}
+
+/// Output and mask.
+pub(super) fn dropout(cx: &Ctx<'_>) -> Inferred {
+    let shape = cx.shape(0)?;
+    Ok(Some(vec![
+        tensor(shape.clone(), cx.elem(0)?),
+        tensor(shape, Type::i1()),
+    ]))
+}
+
+pub(super) fn where_(cx: &Ctx<'_>) -> Inferred {
+    let shape = cx.broadcast(0..3)?;
+    one(shape, cx.elem(1)?)
 }
 
 /// Y like X; Mean and InvStdDev keep the leading `axis` dims, 1 after.
-fn layer_norm(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
+pub(super) fn layer_norm(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::LayerNormalization::of(cx.m, cx.op);
     let y = cx.same_as(0)?;
-    let stash = i32::try_from(cx.attr_int("stash_type", 1))
+    let stash = i32::try_from(v.stash_type())
         .ok()
         .and_then(elem_type_from_onnx)
         .unwrap_or(Type::f32());
     let stats = match cx.shape(0)? {
         Some(s) => {
-            let axis = cx.axis(cx.attr_int("axis", -1), s.len())?;
+            let axis = cx.axis(v.axis(), s.len())?;
             let dims = s
                 .iter()
                 .enumerate()
@@ -106,5 +88,5 @@ fn layer_norm(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
         }
         None => Type::unranked_tensor(stash),
     };
-    Ok(vec![y, stats.clone(), stats])
+    Ok(Some(vec![y, stats.clone(), stats]))
 }

@@ -2,102 +2,132 @@
 //! (de)quantization, Resize/Upsample, OneHot, GatherND, Compress,
 //! NonMaxSuppression.
 
-use super::{tensor, Ctx};
-use crate::import::tensor::elem_type_from_onnx;
+use super::{one, tensor, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 
 type Shape = Option<Vec<i64>>;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    let one = |shape: Shape, elem: Type| Ok(Some(vec![tensor(shape, elem)]));
-    match kind {
-        "Scatter" | "ScatterElements" | "ScatterND" | "TensorScatter" => {
-            Ok(Some(vec![cx.same_as(0)?]))
-        }
-        "RandomUniformLike" | "RandomNormalLike" | "Bernoulli" => {
-            let elem = match dtype_attr(cx, "dtype")? {
-                Some(t) => t,
-                None => cx.elem(0)?,
-            };
-            one(cx.shape(0)?, elem)
-        }
-        "QuantizeLinear" => {
-            let elem = match (cx.operand(2), dtype_attr(cx, "output_dtype")?) {
-                (Some(_), _) => cx.elem(2)?,
-                (None, Some(t)) => t,
-                (None, None) => Type::ui(8),
-            };
-            one(cx.shape(0)?, elem)
-        }
-        "DequantizeLinear" => {
-            let elem = match dtype_attr(cx, "output_dtype")? {
-                Some(t) => t,
-                None => cx.elem(1)?,
-            };
-            one(cx.shape(0)?, elem)
-        }
-        "DynamicQuantizeLinear" => Ok(Some(vec![
-            tensor(cx.shape(0)?, Type::ui(8)),
-            Type::tensor(vec![], Type::f32()),
-            Type::tensor(vec![], Type::ui(8)),
-        ])),
-        "Resize" | "Upsample" => one(resize(cx)?, cx.elem(0)?),
-        "OneHot" => one(one_hot(cx)?, cx.elem(2)?),
-        "GatherND" => one(gather_nd(cx)?, cx.elem(0)?),
-        "Compress" => {
-            let shape = match (
-                cx.shape(0)?,
-                cx.attr("axis").and_then(ir::Attribute::as_int),
-            ) {
-                (_, None) => Some(vec![DYN]),
-                (Some(mut s), Some(axis)) => {
-                    let a = cx.axis(axis, s.len())?;
-                    s[a] = DYN;
-                    Some(s)
-                }
-                (None, Some(_)) => None,
-            };
-            one(shape, cx.elem(0)?)
-        }
-        "NonMaxSuppression" => one(Some(vec![DYN, 3]), Type::i64()),
-        _ => Ok(None),
+/// RandomUniformLike, RandomNormalLike, Bernoulli: operand 0's shape, in
+/// `dtype` (default operand 0's element type).
+fn random_like(cx: &Ctx<'_>, dtype: Option<i64>) -> Inferred {
+    let elem = match dtype {
+        Some(code) => cx.dtype(code, "dtype")?,
+        None => cx.elem(0)?,
+    };
+    one(cx.shape(0)?, elem)
+}
+
+pub(super) fn random_uniform_like(cx: &Ctx<'_>) -> Inferred {
+    random_like(cx, ops::RandomUniformLike::of(cx.m, cx.op).dtype())
+}
+
+pub(super) fn random_normal_like(cx: &Ctx<'_>) -> Inferred {
+    random_like(cx, ops::RandomNormalLike::of(cx.m, cx.op).dtype())
+}
+
+pub(super) fn bernoulli(cx: &Ctx<'_>) -> Inferred {
+    random_like(cx, ops::Bernoulli::of(cx.m, cx.op).dtype())
+}
+
+/// `output_dtype` 0 means "not given".
+fn output_dtype(cx: &Ctx<'_>, code: i64) -> Result<Option<Type>, Diagnostic> {
+    match code {
+        0 => Ok(None),
+        code => cx.dtype(code, "output_dtype").map(Some),
     }
 }
 
-/// An element type given as an ONNX data type number attribute.
-fn dtype_attr(cx: &Ctx<'_>, name: &str) -> Result<Option<Type>, Diagnostic> {
-    let Some(code) = cx.attr(name).and_then(ir::Attribute::as_int) else {
-        return Ok(None);
+/// The zero point's type, else `output_dtype`, else u8.
+pub(super) fn quantize_linear(cx: &Ctx<'_>) -> Inferred {
+    let given = ops::QuantizeLinear::of(cx.m, cx.op).output_dtype();
+    let elem = match (cx.operand(2), output_dtype(cx, given)?) {
+        (Some(_), _) => cx.elem(2)?,
+        (None, Some(t)) => t,
+        (None, None) => Type::ui(8),
     };
-    i32::try_from(code)
-        .ok()
-        .and_then(elem_type_from_onnx)
-        .map(Some)
-        .ok_or_else(|| cx.err(format!("unsupported {name} {code}")))
+    one(cx.shape(0)?, elem)
+}
+
+/// `output_dtype`, else the scale's type.
+pub(super) fn dequantize_linear(cx: &Ctx<'_>) -> Inferred {
+    let given = ops::DequantizeLinear::of(cx.m, cx.op).output_dtype();
+    let elem = match output_dtype(cx, given)? {
+        Some(t) => t,
+        None => cx.elem(1)?,
+    };
+    one(cx.shape(0)?, elem)
+}
+
+/// y, y_scale, y_zero_point.
+pub(super) fn dynamic_quantize_linear(cx: &Ctx<'_>) -> Inferred {
+    Ok(Some(vec![
+        tensor(cx.shape(0)?, Type::ui(8)),
+        Type::tensor(vec![], Type::f32()),
+        Type::tensor(vec![], Type::ui(8)),
+    ]))
+}
+
+/// Resize (opset 11 on): X, roi, scales, sizes.
+pub(super) fn resize(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::Resize::of(cx.m, cx.op);
+    let stretch = v.keep_aspect_ratio_policy() == "stretch";
+    let shape = resize_shape(cx, v.axes(), 2, Some(3), stretch)?;
+    one(shape, cx.elem(0)?)
+}
+
+/// Upsample: X, scales over every axis.
+pub(super) fn upsample(cx: &Ctx<'_>) -> Inferred {
+    one(resize_shape(cx, None, 1, None, true)?, cx.elem(0)?)
+}
+
+pub(super) fn one_hot(cx: &Ctx<'_>) -> Inferred {
+    let axis = ops::OneHot::of(cx.m, cx.op).axis();
+    one(one_hot_shape(cx, axis)?, cx.elem(2)?)
+}
+
+pub(super) fn gather_nd(cx: &Ctx<'_>) -> Inferred {
+    let batch = ops::GatherND::of(cx.m, cx.op).batch_dims();
+    one(gather_nd_shape(cx, batch)?, cx.elem(0)?)
+}
+
+/// Without an axis the input is flattened; the kept count is unknown.
+pub(super) fn compress(cx: &Ctx<'_>) -> Inferred {
+    let shape = match (cx.shape(0)?, ops::Compress::of(cx.m, cx.op).axis()) {
+        (_, None) => Some(vec![DYN]),
+        (Some(mut s), Some(axis)) => {
+            let a = cx.axis(axis, s.len())?;
+            s[a] = DYN;
+            Some(s)
+        }
+        (None, Some(_)) => None,
+    };
+    one(shape, cx.elem(0)?)
+}
+
+/// [batch, class, box] triples.
+pub(super) fn non_max_suppression(_cx: &Ctx<'_>) -> Inferred {
+    one(Some(vec![DYN, 3]), Type::i64())
 }
 
 /// Output extents from constant `sizes`, else `floor(d * scale)` from
 /// constant `scales` (f32 math, as ONNX computes it).
-fn resize(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn resize_shape(
+    cx: &Ctx<'_>,
+    axes: Option<Vec<i64>>,
+    scales_at: usize,
+    sizes_at: Option<usize>,
+    stretch: bool,
+) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
-    // Upsample and Resize-10 take (X, scales); Resize-11+ (X, roi, scales, sizes).
-    let (scales_at, sizes_at) = if cx.num_operands() == 2 {
-        (1, None)
-    } else {
-        (2, Some(3))
-    };
-    let axes: Vec<usize> = match cx.attr_ints("axes") {
-        Some(a) => a
-            .iter()
-            .map(|&a| cx.axis(a, s.len()))
-            .collect::<Result<_, _>>()?,
+    let axes: Vec<usize> = match axes {
+        Some(a) => cx.axes(&a, s.len())?,
         None => (0..s.len()).collect(),
     };
     let mut out = s.clone();
     if let Some(i) = sizes_at.filter(|&i| cx.operand(i).is_some()) {
-        let stretch = cx.attr_str("keep_aspect_ratio_policy").unwrap_or("stretch") == "stretch";
         match cx.const_ints(i) {
             Some(sizes) if stretch => {
                 if sizes.len() != axes.len() || sizes.iter().any(|&d| d < 0) {
@@ -130,7 +160,7 @@ fn resize(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(out))
 }
 
-fn one_hot(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn one_hot_shape(cx: &Ctx<'_>, axis: i64) -> Result<Shape, Diagnostic> {
     let Some(mut s) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -139,16 +169,16 @@ fn one_hot(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
         Some(_) => return Err(cx.err("depth must be one non-negative value")),
         None => DYN,
     };
-    let a = cx.axis(cx.attr_int("axis", -1), s.len() + 1)?;
+    let a = cx.axis(axis, s.len() + 1)?;
     s.insert(a, depth);
     Ok(Some(s))
 }
 
-fn gather_nd(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn gather_nd_shape(cx: &Ctx<'_>, batch_dims: i64) -> Result<Shape, Diagnostic> {
     let (Some(data), Some(idx)) = (cx.shape(0)?, cx.shape(1)?) else {
         return Ok(None);
     };
-    let batch = usize::try_from(cx.attr_int("batch_dims", 0)).unwrap_or(usize::MAX);
+    let batch = usize::try_from(batch_dims).unwrap_or(usize::MAX);
     let Some((&last, lead)) = idx.split_last() else {
         return Err(cx.err("indices must have rank >= 1"));
     };

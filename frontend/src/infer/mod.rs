@@ -2,101 +2,80 @@
 //! types, attributes, and the values of `onnx.Constant` operands.
 
 pub mod control;
+mod ctx;
 mod data_ops;
 mod elementwise;
 mod misc;
 mod ml;
 mod nn;
 mod reduce;
+mod rules;
 mod sequence;
 mod shape_ops;
 mod signal;
 mod tensor_ops;
 mod vision;
 
+pub(crate) use ctx::Ctx;
 use ir::dialects::op_error;
-use ir::elements::Elements;
+use ir::entity::SecondaryMap;
 use ir::{Attribute, Diagnostic, Module, OpId, Type, ValueId, DYN};
-use std::collections::HashMap;
+use onnx::OpKind;
+
+/// A rule's answer: the result types, or `None` when the rule cannot tell
+/// (the declared types stay).
+pub(crate) type Inferred = Result<Option<Vec<Type>>, Diagnostic>;
+
+/// Declared types of values (`None`: the value's current type counts as
+/// declared).
+pub type Declared = SecondaryMap<ValueId, Option<Type>>;
 
 /// Inferred result types of `op`, or `None` for ops inference does not know
 /// (their declared types stay).
 pub fn infer_op(m: &Module, op: OpId) -> Result<Option<Vec<Type>>, Diagnostic> {
-    let cx = Ctx { m, op };
-    if let Some(kind) = m.name(op).as_str().strip_prefix("onnx_ml.") {
-        return Ok(ml::infer(&cx, kind)?.map(|tys| cx.fit(tys)));
-    }
-    let Some(kind) = m.name(op).as_str().strip_prefix("onnx.") else {
+    let Some(kind) = OpKind::of(m, op) else {
         return Ok(None);
     };
-    let inferred = match kind {
-        "Constant" => {
-            let e = cx
-                .attr_elements("value")
-                .ok_or_else(|| cx.err("requires a 'value' elements attribute"))?;
-            Some(vec![e.tensor_type()])
-        }
-        "NoValue" => Some(vec![Type::None]),
-        _ => {
-            let mut r = None;
-            for rule in RULES {
-                r = rule(&cx, kind)?;
-                if r.is_some() {
-                    break;
-                }
-            }
-            r
-        }
-    };
-    Ok(inferred.map(|tys| cx.fit(tys)))
+    let cx = Ctx { m, op };
+    Ok(rules::infer(&cx, kind)?.map(|tys| cx.fit(tys)))
 }
 
-type Rule = fn(&Ctx<'_>, &str) -> Result<Option<Vec<Type>>, Diagnostic>;
-
-/// The op families, each answering for the ops it knows.
-const RULES: &[Rule] = &[
-    elementwise::infer,
-    nn::infer,
-    shape_ops::infer,
-    data_ops::infer,
-    reduce::infer,
-    misc::infer,
-    control::infer,
-    sequence::infer,
-    signal::infer,
-    vision::infer,
-    tensor_ops::infer,
-];
+/// One result of `shape` and `elem`.
+fn one(shape: Option<Vec<i64>>, elem: Type) -> Inferred {
+    Ok(Some(vec![tensor(shape, elem)]))
+}
 
 /// Infers every op of `func`'s body in order (regions included), sets the
 /// result types, then the function type from the arguments and the
 /// returned values.
 pub fn infer_function(m: &mut Module, func: OpId) -> Result<(), Diagnostic> {
-    infer_function_with(m, func, &HashMap::new())
+    infer_function_with(m, func, &Declared::default())
 }
 
 /// [`infer_function`] with the declared types of values given apart (the
 /// importer's, before it inferred on the fly); values missing from
 /// `given` count as declared with their current type.
-pub fn infer_function_with(
-    m: &mut Module,
-    func: OpId,
-    given: &HashMap<ValueId, Type>,
-) -> Result<(), Diagnostic> {
+pub fn infer_function_with(m: &mut Module, func: OpId, given: &Declared) -> Result<(), Diagnostic> {
     let Some(entry) = m.region(func, 0).and_then(|r| m.entry_block(r)) else {
         return Ok(());
     };
     // Declared types, kept apart so that re-inferring a loop body refines
     // from the declarations, not from the previous round.
     let mut declared = given.clone();
+    let mut declare = |v: ValueId, m: &Module| {
+        let d = declared.entry(v);
+        if d.is_none() {
+            *d = Some(m.value_type(v).clone());
+        }
+    };
     for op in m.collect_ops(func) {
         for &r in m.results(op) {
-            declared.entry(r).or_insert_with(|| m.value_type(r).clone());
+            declare(r, m);
         }
         for &reg in m.regions(op) {
             for &b in m.region_blocks(reg) {
                 for &a in m.block_args(b) {
-                    declared.entry(a).or_insert_with(|| m.value_type(a).clone());
+                    declare(a, m);
                 }
             }
         }
@@ -128,7 +107,13 @@ pub fn infer_function_with(
     Ok(())
 }
 
-type Declared = HashMap<ValueId, Type>;
+/// The declared type of `v`: given apart, else its current one.
+fn declared_type(m: &Module, v: ValueId, declared: &Declared) -> Type {
+    declared
+        .get(v)
+        .clone()
+        .unwrap_or_else(|| m.value_type(v).clone())
+}
 
 /// Infers one op now, leaving its types as they are when inference fails
 /// (the final pass reports it): the importer's on-the-fly inference, so
@@ -136,10 +121,7 @@ type Declared = HashMap<ValueId, Type>;
 pub fn infer_now(m: &mut Module, op: OpId, declared: &Declared) {
     if let Ok(Some(types)) = infer_op(m, op) {
         for (r, inferred) in m.results(op).to_vec().into_iter().zip(types) {
-            let decl = declared
-                .get(&r)
-                .cloned()
-                .unwrap_or_else(|| m.value_type(r).clone());
+            let decl = declared_type(m, r, declared);
             m.set_value_type(r, refine(&decl, inferred).0);
         }
     }
@@ -147,10 +129,7 @@ pub fn infer_now(m: &mut Module, op: OpId, declared: &Declared) {
 
 /// Sets `v`'s type to `inferred` refined by its declaration.
 fn assign(m: &mut Module, op: OpId, v: ValueId, inferred: Type, declared: &Declared) {
-    let decl = declared
-        .get(&v)
-        .cloned()
-        .unwrap_or_else(|| m.value_type(v).clone());
+    let decl = declared_type(m, v, declared);
     let (ty, conflict) = refine(&decl, inferred);
     if conflict {
         tracing::warn!(
@@ -352,159 +331,6 @@ pub fn product(dims: &[i64]) -> i64 {
             |acc, &d| if d == DYN { None } else { acc.checked_mul(d) },
         )
         .unwrap_or(DYN)
-}
-
-/// Normalizes a possibly negative axis into `[0, rank)`.
-pub fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
-    let r = i64::try_from(rank).ok()?;
-    let a = if axis < 0 { axis.checked_add(r)? } else { axis };
-    if (0..r).contains(&a) {
-        usize::try_from(a).ok()
-    } else {
-        None
-    }
-}
-
-/// The op under inference, with accessors that turn misuse into
-/// diagnostics naming the op.
-pub(crate) struct Ctx<'m> {
-    pub m: &'m Module,
-    pub op: OpId,
-}
-
-impl<'m> Ctx<'m> {
-    pub fn err(&self, msg: impl Into<String>) -> Diagnostic {
-        op_error(self.m, self.op, msg)
-    }
-
-    /// Operand `i` unless absent or `onnx.NoValue`.
-    pub fn operand(&self, i: usize) -> Option<ValueId> {
-        let v = self.m.operand(self.op, i)?;
-        match self.m.value_type(v) {
-            Type::None => None,
-            _ => Some(v),
-        }
-    }
-    pub fn num_operands(&self) -> usize {
-        self.m.operands(self.op).len()
-    }
-    pub fn num_results(&self) -> usize {
-        self.m.results(self.op).len()
-    }
-
-    fn tensor_type(&self, i: usize) -> Result<&'m ir::types::TensorType, Diagnostic> {
-        let v = self
-            .operand(i)
-            .ok_or_else(|| self.err(format!("missing operand #{i}")))?;
-        let ty = self.m.value_type(v);
-        ty.as_tensor()
-            .ok_or_else(|| self.err(format!("operand #{i} must be a tensor, got {ty}")))
-    }
-    /// Element type of operand `i`.
-    pub fn elem(&self, i: usize) -> Result<Type, Diagnostic> {
-        Ok(self.tensor_type(i)?.elem.clone())
-    }
-    /// Shape of operand `i`; `None` when unranked.
-    pub fn shape(&self, i: usize) -> Result<Option<Vec<i64>>, Diagnostic> {
-        Ok(self.tensor_type(i)?.shape.clone())
-    }
-    /// Operand `i`'s type unchanged.
-    pub fn same_as(&self, i: usize) -> Result<Type, Diagnostic> {
-        let t = self.tensor_type(i)?;
-        Ok(tensor(t.shape.clone(), t.elem.clone()))
-    }
-
-    /// The value of operand `i` when an `onnx.Constant` defines it.
-    pub fn const_elements(&self, i: usize) -> Option<&'m Elements> {
-        let def = self.m.defining_op(self.operand(i)?)?;
-        if !self.m.is(def, "onnx.Constant") {
-            return None;
-        }
-        self.m.attr(def, "value")?.as_elements()
-    }
-    /// The length of 1-D operand `i` when static (a list whose values are
-    /// unknown, like runtime `axes`).
-    pub fn static_len(&self, i: usize) -> Option<usize> {
-        match self.tensor_type(i).ok()?.shape.as_deref()? {
-            [n] if *n != DYN => usize::try_from(*n).ok(),
-            _ => None,
-        }
-    }
-    /// A constant scalar (or one-element) integer operand.
-    pub fn const_int(&self, i: usize) -> Option<i64> {
-        match self.const_ints(i)?.as_slice() {
-            [v] => Some(*v),
-            _ => None,
-        }
-    }
-
-    /// Integer values of a constant operand (floats are truncated).
-    pub fn const_ints(&self, i: usize) -> Option<Vec<i64>> {
-        let e = self.const_elements(i)?;
-        let class = e.dtype().class();
-        Some(
-            e.iter()
-                .map(|w| match class {
-                    ir::elements::NumClass::Float => w.f64() as i64,
-                    ir::elements::NumClass::Signed => w.i64(),
-                    ir::elements::NumClass::Unsigned => i64::try_from(w.u64()).unwrap_or(i64::MAX),
-                })
-                .collect(),
-        )
-    }
-    /// Scalar value of a constant operand as f64.
-    pub fn const_f64s(&self, i: usize) -> Option<Vec<f64>> {
-        let e = self.const_elements(i)?;
-        let class = e.dtype().class();
-        Some(e.iter().map(|w| w.to_f64(class)).collect())
-    }
-
-    pub fn attr(&self, name: &str) -> Option<&'m Attribute> {
-        self.m.attr(self.op, name)
-    }
-    pub fn attr_int(&self, name: &str, default: i64) -> i64 {
-        self.attr(name)
-            .and_then(Attribute::as_int)
-            .unwrap_or(default)
-    }
-    pub fn attr_ints(&self, name: &str) -> Option<Vec<i64>> {
-        self.attr(name).and_then(Attribute::as_i64_list)
-    }
-    pub fn attr_str(&self, name: &str) -> Option<&'m str> {
-        self.attr(name).and_then(Attribute::as_str)
-    }
-    pub fn attr_elements(&self, name: &str) -> Option<&'m Elements> {
-        self.attr(name).and_then(Attribute::as_elements)
-    }
-
-    /// Normalizes `axis` against `rank` or reports it.
-    pub fn axis(&self, axis: i64, rank: usize) -> Result<usize, Diagnostic> {
-        norm_axis(axis, rank)
-            .ok_or_else(|| self.err(format!("axis {axis} is out of range for rank {rank}")))
-    }
-
-    /// Broadcast of operands `ids`, reported on the op when incompatible.
-    pub fn broadcast(
-        &self,
-        ids: impl IntoIterator<Item = usize>,
-    ) -> Result<Option<Vec<i64>>, Diagnostic> {
-        let shapes = ids
-            .into_iter()
-            .map(|i| self.shape(i))
-            .collect::<Result<Vec<_>, _>>()?;
-        broadcast_all(&shapes).map_err(|e| self.err(e))
-    }
-
-    /// One inferred type per result: extra ones dropped, missing ones kept
-    /// as declared.
-    fn fit(&self, mut tys: Vec<Type>) -> Vec<Type> {
-        let results = self.m.results(self.op);
-        tys.truncate(results.len());
-        for &r in results.get(tys.len()..).unwrap_or(&[]) {
-            tys.push(self.m.value_type(r).clone());
-        }
-        tys
-    }
 }
 
 #[cfg(test)]

@@ -1,53 +1,121 @@
 //! Neural-network ops: MatMul, Gemm, Conv/ConvTranspose, pooling,
 //! BatchNormalization.
 
-use super::{tensor, Ctx};
+use super::{one, tensor, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    Ok(Some(match kind {
-        "MatMul" => vec![tensor(matmul(cx)?, cx.elem(0)?)],
-        "MatMulInteger" => vec![tensor(matmul(cx)?, Type::i(32))],
-        // Operands: a, a_scale, a_zero_point, b, ..., y_zero_point (7).
-        "QLinearMatMul" => vec![tensor(matmul_of(cx, 0, 3)?, cx.elem(7)?)],
-        "QLinearConv" => vec![tensor(conv_of(cx, 0, 3)?, cx.elem(7)?)],
-        "Gemm" => vec![Type::tensor(gemm(cx)?, cx.elem(0)?)],
-        "Conv" | "ConvInteger" => {
-            let elem = if kind == "Conv" {
-                cx.elem(0)?
-            } else {
-                Type::i(32)
-            };
-            vec![tensor(conv(cx)?, elem)]
+type Shape = Option<Vec<i64>>;
+
+/// The sliding-window attributes of the Conv-like ops and the pools.
+struct WindowAttrs<'m> {
+    strides: Option<Vec<i64>>,
+    dilations: Option<Vec<i64>>,
+    pads: Option<Vec<i64>>,
+    auto_pad: &'m str,
+}
+
+/// The window attributes of a view that has all four.
+macro_rules! window_attrs {
+    ($v:expr) => {
+        WindowAttrs {
+            strides: $v.strides(),
+            dilations: $v.dilations(),
+            pads: $v.pads(),
+            auto_pad: $v.auto_pad(),
         }
-        "ConvTranspose" => vec![tensor(conv_transpose(cx)?, cx.elem(0)?)],
-        "MaxPool" | "AveragePool" | "LpPool" => {
-            let shape = pool(cx)?;
-            vec![
-                tensor(shape.clone(), cx.elem(0)?),
-                tensor(shape, Type::i64()),
-            ]
+    };
+}
+
+pub(super) fn matmul(cx: &Ctx<'_>) -> Inferred {
+    one(matmul_of(cx, 0, 1)?, cx.elem(0)?)
+}
+
+pub(super) fn matmul_integer(cx: &Ctx<'_>) -> Inferred {
+    one(matmul_of(cx, 0, 1)?, Type::i(32))
+}
+
+/// Operands: a, a_scale, a_zero_point, b, ..., y_zero_point (7).
+pub(super) fn qlinear_matmul(cx: &Ctx<'_>) -> Inferred {
+    one(matmul_of(cx, 0, 3)?, cx.elem(7)?)
+}
+
+pub(super) fn qlinear_conv(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::QLinearConv::of(cx.m, cx.op);
+    let shape = conv_of(cx, 0, 3, v.kernel_shape(), v.group(), &window_attrs!(v))?;
+    one(shape, cx.elem(7)?)
+}
+
+pub(super) fn gemm(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::Gemm::of(cx.m, cx.op);
+    let shape = gemm_shape(cx, v.trans_a() != 0, v.trans_b() != 0)?;
+    one(Some(shape), cx.elem(0)?)
+}
+
+pub(super) fn conv(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::Conv::of(cx.m, cx.op);
+    let shape = conv_of(cx, 0, 1, v.kernel_shape(), v.group(), &window_attrs!(v))?;
+    one(shape, cx.elem(0)?)
+}
+
+pub(super) fn conv_integer(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::ConvInteger::of(cx.m, cx.op);
+    let shape = conv_of(cx, 0, 1, v.kernel_shape(), v.group(), &window_attrs!(v))?;
+    one(shape, Type::i(32))
+}
+
+/// DeformConv has no `auto_pad`: its windows are explicitly padded.
+pub(super) fn deform_conv(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::DeformConv::of(cx.m, cx.op);
+    let w = WindowAttrs {
+        strides: v.strides(),
+        dilations: v.dilations(),
+        pads: v.pads(),
+        auto_pad: "NOTSET",
+    };
+    let shape = conv_of(cx, 0, 1, v.kernel_shape(), v.group(), &w)?;
+    one(shape, cx.elem(0)?)
+}
+
+pub(super) fn conv_transpose(cx: &Ctx<'_>) -> Inferred {
+    one(conv_transpose_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn max_pool(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::MaxPool::of(cx.m, cx.op);
+    pool(cx, v.kernel_shape(), v.ceil_mode() != 0, &window_attrs!(v))
+}
+
+pub(super) fn average_pool(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::AveragePool::of(cx.m, cx.op);
+    pool(cx, v.kernel_shape(), v.ceil_mode() != 0, &window_attrs!(v))
+}
+
+pub(super) fn lp_pool(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::LpPool::of(cx.m, cx.op);
+    pool(cx, v.kernel_shape(), v.ceil_mode() != 0, &window_attrs!(v))
+}
+
+/// GlobalAveragePool, GlobalMaxPool, GlobalLpPool: spatial dims become 1.
+pub(super) fn global_pool(cx: &Ctx<'_>) -> Inferred {
+    let shape = cx.shape(0)?.map(|s| {
+        s.iter()
+            .enumerate()
+            .map(|(i, &d)| if i < 2 { d } else { 1 })
+            .collect()
+    });
+    one(shape, cx.elem(0)?)
+}
+
+/// Y, and the running mean and variance when asked for (training).
+pub(super) fn batch_norm(cx: &Ctx<'_>) -> Inferred {
+    let mut out = vec![cx.same_as(0)?];
+    for i in [3, 4] {
+        if cx.operand(i).is_some() {
+            out.push(cx.same_as(i)?);
         }
-        "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => {
-            let shape = cx.shape(0)?.map(|s| {
-                s.iter()
-                    .enumerate()
-                    .map(|(i, &d)| if i < 2 { d } else { 1 })
-                    .collect()
-            });
-            vec![tensor(shape, cx.elem(0)?)]
-        }
-        "BatchNormalization" => {
-            let mut out = vec![cx.same_as(0)?];
-            for i in [3, 4] {
-                if cx.operand(i).is_some() {
-                    out.push(cx.same_as(i)?);
-                }
-            }
-            out
-        }
-        _ => return Ok(None),
-    }))
+    }
+    Ok(Some(out))
 }
 
 /// Merges two extents that must agree; `DYN` yields to a static one.
@@ -59,18 +127,9 @@ fn agree(cx: &Ctx<'_>, a: i64, b: i64, what: &str) -> Result<i64, Diagnostic> {
     }
 }
 
-/// NumPy matmul: 1-D operands get a dim prepended/appended then removed,
-/// batch dims broadcast.
-fn matmul(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
-    matmul_of(cx, 0, 1)
-}
-
-/// NumPy matmul of operands `ia` and `ib`.
-pub(super) fn matmul_of(
-    cx: &Ctx<'_>,
-    ia: usize,
-    ib: usize,
-) -> Result<Option<Vec<i64>>, Diagnostic> {
+/// NumPy matmul of operands `ia` and `ib`: 1-D operands get a dim
+/// prepended/appended then removed, batch dims broadcast.
+fn matmul_of(cx: &Ctx<'_>, ia: usize, ib: usize) -> Result<Shape, Diagnostic> {
     let (Some(a), Some(b)) = (cx.shape(ia)?, cx.shape(ib)?) else {
         return Ok(None);
     };
@@ -100,7 +159,7 @@ pub(super) fn matmul_of(
     Ok(Some(out))
 }
 
-fn gemm(cx: &Ctx<'_>) -> Result<Vec<i64>, Diagnostic> {
+fn gemm_shape(cx: &Ctx<'_>, trans_a: bool, trans_b: bool) -> Result<Vec<i64>, Diagnostic> {
     let mat = |i: usize| -> Result<[i64; 2], Diagnostic> {
         match cx.shape(i)? {
             None => Ok([DYN, DYN]),
@@ -115,16 +174,8 @@ fn gemm(cx: &Ctx<'_>) -> Result<Vec<i64>, Diagnostic> {
     };
     let [a0, a1] = mat(0)?;
     let [b0, b1] = mat(1)?;
-    let (m, ka) = if cx.attr_int("transA", 0) != 0 {
-        (a1, a0)
-    } else {
-        (a0, a1)
-    };
-    let (kb, n) = if cx.attr_int("transB", 0) != 0 {
-        (b1, b0)
-    } else {
-        (b0, b1)
-    };
+    let (m, ka) = if trans_a { (a1, a0) } else { (a0, a1) };
+    let (kb, n) = if trans_b { (b1, b0) } else { (b0, b1) };
     agree(cx, ka, kb, "Gemm inner dimension")?;
     let mut out = vec![m, n];
     if cx.operand(2).is_some() {
@@ -149,20 +200,18 @@ struct Window {
     auto_pad: String,
 }
 
-fn window(cx: &Ctx<'_>, kernel: Vec<i64>) -> Result<Window, Diagnostic> {
+fn window(cx: &Ctx<'_>, kernel: Vec<i64>, a: &WindowAttrs<'_>) -> Result<Window, Diagnostic> {
     let n = kernel.len();
-    let list = |name: &str, len: usize, default: i64| -> Result<Vec<i64>, Diagnostic> {
-        match cx.attr_ints(name) {
-            None => Ok(vec![default; len]),
-            Some(v) if v.len() == len => Ok(v),
-            Some(v) => Err(cx.err(format!("'{name}' has {} entries, expected {len}", v.len()))),
-        }
+    let list = |name: &str, given: &Option<Vec<i64>>, len: usize, default: i64| match given {
+        None => Ok(vec![default; len]),
+        Some(v) if v.len() == len => Ok(v.clone()),
+        Some(v) => Err(cx.err(format!("'{name}' has {} entries, expected {len}", v.len()))),
     };
     let w = Window {
-        strides: list("strides", n, 1)?,
-        dilations: list("dilations", n, 1)?,
-        pads: list("pads", 2 * n, 0)?,
-        auto_pad: cx.attr_str("auto_pad").unwrap_or("NOTSET").to_string(),
+        strides: list("strides", &a.strides, n, 1)?,
+        dilations: list("dilations", &a.dilations, n, 1)?,
+        pads: list("pads", &a.pads, 2 * n, 0)?,
+        auto_pad: a.auto_pad.to_string(),
         kernel,
     };
     if w.kernel.iter().any(|&k| k != DYN && k < 1)
@@ -249,14 +298,17 @@ fn spatial(cx: &Ctx<'_>, x: &[i64], w: &Window, ceil: bool) -> Result<Vec<i64>, 
     Ok(out)
 }
 
-pub(super) fn conv(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
-    conv_of(cx, 0, 1)
-}
-
 /// Conv output shape of input operand `ix` and weight operand `iw`.
-pub(super) fn conv_of(cx: &Ctx<'_>, ix: usize, iw: usize) -> Result<Option<Vec<i64>>, Diagnostic> {
+fn conv_of(
+    cx: &Ctx<'_>,
+    ix: usize,
+    iw: usize,
+    kernel_shape: Option<Vec<i64>>,
+    group: i64,
+    attrs: &WindowAttrs<'_>,
+) -> Result<Shape, Diagnostic> {
     let (x, wshape) = (cx.shape(ix)?, cx.shape(iw)?);
-    let spatial_rank = match (&x, &wshape, cx.attr_ints("kernel_shape")) {
+    let spatial_rank = match (&x, &wshape, &kernel_shape) {
         (_, _, Some(k)) => k.len(),
         (Some(x), _, _) if x.len() >= 2 => x.len() - 2,
         (_, Some(w), _) if w.len() >= 2 => w.len() - 2,
@@ -271,10 +323,7 @@ pub(super) fn conv_of(cx: &Ctx<'_>, ix: usize, iw: usize) -> Result<Option<Vec<i
             wshape.len()
         )));
     }
-    let kernel = cx
-        .attr_ints("kernel_shape")
-        .unwrap_or_else(|| wshape[2..].to_vec());
-    let group = cx.attr_int("group", 1);
+    let kernel = kernel_shape.unwrap_or_else(|| wshape[2..].to_vec());
     if group < 1 {
         return Err(cx.err(format!("group {group} must be positive")));
     }
@@ -284,39 +333,38 @@ pub(super) fn conv_of(cx: &Ctx<'_>, ix: usize, iw: usize) -> Result<Option<Vec<i
             x[1], wshape[1]
         )));
     }
-    let w = window(cx, kernel)?;
+    let w = window(cx, kernel, attrs)?;
     let mut out = vec![x[0], wshape[0]];
     out.extend(spatial(cx, &x, &w, false)?);
     Ok(Some(out))
 }
 
-fn conv_transpose(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
+fn conv_transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let (Some(x), Some(wshape)) = (cx.shape(0)?, cx.shape(1)?) else {
         return Ok(None);
     };
     if x.len() < 3 || wshape.len() != x.len() {
         return Err(cx.err("input and weight must have the same rank >= 3"));
     }
+    let v = ops::ConvTranspose::of(cx.m, cx.op);
     let n = x.len() - 2;
-    let group = cx.attr_int("group", 1);
+    let group = v.group();
     let channels = if wshape[1] == DYN {
         DYN
     } else {
         wshape[1].saturating_mul(group)
     };
-    let kernel = cx
-        .attr_ints("kernel_shape")
-        .unwrap_or_else(|| wshape[2..].to_vec());
+    let kernel = v.kernel_shape().unwrap_or_else(|| wshape[2..].to_vec());
     if kernel.len() != n {
         return Err(cx.err("kernel_shape rank does not match the input"));
     }
-    let w = window(cx, kernel)?;
+    let w = window(cx, kernel, &window_attrs!(v))?;
     let mut out = vec![x[0], channels];
-    if let Some(shape) = cx.attr_ints("output_shape") {
+    if let Some(shape) = v.output_shape() {
         out.extend(shape.iter().skip(shape.len().saturating_sub(n)));
         return Ok(Some(out));
     }
-    let opad = cx.attr_ints("output_padding").unwrap_or_else(|| vec![0; n]);
+    let opad = v.output_padding().unwrap_or_else(|| vec![0; n]);
     for i in 0..n {
         let (d, k) = (x[2 + i], w.kernel[i]);
         if d == DYN || k == DYN {
@@ -347,10 +395,8 @@ fn conv_transpose(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
     Ok(Some(out))
 }
 
-fn pool(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
-    let kernel = cx
-        .attr_ints("kernel_shape")
-        .ok_or_else(|| cx.err("requires a 'kernel_shape' attribute"))?;
+/// Y and Indices (MaxPool) of a pool with `kernel`.
+fn pool(cx: &Ctx<'_>, kernel: Vec<i64>, ceil: bool, attrs: &WindowAttrs<'_>) -> Inferred {
     let x = match cx.shape(0)? {
         Some(x) => x,
         None => vec![DYN; kernel.len() + 2],
@@ -361,9 +407,12 @@ fn pool(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
             x.len()
         )));
     }
-    let w = window(cx, kernel)?;
-    let ceil = cx.attr_int("ceil_mode", 0) != 0;
+    let w = window(cx, kernel, attrs)?;
     let mut out = vec![x[0], x[1]];
     out.extend(spatial(cx, &x, &w, ceil)?);
-    Ok(Some(out))
+    let shape = Some(out);
+    Ok(Some(vec![
+        tensor(shape.clone(), cx.elem(0)?),
+        tensor(shape, Type::i64()),
+    ]))
 }

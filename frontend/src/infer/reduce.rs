@@ -1,30 +1,78 @@
-//! Reductions: Reduce* (axes as operand or attribute, keepdims,
+//! Reductions: Reduce* (axes as an operand, keepdims,
 //! noop_with_empty_axes) and ArgMax/ArgMin.
 
-use super::{tensor, Ctx};
+use super::{one, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 
-#[rustfmt::skip]
-const REDUCTIONS: &[&str] = &[
-    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-    "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
-];
+/// The attributes every Reduce* op has.
+pub(super) struct Reduce {
+    keepdims: bool,
+    noop_with_empty_axes: bool,
+}
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    if REDUCTIONS.contains(&kind) {
-        return Ok(Some(vec![tensor(reduce(cx)?, cx.elem(0)?)]));
-    }
-    if kind == "ArgMax" || kind == "ArgMin" {
-        let shape = match cx.shape(0)? {
-            Some(s) => {
-                let axis = cx.axis(cx.attr_int("axis", 0), s.len())?;
-                Some(reduced(&s, &[axis], cx.attr_int("keepdims", 1) != 0))
-            }
-            None => None,
-        };
-        return Ok(Some(vec![tensor(shape, Type::i64())]));
-    }
-    Ok(None)
+/// The [`Reduce`] attributes of a Reduce* view.
+macro_rules! reduce_of {
+    ($view:ident, $cx:expr) => {{
+        let v = ops::$view::of($cx.m, $cx.op);
+        Reduce {
+            keepdims: v.keepdims() != 0,
+            noop_with_empty_axes: v.noop_with_empty_axes() != 0,
+        }
+    }};
+}
+
+pub(super) fn reduce_l1(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceL1, cx))
+}
+pub(super) fn reduce_l2(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceL2, cx))
+}
+pub(super) fn reduce_log_sum(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceLogSum, cx))
+}
+pub(super) fn reduce_log_sum_exp(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceLogSumExp, cx))
+}
+pub(super) fn reduce_max(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceMax, cx))
+}
+pub(super) fn reduce_mean(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceMean, cx))
+}
+pub(super) fn reduce_min(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceMin, cx))
+}
+pub(super) fn reduce_prod(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceProd, cx))
+}
+pub(super) fn reduce_sum(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceSum, cx))
+}
+pub(super) fn reduce_sum_square(cx: &Ctx<'_>) -> Inferred {
+    reduce(cx, reduce_of!(ReduceSumSquare, cx))
+}
+
+pub(super) fn arg_max(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::ArgMax::of(cx.m, cx.op);
+    arg(cx, v.axis(), v.keepdims() != 0)
+}
+
+pub(super) fn arg_min(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::ArgMin::of(cx.m, cx.op);
+    arg(cx, v.axis(), v.keepdims() != 0)
+}
+
+/// ArgMax/ArgMin: indices along one axis.
+fn arg(cx: &Ctx<'_>, axis: i64, keep: bool) -> Inferred {
+    let shape = match cx.shape(0)? {
+        Some(s) => {
+            let axis = cx.axis(axis, s.len())?;
+            Some(reduced(&s, &[axis], keep))
+        }
+        None => None,
+    };
+    one(shape, Type::i64())
 }
 
 /// `shape` with `axes` removed, or set to 1 when `keep`.
@@ -40,14 +88,18 @@ fn reduced(shape: &[i64], axes: &[usize], keep: bool) -> Vec<i64> {
         .collect()
 }
 
-fn reduce(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
+fn reduce(cx: &Ctx<'_>, r: Reduce) -> Inferred {
+    one(reduce_shape(cx, &r)?, cx.elem(0)?)
+}
+
+fn reduce_shape(cx: &Ctx<'_>, r: &Reduce) -> Result<Option<Vec<i64>>, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
-    let keep = cx.attr_int("keepdims", 1) != 0;
+    let keep = r.keepdims;
     let axes = if cx.operand(1).is_some() {
         match cx.const_ints(1) {
-            Some(a) => Some(a),
+            Some(a) => a,
             // Unknown axes: the rank survives with keepdims, or drops by
             // their count when that is static.
             None if keep => return Ok(Some(vec![DYN; s.len()])),
@@ -64,11 +116,10 @@ fn reduce(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
             }
         }
     } else {
-        cx.attr_ints("axes")
+        Vec::new()
     };
-    let axes = axes.unwrap_or_default();
     if axes.is_empty() {
-        if cx.attr_int("noop_with_empty_axes", 0) != 0 {
+        if r.noop_with_empty_axes {
             return Ok(Some(s));
         }
         let all: Vec<usize> = (0..s.len()).collect();

@@ -1,28 +1,73 @@
 //! Sequence models: RNN/GRU/LSTM, Attention, LinearAttention,
 //! CausalConvWithState, RotaryEmbedding and SwiGLU.
 
-use super::{tensor, Ctx};
+use super::{tensor, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 
 type Shape = Option<Vec<i64>>;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    Ok(Some(match kind {
-        "RNN" | "GRU" | "LSTM" => recurrent(cx, kind)?,
-        "Attention" => attention(cx)?,
-        "LinearAttention" => linear_attention(cx)?,
-        "CausalConvWithState" => {
-            let x = cx.shape(0)?;
-            let k = cx.shape(1)?.and_then(|w| w.get(2).copied());
-            let state = x.as_ref().map(|x| {
-                let state_len = k.filter(|&k| k != DYN).map_or(DYN, |k| (k - 1).max(0));
-                vec![dim(x, 0), dim(x, 1), state_len]
-            });
-            vec![tensor(x, cx.elem(0)?), tensor(state, cx.elem(0)?)]
-        }
-        "RotaryEmbedding" | "SwiGLU" => vec![cx.same_as(0)?],
-        _ => return Ok(None),
-    }))
+/// The attributes RNN, GRU and LSTM share, and their gate count.
+struct Recurrent<'m> {
+    gates: i64,
+    direction: &'m str,
+    hidden_size: Option<i64>,
+    layout: i64,
+}
+
+pub(super) fn rnn(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::RNN::of(cx.m, cx.op);
+    let r = Recurrent {
+        gates: 1,
+        direction: v.direction(),
+        hidden_size: v.hidden_size(),
+        layout: v.layout(),
+    };
+    Ok(Some(recurrent(cx, &r)?))
+}
+
+pub(super) fn gru(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::GRU::of(cx.m, cx.op);
+    let r = Recurrent {
+        gates: 3,
+        direction: v.direction(),
+        hidden_size: v.hidden_size(),
+        layout: v.layout(),
+    };
+    Ok(Some(recurrent(cx, &r)?))
+}
+
+pub(super) fn lstm(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::LSTM::of(cx.m, cx.op);
+    let r = Recurrent {
+        gates: 4,
+        direction: v.direction(),
+        hidden_size: v.hidden_size(),
+        layout: v.layout(),
+    };
+    Ok(Some(recurrent(cx, &r)?))
+}
+
+pub(super) fn attention(cx: &Ctx<'_>) -> Inferred {
+    Ok(Some(attention_types(cx)?))
+}
+
+pub(super) fn linear_attention(cx: &Ctx<'_>) -> Inferred {
+    Ok(Some(linear_attention_types(cx)?))
+}
+
+/// Output like the input; the state keeps the last kernel - 1 steps.
+pub(super) fn causal_conv_with_state(cx: &Ctx<'_>) -> Inferred {
+    let x = cx.shape(0)?;
+    let k = cx.shape(1)?.and_then(|w| w.get(2).copied());
+    let state = x.as_ref().map(|x| {
+        let state_len = k.filter(|&k| k != DYN).map_or(DYN, |k| (k - 1).max(0));
+        vec![dim(x, 0), dim(x, 1), state_len]
+    });
+    Ok(Some(vec![
+        tensor(x, cx.elem(0)?),
+        tensor(state, cx.elem(0)?),
+    ]))
 }
 
 /// Extent `i` of `s`, `?` when out of range.
@@ -39,7 +84,7 @@ fn div_exact(a: i64, b: i64) -> i64 {
 }
 
 /// Y, Y_h (and Y_c for LSTM) of the recurrent ops, for both layouts.
-fn recurrent(cx: &Ctx<'_>, kind: &str) -> Result<Vec<Type>, Diagnostic> {
+fn recurrent(cx: &Ctx<'_>, r: &Recurrent<'_>) -> Result<Vec<Type>, Diagnostic> {
     let elem = cx.elem(0)?;
     let Some(x) = cx.shape(0)? else {
         return Ok(vec![Type::unranked_tensor(elem); 3]);
@@ -47,21 +92,16 @@ fn recurrent(cx: &Ctx<'_>, kind: &str) -> Result<Vec<Type>, Diagnostic> {
     if x.len() != 3 {
         return Err(cx.err(format!("X must have rank 3, got {}", x.len())));
     }
-    let dirs = match cx.attr_str("direction").unwrap_or("forward") {
+    let dirs = match r.direction {
         "forward" | "reverse" => 1,
         "bidirectional" => 2,
         other => return Err(cx.err(format!("unknown direction '{other}'"))),
     };
-    let gates = match kind {
-        "LSTM" => 4,
-        "GRU" => 3,
-        _ => 1,
-    };
-    let hidden = match cx.attr("hidden_size").and_then(ir::Attribute::as_int) {
+    let hidden = match r.hidden_size {
         Some(h) => h,
-        None => cx.shape(1)?.map_or(DYN, |w| div_exact(dim(&w, 1), gates)),
+        None => cx.shape(1)?.map_or(DYN, |w| div_exact(dim(&w, 1), r.gates)),
     };
-    let batch_first = cx.attr_int("layout", 0) != 0;
+    let batch_first = r.layout != 0;
     let (seq, batch) = if batch_first {
         (x[1], x[0])
     } else {
@@ -82,7 +122,7 @@ fn recurrent(cx: &Ctx<'_>, kind: &str) -> Result<Vec<Type>, Diagnostic> {
 /// Attention (opset 23+) with 4-D `[B, heads, seq, size]` or 3-D
 /// `[B, seq, heads * size]` inputs; outputs Y, present_key, present_value,
 /// qk_matmul_output.
-fn attention(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
+fn attention_types(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
     let (q, k, v) = (cx.shape(0)?, cx.shape(1)?, cx.shape(2)?);
     let (elem_q, elem_v) = (cx.elem(0)?, cx.elem(2)?);
     let (Some(q), Some(k), Some(v)) = (q, k, v) else {
@@ -93,7 +133,7 @@ fn attention(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
             Type::unranked_tensor(elem_q),
         ]);
     };
-    let attr = |n: &str| cx.attr(n).and_then(ir::Attribute::as_int);
+    let view = ops::Attention::of(cx.m, cx.op);
     // (batch, heads, seq, head size) of each input.
     let split = |s: &[i64], heads: Option<i64>| -> Result<[i64; 4], Diagnostic> {
         match s {
@@ -106,8 +146,8 @@ fn attention(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
             _ => Err(cx.err(format!("Q, K and V must have rank 3 or 4, got {}", s.len()))),
         }
     };
-    let [b, qh, qs, _] = split(&q, attr("q_num_heads"))?;
-    let kv_heads = attr("kv_num_heads");
+    let [b, qh, qs, _] = split(&q, view.q_num_heads())?;
+    let kv_heads = view.kv_num_heads();
     let [_, kh, ks, kd] = split(&k, kv_heads)?;
     let [_, _, _, vd] = split(&v, kv_heads)?;
     let past = match cx.operand(4) {
@@ -135,10 +175,10 @@ fn attention(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
 
 /// LinearAttention: packed `[B, T, H * D]` inputs; output `[B, T, Hq * Dv]`
 /// and the recurrent state `[B, Hkv, Dk, Dv]`.
-fn linear_attention(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
+fn linear_attention_types(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
     let elem = cx.elem(0)?;
-    let heads = |n: &str| cx.attr(n).and_then(ir::Attribute::as_int).unwrap_or(DYN);
-    let (qh, kvh) = (heads("q_num_heads"), heads("kv_num_heads"));
+    let v = ops::LinearAttention::of(cx.m, cx.op);
+    let (qh, kvh) = (v.q_num_heads(), v.kv_num_heads());
     let shape3 = |i: usize| -> Result<Shape, Diagnostic> {
         match cx.shape(i)? {
             Some(s) if s.len() != 3 => Err(cx.err(format!("operand #{i} must have rank 3"))),

@@ -1,36 +1,72 @@
 //! Shape ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat,
 //! Gather, Shape, Size, Slice, Expand, ConstantOfShape, Range.
 
-use super::{broadcast_shapes, product, tensor, Ctx};
+use super::{broadcast_shapes, one, product, Ctx, Inferred};
 use ir::elements::NumClass;
 use ir::{Diagnostic, Type, DYN};
+use onnx::{ops, OpKind};
 
 type Shape = Option<Vec<i64>>;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    let one = |shape: Shape, elem: Type| Ok(Some(vec![tensor(shape, elem)]));
-    match kind {
-        "Reshape" => one(reshape(cx)?, cx.elem(0)?),
-        "Flatten" => one(Some(flatten(cx)?), cx.elem(0)?),
-        "Transpose" => one(transpose(cx)?, cx.elem(0)?),
-        "Squeeze" => one(squeeze(cx)?, cx.elem(0)?),
-        "Unsqueeze" => one(unsqueeze(cx)?, cx.elem(0)?),
-        "Concat" => one(concat(cx)?, cx.elem(0)?),
-        "Gather" => one(gather(cx)?, cx.elem(0)?),
-        "GatherElements" => one(cx.shape(1)?, cx.elem(0)?),
-        "Shape" => one(Some(vec![shape_len(cx)?]), Type::i64()),
-        "Size" => one(Some(vec![]), Type::i64()),
-        "Slice" => one(slice(cx)?, cx.elem(0)?),
-        "Expand" => one(expand(cx)?, cx.elem(0)?),
-        "ConstantOfShape" => {
-            let elem = cx
-                .attr_elements("value")
-                .map_or(Type::f32(), |e| e.dtype().to_type());
-            one(shape_from_operand(cx, 0)?, elem)
-        }
-        "Range" => one(Some(vec![range_len(cx)?]), cx.elem(0)?),
-        _ => Ok(None),
-    }
+pub(super) fn reshape(cx: &Ctx<'_>) -> Inferred {
+    let allowzero = ops::Reshape::of(cx.m, cx.op).allowzero() != 0;
+    one(reshape_shape(cx, allowzero)?, cx.elem(0)?)
+}
+
+pub(super) fn flatten(cx: &Ctx<'_>) -> Inferred {
+    let axis = ops::Flatten::of(cx.m, cx.op).axis();
+    one(Some(flatten_shape(cx, axis)?), cx.elem(0)?)
+}
+
+pub(super) fn transpose(cx: &Ctx<'_>) -> Inferred {
+    one(transpose_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn squeeze(cx: &Ctx<'_>) -> Inferred {
+    one(squeeze_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn unsqueeze(cx: &Ctx<'_>) -> Inferred {
+    one(unsqueeze_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn concat(cx: &Ctx<'_>) -> Inferred {
+    one(concat_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn gather(cx: &Ctx<'_>) -> Inferred {
+    one(gather_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn gather_elements(cx: &Ctx<'_>) -> Inferred {
+    one(cx.shape(1)?, cx.elem(0)?)
+}
+
+pub(super) fn shape(cx: &Ctx<'_>) -> Inferred {
+    one(Some(vec![shape_len(cx)?]), Type::i64())
+}
+
+pub(super) fn size(_cx: &Ctx<'_>) -> Inferred {
+    one(Some(vec![]), Type::i64())
+}
+
+pub(super) fn slice(cx: &Ctx<'_>) -> Inferred {
+    one(slice_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn expand(cx: &Ctx<'_>) -> Inferred {
+    one(expand_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn constant_of_shape(cx: &Ctx<'_>) -> Inferred {
+    let elem = ops::ConstantOfShape::of(cx.m, cx.op)
+        .value()
+        .map_or(Type::f32(), |e| e.dtype().to_type());
+    one(shape_from_operand(cx, 0)?, elem)
+}
+
+pub(super) fn range(cx: &Ctx<'_>) -> Inferred {
+    one(Some(vec![range_len(cx)?]), cx.elem(0)?)
 }
 
 /// The integer list a shape-like operand holds when constant, checked to
@@ -53,12 +89,16 @@ fn static_len(cx: &Ctx<'_>, i: usize) -> Result<Option<usize>, Diagnostic> {
     })
 }
 
-fn reshape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn reshape_shape(cx: &Ctx<'_>, allowzero: bool) -> Result<Shape, Diagnostic> {
     let data = cx.shape(0)?;
     let Some(target) = cx.const_ints(1) else {
+        // `Reshape(y, Shape(x))` (how import writes Softmax-like ops of
+        // old opsets) takes x's dims; a 0 copies y's, so not with zeros.
+        if let Some(dims) = dims_of_shape_op(cx, 1).filter(|d| allowzero || !d.contains(&0)) {
+            return Ok(Some(dims));
+        }
         return Ok(static_len(cx, 1)?.map(|n| vec![DYN; n]));
     };
-    let allowzero = cx.attr_int("allowzero", 0) != 0;
     let mut out = Vec::with_capacity(target.len());
     let mut infer_at = None;
     for (i, &t) in target.iter().enumerate() {
@@ -110,26 +150,41 @@ fn reshape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(out))
 }
 
-fn flatten(cx: &Ctx<'_>) -> Result<Vec<i64>, Diagnostic> {
+/// The dims an `onnx.Shape` defining operand `i` will hold (unknown ones
+/// `?`), when its input is ranked.
+fn dims_of_shape_op(cx: &Ctx<'_>, i: usize) -> Option<Vec<i64>> {
+    let def = onnx::defined_by(cx.m, cx.operand(i)?, OpKind::Shape)?;
+    let x = cx.m.operand(def, 0)?;
+    let dims = cx.m.value_type(x).shape()?;
+    let v = ops::Shape::of(cx.m, def);
+    let r = i64::try_from(dims.len()).ok()?;
+    let start = onnx::axis::clamp_index(v.start(), r);
+    let end = v.end().map_or(r, |e| onnx::axis::clamp_index(e, r));
+    let range = usize::try_from(start).ok()?..usize::try_from(end.max(start)).ok()?;
+    dims.get(range).map(<[i64]>::to_vec)
+}
+
+/// Flatten's axis may also be the rank (everything outer).
+fn flatten_shape(cx: &Ctx<'_>, axis: i64) -> Result<Vec<i64>, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(vec![DYN, DYN]);
     };
-    let axis = cx.attr_int("axis", 1);
-    let r = s.len() as i64;
-    let a = if axis < 0 { axis + r } else { axis };
-    if !(0..=r).contains(&a) {
-        return Err(cx.err(format!("axis {axis} is out of range for rank {r}")));
-    }
-    let (outer, inner) = s.split_at(a as usize);
+    let r = s.len();
+    let a = match onnx::axis::normalize(axis, r) {
+        Some(a) => a,
+        None if i64::try_from(r).is_ok_and(|r| r == axis) => r,
+        None => return Err(cx.err(format!("axis {axis} is out of range for rank {r}"))),
+    };
+    let (outer, inner) = s.split_at(a);
     Ok(vec![product(outer), product(inner)])
 }
 
-fn transpose(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
-    let perm = cx
-        .attr_ints("perm")
+    let perm = ops::Transpose::of(cx.m, cx.op)
+        .perm()
         .unwrap_or_else(|| (0..s.len() as i64).rev().collect());
     let mut seen = vec![false; s.len()];
     let mut out = Vec::with_capacity(s.len());
@@ -157,13 +212,13 @@ fn transpose(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(out))
 }
 
-/// Axes from constant operand `i` or, for unnormalized IR, attribute `axes`.
-/// `Err(())` means "given but not constant".
+/// Axes from operand `i`: `None` when absent, `Err(())` when given but not
+/// constant.
 fn axes_of(cx: &Ctx<'_>, i: usize) -> Result<Option<Vec<i64>>, ()> {
     if cx.operand(i).is_some() {
         return cx.const_ints(i).map(Some).ok_or(());
     }
-    Ok(cx.attr_ints("axes"))
+    Ok(None)
 }
 
 /// Sorted, deduplicated, normalized axes for `rank`.
@@ -180,7 +235,7 @@ fn norm_axes(cx: &Ctx<'_>, axes: &[i64], rank: usize) -> Result<Vec<usize>, Diag
     Ok(out)
 }
 
-fn squeeze(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn squeeze_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -216,7 +271,7 @@ fn squeeze(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     ))
 }
 
-fn unsqueeze(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn unsqueeze_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -241,11 +296,8 @@ fn unsqueeze(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     ))
 }
 
-fn concat(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let axis = cx
-        .attr("axis")
-        .and_then(ir::Attribute::as_int)
-        .ok_or_else(|| cx.err("requires an 'axis' attribute"))?;
+fn concat_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+    let axis = ops::Concat::of(cx.m, cx.op).axis();
     let shapes = (0..cx.num_operands())
         .map(|i| cx.shape(i))
         .collect::<Result<Vec<_>, _>>()?;
@@ -278,11 +330,11 @@ fn concat(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(out))
 }
 
-fn gather(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn gather_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let (Some(data), Some(indices)) = (cx.shape(0)?, cx.shape(1)?) else {
         return Ok(None);
     };
-    let a = cx.axis(cx.attr_int("axis", 0), data.len())?;
+    let a = cx.axis(ops::Gather::of(cx.m, cx.op).axis(), data.len())?;
     let mut out = data[..a].to_vec();
     out.extend_from_slice(&indices);
     out.extend_from_slice(&data[a + 1..]);
@@ -293,13 +345,11 @@ fn shape_len(cx: &Ctx<'_>) -> Result<i64, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(DYN);
     };
-    let r = s.len() as i64;
-    let clamp = |v: i64| (if v < 0 { v.saturating_add(r) } else { v }).clamp(0, r);
-    let start = clamp(cx.attr_int("start", 0));
-    let end = cx
-        .attr("end")
-        .and_then(ir::Attribute::as_int)
-        .map_or(r, clamp);
+    let v = ops::Shape::of(cx.m, cx.op);
+    let r = i64::try_from(s.len()).map_err(|_| cx.err("rank too large"))?;
+    let clamp = |i: i64| onnx::axis::clamp_index(i, r);
+    let start = clamp(v.start());
+    let end = v.end().map_or(r, clamp);
     Ok((end - start).max(0))
 }
 
@@ -327,7 +377,7 @@ pub fn slice_extent(dim: i64, start: i64, end: i64, step: i64) -> i64 {
     }
 }
 
-fn slice(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn slice_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -372,7 +422,7 @@ fn slice(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(out))
 }
 
-fn expand(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn expand_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(input) = cx.shape(0)? else {
         return Ok(None);
     };

@@ -1,34 +1,51 @@
 //! Signal processing: DFT, STFT, the window generators and
 //! MelWeightMatrix.
 
-use super::{tensor, Ctx};
-use crate::import::tensor::elem_type_from_onnx;
-use ir::{Attribute, Diagnostic, Type, DYN};
+use super::{one, Ctx, Inferred};
+use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    Ok(Some(match kind {
-        "DFT" => vec![tensor(dft(cx)?, cx.elem(0)?)],
-        "STFT" => vec![tensor(stft(cx)?, cx.elem(0)?)],
-        "HannWindow" | "HammingWindow" | "BlackmanWindow" => {
-            let size = cx.const_int(0).unwrap_or(DYN);
-            vec![Type::tensor(vec![size], output_datatype(cx)?)]
-        }
-        "MelWeightMatrix" => {
-            let bins = cx.const_int(1).map_or(DYN, |n| n / 2 + 1);
-            let mels = cx.const_int(0).unwrap_or(DYN);
-            vec![Type::tensor(vec![bins, mels], output_datatype(cx)?)]
-        }
-        _ => return Ok(None),
-    }))
+pub(super) fn dft(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::DFT::of(cx.m, cx.op);
+    one(
+        dft_shape(cx, v.onesided() != 0, v.inverse() != 0)?,
+        cx.elem(0)?,
+    )
 }
 
-/// `output_datatype` (default float).
-fn output_datatype(cx: &Ctx<'_>) -> Result<Type, Diagnostic> {
-    let code = cx.attr_int("output_datatype", 1);
-    i32::try_from(code)
-        .ok()
-        .and_then(elem_type_from_onnx)
-        .ok_or_else(|| cx.err(format!("unsupported output_datatype {code}")))
+pub(super) fn stft(cx: &Ctx<'_>) -> Inferred {
+    let onesided = ops::STFT::of(cx.m, cx.op).onesided() != 0;
+    one(stft_shape(cx, onesided)?, cx.elem(0)?)
+}
+
+/// HannWindow, HammingWindow, BlackmanWindow: `size` values.
+fn window(cx: &Ctx<'_>, output_datatype: i64) -> Inferred {
+    let size = cx.const_int(0).unwrap_or(DYN);
+    let elem = cx.dtype(output_datatype, "output_datatype")?;
+    Ok(Some(vec![Type::tensor(vec![size], elem)]))
+}
+
+pub(super) fn hann_window(cx: &Ctx<'_>) -> Inferred {
+    window(cx, ops::HannWindow::of(cx.m, cx.op).output_datatype())
+}
+
+pub(super) fn hamming_window(cx: &Ctx<'_>) -> Inferred {
+    window(cx, ops::HammingWindow::of(cx.m, cx.op).output_datatype())
+}
+
+pub(super) fn blackman_window(cx: &Ctx<'_>) -> Inferred {
+    window(cx, ops::BlackmanWindow::of(cx.m, cx.op).output_datatype())
+}
+
+/// `[dft_length / 2 + 1, num_mel_bins]`.
+pub(super) fn mel_weight_matrix(cx: &Ctx<'_>) -> Inferred {
+    let code = ops::MelWeightMatrix::of(cx.m, cx.op).output_datatype();
+    let bins = cx.const_int(1).map_or(DYN, |n| n / 2 + 1);
+    let mels = cx.const_int(0).unwrap_or(DYN);
+    Ok(Some(vec![Type::tensor(
+        vec![bins, mels],
+        cx.dtype(code, "output_datatype")?,
+    )]))
 }
 
 /// Bins along a transformed axis of length `n`.
@@ -40,10 +57,10 @@ fn bins(n: i64, onesided: bool) -> i64 {
     }
 }
 
-/// Same rank as the input, last dim 2 (complex), the axis resized by
-/// `dft_length` and `onesided`. The axis is an attribute (default 1) up to
-/// opset 19 and an operand (default -2, from the end) from opset 20.
-fn dft(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
+/// Same rank as the input, last dim 2 (complex), the axis (operand 2,
+/// default -2: the last signal axis) resized by `dft_length` and
+/// `onesided`. Import moves the attribute of older opsets to the operand.
+fn dft_shape(cx: &Ctx<'_>, onesided: bool, inverse: bool) -> Result<Option<Vec<i64>>, Diagnostic> {
     let Some(mut s) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -51,15 +68,9 @@ fn dft(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
     if rank < 2 {
         return Err(cx.err("DFT input needs a signal axis and a complex axis"));
     }
-    let opset =
-        cx.m.attr(cx.m.top(), "onnx.opset")
-            .and_then(Attribute::as_int)
-            .unwrap_or(20);
-    let axis = match (cx.attr("axis").and_then(Attribute::as_int), cx.operand(2)) {
-        (Some(a), _) => Some(a),
-        (None, Some(_)) => cx.const_int(2),
-        (None, None) if opset >= 20 => Some(-2),
-        (None, None) => Some(1),
+    let axis = match cx.operand(2) {
+        Some(_) => cx.const_int(2),
+        None => Some(-2),
     };
     let n_axis = match axis {
         Some(a) if a < 0 && a >= -rank => Some(a + rank),
@@ -67,9 +78,8 @@ fn dft(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
         Some(a) => return Err(cx.err(format!("axis {a} is out of range for rank {rank}"))),
         None => None,
     };
-    let onesided = cx.attr_int("onesided", 0) != 0;
     // The inverse of a one-sided transform is real and full length.
-    let real_inverse = onesided && cx.attr_int("inverse", 0) != 0;
+    let real_inverse = onesided && inverse;
     let last = s.len() - 1;
     if let Some(c) = s.get_mut(last) {
         *c = if real_inverse { 1 } else { 2 };
@@ -97,7 +107,7 @@ fn dft(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
 
 /// `[batch, frames, bins, 2]` from the signal, frame_step and the frame
 /// length (operand 3, else the window's length).
-fn stft(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
+fn stft_shape(cx: &Ctx<'_>, onesided: bool) -> Result<Option<Vec<i64>>, Diagnostic> {
     let Some(s) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -117,6 +127,5 @@ fn stft(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
     } else {
         (len - frame) / step + 1
     };
-    let onesided = cx.attr_int("onesided", 1) != 0;
     Ok(Some(vec![batch, frames, bins(frame, onesided), 2]))
 }

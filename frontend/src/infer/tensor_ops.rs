@@ -1,58 +1,77 @@
 //! Ops with their own shape rules: Einsum, Unique, Det, BitCast,
 //! TfIdfVectorizer, the losses and the optional accessors.
 
-use super::{tensor, Ctx};
-use crate::import::tensor::elem_type_from_onnx;
+use super::{one, tensor, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 use std::collections::BTreeMap;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    Ok(Some(match kind {
-        "Einsum" => vec![tensor(einsum(cx)?, cx.elem(0)?)],
-        "Unique" => unique(cx)?,
-        "Det" => {
-            let s = cx.shape(0)?;
-            let batch = s.map(|s| s.get(..s.len().saturating_sub(2)).unwrap_or(&[]).to_vec());
-            vec![tensor(batch, cx.elem(0)?)]
-        }
-        "BitCast" => {
-            let code = cx.attr_int("to", 0);
-            let elem = i32::try_from(code)
-                .ok()
-                .and_then(elem_type_from_onnx)
-                .ok_or_else(|| cx.err(format!("unsupported 'to' type {code}")))?;
-            vec![tensor(cx.shape(0)?, elem)]
-        }
-        "TfIdfVectorizer" => {
-            let width = cx
-                .attr_ints("ngram_indexes")
-                .and_then(|ix| ix.iter().max().map(|m| m + 1))
-                .unwrap_or(DYN);
-            let shape = cx.shape(0)?.map(|s| match s.as_slice() {
-                [n, _] => vec![*n, width],
-                _ => vec![width],
-            });
-            vec![tensor(shape, Type::f32())]
-        }
-        "SoftmaxCrossEntropyLoss" | "NegativeLogLikelihoodLoss" => {
-            let elem = cx.elem(0)?;
-            let loss = match cx.attr_str("reduction").unwrap_or("mean") {
-                "none" => cx.shape(1)?,
-                "mean" | "sum" => Some(Vec::new()),
-                other => return Err(cx.err(format!("unknown reduction '{other}'"))),
-            };
-            vec![tensor(loss, elem), cx.same_as(0)?]
-        }
-        "OptionalHasElement" => vec![Type::tensor(Vec::new(), Type::i1())],
-        "OptionalGetElement" => vec![cx.same_as(0)?],
-        _ => return Ok(None),
-    }))
+pub(super) fn einsum(cx: &Ctx<'_>) -> Inferred {
+    let equation = ops::Einsum::of(cx.m, cx.op).equation();
+    one(einsum_shape(cx, equation)?, cx.elem(0)?)
+}
+
+pub(super) fn unique(cx: &Ctx<'_>) -> Inferred {
+    Ok(Some(unique_types(cx)?))
+}
+
+/// The batch dims: every dim but the last two.
+pub(super) fn det(cx: &Ctx<'_>) -> Inferred {
+    let s = cx.shape(0)?;
+    let batch = s.map(|s| s.get(..s.len().saturating_sub(2)).unwrap_or(&[]).to_vec());
+    one(batch, cx.elem(0)?)
+}
+
+pub(super) fn bit_cast(cx: &Ctx<'_>) -> Inferred {
+    let code = ops::BitCast::of(cx.m, cx.op).to();
+    one(cx.shape(0)?, cx.dtype(code, "'to' type")?)
+}
+
+/// One count per n-gram index, per row for 2-D input.
+pub(super) fn tf_idf_vectorizer(cx: &Ctx<'_>) -> Inferred {
+    let indexes = ops::TfIdfVectorizer::of(cx.m, cx.op).ngram_indexes();
+    let width = indexes.iter().max().map_or(DYN, |m| m + 1);
+    let shape = cx.shape(0)?.map(|s| match s.as_slice() {
+        [n, _] => vec![*n, width],
+        _ => vec![width],
+    });
+    one(shape, Type::f32())
+}
+
+/// The loss (per element with `reduction = none`) and, for
+/// SoftmaxCrossEntropyLoss, the log-probabilities.
+fn loss(cx: &Ctx<'_>, reduction: &str) -> Inferred {
+    let elem = cx.elem(0)?;
+    let loss = match reduction {
+        "none" => cx.shape(1)?,
+        "mean" | "sum" => Some(Vec::new()),
+        other => return Err(cx.err(format!("unknown reduction '{other}'"))),
+    };
+    Ok(Some(vec![tensor(loss, elem), cx.same_as(0)?]))
+}
+
+pub(super) fn softmax_cross_entropy_loss(cx: &Ctx<'_>) -> Inferred {
+    loss(
+        cx,
+        ops::SoftmaxCrossEntropyLoss::of(cx.m, cx.op).reduction(),
+    )
+}
+
+pub(super) fn negative_log_likelihood_loss(cx: &Ctx<'_>) -> Inferred {
+    loss(
+        cx,
+        ops::NegativeLogLikelihoodLoss::of(cx.m, cx.op).reduction(),
+    )
+}
+
+pub(super) fn optional_has_element(_cx: &Ctx<'_>) -> Inferred {
+    Ok(Some(vec![Type::tensor(Vec::new(), Type::i1())]))
 }
 
 /// Unique: Y, indices, inverse_indices, counts; sizes depend on the data.
-fn unique(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
+fn unique_types(cx: &Ctx<'_>) -> Result<Vec<Type>, Diagnostic> {
     let x = cx.shape(0)?;
-    let (y, inverse) = match (&x, cx.attr("axis").and_then(ir::Attribute::as_int)) {
+    let (y, inverse) = match (&x, ops::Unique::of(cx.m, cx.op).axis()) {
         (Some(s), None) => (Some(vec![DYN]), Some(vec![super::product(s)])),
         (Some(s), Some(axis)) => {
             let a = cx.axis(axis, s.len())?;
@@ -96,13 +115,8 @@ fn parse_term(term: &str) -> Option<Vec<Option<char>>> {
     Some(out)
 }
 
-fn einsum(cx: &Ctx<'_>) -> Result<Option<Vec<i64>>, Diagnostic> {
-    let equation: String = cx
-        .attr_str("equation")
-        .ok_or_else(|| cx.err("requires an 'equation'"))?
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
+fn einsum_shape(cx: &Ctx<'_>, equation: &str) -> Result<Option<Vec<i64>>, Diagnostic> {
+    let equation: String = equation.chars().filter(|c| !c.is_whitespace()).collect();
     let bad = || cx.err(format!("malformed equation '{equation}'"));
     let (lhs, rhs) = match equation.split_once("->") {
         Some((l, r)) => (l, Some(r)),

@@ -3,7 +3,7 @@
 use super::nn::window_out;
 use super::shape_ops::slice_extent;
 use super::*;
-use ir::elements::{DType, WideNum};
+use ir::elements::{DType, Elements, WideNum};
 use ir::{BlockId, Builder, Sym};
 
 struct G {
@@ -394,10 +394,8 @@ fn reductions() {
         g.infer("ReduceSum", &[x, ax], &[("keepdims", int(0))]),
         "tensor<2x4xf32>"
     );
-    assert_eq!(
-        g.infer("ReduceMax", &[x], &[("axes", ints(&[0, -1]))]),
-        "tensor<1x3x1xf32>"
-    );
+    let ax = g.ints(&[0, -1]);
+    assert_eq!(g.infer("ReduceMax", &[x, ax], &[]), "tensor<1x3x1xf32>");
     assert_eq!(
         g.infer("ReduceMax", &[x], &[("keepdims", int(0))]),
         "tensor<f32>"
@@ -669,5 +667,30 @@ fn runtime_axes_keep_what_is_known() {
     assert_eq!(
         g.infer("ReduceSum", &[x, unknown], &[("keepdims", int(0))]),
         "tensor<*xf32>"
+    );
+}
+
+#[test]
+fn reshape_to_the_shape_of_a_value_takes_its_dims() {
+    let mut g = G::new();
+    let (x, y) = (g.ranked(&[2, DYN, 4]), g.ranked(&[6, 4]));
+    let shape = g.op("Shape", &[x], &[], 1);
+    let shape = g.m.result(shape, 0).unwrap();
+    assert_eq!(g.infer("Reshape", &[y, shape], &[]), "tensor<2x?x4xf32>");
+    let tail = g.op("Shape", &[x], &[("start", int(1))], 1);
+    let tail = g.m.result(tail, 0).unwrap();
+    assert_eq!(g.infer("Reshape", &[y, tail], &[]), "tensor<?x4xf32>");
+}
+
+#[test]
+fn dft_axis_defaults_to_the_last_signal_axis() {
+    let mut g = G::new();
+    let x = g.ranked(&[2, 16, 8, 1]);
+    assert_eq!(g.infer("DFT", &[x], &[]), "tensor<2x16x8x2xf32>");
+    let none = g.none();
+    let n = g.scalar(DType::I64, 4.0);
+    assert_eq!(
+        g.infer("DFT", &[x, n, none], &[("onesided", int(1))]),
+        "tensor<2x16x3x2xf32>"
     );
 }

@@ -1,43 +1,56 @@
 //! Image and spatial ops: GridSample, AffineGrid, RoiAlign, Col2Im,
 //! CenterCropPad, DeformConv, MaxUnpool, ImageDecoder.
 
-use super::{product, tensor, Ctx};
+use super::{one, product, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
+use onnx::ops;
 
 type Shape = Option<Vec<i64>>;
 
-pub(super) fn infer(cx: &Ctx<'_>, kind: &str) -> Result<Option<Vec<Type>>, Diagnostic> {
-    let shape = match kind {
-        "GridSample" => grid_sample(cx)?,
-        "AffineGrid" => affine_grid(cx)?,
-        "RoiAlign" => {
-            let c = cx.shape(0)?.and_then(|x| x.get(1).copied()).unwrap_or(DYN);
-            let rois = cx.shape(1)?.and_then(|r| r.first().copied()).unwrap_or(DYN);
-            let out_h = cx.attr_int("output_height", 1);
-            let out_w = cx.attr_int("output_width", 1);
-            Some(vec![rois, c, out_h, out_w])
-        }
-        "Col2Im" => col2im(cx)?,
-        "CenterCropPad" => center_crop_pad(cx)?,
-        "DeformConv" => super::nn::conv(cx)?,
-        "MaxUnpool" => max_unpool(cx)?,
-        "ImageDecoder" => {
-            let channels = match cx.attr_str("pixel_format").unwrap_or("RGB") {
-                "Grayscale" => 1,
-                _ => 3,
-            };
-            return Ok(Some(vec![Type::tensor(
-                vec![DYN, DYN, channels],
-                Type::ui(8),
-            )]));
-        }
-        _ => return Ok(None),
+pub(super) fn grid_sample(cx: &Ctx<'_>) -> Inferred {
+    one(grid_sample_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn affine_grid(cx: &Ctx<'_>) -> Inferred {
+    one(affine_grid_shape(cx)?, cx.elem(0)?)
+}
+
+/// `[rois, C, output_height, output_width]`.
+pub(super) fn roi_align(cx: &Ctx<'_>) -> Inferred {
+    let v = ops::RoiAlign::of(cx.m, cx.op);
+    let c = cx.shape(0)?.and_then(|x| x.get(1).copied()).unwrap_or(DYN);
+    let rois = cx.shape(1)?.and_then(|r| r.first().copied()).unwrap_or(DYN);
+    let shape = vec![rois, c, v.output_height(), v.output_width()];
+    one(Some(shape), cx.elem(0)?)
+}
+
+pub(super) fn col2im(cx: &Ctx<'_>) -> Inferred {
+    one(col2im_shape(cx)?, cx.elem(0)?)
+}
+
+pub(super) fn center_crop_pad(cx: &Ctx<'_>) -> Inferred {
+    let axes = ops::CenterCropPad::of(cx.m, cx.op).axes();
+    one(center_crop_pad_shape(cx, axes)?, cx.elem(0)?)
+}
+
+pub(super) fn max_unpool(cx: &Ctx<'_>) -> Inferred {
+    one(max_unpool_shape(cx)?, cx.elem(0)?)
+}
+
+/// `[H, W, C]` u8 pixels; the extents are in the data.
+pub(super) fn image_decoder(cx: &Ctx<'_>) -> Inferred {
+    let channels = match ops::ImageDecoder::of(cx.m, cx.op).pixel_format() {
+        "Grayscale" => 1,
+        _ => 3,
     };
-    Ok(Some(vec![tensor(shape, cx.elem(0)?)]))
+    Ok(Some(vec![Type::tensor(
+        vec![DYN, DYN, channels],
+        Type::ui(8),
+    )]))
 }
 
 /// `[N, C]` of X followed by the grid's spatial output dims.
-fn grid_sample(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn grid_sample_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let (Some(x), Some(grid)) = (cx.shape(0)?, cx.shape(1)?) else {
         return Ok(None);
     };
@@ -50,7 +63,7 @@ fn grid_sample(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 }
 
 /// From `size` = [N, C, H, W] (or with D): `[N, H, W, 2]` (`[N, D, H, W, 3]`).
-fn affine_grid(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn affine_grid_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let size = match cx.const_ints(1) {
         Some(s) => s,
         None => match cx.static_len(1) {
@@ -70,7 +83,7 @@ fn affine_grid(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 }
 
 /// `[N, C, image_shape...]`, C = input dim 1 / prod(block_shape).
-fn col2im(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn col2im_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(x) = cx.shape(0)? else {
         return Ok(None);
     };
@@ -94,15 +107,12 @@ fn col2im(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 }
 
 /// The input's shape with the `axes` (default all) set to `shape`.
-fn center_crop_pad(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn center_crop_pad_shape(cx: &Ctx<'_>, axes: Option<Vec<i64>>) -> Result<Shape, Diagnostic> {
     let Some(mut s) = cx.shape(0)? else {
         return Ok(None);
     };
-    let axes = match cx.attr_ints("axes") {
-        Some(a) => a
-            .iter()
-            .map(|&a| cx.axis(a, s.len()))
-            .collect::<Result<Vec<_>, _>>()?,
+    let axes = match axes {
+        Some(a) => cx.axes(&a, s.len())?,
         None => (0..s.len()).collect(),
     };
     let target = cx.const_ints(1).unwrap_or_else(|| vec![DYN; axes.len()]);
@@ -122,7 +132,7 @@ fn center_crop_pad(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 }
 
 /// `output_shape` when given, else `(in - 1) * stride + kernel - pads`.
-fn max_unpool(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
+fn max_unpool_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     if cx.operand(2).is_some() {
         return Ok(cx
             .const_ints(2)
@@ -131,15 +141,14 @@ fn max_unpool(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(x) = cx.shape(0)? else {
         return Ok(None);
     };
-    let kernel = cx
-        .attr_ints("kernel_shape")
-        .ok_or_else(|| cx.err("requires kernel_shape"))?;
+    let v = ops::MaxUnpool::of(cx.m, cx.op);
+    let kernel = v.kernel_shape();
     let n = kernel.len();
     if x.len() != n + 2 {
         return Err(cx.err("kernel_shape must have one entry per spatial dim"));
     }
-    let strides = cx.attr_ints("strides").unwrap_or_else(|| vec![1; n]);
-    let pads = cx.attr_ints("pads").unwrap_or_else(|| vec![0; 2 * n]);
+    let strides = v.strides().unwrap_or_else(|| vec![1; n]);
+    let pads = v.pads().unwrap_or_else(|| vec![0; 2 * n]);
     if strides.len() != n || pads.len() != 2 * n {
         return Err(cx.err("strides and pads must match kernel_shape"));
     }

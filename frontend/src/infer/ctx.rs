@@ -1,0 +1,143 @@
+//! The op under inference: operand types and constant operand values, with
+//! misuse turned into diagnostics naming the op. Attributes are read
+//! through the typed views of the `onnx` crate (`ops::Gemm::of(m, op)`).
+
+use super::{broadcast_all, tensor};
+use ir::dialects::op_error;
+use ir::elements::{Elements, NumClass};
+use ir::{Diagnostic, Module, OpId, Type, ValueId, DYN};
+use onnx::OpKind;
+
+pub(crate) struct Ctx<'m> {
+    pub m: &'m Module,
+    pub op: OpId,
+}
+
+impl<'m> Ctx<'m> {
+    pub fn err(&self, msg: impl Into<String>) -> Diagnostic {
+        op_error(self.m, self.op, msg)
+    }
+
+    /// Operand `i` unless absent or `onnx.NoValue`.
+    pub fn operand(&self, i: usize) -> Option<ValueId> {
+        let v = self.m.operand(self.op, i)?;
+        match self.m.value_type(v) {
+            Type::None => None,
+            _ => Some(v),
+        }
+    }
+    pub fn num_operands(&self) -> usize {
+        self.m.operands(self.op).len()
+    }
+    pub fn num_results(&self) -> usize {
+        self.m.results(self.op).len()
+    }
+
+    fn tensor_type(&self, i: usize) -> Result<&'m ir::types::TensorType, Diagnostic> {
+        let v = self
+            .operand(i)
+            .ok_or_else(|| self.err(format!("missing operand #{i}")))?;
+        let ty = self.m.value_type(v);
+        ty.as_tensor()
+            .ok_or_else(|| self.err(format!("operand #{i} must be a tensor, got {ty}")))
+    }
+    /// Element type of operand `i`.
+    pub fn elem(&self, i: usize) -> Result<Type, Diagnostic> {
+        Ok(self.tensor_type(i)?.elem.clone())
+    }
+    /// Shape of operand `i`; `None` when unranked.
+    pub fn shape(&self, i: usize) -> Result<Option<Vec<i64>>, Diagnostic> {
+        Ok(self.tensor_type(i)?.shape.clone())
+    }
+    /// Operand `i`'s type unchanged.
+    pub fn same_as(&self, i: usize) -> Result<Type, Diagnostic> {
+        let t = self.tensor_type(i)?;
+        Ok(tensor(t.shape.clone(), t.elem.clone()))
+    }
+
+    /// The value of operand `i` when an `onnx.Constant` defines it.
+    pub fn const_elements(&self, i: usize) -> Option<&'m Elements> {
+        let def = onnx::defined_by(self.m, self.operand(i)?, OpKind::Constant)?;
+        onnx::ops::Constant::of(self.m, def).value()
+    }
+    /// The length of 1-D operand `i` when static (a list whose values are
+    /// unknown, like runtime `axes`).
+    pub fn static_len(&self, i: usize) -> Option<usize> {
+        match self.tensor_type(i).ok()?.shape.as_deref()? {
+            [n] if *n != DYN => usize::try_from(*n).ok(),
+            _ => None,
+        }
+    }
+    /// A constant scalar (or one-element) integer operand.
+    pub fn const_int(&self, i: usize) -> Option<i64> {
+        match self.const_ints(i)?.as_slice() {
+            [v] => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Integer values of a constant operand (floats are truncated).
+    pub fn const_ints(&self, i: usize) -> Option<Vec<i64>> {
+        let e = self.const_elements(i)?;
+        let class = e.dtype().class();
+        Some(
+            e.iter()
+                .map(|w| match class {
+                    NumClass::Float => w.f64() as i64,
+                    NumClass::Signed => w.i64(),
+                    NumClass::Unsigned => i64::try_from(w.u64()).unwrap_or(i64::MAX),
+                })
+                .collect(),
+        )
+    }
+    /// Values of a constant operand as f64.
+    pub fn const_f64s(&self, i: usize) -> Option<Vec<f64>> {
+        let e = self.const_elements(i)?;
+        let class = e.dtype().class();
+        Some(e.iter().map(|w| w.to_f64(class)).collect())
+    }
+
+    /// Normalizes `axis` against `rank` or reports it.
+    pub fn axis(&self, axis: i64, rank: usize) -> Result<usize, Diagnostic> {
+        onnx::axis::normalize(axis, rank)
+            .ok_or_else(|| self.err(format!("axis {axis} is out of range for rank {rank}")))
+    }
+
+    /// Every axis of `axes` normalized against `rank`, or the first one out
+    /// of range reported.
+    pub fn axes(&self, axes: &[i64], rank: usize) -> Result<Vec<usize>, Diagnostic> {
+        axes.iter().map(|&a| self.axis(a, rank)).collect()
+    }
+
+    /// Broadcast of operands `ids`, reported on the op when incompatible.
+    pub fn broadcast(
+        &self,
+        ids: impl IntoIterator<Item = usize>,
+    ) -> Result<Option<Vec<i64>>, Diagnostic> {
+        let shapes = ids
+            .into_iter()
+            .map(|i| self.shape(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        broadcast_all(&shapes).map_err(|e| self.err(e))
+    }
+
+    /// One inferred type per result: extra ones dropped, missing ones kept
+    /// as declared.
+    pub fn fit(&self, mut tys: Vec<Type>) -> Vec<Type> {
+        let results = self.m.results(self.op);
+        tys.truncate(results.len());
+        for &r in results.get(tys.len()..).unwrap_or(&[]) {
+            tys.push(self.m.value_type(r).clone());
+        }
+        tys
+    }
+
+    /// An element type given as an ONNX data type number; `what` names it
+    /// in the error.
+    pub fn dtype(&self, code: i64, what: &str) -> Result<Type, Diagnostic> {
+        i32::try_from(code)
+            .ok()
+            .and_then(crate::import::tensor::elem_type_from_onnx)
+            .ok_or_else(|| self.err(format!("unsupported {what} {code}")))
+    }
+}
