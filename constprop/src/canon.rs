@@ -7,17 +7,18 @@ mod batchnorm;
 pub use batchnorm::FoldBatchNorm;
 
 use crate::fold::constant_operand;
-use crate::fold::elementwise::apply_arith;
+use crate::fold::elementwise::{apply_arith, Arith};
 use ir::attr::Attribute;
 use ir::elements::{DType, Elements, NumClass, WideNum};
 use ir::rewrite::Pattern;
 use ir::{InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueId};
+use onnx::{ops, OpKind};
 
 /// Inserts `onnx.Constant` holding `e` before `before`.
 pub fn make_const(m: &mut Module, before: OpId, e: Elements) -> Option<ValueId> {
     let loc = m.loc(before).clone();
     let c = m.create_op(
-        Sym::new("onnx.Constant"),
+        Sym::new(OpKind::Constant.ir_name()),
         OpSpec {
             result_types: vec![e.tensor_type()],
             attrs: vec![(Sym::new("value"), Attribute::Elements(e))],
@@ -34,7 +35,7 @@ pub fn make_const(m: &mut Module, before: OpId, e: Elements) -> Option<ValueId> 
 fn make_op(
     m: &mut Module,
     before: OpId,
-    name: &str,
+    kind: OpKind,
     operands: Vec<ValueId>,
     ty: Type,
     suffix: &str,
@@ -44,7 +45,7 @@ fn make_op(
         l => l.clone(),
     };
     let o = m.create_op(
-        Sym::new(name),
+        Sym::new(kind.ir_name()),
         OpSpec {
             operands,
             result_types: vec![ty],
@@ -64,10 +65,11 @@ impl Pattern for StaticShape {
         "static-shape"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let is_size = m.is(op, "onnx.Size");
-        if !(m.is(op, "onnx.Shape") || is_size) {
-            return Ok(false);
-        }
+        let is_size = match OpKind::of(m, op) {
+            Some(OpKind::Size) => true,
+            Some(OpKind::Shape) => false,
+            _ => return Ok(false),
+        };
         let Some(x) = m.operand(op, 0) else {
             return Ok(false);
         };
@@ -82,9 +84,9 @@ impl Pattern for StaticShape {
             Elements::from_wide(DType::I64, vec![], &[WideNum::from_i64(n)])
         } else {
             let r = shape.len() as i64;
-            let fix = |v: i64| (if v < 0 { v + r } else { v }).clamp(0, r) as usize;
-            let s = fix(m.attr(op, "start").and_then(Attribute::as_int).unwrap_or(0));
-            let t = fix(m.attr(op, "end").and_then(Attribute::as_int).unwrap_or(r));
+            let v = ops::Shape::of(m, op);
+            let s = onnx::axis::clamp_index(v.start(), r) as usize;
+            let t = onnx::axis::clamp_index(v.end().unwrap_or(r), r) as usize;
             let dims: Vec<WideNum> = shape[s..t.max(s)]
                 .iter()
                 .map(|&d| WideNum::from_i64(d))
@@ -116,11 +118,11 @@ impl Pattern for NeutralOperand {
         "neutral-operand"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let (neutral, commutes) = match m.name(op).as_str() {
-            "onnx.Add" => (0.0, true),
-            "onnx.Sub" => (0.0, false),
-            "onnx.Mul" => (1.0, true),
-            "onnx.Div" => (1.0, false),
+        let (neutral, commutes) = match OpKind::of(m, op) {
+            Some(OpKind::Add) => (0.0, true),
+            Some(OpKind::Sub) => (0.0, false),
+            Some(OpKind::Mul) => (1.0, true),
+            Some(OpKind::Div) => (1.0, false),
             _ => return Ok(false),
         };
         let Some(r) = m.result(op, 0) else {
@@ -157,11 +159,11 @@ impl Pattern for NeutralOperand {
 /// truncates at each step).
 pub struct Reassociate;
 
-/// The (same, inverse) ops of an Add/Sub or Mul/Div family.
-fn family(kind: &str) -> Option<(&'static str, &'static str)> {
-    match kind {
-        "onnx.Add" | "onnx.Sub" => Some(("Add", "Sub")),
-        "onnx.Mul" | "onnx.Div" => Some(("Mul", "Div")),
+/// The (same, inverse) operators of an Add/Sub or Mul/Div family.
+fn family(kind: Option<OpKind>) -> Option<(Arith, Arith)> {
+    match kind? {
+        OpKind::Add | OpKind::Sub => Some((Arith::Add, Arith::Sub)),
+        OpKind::Mul | OpKind::Div => Some((Arith::Mul, Arith::Div)),
         _ => None,
     }
 }
@@ -171,8 +173,8 @@ impl Pattern for Reassociate {
         "reassociate-constants"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let outer = m.name(op);
-        let Some((same, inverse)) = family(outer.as_str()) else {
+        let outer = OpKind::of(m, op);
+        let Some((same, inverse)) = family(outer) else {
             return Ok(false);
         };
         let Some(c2) = constant_operand(m, op, 1) else {
@@ -184,8 +186,12 @@ impl Pattern for Reassociate {
         let Some(inner) = m.defining_op(inner_v) else {
             return Ok(false);
         };
-        let inner_kind = m.name(inner);
-        if family(inner_kind.as_str()) != Some((same, inverse)) || m.uses(inner_v).len() != 1 {
+        let inner_kind = OpKind::of(m, inner);
+        let Some(inner_kind) = inner_kind.filter(|_| family(inner_kind) == Some((same, inverse)))
+        else {
+            return Ok(false);
+        };
+        if m.uses(inner_v).len() != 1 {
             return Ok(false);
         }
         let Some(c1) = constant_operand(m, inner, 1) else {
@@ -197,11 +203,15 @@ impl Pattern for Reassociate {
         if c1.dtype() != c2.dtype() || constant_operand(m, inner, 0).is_some() {
             return Ok(false);
         }
-        let divides = m.is(op, "onnx.Div") || m.is(inner, "onnx.Div");
+        let divides = outer == Some(OpKind::Div) || inner_kind == OpKind::Div;
         if divides && c1.dtype().class() != NumClass::Float {
             return Ok(false);
         }
-        let combine = if inner_kind == outer { same } else { inverse };
+        let combine = if Some(inner_kind) == outer {
+            same
+        } else {
+            inverse
+        };
         let Some(c) = apply_arith(combine, &c1, &c2, c1.dtype()) else {
             return Ok(false);
         };
@@ -209,7 +219,7 @@ impl Pattern for Reassociate {
         let Some(cv) = make_const(m, op, c) else {
             return Ok(false);
         };
-        let Some(n) = make_op(m, op, inner_kind.as_str(), vec![x, cv], ty, "") else {
+        let Some(n) = make_op(m, op, inner_kind, vec![x, cv], ty, "") else {
             return Ok(false);
         };
         m.replace_all_uses(r, n);
@@ -227,7 +237,7 @@ impl Pattern for ConstantIf {
         "constant-if"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        if !m.is(op, "onnx.If") {
+        if !onnx::is(m, op, OpKind::If) {
             return Ok(false);
         }
         let Some(cond) = constant_operand(m, op, 0).and_then(|e| e.get(0)) else {
@@ -244,7 +254,9 @@ impl Pattern for ConstantIf {
         let Some((&yield_op, body)) = ops.split_last() else {
             return Ok(false);
         };
-        if !m.is(yield_op, "onnx.Yield") || m.operands(yield_op).len() != m.results(op).len() {
+        if !onnx::is(m, yield_op, OpKind::Yield)
+            || m.operands(yield_op).len() != m.results(op).len()
+        {
             return Ok(false);
         }
         let values = m.operands(yield_op).to_vec();

@@ -8,6 +8,7 @@ use ir::attr::Attribute;
 use ir::pass::{Pass, PassContext};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type};
+use onnx::OpKind;
 
 /// Replaces an op whose operands are all constants by constants, unless
 /// the results would take more than `bound` times the operands' bytes.
@@ -25,12 +26,11 @@ impl Pattern for FoldConstants {
         "fold-constants"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let name = m.name(op);
-        if name.dialect() != "onnx"
-            || m.is(op, "onnx.Constant")
-            || m.is(op, "onnx.NoValue")
-            || !m.is_pure(op)
-        {
+        let foldable = match OpKind::of(m, op) {
+            None | Some(OpKind::Constant | OpKind::NoValue) => false,
+            Some(_) => m.is_pure(op),
+        };
+        if !foldable {
             return Ok(false);
         }
         // A kernel bug on odd input must not abort compilation: leave the op.
@@ -60,7 +60,7 @@ impl Pattern for FoldConstants {
         for e in values {
             let ty = e.tensor_type();
             let c = m.create_op(
-                Sym::new("onnx.Constant"),
+                Sym::new(OpKind::Constant.ir_name()),
                 OpSpec {
                     result_types: vec![ty],
                     attrs: vec![(Sym::new("value"), Attribute::Elements(e))],
@@ -84,10 +84,15 @@ impl Pattern for ForwardIdentity {
         "forward-identity"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let is_dropout = m.is(op, "onnx.Dropout")
-            && m.results(op).get(1).is_none_or(|&mask| !m.has_uses(mask))
-            && m.operands(op).len() < 3;
-        if !(m.is(op, "onnx.Identity") || is_dropout) {
+        let forwards = match OpKind::of(m, op) {
+            Some(OpKind::Identity) => true,
+            Some(OpKind::Dropout) => {
+                m.results(op).get(1).is_none_or(|&mask| !m.has_uses(mask))
+                    && m.operands(op).len() < 3
+            }
+            _ => false,
+        };
+        if !forwards {
             return Ok(false);
         }
         let (Some(x), Some(r)) = (m.operand(op, 0), m.result(op, 0)) else {
@@ -224,7 +229,7 @@ impl Pass for ConstProp {
 pub fn constant(b: &mut Builder<'_>, e: ir::elements::Elements) -> ir::ValueId {
     let ty = e.tensor_type();
     b.op1(
-        "onnx.Constant",
+        OpKind::Constant.ir_name(),
         &[],
         ty,
         &[("value", Attribute::Elements(e))],

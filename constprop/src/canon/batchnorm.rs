@@ -5,12 +5,13 @@
 
 use super::{make_const, make_op};
 use crate::fold::constant_operand;
-use crate::fold::elementwise::apply_arith;
+use crate::fold::elementwise::{apply_arith, Arith};
 use ir::attr::Attribute;
 use ir::elements::{DType, Elements, NumClass, WideNum};
 use ir::rewrite::Pattern;
 use ir::types::FloatKind;
 use ir::{Module, OpId, Result, Type, ValueId};
+use onnx::{ops, OpKind};
 
 /// Per-channel values as `Elements` of `shape`; a splat when all are equal.
 fn channel_elements(dtype: DType, vals: &[f64], shape: Vec<i64>) -> Option<Elements> {
@@ -48,7 +49,7 @@ fn scale_along(w: &Elements, axis: usize, k: &[f64]) -> Option<Elements> {
         let mut kshape = vec![1i64; shape.len()];
         kshape[axis] = c as i64;
         let kc = channel_elements(wd, k, kshape)?;
-        return apply_arith("Mul", w, &kc, wd);
+        return apply_arith(Arith::Mul, w, &kc, wd);
     }
     let block = shape.get(axis + 1..)?.iter().product::<i64>();
     w.affine_blocks(wd, usize::try_from(block).ok()?, k.to_vec(), vec![0.0; c])
@@ -95,11 +96,8 @@ fn into_conv(m: &mut Module, conv: OpId, bn: &Affine) -> Option<()> {
 fn into_gemm(m: &mut Module, gemm: OpId, bn: &Affine) -> Option<()> {
     let c = bn.k.len();
     let w = constant_operand(m, gemm, 1)?;
-    let trans_b = m.attr(gemm, "transB").and_then(Attribute::as_int) == Some(1);
-    let beta = m
-        .attr(gemm, "beta")
-        .and_then(Attribute::as_float)
-        .unwrap_or(1.0);
+    let v = ops::Gemm::of(m, gemm);
+    let (trans_b, beta) = (v.trans_b() == 1, v.beta());
     let bias = optional_channels(m, gemm, 2, c)?;
     let nw = scale_along(&w, usize::from(!trans_b), &bn.k)?;
     let nb: Vec<f64> = (0..c)
@@ -132,7 +130,7 @@ fn into_matmul(m: &mut Module, mm: OpId, bn_op: OpId, bn: &Affine) -> Option<Val
     let ty = m.value_type(y).clone();
     let wv = make_const(m, mm, nw)?;
     let sv = make_const(m, bn_op, shift)?;
-    let add = make_op(m, bn_op, "onnx.Add", vec![y, sv], ty, "shift")?;
+    let add = make_op(m, bn_op, OpKind::Add, vec![y, sv], ty, "shift")?;
     m.set_operands(mm, &[a, wv]);
     Some(add)
 }
@@ -144,11 +142,8 @@ impl Pattern for FoldBatchNorm {
         "fold-batchnorm"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        if !m.is(op, "onnx.BatchNormalization")
-            || m.attr(op, "training_mode")
-                .and_then(Attribute::as_int)
-                .unwrap_or(0)
-                != 0
+        if !onnx::is(m, op, OpKind::BatchNormalization)
+            || ops::BatchNormalization::of(m, op).training_mode() != 0
             || m.results(op).iter().skip(1).any(|&r| m.has_uses(r))
         {
             return Ok(false);
@@ -170,10 +165,7 @@ impl Pattern for FoldBatchNorm {
             Some(&d) if d > 0 => d as usize,
             _ => params[0].len().max(params[2].len()),
         };
-        let eps = m
-            .attr(op, "epsilon")
-            .and_then(Attribute::as_float)
-            .unwrap_or(1e-5);
+        let eps = ops::BatchNormalization::of(m, op).epsilon();
         let p: Option<Vec<Vec<f64>>> = params.iter().map(|e| per_channel(e, c)).collect();
         let Some(p) = p else { return Ok(false) };
         let k: Vec<f64> = (0..c).map(|i| p[0][i] / (p[3][i] + eps).sqrt()).collect();
@@ -181,10 +173,10 @@ impl Pattern for FoldBatchNorm {
         let bn = Affine { k, shift };
         // Fuse into the producer when this is its only use.
         if let Some(d) = m.defining_op(x).filter(|_| m.uses(x).len() == 1) {
-            let fused = match m.name(d).as_str() {
-                "onnx.Conv" => into_conv(m, d, &bn).map(|()| x),
-                "onnx.Gemm" => into_gemm(m, d, &bn).map(|()| x),
-                "onnx.MatMul" if rank == 2 => into_matmul(m, d, op, &bn),
+            let fused = match OpKind::of(m, d) {
+                Some(OpKind::Conv) => into_conv(m, d, &bn).map(|()| x),
+                Some(OpKind::Gemm) => into_gemm(m, d, &bn).map(|()| x),
+                Some(OpKind::MatMul) if rank == 2 => into_matmul(m, d, op, &bn),
                 _ => None,
             };
             if let Some(v) = fused {
@@ -206,10 +198,10 @@ impl Pattern for FoldBatchNorm {
         let (Some(kv), Some(sv)) = (make_const(m, op, kc), make_const(m, op, sc)) else {
             return Ok(false);
         };
-        let Some(mul) = make_op(m, op, "onnx.Mul", vec![x, kv], ty.clone(), "scale") else {
+        let Some(mul) = make_op(m, op, OpKind::Mul, vec![x, kv], ty.clone(), "scale") else {
             return Ok(false);
         };
-        let Some(add) = make_op(m, op, "onnx.Add", vec![mul, sv], ty, "shift") else {
+        let Some(add) = make_op(m, op, OpKind::Add, vec![mul, sv], ty, "shift") else {
             return Ok(false);
         };
         m.replace_all_uses(y, add);

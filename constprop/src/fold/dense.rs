@@ -74,6 +74,23 @@ impl T {
     }
 }
 
+/// An op's operands as dense tensors; `None` for omitted optional ones.
+pub struct Dense(Vec<Option<T>>);
+
+impl Dense {
+    pub fn of(inputs: &[Option<Elements>]) -> Dense {
+        Dense(inputs.iter().map(|i| i.as_ref().map(T::of)).collect())
+    }
+    /// Operand `i` when present.
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.0.get(i).and_then(Option::as_ref)
+    }
+    /// The operands present, in order.
+    pub fn present(&self) -> impl Iterator<Item = &T> {
+        self.0.iter().flatten()
+    }
+}
+
 /// f64 values converted to `dtype`'s class.
 pub fn from_f64s(dtype: DType, v: Vec<f64>) -> Vec<WideNum> {
     let c = dtype.class();

@@ -2,10 +2,12 @@
 //! arithmetic, comparisons, logic, bitwise, Where, Clip and casts.
 
 use super::dense::{convert, pack, wide_of};
-use super::{attr_i64, attr_str, result_dtype, unary};
-use ir::dialects::op_error;
+use super::unary::{self, Unary};
+use super::{lazy_map, Fold, Op};
 use ir::elements::{DType, Elements, NumClass, WideNum};
 use ir::{Module, OpId, Result};
+use onnx::ops;
+use std::sync::Arc;
 
 /// Broadcast shape of two shapes, or `None` if incompatible.
 pub fn broadcast_shape(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
@@ -55,9 +57,8 @@ fn broadcast_values(xs: &[&Elements]) -> Option<Broadcast> {
     Some((shape, core, vals))
 }
 
-fn broadcast_all(m: &Module, op: OpId, xs: &[&Elements]) -> Result<Broadcast> {
-    broadcast_values(xs)
-        .ok_or_else(|| op_error(m, op, "operand shapes are not broadcast-compatible"))
+fn broadcast_all(o: Op, xs: &[&Elements]) -> Result<Broadcast> {
+    broadcast_values(xs).ok_or_else(|| o.err("operand shapes are not broadcast-compatible"))
 }
 
 /// Packs values computed on `core` and broadcasts them to `full`.
@@ -81,21 +82,50 @@ fn expand_values(
         .ok_or_else(|| "broadcast of the folded result failed".to_string())
 }
 
+/// Values computed on the broadcast `core` as the result (broadcast to
+/// `full`), in `dtype`.
 fn expand(
-    m: &Module,
-    op: OpId,
+    o: Op,
     dtype: DType,
-    full: &[i64],
-    core: &[i64],
+    (full, core): (&[i64], &[i64]),
     vals: &[WideNum],
     saturate: bool,
-) -> Result<Elements> {
-    expand_values(dtype, full, core, vals, saturate).map_err(|e| op_error(m, op, e))
+) -> Fold {
+    let e = expand_values(dtype, full, core, vals, saturate).map_err(|e| o.err(e))?;
+    Ok(Some(vec![e]))
+}
+
+/// The four arithmetic operators.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl Arith {
+    /// `a ∘ b` in class `c` (integers wrap; integer division by 0 is 0).
+    pub fn apply(self, c: NumClass, a: WideNum, b: WideNum) -> WideNum {
+        match self {
+            Arith::Add => arith(c, a, b, |p, q| p + q, i64::wrapping_add, u64::wrapping_add),
+            Arith::Sub => arith(c, a, b, |p, q| p - q, i64::wrapping_sub, u64::wrapping_sub),
+            Arith::Mul => arith(c, a, b, |p, q| p * q, i64::wrapping_mul, u64::wrapping_mul),
+            Arith::Div => arith(
+                c,
+                a,
+                b,
+                |p, q| p / q,
+                |p, q| p.checked_div(q).unwrap_or(0),
+                |p, q| p.checked_div(q).unwrap_or(0),
+            ),
+        }
+    }
 }
 
 /// Add/Sub/Mul/Div of two constants outside any op (canonicalizations),
 /// keeping broadcasts compact.
-pub fn apply_arith(kind: &str, a: &Elements, b: &Elements, dtype: DType) -> Option<Elements> {
+pub fn apply_arith(op: Arith, a: &Elements, b: &Elements, dtype: DType) -> Option<Elements> {
     let c = a.dtype().class();
     if b.dtype().class() != c || dtype.class() != c {
         return None;
@@ -104,19 +134,7 @@ pub fn apply_arith(kind: &str, a: &Elements, b: &Elements, dtype: DType) -> Opti
     let out: Vec<WideNum> = vals[0]
         .iter()
         .zip(&vals[1])
-        .map(|(&x, &y)| match kind {
-            "Add" => arith(c, x, y, |p, q| p + q, i64::wrapping_add, u64::wrapping_add),
-            "Sub" => arith(c, x, y, |p, q| p - q, i64::wrapping_sub, u64::wrapping_sub),
-            "Mul" => arith(c, x, y, |p, q| p * q, i64::wrapping_mul, u64::wrapping_mul),
-            _ => arith(
-                c,
-                x,
-                y,
-                |p, q| p / q,
-                |p, q| p.checked_div(q).unwrap_or(0),
-                |p, q| p.checked_div(q).unwrap_or(0),
-            ),
-        })
+        .map(|(&x, &y)| op.apply(c, x, y))
         .collect();
     expand_values(dtype, &full, &core, &out, true).ok()
 }
@@ -156,133 +174,165 @@ fn bool_of(b: bool) -> WideNum {
     WideNum::from_u64(u64::from(b))
 }
 
-/// A two-operand kernel.
-pub type Binary = Box<dyn Fn(WideNum, WideNum) -> WideNum + Send + Sync>;
+/// The comparisons.
+#[derive(Clone, Copy)]
+pub enum Cmp {
+    Equal,
+    Less,
+    LessOrEqual,
+    Greater,
+    GreaterOrEqual,
+}
 
-/// The kernel of a two-operand op on classes `ca`, `cb`, if known.
-pub(super) fn binary(
-    m: &Module,
-    op: OpId,
-    kind: &str,
-    ca: NumClass,
-    cb: NumClass,
-) -> Option<Binary> {
-    use std::cmp::Ordering::*;
-    let c = ca;
-    Some(match kind {
-        "Add" | "Sum" | "Mean" => {
-            Box::new(move |a, b| arith(c, a, b, |x, y| x + y, i64::wrapping_add, u64::wrapping_add))
-        }
-        "Sub" => {
-            Box::new(move |a, b| arith(c, a, b, |x, y| x - y, i64::wrapping_sub, u64::wrapping_sub))
-        }
-        "Mul" => {
-            Box::new(move |a, b| arith(c, a, b, |x, y| x * y, i64::wrapping_mul, u64::wrapping_mul))
-        }
-        "Div" => Box::new(move |a, b| {
-            arith(
-                c,
-                a,
-                b,
-                |x, y| x / y,
-                |x, y| x.checked_div(y).unwrap_or(0),
-                |x, y| x.checked_div(y).unwrap_or(0),
-            )
-        }),
-        "Max" => {
-            Box::new(move |a, b| arith(c, a, b, |x, y| nan_or(x, y, f64::max), i64::max, u64::max))
-        }
-        "Min" => {
-            Box::new(move |a, b| arith(c, a, b, |x, y| nan_or(x, y, f64::min), i64::min, u64::min))
-        }
-        "Mod" => {
-            let fmod = attr_i64(m, op, "fmod", 0) != 0;
-            Box::new(move |a, b| match c {
-                NumClass::Float => {
-                    let (x, y) = (a.f64(), b.f64());
-                    let r = x % y;
-                    WideNum::from_f64(if fmod || r == 0.0 || (r < 0.0) == (y < 0.0) {
-                        r
-                    } else {
-                        r + y
-                    })
-                }
-                NumClass::Signed => {
-                    let (x, y) = (a.i64(), b.i64());
-                    if y == 0 {
-                        return WideNum::from_i64(0);
-                    }
-                    let r = x.wrapping_rem(y);
-                    WideNum::from_i64(if fmod || r == 0 || (r < 0) == (y < 0) {
-                        r
-                    } else {
-                        r + y
-                    })
-                }
-                NumClass::Unsigned => WideNum::from_u64(a.u64().checked_rem(b.u64()).unwrap_or(0)),
-            })
-        }
-        "Pow" => Box::new(move |a, b| {
-            if c != NumClass::Float && cb != NumClass::Float {
-                let (x, y) = (a.i64(), b.i64());
-                let r = if y < 0 {
-                    0
-                } else {
-                    x.wrapping_pow(y.min(u32::MAX as i64) as u32)
-                };
-                return WideNum::from_i64(r);
-            }
-            wide_of(c, a.to_f64(c).powf(b.to_f64(cb)))
-        }),
-        "BitShift" if c == NumClass::Signed => {
-            let left = attr_str(m, op, "direction").as_deref() == Some("LEFT");
-            Box::new(move |a, b| {
-                let (x, s) = (a.i64(), b.i64());
-                let wide = !(0..64).contains(&s);
-                WideNum::from_i64(match (left, wide) {
-                    (true, true) => 0,
-                    (true, false) => x.wrapping_shl(s as u32),
-                    (false, true) => x >> 63,
-                    (false, false) => x >> s,
-                })
-            })
-        }
-        "BitShift" => {
-            let left = attr_str(m, op, "direction").as_deref() == Some("LEFT");
-            Box::new(move |a, b| {
-                let s = b.u64();
-                WideNum::from_u64(if s >= 64 {
-                    0
-                } else if left {
-                    a.u64() << s
-                } else {
-                    a.u64() >> s
-                })
-            })
-        }
-        "BitwiseAnd" | "And" => Box::new(|a, b| WideNum::from_u64(a.u64() & b.u64())),
-        "BitwiseOr" | "Or" => Box::new(|a, b| WideNum::from_u64(a.u64() | b.u64())),
-        "BitwiseXor" | "Xor" => Box::new(|a, b| WideNum::from_u64(a.u64() ^ b.u64())),
-        "Equal" => Box::new(move |a, b| bool_of(cmp(c, a, b) == Some(Equal))),
-        "Less" => Box::new(move |a, b| bool_of(cmp(c, a, b) == Some(Less))),
-        "LessOrEqual" => Box::new(move |a, b| bool_of(matches!(cmp(c, a, b), Some(Less | Equal)))),
-        "Greater" => Box::new(move |a, b| bool_of(cmp(c, a, b) == Some(Greater))),
-        "GreaterOrEqual" => {
-            Box::new(move |a, b| bool_of(matches!(cmp(c, a, b), Some(Greater | Equal))))
-        }
-        "PRelu" => Box::new(move |a, b| {
-            if cmp(c, a, wide_of(c, 0.0)) == Some(Less) {
-                arith(c, a, b, |x, y| x * y, i64::wrapping_mul, u64::wrapping_mul)
+/// The two-operand element-wise ops.
+#[derive(Clone, Copy)]
+pub enum Binary {
+    Arith(Arith),
+    Max,
+    Min,
+    Mod,
+    Pow,
+    BitShift,
+    And,
+    Or,
+    Xor,
+    Cmp(Cmp),
+    PRelu,
+}
+
+/// A two-operand kernel (shared by eager and lazy folds).
+pub type BinaryFn = Arc<dyn Fn(WideNum, WideNum) -> WideNum + Send + Sync>;
+
+/// Mod: the remainder with the divisor's sign, or C's `fmod`.
+fn modulo(c: NumClass, fmod: bool) -> BinaryFn {
+    Arc::new(move |a, b| match c {
+        NumClass::Float => {
+            let (x, y) = (a.f64(), b.f64());
+            let r = x % y;
+            WideNum::from_f64(if fmod || r == 0.0 || (r < 0.0) == (y < 0.0) {
+                r
             } else {
-                a
+                r + y
+            })
+        }
+        NumClass::Signed => {
+            let (x, y) = (a.i64(), b.i64());
+            if y == 0 {
+                return WideNum::from_i64(0);
             }
-        }),
-        _ => return None,
+            let r = x.wrapping_rem(y);
+            WideNum::from_i64(if fmod || r == 0 || (r < 0) == (y < 0) {
+                r
+            } else {
+                r + y
+            })
+        }
+        NumClass::Unsigned => WideNum::from_u64(a.u64().checked_rem(b.u64()).unwrap_or(0)),
     })
 }
 
-pub(super) fn is_variadic(kind: &str) -> bool {
-    matches!(kind, "Sum" | "Mean" | "Max" | "Min")
+fn pow(c: NumClass, cb: NumClass) -> BinaryFn {
+    Arc::new(move |a, b| {
+        if c != NumClass::Float && cb != NumClass::Float {
+            let (x, y) = (a.i64(), b.i64());
+            let r = if y < 0 {
+                0
+            } else {
+                x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+            };
+            return WideNum::from_i64(r);
+        }
+        wide_of(c, a.to_f64(c).powf(b.to_f64(cb)))
+    })
+}
+
+fn bit_shift(c: NumClass, left: bool) -> BinaryFn {
+    if c == NumClass::Signed {
+        return Arc::new(move |a, b| {
+            let (x, s) = (a.i64(), b.i64());
+            let wide = !(0..64).contains(&s);
+            WideNum::from_i64(match (left, wide) {
+                (true, true) => 0,
+                (true, false) => x.wrapping_shl(s as u32),
+                (false, true) => x >> 63,
+                (false, false) => x >> s,
+            })
+        });
+    }
+    Arc::new(move |a, b| {
+        let s = b.u64();
+        WideNum::from_u64(if s >= 64 {
+            0
+        } else if left {
+            a.u64() << s
+        } else {
+            a.u64() >> s
+        })
+    })
+}
+
+fn compare(c: NumClass, how: Cmp) -> BinaryFn {
+    use std::cmp::Ordering::*;
+    Arc::new(move |a, b| {
+        let o = cmp(c, a, b);
+        bool_of(match how {
+            Cmp::Equal => o == Some(Equal),
+            Cmp::Less => o == Some(Less),
+            Cmp::LessOrEqual => matches!(o, Some(Less | Equal)),
+            Cmp::Greater => o == Some(Greater),
+            Cmp::GreaterOrEqual => matches!(o, Some(Greater | Equal)),
+        })
+    })
+}
+
+impl Binary {
+    /// The kernel on operands of classes `ca`, `cb` (attributes from `op`).
+    pub(super) fn kernel(self, m: &Module, op: OpId, ca: NumClass, cb: NumClass) -> BinaryFn {
+        let c = ca;
+        match self {
+            Binary::Arith(a) => Arc::new(move |x, y| a.apply(c, x, y)),
+            Binary::Max => Arc::new(move |a, b| {
+                arith(c, a, b, |x, y| nan_or(x, y, f64::max), i64::max, u64::max)
+            }),
+            Binary::Min => Arc::new(move |a, b| {
+                arith(c, a, b, |x, y| nan_or(x, y, f64::min), i64::min, u64::min)
+            }),
+            Binary::Mod => modulo(c, ops::Mod::of(m, op).fmod() != 0),
+            Binary::Pow => pow(c, cb),
+            Binary::BitShift => bit_shift(c, ops::BitShift::of(m, op).direction() == "LEFT"),
+            Binary::And => Arc::new(|a, b| WideNum::from_u64(a.u64() & b.u64())),
+            Binary::Or => Arc::new(|a, b| WideNum::from_u64(a.u64() | b.u64())),
+            Binary::Xor => Arc::new(|a, b| WideNum::from_u64(a.u64() ^ b.u64())),
+            Binary::Cmp(how) => compare(c, how),
+            Binary::PRelu => Arc::new(move |a, b| {
+                if cmp(c, a, wide_of(c, 0.0)) == Some(std::cmp::Ordering::Less) {
+                    Arith::Mul.apply(c, a, b)
+                } else {
+                    a
+                }
+            }),
+        }
+    }
+}
+
+/// The variadic ops: Sum, Mean, Max and Min of any number of operands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Variadic {
+    Sum,
+    Mean,
+    Max,
+    Min,
+}
+
+impl Variadic {
+    /// The two-operand op folding the operands.
+    fn pairwise(self) -> Binary {
+        match self {
+            Variadic::Sum | Variadic::Mean => Binary::Arith(Arith::Add),
+            Variadic::Max => Binary::Max,
+            Variadic::Min => Binary::Min,
+        }
+    }
 }
 
 /// Cast of one value to `to` (ONNX rules: float → int truncates and wraps,
@@ -298,121 +348,159 @@ pub fn cast_value(v: WideNum, from: NumClass, to: DType) -> WideNum {
     convert(v, from, tc)
 }
 
-pub fn fold(
-    m: &Module,
-    op: OpId,
-    kind: &str,
-    inputs: &[Option<Elements>],
-) -> Result<Option<Vec<Elements>>> {
-    if let Some(r) = super::lazy_map::fold(m, op, kind, inputs)? {
-        return Ok(Some(vec![r]));
-    }
-    let xs: Vec<&Elements> = inputs.iter().flatten().collect();
+/// `k` folded over all operands (divided by their count for `mean`).
+fn nary(o: Op, xs: &[&Elements], k: &BinaryFn, mean: bool) -> Fold {
     let Some(first) = xs.first() else {
         return Ok(None);
     };
     let ca = first.dtype().class();
-    let out = |dtype: DType,
-               full: Vec<i64>,
-               core: Vec<i64>,
-               vals: Vec<WideNum>|
-     -> Result<Option<Vec<Elements>>> {
-        Ok(Some(vec![expand(m, op, dtype, &full, &core, &vals, true)?]))
-    };
-    // A one-operand op on a broadcast view computes on its core only.
-    let unary_core = |x: &Elements| -> Result<(Vec<i64>, Vec<i64>, Vec<WideNum>)> {
-        let (full, core, mut v) = broadcast_all(m, op, &[x])?;
-        Ok((full, core, v.pop().unwrap_or_default()))
-    };
-    if (xs.len() == 2 || is_variadic(kind)) && inputs.len() == xs.len() {
-        let cb = xs.get(1).map_or(ca, |x| x.dtype().class());
-        if let Some(f) = binary(m, op, kind, ca, cb) {
-            let dtype = result_dtype(m, op, 0)?;
-            let (shape, core, vals) = broadcast_all(m, op, &xs)?;
-            let n = vals.first().map_or(0, Vec::len);
-            let mut acc = vals[0].clone();
-            for v in &vals[1..] {
-                for (a, &b) in acc.iter_mut().zip(v) {
-                    *a = f(*a, b);
-                }
-            }
-            if kind == "Mean" {
-                let k = xs.len() as f64;
-                for a in &mut acc {
-                    *a = wide_of(ca, a.to_f64(ca) / k);
-                }
-            }
-            debug_assert_eq!(acc.len(), n);
-            return out(dtype, shape, core, acc);
-        }
-    }
-    match kind {
-        "Cast" | "CastLike" => {
-            let to = result_dtype(m, op, 0)?;
-            let saturate = attr_i64(m, op, "saturate", 1) != 0;
-            let (full, core, xv) = unary_core(first)?;
-            let mut vals: Vec<WideNum> = xv.into_iter().map(|v| cast_value(v, ca, to)).collect();
-            if to == DType::F8E8M0FNU {
-                let mode = attr_str(m, op, "round_mode").unwrap_or_else(|| "up".into());
-                for v in &mut vals {
-                    *v = WideNum::from_f64(e8m0_value(v.f64(), &mode, saturate));
-                }
-            }
-            return Ok(Some(vec![expand(
-                m, op, to, &full, &core, &vals, saturate,
-            )?]));
-        }
-        "Where" => {
-            if xs.len() != 3 {
-                return Ok(None);
-            }
-            let dtype = result_dtype(m, op, 0)?;
-            let (shape, core, v) = broadcast_all(m, op, &xs)?;
-            let vals = (0..v[0].len())
-                .map(|i| if v[0][i].u64() != 0 { v[1][i] } else { v[2][i] })
-                .collect();
-            return out(dtype, shape, core, vals);
-        }
-        "Clip" => {
-            let dtype = result_dtype(m, op, 0)?;
-            let (lo, hi) = clip_bounds(m, op, inputs, ca);
-            let (full, core, xv) = unary_core(first)?;
-            let vals = xv.into_iter().map(|v| clip(ca, v, lo, hi)).collect();
-            return out(dtype, full, core, vals);
-        }
-        _ => {}
-    }
-    if xs.len() != 1 {
-        return Ok(None);
-    }
-    let Some(f) = unary::kernel(m, op, kind, ca) else {
+    let dtype = o.dtype(0)?;
+    let (shape, core, vals) = broadcast_all(o, xs)?;
+    let Some((acc, rest)) = vals.split_first() else {
         return Ok(None);
     };
-    let dtype = result_dtype(m, op, 0)?;
-    let (full, core, xv) = unary_core(first)?;
-    let vals = xv.into_iter().map(f).collect();
-    out(dtype, full, core, vals)
+    let mut acc = acc.clone();
+    for v in rest {
+        for (a, &b) in acc.iter_mut().zip(v) {
+            *a = k(*a, b);
+        }
+    }
+    if mean {
+        let n = xs.len() as f64;
+        for a in &mut acc {
+            *a = wide_of(ca, a.to_f64(ca) / n);
+        }
+    }
+    expand(o, dtype, (&shape, &core), &acc, true)
 }
 
-/// Clip's bounds: operands 1 and 2, or the `min`/`max` attributes of
-/// opset 6.
-pub(super) fn clip_bounds(
-    m: &Module,
-    op: OpId,
-    inputs: &[Option<Elements>],
+/// A lazy result as the fold.
+fn lazy(e: Option<Elements>) -> Option<Fold> {
+    e.map(|e| Ok(Some(vec![e])))
+}
+
+pub fn binary(o: Op, b: Binary) -> Fold {
+    let [Some(x), Some(y)] = o.inputs else {
+        return Ok(None);
+    };
+    let k = b.kernel(o.m, o.op, x.dtype().class(), y.dtype().class());
+    if let Some(r) = lazy(lazy_map::binary(o, x, y, &k)) {
+        return r;
+    }
+    nary(o, &[x, y], &k, false)
+}
+
+pub fn variadic(o: Op, v: Variadic) -> Fold {
+    let xs: Vec<&Elements> = o.inputs.iter().flatten().collect();
+    let Some(first) = xs.first() else {
+        return Ok(None);
+    };
+    if xs.len() != o.inputs.len() {
+        return Ok(None);
+    }
+    let ca = first.dtype().class();
+    let cb = xs.get(1).map_or(ca, |x| x.dtype().class());
+    let k = v.pairwise().kernel(o.m, o.op, ca, cb);
+    if let (&[x, y], false) = (xs.as_slice(), v == Variadic::Mean) {
+        if let Some(r) = lazy(lazy_map::binary(o, x, y, &k)) {
+            return r;
+        }
+    }
+    nary(o, &xs, &k, v == Variadic::Mean)
+}
+
+/// A one-operand op on a broadcast view computes on its core only.
+fn unary_core(o: Op, x: &Elements) -> Result<(Vec<i64>, Vec<i64>, Vec<WideNum>)> {
+    let (full, core, mut v) = broadcast_all(o, &[x])?;
+    Ok((full, core, v.pop().unwrap_or_default()))
+}
+
+/// Cast of operand 0 to the result's dtype.
+fn cast_to(o: Op, saturate: bool, round_mode: &str) -> Fold {
+    if let Some(r) = lazy(lazy_map::cast(o)) {
+        return r;
+    }
+    let Some(x) = o.input(0) else { return Ok(None) };
+    let ca = x.dtype().class();
+    let to = o.dtype(0)?;
+    let (full, core, xv) = unary_core(o, x)?;
+    let mut vals: Vec<WideNum> = xv.into_iter().map(|v| cast_value(v, ca, to)).collect();
+    if to == DType::F8E8M0FNU {
+        for v in &mut vals {
+            *v = WideNum::from_f64(e8m0_value(v.f64(), round_mode, saturate));
+        }
+    }
+    expand(o, to, (&full, &core), &vals, saturate)
+}
+
+pub fn cast(o: Op) -> Fold {
+    let v = ops::Cast::of(o.m, o.op);
+    cast_to(o, v.saturate() != 0, v.round_mode())
+}
+
+pub fn cast_like(o: Op) -> Fold {
+    let v = ops::CastLike::of(o.m, o.op);
+    cast_to(o, v.saturate() != 0, v.round_mode())
+}
+
+/// Where.
+pub fn select(o: Op) -> Fold {
+    if let Some(r) = lazy(lazy_map::select(o)) {
+        return r;
+    }
+    let xs: Vec<&Elements> = o.inputs.iter().flatten().collect();
+    if xs.len() != 3 {
+        return Ok(None);
+    }
+    let dtype = o.dtype(0)?;
+    let (shape, core, v) = broadcast_all(o, &xs)?;
+    let vals: Vec<WideNum> = (0..v[0].len())
+        .map(|i| if v[0][i].u64() != 0 { v[1][i] } else { v[2][i] })
+        .collect();
+    expand(o, dtype, (&shape, &core), &vals, true)
+}
+
+/// Clip's bounds: operands 1 and 2 when present.
+fn clip_bounds(o: Op) -> (Option<WideNum>, Option<WideNum>) {
+    let bound = |i: usize| o.input(i).and_then(|e| e.get(0));
+    (bound(1), bound(2))
+}
+
+pub fn clip(o: Op) -> Fold {
+    let Some(x) = o.input(0) else { return Ok(None) };
+    let ca = x.dtype().class();
+    let (lo, hi) = clip_bounds(o);
+    if let Some(r) = lazy(lazy_map::clip(o, lo, hi)) {
+        return r;
+    }
+    let dtype = o.dtype(0)?;
+    let (full, core, xv) = unary_core(o, x)?;
+    let vals: Vec<WideNum> = xv.into_iter().map(|v| clip_value(ca, v, lo, hi)).collect();
+    expand(o, dtype, (&full, &core), &vals, true)
+}
+
+pub fn unary(o: Op, u: Unary) -> Fold {
+    let [Some(x)] = o.inputs else {
+        return Ok(None);
+    };
+    let Some(k) = unary::kernel(o.m, o.op, u, x.dtype().class()) else {
+        return Ok(None);
+    };
+    if let Some(r) = lazy(lazy_map::unary(o, x, k.clone())) {
+        return r;
+    }
+    let dtype = o.dtype(0)?;
+    let (full, core, xv) = unary_core(o, x)?;
+    let vals: Vec<WideNum> = xv.into_iter().map(|v| k(v)).collect();
+    expand(o, dtype, (&full, &core), &vals, true)
+}
+
+pub(super) fn clip_value(
     ca: NumClass,
-) -> (Option<WideNum>, Option<WideNum>) {
-    let bound = |i: usize, name: &str| match inputs.get(i) {
-        Some(Some(e)) => e.get(0),
-        _ => m
-            .attr(op, name)
-            .and_then(|a| a.as_float())
-            .map(|v| wide_of(ca, v)),
-    };
-    (bound(1, "min"), bound(2, "max"))
-}
-
-pub(super) fn clip(ca: NumClass, v: WideNum, lo: Option<WideNum>, hi: Option<WideNum>) -> WideNum {
+    v: WideNum,
+    lo: Option<WideNum>,
+    hi: Option<WideNum>,
+) -> WideNum {
     use std::cmp::Ordering::{Greater, Less};
     // Sequential like NumPy: with min > max every value becomes max.
     let v = match lo {

@@ -4,10 +4,10 @@
 //! computed in chunks when read in bulk (by a later fold, scrub, or the
 //! streaming writer), so a chain of them never materializes in between.
 
-use super::elementwise::{binary, broadcast_shape, cast_value, clip, clip_bounds, is_variadic};
-use super::{result_dtype, unary};
+use super::elementwise::{broadcast_shape, cast_value, clip_value, BinaryFn};
+use super::unary::Kernel;
+use super::Op;
 use ir::elements::{DType, Elements, MapFn, WideNum};
-use ir::{Module, OpId, Result};
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -58,66 +58,52 @@ fn splat_value(e: &Elements) -> Option<WideNum> {
     }
 }
 
-/// The lazy result of `op`, or `None` to fold it eagerly.
-pub fn fold(
-    m: &Module,
-    op: OpId,
-    kind: &str,
-    inputs: &[Option<Elements>],
-) -> Result<Option<Elements>> {
-    let Some(Some(x)) = inputs.first() else {
-        return Ok(None);
-    };
+/// A lazy cast of operand 0 (CastLike's second operand only names the
+/// dtype).
+pub(super) fn cast(o: Op) -> Option<Elements> {
+    let x = o.input(0)?;
+    let dtype = o.dtype(0).ok()?;
     let ca = x.dtype().class();
-    let Ok(dtype) = result_dtype(m, op, 0) else {
-        return Ok(None);
+    let f: MapFn = Arc::new(move |v| cast_value(v, ca, dtype));
+    map_over(x, o.inputs.get(..1).unwrap_or_default(), dtype, f)
+}
+
+/// A lazy Clip of operand 0 to `lo..=hi`.
+pub(super) fn clip(o: Op, lo: Option<WideNum>, hi: Option<WideNum>) -> Option<Elements> {
+    let x = o.input(0)?;
+    let dtype = o.dtype(0).ok()?;
+    let ca = x.dtype().class();
+    let f: MapFn = Arc::new(move |v| clip_value(ca, v, lo, hi));
+    map_over(x, o.inputs, dtype, f)
+}
+
+/// A lazy Where whose two sides are splats.
+pub(super) fn select(o: Op) -> Option<Elements> {
+    let [Some(c), Some(a), Some(b)] = o.inputs else {
+        return None;
     };
-    let r = match (kind, inputs) {
-        ("Cast" | "CastLike", _) => {
-            // CastLike's second operand only names the dtype.
-            let f: MapFn = Arc::new(move |v| cast_value(v, ca, dtype));
-            map_over(x, inputs.get(..1).unwrap_or_default(), dtype, f)
-        }
-        ("Clip", _) => {
-            let (lo, hi) = clip_bounds(m, op, inputs, ca);
-            let f: MapFn = Arc::new(move |v| clip(ca, v, lo, hi));
-            map_over(x, inputs, dtype, f)
-        }
-        ("Where", [Some(c), Some(a), Some(b)]) => {
-            let (Some(a), Some(b)) = (splat_value(a), splat_value(b)) else {
-                return Ok(None);
-            };
-            let f: MapFn = Arc::new(move |v| if v.u64() != 0 { a } else { b });
-            map_over(c, inputs, dtype, f)
-        }
-        (_, [Some(a), Some(b)]) if kind != "Mean" => {
-            let (ca, cb) = (a.dtype().class(), b.dtype().class());
-            let Some(k) = binary(m, op, kind, ca, cb) else {
-                return Ok(None);
-            };
-            let f: MapFn;
-            let big = match (splat_value(a), splat_value(b)) {
-                (None, Some(s)) => {
-                    f = Arc::new(move |v| k(v, s));
-                    a
-                }
-                (Some(s), None) => {
-                    f = Arc::new(move |v| k(s, v));
-                    b
-                }
-                _ => return Ok(None),
-            };
-            map_over(big, inputs, dtype, f)
-        }
-        (_, [Some(_)]) if !is_variadic(kind) => {
-            let Some(k) = unary::kernel(m, op, kind, ca) else {
-                return Ok(None);
-            };
-            map_over(x, inputs, dtype, Arc::new(k))
-        }
-        _ => None,
+    let dtype = o.dtype(0).ok()?;
+    let (a, b) = (splat_value(a)?, splat_value(b)?);
+    let f: MapFn = Arc::new(move |v| if v.u64() != 0 { a } else { b });
+    map_over(c, o.inputs, dtype, f)
+}
+
+/// A lazy two-operand op of which one side is a splat.
+pub(super) fn binary(o: Op, a: &Elements, b: &Elements, k: &BinaryFn) -> Option<Elements> {
+    let dtype = o.dtype(0).ok()?;
+    let k = k.clone();
+    let (big, f): (&Elements, MapFn) = match (splat_value(a), splat_value(b)) {
+        (None, Some(s)) => (a, Arc::new(move |v| k(v, s))),
+        (Some(s), None) => (b, Arc::new(move |v| k(s, v))),
+        _ => return None,
     };
-    Ok(r)
+    map_over(big, o.inputs, dtype, f)
+}
+
+/// A lazy one-operand op.
+pub(super) fn unary(o: Op, x: &Elements, k: Kernel) -> Option<Elements> {
+    let dtype = o.dtype(0).ok()?;
+    map_over(x, o.inputs, dtype, k)
 }
 
 #[cfg(test)]

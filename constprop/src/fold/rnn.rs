@@ -1,11 +1,8 @@
 //! RNN, GRU and LSTM (forward, reverse, bidirectional; both layouts).
 
 use super::dense::{from_f64s, T};
-use super::{attr_i64, attr_str, result_dtype};
-use ir::attr::Attribute;
-use ir::dialects::op_error;
-use ir::elements::Elements;
-use ir::{Module, OpId, Result};
+use super::{Fold, Op};
+use onnx::ops;
 
 type Act = Box<dyn Fn(f64) -> f64>;
 
@@ -45,106 +42,276 @@ fn activation(name: &str, alpha: Option<f64>, beta: Option<f64>) -> Option<Act> 
     })
 }
 
-fn strings(m: &Module, op: OpId, name: &str) -> Option<Vec<String>> {
-    m.attr(op, name)?
-        .as_array()?
-        .iter()
-        .map(|a| a.as_str().map(str::to_string))
+/// The recurrent cells.
+#[derive(Clone, Copy)]
+enum Cell {
+    Rnn,
+    Gru { linear_before_reset: bool },
+    Lstm { input_forget: bool },
+}
+
+impl Cell {
+    fn gates(self) -> usize {
+        match self {
+            Cell::Rnn => 1,
+            Cell::Gru { .. } => 3,
+            Cell::Lstm { .. } => 4,
+        }
+    }
+    /// The activations of one direction when the op names none.
+    fn default_activations(self) -> &'static [&'static str] {
+        match self {
+            Cell::Rnn => &["tanh"],
+            Cell::Gru { .. } => &["sigmoid", "tanh"],
+            Cell::Lstm { .. } => &["sigmoid", "tanh", "tanh"],
+        }
+    }
+}
+
+/// The attributes the three ops share.
+struct Attrs<'a> {
+    layout: i64,
+    direction: &'a str,
+    clip: Option<f64>,
+    activations: Vec<&'a str>,
+    alphas: Vec<f64>,
+    betas: Vec<f64>,
+}
+
+macro_rules! attrs {
+    ($v:expr, $activations:expr) => {{
+        let v = $v;
+        Attrs {
+            layout: v.layout(),
+            direction: v.direction(),
+            clip: v.clip(),
+            activations: $activations,
+            alphas: v.activation_alpha().unwrap_or_default(),
+            betas: v.activation_beta().unwrap_or_default(),
+        }
+    }};
+}
+
+pub fn rnn(o: Op) -> Fold {
+    let v = ops::RNN::of(o.m, o.op);
+    run(o, Cell::Rnn, attrs!(v, v.activations()))
+}
+
+pub fn gru(o: Op) -> Fold {
+    let v = ops::GRU::of(o.m, o.op);
+    let cell = Cell::Gru {
+        linear_before_reset: v.linear_before_reset() != 0,
+    };
+    run(o, cell, attrs!(v, v.activations().unwrap_or_default()))
+}
+
+pub fn lstm(o: Op) -> Fold {
+    let v = ops::LSTM::of(o.m, o.op);
+    let cell = Cell::Lstm {
+        input_forget: v.input_forget() != 0,
+    };
+    run(o, cell, attrs!(v, v.activations().unwrap_or_default()))
+}
+
+/// The weights and dims of one op.
+struct Net {
+    cell: Cell,
+    /// `layout` 0: [seq, batch, ..], else [batch, seq, ..].
+    seq_major: bool,
+    seq: usize,
+    batch: usize,
+    isz: usize,
+    h: usize,
+    dirs: usize,
+    xv: Vec<f64>,
+    wv: Vec<f64>,
+    rv: Vec<f64>,
+    bv: Option<Vec<f64>>,
+    pv: Option<Vec<f64>>,
+    clip: Option<f64>,
+}
+
+impl Net {
+    fn x_at(&self, t: usize, b: usize, i: usize) -> f64 {
+        if self.seq_major {
+            self.xv[(t * self.batch + b) * self.isz + i]
+        } else {
+            self.xv[(b * self.seq + t) * self.isz + i]
+        }
+    }
+
+    /// Position of state element (d, b, j) in an initial or final state.
+    fn state_at(&self, d: usize, b: usize, j: usize) -> usize {
+        if self.seq_major {
+            (d * self.batch + b) * self.h + j
+        } else {
+            (b * self.dirs + d) * self.h + j
+        }
+    }
+
+    /// Position of (t, d, b, j) in the output sequence.
+    fn y_at(&self, t: usize, d: usize, b: usize, j: usize) -> usize {
+        if self.seq_major {
+            ((t * self.dirs + d) * self.batch + b) * self.h + j
+        } else {
+            ((b * self.seq + t) * self.dirs + d) * self.h + j
+        }
+    }
+
+    fn clip(&self, v: f64) -> f64 {
+        self.clip.map_or(v, |c| v.clamp(-c, c))
+    }
+
+    /// Pre-activations per gate: x·W + b_w and h·R + b_r, kept apart for GRU.
+    fn preacts(&self, (d, b, t): (usize, usize, usize), hs: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let (gh, h, isz) = (self.cell.gates() * self.h, self.h, self.isz);
+        let mut xw = vec![0.0; gh];
+        let mut hr = vec![0.0; gh];
+        for (k, (a, c)) in xw.iter_mut().zip(hr.iter_mut()).enumerate() {
+            let row = (d * gh + k) * isz;
+            *a = (0..isz)
+                .map(|i| self.x_at(t, b, i) * self.wv[row + i])
+                .sum::<f64>();
+            let rrow = (d * gh + k) * h;
+            *c = (0..h).map(|j| hs[j] * self.rv[rrow + j]).sum::<f64>();
+            if let Some(bv) = &self.bv {
+                *a += bv[d * 2 * gh + k];
+                *c += bv[d * 2 * gh + gh + k];
+            }
+        }
+        (xw, hr)
+    }
+
+    /// The next hidden state (and, for LSTM, cell state in `cs`).
+    fn step(
+        &self,
+        acts: &[Act],
+        d: usize,
+        (xw, hr): (&[f64], &[f64]),
+        hs: &[f64],
+        cs: &mut [f64],
+    ) -> Vec<f64> {
+        let h = self.h;
+        let gh = self.cell.gates() * h;
+        let f = &acts[0];
+        let cl = |v: f64| self.clip(v);
+        match self.cell {
+            Cell::Rnn => (0..h).map(|j| f(cl(xw[j] + hr[j]))).collect(),
+            Cell::Gru {
+                linear_before_reset,
+            } => {
+                let g = &acts[1];
+                let z: Vec<f64> = (0..h).map(|j| f(cl(xw[j] + hr[j]))).collect();
+                let rg: Vec<f64> = (0..h).map(|j| f(cl(xw[h + j] + hr[h + j]))).collect();
+                (0..h)
+                    .map(|j| {
+                        let hpart = if linear_before_reset {
+                            rg[j] * hr[2 * h + j]
+                        } else {
+                            let rrow = (d * gh + 2 * h + j) * h;
+                            let rb = self
+                                .bv
+                                .as_ref()
+                                .map_or(0.0, |bv| bv[d * 2 * gh + gh + 2 * h + j]);
+                            (0..h)
+                                .map(|k| rg[k] * hs[k] * self.rv[rrow + k])
+                                .sum::<f64>()
+                                + rb
+                        };
+                        let ht = g(cl(xw[2 * h + j] + hpart));
+                        (1.0 - z[j]) * ht + z[j] * hs[j]
+                    })
+                    .collect()
+            }
+            Cell::Lstm { input_forget } => {
+                let (g, hh) = (&acts[1], &acts[2]);
+                let p =
+                    |k: usize, j: usize| self.pv.as_ref().map_or(0.0, |p| p[d * 3 * h + k * h + j]);
+                let mut nh = vec![0.0; h];
+                for j in 0..h {
+                    let i = f(cl(xw[j] + hr[j] + p(0, j) * cs[j]));
+                    let fg = if input_forget {
+                        1.0 - i
+                    } else {
+                        f(cl(xw[2 * h + j] + hr[2 * h + j] + p(2, j) * cs[j]))
+                    };
+                    let c = g(cl(xw[3 * h + j] + hr[3 * h + j]));
+                    let nc = fg * cs[j] + i * c;
+                    let og = f(cl(xw[h + j] + hr[h + j] + p(1, j) * nc));
+                    nh[j] = og * hh(nc);
+                    cs[j] = nc;
+                }
+                nh
+            }
+        }
+    }
+}
+
+/// Each direction's activations from the op's names or the defaults.
+fn activations(o: Op, cell: Cell, a: &Attrs, dirs: usize) -> Result<Vec<Vec<Act>>, ir::Diagnostic> {
+    let defaults = cell.default_activations();
+    let nact = defaults.len();
+    (0..dirs)
+        .map(|d| {
+            defaults
+                .iter()
+                .enumerate()
+                .map(|(k, &default)| {
+                    let i = d * nact + k;
+                    let name = a.activations.get(i).copied().unwrap_or(default);
+                    activation(name, a.alphas.get(i).copied(), a.betas.get(i).copied())
+                        .ok_or_else(|| o.err("unsupported activation"))
+                })
+                .collect()
+        })
         .collect()
 }
 
-fn floats(m: &Module, op: OpId, name: &str) -> Vec<f64> {
-    m.attr(op, name)
-        .and_then(Attribute::as_array)
-        .map(|a| a.iter().filter_map(Attribute::as_float).collect())
-        .unwrap_or_default()
+/// The outputs Y, Y_h, Y_c (as many as the op has).
+struct States {
+    y: Vec<f64>,
+    yh: Vec<f64>,
+    yc: Vec<f64>,
 }
 
-pub fn fold(
-    m: &Module,
-    op: OpId,
-    kind: &str,
-    inputs: &[Option<Elements>],
-) -> Result<Option<Vec<Elements>>> {
-    let gates = match kind {
-        "RNN" => 1,
-        "GRU" => 3,
-        "LSTM" => 4,
-        _ => return Ok(None),
-    };
-    let e = |msg: &str| op_error(m, op, msg.to_string());
-    let ts: Vec<Option<T>> = inputs.iter().map(|i| i.as_ref().map(T::of)).collect();
-    let input = |i: usize| ts.get(i).and_then(Option::as_ref);
-    let (Some(x), Some(w), Some(r)) = (input(0), input(1), input(2)) else {
+fn run(o: Op, cell: Cell, a: Attrs) -> Fold {
+    let ts = o.dense();
+    let (Some(x), Some(w), Some(r)) = (ts.get(0), ts.get(1), ts.get(2)) else {
         return Ok(None);
     };
-    let layout = attr_i64(m, op, "layout", 0);
-    let (seq, batch, isz) = match (x.shape.as_slice(), layout) {
+    let (seq, batch, isz) = match (x.shape.as_slice(), a.layout) {
         (&[s, b, i], 0) => (s, b, i),
         (&[b, s, i], _) => (s, b, i),
         _ => return Ok(None),
     };
     let dirs = w.shape[0];
-    let h = r.shape.get(2).copied().ok_or_else(|| e("R rank"))?;
-    let direction = attr_str(m, op, "direction").unwrap_or_else(|| "forward".into());
-    let clip = m.attr(op, "clip").and_then(Attribute::as_float);
-    let lbr = attr_i64(m, op, "linear_before_reset", 0) != 0;
-    let input_forget = attr_i64(m, op, "input_forget", 0) != 0;
-    let defaults: &[&str] = match kind {
-        "RNN" => &["Tanh"],
-        "GRU" => &["Sigmoid", "Tanh"],
-        _ => &["Sigmoid", "Tanh", "Tanh"],
+    let h = r.shape.get(2).copied().ok_or_else(|| o.err("R rank"))?;
+    let acts = activations(o, cell, &a, dirs)?;
+    let net = Net {
+        cell,
+        seq_major: a.layout == 0,
+        seq,
+        batch,
+        isz,
+        h,
+        dirs,
+        xv: x.floats(),
+        wv: w.floats(),
+        rv: r.floats(),
+        bv: ts.get(3).map(T::floats),
+        pv: ts.get(7).map(T::floats),
+        clip: a.clip,
     };
-    let names = strings(m, op, "activations").unwrap_or_default();
-    let (alphas, betas) = (
-        floats(m, op, "activation_alpha"),
-        floats(m, op, "activation_beta"),
-    );
-    let nact = defaults.len();
-    let mut acts: Vec<Act> = Vec::new();
-    for d in 0..dirs {
-        for (k, &default) in defaults.iter().enumerate() {
-            let i = d * nact + k;
-            let name = names.get(i).map_or(default, String::as_str);
-            acts.push(
-                activation(name, alphas.get(i).copied(), betas.get(i).copied())
-                    .ok_or_else(|| e("unsupported activation"))?,
-            );
-        }
-    }
-    let (xv, wv, rv) = (x.floats(), w.floats(), r.floats());
-    let bv = input(3).map(T::floats);
-    let lens = input(4).map(T::ints);
-    let h0 = input(5).map(T::floats);
-    let c0 = input(6).map(T::floats);
-    let pv = input(7).map(T::floats);
-    let xat = |t: usize, b: usize, i: usize| {
-        if layout == 0 {
-            xv[(t * batch + b) * isz + i]
-        } else {
-            xv[(b * seq + t) * isz + i]
-        }
+    let lens = ts.get(4).map(T::ints);
+    let (h0, c0) = (ts.get(5).map(T::floats), ts.get(6).map(T::floats));
+    let init = |v: &Option<Vec<f64>>, d, b, j| v.as_ref().map_or(0.0, |v| v[net.state_at(d, b, j)]);
+    let mut out = States {
+        y: vec![0.0; seq * dirs * batch * h],
+        yh: vec![0.0; dirs * batch * h],
+        yc: vec![0.0; dirs * batch * h],
     };
-    // State index [dir][batch][hidden] regardless of layout.
-    let st = |d: usize, b: usize, j: usize| (d * batch + b) * h + j;
-    let init = |v: &Option<Vec<f64>>, d: usize, b: usize, j: usize| -> f64 {
-        v.as_ref().map_or(0.0, |v| {
-            if layout == 0 {
-                v[st(d, b, j)]
-            } else {
-                v[(b * dirs + d) * h + j]
-            }
-        })
-    };
-    let mut y = vec![0.0; seq * dirs * batch * h];
-    let mut yh = vec![0.0; dirs * batch * h];
-    let mut yc = vec![0.0; dirs * batch * h];
-    let cl = |v: f64| clip.map_or(v, |c| v.clamp(-c, c));
-    for d in 0..dirs {
-        let rev = direction == "reverse" || (direction == "bidirectional" && d == 1);
-        let f = &acts[d * nact];
-        let g = acts.get(d * nact + 1);
-        let hh = acts.get(d * nact + 2);
+    for (d, acts) in acts.iter().enumerate() {
+        let rev = a.direction == "reverse" || (a.direction == "bidirectional" && d == 1);
         for b in 0..batch {
             let len = lens
                 .as_ref()
@@ -153,99 +320,30 @@ pub fn fold(
             let mut cs: Vec<f64> = (0..h).map(|j| init(&c0, d, b, j)).collect();
             for step in 0..len {
                 let t = if rev { len - 1 - step } else { step };
-                // Pre-activations per gate: x·W + b_w and h·R + b_r, kept apart for GRU.
-                let mut xw = vec![0.0; gates * h];
-                let mut hr = vec![0.0; gates * h];
-                for (k, (a, c)) in xw.iter_mut().zip(hr.iter_mut()).enumerate() {
-                    let row = (d * gates * h + k) * isz;
-                    *a = (0..isz).map(|i| xat(t, b, i) * wv[row + i]).sum::<f64>();
-                    let rrow = (d * gates * h + k) * h;
-                    *c = (0..h).map(|j| hs[j] * rv[rrow + j]).sum::<f64>();
-                    if let Some(bv) = &bv {
-                        *a += bv[d * 2 * gates * h + k];
-                        *c += bv[d * 2 * gates * h + gates * h + k];
-                    }
-                }
-                let mut nh = vec![0.0; h];
-                match kind {
-                    "RNN" => {
-                        for j in 0..h {
-                            nh[j] = f(cl(xw[j] + hr[j]));
-                        }
-                    }
-                    "GRU" => {
-                        let g = g.ok_or_else(|| e("activation"))?;
-                        let z: Vec<f64> = (0..h).map(|j| f(cl(xw[j] + hr[j]))).collect();
-                        let rg: Vec<f64> = (0..h).map(|j| f(cl(xw[h + j] + hr[h + j]))).collect();
-                        for j in 0..h {
-                            let hpart = if lbr {
-                                rg[j] * hr[2 * h + j]
-                            } else {
-                                let rrow = (d * gates * h + 2 * h + j) * h;
-                                let rb = bv.as_ref().map_or(0.0, |bv| {
-                                    bv[d * 2 * gates * h + gates * h + 2 * h + j]
-                                });
-                                (0..h).map(|k| rg[k] * hs[k] * rv[rrow + k]).sum::<f64>() + rb
-                            };
-                            let ht = g(cl(xw[2 * h + j] + hpart));
-                            nh[j] = (1.0 - z[j]) * ht + z[j] * hs[j];
-                        }
-                    }
-                    _ => {
-                        let (g, hh) = (
-                            g.ok_or_else(|| e("activation"))?,
-                            hh.ok_or_else(|| e("activation"))?,
-                        );
-                        let p = |k: usize, j: usize| {
-                            pv.as_ref().map_or(0.0, |p| p[d * 3 * h + k * h + j])
-                        };
-                        for j in 0..h {
-                            let i = f(cl(xw[j] + hr[j] + p(0, j) * cs[j]));
-                            let fg = if input_forget {
-                                1.0 - i
-                            } else {
-                                f(cl(xw[2 * h + j] + hr[2 * h + j] + p(2, j) * cs[j]))
-                            };
-                            let c = g(cl(xw[3 * h + j] + hr[3 * h + j]));
-                            let nc = fg * cs[j] + i * c;
-                            let o = f(cl(xw[h + j] + hr[h + j] + p(1, j) * nc));
-                            nh[j] = o * hh(nc);
-                            cs[j] = nc;
-                        }
-                    }
-                }
-                hs = nh;
+                let (xw, hr) = net.preacts((d, b, t), &hs);
+                hs = net.step(acts, d, (&xw, &hr), &hs, &mut cs);
                 for (j, &v) in hs.iter().enumerate() {
-                    let pos = if layout == 0 {
-                        ((t * dirs + d) * batch + b) * h + j
-                    } else {
-                        ((b * seq + t) * dirs + d) * h + j
-                    };
-                    y[pos] = v;
+                    out.y[net.y_at(t, d, b, j)] = v;
                 }
             }
             for j in 0..h {
-                let pos = if layout == 0 {
-                    st(d, b, j)
-                } else {
-                    (b * dirs + d) * h + j
-                };
-                yh[pos] = hs[j];
-                yc[pos] = cs[j];
+                let pos = net.state_at(d, b, j);
+                out.yh[pos] = hs[j];
+                out.yc[pos] = cs[j];
             }
         }
     }
-    let dtype = result_dtype(m, op, 0).unwrap_or(x.dtype);
-    let (ys, hs) = if layout == 0 {
+    let dtype = o.dtype(0).unwrap_or(x.dtype);
+    let (ys, hs) = if net.seq_major {
         (vec![seq, dirs, batch, h], vec![dirs, batch, h])
     } else {
         (vec![batch, seq, dirs, h], vec![batch, dirs, h])
     };
     let mut outs = vec![
-        T::new(dtype, ys, from_f64s(dtype, y)),
-        T::new(dtype, hs.clone(), from_f64s(dtype, yh)),
-        T::new(dtype, hs, from_f64s(dtype, yc)),
+        T::new(dtype, ys, from_f64s(dtype, out.y)),
+        T::new(dtype, hs.clone(), from_f64s(dtype, out.yh)),
+        T::new(dtype, hs, from_f64s(dtype, out.yc)),
     ];
-    outs.truncate(m.results(op).len());
-    super::dense::packed(m, op, outs)
+    outs.truncate(o.nres());
+    o.packed(outs)
 }
