@@ -63,8 +63,10 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         "Gemm" => matmul::gemm(cx, b, op),
         "Conv" => conv::conv(cx, b, op),
         "DeformConv" => deform_conv::deform_conv(cx, b, op),
-        "MaxPool" | "AveragePool" => pool::pool(cx, b, op, kind),
-        "GlobalAveragePool" | "GlobalMaxPool" => pool::global_pool(cx, b, op, kind),
+        "MaxPool" => pool::pool(cx, b, op, pool::PoolKind::Max),
+        "AveragePool" => pool::pool(cx, b, op, pool::PoolKind::Average),
+        "GlobalMaxPool" => pool::global_pool(cx, b, op, pool::PoolKind::Max),
+        "GlobalAveragePool" => pool::global_pool(cx, b, op, pool::PoolKind::Average),
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
         | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
             reduce::reduce(cx, b, op, kind)
