@@ -140,7 +140,8 @@ pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         return Err(op_error(b.m, op, "input must be [N, C·K, L]"));
     }
     let attrs = ops::Col2Im::of(b.m, op);
-    let or_all = |v: Option<Vec<i64>>, n: usize, default: i64| v.unwrap_or_else(|| vec![default; n]);
+    let or_all =
+        |v: Option<Vec<i64>>, n: usize, default: i64| v.unwrap_or_else(|| vec![default; n]);
     let (dil, strides, pads) = (
         or_all(attrs.dilations(), sp, 1),
         or_all(attrs.strides(), sp, 1),
@@ -180,7 +181,9 @@ pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, x);
     let zero_v = b.zero(&elem);
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| b.store(zero_v, out, ivs));
+    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
+        b.store(zero_v, out, ivs)
+    });
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let (row, l) = (ivs[1], ivs[2]);
         let c = b.divui(row, k_all);

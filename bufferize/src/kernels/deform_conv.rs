@@ -26,7 +26,13 @@ struct Geometry {
     pads: Vec<i64>,
 }
 
-fn geometry(b: &Builder<'_>, op: OpId, x: ValueId, w: ValueId, offset: ValueId) -> Result<Geometry> {
+fn geometry(
+    b: &Builder<'_>,
+    op: OpId,
+    x: ValueId,
+    w: ValueId,
+    offset: ValueId,
+) -> Result<Geometry> {
     let (sx, sw, so) = (shape_of(b.m, x), shape_of(b.m, w), shape_of(b.m, offset));
     let ([_, ic, _, _], [oc, icg, kh, kw], [_, _, _, _]) =
         (sx.as_slice(), sw.as_slice(), so.as_slice())
@@ -215,13 +221,17 @@ pub fn deform_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
             Ok(v) => v,
             Err(e) => return err = Some(e),
         };
-        let s = reduce_nest(b, &bounds, &red, init, &mut |b, r, acc| {
-            match sampler.term(b, &bounds, [n, o, oy, ox], c0, [r[0], r[1], r[2]]) {
-                Ok(f) => b.addf(acc, f),
-                Err(e) => {
-                    err = Some(e);
-                    acc
-                }
+        let s = reduce_nest(b, &bounds, &red, init, &mut |b, r, acc| match sampler.term(
+            b,
+            &bounds,
+            [n, o, oy, ox],
+            c0,
+            [r[0], r[1], r[2]],
+        ) {
+            Ok(f) => b.addf(acc, f),
+            Err(e) => {
+                err = Some(e);
+                acc
             }
         });
         store_converted(b, op, s, &elem, out, ivs, &mut err);

@@ -91,10 +91,7 @@ pub fn rotary(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         let in_rot = b.cmp(Cmp::Lt, d, rot_v);
         // Clamp so that pass-through entries never index past the caches.
         let i = b.select(in_rot, i, bounds.zero);
-        let (first, second) = (
-            b.select(in_rot, first, d),
-            b.select(in_rot, second, d),
-        );
+        let (first, second) = (b.select(in_rot, first, d), b.select(in_rot, second, d));
         let cache_idx = match pos {
             Some(p) => {
                 let pv = b.load(p, &[n, s]);
