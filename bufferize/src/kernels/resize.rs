@@ -202,9 +202,10 @@ fn output_sizes(
             out_dims[d] = v;
             out_len[d] = vf;
         }
-        if policy == "not_larger" || policy == "not_smaller" {
-            let mut r = ratio[0];
-            for &q in &ratio[1..] {
+        let keep_aspect = policy == "not_larger" || policy == "not_smaller";
+        if let Some((&first, rest)) = ratio.split_first().filter(|_| keep_aspect) {
+            let mut r = first;
+            for &q in rest {
                 r = if policy == "not_larger" {
                     b.minimumf(r, q)
                 } else {

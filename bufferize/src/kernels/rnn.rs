@@ -250,6 +250,10 @@ fn context(cx: &Lowering, b: &mut Builder<'_>, op: OpId, cell: Cell) -> Result<C
     if !elem.is_float() {
         return Err(op_error(b.m, op, "expects a floating-point input"));
     }
+    let r = cx.input(b.m, op, 2)?;
+    if super::shape_of(b.m, x).len() != 3 || super::shape_of(b.m, r).len() != 3 {
+        return Err(op_error(b.m, op, "expects X and R of rank 3"));
+    }
     let attrs = Attrs::of(b.m, op, cell);
     let ndir = if attrs.direction == "bidirectional" {
         2
@@ -284,14 +288,14 @@ fn context(cx: &Lowering, b: &mut Builder<'_>, op: OpId, cell: Cell) -> Result<C
     let w = cx.input(b.m, op, 1)?;
     let hidden = match hidden_size {
         Some(h) => b.const_index(h),
-        None => dims(b, cx.input(b.m, op, 2)?)[2],
+        None => dims(b, r)[2],
     };
     let lstm = cell == Cell::Lstm;
     Ok(Ctx {
         cell,
         x,
         w,
-        r: cx.input(b.m, op, 2)?,
+        r,
         bias: opt(cx, b, 3)?,
         peep: if lstm { opt(cx, b, 7)? } else { None },
         acts,
