@@ -5,12 +5,14 @@
 //! `softmax_precision`, fully masked rows zeroed, then P·V. 3-D inputs are
 //! read as `[batch, seq, heads·size]`; grouped-query heads share KV heads.
 
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_float, attr_int, elem_of, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{alloc, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use ir::builder::{Cmp, CmpF};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
 
 /// Static geometry: batch, heads, lengths and head sizes.
 struct Geo {
@@ -36,10 +38,10 @@ fn at4(b: &mut Builder<'_>, t: ValueId, rank3: bool, size: i64, idx: [ValueId; 4
     let [n, h, s, d] = idx;
     if rank3 {
         let base = loops::scale_add(b, None, h, size);
-        let col = loops::add(b, base, d);
-        load_at(b, t, &[n, s, col])
+        let col = b.add(base, d);
+        b.load(t, &[n, s, col])
     } else {
-        load_at(b, t, &idx)
+        b.load(t, &idx)
     }
 }
 
@@ -61,8 +63,9 @@ fn geometry(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Geo> {
     let bad = || op_error(m, op, "Q, K and V must all be 3-D or all 4-D");
     match (q.as_slice(), k.as_slice(), v.as_slice()) {
         ([bq, sq, hq], [_, sk, hk], [_, _, hv]) => {
-            let qh = attr_int(m, op, "q_num_heads", 0);
-            let kvh = attr_int(m, op, "kv_num_heads", 0);
+            let attrs = ops::Attention::of(m, op);
+            let qh = attrs.q_num_heads().unwrap_or(0);
+            let kvh = attrs.kv_num_heads().unwrap_or(0);
             if qh <= 0 || kvh <= 0 || hq % qh != 0 || hk % kvh != 0 || hv % kvh != 0 {
                 return Err(op_error(
                     m,
@@ -129,16 +132,16 @@ fn present(
         let past = cx.input(b.m, op, past_i)?;
         let d = dims(b, g.past);
         loop_nest(b, &bounds, &d, &mut |b, ivs| {
-            let v = load_at(b, past, ivs);
-            store_at(b, v, out, ivs);
+            let v = b.load(past, ivs);
+            b.store(v, out, ivs);
         });
     }
     let d = dims(b, g.new_len);
     let off = b.const_index(g.past);
     loop_nest(b, &bounds, &d, &mut |b, ivs| {
         let v = at4(b, new, g.rank3, size, [ivs[0], ivs[1], ivs[2], ivs[3]]);
-        let s = loops::add(b, ivs[2], off);
-        store_at(b, v, out, &[ivs[0], ivs[1], s, ivs[3]]);
+        let s = b.add(ivs[2], off);
+        b.store(v, out, &[ivs[0], ivs[1], s, ivs[3]]);
     });
     Ok(out)
 }
@@ -158,7 +161,7 @@ struct Bias {
 impl Bias {
     fn at(&self, b: &mut Builder<'_>, elem: &Type, idx: [ValueId; 4]) -> ValueId {
         let [n, h, i, j] = idx;
-        let zero = constant(b, elem, 0.0);
+        let zero = b.zero(elem);
         let ninf = scalar::lowest(b, elem);
         let mut allowed = b.const_bool(true);
         let mut value = zero;
@@ -168,22 +171,22 @@ impl Bias {
             let full = [n, h, i, j];
             let z = b.const_index(0);
             let len = b.const_index(shape.last().copied().unwrap_or(1));
-            let inside = loops::cmp(b, "slt", j, len);
+            let inside = b.cmp(Cmp::Lt, j, len);
             let mut midx = Vec::with_capacity(r);
             for (k, &d) in shape.iter().enumerate() {
                 let v = full[4 - r + k];
                 midx.push(if k + 1 == r {
-                    loops::select(b, inside, v, z)
+                    b.select(inside, v, z)
                 } else if d == 1 {
                     z
                 } else {
                     v
                 });
             }
-            let mv = load_at(b, *mask, &midx);
-            allowed = loops::and(b, allowed, inside);
+            let mv = b.load(*mask, &midx);
+            allowed = b.andi(allowed, inside);
             if *boolean {
-                allowed = loops::and(b, allowed, mv);
+                allowed = b.andi(allowed, mv);
             } else {
                 value = scalar::fcast(b, mv, elem);
             }
@@ -191,38 +194,74 @@ impl Bias {
         // Key positions are offset by the cache (or the non-pad length).
         let offset = match self.nonpad {
             Some(np) if self.past == 0 => {
-                let len = load_at(b, np, &[n]);
-                let len = b.op1("arith.index_cast", &[len], Type::Index, &[]);
+                let len = b.load(np, &[n]);
+                let len = b.index_cast(len, Type::Index);
                 let q = b.const_index(self.q_len);
-                Some(loops::sub(b, len, q))
+                Some(b.sub(len, q))
             }
             _ => None,
         };
         let offset = offset.unwrap_or_else(|| b.const_index(self.past));
-        let frontier = loops::add(b, i, offset);
+        let frontier = b.add(i, offset);
         if self.causal {
-            let ok = loops::cmp(b, "sle", j, frontier);
-            allowed = loops::and(b, allowed, ok);
+            let ok = b.cmp(Cmp::Le, j, frontier);
+            allowed = b.andi(allowed, ok);
         }
-        let diff = loops::sub(b, frontier, j);
+        let diff = b.sub(frontier, j);
         if self.left >= 0 {
             let l = b.const_index(self.left);
-            let ok = loops::cmp(b, "sle", diff, l);
-            allowed = loops::and(b, allowed, ok);
+            let ok = b.cmp(Cmp::Le, diff, l);
+            allowed = b.andi(allowed, ok);
         }
         if self.right >= 0 {
             let r = b.const_index(-self.right);
-            let ok = loops::cmp(b, "sge", diff, r);
-            allowed = loops::and(b, allowed, ok);
+            let ok = b.cmp(Cmp::Ge, diff, r);
+            allowed = b.andi(allowed, ok);
         }
         if let Some(np) = self.nonpad {
-            let len = load_at(b, np, &[n]);
-            let len = b.op1("arith.index_cast", &[len], Type::Index, &[]);
-            let ok = loops::cmp(b, "slt", j, len);
-            allowed = loops::and(b, allowed, ok);
+            let len = b.load(np, &[n]);
+            let len = b.index_cast(len, Type::Index);
+            let ok = b.cmp(Cmp::Lt, j, len);
+            allowed = b.andi(allowed, ok);
         }
-        scalar::select(b, allowed, value, ninf)
+        b.select(allowed, value, ninf)
     }
+}
+
+/// The attention mask operand: the buffer, its static shape and whether
+/// it is boolean (else additive).
+fn mask(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Option<(ValueId, Vec<i64>, bool)>> {
+    if !cx.has_input(b.m, op, 3) {
+        return Ok(None);
+    }
+    let mv = cx.input(b.m, op, 3)?;
+    let shape = shape_of(b.m, mv);
+    if shape.is_empty() || shape.len() > 4 || shape.contains(&DYN) {
+        return Err(op_error(b.m, op, "attn_mask must be static of rank 1 to 4"));
+    }
+    let boolean = elem_of(b.m, mv).int_width() == Some(1);
+    Ok(Some((mv, shape, boolean)))
+}
+
+/// What the three phases share: the geometry, the operands and the
+/// buffers of the scores, in `elem` and in softmax precision `sp`.
+struct Plan<'a> {
+    g: &'a Geo,
+    elem: Type,
+    sp: Type,
+    /// `qk_matmul_output_mode`: which stage `qk_out` records.
+    mode: i64,
+    softcap: f64,
+    scale: f64,
+    q: ValueId,
+    pk: ValueId,
+    pv: ValueId,
+    qk_out: ValueId,
+    logits: ValueId,
+    probs: ValueId,
+    bias: Bias,
+    /// Query heads per KV head.
+    group_v: ValueId,
 }
 
 pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -234,41 +273,28 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
     }
     let pk = present(cx, b, op, &g, (1, 4, 1), g.head)?;
     let pv = present(cx, b, op, &g, (2, 5, 2), g.v_head)?;
-    let mask = if cx.has_input(b.m, op, 3) {
-        let mv = cx.input(b.m, op, 3)?;
-        let shape = shape_of(b.m, mv);
-        if shape.is_empty() || shape.len() > 4 || shape.contains(&DYN) {
-            return Err(op_error(b.m, op, "attn_mask must be static of rank 1 to 4"));
-        }
-        let boolean = elem_of(b.m, mv).int_width() == Some(1);
-        Some((mv, shape, boolean))
-    } else {
-        None
-    };
+    let attrs = ops::Attention::of(b.m, op);
     let bias = Bias {
-        mask,
-        causal: attr_int(b.m, op, "is_causal", 0) != 0,
-        left: attr_int(b.m, op, "left_window_size", -1),
-        right: attr_int(b.m, op, "right_window_size", -1),
+        mask: mask(cx, b, op)?,
+        causal: attrs.is_causal() != 0,
+        left: attrs.left_window_size(),
+        right: attrs.right_window_size(),
         nonpad: cx.optional_input(b.m, op, 6)?,
         past: g.past,
         q_len: g.q_len,
     };
-    let scale = match b.m.attr(op, "scale").and_then(ir::Attribute::as_float) {
-        Some(s) => s,
-        None => 1.0 / (g.head as f64).sqrt(),
-    };
-    let softcap = attr_float(b.m, op, "softcap", 0.0);
-    let mode = attr_int(b.m, op, "qk_matmul_output_mode", 0);
-    let sp = match attr_int(b.m, op, "softmax_precision", 0) {
+    let scale = attrs
+        .scale()
+        .unwrap_or_else(|| 1.0 / (g.head as f64).sqrt());
+    let sp = match attrs.softmax_precision().unwrap_or(0) {
         1 => Type::f32(),
         10 => Type::Float(ir::types::FloatKind::F16),
         11 => Type::f64(),
         16 => Type::Float(ir::types::FloatKind::BF16),
         _ => elem.clone(),
     };
-    let t = g.total();
-    let scores_shape = [g.batch, g.q_heads, g.q_len, t];
+    let (mode, softcap) = (attrs.qk_matmul_output_mode(), attrs.softcap());
+    let scores_shape = [g.batch, g.q_heads, g.q_len, g.total()];
     let qk_out = output(b, op, 3, &scores_shape, &elem)?;
     // Logits with bias in softmax precision, then probabilities in `elem`.
     let logits = alloc(b, &Type::memref(scores_shape.to_vec(), sp.clone()), &[]);
@@ -279,87 +305,133 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
     } else {
         1
     };
-    let group_v = b.const_index(group);
-    let acc_ty = scalar::acc_type(&elem);
-    let sq = constant(b, &elem, scale.sqrt());
-    let all: Vec<ValueId> = scores_shape.iter().map(|&d| b.const_index(d)).collect();
+    let plan = Plan {
+        g: &g,
+        elem,
+        sp,
+        mode,
+        softcap,
+        scale,
+        q,
+        pk,
+        pv,
+        qk_out,
+        logits,
+        probs,
+        bias,
+        group_v: b.const_index(group),
+    };
+    let all = scores(b, &plan, &bounds);
+    softmax_rows(b, &plan, &bounds, &all);
+    let y = weighted_values(b, op, &plan, &bounds)?;
+    let mut out = vec![y, pk, pv, qk_out];
+    out.truncate(b.m.results(op).len());
+    Ok(out)
+}
+
+/// Scores `Q·Kᵀ` (Q and K scaled by sqrt(scale)), softcapped, into
+/// `qk_out` as the mode asks and with the bias into the logits. Returns
+/// the constant bounds of the score dims.
+fn scores(b: &mut Builder<'_>, p: &Plan<'_>, bounds: &Bounds) -> Vec<ValueId> {
+    let (g, elem) = (p.g, &p.elem);
+    let acc_ty = scalar::acc_type(elem);
+    let sq = b.constant(elem, p.scale.sqrt());
+    let all: Vec<ValueId> = [g.batch, g.q_heads, g.q_len, g.total()]
+        .iter()
+        .map(|&d| b.const_index(d))
+        .collect();
     let head_ub = b.const_index(g.head);
-    loop_nest(b, &bounds, &all, &mut |b, ivs| {
+    loop_nest(b, bounds, &all, &mut |b, ivs| {
         let (n, h, i, j) = (ivs[0], ivs[1], ivs[2], ivs[3]);
-        let kh = b.same("arith.divui", &[h, group_v]);
-        let init = constant(b, &acc_ty, 0.0);
-        let dot = reduce_nest(b, &bounds, &[head_ub], init, &mut |b, d, acc| {
-            let qv = at4(b, q, g.rank3, g.head, [n, h, i, d[0]]);
-            let kv = load_at(b, pk, &[n, kh, j, d[0]]);
-            let qs = scalar::mul(b, qv, sq);
-            let ks = scalar::mul(b, kv, sq);
+        let kh = b.divui(h, p.group_v);
+        let init = b.zero(&acc_ty);
+        let dot = reduce_nest(b, bounds, &[head_ub], init, &mut |b, d, acc| {
+            let qv = at4(b, p.q, g.rank3, g.head, [n, h, i, d[0]]);
+            let kv = b.load(p.pk, &[n, kh, j, d[0]]);
+            let qs = b.mul(qv, sq);
+            let ks = b.mul(kv, sq);
             scalar::mul_acc(b, acc, qs, ks)
         });
-        let mut s = scalar::fcast(b, dot, &elem);
-        if softcap > 0.0 {
-            let c = constant(b, &elem, softcap);
-            let d = scalar::div(b, s, c);
-            let th = b.same("math.tanh", &[d]);
-            s = scalar::mul(b, th, c);
+        let mut s = scalar::fcast(b, dot, elem);
+        if p.softcap > 0.0 {
+            let c = b.constant(elem, p.softcap);
+            let d = b.div(s, c);
+            let th = b.tanh(d);
+            s = b.mul(th, c);
         }
-        let bv = bias.at(b, &elem, [n, h, i, j]);
-        let with_bias = scalar::add(b, s, bv);
-        match mode {
-            0 | 1 => store_at(b, s, qk_out, ivs),
-            2 => store_at(b, with_bias, qk_out, ivs),
+        let bv = p.bias.at(b, elem, [n, h, i, j]);
+        let with_bias = b.add(s, bv);
+        match p.mode {
+            0 | 1 => b.store(s, p.qk_out, ivs),
+            2 => b.store(with_bias, p.qk_out, ivs),
             _ => {}
         }
-        let l = scalar::fcast(b, with_bias, &sp);
-        store_at(b, l, logits, ivs);
+        let l = scalar::fcast(b, with_bias, &p.sp);
+        b.store(l, p.logits, ivs);
     });
-    // Softmax per row; rows whose bias is -inf everywhere become 0.
+    all
+}
+
+/// Softmax of each row of the logits into the probabilities; rows whose
+/// bias is -inf everywhere become 0.
+fn softmax_rows(b: &mut Builder<'_>, p: &Plan<'_>, bounds: &Bounds, all: &[ValueId]) {
+    let (elem, sp) = (&p.elem, &p.sp);
     let rows = &all[..3];
     let key_ub = [all[3]];
-    let sum_ty = scalar::sum_acc_type(&sp);
-    loop_nest(b, &bounds, rows, &mut |b, r| {
+    let sum_ty = scalar::sum_acc_type(sp);
+    loop_nest(b, bounds, rows, &mut |b, r| {
         let at = |j: ValueId| vec![r[0], r[1], r[2], j];
-        let lo = scalar::lowest(b, &sp);
-        let mx = reduce_nest(b, &bounds, &key_ub, lo, &mut |b, j, acc| {
-            let v = load_at(b, logits, &at(j[0]));
-            scalar::max(b, acc, v)
+        let lo = scalar::lowest(b, sp);
+        let mx = reduce_nest(b, bounds, &key_ub, lo, &mut |b, j, acc| {
+            let v = b.load(p.logits, &at(j[0]));
+            b.max(acc, v)
         });
-        let lo_e = scalar::lowest(b, &elem);
-        let bmax = reduce_nest(b, &bounds, &key_ub, lo_e, &mut |b, j, acc| {
-            let v = bias.at(b, &elem, [r[0], r[1], r[2], j[0]]);
-            scalar::max(b, acc, v)
+        let lo_e = scalar::lowest(b, elem);
+        let bmax = reduce_nest(b, bounds, &key_ub, lo_e, &mut |b, j, acc| {
+            let v = p.bias.at(b, elem, [r[0], r[1], r[2], j[0]]);
+            b.max(acc, v)
         });
-        let ninf = scalar::lowest(b, &sp);
-        let masked_row = scalar::cmpf(b, "oeq", mx, ninf);
-        let zero = constant(b, &sp, 0.0);
-        let safe = scalar::select(b, masked_row, zero, mx);
-        let z = constant(b, &sum_ty, 0.0);
-        let sum = reduce_nest(b, &bounds, &key_ub, z, &mut |b, j, acc| {
-            let v = load_at(b, logits, &at(j[0]));
-            let d = scalar::sub(b, v, safe);
-            let e = b.same("math.exp", &[d]);
-            store_at(b, e, logits, &at(j[0]));
+        let ninf = scalar::lowest(b, sp);
+        let masked_row = b.cmpf(CmpF::Oeq, mx, ninf);
+        let zero = b.zero(sp);
+        let safe = b.select(masked_row, zero, mx);
+        let z = b.zero(&sum_ty);
+        let sum = reduce_nest(b, bounds, &key_ub, z, &mut |b, j, acc| {
+            let v = b.load(p.logits, &at(j[0]));
+            let d = b.sub(v, safe);
+            let e = b.exp(d);
+            b.store(e, p.logits, &at(j[0]));
             let e = scalar::fcast(b, e, &sum_ty);
-            scalar::add(b, acc, e)
+            b.add(acc, e)
         });
-        let sum = scalar::fcast(b, sum, &sp);
-        let one = constant(b, &sp, 1.0);
-        let is_zero = scalar::cmpf(b, "oeq", sum, zero);
-        let sum = scalar::select(b, is_zero, one, sum);
-        let ninf_e = scalar::lowest(b, &elem);
-        let dead = scalar::cmpf(b, "oeq", bmax, ninf_e);
-        loop_nest(b, &bounds, &key_ub, &mut |b, j| {
+        let sum = scalar::fcast(b, sum, sp);
+        let one = b.one(sp);
+        let is_zero = b.cmpf(CmpF::Oeq, sum, zero);
+        let sum = b.select(is_zero, one, sum);
+        let ninf_e = scalar::lowest(b, elem);
+        let dead = b.cmpf(CmpF::Oeq, bmax, ninf_e);
+        loop_nest(b, bounds, &key_ub, &mut |b, j| {
             let idx = at(j[0]);
-            let e = load_at(b, logits, &idx);
-            let p = scalar::div(b, e, sum);
-            let p = scalar::select(b, dead, zero, p);
-            let p = scalar::fcast(b, p, &elem);
-            store_at(b, p, probs, &idx);
-            if mode == 3 {
-                store_at(b, p, qk_out, &idx);
+            let e = b.load(p.logits, &idx);
+            let pr = b.div(e, sum);
+            let pr = b.select(dead, zero, pr);
+            let pr = scalar::fcast(b, pr, elem);
+            b.store(pr, p.probs, &idx);
+            if p.mode == 3 {
+                b.store(pr, p.qk_out, &idx);
             }
         });
     });
-    // Y = P · V, in the layout of Q.
+}
+
+/// Y = P · V, in the layout of Q.
+fn weighted_values(
+    b: &mut Builder<'_>,
+    op: OpId,
+    p: &Plan<'_>,
+    bounds: &Bounds,
+) -> Result<ValueId> {
+    let g = p.g;
     let y_shape = if g.rank3 {
         vec![g.batch, g.q_len, g.q_heads * g.v_head]
     } else {
@@ -371,26 +443,25 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         .iter()
         .map(|&d| b.const_index(d))
         .collect();
-    let t_ub = [b.const_index(t)];
-    loop_nest(b, &bounds, &ubs, &mut |b, ivs| {
+    let t_ub = [b.const_index(g.total())];
+    let acc_ty = scalar::acc_type(&p.elem);
+    loop_nest(b, bounds, &ubs, &mut |b, ivs| {
         let (n, h, i, d) = (ivs[0], ivs[1], ivs[2], ivs[3]);
-        let kh = b.same("arith.divui", &[h, group_v]);
-        let init = constant(b, &acc_ty, 0.0);
-        let acc = reduce_nest(b, &bounds, &t_ub, init, &mut |b, j, acc| {
-            let p = load_at(b, probs, &[n, h, i, j[0]]);
-            let v = load_at(b, pv, &[n, kh, j[0], d]);
-            scalar::mul_acc(b, acc, p, v)
+        let kh = b.divui(h, p.group_v);
+        let init = b.zero(&acc_ty);
+        let acc = reduce_nest(b, bounds, &t_ub, init, &mut |b, j, acc| {
+            let pr = b.load(p.probs, &[n, h, i, j[0]]);
+            let v = b.load(p.pv, &[n, kh, j[0], d]);
+            scalar::mul_acc(b, acc, pr, v)
         });
-        let r = scalar::fcast(b, acc, &elem);
+        let r = scalar::fcast(b, acc, &p.elem);
         if g.rank3 {
             let base = loops::scale_add(b, None, h, g.v_head);
-            let col = loops::add(b, base, d);
-            store_at(b, r, y, &[n, i, col]);
+            let col = b.add(base, d);
+            b.store(r, y, &[n, i, col]);
         } else {
-            store_at(b, r, y, ivs);
+            b.store(r, y, ivs);
         }
     });
-    let mut out = vec![y, pk, pv, qk_out];
-    out.truncate(b.m.results(op).len());
-    Ok(out)
+    Ok(y)
 }

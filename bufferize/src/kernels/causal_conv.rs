@@ -2,19 +2,21 @@
 //! padded with `past_state` (or zeros), an optional fused SiLU computed in
 //! f32, and the last `k - 1` padded positions as `present_state`.
 
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_str, elem_of, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::Lowering;
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
 
 pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let w = cx.input(b.m, op, 1)?;
     let bias = cx.optional_input(b.m, op, 2)?;
     let past = cx.optional_input(b.m, op, 3)?;
-    let silu = match attr_str(b.m, op, "activation").unwrap_or("none") {
+    let silu = match ops::CausalConvWithState::of(b.m, op).activation() {
         "none" => false,
         "silu" | "swish" => true,
         other => return Err(op_error(b.m, op, format!("unknown activation '{other}'"))),
@@ -38,21 +40,21 @@ pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
     let lead = b.const_index(k - 1);
-    let zero_v = constant(b, &elem, 0.0);
+    let zero_v = b.zero(&elem);
     // Position p of the padded input [B, C, K-1+L].
     let padded = |b: &mut Builder<'_>, nn: ValueId, cc: ValueId, p: ValueId| {
-        let in_x = loops::cmp(b, "sge", p, lead);
-        let xi = loops::sub(b, p, lead);
-        let xi = loops::select(b, in_x, xi, bounds.zero);
-        let xv = load_at(b, x, &[nn, cc, xi]);
+        let in_x = b.cmp(Cmp::Ge, p, lead);
+        let xi = b.sub(p, lead);
+        let xi = b.select(in_x, xi, bounds.zero);
+        let xv = b.load(x, &[nn, cc, xi]);
         let pv = match past {
             Some(ps) => {
-                let pi = loops::select(b, in_x, bounds.zero, p);
-                load_at(b, ps, &[nn, cc, pi])
+                let pi = b.select(in_x, bounds.zero, p);
+                b.load(ps, &[nn, cc, pi])
             }
             None => zero_v,
         };
-        scalar::select(b, in_x, xv, pv)
+        b.select(in_x, xv, pv)
     };
     let idx = |b: &mut Builder<'_>, v: &[i64]| -> Vec<ValueId> {
         v.iter().map(|&d| b.const_index(d)).collect()
@@ -64,15 +66,15 @@ pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let init = match bias {
             Some(bv) => {
-                let v = load_at(b, bv, &[ivs[1]]);
+                let v = b.load(bv, &[ivs[1]]);
                 scalar::fcast(b, v, &acc_ty)
             }
-            None => constant(b, &acc_ty, 0.0),
+            None => b.zero(&acc_ty),
         };
         let s = reduce_nest(b, &bounds, &taps, init, &mut |b, t, acc| {
-            let p = loops::add(b, ivs[2], t[0]);
+            let p = b.add(ivs[2], t[0]);
             let xv = padded(b, ivs[0], ivs[1], p);
-            let wv = load_at(b, w, &[ivs[1], bounds.zero, t[0]]);
+            let wv = b.load(w, &[ivs[1], bounds.zero, t[0]]);
             scalar::mul_acc(b, acc, xv, wv)
         });
         let mut r = scalar::fcast(b, s, &elem);
@@ -80,15 +82,15 @@ pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
             // x · sigmoid(x) in f32, as the reference.
             let f = Type::f32();
             let xf = scalar::fcast(b, r, &f);
-            let neg = b.same("arith.negf", &[xf]);
-            let e = b.same("math.exp", &[neg]);
-            let one = constant(b, &f, 1.0);
-            let den = scalar::add(b, one, e);
-            let sig = scalar::div(b, one, den);
-            let y = scalar::mul(b, xf, sig);
+            let neg = b.negf(xf);
+            let e = b.exp(neg);
+            let one = b.one(&f);
+            let den = b.add(one, e);
+            let sig = b.div(one, den);
+            let y = b.mul(xf, sig);
             r = scalar::fcast(b, y, &elem);
         }
-        store_at(b, r, out, ivs);
+        b.store(r, out, ivs);
     });
     let mut results = vec![out];
     if b.m.results(op).len() > 1 {
@@ -96,9 +98,9 @@ pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
         let state = alloc_result(b, op, 1, &state_dims)?;
         let shift = b.const_index(len);
         loop_nest(b, &bounds, &state_dims, &mut |b, ivs| {
-            let p = loops::add(b, ivs[2], shift);
+            let p = b.add(ivs[2], shift);
             let v = padded(b, ivs[0], ivs[1], p);
-            store_at(b, v, state, ivs);
+            b.store(v, state, ivs);
         });
         results.push(state);
     }

@@ -1,15 +1,14 @@
 //! Conv (1-D/2-D/3-D, groups, strides, pads, dilations, auto_pad).
 
 use super::matmul::{call_gemm, GemmCall};
-use super::scalar::{self, constant};
+use super::scalar;
 use super::window::Window;
-use super::{
-    alloc_result, attr_int, elem_of, load_at, private_func, shape_of, shape_tag, store_at, type_tag,
-};
+use super::{alloc_result, elem_of, private_func, shape_of, shape_tag, type_tag};
 use crate::convert::{contiguous, dims, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
 
 pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     // The im2col/GEMM path wants unit strides.
@@ -28,7 +27,8 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     if kernel.contains(&DYN) || sw[1] == DYN || sw[0] == DYN {
         return Err(op_error(b.m, op, "Conv needs a weight of static shape"));
     }
-    let group = attr_int(b.m, op, "group", 1);
+    let attrs = ops::Conv::of(b.m, op);
+    let group = attrs.group();
     if group <= 0 || sw[0] % group != 0 {
         return Err(op_error(
             b.m,
@@ -38,7 +38,7 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     }
     let out_ty = super::result_memref_type(b.m, op, 0)?;
     let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    let win = Window::new(b.m, op, kernel.clone(), &sx, &out_shape)?;
+    let win = Window::new(b.m, op, kernel.clone(), attrs.into(), &sx, &out_shape)?;
     let dx = dims(b, x);
     let c = b.const_index(sw[1].saturating_mul(group));
     let msg = "the input's channels differ from the weight's times group";
@@ -49,11 +49,11 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             // out = floor((in + pads - eff) / stride) + 1.
             let eff = (kernel[i] - 1) * win.dilations[i] + 1;
             let c = b.const_index(win.pad_begin[i] + win.pad_end[i] - eff);
-            let t = loops::add(b, dx[i + 2], c);
+            let t = b.add(dx[i + 2], c);
             let s = b.const_index(win.strides[i]);
-            let q = b.same("arith.divsi", &[t, s]);
+            let q = b.divsi(t, s);
             let one = b.const_index(1);
-            out_dims.push(loops::add(b, q, one));
+            out_dims.push(b.add(q, one));
         } else {
             out_dims.push(b.const_index(d));
         }
@@ -76,30 +76,30 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let cpg = b.const_index(c_per_group);
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let (n, mo) = (ivs[0], ivs[1]);
-        let g = b.same("arith.divsi", &[mo, mpg]);
-        let c_base = loops::mul(b, g, cpg);
+        let g = b.divsi(mo, mpg);
+        let c_base = b.mul(g, cpg);
         let init = match bias {
             Some(bv) => {
-                let v = load_at(b, bv, &[mo]);
+                let v = b.load(bv, &[mo]);
                 scalar::fcast(b, v, &acc_ty)
             }
-            None => constant(b, &acc_ty, 0.0),
+            None => b.zero(&acc_ty),
         };
         let sum = reduce_nest(b, &bounds, &red_dims, init, &mut |b, r, acc| {
-            let c = loops::add(b, c_base, r[0]);
+            let c = b.add(c_base, r[0]);
             let (pos, inside) = win.input_indices(b, &ivs[2..], &r[1..], &dx[2..], zero);
             let mut xidx = vec![n, c];
             xidx.extend(pos);
-            let xv = load_at(b, x, &xidx);
+            let xv = b.load(x, &xidx);
             let mut widx = vec![mo, r[0]];
             widx.extend_from_slice(&r[1..]);
-            let wv = load_at(b, w, &widx);
-            let zero_v = constant(b, &elem, 0.0);
-            let xv = loops::select(b, inside, xv, zero_v);
+            let wv = b.load(w, &widx);
+            let zero_v = b.zero(&elem);
+            let xv = b.select(inside, xv, zero_v);
             scalar::mul_acc(b, acc, xv, wv)
         });
         let sum = scalar::fcast(b, sum, &elem);
-        store_at(b, sum, out, ivs);
+        b.store(sum, out, ivs);
     });
     Ok(vec![out])
 }
@@ -191,8 +191,8 @@ impl FastConv {
         let mut failure = None;
         b.scf_for(bounds.zero, n_ub, bounds.one, &[], |b, n, _| {
             b.scf_for(bounds.zero, g_ub, bounds.one, &[], |b, g, _| {
-                let m0 = loops::mul(b, g, mgv);
-                let c0 = loops::mul(b, g, cgv);
+                let m0 = b.mul(g, mgv);
+                let c0 = b.mul(g, cgv);
                 let (src, xn, xr0) = match src {
                     Source::Im2col(col) => {
                         self.call_im2col(b, x, col, n, c0, win, elem);
@@ -260,12 +260,7 @@ impl FastConv {
             );
             fb.ret(&[]);
         }
-        b.op(
-            "func.call",
-            &[x, col, n, c0],
-            &[],
-            &[("callee", ir::Attribute::symbol(&name))],
-        );
+        b.call(&name, &[x, col, n, c0], &[]);
     }
 
     /// `col[(c, kh, kw), (oh, ow)] = x[n, c0 + c, oh·s + kh·d - pad, ...]`,
@@ -295,7 +290,7 @@ impl FastConv {
         let outs = self.spatial_out.clone();
         let spatial = ks.len();
         loop_nest(b, bounds, &ubs, &mut |b, ivs| {
-            let c = loops::add(b, c0, ivs[0]);
+            let c = b.add(c0, ivs[0]);
             let (pos, inside) =
                 win.input_indices(b, &ivs[1 + spatial..], &ivs[1..1 + spatial], &sizes, zero);
             let mut xidx = vec![n, c];
@@ -309,10 +304,10 @@ impl FastConv {
             for i in 1..spatial {
                 colx = loops::scale_add(b, Some(ivs[1 + spatial + i]), colx, outs[i]);
             }
-            let v = load_at(b, x, &xidx);
-            let zv = constant(b, elem, 0.0);
-            let v = loops::select(b, inside, v, zv);
-            store_at(b, v, col, &[zero, row, colx]);
+            let v = b.load(x, &xidx);
+            let zv = b.zero(elem);
+            let v = b.select(inside, v, zv);
+            b.store(v, col, &[zero, row, colx]);
         });
     }
 }

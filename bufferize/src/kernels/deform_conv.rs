@@ -3,21 +3,36 @@
 //! learned offset, optionally scaled by a mask. Sums in f64.
 
 use super::interp::{self, Tap};
-use super::scalar::{self, constant};
-use super::{
-    alloc_result, attr_int, attr_ints, elem_of, finish, load_at, shape_of, store_converted,
-};
+use super::scalar;
+use super::{alloc_result, elem_of, finish, shape_of, store_converted};
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
 
-pub fn deform_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let w = cx.input(b.m, op, 1)?;
-    let offset = cx.input(b.m, op, 2)?;
-    let bias = cx.optional_input(b.m, op, 3)?;
-    let mask = cx.optional_input(b.m, op, 4)?;
+/// Static channel and kernel sizes, and the window attributes.
+struct Geometry {
+    ic: i64,
+    oc: i64,
+    icg: i64,
+    kh: i64,
+    kw: i64,
+    group: i64,
+    offset_group: i64,
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    pads: Vec<i64>,
+}
+
+fn geometry(
+    b: &Builder<'_>,
+    op: OpId,
+    x: ValueId,
+    w: ValueId,
+    offset: ValueId,
+) -> Result<Geometry> {
     let (sx, sw, so) = (shape_of(b.m, x), shape_of(b.m, w), shape_of(b.m, offset));
     let ([_, ic, _, _], [oc, icg, kh, kw], [_, _, _, _]) =
         (sx.as_slice(), sw.as_slice(), so.as_slice())
@@ -25,8 +40,9 @@ pub fn deform_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
         return Err(op_error(b.m, op, "only 2-D DeformConv is supported"));
     };
     let (ic, oc, icg, kh, kw) = (*ic, *oc, *icg, *kh, *kw);
-    let group = attr_int(b.m, op, "group", 1);
-    let og = attr_int(b.m, op, "offset_group", 1);
+    let attrs = ops::DeformConv::of(b.m, op);
+    let group = attrs.group();
+    let og = attrs.offset_group();
     if [ic, oc, icg, kh, kw].contains(&DYN)
         || group < 1
         || og < 1
@@ -40,125 +56,183 @@ pub fn deform_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
             "inconsistent static channel and group sizes",
         ));
     }
-    let ints =
-        |name: &str, n: usize, d: i64| attr_ints(b.m, op, name).unwrap_or_else(|| vec![d; n]);
-    let (strides, dil, pads) = (
-        ints("strides", 2, 1),
-        ints("dilations", 2, 1),
-        ints("pads", 4, 0),
+    let or_all = |v: Option<Vec<i64>>, n: usize, d: i64| v.unwrap_or_else(|| vec![d; n]);
+    let (strides, dilations, pads) = (
+        or_all(attrs.strides(), 2, 1),
+        or_all(attrs.dilations(), 2, 1),
+        or_all(attrs.pads(), 4, 0),
     );
-    if strides.len() != 2 || dil.len() != 2 || pads.len() != 4 {
+    if strides.len() != 2 || dilations.len() != 2 || pads.len() != 4 {
         return Err(op_error(
             b.m,
             op,
             "strides, dilations and pads must fit 2-D",
         ));
     }
+    Ok(Geometry {
+        ic,
+        oc,
+        icg,
+        kh,
+        kw,
+        group,
+        offset_group: og,
+        strides,
+        dilations,
+        pads,
+    })
+}
+
+/// The operands and index constants one kernel tap reads.
+struct Sampler<'a> {
+    op: OpId,
+    geo: &'a Geometry,
+    x: ValueId,
+    w: ValueId,
+    offset: ValueId,
+    mask: Option<ValueId>,
+    /// Input height and width.
+    size: [ValueId; 2],
+    /// Input channels per offset group, kernel height and width.
+    icog: ValueId,
+    khv: ValueId,
+    kwv: ValueId,
+}
+
+impl Sampler<'_> {
+    /// `w[o, cl, i, j] · mask · bilinear x[n, c0 + cl]` at tap (i, j) of
+    /// output (n, o, oy, ox) moved by its offset, in f64.
+    fn term(
+        &self,
+        b: &mut Builder<'_>,
+        bounds: &Bounds,
+        [n, o, oy, ox]: [ValueId; 4],
+        c0: ValueId,
+        [cl, i, j]: [ValueId; 3],
+    ) -> Result<ValueId> {
+        let f64t = Type::f64();
+        let c = b.add(c0, cl);
+        let go = b.divui(c, self.icog);
+        // Tap (i, j) of offset group go: channel (go·kh + i)·kw + j.
+        let t = b.mul(go, self.khv);
+        let t = b.add(t, i);
+        let t = b.mul(t, self.kwv);
+        let tap = b.add(t, j);
+        let two = b.const_index(2);
+        let ch = b.mul(tap, two);
+        let cw = b.add(ch, bounds.one);
+        let mut coords = Vec::with_capacity(2);
+        for (d, (oc_, k, chan)) in [(oy, i, ch), (ox, j, cw)].into_iter().enumerate() {
+            let base = loops::scale_add(b, None, oc_, self.geo.strides[d]);
+            let base = loops::scale_add(b, Some(base), k, self.geo.dilations[d]);
+            let p = b.const_index(self.geo.pads[d]);
+            let pos = b.sub(base, p);
+            let pf = interp::idx_to_f(b, pos);
+            let dv = b.load(self.offset, &[n, chan, oy, ox]);
+            let dv = scalar::convert(b, self.op, dv, &f64t)?;
+            coords.push(b.addf(pf, dv));
+        }
+        let per_dim: Vec<Vec<Tap>> = coords
+            .iter()
+            .zip(self.size)
+            .map(|(&cd, size)| in_bounds_taps(b, bounds, cd, size))
+            .collect();
+        let v = interp::weighted_sum(b, self.op, self.x, &[n, c], &per_dim)?;
+        let wv = b.load(self.w, &[o, cl, i, j]);
+        let wf = scalar::convert(b, self.op, wv, &f64t)?;
+        let mut f = b.mulf(wf, v);
+        if let Some(mk) = self.mask {
+            let m = b.load(mk, &[n, tap, oy, ox]);
+            let m = scalar::convert(b, self.op, m, &f64t)?;
+            f = b.mulf(f, m);
+        }
+        Ok(f)
+    }
+}
+
+/// The bilinear taps of coordinate `cd` in a dim of `size`; taps outside
+/// count as 0.
+fn in_bounds_taps(b: &mut Builder<'_>, bounds: &Bounds, cd: ValueId, size: ValueId) -> Vec<Tap> {
+    let last = b.sub(size, bounds.one);
+    interp::taps(b, None, cd)
+        .into_iter()
+        .map(|(i, wt)| {
+            let ge = b.cmp(Cmp::Ge, i, bounds.zero);
+            let le = b.cmp(Cmp::Le, i, last);
+            let ok = b.andi(ge, le);
+            let idx = b.select(ok, i, bounds.zero);
+            Tap {
+                idx,
+                w: wt,
+                keep: Some(ok),
+            }
+        })
+        .collect()
+}
+
+pub fn deform_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let w = cx.input(b.m, op, 1)?;
+    let offset = cx.input(b.m, op, 2)?;
+    let bias = cx.optional_input(b.m, op, 3)?;
+    let mask = cx.optional_input(b.m, op, 4)?;
+    let geo = geometry(b, op, x, w, offset)?;
     let dx = dims(b, x);
     let doff = dims(b, offset);
-    let ocv = b.const_index(oc);
+    let ocv = b.const_index(geo.oc);
     let od = vec![dx[0], ocv, doff[2], doff[3]];
     let out = alloc_result(b, op, 0, &od)?;
     let elem = elem_of(b.m, x);
     let f64t = Type::f64();
     let bounds = Bounds::new(b);
     let (ocg, icg_v, icog) = (
-        b.const_index(oc / group),
-        b.const_index(icg),
-        b.const_index(ic / og),
+        b.const_index(geo.oc / geo.group),
+        b.const_index(geo.icg),
+        b.const_index(geo.ic / geo.offset_group),
     );
-    let red = [icg_v, b.const_index(kh), b.const_index(kw)];
-    let kwv = b.const_index(kw);
-    let khv = b.const_index(kh);
+    let red = [icg_v, b.const_index(geo.kh), b.const_index(geo.kw)];
+    let kwv = b.const_index(geo.kw);
+    let khv = b.const_index(geo.kh);
+    let sampler = Sampler {
+        op,
+        geo: &geo,
+        x,
+        w,
+        offset,
+        mask,
+        size: [dx[2], dx[3]],
+        icog,
+        khv,
+        kwv,
+    };
     let mut err = None;
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let (n, o, oy, ox) = (ivs[0], ivs[1], ivs[2], ivs[3]);
-        let g = b.same("arith.divui", &[o, ocg]);
-        let c0 = loops::mul(b, g, icg_v);
+        let g = b.divui(o, ocg);
+        let c0 = b.mul(g, icg_v);
         let init = match bias {
             Some(bv) => {
-                let v = load_at(b, bv, &[o]);
+                let v = b.load(bv, &[o]);
                 scalar::convert(b, op, v, &f64t)
             }
-            None => Ok(constant(b, &f64t, 0.0)),
+            None => Ok(b.zero(&f64t)),
         };
         let init = match init {
             Ok(v) => v,
             Err(e) => return err = Some(e),
         };
-        let s = reduce_nest(b, &bounds, &red, init, &mut |b, r, acc| {
-            let (cl, i, j) = (r[0], r[1], r[2]);
-            let c = loops::add(b, c0, cl);
-            let go = b.same("arith.divui", &[c, icog]);
-            // Tap (i, j) of offset group go: channel (go·kh + i)·kw + j.
-            let t = loops::mul(b, go, khv);
-            let t = loops::add(b, t, i);
-            let t = loops::mul(b, t, kwv);
-            let tap = loops::add(b, t, j);
-            let two = b.const_index(2);
-            let ch = loops::mul(b, tap, two);
-            let cw = loops::add(b, ch, bounds.one);
-            let mut coords = Vec::with_capacity(2);
-            for (d, (oc_, k, chan)) in [(oy, i, ch), (ox, j, cw)].into_iter().enumerate() {
-                let base = loops::scale_add(b, None, oc_, strides[d]);
-                let base = loops::scale_add(b, Some(base), k, dil[d]);
-                let p = b.const_index(pads[d]);
-                let pos = loops::sub(b, base, p);
-                let pf = interp::idx_to_f(b, pos);
-                let dv = load_at(b, offset, &[n, chan, oy, ox]);
-                match scalar::convert(b, op, dv, &f64t) {
-                    Ok(dv) => coords.push(b.same("arith.addf", &[pf, dv])),
-                    Err(e) => {
-                        err = Some(e);
-                        return acc;
-                    }
-                }
+        let s = reduce_nest(b, &bounds, &red, init, &mut |b, r, acc| match sampler.term(
+            b,
+            &bounds,
+            [n, o, oy, ox],
+            c0,
+            [r[0], r[1], r[2]],
+        ) {
+            Ok(f) => b.addf(acc, f),
+            Err(e) => {
+                err = Some(e);
+                acc
             }
-            let per_dim: Vec<Vec<Tap>> = coords
-                .iter()
-                .enumerate()
-                .map(|(d, &cd)| {
-                    let size = dx[2 + d];
-                    let last = loops::sub(b, size, bounds.one);
-                    interp::taps(b, None, cd)
-                        .into_iter()
-                        .map(|(i, wt)| {
-                            let ge = loops::cmp(b, "sge", i, bounds.zero);
-                            let le = loops::cmp(b, "sle", i, last);
-                            let ok = loops::and(b, ge, le);
-                            let idx = loops::select(b, ok, i, bounds.zero);
-                            Tap {
-                                idx,
-                                w: wt,
-                                keep: Some(ok),
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
-            let v = match interp::weighted_sum(b, op, x, &[n, c], &per_dim) {
-                Ok(v) => v,
-                Err(e) => {
-                    err = Some(e);
-                    return acc;
-                }
-            };
-            let wv = load_at(b, w, &[o, cl, i, j]);
-            let mut f = match scalar::convert(b, op, wv, &f64t) {
-                Ok(f) => b.same("arith.mulf", &[f, v]),
-                Err(e) => {
-                    err = Some(e);
-                    return acc;
-                }
-            };
-            if let Some(mk) = mask {
-                let m = load_at(b, mk, &[n, tap, oy, ox]);
-                match scalar::convert(b, op, m, &f64t) {
-                    Ok(m) => f = b.same("arith.mulf", &[f, m]),
-                    Err(e) => err = Some(e),
-                }
-            }
-            b.same("arith.addf", &[acc, f])
         });
         store_converted(b, op, s, &elem, out, ivs, &mut err);
     });

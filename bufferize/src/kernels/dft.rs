@@ -7,17 +7,13 @@ use super::build::index_at;
 use super::gather::wrap;
 use super::interp::{f64c, idx_to_f};
 use super::scalar;
-use super::{alloc_result, attr_int, elem_of, finish, load_at, shape_of, store_at};
+use super::{alloc_result, elem_of, finish, shape_of, store_converted};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{loop_nest, Bounds};
+use ir::builder::Cmp;
 use ir::dialects::op_error;
-use ir::{Builder, Module, OpId, Result, Type, ValueId};
-
-fn opset(m: &Module) -> i64 {
-    m.attr(m.top(), "onnx.opset")
-        .and_then(ir::Attribute::as_int)
-        .unwrap_or(20)
-}
+use ir::{Builder, Diagnostic, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 /// `e^{±2πi·k·n/L}` factors: `step` = 2π/L (f64), `sign` ±1.
 struct Twiddle {
@@ -27,6 +23,15 @@ struct Twiddle {
 }
 
 impl Twiddle {
+    /// The factors of a transform of `length` (forward: `sign` = -1).
+    fn new(b: &mut Builder<'_>, length: ValueId, sign: f64) -> (Twiddle, ValueId) {
+        let lf = idx_to_f(b, length);
+        let two_pi = f64c(b, 2.0 * std::f64::consts::PI);
+        let step = b.divf(two_pi, lf);
+        let sign = f64c(b, sign);
+        (Twiddle { length, step, sign }, lf)
+    }
+
     /// `acc + (re + i·im)·e^{±2πi·(k·n mod L)/L}` in f64.
     fn mac(
         &self,
@@ -36,23 +41,154 @@ impl Twiddle {
         k: ValueId,
         n: ValueId,
     ) -> [ValueId; 2] {
-        let kn = loops::mul(b, k, n);
-        let kn = b.same("arith.remui", &[kn, self.length]);
+        let kn = b.mul(k, n);
+        let kn = b.remui(kn, self.length);
         let t = idx_to_f(b, kn);
-        let t = b.same("arith.mulf", &[t, self.step]);
-        let t = b.same("arith.mulf", &[t, self.sign]);
-        let (c, s) = (b.same("math.cos", &[t]), b.same("math.sin", &[t]));
-        let rc = b.same("arith.mulf", &[re, c]);
-        let is = b.same("arith.mulf", &[im, s]);
-        let rs = b.same("arith.mulf", &[re, s]);
-        let ic = b.same("arith.mulf", &[im, c]);
-        let pr = b.same("arith.subf", &[rc, is]);
-        let pi = b.same("arith.addf", &[rs, ic]);
-        [
-            b.same("arith.addf", &[acc[0], pr]),
-            b.same("arith.addf", &[acc[1], pi]),
-        ]
+        let t = b.mulf(t, self.step);
+        let t = b.mulf(t, self.sign);
+        let (c, s) = (b.cos(t), b.sin(t));
+        let rc = b.mulf(re, c);
+        let is = b.mulf(im, s);
+        let rs = b.mulf(re, s);
+        let ic = b.mulf(im, c);
+        let pr = b.subf(rc, is);
+        let pi = b.addf(rs, ic);
+        [b.addf(acc[0], pr), b.addf(acc[1], pi)]
     }
+}
+
+/// `v` converted to f64, or the error kept in `err`.
+fn to_f64(
+    b: &mut Builder<'_>,
+    op: OpId,
+    v: ValueId,
+    err: &mut Option<Diagnostic>,
+) -> Option<ValueId> {
+    match scalar::convert(b, op, v, &Type::f64()) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            *err = Some(e);
+            None
+        }
+    }
+}
+
+/// A DFT along the axis: the input, whether each signal dim is the axis,
+/// the input and transform lengths, and the twiddle factors.
+struct Dft {
+    op: OpId,
+    x: ValueId,
+    rank: usize,
+    complex_in: bool,
+    inverse: bool,
+    /// One-sided inverse (irfft): bins past L/2 mirror the half spectrum.
+    irfft: bool,
+    is_axis: Vec<ValueId>,
+    in_len: ValueId,
+    length: ValueId,
+    half: ValueId,
+    terms: ValueId,
+    elem: Type,
+    tw: Twiddle,
+}
+
+impl Dft {
+    /// `vals[axis]` (the axis is a runtime value).
+    fn pick(&self, b: &mut Builder<'_>, vals: &[ValueId], zero: ValueId) -> ValueId {
+        let mut r = zero;
+        for (d, &c) in self.is_axis.iter().enumerate() {
+            r = b.select(c, vals[d], r);
+        }
+        r
+    }
+
+    /// The (re, im) in f64 of input bin `n` at signal position `ivs`
+    /// (0 past the input's length; conjugated where irfft mirrors).
+    fn term(
+        &self,
+        b: &mut Builder<'_>,
+        bounds: &Bounds,
+        ivs: &[ValueId],
+        n: ValueId,
+        err: &mut Option<Diagnostic>,
+    ) -> Option<[ValueId; 2]> {
+        let (zero, one) = (bounds.zero, bounds.one);
+        // Source bin and the sign of its imaginary part.
+        let (src, conj) = if self.irfft {
+            let hi = b.cmp(Cmp::Gt, n, self.half);
+            let mirror = b.sub(self.length, n);
+            (b.select(hi, mirror, n), Some(hi))
+        } else {
+            (n, None)
+        };
+        let present = b.cmp(Cmp::Lt, src, self.in_len);
+        let src = b.select(present, src, zero);
+        let mut idx: Vec<ValueId> = (0..self.rank - 1)
+            .map(|d| b.select(self.is_axis[d], src, ivs[d]))
+            .collect();
+        idx.push(zero);
+        let re = b.load(self.x, &idx);
+        let im = if self.complex_in {
+            idx[self.rank - 1] = one;
+            b.load(self.x, &idx)
+        } else {
+            b.zero(&self.elem)
+        };
+        let re = to_f64(b, self.op, re, err)?;
+        let im = to_f64(b, self.op, im, err)?;
+        let zf = f64c(b, 0.0);
+        let re = b.select(present, re, zf);
+        let im = b.select(present, im, zf);
+        let im = match conj {
+            Some(c) => {
+                let neg = b.negf(im);
+                b.select(c, neg, im)
+            }
+            None => im,
+        };
+        Some([re, im])
+    }
+
+    /// The (re, im) sum of output bin `ivs` over every term.
+    fn bin(
+        &self,
+        b: &mut Builder<'_>,
+        bounds: &Bounds,
+        ivs: &[ValueId],
+        err: &mut Option<Diagnostic>,
+    ) -> [ValueId; 2] {
+        let k = self.pick(b, ivs, bounds.zero);
+        let z = f64c(b, 0.0);
+        let f = b.scf_for(
+            bounds.zero,
+            self.terms,
+            bounds.one,
+            &[z, z],
+            |b, n, a| match self.term(b, bounds, ivs, n, err) {
+                Some(t) => self.tw.mac(b, [a[0], a[1]], t, k, n).to_vec(),
+                None => a.to_vec(),
+            },
+        );
+        let r = b.m.results(f);
+        [r[0], r[1]]
+    }
+}
+
+/// The transform axis: operand 2 (wrapped when negative), or -2.
+fn dft_axis(
+    cx: &Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    rank: usize,
+    zero: ValueId,
+) -> Result<ValueId> {
+    if !cx.has_input(b.m, op, 2) {
+        return Ok(b.const_index(rank as i64 - 2));
+    }
+    let a = cx.input(b.m, op, 2)?;
+    let v = index_at(b, a, (shape_of(b.m, a).len() == 1).then_some(0));
+    let r = b.const_index(rank as i64);
+    Ok(wrap(b, v, r, zero))
 }
 
 pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -66,43 +202,29 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     if rank < 2 {
         return Err(op_error(b.m, op, "DFT needs a signal and a component dim"));
     }
-    let inverse = attr_int(b.m, op, "inverse", 0) != 0;
-    let onesided = attr_int(b.m, op, "onesided", 0) != 0;
+    let attrs = ops::DFT::of(b.m, op);
+    let inverse = attrs.inverse() != 0;
+    let irfft = inverse && attrs.onesided() != 0;
     let dx = dims(b, x);
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);
-    // The axis: an input from opset 20 on, else an attribute.
-    let axis = if cx.has_input(b.m, op, 2) {
-        let a = cx.input(b.m, op, 2)?;
-        let v = index_at(b, a, (shape_of(b.m, a).len() == 1).then_some(0));
-        let r = b.const_index(rank as i64);
-        wrap(b, v, r, zero)
-    } else {
-        let default = if opset(b.m) >= 20 { -2 } else { 1 };
-        let a = attr_int(b.m, op, "axis", default);
-        let a = if a < 0 { a + rank as i64 } else { a };
-        b.const_index(a)
-    };
+    let axis = dft_axis(cx, b, op, rank, zero)?;
     let is_axis: Vec<ValueId> = (0..rank - 1)
         .map(|d| {
             let dv = b.const_index(d as i64);
-            loops::cmp(b, "eq", axis, dv)
+            b.cmp(Cmp::Eq, axis, dv)
         })
         .collect();
-    let pick = |b: &mut Builder<'_>, vals: &[ValueId]| {
-        let mut r = zero;
-        for (d, &c) in is_axis.iter().enumerate() {
-            r = loops::select(b, c, vals[d], r);
-        }
-        r
-    };
-    let in_len = pick(b, &dx);
+    let mut in_len = zero;
+    for (d, &c) in is_axis.iter().enumerate() {
+        in_len = b.select(c, dx[d], in_len);
+    }
     let length = if cx.has_input(b.m, op, 1) {
         let l = cx.input(b.m, op, 1)?;
         index_at(b, l, (shape_of(b.m, l).len() == 1).then_some(0))
-    } else if inverse && onesided {
-        let m1 = loops::sub(b, in_len, one);
-        loops::add(b, m1, m1)
+    } else if irfft {
+        let m1 = b.sub(in_len, one);
+        b.add(m1, m1)
     } else {
         in_len
     };
@@ -113,81 +235,42 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     }
     let out_dims: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d)).collect();
     let out = alloc_result(b, op, 0, &out_dims)?;
-    let elem = elem_of(b.m, x);
-    let f64t = Type::f64();
-    let lf = idx_to_f(b, length);
-    let two_pi = f64c(b, 2.0 * std::f64::consts::PI);
-    let step = b.same("arith.divf", &[two_pi, lf]);
-    let sign = f64c(b, if inverse { 1.0 } else { -1.0 });
+    let (tw, lf) = Twiddle::new(b, length, if inverse { 1.0 } else { -1.0 });
     let two = b.const_index(2);
-    let half = b.same("arith.divui", &[length, two]);
+    let half = b.divui(length, two);
     // Terms summed: the input bins (truncated/zero-padded to the length), or
     // every bin of the mirrored full spectrum for irfft.
-    let terms = if inverse && onesided {
+    let terms = if irfft {
         length
     } else {
-        b.same("arith.minsi", &[length, in_len])
+        b.minsi(length, in_len)
     };
-    let tw = Twiddle { length, step, sign };
+    let p = Dft {
+        op,
+        x,
+        rank,
+        complex_in,
+        inverse,
+        irfft,
+        is_axis,
+        in_len,
+        length,
+        half,
+        terms,
+        elem: elem_of(b.m, x),
+        tw,
+    };
+    let components = out_shape[rank - 1] as usize;
     let mut err = None;
-    let sig_dims = out_dims[..rank - 1].to_vec();
-    loop_nest(b, &bounds, &sig_dims, &mut |b, ivs| {
-        let k = pick(b, ivs);
-        let z = f64c(b, 0.0);
-        let init = [z, z];
-        let mut acc = init.to_vec();
-        let f = b.scf_for(zero, terms, one, &init, |b, n, a| {
-            // Source bin and the sign of its imaginary part.
-            let (src, conj) = if inverse && onesided {
-                let hi = loops::cmp(b, "sgt", n, half);
-                let mirror = loops::sub(b, length, n);
-                (loops::select(b, hi, mirror, n), Some(hi))
-            } else {
-                (n, None)
-            };
-            let present = loops::cmp(b, "slt", src, in_len);
-            let src = loops::select(b, present, src, zero);
-            let mut idx: Vec<ValueId> = (0..rank - 1)
-                .map(|d| loops::select(b, is_axis[d], src, ivs[d]))
-                .collect();
-            idx.push(zero);
-            let re = load_at(b, x, &idx);
-            let im = if complex_in {
-                idx[rank - 1] = one;
-                load_at(b, x, &idx)
-            } else {
-                scalar::constant(b, &elem, 0.0)
-            };
-            let (re, im) = match (
-                scalar::convert(b, op, re, &f64t),
-                scalar::convert(b, op, im, &f64t),
-            ) {
-                (Ok(r), Ok(i)) => (r, i),
-                (Err(e), _) | (_, Err(e)) => {
-                    err = Some(e);
-                    return a.to_vec();
-                }
-            };
-            let zf = f64c(b, 0.0);
-            let re = scalar::select(b, present, re, zf);
-            let im = scalar::select(b, present, im, zf);
-            let im = match conj {
-                Some(c) => {
-                    let neg = b.same("arith.negf", &[im]);
-                    scalar::select(b, c, neg, im)
-                }
-                None => im,
-            };
-            tw.mac(b, [a[0], a[1]], [re, im], k, n).to_vec()
-        });
-        acc.copy_from_slice(&b.m.results(f)[..2]);
-        if inverse {
+    loop_nest(b, &bounds, &out_dims[..rank - 1], &mut |b, ivs| {
+        let mut acc = p.bin(b, &bounds, ivs, &mut err);
+        if p.inverse {
             for a in &mut acc {
-                *a = b.same("arith.divf", &[*a, lf]);
+                *a = b.divf(*a, lf);
             }
         }
-        for (c, &v) in acc.iter().enumerate().take(out_shape[rank - 1] as usize) {
-            let r = match scalar::convert(b, op, v, &elem) {
+        for (c, &v) in acc.iter().enumerate().take(components) {
+            let r = match scalar::convert(b, op, v, &p.elem) {
                 Ok(r) => r,
                 Err(e) => {
                     err = Some(e);
@@ -196,10 +279,64 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
             };
             let mut oi = ivs.to_vec();
             oi.push(b.const_index(c as i64));
-            store_at(b, r, out, &oi);
+            b.store(r, out, &oi);
         }
     });
     finish(err, vec![out])
+}
+
+/// STFT frames: the signal `[B, L, 1 or 2]`, the hop, the window and the
+/// frame length, and the bins summed per frame.
+struct Frames {
+    op: OpId,
+    x: ValueId,
+    complex_in: bool,
+    window: Option<ValueId>,
+    step: ValueId,
+    sig_len: ValueId,
+    terms: ValueId,
+    tw: Twiddle,
+}
+
+impl Frames {
+    /// The windowed (re, im) in f64 of sample `n` of the frame at `start`
+    /// (`z`, 0, as the imaginary part of a real signal).
+    #[allow(clippy::too_many_arguments)]
+    fn term(
+        &self,
+        b: &mut Builder<'_>,
+        bounds: &Bounds,
+        (n0, start): (ValueId, ValueId),
+        n: ValueId,
+        z: ValueId,
+        err: &mut Option<Diagnostic>,
+    ) -> Option<[ValueId; 2]> {
+        let zero = bounds.zero;
+        let pos = b.add(start, n);
+        let inside = b.cmp(Cmp::Lt, pos, self.sig_len);
+        let pos = b.select(inside, pos, zero);
+        let part = |b: &mut Builder<'_>, c: i64, err: &mut Option<Diagnostic>| {
+            let cv = b.const_index(c);
+            let v = b.load(self.x, &[n0, pos, cv]);
+            to_f64(b, self.op, v, err)
+        };
+        let re = part(b, 0, err)?;
+        let im = if self.complex_in {
+            Some(part(b, 1, err)?)
+        } else {
+            None
+        };
+        let w = match self.window {
+            Some(wv) => {
+                let v = b.load(wv, &[n]);
+                to_f64(b, self.op, v, err)?
+            }
+            None => f64c(b, 1.0),
+        };
+        let zf = f64c(b, 0.0);
+        let w = b.select(inside, w, zf);
+        Some([re, im.unwrap_or(z)].map(|v| b.mulf(v, w)))
+    }
 }
 
 /// STFT: frames `frame_step` apart, each weighted by `window` (or 1) and
@@ -230,7 +367,7 @@ pub fn stft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         let r = shape_of(b.m, v).len();
         index_at(b, v, (r == 1).then_some(0))
     };
-    let step_v = scalar_of(b, hop);
+    let step = scalar_of(b, hop);
     if window.is_some_and(|w| shape_of(b.m, w).len() != 1) {
         return Err(op_error(b.m, op, "the window must be 1-D"));
     }
@@ -241,70 +378,41 @@ pub fn stft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         (None, None) => return Err(op_error(b.m, op, "needs a window or frame_length")),
     };
     let terms = match wlen {
-        Some(w) => b.same("arith.minsi", &[w, length]),
+        Some(w) => b.minsi(w, length),
         None => length,
     };
     let sig_len = dims(b, x)[1];
     let out_dims: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d)).collect();
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, x);
-    let f64t = Type::f64();
-    let lf = idx_to_f(b, length);
-    let two_pi = f64c(b, 2.0 * std::f64::consts::PI);
-    let tw = Twiddle {
-        length,
-        step: b.same("arith.divf", &[two_pi, lf]),
-        sign: f64c(b, -1.0),
+    let (tw, _) = Twiddle::new(b, length, -1.0);
+    let fr = Frames {
+        op,
+        x,
+        complex_in,
+        window,
+        step,
+        sig_len,
+        terms,
+        tw,
     };
     let mut err = None;
     loop_nest(b, &bounds, &out_dims[..3], &mut |b, ivs| {
-        let (n0, fr, k) = (ivs[0], ivs[1], ivs[2]);
-        let start = loops::mul(b, fr, step_v);
+        let (n0, frame, k) = (ivs[0], ivs[1], ivs[2]);
+        let start = b.mul(frame, fr.step);
         let z = f64c(b, 0.0);
-        let f = b.scf_for(zero, terms, one, &[z, z], |b, n, a| {
-            let pos = loops::add(b, start, n);
-            let inside = loops::cmp(b, "slt", pos, sig_len);
-            let pos = loops::select(b, inside, pos, zero);
-            let part = |b: &mut Builder<'_>, c: i64| {
-                let cv = b.const_index(c);
-                let v = load_at(b, x, &[n0, pos, cv]);
-                scalar::convert(b, op, v, &f64t)
-            };
-            let (re, im) = match (part(b, 0), complex_in.then(|| part(b, 1)).transpose()) {
-                (Ok(re), Ok(im)) => (re, im.unwrap_or(z)),
-                (Err(e), _) | (_, Err(e)) => {
-                    err = Some(e);
-                    return a.to_vec();
-                }
-            };
-            let w = match window {
-                Some(wv) => {
-                    let v = load_at(b, wv, &[n]);
-                    scalar::convert(b, op, v, &f64t)
-                }
-                None => Ok(f64c(b, 1.0)),
-            };
-            let w = match w {
-                Ok(w) => w,
-                Err(e) => {
-                    err = Some(e);
-                    return a.to_vec();
-                }
-            };
-            let zf = f64c(b, 0.0);
-            let w = scalar::select(b, inside, w, zf);
-            let (re, im) = (
-                b.same("arith.mulf", &[re, w]),
-                b.same("arith.mulf", &[im, w]),
-            );
-            tw.mac(b, [a[0], a[1]], [re, im], k, n).to_vec()
+        let f = b.scf_for(zero, fr.terms, one, &[z, z], |b, n, a| {
+            match fr.term(b, &bounds, (n0, start), n, z, &mut err) {
+                Some(t) => fr.tw.mac(b, [a[0], a[1]], t, k, n).to_vec(),
+                None => a.to_vec(),
+            }
         });
         let acc = b.m.results(f).to_vec();
         for (c, &v) in acc.iter().enumerate().take(2) {
             let mut oi = ivs.to_vec();
             oi.push(b.const_index(c as i64));
-            super::store_converted(b, op, v, &elem, out, &oi, &mut err);
+            store_converted(b, op, v, &elem, out, &oi, &mut err);
         }
     });
-    super::finish(err, vec![out])
+    finish(err, vec![out])
 }

@@ -3,11 +3,12 @@
 
 use super::scalar;
 use super::window::Window;
-use super::{alloc_result, attr_int, finish, load_at, shape_of, store_at};
+use super::{alloc_result, finish, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::{ops, OpKind};
 
 /// `v - zp` widened to i32; `zp` indexed by `zi` (scalar when empty).
 fn centered(
@@ -26,9 +27,9 @@ fn centered(
         [1] => vec![b.const_index(0)],
         _ => vec![zi],
     };
-    let zv = load_at(b, z, &idx);
+    let zv = b.load(z, &idx);
     let zw = scalar::convert(b, op, zv, &i32t)?;
-    Ok(scalar::sub(b, w, zw))
+    Ok(b.sub(w, zw))
 }
 
 /// One product's addend of a batched dot: (builder, a value, b value, row
@@ -55,11 +56,7 @@ pub fn batched_dot(
     let (sa, sb) = (shape_of(b.m, a), shape_of(b.m, bm));
     let (ra, rb) = (sa.len(), sb.len());
     if ra < 2 || rb < 2 {
-        let name =
-            b.m.name(op)
-                .as_str()
-                .trim_start_matches("onnx.")
-                .to_string();
+        let name = OpKind::of(b.m, op).map_or("the op", OpKind::name);
         return Err(op_error(
             b.m,
             op,
@@ -75,7 +72,7 @@ pub fn batched_dot(
         let one = b.const_index(1);
         let x = (j + ra).checked_sub(rank).map_or(one, |k| da[k]);
         let y = (j + rb).checked_sub(rank).map_or(one, |k| db[k]);
-        od.push(b.same("arith.maxsi", &[x, y]));
+        od.push(b.maxsi(x, y));
     }
     od.push(da[ra - 2]);
     od.push(db[rb - 1]);
@@ -102,10 +99,10 @@ pub fn batched_dot(
             ai.extend([i, kk[0]]);
             let mut bi = bb.clone();
             bi.extend([kk[0], jn]);
-            let av = load_at(b, a, &ai);
-            let bv = load_at(b, bm, &bi);
+            let av = b.load(a, &ai);
+            let bv = b.load(bm, &bi);
             match term(b, av, bv, i, jn) {
-                Ok(p) => scalar::add(b, acc, p),
+                Ok(p) => b.add(acc, p),
                 Err(e) => {
                     err = Some(e);
                     acc
@@ -133,9 +130,9 @@ pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         &mut |b, av, bv, i, j| {
             let x = centered(b, op, av, az, i)?;
             let y = centered(b, op, bv, bz, j)?;
-            Ok(scalar::mul(b, x, y))
+            Ok(b.mul(x, y))
         },
-        &mut |b, s, out, ivs, _| store_at(b, s, out, ivs),
+        &mut |b, s, out, ivs, _| b.store(s, out, ivs),
     )
 }
 
@@ -160,10 +157,11 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     {
         return Err(op_error(b.m, op, "ConvInteger needs static shapes"));
     }
-    if attr_int(b.m, op, "group", 1) != 1 {
+    let attrs = ops::ConvInteger::of(b.m, op);
+    if attrs.group() != 1 {
         return Err(op_error(b.m, op, "grouped ConvInteger is not supported"));
     }
-    let win = Window::new(b.m, op, ws[2..].to_vec(), &xs, &os)?;
+    let win = Window::new(b.m, op, ws[2..].to_vec(), attrs.into(), &xs, &os)?;
     let dx = dims(b, x);
     let od: Vec<ValueId> = os.iter().map(|&d| b.const_index(d)).collect();
     let out = alloc_result(b, op, 0, &od)?;
@@ -179,8 +177,8 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
             xi.extend(pos);
             let mut wi = vec![ivs[1]];
             wi.extend_from_slice(r);
-            let xv = load_at(b, x, &xi);
-            let wv = load_at(b, w, &wi);
+            let xv = b.load(x, &xi);
+            let wv = b.load(w, &wi);
             let (xc, wc) = match (
                 centered(b, op, xv, xz, r[0]),
                 centered(b, op, wv, wz, ivs[1]),
@@ -191,11 +189,11 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
                     return acc;
                 }
             };
-            let p = scalar::mul(b, xc, wc);
-            let sum = scalar::add(b, acc, p);
-            scalar::select(b, inside, sum, acc)
+            let p = b.mul(xc, wc);
+            let sum = b.add(acc, p);
+            b.select(inside, sum, acc)
         });
-        store_at(b, s, out, ivs);
+        b.store(s, out, ivs);
     });
     finish(err, vec![out])
 }

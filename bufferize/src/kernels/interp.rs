@@ -2,9 +2,8 @@
 //! the per-dim taps of linear and cubic sampling, and the sum over their
 //! tensor product (each output element is Σ Π weights · input).
 
-use super::load_at;
 use super::scalar;
-use crate::loops;
+use ir::builder::CmpF;
 use ir::{Builder, OpId, Result, Type, ValueId};
 
 pub fn f64c(b: &mut Builder<'_>, v: f64) -> ValueId {
@@ -12,13 +11,13 @@ pub fn f64c(b: &mut Builder<'_>, v: f64) -> ValueId {
 }
 
 pub fn idx_to_f(b: &mut Builder<'_>, i: ValueId) -> ValueId {
-    let v = b.op1("arith.index_cast", &[i], Type::i64(), &[]);
-    b.op1("arith.sitofp", &[v], Type::f64(), &[])
+    let v = b.index_cast(i, Type::i64());
+    b.sitofp(v, Type::f64())
 }
 
 pub fn f_to_idx(b: &mut Builder<'_>, f: ValueId) -> ValueId {
-    let v = b.op1("arith.fptosi", &[f], Type::i64(), &[]);
-    b.op1("arith.index_cast", &[v], Type::Index, &[])
+    let v = b.fptosi(f, Type::i64());
+    b.index_cast(v, Type::Index)
 }
 
 /// One neighbour along a dim: its index, its weight, and (when it may fall
@@ -32,16 +31,16 @@ pub struct Tap {
 
 /// Cubic convolution weight (coefficient `a`) of a tap at distance `t`.
 fn cubic_weight(b: &mut Builder<'_>, a: f64, t: ValueId) -> ValueId {
-    let x = b.same("math.absf", &[t]);
+    let x = b.absf(t);
     let (one, two) = (f64c(b, 1.0), f64c(b, 2.0));
-    let x2 = b.same("arith.mulf", &[x, x]);
-    let x3 = b.same("arith.mulf", &[x2, x]);
+    let x2 = b.mulf(x, x);
+    let x3 = b.mulf(x2, x);
     // |x| <= 1: (a+2)|x|³ - (a+3)|x|² + 1
     let (c1, c2) = (f64c(b, a + 2.0), f64c(b, a + 3.0));
-    let t1 = b.same("arith.mulf", &[c1, x3]);
-    let t2 = b.same("arith.mulf", &[c2, x2]);
-    let near = b.same("arith.subf", &[t1, t2]);
-    let near = b.same("arith.addf", &[near, one]);
+    let t1 = b.mulf(c1, x3);
+    let t2 = b.mulf(c2, x2);
+    let near = b.subf(t1, t2);
+    let near = b.addf(near, one);
     // 1 < |x| < 2: a|x|³ - 5a|x|² + 8a|x| - 4a
     let (ca, c5, c8, c4) = (
         f64c(b, a),
@@ -49,39 +48,39 @@ fn cubic_weight(b: &mut Builder<'_>, a: f64, t: ValueId) -> ValueId {
         f64c(b, 8.0 * a),
         f64c(b, 4.0 * a),
     );
-    let f1 = b.same("arith.mulf", &[ca, x3]);
-    let f2 = b.same("arith.mulf", &[c5, x2]);
-    let f3 = b.same("arith.mulf", &[c8, x]);
-    let far = b.same("arith.subf", &[f1, f2]);
-    let far = b.same("arith.addf", &[far, f3]);
-    let far = b.same("arith.subf", &[far, c4]);
-    let le1 = scalar::cmpf(b, "ole", x, one);
-    let lt2 = scalar::cmpf(b, "olt", x, two);
+    let f1 = b.mulf(ca, x3);
+    let f2 = b.mulf(c5, x2);
+    let f3 = b.mulf(c8, x);
+    let far = b.subf(f1, f2);
+    let far = b.addf(far, f3);
+    let far = b.subf(far, c4);
+    let le1 = b.cmpf(CmpF::Ole, x, one);
+    let lt2 = b.cmpf(CmpF::Olt, x, two);
     let zero = f64c(b, 0.0);
-    let w = scalar::select(b, lt2, far, zero);
-    scalar::select(b, le1, near, w)
+    let w = b.select(lt2, far, zero);
+    b.select(le1, near, w)
 }
 
 /// Linear (`cubic_a` = None: 2 taps) or cubic (4 taps) neighbours of source
 /// coordinate `xo`: unclamped indices `floor(xo) + k` and their weights.
 pub fn taps(b: &mut Builder<'_>, cubic_a: Option<f64>, xo: ValueId) -> Vec<(ValueId, ValueId)> {
-    let fl = b.same("math.floor", &[xo]);
+    let fl = b.floor(xo);
     let i0 = f_to_idx(b, fl);
     let Some(a) = cubic_a else {
         let one = f64c(b, 1.0);
         let one_i = b.const_index(1);
-        let r = b.same("arith.subf", &[xo, fl]);
-        let w0 = b.same("arith.subf", &[one, r]);
-        let i1 = loops::add(b, i0, one_i);
+        let r = b.subf(xo, fl);
+        let w0 = b.subf(one, r);
+        let i1 = b.add(i0, one_i);
         return vec![(i0, w0), (i1, r)];
     };
     (-1i64..=2)
         .map(|k| {
             let kv = b.const_index(k);
-            let i = loops::add(b, i0, kv);
+            let i = b.add(i0, kv);
             let kf = f64c(b, k as f64);
-            let p = b.same("arith.addf", &[fl, kf]);
-            let t = b.same("arith.subf", &[xo, p]);
+            let p = b.addf(fl, kf);
+            let t = b.subf(xo, p);
             (i, cubic_weight(b, a, t))
         })
         .collect()
@@ -110,22 +109,22 @@ pub fn weighted_sum(
         let mut w = one;
         let mut keep: Option<ValueId> = None;
         for t in &picked {
-            w = b.same("arith.mulf", &[w, t.w]);
+            w = b.mulf(w, t.w);
             if let Some(kd) = t.keep {
                 keep = Some(match keep {
-                    Some(k) => loops::and(b, k, kd),
+                    Some(k) => b.andi(k, kd),
                     None => kd,
                 });
             }
         }
         let mut idx = lead.to_vec();
         idx.extend(picked.iter().rev().map(|t| t.idx));
-        let v = load_at(b, x, &idx);
+        let v = b.load(x, &idx);
         let vf = scalar::convert(b, op, v, &Type::f64())?;
-        let t = b.same("arith.mulf", &[w, vf]);
-        let s = b.same("arith.addf", &[acc, t]);
+        let t = b.mulf(w, vf);
+        let s = b.addf(acc, t);
         acc = match keep {
-            Some(k) => scalar::select(b, k, s, acc),
+            Some(k) => b.select(k, s, acc),
             None => s,
         };
     }

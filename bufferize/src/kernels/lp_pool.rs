@@ -1,12 +1,12 @@
 //! LpPool: `(Σ |x|^p)^(1/p)` over each window (padding contributes 0).
 
-use super::scalar;
 use super::window::Window;
-use super::{alloc_result, attr_int, attr_ints, elem_of, load_at, shape_of, store_at};
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, ValueId};
+use onnx::ops;
 
 pub fn lp_pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
@@ -16,36 +16,38 @@ pub fn lp_pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         .map(<[i64]>::to_vec)
         .unwrap_or_default();
     let sp = xs.len().saturating_sub(2);
-    let Some(kernel) = attr_ints(b.m, op, "kernel_shape").filter(|k| k.len() == sp) else {
+    let attrs = ops::LpPool::of(b.m, op);
+    let kernel = attrs.kernel_shape();
+    if kernel.len() != sp {
         return Err(op_error(b.m, op, "needs kernel_shape"));
-    };
+    }
     if os.len() != xs.len() || os.iter().chain(&xs).any(|&d| d < 0) {
         return Err(op_error(b.m, op, "LpPool needs static shapes"));
     }
-    let p = attr_int(b.m, op, "p", 2);
-    let win = Window::new(b.m, op, kernel.clone(), &xs, &os)?;
+    let p = attrs.p();
+    let win = Window::new(b.m, op, kernel.clone(), attrs.into(), &xs, &os)?;
     let dx = dims(b, x);
     let od: Vec<ValueId> = os.iter().map(|&d| b.const_index(d)).collect();
     let out = alloc_result(b, op, 0, &od)?;
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
     let kd: Vec<ValueId> = kernel.iter().map(|&k| b.const_index(k)).collect();
-    let pf = scalar::constant(b, &elem, p as f64);
-    let inv = scalar::constant(b, &elem, 1.0 / p as f64);
+    let pf = b.constant(&elem, p as f64);
+    let inv = b.constant(&elem, 1.0 / p as f64);
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
-        let zero = scalar::constant(b, &elem, 0.0);
+        let zero = b.zero(&elem);
         let s = reduce_nest(b, &bounds, &kd, zero, &mut |b, ks, acc| {
             let (pos, inside) = win.input_indices(b, &ivs[2..], ks, &dx[2..], bounds.zero);
             let mut xi = vec![ivs[0], ivs[1]];
             xi.extend(pos);
-            let v = load_at(b, x, &xi);
-            let a = b.same("math.absf", &[v]);
-            let t = b.same("math.powf", &[a, pf]);
-            let sum = scalar::add(b, acc, t);
-            scalar::select(b, inside, sum, acc)
+            let v = b.load(x, &xi);
+            let a = b.absf(v);
+            let t = b.powf(a, pf);
+            let sum = b.add(acc, t);
+            b.select(inside, sum, acc)
         });
-        let r = b.same("math.powf", &[s, inv]);
-        store_at(b, r, out, ivs);
+        let r = b.powf(s, inv);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }

@@ -1,14 +1,14 @@
 //! MatMul (batched, broadcast, 1-D operands) and Gemm as reduction nests.
 
 use super::checks;
-use super::scalar::{self, constant};
-use super::{
-    alloc_result, attr_float, attr_int, elem_of, load_at as load, shape_of, store_at as store,
-};
+use super::scalar;
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 /// Batch indices of an operand: its leading dims aligned right to the
 /// output's batch dims, broadcast (size-1) dims pinned to 0; `is1[k]` is
@@ -24,7 +24,7 @@ fn batch_index(
     let off = out_batch.len() - is1.len();
     (0..is1.len())
         .map(|k| match is1[k] {
-            Some(c) => loops::select(b, c, zero, ivs[k + off]),
+            Some(c) => b.select(c, zero, ivs[k + off]),
             None if shape[k] == 1 && out_batch[k + off] != 1 => zero,
             None => ivs[k + off],
         })
@@ -90,7 +90,7 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                 checks::broadcasts(b, op, d[k], out_dims[j], &msg)?;
             }
             let dynamic = s[k] == ir::DYN;
-            is1[i].push(dynamic.then(|| loops::cmp(b, "eq", d[k], one)));
+            is1[i].push(dynamic.then(|| b.cmp(Cmp::Eq, d[k], one)));
         }
     }
     if !a_vec {
@@ -111,7 +111,7 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         let j = (!b_vec).then(|| ivs[ivs.len() - 1]);
         let mut ai = batch_index(b, &sa, &is1[0], &out_batch, ivs, zero);
         let mut bi = batch_index(b, &sb, &is1[1], &out_batch, ivs, zero);
-        let init = constant(b, &scalar::acc_type(&elem), 0.0);
+        let init = b.zero(&scalar::acc_type(&elem));
         let sum = reduce_nest(b, &bounds, &[k_dim], init, &mut |b, k, acc| {
             let mut aidx = ai.clone();
             aidx.extend(i);
@@ -119,14 +119,14 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             let mut bidx = bi.clone();
             bidx.push(k[0]);
             bidx.extend(j);
-            let x = load(b, a, &aidx);
-            let y = load(b, w, &bidx);
+            let x = b.load(a, &aidx);
+            let y = b.load(w, &bidx);
             scalar::mul_acc(b, acc, x, y)
         });
         let sum = scalar::fcast(b, sum, &elem);
         ai.clear();
         bi.clear();
-        store(b, sum, out, ivs);
+        b.store(sum, out, ivs);
     });
     Ok(vec![out])
 }
@@ -193,14 +193,9 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     } else {
         None
     };
-    let (ta, tb) = (
-        attr_int(b.m, op, "transA", 0) != 0,
-        attr_int(b.m, op, "transB", 0) != 0,
-    );
-    let (alpha, beta) = (
-        attr_float(b.m, op, "alpha", 1.0),
-        attr_float(b.m, op, "beta", 1.0),
-    );
+    let attrs = ops::Gemm::of(b.m, op);
+    let (ta, tb) = (attrs.trans_a() != 0, attrs.trans_b() != 0);
+    let (alpha, beta) = (attrs.alpha(), attrs.beta());
     if shape_of(b.m, a).len() != 2 || shape_of(b.m, w).len() != 2 {
         return Err(op_error(b.m, op, "Gemm operands A and B must be 2-D"));
     }
@@ -223,24 +218,24 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             let o = if k + off == 0 { m_dim } else { n_dim };
             checks::broadcasts(b, op, d, o, &checks::broadcast_msg(2, k))?;
             let dynamic = c_shape[k] == ir::DYN;
-            c_is1.push(dynamic.then(|| loops::cmp(b, "eq", d, bounds.one)));
+            c_is1.push(dynamic.then(|| b.cmp(Cmp::Eq, d, bounds.one)));
         }
     }
     loop_nest(b, &bounds, &[m_dim, n_dim], &mut |b, ivs| {
         let (i, j) = (ivs[0], ivs[1]);
-        let init = constant(b, &scalar::acc_type(&elem), 0.0);
+        let init = b.zero(&scalar::acc_type(&elem));
         let sum = reduce_nest(b, &bounds, &[k_dim], init, &mut |b, k, acc| {
             let aidx = if ta { [k[0], i] } else { [i, k[0]] };
             let bidx = if tb { [j, k[0]] } else { [k[0], j] };
-            let x = load(b, a, &aidx);
-            let y = load(b, w, &bidx);
+            let x = b.load(a, &aidx);
+            let y = b.load(w, &bidx);
             scalar::mul_acc(b, acc, x, y)
         });
         let sum = scalar::fcast(b, sum, &elem);
         let mut r = sum;
         if alpha != 1.0 {
-            let al = constant(b, &elem, alpha);
-            r = scalar::mul(b, r, al);
+            let al = b.constant(&elem, alpha);
+            r = b.mul(r, al);
         }
         if let Some(c) = c {
             // Unidirectional broadcast of C to (M, N).
@@ -250,19 +245,19 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
                 .zip(&c_is1)
                 .enumerate()
                 .map(|(k, (&d, is1))| match is1 {
-                    Some(t) => loops::select(b, *t, zero, ivs[k + off]),
+                    Some(t) => b.select(*t, zero, ivs[k + off]),
                     None if d == 1 => zero,
                     None => ivs[k + off],
                 })
                 .collect();
-            let mut cv = load(b, c, &idx);
+            let mut cv = b.load(c, &idx);
             if beta != 1.0 {
-                let be = constant(b, &elem, beta);
-                cv = scalar::mul(b, cv, be);
+                let be = b.constant(&elem, beta);
+                cv = b.mul(cv, be);
             }
-            r = scalar::add(b, r, cv);
+            r = b.add(r, cv);
         }
-        store(b, r, out, ivs);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }
@@ -279,7 +274,7 @@ impl Mat {
     fn idx(&self, b: &mut Builder<'_>, r: ValueId, c: ValueId) -> Vec<ValueId> {
         let mut idx = self.lead.clone();
         idx.push(match self.row0 {
-            Some(r0) => crate::loops::add(b, r0, r),
+            Some(r0) => b.add(r0, r),
             None => r,
         });
         idx.push(c);
@@ -287,11 +282,11 @@ impl Mat {
     }
     fn load(&self, b: &mut Builder<'_>, r: ValueId, c: ValueId) -> ValueId {
         let idx = self.idx(b, r, c);
-        load(b, self.buf, &idx)
+        b.load(self.buf, &idx)
     }
     fn store(&self, b: &mut Builder<'_>, v: ValueId, r: ValueId, c: ValueId) {
         let idx = self.idx(b, r, c);
-        store(b, v, self.buf, &idx);
+        b.store(v, self.buf, &idx);
     }
 }
 
@@ -328,12 +323,7 @@ pub(super) fn call_gemm(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Resul
     let mut args = vec![c.w, c.x, c.out];
     args.extend(c.bias);
     args.extend([c.xn, c.xr0, c.on, c.or0]);
-    b.op(
-        "func.call",
-        &args,
-        &[],
-        &[("callee", ir::Attribute::symbol(&name))],
-    );
+    b.call(&name, &args, &[]);
     Ok(())
 }
 
@@ -401,10 +391,10 @@ fn gemm_function(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Result<Strin
     let elem2 = elem.clone();
     let init = move |b: &mut Builder<'_>, m: ValueId| match bias_buf {
         Some(bv) => {
-            let i = crate::loops::add(b, or0, m);
-            load(b, bv, &[i])
+            let i = b.add(or0, m);
+            b.load(bv, &[i])
         }
-        None => constant(b, &elem2, 0.0),
+        None => b.zero(&elem2),
     };
     blocked_gemm(&mut fb, &wm, &xm, &om, &init, mkp);
     fb.ret(&[]);
@@ -423,7 +413,6 @@ fn blocked_gemm(
     init: &dyn Fn(&mut Builder<'_>, ValueId) -> ValueId,
     mkp: [ValueId; 3],
 ) {
-    use crate::loops::{add, sub};
     let [m_ub, k_ub, p_ub] = mkp;
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);
@@ -433,14 +422,14 @@ fn blocked_gemm(
         b.const_index(BM),
         b.const_index(BK),
     );
-    let m_rem = b.same("arith.remsi", &[m_ub, bm]);
-    let m4 = sub(b, m_ub, m_rem);
-    let k_rem = b.same("arith.remsi", &[k_ub, bk]);
-    let k4 = sub(b, k_ub, k_rem);
+    let m_rem = b.remsi(m_ub, bm);
+    let m4 = b.subi(m_ub, m_rem);
+    let k_rem = b.remsi(k_ub, bk);
+    let k4 = b.subi(k_ub, k_rem);
     b.scf_for(zero, p_ub, tp, &[], |b, p0, _| {
-        let rest = sub(b, p_ub, p0);
-        let pn = b.same("arith.minsi", &[rest, tp]);
-        let p_end = add(b, p0, pn);
+        let rest = b.subi(p_ub, p0);
+        let pn = b.minsi(rest, tp);
+        let p_end = b.addi(p0, pn);
         // Initialize the tile.
         b.scf_for(zero, m_ub, one, &[], |b, m, _| {
             let v = init(b, m);
@@ -452,16 +441,16 @@ fn blocked_gemm(
         });
         // 4x4 blocks over k-tiles.
         b.scf_for(zero, k4, tk, &[], |b, kt, _| {
-            let kt_rest = sub(b, k4, kt);
-            let kn = b.same("arith.minsi", &[kt_rest, tk]);
-            let kt_end = add(b, kt, kn);
+            let kt_rest = b.subi(k4, kt);
+            let kn = b.minsi(kt_rest, tk);
+            let kt_end = b.addi(kt, kn);
             b.scf_for(zero, m4, bm, &[], |b, m0, _| {
                 b.scf_for(kt, kt_end, bk, &[], |b, k0, _| {
                     let offs: Vec<ValueId> = (0..BM.max(BK)).map(|i| b.const_index(i)).collect();
                     let rows: Vec<ValueId> =
-                        offs[..BM as usize].iter().map(|&o| add(b, m0, o)).collect();
+                        offs[..BM as usize].iter().map(|&o| b.addi(m0, o)).collect();
                     let ks: Vec<ValueId> =
-                        offs[..BK as usize].iter().map(|&o| add(b, k0, o)).collect();
+                        offs[..BK as usize].iter().map(|&o| b.addi(k0, o)).collect();
                     let mut ws = Vec::new();
                     for &r in &rows {
                         for &kk in &ks {
@@ -528,8 +517,8 @@ fn rank1_rows(
 /// multiply-add is a slow libm call on targets without FMA, while the
 /// clang builds (`-ffp-contract=fast`) fuse the pair where the CPU can.
 fn fma(b: &mut Builder<'_>, x: ValueId, y: ValueId, acc: ValueId) -> ValueId {
-    let product = b.same("arith.mulf", &[x, y]);
-    b.same("arith.addf", &[acc, product])
+    let product = b.mulf(x, y);
+    b.addf(acc, product)
 }
 
 /// Asks LLVM to vectorize `for_op` even when it must check at run time that

@@ -63,8 +63,10 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         "Gemm" => matmul::gemm(cx, b, op),
         "Conv" => conv::conv(cx, b, op),
         "DeformConv" => deform_conv::deform_conv(cx, b, op),
-        "MaxPool" | "AveragePool" => pool::pool(cx, b, op, kind),
-        "GlobalAveragePool" | "GlobalMaxPool" => pool::global_pool(cx, b, op, kind),
+        "MaxPool" => pool::pool(cx, b, op, pool::PoolKind::Max),
+        "AveragePool" => pool::pool(cx, b, op, pool::PoolKind::Average),
+        "GlobalMaxPool" => pool::global_pool(cx, b, op, pool::PoolKind::Max),
+        "GlobalAveragePool" => pool::global_pool(cx, b, op, pool::PoolKind::Average),
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
         | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
             reduce::reduce(cx, b, op, kind)
@@ -105,7 +107,9 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         "GatherElements" => gather::gather_elements(cx, b, op),
         "Slice" => slice::slice(cx, b, op),
         "CumSum" | "CumProd" => gather::cumulative(cx, b, op, kind),
-        "RNN" | "GRU" | "LSTM" => rnn::rnn(cx, b, op, kind),
+        "RNN" => rnn::rnn(cx, b, op, rnn::Cell::Rnn),
+        "GRU" => rnn::rnn(cx, b, op, rnn::Cell::Gru),
+        "LSTM" => rnn::rnn(cx, b, op, rnn::Cell::Lstm),
         "Einsum" => misc::einsum(cx, b, op),
         "BitCast" => extra::bitcast(cx, b, op),
         "HannWindow" | "HammingWindow" | "BlackmanWindow" => extra::window(cx, b, op, kind),

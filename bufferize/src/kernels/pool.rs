@@ -1,21 +1,74 @@
 //! MaxPool, AveragePool (count_include_pad), GlobalAveragePool, GlobalMaxPool,
 //! MaxUnpool.
 
-use super::scalar::{self, constant};
-use super::window::Window;
-use super::{alloc_result, attr_int, attr_ints, elem_of, load_at, shape_of, store_at};
+use super::scalar;
+use super::window::{Window, WindowAttrs};
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::Cmp;
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, ValueId, DYN};
+use ir::{Builder, Module, OpId, Result, ValueId, DYN};
+use onnx::ops;
 
-pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Result<Vec<ValueId>> {
+/// The reduction of a pool: MaxPool / GlobalMaxPool or AveragePool /
+/// GlobalAveragePool.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PoolKind {
+    Max,
+    Average,
+}
+
+/// The attributes of a windowed pool: the kernel, the window, and
+/// AveragePool's `ceil_mode` and `count_include_pad`.
+struct PoolAttrs<'m> {
+    kernel: Vec<i64>,
+    window: WindowAttrs<'m>,
+    ceil_mode: bool,
+    include_pad: bool,
+}
+
+impl<'m> PoolAttrs<'m> {
+    fn of(m: &'m Module, op: OpId, kind: PoolKind) -> PoolAttrs<'m> {
+        match kind {
+            PoolKind::Max => {
+                let v = ops::MaxPool::of(m, op);
+                PoolAttrs {
+                    kernel: v.kernel_shape(),
+                    window: v.into(),
+                    ceil_mode: v.ceil_mode() != 0,
+                    include_pad: false,
+                }
+            }
+            PoolKind::Average => {
+                let v = ops::AveragePool::of(m, op);
+                PoolAttrs {
+                    kernel: v.kernel_shape(),
+                    window: v.into(),
+                    ceil_mode: v.ceil_mode() != 0,
+                    include_pad: v.count_include_pad() != 0,
+                }
+            }
+        }
+    }
+}
+
+pub fn pool(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    kind: PoolKind,
+) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
-    let wants_indices = kind == "MaxPool" && b.m.result(op, 1).is_some_and(|r| b.m.has_uses(r));
+    let is_max = kind == PoolKind::Max;
+    let wants_indices = is_max && b.m.result(op, 1).is_some_and(|r| b.m.has_uses(r));
     let sx = shape_of(b.m, x);
-    let Some(kernel) = attr_ints(b.m, op, "kernel_shape") else {
-        return Err(op_error(b.m, op, "requires 'kernel_shape'"));
-    };
+    let PoolAttrs {
+        kernel,
+        window,
+        ceil_mode,
+        include_pad,
+    } = PoolAttrs::of(b.m, op, kind);
     if sx.len() != kernel.len() + 2 {
         return Err(op_error(
             b.m,
@@ -31,10 +84,7 @@ pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Res
             "pooling needs static output spatial dims",
         ));
     }
-    let win = Window::new(b.m, op, kernel.clone(), &sx, &out_shape)?;
-    let is_max = kind == "MaxPool";
-    let include_pad = attr_int(b.m, op, "count_include_pad", 0) != 0;
-    let ceil_mode = attr_int(b.m, op, "ceil_mode", 0) != 0;
+    let win = Window::new(b.m, op, kernel.clone(), window, &sx, &out_shape)?;
     let dx = dims(b, x);
     let mut out_dims = vec![dx[0], dx[1]];
     for &d in &out_shape[2..] {
@@ -54,46 +104,50 @@ pub fn pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Res
     let red: Vec<ValueId> = kernel.iter().map(|&k| b.const_index(k)).collect();
     let full: i64 = kernel.iter().product();
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        let init = if is_max {
-            scalar::lowest(b, &elem)
-        } else {
-            constant(b, &elem, 0.0)
-        };
+        let init = neutral(b, kind, &elem);
         let mut r = reduce_nest(b, &bounds, &red, init, &mut |b, k, acc| {
             let (pos, inside) = win.input_indices(b, &ivs[2..], k, &dx[2..], zero);
             let mut xidx = vec![ivs[0], ivs[1]];
             xidx.extend(pos);
-            let xv = load_at(b, x, &xidx);
+            let xv = b.load(x, &xidx);
             // Out-of-range taps contribute the reduction's neutral value.
-            let neutral = if is_max {
-                scalar::lowest(b, &elem)
-            } else {
-                constant(b, &elem, 0.0)
-            };
-            let xv = loops::select(b, inside, xv, neutral);
-            if is_max {
-                scalar::max(b, acc, xv)
-            } else {
-                scalar::add(b, acc, xv)
-            }
+            let neutral = neutral(b, kind, &elem);
+            let xv = b.select(inside, xv, neutral);
+            combine(b, kind, acc, xv)
         });
         if !is_max {
             // count_include_pad counts the pads but not what ceil_mode's
             // last window reaches beyond them.
             let n = if include_pad && !ceil_mode {
-                constant(b, &elem, full as f64)
+                b.constant(&elem, full as f64)
             } else {
                 valid_taps(b, &win, ivs, &dx, &elem, include_pad)
             };
-            r = b.same("arith.divf", &[r, n]);
+            r = b.divf(r, n);
         }
-        store_at(b, r, out, ivs);
+        b.store(r, out, ivs);
     });
     if !wants_indices {
         return Ok(vec![out]);
     }
     let indices = argmax_indices(b, op, &win, x, out, &dx, &out_dims)?;
     Ok(vec![out, indices])
+}
+
+/// The start of a pool's reduction: the lowest value for max, else 0.
+fn neutral(b: &mut Builder<'_>, kind: PoolKind, elem: &ir::Type) -> ValueId {
+    match kind {
+        PoolKind::Max => scalar::lowest(b, elem),
+        PoolKind::Average => b.zero(elem),
+    }
+}
+
+/// One step of a pool's reduction: the max (NaN propagates) or the sum.
+fn combine(b: &mut Builder<'_>, kind: PoolKind, acc: ValueId, v: ValueId) -> ValueId {
+    match kind {
+        PoolKind::Max => b.max(acc, v),
+        PoolKind::Average => b.add(acc, v),
+    }
 }
 
 /// MaxPool's `Indices`: for each output, the flat input index (row-major,
@@ -109,46 +163,27 @@ fn argmax_indices(
     out_dims: &[ValueId],
 ) -> Result<ValueId> {
     let indices = alloc_result(b, op, 1, out_dims)?;
-    let column_major = attr_int(b.m, op, "storage_order", 0) != 0;
+    let column_major = ops::MaxPool::of(b.m, op).storage_order() != 0;
     let spatial = dx.len() - 2;
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
     let red: Vec<ValueId> = win.kernel.iter().map(|&k| b.const_index(k)).collect();
-    let elem = elem_of(b.m, x);
-    let oeq = ir::dialects::arith::CMPF_PREDICATES
-        .iter()
-        .position(|&p| p == "oeq")
-        .unwrap_or(1) as i64;
     let mut spatial_size = b.const_index(1);
     for &d in &dx[2..] {
-        spatial_size = loops::mul(b, spatial_size, d);
+        spatial_size = b.mul(spatial_size, d);
     }
     loop_nest(b, &bounds, out_dims, &mut |b, ivs| {
-        let best = load_at(b, max, ivs);
-        let plane = loops::mul(b, ivs[0], dx[1]);
-        let plane = loops::add(b, plane, ivs[1]);
-        let base = loops::mul(b, plane, spatial_size);
+        let best = b.load(max, ivs);
+        let plane = b.mul(ivs[0], dx[1]);
+        let plane = b.add(plane, ivs[1]);
+        let base = b.mul(plane, spatial_size);
         let none = b.const_int(-1, ir::Type::i64());
         let found = reduce_nest(b, &bounds, &red, none, &mut |b, k, acc| {
             let (pos, inside) = win.input_indices(b, &ivs[2..], k, &dx[2..], zero);
             let mut xidx = vec![ivs[0], ivs[1]];
             xidx.extend_from_slice(&pos);
-            let xv = load_at(b, x, &xidx);
-            let equal = if elem.is_float() {
-                b.op1(
-                    "arith.cmpf",
-                    &[xv, best],
-                    ir::Type::i1(),
-                    &[("predicate", ir::Attribute::i64(oeq))],
-                )
-            } else {
-                b.op1(
-                    "arith.cmpi",
-                    &[xv, best],
-                    ir::Type::i1(),
-                    &[("predicate", ir::Attribute::i64(0))],
-                )
-            };
+            let xv = b.load(x, &xidx);
+            let equal = b.cmp(Cmp::Eq, xv, best);
             // Flat offset within the plane, in the requested storage order.
             let order: Vec<usize> = if column_major {
                 (0..spatial).collect()
@@ -158,23 +193,18 @@ fn argmax_indices(
             let mut offset = zero;
             let mut stride = b.const_index(1);
             for i in order {
-                let term = loops::mul(b, pos[i], stride);
-                offset = loops::add(b, offset, term);
-                stride = loops::mul(b, stride, dx[i + 2]);
+                let term = b.mul(pos[i], stride);
+                offset = b.add(offset, term);
+                stride = b.mul(stride, dx[i + 2]);
             }
-            let flat = loops::add(b, base, offset);
-            let flat = b.op1("arith.index_cast", &[flat], ir::Type::i64(), &[]);
-            let unset = b.op1(
-                "arith.cmpi",
-                &[acc, none],
-                ir::Type::i1(),
-                &[("predicate", ir::Attribute::i64(0))],
-            );
-            let take = loops::and(b, unset, equal);
-            let take = loops::and(b, take, inside);
-            loops::select(b, take, flat, acc)
+            let flat = b.add(base, offset);
+            let flat = b.index_cast(flat, ir::Type::i64());
+            let unset = b.cmp(Cmp::Eq, acc, none);
+            let take = b.andi(unset, equal);
+            let take = b.andi(take, inside);
+            b.select(take, flat, acc)
         });
-        store_at(b, found, indices, ivs);
+        b.store(found, indices, ivs);
     });
     Ok(indices)
 }
@@ -197,29 +227,28 @@ fn valid_taps(
         let (lo, hi) = if include_pad {
             let lo = b.const_index(-win.pad_begin[i]);
             let pe = b.const_index(win.pad_end[i]);
-            (lo, loops::add(b, dx[i + 2], pe))
+            (lo, b.add(dx[i + 2], pe))
         } else {
             (zero, dx[i + 2])
         };
         let kdim = b.const_index(win.kernel[i]);
         let cnt = reduce_nest(b, &bounds, &[kdim], zero, &mut |b, k, acc| {
             let pos = win.position(b, i, ivs[i + 2], k[0]);
-            let ge = loops::cmp(b, "sge", pos, lo);
-            let lt = loops::cmp(b, "slt", pos, hi);
-            let ok = loops::and(b, ge, lt);
+            let ge = b.cmp(Cmp::Ge, pos, lo);
+            let lt = b.cmp(Cmp::Lt, pos, hi);
+            let ok = b.andi(ge, lt);
             let one = b.const_index(1);
-            let inc = loops::select(b, ok, one, zero);
-            loops::add(b, acc, inc)
+            let inc = b.select(ok, one, zero);
+            b.add(acc, inc)
         });
         total = Some(match total {
-            Some(t) => loops::mul(b, t, cnt),
+            Some(t) => b.mul(t, cnt),
             None => cnt,
         });
     }
     let t = total.unwrap_or(b.const_index(1));
-    let i64t = ir::Type::i64();
-    let as_int = b.op1("arith.index_cast", &[t], i64t, &[]);
-    b.op1("arith.sitofp", &[as_int], elem.clone(), &[])
+    let as_int = b.index_cast(t, ir::Type::i64());
+    b.sitofp(as_int, elem.clone())
 }
 
 fn shape_of_result(b: &Builder<'_>, op: OpId) -> Result<Vec<i64>> {
@@ -231,7 +260,7 @@ pub fn global_pool(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    kind: &str,
+    kind: PoolKind,
 ) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let sx = shape_of(b.m, x);
@@ -245,40 +274,32 @@ pub fn global_pool(
     }
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
-    let is_max = kind == "GlobalMaxPool";
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
     let spatial = dx[2..].to_vec();
     loop_nest(b, &bounds, &[dx[0], dx[1]], &mut |b, ivs| {
-        let init = if is_max {
-            scalar::lowest(b, &elem)
-        } else {
-            constant(b, &elem, 0.0)
-        };
+        let init = neutral(b, kind, &elem);
         let r = reduce_nest(b, &bounds, &spatial, init, &mut |b, k, acc| {
             let mut idx = ivs.to_vec();
             idx.extend_from_slice(k);
-            let v = load_at(b, x, &idx);
-            if is_max {
-                scalar::max(b, acc, v)
-            } else {
-                scalar::add(b, acc, v)
-            }
+            let v = b.load(x, &idx);
+            combine(b, kind, acc, v)
         });
-        let r = if is_max {
-            r
-        } else {
-            let mut n = b.const_index(1);
-            for &d in &spatial {
-                n = loops::mul(b, n, d);
+        let r = match kind {
+            PoolKind::Max => r,
+            PoolKind::Average => {
+                let mut n = b.const_index(1);
+                for &d in &spatial {
+                    n = b.mul(n, d);
+                }
+                let as_int = b.index_cast(n, ir::Type::i64());
+                let nf = b.sitofp(as_int, elem.clone());
+                b.divf(r, nf)
             }
-            let as_int = b.op1("arith.index_cast", &[n], ir::Type::i64(), &[]);
-            let nf = b.op1("arith.sitofp", &[as_int], elem.clone(), &[]);
-            b.same("arith.divf", &[r, nf])
         };
         let mut idx = ivs.to_vec();
         idx.extend(std::iter::repeat_n(zero, sx.len() - 2));
-        store_at(b, r, out, &idx);
+        b.store(r, out, &idx);
     });
     Ok(vec![out])
 }
@@ -291,10 +312,11 @@ pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let ind = cx.input(b.m, op, 1)?;
     let out_shape = shape_of_result(b, op)?;
     let sx = shape_of(b.m, x);
-    let kernel = attr_ints(b.m, op, "kernel_shape").unwrap_or_default();
+    let attrs = ops::MaxUnpool::of(b.m, op);
+    let kernel = attrs.kernel_shape();
     let sp = kernel.len();
-    let strides = attr_ints(b.m, op, "strides").unwrap_or_else(|| vec![1; sp]);
-    let pads = attr_ints(b.m, op, "pads").unwrap_or_else(|| vec![0; 2 * sp]);
+    let strides = attrs.strides().unwrap_or_else(|| vec![1; sp]);
+    let pads = attrs.pads().unwrap_or_else(|| vec![0; 2 * sp]);
     if out_shape.contains(&DYN)
         || sx.contains(&DYN)
         || shape_of(b.m, ind) != sx
@@ -317,37 +339,37 @@ pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let out = alloc_result(b, op, 0, &od)?;
     let elem = elem_of(b.m, out);
     let bounds = Bounds::new(b);
-    let zero_v = constant(b, &elem, 0.0);
-    loop_nest(b, &bounds, &od, &mut |b, ivs| store_at(b, zero_v, out, ivs));
+    let zero_v = b.zero(&elem);
+    loop_nest(b, &bounds, &od, &mut |b, ivs| b.store(zero_v, out, ivs));
     let total: i64 = unpooled.iter().product();
     let ud: Vec<ValueId> = unpooled.iter().map(|&d| b.const_index(d)).collect();
     let dx = dims(b, x);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let v = load_at(b, x, ivs);
-        let i = load_at(b, ind, ivs);
+        let v = b.load(x, ivs);
+        let i = b.load(ind, ivs);
         let i = super::build::to_index(b, i);
         // Indices outside the unpooled tensor, or positions outside the
         // result, are dropped.
-        let ge = loops::cmp(b, "sge", i, bounds.zero);
+        let ge = b.cmp(Cmp::Ge, i, bounds.zero);
         let n = b.const_index(total);
-        let lt = loops::cmp(b, "slt", i, n);
-        let mut ok = loops::and(b, ge, lt);
-        let mut rest = loops::select(b, ok, i, bounds.zero);
+        let lt = b.cmp(Cmp::Lt, i, n);
+        let mut ok = b.andi(ge, lt);
+        let mut rest = b.select(ok, i, bounds.zero);
         let mut idx = vec![bounds.zero; ud.len()];
         for d in (0..ud.len()).rev() {
-            let p = b.same("arith.remui", &[rest, ud[d]]);
-            rest = b.same("arith.divui", &[rest, ud[d]]);
-            let fits = loops::cmp(b, "slt", p, od[d]);
-            ok = loops::and(b, ok, fits);
+            let p = b.remui(rest, ud[d]);
+            rest = b.divui(rest, ud[d]);
+            let fits = b.cmp(Cmp::Lt, p, od[d]);
+            ok = b.andi(ok, fits);
             idx[d] = p;
         }
         let idx: Vec<ValueId> = idx
             .into_iter()
-            .map(|p| loops::select(b, ok, p, bounds.zero))
+            .map(|p| b.select(ok, p, bounds.zero))
             .collect();
-        let old = load_at(b, out, &idx);
-        let v = scalar::select(b, ok, v, old);
-        store_at(b, v, out, &idx);
+        let old = b.load(out, &idx);
+        let v = b.select(ok, v, old);
+        b.store(v, out, &idx);
     });
     Ok(vec![out])
 }

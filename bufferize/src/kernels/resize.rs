@@ -7,22 +7,14 @@
 //! the ONNX reference. Coordinates and sums are computed in f64.
 
 use super::interp::{self, f64c, f_to_idx, idx_to_f, Tap};
-use super::reduce::normalize_axis;
 use super::scalar;
-use super::{
-    alloc_result, attr_float, attr_int, attr_ints, attr_str, elem_of, finish, load_at, shape_of,
-    store_converted,
-};
+use super::{alloc_result, elem_of, finish, shape_of, store_converted};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{loop_nest, Bounds};
+use ir::builder::{Cmp, CmpF};
 use ir::dialects::op_error;
-use ir::{Builder, Module, OpId, Result, Type, ValueId};
-
-fn opset(m: &Module) -> i64 {
-    m.attr(m.top(), "onnx.opset")
-        .and_then(ir::Attribute::as_int)
-        .unwrap_or(13)
-}
+use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 /// A present, non-empty optional operand.
 fn non_empty(cx: &Lowering, b: &Builder<'_>, op: OpId, i: usize) -> Result<Option<ValueId>> {
@@ -34,6 +26,7 @@ fn non_empty(cx: &Lowering, b: &Builder<'_>, op: OpId, i: usize) -> Result<Optio
 }
 
 struct Cfg {
+    mode: String,
     coord: String,
     nearest: String,
     a: f64,
@@ -60,82 +53,82 @@ fn source_coord(
     let inf = idx_to_f(b, in_len);
     let outf = out_len;
     let half_pixel = |b: &mut Builder<'_>| {
-        let xh = b.same("arith.addf", &[xf, half]);
-        let d = b.same("arith.divf", &[xh, scale]);
-        b.same("arith.subf", &[d, half])
+        let xh = b.addf(xf, half);
+        let d = b.divf(xh, scale);
+        b.subf(d, half)
     };
-    let out_gt1 = scalar::cmpf(b, "ogt", outf, one);
+    let out_gt1 = b.cmpf(CmpF::Ogt, outf, one);
     match cfg.coord.as_str() {
-        "asymmetric" => b.same("arith.divf", &[xf, scale]),
+        "asymmetric" => b.divf(xf, scale),
         "align_corners" => {
-            let im1 = b.same("arith.subf", &[inf, one]);
-            let om1 = b.same("arith.subf", &[outf, one]);
-            let num = b.same("arith.mulf", &[xf, im1]);
-            let q = b.same("arith.divf", &[num, om1]);
-            scalar::select(b, out_gt1, q, zero)
+            let im1 = b.subf(inf, one);
+            let om1 = b.subf(outf, one);
+            let num = b.mulf(xf, im1);
+            let q = b.divf(num, om1);
+            b.select(out_gt1, q, zero)
         }
         "pytorch_half_pixel" => {
             let h = half_pixel(b);
-            scalar::select(b, out_gt1, h, zero)
+            b.select(out_gt1, h, zero)
         }
         "half_pixel_symmetric" => {
             // The integer output length over the exact one.
             let oi = idx_to_f(b, out_int);
-            let adj = b.same("arith.divf", &[oi, outf]);
-            let center = b.same("arith.mulf", &[inf, half]);
-            let oma = b.same("arith.subf", &[one, adj]);
-            let offset = b.same("arith.mulf", &[center, oma]);
+            let adj = b.divf(oi, outf);
+            let center = b.mulf(inf, half);
+            let oma = b.subf(one, adj);
+            let offset = b.mulf(center, oma);
             let h = half_pixel(b);
-            b.same("arith.addf", &[offset, h])
+            b.addf(offset, h)
         }
         "tf_crop_and_resize" => {
             let Some((start, end)) = roi else {
                 return half_pixel(b);
             };
-            let im1 = b.same("arith.subf", &[inf, one]);
-            let om1 = b.same("arith.subf", &[outf, one]);
-            let s0 = b.same("arith.mulf", &[start, im1]);
-            let span = b.same("arith.subf", &[end, start]);
-            let span = b.same("arith.mulf", &[span, im1]);
-            let step = b.same("arith.divf", &[span, om1]);
-            let k = b.same("arith.mulf", &[xf, step]);
-            let many = b.same("arith.addf", &[s0, k]);
-            let se = b.same("arith.addf", &[start, end]);
-            let mid = b.same("arith.mulf", &[se, half]);
-            let single = b.same("arith.mulf", &[mid, im1]);
-            scalar::select(b, out_gt1, many, single)
+            let im1 = b.subf(inf, one);
+            let om1 = b.subf(outf, one);
+            let s0 = b.mulf(start, im1);
+            let span = b.subf(end, start);
+            let span = b.mulf(span, im1);
+            let step = b.divf(span, om1);
+            let k = b.mulf(xf, step);
+            let many = b.addf(s0, k);
+            let se = b.addf(start, end);
+            let mid = b.mulf(se, half);
+            let single = b.mulf(mid, im1);
+            b.select(out_gt1, many, single)
         }
         _ => half_pixel(b),
     }
 }
 
 /// Taps of one dim: clamped indices and weights.
-fn taps(b: &mut Builder<'_>, mode: &str, cfg: &Cfg, xo: ValueId, in_len: ValueId) -> Vec<Tap> {
+fn taps(b: &mut Builder<'_>, cfg: &Cfg, xo: ValueId, in_len: ValueId) -> Vec<Tap> {
     let zero_i = b.const_index(0);
     let one_i = b.const_index(1);
-    let last = loops::sub(b, in_len, one_i);
+    let last = b.sub(in_len, one_i);
     let clamp = |b: &mut Builder<'_>, i: ValueId| {
-        let c = b.same("arith.maxsi", &[i, zero_i]);
-        b.same("arith.minsi", &[c, last])
+        let c = b.maxsi(i, zero_i);
+        b.minsi(c, last)
     };
     let tap = |(idx, w)| Tap { idx, w, keep: None };
-    match mode {
+    match cfg.mode.as_str() {
         "nearest" => {
             let half = f64c(b, 0.5);
-            let fl = b.same("math.floor", &[xo]);
-            let frac = b.same("arith.subf", &[xo, fl]);
-            let is_half = scalar::cmpf(b, "oeq", frac, half);
+            let fl = b.floor(xo);
+            let frac = b.subf(xo, fl);
+            let is_half = b.cmpf(CmpF::Oeq, frac, half);
             let r = match cfg.nearest.as_str() {
                 "floor" => fl,
-                "ceil" => b.same("math.ceil", &[xo]),
+                "ceil" => b.ceil(xo),
                 "round_prefer_ceil" => {
-                    let c = b.same("math.ceil", &[xo]);
-                    let r = b.same("math.round", &[xo]);
-                    scalar::select(b, is_half, c, r)
+                    let c = b.ceil(xo);
+                    let r = b.round(xo);
+                    b.select(is_half, c, r)
                 }
                 _ => {
-                    let r = b.same("math.round", &[xo]);
-                    scalar::select(b, is_half, fl, r)
+                    let r = b.round(xo);
+                    b.select(is_half, fl, r)
                 }
             };
             let i = f_to_idx(b, r);
@@ -150,19 +143,19 @@ fn taps(b: &mut Builder<'_>, mode: &str, cfg: &Cfg, xo: ValueId, in_len: ValueId
             let mut out = interp::taps(b, Some(cfg.a), xo);
             if cfg.exclude {
                 for t in &mut out {
-                    let ge = loops::cmp(b, "sge", t.0, zero_i);
-                    let le = loops::cmp(b, "sle", t.0, last);
-                    let ok = loops::and(b, ge, le);
+                    let ge = b.cmp(Cmp::Ge, t.0, zero_i);
+                    let le = b.cmp(Cmp::Le, t.0, last);
+                    let ok = b.andi(ge, le);
                     let z = f64c(b, 0.0);
-                    t.1 = scalar::select(b, ok, t.1, z);
+                    t.1 = b.select(ok, t.1, z);
                 }
                 // Renormalize the surviving weights.
                 let mut s = f64c(b, 0.0);
                 for &(_, w) in &out {
-                    s = b.same("arith.addf", &[s, w]);
+                    s = b.addf(s, w);
                 }
                 for t in &mut out {
-                    t.1 = b.same("arith.divf", &[t.1, s]);
+                    t.1 = b.divf(t.1, s);
                 }
             }
             out.into_iter()
@@ -172,72 +165,57 @@ fn taps(b: &mut Builder<'_>, mode: &str, cfg: &Cfg, xo: ValueId, in_len: ValueId
     }
 }
 
-pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    if opset(b.m) < 11 {
-        return Err(op_error(b.m, op, "Resize before opset 11 is not supported"));
-    }
-    if attr_int(b.m, op, "antialias", 0) != 0 {
-        return Err(op_error(b.m, op, "antialiased Resize is not supported"));
-    }
-    let x = cx.input(b.m, op, 0)?;
-    let rank = shape_of(b.m, x).len();
-    let dx = dims(b, x);
-    let mode = attr_str(b.m, op, "mode").unwrap_or("nearest").to_string();
-    let cfg = Cfg {
-        coord: attr_str(b.m, op, "coordinate_transformation_mode")
-            .unwrap_or("half_pixel")
-            .to_string(),
-        nearest: attr_str(b.m, op, "nearest_mode")
-            .unwrap_or("round_prefer_floor")
-            .to_string(),
-        a: attr_float(b.m, op, "cubic_coeff_a", -0.75),
-        exclude: attr_int(b.m, op, "exclude_outside", 0) != 0,
-        extrapolation: attr_float(b.m, op, "extrapolation_value", 0.0),
-    };
-    let policy = attr_str(b.m, op, "keep_aspect_ratio_policy")
-        .unwrap_or("stretch")
-        .to_string();
-    let axes: Vec<usize> = match attr_ints(b.m, op, "axes") {
-        Some(a) => a
-            .iter()
-            .map(|&v| normalize_axis(b, op, v, rank))
-            .collect::<Result<_>>()?,
-        None => (0..rank).collect(),
-    };
-    let roi = non_empty(cx, b, op, 1)?;
-    let scales = non_empty(cx, b, op, 2)?;
-    let sizes = non_empty(cx, b, op, 3)?;
-    let one = f64c(b, 1.0);
-    let mut scale: Vec<ValueId> = vec![one; rank];
-    let mut out_dims = dx.clone();
+/// Per dim: the scale, the output size, and the output length the
+/// coordinate transforms see (`in * scale` unrounded when scales are
+/// given, as the ONNX reference does).
+struct Sizes {
+    scale: Vec<ValueId>,
+    out_dims: Vec<ValueId>,
+    out_len: Vec<ValueId>,
+}
+
+/// The output sizes from `sizes` (with the aspect-ratio `policy`) or from
+/// `scales` along `axes`; `one` is 1.0 in f64.
+#[allow(clippy::too_many_arguments)]
+fn output_sizes(
+    b: &mut Builder<'_>,
+    op: OpId,
+    one: ValueId,
+    dx: &[ValueId],
+    axes: &[usize],
+    policy: &str,
+    scales: Option<ValueId>,
+    sizes: Option<ValueId>,
+) -> Result<Sizes> {
+    let mut scale: Vec<ValueId> = vec![one; dx.len()];
+    let mut out_dims = dx.to_vec();
     let in_f: Vec<ValueId> = dx.iter().map(|&d| idx_to_f(b, d)).collect();
-    // The output length the coordinate transforms see: `in * scale`
-    // unrounded when scales are given (as the ONNX reference does).
     let mut out_len: Vec<ValueId> = in_f.clone();
     if let Some(s) = sizes {
         let mut ratio = Vec::new();
         for (j, &d) in axes.iter().enumerate() {
             let jv = b.const_index(j as i64);
-            let v = load_at(b, s, &[jv]);
+            let v = b.load(s, &[jv]);
             let v = super::build::to_index(b, v);
             let vf = idx_to_f(b, v);
-            ratio.push(b.same("arith.divf", &[vf, in_f[d]]));
+            ratio.push(b.divf(vf, in_f[d]));
             out_dims[d] = v;
             out_len[d] = vf;
         }
-        if policy == "not_larger" || policy == "not_smaller" {
-            let mut r = ratio[0];
-            for &q in &ratio[1..] {
+        let keep_aspect = policy == "not_larger" || policy == "not_smaller";
+        if let Some((&first, rest)) = ratio.split_first().filter(|_| keep_aspect) {
+            let mut r = first;
+            for &q in rest {
                 r = if policy == "not_larger" {
-                    b.same("arith.minimumf", &[r, q])
+                    b.minimumf(r, q)
                 } else {
-                    b.same("arith.maximumf", &[r, q])
+                    b.maximumf(r, q)
                 };
             }
-            for &d in &axes {
+            for &d in axes {
                 scale[d] = r;
-                let p = b.same("arith.mulf", &[r, in_f[d]]);
-                let p = b.same("math.roundeven", &[p]);
+                let p = b.mulf(r, in_f[d]);
+                let p = b.roundeven(p);
                 out_dims[d] = f_to_idx(b, p);
                 out_len[d] = p;
             }
@@ -249,23 +227,73 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     } else if let Some(s) = scales {
         for (j, &d) in axes.iter().enumerate() {
             let jv = b.const_index(j as i64);
-            let v = load_at(b, s, &[jv]);
+            let v = b.load(s, &[jv]);
             let v = scalar::convert(b, op, v, &Type::f64())?;
             scale[d] = v;
-            let p = b.same("arith.mulf", &[v, in_f[d]]);
+            let p = b.mulf(v, in_f[d]);
             out_len[d] = p;
-            let p = b.same("math.floor", &[p]);
+            let p = b.floor(p);
             out_dims[d] = f_to_idx(b, p);
         }
     } else {
         return Err(op_error(b.m, op, "Resize needs scales or sizes"));
     }
+    Ok(Sizes {
+        scale,
+        out_dims,
+        out_len,
+    })
+}
+
+/// The resize attributes other than `axes` and the aspect-ratio policy.
+fn config(b: &Builder<'_>, op: OpId) -> Result<Cfg> {
+    let attrs = ops::Resize::of(b.m, op);
+    if attrs.antialias() != 0 {
+        return Err(op_error(b.m, op, "antialiased Resize is not supported"));
+    }
+    Ok(Cfg {
+        mode: attrs.mode().to_string(),
+        coord: attrs.coordinate_transformation_mode().to_string(),
+        nearest: attrs.nearest_mode().to_string(),
+        a: attrs.cubic_coeff_a(),
+        exclude: attrs.exclude_outside() != 0,
+        extrapolation: attrs.extrapolation_value(),
+    })
+}
+
+pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let cfg = config(b, op)?;
+    let x = cx.input(b.m, op, 0)?;
+    let rank = shape_of(b.m, x).len();
+    let dx = dims(b, x);
+    let attrs = ops::Resize::of(b.m, op);
+    let policy = attrs.keep_aspect_ratio_policy().to_string();
+    let axes: Vec<usize> = match attrs.axes() {
+        Some(a) => a
+            .iter()
+            .map(|&v| {
+                onnx::axis::normalize(v, rank).ok_or_else(|| {
+                    op_error(b.m, op, format!("axis {v} out of range for rank {rank}"))
+                })
+            })
+            .collect::<Result<_>>()?,
+        None => (0..rank).collect(),
+    };
+    let roi = non_empty(cx, b, op, 1)?;
+    let scales = non_empty(cx, b, op, 2)?;
+    let sizes = non_empty(cx, b, op, 3)?;
+    let one = f64c(b, 1.0);
+    let Sizes {
+        scale,
+        out_dims,
+        out_len,
+    } = output_sizes(b, op, one, &dx, &axes, &policy, scales, sizes)?;
     let roi_at = |b: &mut Builder<'_>, d: usize| -> Option<(ValueId, ValueId)> {
         let r = roi?;
         let j = axes.iter().position(|&a| a == d)?;
         let n = axes.len() as i64;
         let (si, ei) = (b.const_index(j as i64), b.const_index(j as i64 + n));
-        let (s, e) = (load_at(b, r, &[si]), load_at(b, r, &[ei]));
+        let (s, e) = (b.load(r, &[si]), b.load(r, &[ei]));
         let f = Type::f64();
         let s = scalar::convert(b, op, s, &f).ok()?;
         let e = scalar::convert(b, op, e, &f).ok()?;
@@ -292,13 +320,13 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             if cfg.coord == "tf_crop_and_resize" {
                 let zero = f64c(b, 0.0);
                 let last = idx_to_f(b, dx[d]);
-                let last = b.same("arith.subf", &[last, one]);
-                let lo = scalar::cmpf(b, "olt", xo, zero);
-                let hi = scalar::cmpf(b, "ogt", xo, last);
-                let o = b.same("arith.ori", &[lo, hi]);
-                outside = b.same("arith.ori", &[outside, o]);
+                let last = b.subf(last, one);
+                let lo = b.cmpf(CmpF::Olt, xo, zero);
+                let hi = b.cmpf(CmpF::Ogt, xo, last);
+                let o = b.ori(lo, hi);
+                outside = b.ori(outside, o);
             }
-            per_dim.push(taps(b, &mode, &cfg, xo, dx[d]));
+            per_dim.push(taps(b, &cfg, xo, dx[d]));
         }
         let acc = match interp::weighted_sum(b, op, x, &[], &per_dim) {
             Ok(acc) => acc,
@@ -308,11 +336,11 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             }
         };
         let ex = f64c(b, cfg.extrapolation);
-        let acc = scalar::select(b, outside, ex, acc);
+        let acc = b.select(outside, ex, acc);
         let acc = if elem.is_float() {
             acc
         } else {
-            b.same("math.roundeven", &[acc])
+            b.roundeven(acc)
         };
         store_converted(b, op, acc, &elem, out, ivs, &mut err);
     });

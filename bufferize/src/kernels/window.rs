@@ -2,10 +2,36 @@
 //! dilations and begin pads (auto_pad resolved), and the in-bounds input
 //! index of an output position plus a kernel offset.
 
-use super::{attr_ints, attr_str};
 use crate::loops;
+use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, Module, OpId, Result, ValueId, DYN};
+use onnx::ops;
+
+/// The window attributes of a Conv-like op, read through its typed view.
+pub struct WindowAttrs<'m> {
+    pub strides: Option<Vec<i64>>,
+    pub dilations: Option<Vec<i64>>,
+    pub pads: Option<Vec<i64>>,
+    pub auto_pad: &'m str,
+}
+
+/// `WindowAttrs` from the view of every op with the four attributes.
+macro_rules! window_attrs_of {
+    ($($view:ident),*) => {$(
+        impl<'m> From<ops::$view<'m>> for WindowAttrs<'m> {
+            fn from(v: ops::$view<'m>) -> Self {
+                WindowAttrs {
+                    strides: v.strides(),
+                    dilations: v.dilations(),
+                    pads: v.pads(),
+                    auto_pad: v.auto_pad(),
+                }
+            }
+        }
+    )*};
+}
+window_attrs_of!(Conv, ConvInteger, MaxPool, AveragePool, LpPool);
 
 pub struct Window {
     pub kernel: Vec<i64>,
@@ -16,17 +42,18 @@ pub struct Window {
 }
 
 impl Window {
-    /// Reads the window attributes for `spatial` dims of `in_shape` (N, C, D...).
+    /// The window of `attrs` for the spatial dims of `in_shape` (N, C, D...).
     pub fn new(
         m: &Module,
         op: OpId,
         kernel: Vec<i64>,
+        attrs: WindowAttrs<'_>,
         in_shape: &[i64],
         out_shape: &[i64],
     ) -> Result<Window> {
         let s = kernel.len();
-        let strides = attr_ints(m, op, "strides").unwrap_or_else(|| vec![1; s]);
-        let dilations = attr_ints(m, op, "dilations").unwrap_or_else(|| vec![1; s]);
+        let strides = attrs.strides.unwrap_or_else(|| vec![1; s]);
+        let dilations = attrs.dilations.unwrap_or_else(|| vec![1; s]);
         if strides.len() != s
             || dilations.len() != s
             || in_shape.len() != s + 2
@@ -38,10 +65,10 @@ impl Window {
                 "strides, dilations and kernel rank must match the spatial rank",
             ));
         }
-        let auto_pad = attr_str(m, op, "auto_pad").unwrap_or("NOTSET");
+        let auto_pad = attrs.auto_pad;
         let (pad_begin, pad_end) = match auto_pad {
             "NOTSET" => {
-                let pads = attr_ints(m, op, "pads").unwrap_or_else(|| vec![0; 2 * s]);
+                let pads = attrs.pads.unwrap_or_else(|| vec![0; 2 * s]);
                 if pads.len() != 2 * s {
                     return Err(op_error(
                         m,
@@ -89,7 +116,7 @@ impl Window {
         let pos = loops::scale_add(b, Some(base), k, self.dilations[i]);
         if self.pad_begin[i] != 0 {
             let p = b.const_index(self.pad_begin[i]);
-            loops::sub(b, pos, p)
+            b.sub(pos, p)
         } else {
             pos
         }
@@ -107,10 +134,10 @@ impl Window {
         zero: ValueId,
     ) -> (ValueId, ValueId) {
         let pos = self.position(b, i, o, k);
-        let ge = loops::cmp(b, "sge", pos, zero);
-        let lt = loops::cmp(b, "slt", pos, size);
-        let ok = loops::and(b, ge, lt);
-        let clamped = loops::select(b, ok, pos, zero);
+        let ge = b.cmp(Cmp::Ge, pos, zero);
+        let lt = b.cmp(Cmp::Lt, pos, size);
+        let ok = b.andi(ge, lt);
+        let clamped = b.select(ok, pos, zero);
         (clamped, ok)
     }
 
@@ -131,7 +158,7 @@ impl Window {
             let (pos, ok) = self.input_index(b, i, outs[i], ks[i], sizes[i], zero);
             idx.push(pos);
             inside = Some(match inside {
-                Some(prev) => loops::and(b, prev, ok),
+                Some(prev) => b.andi(prev, ok),
                 None => ok,
             });
         }
