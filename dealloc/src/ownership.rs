@@ -36,13 +36,10 @@ use crate::cfg::{Cfg, Death};
 use crate::place::place;
 use crate::regions::{self, Flagged};
 use crate::support::check_supported;
-use ir::dialects::bufferization::segment_attr;
 use ir::dialects::{is_memref, op_error};
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::registry::Traits;
-use ir::{
-    BlockId, Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueDef, ValueId,
-};
+use ir::{BlockId, Builder, InsertPoint, Module, OpId, Result, ValueDef, ValueId};
 use std::collections::{HashMap, HashSet};
 
 /// Marks allocations and frees the program manages itself (upstream's name).
@@ -427,33 +424,4 @@ fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
         st.consumed.insert(src, op);
     }
     Ok(())
-}
-
-/// `bufferization.dealloc (memrefs) if (conds) retain (retained)` at `ip`.
-pub fn emit_dealloc(
-    m: &mut Module,
-    ip: InsertPoint,
-    memrefs: &[ValueId],
-    conds: &[ValueId],
-    retained: &[ValueId],
-    loc: ir::Location,
-) -> OpId {
-    let mut operands = memrefs.to_vec();
-    operands.extend_from_slice(conds);
-    operands.extend_from_slice(retained);
-    let op = m.create_op(
-        Sym::new("bufferization.dealloc"),
-        OpSpec {
-            operands,
-            result_types: vec![Type::i1(); retained.len()],
-            attrs: vec![(
-                Sym::new("operandSegmentSizes"),
-                segment_attr(memrefs.len(), retained.len()),
-            )],
-            loc,
-            ..OpSpec::default()
-        },
-    );
-    m.insert(op, ip);
-    op
 }

@@ -3,7 +3,7 @@
 
 use crate::alias::Origins;
 use crate::cfg::{Cfg, Death};
-use crate::ownership::{emit_dealloc, FuncState, Stats};
+use crate::ownership::{FuncState, Stats};
 use ir::dialects::is_memref;
 use ir::{Builder, InsertPoint, Module, OpId, Result, ValueId};
 use std::collections::{HashMap, HashSet};
@@ -76,7 +76,7 @@ fn plan_return(
                 let ty = m.value_type(v).clone();
                 let loc = m.loc(ret).clone();
                 let mut b = Builder::new(m, InsertPoint::Before(ret)).with_loc(loc);
-                let c = b.op1("bufferization.clone", &[v], ty, &[]);
+                let c = b.bufferization_clone(v, ty);
                 m.set_operand(ret, i, c);
                 stats.clones += 1;
             }
@@ -170,7 +170,9 @@ pub(crate) fn place(
                 }
             }
         };
-        let d = emit_dealloc(m, ip, &memrefs, &conds, &keep, loc.clone());
+        let d = Builder::new(m, ip)
+            .with_loc(loc.clone())
+            .bufferization_dealloc(&memrefs, &conds, &keep);
         // A `true` of its own: thousands of deallocs sharing one constant
         // would make its use list (and every later erase) quadratic.
         if conds.contains(&truth) {
@@ -216,7 +218,7 @@ fn edge_conds(
     } else {
         let mut b = Builder::new(m, InsertPoint::Before(term)).with_loc(loc.clone());
         let t = b.const_bool(true);
-        let n = b.same("arith.xori", &[c, t]);
+        let n = b.xori(c, t);
         negated.insert(term, n);
         n
     };
@@ -226,7 +228,7 @@ fn edge_conds(
             out.push(edge);
         } else {
             let mut b = Builder::new(m, InsertPoint::Before(term)).with_loc(loc.clone());
-            out.push(b.same("arith.andi", &[x, edge]));
+            out.push(b.andi(x, edge));
         }
     }
     out

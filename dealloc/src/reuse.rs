@@ -15,7 +15,7 @@ use crate::alias::AliasInfo;
 use crate::ownership::MANUAL_DEALLOCATION;
 use ir::dialects::is_memref;
 use ir::pass::{Pass, PassContext, PassInfo, PassOptions};
-use ir::{Attribute, BlockId, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueId};
+use ir::{Attribute, BlockId, Builder, InsertPoint, Module, OpId, Result, Type, ValueId};
 use std::collections::{HashMap, HashSet};
 
 pub struct BufferReuse;
@@ -213,17 +213,18 @@ fn promote(m: &mut Module, f: OpId, max_bytes: u64, max_total: u64) -> usize {
             continue;
         }
         total += bytes;
-        let spec = OpSpec {
-            result_types: vec![m.value_type(r).clone()],
-            attrs: m.attrs(op).to_vec(),
-            loc: m.loc(op).clone(),
-            ..OpSpec::default()
-        };
-        let new = m.create_op(Sym::new("memref.alloca"), spec);
-        m.insert(new, InsertPoint::Before(op));
-        if let Some(nr) = m.result(new, 0) {
-            m.replace_all_uses(r, nr);
+        let ty = m.value_type(r).clone();
+        let loc = m.loc(op).clone();
+        let nr = Builder::new(m, InsertPoint::Before(op))
+            .with_loc(loc)
+            .alloca(&ty, &[]);
+        // The allocation's attributes (alignment, ...) carry over.
+        if let Some(new) = m.defining_op(nr) {
+            for (k, v) in m.attrs(op).to_vec() {
+                m.set_attr(new, k.as_str(), v);
+            }
         }
+        m.replace_all_uses(r, nr);
         m.erase_op(op);
         n += 1;
     }

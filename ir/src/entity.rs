@@ -289,7 +289,10 @@ mod tests {
         assert!(!s.insert(Thing::new(3)));
         assert!(s.insert(Thing::new(200)));
         assert!(s.contains(Thing::new(200)) && !s.contains(Thing::new(4)));
-        assert_eq!(s.iter().collect::<Vec<_>>(), vec![Thing::new(3), Thing::new(200)]);
+        assert_eq!(
+            s.iter().collect::<Vec<_>>(),
+            vec![Thing::new(3), Thing::new(200)]
+        );
         assert!(s.remove(Thing::new(3)) && !s.remove(Thing::new(3)));
         assert_eq!(s.len(), 1);
     }

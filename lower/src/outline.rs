@@ -120,13 +120,9 @@ fn outline_one(
     let existing = kernels.get(&key).cloned();
     let name = existing.clone().unwrap_or_else(|| fresh_name(m, next));
     let loc = m.loc(nest).clone();
-    let mut b = Builder::new(m, InsertPoint::Before(nest)).with_loc(loc);
-    b.op(
-        "func.call",
-        &args,
-        &[],
-        &[("callee", Attribute::symbol(&name))],
-    );
+    Builder::new(m, InsertPoint::Before(nest))
+        .with_loc(loc)
+        .call(&name, &args, &[]);
     if existing.is_some() {
         m.erase_op(nest);
     } else {
@@ -163,12 +159,14 @@ fn move_into_kernel(m: &mut Module, nest: OpId, name: &str, args: &[ValueId], co
         let Some(def) = m.defining_op(c) else {
             continue;
         };
+        // A copy of the constant op, whatever its value attribute.
+        let name = m.name(def);
         let spec = OpSpec {
             attrs: m.attrs(def).to_vec(),
             result_types: vec![m.value_type(c).clone()],
             ..OpSpec::default()
         };
-        let clone = Builder::at_end(m, entry).create("arith.constant", spec);
+        let clone = Builder::at_end(m, entry).create(name.as_str(), spec);
         if let Some(&v) = m.results(clone).first() {
             m.replace_uses_where(c, v, inside);
         }

@@ -23,28 +23,28 @@ fn sample() -> Module {
     let n = b.m.block_args(e)[0];
     let buf = b.alloc(&dynt.clone(), &[n]);
     let z = b.const_float(0.0, Type::f32());
-    let r = b.for_(0, n, &[z], |b, i, acc| {
-        let ii = b.cast("arith.index_cast", i, Type::i64());
-        let f = b.cast("arith.sitofp", ii, Type::f32());
+    let (lb, one) = (b.const_index(0), b.const_index(1));
+    b.scf_for(lb, n, one, &[z], |b, i, acc| {
+        let ii = b.index_cast(i, Type::i64());
+        let f = b.sitofp(ii, Type::f32());
         b.store(f, buf, &[i]);
-        let two = b.c(2);
-        let rem = b.bin("arith.remui", i, two);
-        let zero = b.c(0);
+        let two = b.const_index(2);
+        let rem = b.remui(i, two);
+        let zero = b.const_index(0);
         let even = b.cmpi(CmpI::Eq, rem, zero);
         let a = acc[0];
-        let r = b.if_(
+        let r = b.scf_if(
             even,
             &[Type::f32()],
-            |b| vec![b.bin("arith.addf", a, f)],
-            Some(Box::new(move |_| vec![a])),
+            &mut |b| vec![b.addf(a, f)],
+            Some(&mut |_| vec![a]),
         );
-        vec![r[0]]
+        b.m.results(r).to_vec()
     });
-    let _ = r;
     b.ret(&[buf, n]);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
     let mut b = at_end(&mut m, e);
-    let n = b.c(8);
+    let n = b.const_index(8);
     let res = b.call("fill", &[n], &[dynt, Type::Index]);
     b.dealloc(res[0]);
     b.ret(&[]);
@@ -101,7 +101,8 @@ fn scf_left_in_is_an_error_naming_the_op() {
     let (_, e) = func(&mut m, "f", vec![Type::Index], vec![]);
     let mut b = at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
-    b.for_(0, n, &[], |_, _, _| vec![]);
+    let (lb, one) = (b.const_index(0), b.const_index(1));
+    b.scf_for(lb, n, one, &[], |_, _, _| vec![]);
     b.ret(&[]);
     let d = emit_err(&m);
     assert_eq!(d.op.as_deref(), Some("scf.for"));
@@ -146,7 +147,7 @@ fn unsupported_types_are_errors() {
     let (_, e) = func(&mut m, "f", vec![t.clone()], vec![t.clone()]);
     let mut b = at_end(&mut m, e);
     let x = b.m.block_args(e)[0];
-    let y = b.bin("arith.addf", x, x);
+    let y = b.addf(x, x);
     b.ret(&[y]);
     let d = emit_err(&m);
     assert!(d.to_string().contains("tensor"), "{d}");

@@ -180,6 +180,7 @@ impl<'m> Builder<'m> {
 
 mod arith;
 mod control;
+mod dealloc;
 mod memref;
 
 pub use arith::{is_unsigned, Cmp, CmpF, CmpI};
