@@ -161,6 +161,9 @@ fn source(m: &Module, v: ValueId) -> Source {
 /// Memoized origins of memref values.
 #[derive(Default)]
 pub struct AliasInfo {
+    /// A hash map, not a table over all value ids: `dealloc-simplification`
+    /// makes one `AliasInfo` per dealloc it rewrites, for a few values each,
+    /// and a dense table per instance would be quadratic in the function.
     cache: HashMap<ValueId, Origins>,
 }
 
