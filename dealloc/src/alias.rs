@@ -188,6 +188,7 @@ impl AliasInfo {
 
     fn compute(&mut self, m: &Module, v: ValueId) {
         let mut stack = vec![(v, false)];
+        // The values of one view chain: a few, so a hash set.
         let mut open = std::collections::HashSet::new();
         while let Some((w, expanded)) = stack.pop() {
             if self.cache.contains_key(&w) || (!expanded && !open.insert(w)) {

@@ -266,6 +266,7 @@ fn or_all(m: &mut Module, op: OpId, conds: &[ValueId]) -> ValueId {
 
 /// True if no two of the values may point into the same memory.
 fn pairwise_disjoint(m: &Module, origins: &[Origins]) -> bool {
+    // A few values per dealloc: a hash set, not a table over all ids.
     let mut seen = HashSet::new();
     let single_allocs = origins.iter().all(|o| match o.list.as_slice() {
         [Origin::Alloc(v)] => seen.insert(*v),

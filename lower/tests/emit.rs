@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use ir::builder::CmpI;
-use ir::{Module, OpSpec, Type};
+use ir::{Builder, Module, OpSpec, Type};
 
 fn sample() -> Module {
     let mut m = Module::new();
@@ -19,7 +19,7 @@ fn sample() -> Module {
         vec![Type::Index],
         vec![dynt.clone(), Type::Index],
     );
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let buf = b.alloc(&dynt.clone(), &[n]);
     let z = b.const_float(0.0, Type::f32());
@@ -43,7 +43,7 @@ fn sample() -> Module {
     });
     b.ret(&[buf, n]);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.const_index(8);
     let res = b.call("fill", &[n], &[dynt, Type::Index]);
     b.dealloc(res[0]);
@@ -99,7 +99,7 @@ fn emit_err(m: &Module) -> ir::Diagnostic {
 fn scf_left_in_is_an_error_naming_the_op() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![Type::Index], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let (lb, one) = (b.const_index(0), b.const_index(1));
     b.scf_for(lb, n, one, &[], |_, _, _| vec![]);
@@ -119,7 +119,7 @@ fn foreign_ops_are_errors() {
         let mut m = Module::new();
         let t = memref(&[4], Type::f32());
         let (_, e) = func(&mut m, "f", vec![t.clone()], vec![]);
-        let mut b = at_end(&mut m, e);
+        let mut b = Builder::at_end(&mut m, e);
         let x = b.m.block_args(e)[0];
         b.op(name, &[x], &[t], &[]);
         b.ret(&[]);
@@ -134,7 +134,7 @@ fn unsupported_types_are_errors() {
     // f8 element type.
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let a = b.alloc(&memref(&[4], Type::Float(ir::FloatKind::F8E4M3FN)), &[]);
     b.dealloc(a);
     b.ret(&[]);
@@ -145,7 +145,7 @@ fn unsupported_types_are_errors() {
     let mut m = Module::new();
     let t = Type::tensor(vec![4], Type::f32());
     let (_, e) = func(&mut m, "f", vec![t.clone()], vec![t.clone()]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let x = b.m.block_args(e)[0];
     let y = b.addf(x, x);
     b.ret(&[y]);
@@ -157,13 +157,13 @@ fn unsupported_types_are_errors() {
 fn bad_main_and_module_level_ops() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "main", vec![Type::Index], vec![]);
-    at_end(&mut m, e).ret(&[]);
+    Builder::at_end(&mut m, e).ret(&[]);
     let d = emit_err(&m);
     assert!(d.to_string().contains("'main' must have type"), "{d}");
 
     let mut m = Module::new();
     let body = m.body();
-    at_end(&mut m, body).create("test.thing", OpSpec::default());
+    Builder::at_end(&mut m, body).create("test.thing", OpSpec::default());
     let d = emit_err(&m);
     assert_eq!(d.op.as_deref(), Some("test.thing"));
 }

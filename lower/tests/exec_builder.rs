@@ -7,13 +7,13 @@ mod common;
 
 use common::*;
 use ir::builder::{CmpF, CmpI};
-use ir::{Module, Type};
+use ir::{Builder, Module, Type};
 #[test]
 fn matrix_fill_and_sum() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let a = b.alloc(&memref(&[3, 4], Type::i64()), &[]);
     let (n3, n4, ten) = (b.const_index(3), b.const_index(4), b.const_index(10));
     let (c0, c1) = (b.const_index(0), b.const_index(1));
@@ -54,7 +54,7 @@ fn matmul_4x4_f32() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let t = memref(&[4, 4], Type::f32());
     let (a, bm, c) = (
         b.alloc(&t.clone(), &[]),
@@ -137,7 +137,7 @@ fn iter_args_f32_and_i64_with_if_in_loop() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.const_index(10);
     let (zf, zi) = (f32_of(&mut b, 0.0), b.const_int(0, Type::i64()));
     let half = f32_of(&mut b, 0.5);
@@ -186,7 +186,7 @@ fn while_collatz_steps() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![Type::i(32)]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let start = b.const_int(27, Type::i64());
     let zero = b.const_int(0, Type::i64());
     let r = b.scf_while(
@@ -228,7 +228,7 @@ fn dynamic_alloc_with_dim_and_calls_returning_memrefs() {
         vec![Type::Index],
         vec![dyn1.clone(), Type::Index],
     );
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let buf = b.alloc(&dyn1.clone(), &[n]);
     let (c0, c1) = (b.const_index(0), b.const_index(1));
@@ -245,7 +245,7 @@ fn dynamic_alloc_with_dim_and_calls_returning_memrefs() {
     b.ret(&[buf, n2]);
     // @sum(m) -> i64 using memref.dim.
     let (_, e) = func(&mut m, "sum", vec![dyn1.clone()], vec![Type::i64()]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let buf = b.m.block_args(e)[0];
     let z = b.const_index(0);
     let len = b.dim_at(buf, z);
@@ -258,7 +258,7 @@ fn dynamic_alloc_with_dim_and_calls_returning_memrefs() {
     let r = b.m.results(lp).to_vec();
     b.ret(&[r[0]]);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.const_index(37);
     let made = b.call("make", &[n], &[dyn1.clone(), Type::Index]);
     let s = b.call("sum", &[made[0]], &[Type::i64()]);
@@ -286,7 +286,7 @@ fn math_functions_and_casts() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let mut outs = Vec::new();
     for ty in [
         Type::f64(),
@@ -409,7 +409,7 @@ fn unstructured_cf_same_target_twice() {
     let head = m.append_block(r, &[Type::i64(), Type::i64()]);
     let tail = m.append_block(r, &[Type::i64(), Type::i64()]);
     let exit = m.append_block(r, &[Type::i64()]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let (z, one) = (b.const_int(0, Type::i64()), b.const_int(1, Type::i64()));
     b.create(
         "cf.br",
@@ -420,7 +420,7 @@ fn unstructured_cf_same_target_twice() {
     );
     // head(i, acc): i < 10 ? tail(i, acc) : exit(acc)
     let (i, acc) = (m.block_args(head)[0], m.block_args(head)[1]);
-    let mut b = at_end(&mut m, head);
+    let mut b = Builder::at_end(&mut m, head);
     let ten = b.const_int(10, Type::i64());
     let lt = b.cmpi(CmpI::Slt, i, ten);
     b.create(
@@ -433,7 +433,7 @@ fn unstructured_cf_same_target_twice() {
     );
     // tail(i, acc): odd i adds 100, even adds i; both edges go to head.
     let (ti, tacc) = (m.block_args(tail)[0], m.block_args(tail)[1]);
-    let mut b = at_end(&mut m, tail);
+    let mut b = Builder::at_end(&mut m, tail);
     let one2 = b.const_int(1, Type::i64());
     let bit = b.andi(ti, one2);
     let odd = b.cmpi(CmpI::Eq, bit, one2);
@@ -450,7 +450,7 @@ fn unstructured_cf_same_target_twice() {
         },
     );
     let res = m.block_args(exit)[0];
-    let mut b = at_end(&mut m, exit);
+    let mut b = Builder::at_end(&mut m, exit);
     let pos = b.cmpi(CmpI::Sgt, res, one);
     b.create(
         "cf.assert",
@@ -474,7 +474,7 @@ fn failing_assert_aborts_with_message() {
     use ir::{OpSpec, Sym};
     let mut m = Module::new();
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let f = b.const_bool(false);
     b.create(
         "cf.assert",
@@ -499,7 +499,7 @@ fn failing_assert_aborts_with_message() {
 fn harness_catches_leaks() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let a = b.alloc(&memref(&[100], Type::f32()), &[]);
     let (k, x) = (b.const_index(3), b.const_float(1.0, Type::f32()));
     b.store(x, a, &[k]);
@@ -522,7 +522,7 @@ fn nested_for_if_while() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.const_index(12);
     let z = b.const_index(0);
     let (c0, c1) = (b.const_index(0), b.const_index(1));
@@ -586,7 +586,7 @@ fn alloca_small_types_and_i32_loop() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let flags = b.alloca(&memref(&[16], Type::i1()), &[]);
     let halves = b.alloca(&memref(&[16], Type::Float(ir::FloatKind::F16)), &[]);
     let (lo, hi, st) = (

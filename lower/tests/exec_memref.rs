@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use ir::builder::CmpI;
-use ir::{Module, Type};
+use ir::{Builder, Module, Type};
 
 fn arr(v: &[i64]) -> ir::Attribute {
     ir::Attribute::i64_array(v)
@@ -45,7 +45,7 @@ fn views_subview_reinterpret_collapse_expand() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let i64t = Type::i64();
     let a = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
     let (n4, n6) = (b.const_index(4), b.const_index(6));
@@ -263,7 +263,7 @@ fn globals_dense_constants_and_mutable_state() {
     global(&mut m, "counter", memref(&[], Type::i64()), Some(e), false);
     global(&mut m, "scratch", memref(&[4], Type::i64()), None, false);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let w = b.op1(
         "memref.get_global",
         &[],
@@ -338,7 +338,7 @@ fn realloc_growth_in_loop() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let dynt = memref(&[ir::DYN], Type::i64());
     let one = b.const_index(1);
     let buf = b.alloc(&dynt.clone(), &[one]);
@@ -417,7 +417,7 @@ fn memref_copy_contiguous_and_strided() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let i64t = Type::i64();
     let a = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
     let (n4, n6) = (b.const_index(4), b.const_index(6));

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use ir::builder::CmpI;
 use ir::pass::{PassManager, PassRegistry};
-use ir::{Module, Type};
+use ir::{Builder, Module, Type};
 
 fn scf_ops_left(m: &Module) -> Vec<String> {
     m.collect_ops(m.top())
@@ -40,7 +40,7 @@ fn count(m: &Module, name: &str) -> usize {
 fn for_with_iter_args() {
     let mut m = Module::new();
     let (f, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let z = b.const_index(0);
     let (lb, one) = (b.const_index(0), b.const_index(1));
@@ -65,7 +65,7 @@ fn if_with_results_and_if_without_else() {
         vec![Type::i1(), Type::Index],
         vec![Type::Index],
     );
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let (c, x) = (b.m.block_args(e)[0], b.m.block_args(e)[1]);
     let r = b.scf_if(
         c,
@@ -87,7 +87,7 @@ fn if_with_results_and_if_without_else() {
 fn while_loop() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let r = b.scf_while(
         &[n],
@@ -111,7 +111,7 @@ fn while_loop() {
 fn deeply_nested_mix() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let z = b.const_index(0);
     let (lb, one) = (b.const_index(0), b.const_index(1));

@@ -1,10 +1,11 @@
-//! Shared test helpers: IR building shortcuts, and the build-and-run
-//! harness (opt verify, clang -O2, run, valgrind).
+//! Shared test helpers: declarations and printing for test programs (IR
+//! itself is built with `ir::Builder`'s typed methods), and the
+//! build-and-run harness (opt verify, clang -O2, run, valgrind).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use ir::attr::Attribute;
-use ir::{BlockId, Builder, InsertPoint, Module, OpId, OpSpec, Sym, Type, ValueId};
+use ir::{BlockId, Builder, Module, OpId, OpSpec, Sym, Type, ValueId};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -219,12 +220,6 @@ pub fn execute(name: &str, m: &mut Module, want_code: i32) -> String {
 
 // ---------------------------------------------------------------- building
 
-pub fn idx() -> Type {
-    Type::Index
-}
-pub fn f32t() -> Type {
-    Type::f32()
-}
 pub fn memref(shape: &[i64], elem: Type) -> Type {
     Type::memref(shape.to_vec(), elem)
 }
@@ -284,8 +279,4 @@ pub fn func(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -
     let body = m.body();
     let mut b = Builder::at_end(m, body);
     b.func(name, inputs, results)
-}
-
-pub fn at_end(m: &mut Module, b: BlockId) -> Builder<'_> {
-    Builder::new(m, InsertPoint::End(b))
 }
