@@ -161,6 +161,9 @@ fn source(m: &Module, v: ValueId) -> Source {
 /// Memoized origins of memref values.
 #[derive(Default)]
 pub struct AliasInfo {
+    /// A hash map, not a table over all value ids: `dealloc-simplification`
+    /// makes one `AliasInfo` per dealloc it rewrites, for a few values each,
+    /// and a dense table per instance would be quadratic in the function.
     cache: HashMap<ValueId, Origins>,
 }
 
@@ -185,6 +188,7 @@ impl AliasInfo {
 
     fn compute(&mut self, m: &Module, v: ValueId) {
         let mut stack = vec![(v, false)];
+        // The values of one view chain: a few, so a hash set.
         let mut open = std::collections::HashSet::new();
         while let Some((w, expanded)) = stack.pop() {
             if self.cache.contains_key(&w) || (!expanded && !open.insert(w)) {

@@ -23,6 +23,7 @@ use crate::ownership::is_owned_allocation;
 use crate::regions::{self, Flagged};
 use ir::analysis::dominance::{reverse_post_order, DomTree};
 use ir::dialects::{is_memref, op_error};
+use ir::entity::{EntitySet, SecondaryMap};
 use ir::{BlockId, Builder, InsertPoint, Module, OpId, RegionId, Result, Type, ValueDef, ValueId};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
@@ -44,17 +45,22 @@ struct Edge {
     to: BlockId,
 }
 
+/// Flagged block → (number of arguments before the flags, memref positions).
+type FlaggedBlocks = SecondaryMap<BlockId, Option<(usize, Vec<usize>)>>;
+
 pub struct Cfg {
     body: RegionId,
-    in_body: HashSet<BlockId>,
+    in_body: EntitySet<BlockId>,
     dom: DomTree,
     edges: Vec<Edge>,
-    /// Flagged block → (number of arguments before the flags, memref positions).
-    flagged: HashMap<BlockId, (usize, Vec<usize>)>,
-    /// (root, body block) → the last op of the block using the root.
+    flagged: FlaggedBlocks,
+    /// (root, body block) → the last op of the block using the root: a
+    /// pair key, sparse in (values × blocks), so a hash map.
     uses: HashMap<(ValueId, BlockId), OpId>,
-    live_in: HashMap<BlockId, HashSet<ValueId>>,
-    live_out: HashMap<BlockId, HashSet<ValueId>>,
+    /// The roots live into / out of each body block: few of all the
+    /// values, so hash sets.
+    live_in: SecondaryMap<BlockId, HashSet<ValueId>>,
+    live_out: SecondaryMap<BlockId, HashSet<ValueId>>,
 }
 
 fn is_branch(m: &Module, op: OpId) -> bool {
@@ -70,7 +76,7 @@ impl Cfg {
         fl: &mut Flagged,
     ) -> Result<Cfg> {
         let blocks = m.region_blocks(body).to_vec();
-        let mut flagged = HashMap::new();
+        let mut flagged = FlaggedBlocks::default();
         for &b in blocks.iter().skip(1) {
             let args = m.block_args(b).to_vec();
             let mem: Vec<usize> = (0..args.len())
@@ -82,10 +88,10 @@ impl Cfg {
             for &i in &mem {
                 let f = m.add_block_arg(b, Type::i1());
                 if let Some(&a) = args.get(i) {
-                    fl.flag.insert(a, f);
+                    fl.flag[a] = Some(f);
                 }
             }
-            flagged.insert(b, (args.len(), mem));
+            flagged[b] = Some((args.len(), mem));
         }
         let mut edges = Vec::new();
         for &b in &blocks {
@@ -95,7 +101,7 @@ impl Cfg {
                     continue;
                 };
                 edges.push(Edge { term: t, k, to });
-                let Some((_, mem)) = flagged.get(&to) else {
+                let Some((_, mem)) = &flagged[to] else {
                     continue;
                 };
                 if !is_branch(m, t) {
@@ -118,8 +124,8 @@ impl Cfg {
             edges,
             flagged,
             uses: HashMap::new(),
-            live_in: HashMap::new(),
-            live_out: HashMap::new(),
+            live_in: SecondaryMap::default(),
+            live_out: SecondaryMap::default(),
         })
     }
 
@@ -127,7 +133,7 @@ impl Cfg {
     pub fn flagged_args(&self, m: &Module) -> Vec<ValueId> {
         let mut out = Vec::new();
         for &b in m.region_blocks(self.body) {
-            if let Some((_, mem)) = self.flagged.get(&b) {
+            if let Some((_, mem)) = &self.flagged[b] {
                 out.extend(mem.iter().filter_map(|&i| m.block_args(b).get(i).copied()));
             }
         }
@@ -138,7 +144,7 @@ impl Cfg {
     fn top(&self, m: &Module, mut op: OpId) -> Option<(BlockId, OpId)> {
         loop {
             let b = m.op_block(op)?;
-            if self.in_body.contains(&b) {
+            if self.in_body.contains(b) {
                 return Some((b, op));
             }
             op = m.block_parent_op(b)?;
@@ -149,7 +155,7 @@ impl Cfg {
     fn home(&self, m: &Module, v: ValueId) -> Option<BlockId> {
         match m.value_def(v) {
             ValueDef::Result(op, _) => self.top(m, op).map(|t| t.0),
-            ValueDef::BlockArg(b, _) => self.in_body.contains(&b).then_some(b),
+            ValueDef::BlockArg(b, _) => self.in_body.contains(b).then_some(b),
             ValueDef::Erased => None,
         }
     }
@@ -161,7 +167,7 @@ impl Cfg {
             ValueDef::BlockArg(b, _) => Some(b),
             ValueDef::Erased => None,
         };
-        b.is_some_and(|b| self.in_body.contains(&b))
+        b.is_some_and(|b| self.in_body.contains(b))
     }
 
     pub fn record_use(&mut self, m: &Module, r: ValueId, op: OpId) {
@@ -175,14 +181,13 @@ impl Cfg {
         let Some((b, anc)) = self.top(m, op) else {
             return false;
         };
-        self.uses.get(&(r, b)) == Some(&anc)
-            && !self.live_out.get(&b).is_some_and(|s| s.contains(&r))
+        self.uses.get(&(r, b)) == Some(&anc) && !self.live_out[b].contains(&r)
     }
 
     /// True if the ownership of `w`, passed on edge `e`, moves into the
     /// successor's argument instead of staying with `w`.
     fn droppable(&self, m: &Module, fl: &Flagged, w: ValueId, e: &Edge) -> bool {
-        let root = is_owned_allocation(m, w) || fl.flag.contains_key(&w);
+        let root = is_owned_allocation(m, w) || fl.flag[w].is_some();
         let dominates = self
             .home(m, w)
             .is_some_and(|h| h != e.to && self.dom.dominates(h, e.to));
@@ -206,18 +211,20 @@ impl Cfg {
     }
 
     /// Origins of every value, with block arguments seeded to a fixpoint.
-    pub fn seed(&self, m: &Module, f: OpId, fl: &Flagged, moved: &HashSet<ValueId>) -> AliasInfo {
-        let mut ext: HashMap<BlockId, (Vec<Origin>, bool)> = HashMap::new();
+    pub fn seed(&self, m: &Module, f: OpId, fl: &Flagged, moved: &EntitySet<ValueId>) -> AliasInfo {
+        // Per flagged block: the external origins of its arguments, exact?
+        let mut ext: SecondaryMap<BlockId, (Vec<Origin>, bool)> =
+            SecondaryMap::with_default((Vec::new(), true));
         loop {
             let mut alias = AliasInfo::new();
-            for (&b, (_, mem)) in &self.flagged {
+            for (b, (_, mem)) in self.flagged_blocks() {
                 let args: Vec<ValueId> = mem
                     .iter()
                     .filter_map(|&i| m.block_args(b).get(i).copied())
                     .collect();
                 let mut list: SmallVec<[Origin; 1]> =
                     args.iter().map(|&a| Origin::Alloc(a)).collect();
-                let (extra, exact) = ext.get(&b).cloned().unwrap_or((Vec::new(), true));
+                let (extra, exact) = ext[b].clone();
                 list.extend(extra);
                 for &a in &args {
                     alias.set(
@@ -233,14 +240,14 @@ impl Cfg {
             regions::seed_results(m, f, fl, &mut alias, moved);
             let mut changed = false;
             for e in &self.edges {
-                let Some((_, mem)) = self.flagged.get(&e.to) else {
+                let Some((_, mem)) = &self.flagged[e.to] else {
                     continue;
                 };
                 let incoming: Vec<ValueId> = {
                     let args = m.successor_args(e.term, e.k);
                     mem.iter().filter_map(|&i| args.get(i).copied()).collect()
                 };
-                let entry = ext.entry(e.to).or_insert((Vec::new(), true));
+                let entry = &mut ext[e.to];
                 for v in incoming {
                     let o = alias.origins(m, v).clone();
                     if !o.exact && entry.1 {
@@ -268,10 +275,10 @@ impl Cfg {
     /// Live-in / live-out root sets of every body block.
     pub fn solve(&mut self, m: &Module) {
         let blocks = m.region_blocks(self.body).to_vec();
-        let mut gen: HashMap<BlockId, HashSet<ValueId>> = HashMap::new();
+        let mut gen: SecondaryMap<BlockId, HashSet<ValueId>> = SecondaryMap::default();
         for &(r, b) in self.uses.keys() {
             if self.home(m, r) != Some(b) {
-                gen.entry(b).or_default().insert(r);
+                gen[b].insert(r);
             }
         }
         let mut order = reverse_post_order(m, self.body);
@@ -283,17 +290,15 @@ impl Cfg {
             for &b in &order {
                 let mut out: HashSet<ValueId> = HashSet::new();
                 for s in ir::analysis::dominance::block_successors(m, b) {
-                    if let Some(li) = self.live_in.get(&s) {
-                        out.extend(li.iter().copied());
-                    }
+                    out.extend(self.live_in[s].iter().copied());
                 }
-                let mut inn: HashSet<ValueId> = gen.get(&b).cloned().unwrap_or_default();
+                let mut inn: HashSet<ValueId> = gen[b].clone();
                 inn.extend(out.iter().copied().filter(|&r| self.home(m, r) != Some(b)));
-                if self.live_in.get(&b) != Some(&inn) {
-                    self.live_in.insert(b, inn);
+                if self.live_in[b] != inn {
+                    self.live_in[b] = inn;
                     changed = true;
                 }
-                self.live_out.insert(b, out);
+                self.live_out[b] = out;
             }
         }
     }
@@ -304,12 +309,12 @@ impl Cfg {
         let mut out = Vec::new();
         let home = self.home(m, r);
         for &b in m.region_blocks(self.body) {
-            let live_in = self.live_in.get(&b).is_some_and(|s| s.contains(&r));
+            let live_in = self.live_in[b].contains(&r);
             if !live_in && home != Some(b) {
                 continue;
             }
             let Some(term) = m.last_op(b) else { continue };
-            let live_out = self.live_out.get(&b).is_some_and(|s| s.contains(&r));
+            let live_out = self.live_out[b].contains(&r);
             let last = self.uses.get(&(r, b)).copied();
             let at_branch = live_out || (last == Some(term) && m.num_successors(term) > 0);
             if at_branch {
@@ -322,7 +327,7 @@ impl Cfg {
                     ));
                 }
                 for e in self.edges.iter().filter(|e| e.term == term) {
-                    if !self.live_in.get(&e.to).is_some_and(|s| s.contains(&r)) {
+                    if !self.live_in[e.to].contains(&r) {
                         out.push(Death::Edge(term, e.k));
                     }
                 }
@@ -342,7 +347,7 @@ impl Cfg {
         let Some((to, range)) = m.successor(term, k) else {
             return Vec::new();
         };
-        let Some((orig, mem)) = self.flagged.get(&to) else {
+        let Some((orig, mem)) = &self.flagged[to] else {
             return Vec::new();
         };
         mem.iter()
@@ -353,10 +358,17 @@ impl Cfg {
 }
 
 impl Cfg {
+    /// The flagged blocks, in id order, with their argument layout.
+    fn flagged_blocks(&self) -> impl Iterator<Item = (BlockId, &(usize, Vec<usize>))> {
+        self.flagged
+            .iter()
+            .filter_map(|(b, f)| f.as_ref().map(|f| (b, f)))
+    }
+
     /// Replaces flag arguments that every edge passes the same constant
     /// (e.g. false from all predecessors) by that constant.
     pub fn fold_constant_flags(&self, m: &mut Module) {
-        for (&b, (orig, mem)) in &self.flagged {
+        for (b, (orig, mem)) in self.flagged_blocks() {
             for j in 0..mem.len() {
                 let Some(flag) = m.block_args(b).get(orig + j).copied() else {
                     continue;

@@ -7,7 +7,7 @@
 //! it may alias them.
 
 use ir::dialects::is_memref;
-use ir::{Attribute, InsertPoint, Module, OpId, OpSpec, Sym, Type};
+use ir::{Attribute, InsertPoint, Module, OpId, OpSpec, Type};
 
 /// Marks the functions rewritten to return ownership flags.
 pub const DYNAMIC_OWNERSHIP: &str = "onnxc.dynamic_ownership";
@@ -78,7 +78,8 @@ fn rebuild_call(m: &mut Module, call: OpId, flags: usize) {
         loc: m.loc(call).clone(),
         ..OpSpec::default()
     };
-    let new = m.create_op(Sym::new("func.call"), spec);
+    // The same call, with the flag results added.
+    let new = m.create_op(m.name(call), spec);
     m.insert(new, InsertPoint::Before(call));
     let fresh = m.results(new).to_vec();
     for (&o, &n) in old.iter().zip(&fresh) {

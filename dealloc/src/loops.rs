@@ -533,14 +533,9 @@ fn add_to_dealloc(m: &mut Module, d: OpId, v: ValueId, cond: ValueId) {
     memrefs.push(v);
     conds.push(cond);
     let loc = m.loc(d).clone();
-    let new = crate::ownership::emit_dealloc(
-        m,
-        InsertPoint::Before(d),
-        &memrefs,
-        &conds,
-        &p.retained,
-        loc,
-    );
+    let new = Builder::new(m, InsertPoint::Before(d))
+        .with_loc(loc)
+        .bufferization_dealloc(&memrefs, &conds, &p.retained);
     let (old, fresh) = (m.results(d).to_vec(), m.results(new).to_vec());
     for (o, n) in old.into_iter().zip(fresh) {
         m.replace_all_uses(o, n);

@@ -36,14 +36,11 @@ use crate::cfg::{Cfg, Death};
 use crate::place::place;
 use crate::regions::{self, Flagged};
 use crate::support::check_supported;
-use ir::dialects::bufferization::segment_attr;
 use ir::dialects::{is_memref, op_error};
+use ir::entity::{EntitySet, SecondaryMap};
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::registry::Traits;
-use ir::{
-    BlockId, Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueDef, ValueId,
-};
-use std::collections::{HashMap, HashSet};
+use ir::{BlockId, Builder, InsertPoint, Module, OpId, Result, ValueDef, ValueId};
 
 /// Marks allocations and frees the program manages itself (upstream's name).
 pub const MANUAL_DEALLOCATION: &str = "bufferization.manual_deallocation";
@@ -127,12 +124,13 @@ pub(crate) struct FuncState {
     /// Roots (buffers this function frees) in program order.
     pub(crate) roots: Vec<ValueId>,
     /// Root → the `i1` that says at run time whether it is owned.
-    pub(crate) cond: HashMap<ValueId, ValueId>,
-    /// Root → the op of its home block after which it is dead (`None`: it
-    /// is an unused block argument, dead at the block start).
-    pub(crate) last: HashMap<ValueId, Option<OpId>>,
+    pub(crate) cond: SecondaryMap<ValueId, Option<ValueId>>,
+    /// Root → the op of its home block after which it is dead (`Some(None)`:
+    /// it is an unused block argument, dead at the block start; `None`: not
+    /// a root).
+    pub(crate) last: SecondaryMap<ValueId, Option<Option<OpId>>>,
     /// Roots freed by a `memref.realloc` or handed to a loop (the op).
-    pub(crate) consumed: HashMap<ValueId, OpId>,
+    pub(crate) consumed: SecondaryMap<ValueId, Option<OpId>>,
     pub(crate) flagged: Flagged,
 }
 
@@ -160,9 +158,9 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
     let mut st = FuncState {
         alias: AliasInfo::new(),
         roots: Vec::new(),
-        cond: HashMap::new(),
-        last: HashMap::new(),
-        consumed: HashMap::new(),
+        cond: SecondaryMap::default(),
+        last: SecondaryMap::default(),
+        consumed: SecondaryMap::default(),
         flagged: regions::add_flags(m, f, falsity),
     };
     regions::add_call_flags(m, f, &mut st.flagged);
@@ -177,7 +175,7 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
         }
     }
     let transfers = loop_transfers(m, &st.flagged);
-    let moved: HashSet<ValueId> = transfers.iter().map(|t| t.0).collect();
+    let moved: EntitySet<ValueId> = transfers.iter().map(|t| t.0).collect();
     st.alias = match &cfg {
         Some(c) => c.seed(m, f, &st.flagged, &moved),
         None => {
@@ -189,10 +187,10 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
     };
     if let Some(c) = &cfg {
         for a in c.flagged_args(m) {
-            if let Some(&fl) = st.flagged.flag.get(&a) {
+            if let Some(fl) = st.flagged.flag[a] {
                 st.roots.push(a);
-                st.cond.insert(a, fl);
-                st.last.insert(a, None);
+                st.cond[a] = Some(fl);
+                st.last[a] = Some(None);
             }
         }
     }
@@ -200,10 +198,11 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
     if let Some(c) = cfg.as_mut() {
         c.solve(m);
     }
-    for (&src, &op) in &st.consumed {
+    let consumed = st.consumed.iter().filter_map(|(v, op)| op.map(|o| (v, o)));
+    for (src, op) in consumed {
         let final_use = match &cfg {
             Some(c) if c.is_cfg_root(m, src) => c.is_final_use(m, src, op),
-            _ => st.last.get(&src) == Some(&Some(op)),
+            _ => st.last[src] == Some(Some(op)),
         };
         if !final_use {
             return Err(op_error(
@@ -214,8 +213,8 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
         }
     }
     for (x, op, slot) in transfers {
-        let Some(&c) = st.cond.get(&x) else { continue };
-        st.consumed.insert(x, op);
+        let Some(c) = st.cond[x] else { continue };
+        st.consumed[x] = Some(op);
         m.set_operand(op, slot, c);
     }
     let deaths = deaths(m, &st, cfg.as_ref())?;
@@ -253,19 +252,19 @@ fn walk(
     truth: ValueId,
     mut cfg: Option<&mut Cfg>,
 ) -> Result<()> {
-    let region_ops: HashSet<OpId> = st.flagged.ops.iter().copied().collect();
+    let region_ops: EntitySet<OpId> = st.flagged.ops.iter().copied().collect();
     // Pre-order visits the ops of a block in order, each before the ops
     // nested in it, so the last ancestor seen is the last use.
     let ops = m.collect_ops(f);
     for &op in ops.iter().skip(1) {
-        if region_ops.contains(&op) {
+        if region_ops.contains(op) {
             for &r in m.regions(op) {
                 for &b in m.region_blocks(r) {
                     for &a in m.block_args(b) {
-                        if let Some(&fl) = st.flagged.flag.get(&a) {
+                        if let Some(fl) = st.flagged.flag[a] {
                             st.roots.push(a);
-                            st.cond.insert(a, fl);
-                            st.last.insert(a, None);
+                            st.cond[a] = Some(fl);
+                            st.last[a] = Some(None);
                         }
                     }
                 }
@@ -275,12 +274,12 @@ fn walk(
             let cond = if is_owned_allocation(m, r) {
                 Some(truth)
             } else {
-                st.flagged.flag.get(&r).copied()
+                st.flagged.flag[r]
             };
             if let Some(c) = cond {
                 st.roots.push(r);
-                st.cond.insert(r, c);
-                st.last.insert(r, Some(op));
+                st.cond[r] = Some(c);
+                st.last[r] = Some(Some(op));
             }
         }
         for &v in m.operands(op) {
@@ -289,7 +288,7 @@ fn walk(
             }
             let allocs: Vec<ValueId> = st.alias.origins(m, v).allocs().collect();
             for r in allocs {
-                if !st.last.contains_key(&r) {
+                if st.last[r].is_none() {
                     continue;
                 }
                 if let Some(c) = cfg.as_deref_mut().filter(|c| c.is_cfg_root(m, r)) {
@@ -303,7 +302,7 @@ fn walk(
                         "uses a buffer outside the block that allocates it",
                     ));
                 };
-                st.last.insert(r, Some(anc));
+                st.last[r] = Some(Some(anc));
             }
         }
         check_frees(m, op, st)?;
@@ -315,15 +314,15 @@ fn walk(
 fn deaths(m: &Module, st: &FuncState, cfg: Option<&Cfg>) -> Result<Vec<(Death, ValueId)>> {
     let mut out = Vec::new();
     for &r in &st.roots {
-        if st.consumed.contains_key(&r) {
+        if st.consumed[r].is_some() {
             continue;
         }
         if let Some(c) = cfg.filter(|c| c.is_cfg_root(m, r)) {
             out.extend(c.deaths(m, r)?.into_iter().map(|d| (d, r)));
             continue;
         }
-        let at = match st.last.get(&r) {
-            Some(Some(op)) => Death::After(*op),
+        let at = match st.last[r] {
+            Some(Some(op)) => Death::After(op),
             Some(None) => match home_block(m, r) {
                 Some(b) => Death::Start(b),
                 None => continue,
@@ -340,7 +339,7 @@ fn deaths(m: &Module, st: &FuncState, cfg: Option<&Cfg>) -> Result<Vec<(Death, V
 fn loop_transfers(m: &Module, fl: &Flagged) -> Vec<(ValueId, OpId, usize)> {
     let mut out = Vec::new();
     for &op in &fl.ops {
-        let Some(pairs) = fl.init_flags.get(&op) else {
+        let Some(pairs) = &fl.init_flags[op] else {
             continue;
         };
         for &(i, slot) in pairs {
@@ -381,7 +380,7 @@ fn dies_into(m: &Module, x: ValueId, op: OpId) -> bool {
 /// How many flagged values share fate with `x` (0 if `x` is not flagged):
 /// the flagged results of its op, or flagged arguments of its block.
 pub(crate) fn group_size(m: &Module, fl: &Flagged, x: ValueId) -> usize {
-    if !fl.flag.contains_key(&x) {
+    if fl.flag[x].is_none() {
         return 0;
     }
     let peers = match m.value_def(x) {
@@ -389,7 +388,7 @@ pub(crate) fn group_size(m: &Module, fl: &Flagged, x: ValueId) -> usize {
         ValueDef::BlockArg(b, _) => m.block_args(b),
         ValueDef::Erased => return 0,
     };
-    peers.iter().filter(|p| fl.flag.contains_key(p)).count()
+    peers.iter().filter(|&&p| fl.flag[p].is_some()).count()
 }
 
 /// Checks the ops that free memory themselves: `memref.realloc` consumes an
@@ -424,36 +423,7 @@ fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
                 "the source must be a buffer allocated (and owned) in the same block: realloc frees it",
             ));
         }
-        st.consumed.insert(src, op);
+        st.consumed[src] = Some(op);
     }
     Ok(())
-}
-
-/// `bufferization.dealloc (memrefs) if (conds) retain (retained)` at `ip`.
-pub fn emit_dealloc(
-    m: &mut Module,
-    ip: InsertPoint,
-    memrefs: &[ValueId],
-    conds: &[ValueId],
-    retained: &[ValueId],
-    loc: ir::Location,
-) -> OpId {
-    let mut operands = memrefs.to_vec();
-    operands.extend_from_slice(conds);
-    operands.extend_from_slice(retained);
-    let op = m.create_op(
-        Sym::new("bufferization.dealloc"),
-        OpSpec {
-            operands,
-            result_types: vec![Type::i1(); retained.len()],
-            attrs: vec![(
-                Sym::new("operandSegmentSizes"),
-                segment_attr(memrefs.len(), retained.len()),
-            )],
-            loc,
-            ..OpSpec::default()
-        },
-    );
-    m.insert(op, ip);
-    op
 }

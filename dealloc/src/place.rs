@@ -3,10 +3,11 @@
 
 use crate::alias::Origins;
 use crate::cfg::{Cfg, Death};
-use crate::ownership::{emit_dealloc, FuncState, Stats};
+use crate::ownership::{FuncState, Stats};
 use ir::dialects::is_memref;
+use ir::entity::{EntitySet, SecondaryMap};
 use ir::{Builder, InsertPoint, Module, OpId, Result, ValueId};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// How a returned value reaches the caller.
 enum Handover {
@@ -23,15 +24,15 @@ fn handover(
     truth: ValueId,
     v: ValueId,
     origins: &Origins,
-    claimed: &HashSet<ValueId>,
+    claimed: &EntitySet<ValueId>,
 ) -> Handover {
-    let owned = |r: &ValueId| st.cond.contains_key(r) && !st.consumed.contains_key(r);
+    let owned = |r: ValueId| st.cond[r].is_some() && st.consumed[r].is_none();
     let all_owned = origins.list.len() == origins.allocs().count()
-        && origins.allocs().all(|r| owned(&r) && !claimed.contains(&r));
+        && origins.allocs().all(|r| owned(r) && !claimed.contains(r));
     if !origins.exact || !all_owned {
         return Handover::Clone;
     }
-    if origins.list.len() == 1 && origins.allocs().eq([v]) && st.cond.get(&v) == Some(&truth) {
+    if origins.list.len() == 1 && origins.allocs().eq([v]) && st.cond[v] == Some(truth) {
         Handover::Direct(v)
     } else {
         Handover::Retain
@@ -42,7 +43,7 @@ fn handover(
 #[derive(Default)]
 struct ReturnPlan {
     /// Owned allocations returned as they are: not freed there.
-    transferred: HashSet<ValueId>,
+    transferred: EntitySet<ValueId>,
     /// Values the dealloc before the return keeps alive.
     retained: Vec<ValueId>,
 }
@@ -56,7 +57,7 @@ fn plan_return(
     stats: &mut Stats,
 ) -> ReturnPlan {
     let mut plan = ReturnPlan::default();
-    let mut claimed = HashSet::new();
+    let mut claimed = EntitySet::new();
     for i in 0..m.operands(ret).len() {
         let v = m.operands(ret)[i];
         if !is_memref(m.value_type(v)) {
@@ -76,7 +77,7 @@ fn plan_return(
                 let ty = m.value_type(v).clone();
                 let loc = m.loc(ret).clone();
                 let mut b = Builder::new(m, InsertPoint::Before(ret)).with_loc(loc);
-                let c = b.op1("bufferization.clone", &[v], ty, &[]);
+                let c = b.bufferization_clone(v, ty);
                 m.set_operand(ret, i, c);
                 stats.clones += 1;
             }
@@ -98,6 +99,7 @@ pub(crate) fn place(
     let dynamic = m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_some();
     // A function returning ownership flags retains its results through
     // the flag slots of its return, like a region terminator.
+    // One plan per `func.return`: a few entries, so a hash map.
     let mut plans: HashMap<OpId, ReturnPlan> = HashMap::new();
     if !dynamic {
         for ret in crate::ownership::returns(m, f) {
@@ -107,10 +109,11 @@ pub(crate) fn place(
     }
     // Group the dead owned buffers by the point where they die.
     let mut groups: Vec<(Death, Vec<ValueId>)> = Vec::new();
+    // Keyed by a death point (an op, a block or an edge): a hash map.
     let mut slot: HashMap<Death, usize> = HashMap::new();
     for &(at, r) in deaths {
         if let Death::After(op) = at {
-            if plans.get(&op).is_some_and(|p| p.transferred.contains(&r)) {
+            if plans.get(&op).is_some_and(|p| p.transferred.contains(r)) {
                 continue;
             }
         }
@@ -122,18 +125,14 @@ pub(crate) fn place(
             d.1.push(r);
         }
     }
-    let slots: HashMap<OpId, Vec<(usize, usize)>> = st
-        .flagged
-        .slots
-        .iter()
-        .map(|s| (s.term, s.pairs.clone()))
-        .collect();
-    let mut negated: HashMap<OpId, ValueId> = HashMap::new();
+    // Flagged terminator → its flag slots.
+    let mut slots: SecondaryMap<OpId, Option<usize>> = SecondaryMap::default();
+    for (i, s) in st.flagged.slots.iter().enumerate() {
+        slots[s.term] = Some(i);
+    }
+    let mut negated: SecondaryMap<OpId, Option<ValueId>> = SecondaryMap::default();
     for (at, memrefs) in groups {
-        let mut conds: Vec<ValueId> = memrefs
-            .iter()
-            .filter_map(|r| st.cond.get(r).copied())
-            .collect();
+        let mut conds: Vec<ValueId> = memrefs.iter().filter_map(|&r| st.cond[r]).collect();
         let (ip, loc, keep, pairs) = match at {
             Death::Start(b) => {
                 let loc = m
@@ -157,7 +156,10 @@ pub(crate) fn place(
                 let loc = m.loc(op).clone();
                 if let Some(p) = plans.get(&op) {
                     (InsertPoint::Before(op), loc, p.retained.clone(), Vec::new())
-                } else if let Some(pairs) = slots.get(&op) {
+                } else if let Some(pairs) = slots[op]
+                    .and_then(|i| st.flagged.slots.get(i))
+                    .map(|s| &s.pairs)
+                {
                     let keep = pairs
                         .iter()
                         .filter_map(|&(i, _)| m.operand(op, i))
@@ -170,7 +172,9 @@ pub(crate) fn place(
                 }
             }
         };
-        let d = emit_dealloc(m, ip, &memrefs, &conds, &keep, loc.clone());
+        let d = Builder::new(m, ip)
+            .with_loc(loc.clone())
+            .bufferization_dealloc(&memrefs, &conds, &keep);
         // A `true` of its own: thousands of deallocs sharing one constant
         // would make its use list (and every later erase) quadratic.
         if conds.contains(&truth) {
@@ -203,7 +207,7 @@ fn edge_conds(
     k: usize,
     conds: &[ValueId],
     truth: ValueId,
-    negated: &mut HashMap<OpId, ValueId>,
+    negated: &mut SecondaryMap<OpId, Option<ValueId>>,
 ) -> Vec<ValueId> {
     let Some(c) = m.operand(term, 0) else {
         return conds.to_vec();
@@ -211,13 +215,13 @@ fn edge_conds(
     let loc = m.loc(term).clone();
     let edge = if k == 0 {
         c
-    } else if let Some(&n) = negated.get(&term) {
+    } else if let Some(n) = negated[term] {
         n
     } else {
         let mut b = Builder::new(m, InsertPoint::Before(term)).with_loc(loc.clone());
         let t = b.const_bool(true);
-        let n = b.same("arith.xori", &[c, t]);
-        negated.insert(term, n);
+        let n = b.xori(c, t);
+        negated[term] = Some(n);
         n
     };
     let mut out = Vec::with_capacity(conds.len());
@@ -226,7 +230,7 @@ fn edge_conds(
             out.push(edge);
         } else {
             let mut b = Builder::new(m, InsertPoint::Before(term)).with_loc(loc.clone());
-            out.push(b.same("arith.andi", &[x, edge]));
+            out.push(b.andi(x, edge));
         }
     }
     out

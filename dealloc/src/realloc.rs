@@ -9,11 +9,9 @@
 //! memory the caller still owns). Option `all` expands every realloc.
 
 use crate::ownership::is_owned_allocation;
+use ir::builder::CmpI;
 use ir::pass::{Pass, PassContext, PassInfo, PassOptions};
-use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
-
-/// `arith.cmpi` predicate `ult`.
-const ULT: i64 = 6;
+use ir::{Builder, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
 
 pub struct ExpandRealloc {
     all: bool,
@@ -91,29 +89,20 @@ fn expand(m: &mut Module, op: OpId) {
         .and_then(|s| s.first().copied())
     {
         Some(d) if d != DYN => b.const_index(d),
-        _ => dynamic.unwrap_or_else(|| {
-            let zero = b.const_index(0);
-            b.op1("memref.dim", &[v, zero], Type::Index, &[])
-        }),
+        _ => dynamic.unwrap_or_else(|| b.dim(v, 0)),
     };
     let old_n = dim(&mut b, &src_ty, src, None);
     let new_n = dim(&mut b, &ty, src, new_size);
     let sizes: Vec<ValueId> = new_size.into_iter().collect();
-    let fresh = b.op1("memref.alloc", &sizes, ty, &[]);
+    let fresh = b.alloc(&ty, &sizes);
     // Copy min(old, new) elements.
-    let less = b.op1(
-        "arith.cmpi",
-        &[old_n, new_n],
-        Type::i1(),
-        &[("predicate", Attribute::i64(ULT))],
-    );
-    let count = b.op1("arith.select", &[less, old_n, new_n], Type::Index, &[]);
+    let less = b.cmpi(CmpI::Ult, old_n, new_n);
+    let count = b.select(less, old_n, new_n);
     let zero = b.const_index(0);
     let one = b.const_index(1);
-    let elem = src_ty.element_type().clone();
     b.scf_for(zero, count, one, &[], |b, i, _| {
-        let x = b.op1("memref.load", &[src, i], elem.clone(), &[]);
-        b.op("memref.store", &[x, fresh, i], &[], &[]);
+        let x = b.load(src, &[i]);
+        b.store(x, fresh, &[i]);
         Vec::new()
     });
     m.replace_all_uses(res, fresh);

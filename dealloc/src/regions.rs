@@ -13,9 +13,10 @@
 
 use crate::alias::{AliasInfo, Origin, Origins};
 use ir::dialects::is_memref;
+use ir::entity::{EntitySet, SecondaryMap};
 use ir::{InsertPoint, Module, OpId, OpSpec, Type, ValueDef, ValueId};
 use smallvec::SmallVec;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The region ops whose memrefs this module gives ownership flags.
 pub fn is_flaggable(m: &Module, op: OpId) -> bool {
@@ -39,13 +40,13 @@ pub struct FlagSlots {
 #[derive(Default)]
 pub struct Flagged {
     /// Flagged memref (region result or block argument) → its flag.
-    pub flag: HashMap<ValueId, ValueId>,
+    pub flag: SecondaryMap<ValueId, Option<ValueId>>,
     /// The rebuilt region ops, in pre-order.
     pub ops: Vec<OpId>,
     /// Terminators to fill once flags are known.
     pub slots: Vec<FlagSlots>,
     /// Loop init operand index → flag operand index, per rebuilt loop.
-    pub init_flags: HashMap<OpId, Vec<(usize, usize)>>,
+    pub init_flags: SecondaryMap<OpId, Option<Vec<(usize, usize)>>>,
 }
 
 fn memref_positions(m: &Module, vs: &[ValueId]) -> Vec<usize> {
@@ -98,7 +99,7 @@ fn flag_args(m: &mut Module, b: ir::BlockId, skip: usize, out: &mut Flagged) {
     for p in memref_positions(m, &args) {
         let Some(&a) = args.get(p) else { continue };
         let fl = m.add_block_arg(b, Type::i1());
-        out.flag.insert(a, fl);
+        out.flag[a] = Some(fl);
     }
 }
 
@@ -143,11 +144,11 @@ fn rebuild(m: &mut Module, op: OpId, placeholder: ValueId, out: &mut Flagged) ->
     for (k, &i) in mem_res.iter().enumerate() {
         if let (Some(&r), Some(&fl)) = (new_results.get(i), new_results.get(old_results.len() + k))
         {
-            out.flag.insert(r, fl);
+            out.flag[r] = Some(fl);
         }
     }
     m.erase_op(op);
-    out.init_flags.insert(new, init_pairs);
+    out.init_flags[new] = Some(init_pairs);
     let blocks: Vec<ir::BlockId> = new_regions
         .iter()
         .filter_map(|&r| m.entry_block(r))
@@ -190,11 +191,11 @@ pub fn seed_args(m: &Module, fl: &Flagged, alias: &mut AliasInfo) {
                 let group: SmallVec<[Origin; 1]> = m
                     .block_args(b)
                     .iter()
-                    .filter(|a| fl.flag.contains_key(a))
+                    .filter(|&&a| fl.flag[a].is_some())
                     .map(|&a| Origin::Alloc(a))
                     .collect();
                 for &a in m.block_args(b) {
-                    if fl.flag.contains_key(&a) {
+                    if fl.flag[a].is_some() {
                         // Optimistic: `seed_results` clears it when an
                         // init or a yield of the op is not exact.
                         let o = Origins {
@@ -217,12 +218,12 @@ pub fn seed_results(
     f: OpId,
     fl: &Flagged,
     alias: &mut AliasInfo,
-    transferred: &HashSet<ValueId>,
+    transferred: &EntitySet<ValueId>,
 ) {
     // Inner ops before outer ones.
-    let set: HashSet<OpId> = fl.ops.iter().copied().collect();
+    let set: EntitySet<OpId> = fl.ops.iter().copied().collect();
     for op in post_order(m, f) {
-        if !set.contains(&op) {
+        if !set.contains(op) {
             continue;
         }
         let mut sources: Vec<ValueId> = m
@@ -246,7 +247,7 @@ pub fn seed_results(
         let mut list: SmallVec<[Origin; 1]> = m
             .results(op)
             .iter()
-            .filter(|r| fl.flag.contains_key(r))
+            .filter(|&&r| fl.flag[r].is_some())
             .map(|&r| Origin::Alloc(r))
             .collect();
         let mut seen: HashSet<Origin> = list.iter().cloned().collect();
@@ -256,7 +257,7 @@ pub fn seed_results(
             exact &= o.exact;
             for x in o.list {
                 // A transferred init is owned by the loop from now on.
-                if matches!(x, Origin::Alloc(w) if transferred.contains(&w) && m.operands(op).contains(&w))
+                if matches!(x, Origin::Alloc(w) if transferred.contains(w) && m.operands(op).contains(&w))
                 {
                     continue;
                 }
@@ -270,7 +271,7 @@ pub fn seed_results(
             for &r in m.regions(op) {
                 for &b in m.region_blocks(r) {
                     for &a in m.block_args(b) {
-                        if fl.flag.contains_key(&a) {
+                        if fl.flag[a].is_some() {
                             let mut o = alias.origins(m, a).clone();
                             o.exact = false;
                             alias.set(a, o);
@@ -280,7 +281,7 @@ pub fn seed_results(
             }
         }
         for &r in m.results(op) {
-            if fl.flag.contains_key(&r) {
+            if fl.flag[r].is_some() {
                 alias.set(
                     r,
                     Origins {
@@ -328,7 +329,7 @@ pub fn add_call_flags(m: &Module, f: OpId, out: &mut Flagged) {
         let base = results.len() - mem.len();
         for (k, &i) in mem.iter().enumerate() {
             if let (Some(&r), Some(&fl)) = (results.get(i), results.get(base + k)) {
-                out.flag.insert(r, fl);
+                out.flag[r] = Some(fl);
             }
         }
         out.ops.push(op);

@@ -14,9 +14,10 @@
 use crate::alias::AliasInfo;
 use crate::ownership::MANUAL_DEALLOCATION;
 use ir::dialects::is_memref;
+use ir::entity::{EntitySet, SecondaryMap};
 use ir::pass::{Pass, PassContext, PassInfo, PassOptions};
-use ir::{Attribute, BlockId, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueId};
-use std::collections::{HashMap, HashSet};
+use ir::{Attribute, BlockId, Builder, InsertPoint, Module, OpId, Result, Type, ValueId};
+use std::collections::HashMap;
 
 pub struct BufferReuse;
 
@@ -70,17 +71,26 @@ pub fn reuse_in(m: &mut Module, root: OpId) -> usize {
         .flat_map(|op| m.regions(op).to_vec())
         .flat_map(|r| m.region_blocks(r).to_vec())
         .collect();
-    blocks.into_iter().map(|b| reuse_block(m, b)).sum()
+    // A reused allocation's value stands for the buffer it took over. One
+    // table for all the blocks: each block reads only its own values.
+    let mut root: SecondaryMap<ValueId, Option<ValueId>> = SecondaryMap::default();
+    blocks
+        .into_iter()
+        .map(|b| reuse_block(m, b, &mut root))
+        .sum()
 }
 
-fn reuse_block(m: &mut Module, b: BlockId) -> usize {
-    // Freed buffers by key: (buffer, the `memref.dealloc` freeing it).
+fn reuse_block(
+    m: &mut Module,
+    b: BlockId,
+    root: &mut SecondaryMap<ValueId, Option<ValueId>>,
+) -> usize {
+    // Freed buffers by key: (buffer, the `memref.dealloc` freeing it). The
+    // key is a type and sizes, not an entity: a hash map.
     let mut pool: HashMap<Key, Vec<(ValueId, OpId)>> = HashMap::new();
     // Decide first, rewrite after: erasing the frees before any use moves
     // keeps every use list short (a reused buffer collects many uses).
     let mut plan: Vec<(OpId, ValueId, OpId)> = Vec::new();
-    // A reused allocation's value stands for the buffer it took over.
-    let mut root: HashMap<ValueId, ValueId> = HashMap::new();
     for op in m.block_ops(b) {
         if m.is(op, "memref.dealloc") && m.attr(op, MANUAL_DEALLOCATION).is_none() {
             let Some(v) = m.operand(op, 0) else { continue };
@@ -91,7 +101,7 @@ fn reuse_block(m: &mut Module, b: BlockId) -> usize {
                 continue;
             }
             if let Some(k) = key(m, def) {
-                let a = root.get(&v).copied().unwrap_or(v);
+                let a = root[v].unwrap_or(v);
                 pool.entry(k).or_default().push((a, op));
             }
             continue;
@@ -101,7 +111,7 @@ fn reuse_block(m: &mut Module, b: BlockId) -> usize {
             continue;
         };
         if let Some(r) = m.result(op, 0) {
-            root.insert(r, a);
+            root[r] = Some(a);
             plan.push((op, a, free));
         }
     }
@@ -166,8 +176,8 @@ fn static_bytes(ty: &Type) -> Option<u64> {
 
 /// Allocations some value leaves the function or its region through, or
 /// that something other than ownership-based deallocation frees.
-fn escaping(m: &Module, f: OpId, alias: &mut AliasInfo) -> HashSet<ValueId> {
-    let mut out = HashSet::new();
+fn escaping(m: &Module, f: OpId, alias: &mut AliasInfo) -> EntitySet<ValueId> {
+    let mut out = EntitySet::new();
     for op in m.collect_ops(f) {
         let leaves = m.is(op, "func.return")
             || m.is(op, "scf.yield")
@@ -209,21 +219,22 @@ fn promote(m: &mut Module, f: OpId, max_bytes: u64, max_total: u64) -> usize {
         let Some(bytes) = static_bytes(m.value_type(r)) else {
             continue;
         };
-        if esc.contains(&r) || bytes > max_bytes || total + bytes > max_total {
+        if esc.contains(r) || bytes > max_bytes || total + bytes > max_total {
             continue;
         }
         total += bytes;
-        let spec = OpSpec {
-            result_types: vec![m.value_type(r).clone()],
-            attrs: m.attrs(op).to_vec(),
-            loc: m.loc(op).clone(),
-            ..OpSpec::default()
-        };
-        let new = m.create_op(Sym::new("memref.alloca"), spec);
-        m.insert(new, InsertPoint::Before(op));
-        if let Some(nr) = m.result(new, 0) {
-            m.replace_all_uses(r, nr);
+        let ty = m.value_type(r).clone();
+        let loc = m.loc(op).clone();
+        let nr = Builder::new(m, InsertPoint::Before(op))
+            .with_loc(loc)
+            .alloca(&ty, &[]);
+        // The allocation's attributes (alignment, ...) carry over.
+        if let Some(new) = m.defining_op(nr) {
+            for (k, v) in m.attrs(op).to_vec() {
+                m.set_attr(new, k.as_str(), v);
+            }
         }
+        m.replace_all_uses(r, nr);
         m.erase_op(op);
         n += 1;
     }

@@ -18,7 +18,6 @@
 //! * `x | false`, `x & true` on `i1` flags fold to `x`.
 
 use crate::alias::{may_alias_live, AliasInfo, Origin, Origins};
-use crate::ownership::emit_dealloc;
 use ir::dialects::bufferization::dealloc_groups;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
@@ -228,7 +227,9 @@ fn normalize(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     }
     let loc = m.loc(op).clone();
     let conds: Vec<ValueId> = groups.iter().map(|g| or_all(m, op, g)).collect();
-    let new = emit_dealloc(m, InsertPoint::Before(op), &memrefs, &conds, &retained, loc);
+    let new = Builder::new(m, InsertPoint::Before(op))
+        .with_loc(loc)
+        .bufferization_dealloc(&memrefs, &conds, &retained);
     let new_results = m.results(new).to_vec();
     let old_results = m.results(op).to_vec();
     let mut falsity = None;
@@ -260,12 +261,12 @@ fn or_all(m: &mut Module, op: OpId, conds: &[ValueId]) -> ValueId {
     };
     let loc = m.loc(op).clone();
     let mut b = Builder::new(m, InsertPoint::Before(op)).with_loc(loc);
-    rest.iter()
-        .fold(first, |acc, &c| b.same("arith.ori", &[acc, c]))
+    rest.iter().fold(first, |acc, &c| b.ori(acc, c))
 }
 
 /// True if no two of the values may point into the same memory.
 fn pairwise_disjoint(m: &Module, origins: &[Origins]) -> bool {
+    // A few values per dealloc: a hash set, not a table over all ids.
     let mut seen = HashSet::new();
     let single_allocs = origins.iter().all(|o| match o.list.as_slice() {
         [Origin::Alloc(v)] => seen.insert(*v),
@@ -310,7 +311,9 @@ fn split(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
             .filter(|&j| may_alias_live(m, mo, &ret[j]))
             .collect();
         let kept: Vec<ValueId> = keep.iter().map(|&j| p.retained[j]).collect();
-        let new = emit_dealloc(m, InsertPoint::Before(op), &[mr], &[c], &kept, loc.clone());
+        let new = Builder::new(m, InsertPoint::Before(op))
+            .with_loc(loc.clone())
+            .bufferization_dealloc(&[mr], &[c], &kept);
         for (&j, &r) in keep.iter().zip(m.results(new)) {
             parts[j].push(r);
         }
@@ -342,7 +345,7 @@ fn to_memref_dealloc(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     let loc = m.loc(op).clone();
     Builder::new(m, InsertPoint::Before(op))
         .with_loc(loc)
-        .op("memref.dealloc", &[*mr], &[], &[]);
+        .dealloc(*mr);
     m.erase_op(op);
     true
 }
@@ -386,14 +389,9 @@ fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     }
     let loc = m.loc(op).clone();
     let (memrefs, conds): (Vec<ValueId>, Vec<ValueId>) = keep.into_iter().unzip();
-    let new = emit_dealloc(
-        m,
-        InsertPoint::Before(op),
-        &memrefs,
-        &conds,
-        &p.retained,
-        loc,
-    );
+    let new = Builder::new(m, InsertPoint::Before(op))
+        .with_loc(loc)
+        .bufferization_dealloc(&memrefs, &conds, &p.retained);
     let new_results = m.results(new).to_vec();
     let old_results = m.results(op).to_vec();
     for ((old, nr), mut ex) in old_results.into_iter().zip(new_results).zip(extra) {

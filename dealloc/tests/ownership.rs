@@ -121,20 +121,12 @@ fn views_keep_their_source_alive() {
 
 /// `memref.reinterpret_cast` of a 4-vector to 2x2.
 fn reshape(b: &mut Builder<'_>, v: ValueId) -> ValueId {
-    b.op1(
-        "memref.reinterpret_cast",
-        &[v],
-        Type::memref(vec![2, 2], Type::f32()),
-        &[
-            ("static_offsets", Attribute::i64_array(&[0])),
-            ("static_sizes", Attribute::i64_array(&[2, 2])),
-            ("static_strides", Attribute::i64_array(&[2, 1])),
-            (
-                "operandSegmentSizes",
-                Attribute::DenseArray(Type::i(32), [1i64, 0, 0, 0].as_slice().into()),
-            ),
-        ],
-    )
+    let layout = ir::builder::ViewLayout {
+        offsets: &[0],
+        sizes: &[2, 2],
+        strides: &[2, 1],
+    };
+    b.reinterpret_cast(v, layout, &[], &[], Type::memref(vec![2, 2], Type::f32()))
 }
 
 #[test]
@@ -169,16 +161,11 @@ fn returning_what_the_caller_cannot_own_clones() {
     );
     let x = m.block_arg(entry, 0).unwrap();
     let mut b = Builder::at_end(&mut m, entry);
-    let g = b.op1(
-        "memref.get_global",
-        &[],
-        vec_ty(4),
-        &[("name", Attribute::symbol("g"))],
-    );
+    let g = b.get_global("g", vec_ty(4));
     let a = alloc(&mut b, vec_ty(4));
     add_loop(&mut b, x, a, 4, 1.0);
     let view = reshape(&mut b, a);
-    let s = b.op1("memref.alloca", &[], vec_ty(4), &[]);
+    let s = b.alloca(&vec_ty(4), &[]);
     add_loop(&mut b, x, s, 4, 5.0);
     let ret = b.ret(&[x, g, view, s]);
     run(&mut m, PIPELINE).unwrap();
@@ -229,7 +216,7 @@ fn select_keeps_both_candidates_alive() {
     add_loop(&mut b, x, a, 4, 1.0);
     let a2 = alloc(&mut b, vec_ty(4));
     add_loop(&mut b, x, a2, 4, 2.0);
-    let s = b.op1("arith.select", &[c, a, a2], vec_ty(4), &[]);
+    let s = b.select(c, a, a2);
     let d = alloc(&mut b, vec_ty(4));
     add_loop(&mut b, s, d, 4, 1.0);
     b.ret(&[]);
@@ -263,7 +250,7 @@ fn returned_select_is_retained_not_cloned() {
     add_loop(&mut b, x, a, 4, 1.0);
     let a2 = alloc(&mut b, vec_ty(4));
     add_loop(&mut b, x, a2, 4, 2.0);
-    let s = b.op1("arith.select", &[c, a, a2], vec_ty(4), &[]);
+    let s = b.select(c, a, a2);
     b.ret(&[s]);
 
     let mut only = m.clone();
@@ -309,7 +296,7 @@ fn returned_select_with_an_argument_is_cloned() {
     let mut b = Builder::at_end(&mut m, entry);
     let a = alloc(&mut b, vec_ty(4));
     add_loop(&mut b, x, a, 4, 1.0);
-    let s = b.op1("arith.select", &[c, a, x], vec_ty(4), &[]);
+    let s = b.select(c, a, x);
     b.ret(&[s]);
     run(&mut m, PIPELINE).unwrap();
     assert_eq!(count(&m, f, "bufferization.clone"), 1);
@@ -415,7 +402,7 @@ fn realloc_consumes_its_source() {
     let mut b = Builder::at_end(&mut m, entry);
     let a = alloc(&mut b, vec_ty(4));
     add_loop(&mut b, x, a, 4, 1.0);
-    let r = b.op1("memref.realloc", &[a], vec_ty(8), &[]);
+    let r = b.realloc(a, None, vec_ty(8));
     add_loop(&mut b, x, r, 4, 1.0);
     b.ret(&[]);
     let mut bad = m.clone();
@@ -496,13 +483,8 @@ fn structured_memref_results_get_ownership_flags() {
     let c = m.block_arg(entry, 0).unwrap();
     let mut b = Builder::at_end(&mut m, entry);
     let a = alloc(&mut b, vec_ty(4));
-    let op = scf_if_vec4(&mut b, c);
+    b.scf_if(c, &[vec_ty(4)], &mut |_| vec![a], Some(&mut |_| vec![a]));
     b.ret(&[]);
-    for k in 0..2 {
-        let r = m.region(op, k).unwrap();
-        let blk = m.append_block(r, &[]);
-        Builder::at_end(&mut m, blk).op("scf.yield", &[a], &[], &[]);
-    }
     run(&mut m, PIPELINE).unwrap();
     check_runs(&m, vec![Val::I(1)]);
     check_runs(&m, vec![Val::I(0)]);
@@ -537,12 +519,7 @@ fn unsupported_shapes_are_diagnosed() {
     );
     let (_, entry) = func(&mut m, "f", vec![], vec![]);
     let mut b = Builder::at_end(&mut m, entry);
-    b.op(
-        "func.call",
-        &[],
-        &[vec_ty(4)],
-        &[("callee", Attribute::symbol("ext"))],
-    );
+    b.call("ext", &[], &[vec_ty(4)]);
     b.ret(&[]);
     expect_err(
         &mut m,
@@ -590,13 +567,8 @@ fn call_results_are_owned_by_the_caller() {
     let (f, entry) = func(&mut m, "f", vec![vec_ty(4)], vec![vec_ty(4)]);
     let x = m.block_arg(entry, 0).unwrap();
     let mut b = Builder::at_end(&mut m, entry);
-    let call = b.op(
-        "func.call",
-        &[x],
-        &[vec_ty(4), vec_ty(4)],
-        &[("callee", Attribute::symbol("make"))],
-    );
-    let (r0, r1) = (b.m.results(call)[0], b.m.results(call)[1]);
+    let res = b.call("make", &[x], &[vec_ty(4), vec_ty(4)]);
+    let (r0, r1) = (res[0], res[1]);
     let c = alloc(&mut b, vec_ty(4));
     add_loop(&mut b, r0, c, 4, 1.0);
     let last = b.op("test.use", &[r1], &[], &[]);
@@ -623,13 +595,7 @@ fn memrefs_cross_blocks() {
     let bb1 = m.append_block(r, &[vec_ty(4)]);
     let mut b = Builder::at_end(&mut m, entry);
     let a = alloc(&mut b, vec_ty(4));
-    b.create(
-        "cf.br",
-        OpSpec {
-            successors: vec![(bb1, vec![a])],
-            ..OpSpec::default()
-        },
-    );
+    b.br(bb1, &[a]);
     Builder::at_end(&mut m, bb1).ret(&[]);
     run(&mut m, PIPELINE).unwrap();
     check_runs(&m, vec![]);
@@ -641,13 +607,7 @@ fn memrefs_cross_blocks() {
     let bb1 = m.append_block(r, &[]);
     let mut b = Builder::at_end(&mut m, entry);
     alloc(&mut b, vec_ty(4));
-    b.create(
-        "cf.br",
-        OpSpec {
-            successors: vec![(bb1, vec![])],
-            ..OpSpec::default()
-        },
-    );
+    b.br(bb1, &[]);
     Builder::at_end(&mut m, bb1).ret(&[]);
     run(&mut m, PIPELINE).unwrap();
     check_runs(&m, vec![]);

@@ -7,7 +7,7 @@ mod common;
 
 use common::interp::{Interp, Val};
 use common::*;
-use ir::{Attribute, Builder, Module, Type, ValueId};
+use ir::{Builder, Module, Type, ValueId};
 
 fn program(seed: u64) -> Module {
     let mut rng = Rng(seed);
@@ -47,29 +47,18 @@ fn program(seed: u64) -> Module {
             }
             3 => {
                 let (p, q) = (rng.pick(&pool), rng.pick(&pool));
-                pool.push(b.op1("arith.select", &[c, p, q], vec_ty(4), &[]));
+                pool.push(b.select(c, p, q));
             }
             4 => {
-                let s = b.op1("memref.alloca", &[], vec_ty(4), &[]);
+                let s = b.alloca(&vec_ty(4), &[]);
                 pool.push(s);
             }
             5 => {
-                pool.push(b.op1(
-                    "memref.get_global",
-                    &[],
-                    vec_ty(4),
-                    &[("name", Attribute::symbol("g"))],
-                ));
+                pool.push(b.get_global("g", vec_ty(4)));
             }
             6 if rng.below(2) == 0 => {
                 let p = rng.pick(&pool);
-                let call = b.op(
-                    "func.call",
-                    &[p],
-                    &[vec_ty(4), vec_ty(4)],
-                    &[("callee", Attribute::symbol("mk"))],
-                );
-                pool.extend(b.m.results(call).to_vec());
+                pool.extend(b.call("mk", &[p], &[vec_ty(4), vec_ty(4)]));
             }
             6 => {
                 let used: Vec<ValueId> = (0..1 + rng.below(3)).map(|_| rng.pick(&pool)).collect();
@@ -137,13 +126,13 @@ fn the_checker_catches_leaks_and_bad_frees() {
     let (_, entry) = func(&mut m, "uaf", vec![], vec![]);
     let mut b = Builder::at_end(&mut m, entry);
     let a = alloc(&mut b, vec_ty(4));
-    b.op("memref.dealloc", &[a], &[], &[]);
+    b.dealloc(a);
     b.op("test.use", &[a], &[], &[]);
     b.ret(&[]);
     let (_, entry) = func(&mut m, "argfree", vec![vec_ty(4)], vec![]);
     let x = m.block_arg(entry, 0).unwrap();
     let mut b = Builder::at_end(&mut m, entry);
-    b.op("memref.dealloc", &[x], &[], &[]);
+    b.dealloc(x);
     b.ret(&[]);
     let (_, entry) = func(&mut m, "retarg", vec![vec_ty(4)], vec![vec_ty(4)]);
     let x = m.block_arg(entry, 0).unwrap();

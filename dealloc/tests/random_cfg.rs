@@ -9,7 +9,8 @@ mod common;
 
 use common::interp::{Interp, Val};
 use common::*;
-use ir::{Attribute, BlockId, Builder, Module, OpSpec, Type, ValueId};
+use ir::builder::CmpI;
+use ir::{BlockId, Builder, Module, Type, ValueId};
 
 /// Random straight-line buffer ops appended to `pool`.
 fn fill_block(rng: &mut Rng, b: &mut Builder<'_>, c: ValueId, pool: &mut Vec<ValueId>) {
@@ -27,10 +28,10 @@ fn fill_block(rng: &mut Rng, b: &mut Builder<'_>, c: ValueId, pool: &mut Vec<Val
             }
             3 => {
                 let (p, q) = (rng.pick(pool), rng.pick(pool));
-                pool.push(b.op1("arith.select", &[c, p, q], vec_ty(4), &[]));
+                pool.push(b.select(c, p, q));
             }
             4 => {
-                pool.push(b.op1("memref.alloca", &[], vec_ty(4), &[]));
+                pool.push(b.alloca(&vec_ty(4), &[]));
             }
             5 => {
                 let used: Vec<ValueId> = (0..1 + rng.below(3)).map(|_| rng.pick(pool)).collect();
@@ -61,21 +62,20 @@ fn fill_block(rng: &mut Rng, b: &mut Builder<'_>, c: ValueId, pool: &mut Vec<Val
             _ => {
                 // An scf.if yielding one of two buffers (a fresh one on one side).
                 let (p, q) = (rng.pick(pool), rng.pick(pool));
-                let op = scf_if_vec4(b, c);
                 let fresh = rng.below(2) == 0;
-                for (k, v) in [p, q].into_iter().enumerate() {
-                    let r = b.m.region(op, k).unwrap();
-                    let blk = b.m.append_block(r, &[]);
-                    let mut ib = Builder::at_end(b.m, blk);
-                    let y = if fresh && k == 0 {
-                        let t = alloc(&mut ib, vec_ty(4));
-                        add_loop(&mut ib, v, t, 4, 2.0);
-                        t
-                    } else {
-                        v
-                    };
-                    ib.op("scf.yield", &[y], &[], &[]);
-                }
+                let op = b.scf_if(
+                    c,
+                    &[vec_ty(4)],
+                    &mut |ib| {
+                        if !fresh {
+                            return vec![p];
+                        }
+                        let t = alloc(ib, vec_ty(4));
+                        add_loop(ib, p, t, 4, 2.0);
+                        vec![t]
+                    },
+                    Some(&mut |_| vec![q]),
+                );
                 pool.push(b.m.results(op)[0]);
             }
         }
@@ -140,49 +140,24 @@ fn program(seed: u64) -> Module {
         let fwd = i + 1 + rng.below(n - i - 1);
         match rng.below(3) {
             0 => {
-                let e = edge(&mut rng, &mut b, fwd, counter);
-                b.create(
-                    "cf.br",
-                    OpSpec {
-                        successors: vec![e],
-                        ..OpSpec::default()
-                    },
-                );
+                let (to, args) = edge(&mut rng, &mut b, fwd, counter);
+                b.br(to, &args);
             }
             1 => {
                 let other = i + 1 + rng.below(n - i - 1);
                 let e1 = edge(&mut rng, &mut b, fwd, counter);
                 let e2 = edge(&mut rng, &mut b, other, counter);
-                b.create(
-                    "cf.cond_br",
-                    OpSpec {
-                        operands: vec![c],
-                        successors: vec![e1, e2],
-                        ..OpSpec::default()
-                    },
-                );
+                b.cond_br(c, (e1.0, &e1.1), (e2.0, &e2.1));
             }
             _ => {
                 // A back edge to a non-entry block, taken while counter < limit.
                 let back = 1 + rng.below(i.max(1));
                 let one = b.const_index(1);
-                let next = b.same("arith.addi", &[counter, one]);
-                let go = b.op1(
-                    "arith.cmpi",
-                    &[counter, limit],
-                    Type::i1(),
-                    &[("predicate", Attribute::Int(2, Type::i(64)))],
-                );
+                let next = b.addi(counter, one);
+                let go = b.cmpi(CmpI::Slt, counter, limit);
                 let e1 = edge(&mut rng, &mut b, back.min(n - 1), next);
                 let e2 = edge(&mut rng, &mut b, fwd, counter);
-                b.create(
-                    "cf.cond_br",
-                    OpSpec {
-                        operands: vec![go],
-                        successors: vec![e1, e2],
-                        ..OpSpec::default()
-                    },
-                );
+                b.cond_br(go, (e1.0, &e1.1), (e2.0, &e2.1));
             }
         }
     }

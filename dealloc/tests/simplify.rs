@@ -6,7 +6,7 @@ mod common;
 
 use common::interp::{Interp, Val};
 use common::*;
-use ir::dialects::bufferization::{dealloc_groups, segment_attr};
+use ir::dialects::bufferization::dealloc_groups;
 use ir::{Builder, Module, OpId, Type, ValueId};
 
 /// `@f(%c0, %c1: i1) -> (i1 x r)`: two fresh buffers `a0`, `a1`, then the
@@ -30,15 +30,7 @@ fn dealloc_fn(
     let a0 = alloc(&mut b, vec_ty(4));
     let a1 = alloc(&mut b, vec_ty(4));
     let (mems, conds, kept) = build(&mut b, [a0, a1, c0, c1]);
-    let mut operands = mems.clone();
-    operands.extend(&conds);
-    operands.extend(&kept);
-    let op = b.op(
-        "bufferization.dealloc",
-        &operands,
-        &vec![Type::i1(); kept.len()],
-        &[("operandSegmentSizes", segment_attr(mems.len(), kept.len()))],
-    );
+    let op = b.bufferization_dealloc(&mems, &conds, &kept);
     let res = b.m.results(op).to_vec();
     b.ret(&res);
     (m, f)
@@ -106,7 +98,7 @@ fn empty_deallocs_vanish_and_retained_results_are_false() {
 #[test]
 fn retained_values_that_cannot_alias_are_dropped() {
     let (mut m, f) = dealloc_fn(2, |b, [a0, a1, c0, _]| {
-        let g = b.op1("memref.alloca", &[], vec_ty(4), &[]);
+        let g = b.alloca(&vec_ty(4), &[]);
         (vec![a0], vec![c0], vec![a1, g])
     });
     simplify(&mut m);
@@ -144,14 +136,9 @@ fn possibly_aliasing_memrefs_stay_together() {
     let c = m.block_arg(entry, 0).unwrap();
     let mut b = Builder::at_end(&mut m, entry);
     let a = alloc(&mut b, vec_ty(4));
-    let s = b.op1("arith.select", &[c, a, a], vec_ty(4), &[]);
+    let s = b.select(c, a, a);
     let t = b.const_bool(true);
-    b.op(
-        "bufferization.dealloc",
-        &[a, s, t, c],
-        &[],
-        &[("operandSegmentSizes", segment_attr(2, 0))],
-    );
+    b.bufferization_dealloc(&[a, s], &[t, c], &[]);
     b.ret(&[]);
     run(&mut m, "dealloc-simplification").unwrap();
     assert_eq!(deallocs(&m, f), vec![(2, 2, 0)]);

@@ -154,6 +154,11 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
     pub fn clear(&mut self) {
         self.elems.clear();
     }
+    /// Every entry stored so far, in key order: the keys written and the
+    /// keys below them, which read as the default unless written.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (K, &V)> {
+        self.elems.iter().enumerate().map(|(i, v)| (K::new(i), v))
+    }
 }
 
 impl<K: EntityRef, V: Clone> Index<K> for SecondaryMap<K, V> {
@@ -280,6 +285,8 @@ mod tests {
         assert_eq!(s[b], 7);
         assert_eq!(s[a], 0);
         assert_eq!(format!("{a}"), "t0");
+        let set: Vec<(Thing, u32)> = s.iter().map(|(k, &v)| (k, v)).collect();
+        assert_eq!(set, vec![(a, 0), (b, 7)]);
     }
 
     #[test]

@@ -128,72 +128,7 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     s.push_str(WRAPPER_OUTPUTS);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
     for (kind, list) in [("input", &ins), ("output", &outs)] {
-        let n = list.len().max(1);
-        let strs = |f: &dyn Fn(&Port) -> String| -> String {
-            if list.is_empty() {
-                "0".into()
-            } else {
-                list.iter().map(f).collect::<Vec<_>>().join(", ")
-            }
-        };
-        let _ = writeln!(
-            s,
-            "static const char *const {kind}_names[{n}] = {{ {} }};",
-            strs(&|q| format!("\"{}\"", c_escape(&q.name)))
-        );
-        let _ = writeln!(
-            s,
-            "static const int {kind}_dtypes[{n}] = {{ {} }};",
-            strs(&|q| q.dtype.to_string())
-        );
-        let _ = writeln!(
-            s,
-            "static const int {kind}_ranks[{n}] = {{ {} }};",
-            strs(&|q| q.shape.len().to_string())
-        );
-        let _ = writeln!(
-            s,
-            "static const size_t {kind}_esize[{n}] = {{ {} }};",
-            strs(&|q| q.bytes.to_string())
-        );
-        for (i, q) in list.iter().enumerate() {
-            let dims: Vec<String> = q
-                .shape
-                .iter()
-                .map(|&d| if d == ir::DYN { -1 } else { d }.to_string())
-                .collect();
-            let _ = writeln!(
-                s,
-                "static const int64_t {kind}_shape{i}[{}] = {{ {} }};",
-                dims.len().max(1),
-                if dims.is_empty() {
-                    "0".into()
-                } else {
-                    dims.join(", ")
-                }
-            );
-        }
-        let _ = writeln!(
-            s,
-            "static const int64_t *const {kind}_shapes[{n}] = {{ {} }};",
-            if list.is_empty() {
-                "0".into()
-            } else {
-                (0..list.len())
-                    .map(|i| format!("{kind}_shape{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        );
-        let count = list.len();
-        let _ = writeln!(
-            s,
-            "int {p}_num_{kind}s(void) {{ return {count}; }}\n\
-             const char *{p}_{kind}_name(int i) {{ return i >= 0 && i < {count} ? {kind}_names[i] : 0; }}\n\
-             int {p}_{kind}_dtype(int i) {{ return i >= 0 && i < {count} ? {kind}_dtypes[i] : -1; }}\n\
-             int {p}_{kind}_rank(int i) {{ return i >= 0 && i < {count} ? {kind}_ranks[i] : -1; }}\n\
-             const int64_t *{p}_{kind}_shape(int i) {{ return i >= 0 && i < {count} ? {kind}_shapes[i] : 0; }}\n"
-        );
+        write_port_tables(&mut s, p, kind, list);
     }
     let (ni, no) = (ins.len(), outs.len());
     let max_rank = ins
@@ -243,6 +178,76 @@ void {p}_free_outputs(onnxc_tensor *outputs) {{
         no1 = no.max(1),
     );
     Ok(s)
+}
+
+/// The static tables and accessors of the inputs or outputs (`kind`).
+fn write_port_tables(s: &mut String, p: &str, kind: &str, list: &[Port]) {
+    let n = list.len().max(1);
+    let strs = |f: &dyn Fn(&Port) -> String| -> String {
+        if list.is_empty() {
+            "0".into()
+        } else {
+            list.iter().map(f).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let _ = writeln!(
+        s,
+        "static const char *const {kind}_names[{n}] = {{ {} }};",
+        strs(&|q| format!("\"{}\"", c_escape(&q.name)))
+    );
+    let _ = writeln!(
+        s,
+        "static const int {kind}_dtypes[{n}] = {{ {} }};",
+        strs(&|q| q.dtype.to_string())
+    );
+    let _ = writeln!(
+        s,
+        "static const int {kind}_ranks[{n}] = {{ {} }};",
+        strs(&|q| q.shape.len().to_string())
+    );
+    let _ = writeln!(
+        s,
+        "static const size_t {kind}_esize[{n}] = {{ {} }};",
+        strs(&|q| q.bytes.to_string())
+    );
+    for (i, q) in list.iter().enumerate() {
+        let dims: Vec<String> = q
+            .shape
+            .iter()
+            .map(|&d| if d == ir::DYN { -1 } else { d }.to_string())
+            .collect();
+        let _ = writeln!(
+            s,
+            "static const int64_t {kind}_shape{i}[{}] = {{ {} }};",
+            dims.len().max(1),
+            if dims.is_empty() {
+                "0".into()
+            } else {
+                dims.join(", ")
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "static const int64_t *const {kind}_shapes[{n}] = {{ {} }};",
+        if list.is_empty() {
+            "0".into()
+        } else {
+            (0..list.len())
+                .map(|i| format!("{kind}_shape{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let count = list.len();
+    let _ = writeln!(
+        s,
+        "int {p}_num_{kind}s(void) {{ return {count}; }}\n\
+         const char *{p}_{kind}_name(int i) {{ return i >= 0 && i < {count} ? {kind}_names[i] : 0; }}\n\
+         int {p}_{kind}_dtype(int i) {{ return i >= 0 && i < {count} ? {kind}_dtypes[i] : -1; }}\n\
+         int {p}_{kind}_rank(int i) {{ return i >= 0 && i < {count} ? {kind}_ranks[i] : -1; }}\n\
+         const int64_t *{p}_{kind}_shape(int i) {{ return i >= 0 && i < {count} ? {kind}_shapes[i] : 0; }}\n"
+    );
 }
 
 fn c_escape(s: &str) -> String {

@@ -19,21 +19,15 @@
 //! not otherwise own) becomes `memref.alloc` + `memref.copy`, then a
 //! `memref.cast` when the clone's type has a (compatible) strided layout.
 
+use ir::builder::CmpI;
 use ir::dialects::bufferization::dealloc_groups;
 use ir::dialects::op_error;
 use ir::pass::{Pass, PassContext, PassInfo, PassRegistry};
 use ir::types::{identity_strides, Layout};
-use ir::{
-    Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, OpSpec, Result, Type, ValueId, DYN,
-};
+use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
 
 /// Name of the generated helper function.
 pub const HELPER: &str = "dealloc_helper";
-
-/// `arith.cmpi` predicates used here.
-const EQ: i64 = 0;
-const NE: i64 = 1;
-const ULT: i64 = 6;
 
 pub struct LowerDeallocations;
 
@@ -108,21 +102,15 @@ fn lower_clone(m: &mut Module, op: OpId) -> Result<()> {
     let mut dyns = Vec::new();
     for (k, &d) in mt.shape.iter().enumerate() {
         if d == DYN {
-            let kv = b.const_index(k as i64);
-            dyns.push(b.op1("memref.dim", &[src, kv], Type::Index, &[]));
+            dyns.push(b.dim(src, k));
         }
     }
-    let fresh = b.op1(
-        "memref.alloc",
-        &dyns,
-        plain.clone(),
-        &[("alignment", Attribute::i64(64))],
-    );
-    b.op("memref.copy", &[src, fresh], &[], &[]);
+    let fresh = b.alloc_aligned(&plain, &dyns, 64);
+    b.copy(src, fresh);
     let out = if plain == ty {
         fresh
     } else {
-        b.op1("memref.cast", &[fresh], ty, &[])
+        b.memref_cast(fresh, ty)
     };
     m.replace_op(op, &[out]);
     Ok(())
@@ -174,48 +162,21 @@ fn const_bool(m: &Module, v: ValueId) -> Option<bool> {
         .map(|x| x != 0)
 }
 
-fn cmpi(b: &mut Builder<'_>, pred: i64, x: ValueId, y: ValueId) -> ValueId {
-    b.op1(
-        "arith.cmpi",
-        &[x, y],
-        Type::i1(),
-        &[("predicate", Attribute::i64(pred))],
-    )
-}
-
-fn base_pointer(b: &mut Builder<'_>, v: ValueId) -> ValueId {
-    b.op1(
-        "memref.extract_aligned_pointer_as_index",
-        &[v],
-        Type::Index,
-        &[],
-    )
-}
-
 /// `scf.if %cond { memref.dealloc %v }`, folding constant conditions.
 fn free_if(b: &mut Builder<'_>, cond: ValueId, v: ValueId) {
     match const_bool(b.m, cond) {
         Some(false) => {}
-        Some(true) => {
-            b.op("memref.dealloc", &[v], &[], &[]);
-        }
+        Some(true) => b.dealloc(v),
         None => {
-            let op = b.create(
-                "scf.if",
-                OpSpec {
-                    operands: vec![cond],
-                    regions: 2,
-                    ..OpSpec::default()
+            b.scf_if(
+                cond,
+                &[],
+                &mut |b| {
+                    b.dealloc(v);
+                    Vec::new()
                 },
+                None,
             );
-            let Some(then_r) = b.m.region(op, 0) else {
-                return;
-            };
-            let blk = b.m.append_block(then_r, &[]);
-            let mut inner = Builder::at_end(b.m, blk);
-            inner.loc = b.loc.clone();
-            inner.op("memref.dealloc", &[v], &[], &[]);
-            inner.op("scf.yield", &[], &[], &[]);
         }
     }
 }
@@ -232,15 +193,15 @@ fn one_memref(
         free_if(b, cond, mr);
         return Vec::new();
     }
-    let p = base_pointer(b, mr);
+    let p = b.extract_aligned_pointer_as_index(mr);
     let mut should = cond;
     let mut results = Vec::with_capacity(retained.len());
     for &r in retained {
-        let q = base_pointer(b, r);
-        let differs = cmpi(b, NE, p, q);
-        should = b.same("arith.andi", &[should, differs]);
-        let same = cmpi(b, EQ, p, q);
-        results.push(b.same("arith.andi", &[same, cond]));
+        let q = b.extract_aligned_pointer_as_index(r);
+        let differs = b.cmpi(CmpI::Ne, p, q);
+        should = b.andi(should, differs);
+        let same = b.cmpi(CmpI::Eq, p, q);
+        results.push(b.andi(same, cond));
     }
     free_if(b, should, mr);
     results
@@ -276,45 +237,40 @@ fn general(
         .and_then(|rg| b.m.entry_block(rg));
     let ip = entry.map_or(b.ip(), InsertPoint::Start);
     let mut stack = Builder::new(b.m, ip).with_loc(b.loc.clone());
-    let ptrs = stack.op1("memref.alloca", &[], array(n, Type::Index), &[]);
-    let flags = stack.op1("memref.alloca", &[], array(n, Type::i1()), &[]);
-    let kept = stack.op1("memref.alloca", &[], array(r, Type::Index), &[]);
-    let frees = stack.op1("memref.alloca", &[], array(n, Type::i1()), &[]);
-    let owns = stack.op1("memref.alloca", &[], array(r, Type::i1()), &[]);
+    let ptrs = stack.alloca(&array(n, Type::Index), &[]);
+    let flags = stack.alloca(&array(n, Type::i1()), &[]);
+    let kept = stack.alloca(&array(r, Type::Index), &[]);
+    let frees = stack.alloca(&array(n, Type::i1()), &[]);
+    let owns = stack.alloca(&array(r, Type::i1()), &[]);
 
     let idx: Vec<ValueId> = (0..n.max(r)).map(|k| b.const_index(k as i64)).collect();
     for ((&mr, &c), &k) in memrefs.iter().zip(conds).zip(&idx) {
-        let p = base_pointer(b, mr);
-        b.op("memref.store", &[p, ptrs, k], &[], &[]);
-        b.op("memref.store", &[c, flags, k], &[], &[]);
+        let p = b.extract_aligned_pointer_as_index(mr);
+        b.store(p, ptrs, &[k]);
+        b.store(c, flags, &[k]);
     }
     for (&rv, &k) in retained.iter().zip(&idx) {
-        let q = base_pointer(b, rv);
-        b.op("memref.store", &[q, kept, k], &[], &[]);
+        let q = b.extract_aligned_pointer_as_index(rv);
+        b.store(q, kept, &[k]);
     }
     let dyn_index = Type::memref(vec![DYN], Type::Index);
     let dyn_i1 = Type::memref(vec![DYN], Type::i1());
     let args = [
-        b.op1("memref.cast", &[ptrs], dyn_index.clone(), &[]),
-        b.op1("memref.cast", &[kept], dyn_index, &[]),
-        b.op1("memref.cast", &[flags], dyn_i1.clone(), &[]),
-        b.op1("memref.cast", &[frees], dyn_i1.clone(), &[]),
-        b.op1("memref.cast", &[owns], dyn_i1, &[]),
+        b.memref_cast(ptrs, dyn_index.clone()),
+        b.memref_cast(kept, dyn_index),
+        b.memref_cast(flags, dyn_i1.clone()),
+        b.memref_cast(frees, dyn_i1.clone()),
+        b.memref_cast(owns, dyn_i1),
     ];
-    b.op(
-        "func.call",
-        &args,
-        &[],
-        &[("callee", Attribute::symbol(helper))],
-    );
+    b.call(helper, &args, &[]);
     for (&mr, &k) in memrefs.iter().zip(&idx) {
-        let f = b.op1("memref.load", &[frees, k], Type::i1(), &[]);
+        let f = b.load(frees, &[k]);
         free_if(b, f, mr);
     }
     Ok(retained
         .iter()
         .zip(&idx)
-        .map(|(_, &k)| b.op1("memref.load", &[owns, k], Type::i1(), &[]))
+        .map(|(_, &k)| b.load(owns, &[k]))
         .collect())
 }
 
@@ -375,41 +331,41 @@ fn helper_body(b: &mut Builder<'_>, [ptrs, kept, flags, frees, owns]: [ValueId; 
     let c1 = b.const_index(1);
     let t = b.const_bool(true);
     let f = b.const_bool(false);
-    let n = b.op1("memref.dim", &[ptrs, c0], Type::Index, &[]);
-    let r = b.op1("memref.dim", &[kept, c0], Type::Index, &[]);
+    let n = b.dim_at(ptrs, c0);
+    let r = b.dim_at(kept, c0);
     b.scf_for(c0, r, c1, &[], |b, j, _| {
-        b.op("memref.store", &[f, owns, j], &[], &[]);
+        b.store(f, owns, &[j]);
         Vec::new()
     });
     b.scf_for(c0, n, c1, &[], |b, i, _| {
-        let p = b.op1("memref.load", &[ptrs, i], Type::Index, &[]);
-        let c = b.op1("memref.load", &[flags, i], Type::i1(), &[]);
+        let p = b.load(ptrs, &[i]);
+        let c = b.load(flags, &[i]);
         let retained_loop = b.scf_for(c0, r, c1, &[f], |b, j, acc| {
-            let q = b.op1("memref.load", &[kept, j], Type::Index, &[]);
-            let same = cmpi(b, EQ, q, p);
-            let hit = b.same("arith.andi", &[same, c]);
-            let o = b.op1("memref.load", &[owns, j], Type::i1(), &[]);
-            let o2 = b.same("arith.ori", &[o, hit]);
-            b.op("memref.store", &[o2, owns, j], &[], &[]);
-            vec![b.same("arith.ori", &[acc[0], same])]
+            let q = b.load(kept, &[j]);
+            let same = b.cmpi(CmpI::Eq, q, p);
+            let hit = b.andi(same, c);
+            let o = b.load(owns, &[j]);
+            let o2 = b.ori(o, hit);
+            b.store(o2, owns, &[j]);
+            vec![b.ori(acc[0], same)]
         });
         let scan = b.scf_for(c0, n, c1, &[t, f], |b, k, acc| {
-            let pk = b.op1("memref.load", &[ptrs, k], Type::Index, &[]);
-            let ck = b.op1("memref.load", &[flags, k], Type::i1(), &[]);
-            let same = cmpi(b, EQ, pk, p);
-            let before = cmpi(b, ULT, k, i);
-            let dup = b.same("arith.andi", &[same, before]);
-            let unique = b.same("arith.xori", &[dup, t]);
-            let first = b.same("arith.andi", &[acc[0], unique]);
-            let hit = b.same("arith.andi", &[same, ck]);
-            vec![first, b.same("arith.ori", &[acc[1], hit])]
+            let pk = b.load(ptrs, &[k]);
+            let ck = b.load(flags, &[k]);
+            let same = b.cmpi(CmpI::Eq, pk, p);
+            let before = b.cmpi(CmpI::Ult, k, i);
+            let dup = b.andi(same, before);
+            let unique = b.xori(dup, t);
+            let first = b.andi(acc[0], unique);
+            let hit = b.andi(same, ck);
+            vec![first, b.ori(acc[1], hit)]
         });
         let is_kept = b.m.results(retained_loop)[0];
         let (first, any) = (b.m.results(scan)[0], b.m.results(scan)[1]);
-        let not_kept = b.same("arith.xori", &[is_kept, t]);
-        let once = b.same("arith.andi", &[first, any]);
-        let free = b.same("arith.andi", &[once, not_kept]);
-        b.op("memref.store", &[free, frees, i], &[], &[]);
+        let not_kept = b.xori(is_kept, t);
+        let once = b.andi(first, any);
+        let free = b.andi(once, not_kept);
+        b.store(free, frees, &[i]);
         Vec::new()
     });
     b.ret(&[]);
@@ -418,8 +374,6 @@ fn helper_body(b: &mut Builder<'_>, [ptrs, kept, flags, frees, owns]: [ValueId; 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ir::dialects::bufferization::segment_attr;
-    use ir::Sym;
 
     fn mref(n: i64) -> Type {
         Type::memref(vec![n], Type::f32())
@@ -436,18 +390,10 @@ mod tests {
         let mut b = Builder::at_end(&mut m, body);
         let (f, entry) = b.func("f", inputs, vec![Type::i1(); r]);
         let args = m.block_args(entry).to_vec();
-        let op = m.create_op(
-            Sym::new("bufferization.dealloc"),
-            OpSpec {
-                operands: args.clone(),
-                result_types: vec![Type::i1(); r],
-                attrs: vec![(Sym::new("operandSegmentSizes"), segment_attr(n, r))],
-                ..OpSpec::default()
-            },
-        );
-        m.insert(op, InsertPoint::End(entry));
-        let res = m.results(op).to_vec();
-        Builder::at_end(&mut m, entry).ret(&res);
+        let mut b = Builder::at_end(&mut m, entry);
+        let op = b.bufferization_dealloc(&args[..n], &args[n..2 * n], &args[2 * n..]);
+        let res = b.m.results(op).to_vec();
+        b.ret(&res);
         ir::verify(&m).unwrap();
         (m, f)
     }
@@ -490,14 +436,9 @@ mod tests {
         let mut b = Builder::at_end(&mut m, body);
         let (f, entry) = b.func("f", vec![], vec![]);
         let mut b = Builder::at_end(&mut m, entry);
-        let a = b.op1("memref.alloc", &[], mref(4), &[]);
+        let a = b.alloc(&mref(4), &[]);
         let t = b.const_bool(true);
-        b.op(
-            "bufferization.dealloc",
-            &[a, t],
-            &[],
-            &[("operandSegmentSizes", segment_attr(1, 0))],
-        );
+        b.bufferization_dealloc(&[a], &[t], &[]);
         b.ret(&[]);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
@@ -546,12 +487,7 @@ mod tests {
         let (g, entry) = b.func("g", vec![mref(4), mref(4), Type::i1()], vec![]);
         let args = m.block_args(entry).to_vec();
         let mut b = Builder::at_end(&mut m, entry);
-        b.op(
-            "bufferization.dealloc",
-            &[args[0], args[1], args[2], args[2]],
-            &[],
-            &[("operandSegmentSizes", segment_attr(2, 0))],
-        );
+        b.bufferization_dealloc(&[args[0], args[1]], &[args[2], args[2]], &[]);
         b.ret(&[]);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
@@ -567,7 +503,7 @@ mod tests {
             Builder::at_end(&mut m, body).func("f", vec![ty.clone()], vec![ty.clone()]);
         let x = m.block_arg(entry, 0).unwrap();
         let mut b = Builder::at_end(&mut m, entry);
-        let c = b.op1("bufferization.clone", &[x], ty, &[]);
+        let c = b.bufferization_clone(x, ty);
         b.ret(&[c]);
         ir::verify(&m).unwrap();
         lower_deallocations(&mut m)?;

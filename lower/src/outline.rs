@@ -16,6 +16,7 @@
 //! block), argument types and cloned constants.
 
 use ir::dialects::func;
+use ir::entity::SecondaryMap;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{
     Attribute, Builder, InsertPoint, Module, OpId, OpSpec, Result, Type, Use, ValueDef, ValueId,
@@ -59,6 +60,7 @@ pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
         .filter(|&f| m.attr(f, "sym_visibility").and_then(Attribute::as_str) != Some("private"))
         .collect();
     let mut kernels: HashMap<String, String> = HashMap::new();
+    let mut num = Numbering::default();
     let mut next = 0usize;
     let mut nests = 0usize;
     for f in funcs {
@@ -72,7 +74,7 @@ pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
             .filter(|&op| is_nest(m, op))
             .collect();
         for nest in ops {
-            outline_one(m, nest, &mut kernels, &mut next);
+            outline_one(m, nest, &mut kernels, &mut num, &mut next);
             nests += 1;
         }
     }
@@ -102,6 +104,7 @@ fn outline_one(
     m: &mut Module,
     nest: OpId,
     kernels: &mut HashMap<String, String>,
+    num: &mut Numbering,
     next: &mut usize,
 ) {
     let ops = m.collect_ops(nest);
@@ -116,17 +119,13 @@ fn outline_one(
     }
     let (consts, args): (Vec<ValueId>, Vec<ValueId>) =
         outside.iter().partition(|&&v| is_constant(m, v));
-    let key = structural_key(m, &ops, &args, &consts);
+    let key = structural_key(m, num, &ops, &args, &consts);
     let existing = kernels.get(&key).cloned();
     let name = existing.clone().unwrap_or_else(|| fresh_name(m, next));
     let loc = m.loc(nest).clone();
-    let mut b = Builder::new(m, InsertPoint::Before(nest)).with_loc(loc);
-    b.op(
-        "func.call",
-        &args,
-        &[],
-        &[("callee", Attribute::symbol(&name))],
-    );
+    Builder::new(m, InsertPoint::Before(nest))
+        .with_loc(loc)
+        .call(&name, &args, &[]);
     if existing.is_some() {
         m.erase_op(nest);
     } else {
@@ -163,12 +162,14 @@ fn move_into_kernel(m: &mut Module, nest: OpId, name: &str, args: &[ValueId], co
         let Some(def) = m.defining_op(c) else {
             continue;
         };
+        // A copy of the constant op, whatever its value attribute.
+        let name = m.name(def);
         let spec = OpSpec {
             attrs: m.attrs(def).to_vec(),
             result_types: vec![m.value_type(c).clone()],
             ..OpSpec::default()
         };
-        let clone = Builder::at_end(m, entry).create("arith.constant", spec);
+        let clone = Builder::at_end(m, entry).create(name.as_str(), spec);
         if let Some(&v) = m.results(clone).first() {
             m.replace_uses_where(c, v, inside);
         }
@@ -177,13 +178,44 @@ fn move_into_kernel(m: &mut Module, nest: OpId, name: &str, args: &[ValueId], co
     Builder::at_end(m, entry).ret(&[]);
 }
 
+/// Local numbers of the values of one nest. One table serves every nest
+/// (a table over all value ids per nest would be quadratic); `clear`
+/// resets only the entries the nest set.
+#[derive(Default)]
+struct Numbering {
+    num: SecondaryMap<ValueId, Option<u32>>,
+    numbered: Vec<ValueId>,
+}
+
+impl Numbering {
+    /// Gives `v` the next number.
+    fn insert(&mut self, v: ValueId) {
+        self.num[v] = Some(self.numbered.len() as u32);
+        self.numbered.push(v);
+    }
+    fn get(&self, v: ValueId) -> Option<u32> {
+        self.num[v]
+    }
+    fn clear(&mut self) {
+        for v in self.numbered.drain(..) {
+            self.num[v] = None;
+        }
+    }
+}
+
 /// The identity of a nest up to renaming (see the module docs).
-fn structural_key(m: &Module, ops: &[OpId], args: &[ValueId], consts: &[ValueId]) -> String {
-    let mut num: HashMap<ValueId, usize> = HashMap::new();
+fn structural_key(
+    m: &Module,
+    num: &mut Numbering,
+    ops: &[OpId],
+    args: &[ValueId],
+    consts: &[ValueId],
+) -> String {
+    num.clear();
     let mut key = String::new();
     for &a in args {
         let _ = write!(key, "a{};", m.value_type(a));
-        num.insert(a, num.len());
+        num.insert(a);
     }
     for &c in consts {
         if let Some(def) = m.defining_op(c) {
@@ -191,12 +223,12 @@ fn structural_key(m: &Module, ops: &[OpId], args: &[ValueId], consts: &[ValueId]
                 let _ = write!(key, "c{}={v}:{};", k.as_str(), m.value_type(c));
             }
         }
-        num.insert(c, num.len());
+        num.insert(c);
     }
     for &op in ops {
         let _ = write!(key, "\n{}(", m.name(op).as_str());
         for v in m.operands(op) {
-            let _ = write!(key, "{},", num.get(v).map_or(-1, |&n| n as i64));
+            let _ = write!(key, "{},", num.get(*v).map_or(-1, i64::from));
         }
         key.push(')');
         for (k, v) in m.attrs(op) {
@@ -204,7 +236,7 @@ fn structural_key(m: &Module, ops: &[OpId], args: &[ValueId], consts: &[ValueId]
         }
         for &r in m.results(op) {
             let _ = write!(key, "->{}", m.value_type(r));
-            num.insert(r, num.len());
+            num.insert(r);
         }
         for &r in m.regions(op) {
             key.push('{');
@@ -212,7 +244,7 @@ fn structural_key(m: &Module, ops: &[OpId], args: &[ValueId], consts: &[ValueId]
                 let _ = write!(key, "^{}(", m.block_ops(b).count());
                 for &a in m.block_args(b) {
                     let _ = write!(key, "{},", m.value_type(a));
-                    num.insert(a, num.len());
+                    num.insert(a);
                 }
                 key.push(')');
             }

@@ -12,22 +12,17 @@
 //! Ops are lowered innermost first, so a region being inlined may already
 //! hold several blocks; every `scf.yield` among them is rewritten.
 
-use ir::attr::Attribute;
+use ir::builder::CmpI;
 use ir::dialects::op_error;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{
-    BlockId, Builder, Diagnostic, InsertPoint, Module, OpId, OpSpec, RegionId, Result, Type,
-    ValueId,
+    BlockId, Builder, Diagnostic, InsertPoint, Module, OpId, RegionId, Result, Type, ValueId,
 };
 
 /// Unit attribute on an `scf.for` (kept on its back-edge `cf.br`): ask
 /// LLVM to vectorize the loop (`llvm.loop.vectorize.enable`), e.g. an
 /// innermost unit-stride loop whose buffers LLVM cannot prove distinct.
 pub const LOOP_VECTORIZE: &str = "onnxc.vectorize";
-
-/// `arith.cmpi` predicate numbers used here.
-const CMPI_SLT: i64 = 2;
-const CMPI_ULT: i64 = 6;
 
 pub struct ScfToCf;
 
@@ -146,32 +141,6 @@ fn terminators(m: &Module, blocks: &[BlockId], name: &str) -> Vec<OpId> {
         .collect()
 }
 
-fn branch(b: &mut Builder<'_>, target: BlockId, args: Vec<ValueId>) -> OpId {
-    b.create(
-        "cf.br",
-        OpSpec {
-            successors: vec![(target, args)],
-            ..OpSpec::default()
-        },
-    )
-}
-
-fn cond_branch(
-    b: &mut Builder<'_>,
-    cond: ValueId,
-    t: (BlockId, Vec<ValueId>),
-    f: (BlockId, Vec<ValueId>),
-) -> OpId {
-    b.create(
-        "cf.cond_br",
-        OpSpec {
-            operands: vec![cond],
-            successors: vec![t, f],
-            ..OpSpec::default()
-        },
-    )
-}
-
 fn first(m: &Module, op: OpId, blocks: &[BlockId], what: &str) -> Result<BlockId> {
     blocks
         .first()
@@ -220,10 +189,10 @@ fn lower_for(m: &mut Module, op: OpId) -> Result<()> {
     for y in terminators(m, &body, "scf.yield") {
         let yielded = m.operands(y).to_vec();
         let mut bld = Builder::new(m, InsertPoint::Before(y)).with_loc(loc.clone());
-        let next = bld.same("arith.addi", &[iv, step]);
+        let next = bld.addi(iv, step);
         let mut args = vec![next];
         args.extend(yielded);
-        let br = branch(&mut bld, header, args);
+        let br = bld.br(header, &args);
         if let Some(h) = &hint {
             m.set_attr(br, LOOP_VECTORIZE, h.clone());
         }
@@ -231,20 +200,15 @@ fn lower_for(m: &mut Module, op: OpId) -> Result<()> {
     }
 
     let mut bld = Builder::at_end(m, header).with_loc(loc.clone());
-    let pred = if unsigned { CMPI_ULT } else { CMPI_SLT };
-    let cond = bld.op1(
-        "arith.cmpi",
-        &[iv, ub],
-        Type::i1(),
-        &[("predicate", Attribute::i64(pred))],
-    );
-    cond_branch(&mut bld, cond, (entry, vec![]), (cont, iters));
+    let pred = if unsigned { CmpI::Ult } else { CmpI::Slt };
+    let cond = bld.cmpi(pred, iv, ub);
+    bld.cond_br(cond, (entry, &[]), (cont, &iters));
 
     m.erase_op(op);
     let mut bld = Builder::at_end(m, b).with_loc(loc);
     let mut args = vec![lb];
     args.extend(inits);
-    branch(&mut bld, header, args);
+    bld.br(header, &args);
     Ok(())
 }
 
@@ -271,13 +235,13 @@ fn lower_if(m: &mut Module, op: OpId) -> Result<()> {
     for y in terminators(m, &all, "scf.yield") {
         let yielded = m.operands(y).to_vec();
         let mut bld = Builder::new(m, InsertPoint::Before(y)).with_loc(loc.clone());
-        branch(&mut bld, cont, yielded);
+        bld.br(cont, &yielded);
         m.erase_op(y);
     }
     let else_target = else_blocks.first().copied().unwrap_or(cont);
     m.erase_op(op);
     let mut bld = Builder::at_end(m, b).with_loc(loc);
-    cond_branch(&mut bld, cond, (then_entry, vec![]), (else_target, vec![]));
+    bld.cond_br(cond, (then_entry, &[]), (else_target, &[]));
     Ok(())
 }
 
@@ -302,22 +266,17 @@ fn lower_while(m: &mut Module, op: OpId) -> Result<()> {
             return Err(op_error(m, c, "expects a condition operand"));
         };
         let mut bld = Builder::new(m, InsertPoint::Before(c)).with_loc(loc.clone());
-        cond_branch(
-            &mut bld,
-            flag,
-            (after_entry, forwarded.to_vec()),
-            (cont, forwarded.to_vec()),
-        );
+        bld.cond_br(flag, (after_entry, forwarded), (cont, forwarded));
         m.erase_op(c);
     }
     for y in terminators(m, &after, "scf.yield") {
         let yielded = m.operands(y).to_vec();
         let mut bld = Builder::new(m, InsertPoint::Before(y)).with_loc(loc.clone());
-        branch(&mut bld, before_entry, yielded);
+        bld.br(before_entry, &yielded);
         m.erase_op(y);
     }
     m.erase_op(op);
     let mut bld = Builder::at_end(m, b).with_loc(loc);
-    branch(&mut bld, before_entry, inits);
+    bld.br(before_entry, &inits);
     Ok(())
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use ir::builder::CmpI;
-use ir::{Module, OpSpec, Type};
+use ir::{Builder, Module, OpSpec, Type};
 
 fn sample() -> Module {
     let mut m = Module::new();
@@ -19,32 +19,32 @@ fn sample() -> Module {
         vec![Type::Index],
         vec![dynt.clone(), Type::Index],
     );
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let buf = b.alloc(&dynt.clone(), &[n]);
     let z = b.const_float(0.0, Type::f32());
-    let r = b.for_(0, n, &[z], |b, i, acc| {
-        let ii = b.cast("arith.index_cast", i, Type::i64());
-        let f = b.cast("arith.sitofp", ii, Type::f32());
+    let (lb, one) = (b.const_index(0), b.const_index(1));
+    b.scf_for(lb, n, one, &[z], |b, i, acc| {
+        let ii = b.index_cast(i, Type::i64());
+        let f = b.sitofp(ii, Type::f32());
         b.store(f, buf, &[i]);
-        let two = b.c(2);
-        let rem = b.bin("arith.remui", i, two);
-        let zero = b.c(0);
+        let two = b.const_index(2);
+        let rem = b.remui(i, two);
+        let zero = b.const_index(0);
         let even = b.cmpi(CmpI::Eq, rem, zero);
         let a = acc[0];
-        let r = b.if_(
+        let r = b.scf_if(
             even,
             &[Type::f32()],
-            |b| vec![b.bin("arith.addf", a, f)],
-            Some(Box::new(move |_| vec![a])),
+            &mut |b| vec![b.addf(a, f)],
+            Some(&mut |_| vec![a]),
         );
-        vec![r[0]]
+        b.m.results(r).to_vec()
     });
-    let _ = r;
     b.ret(&[buf, n]);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
-    let n = b.c(8);
+    let mut b = Builder::at_end(&mut m, e);
+    let n = b.const_index(8);
     let res = b.call("fill", &[n], &[dynt, Type::Index]);
     b.dealloc(res[0]);
     b.ret(&[]);
@@ -99,9 +99,10 @@ fn emit_err(m: &Module) -> ir::Diagnostic {
 fn scf_left_in_is_an_error_naming_the_op() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![Type::Index], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
-    b.for_(0, n, &[], |_, _, _| vec![]);
+    let (lb, one) = (b.const_index(0), b.const_index(1));
+    b.scf_for(lb, n, one, &[], |_, _, _| vec![]);
     b.ret(&[]);
     let d = emit_err(&m);
     assert_eq!(d.op.as_deref(), Some("scf.for"));
@@ -118,7 +119,7 @@ fn foreign_ops_are_errors() {
         let mut m = Module::new();
         let t = memref(&[4], Type::f32());
         let (_, e) = func(&mut m, "f", vec![t.clone()], vec![]);
-        let mut b = at_end(&mut m, e);
+        let mut b = Builder::at_end(&mut m, e);
         let x = b.m.block_args(e)[0];
         b.op(name, &[x], &[t], &[]);
         b.ret(&[]);
@@ -133,7 +134,7 @@ fn unsupported_types_are_errors() {
     // f8 element type.
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let a = b.alloc(&memref(&[4], Type::Float(ir::FloatKind::F8E4M3FN)), &[]);
     b.dealloc(a);
     b.ret(&[]);
@@ -144,9 +145,9 @@ fn unsupported_types_are_errors() {
     let mut m = Module::new();
     let t = Type::tensor(vec![4], Type::f32());
     let (_, e) = func(&mut m, "f", vec![t.clone()], vec![t.clone()]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let x = b.m.block_args(e)[0];
-    let y = b.bin("arith.addf", x, x);
+    let y = b.addf(x, x);
     b.ret(&[y]);
     let d = emit_err(&m);
     assert!(d.to_string().contains("tensor"), "{d}");
@@ -156,13 +157,13 @@ fn unsupported_types_are_errors() {
 fn bad_main_and_module_level_ops() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "main", vec![Type::Index], vec![]);
-    at_end(&mut m, e).ret(&[]);
+    Builder::at_end(&mut m, e).ret(&[]);
     let d = emit_err(&m);
     assert!(d.to_string().contains("'main' must have type"), "{d}");
 
     let mut m = Module::new();
     let body = m.body();
-    at_end(&mut m, body).create("test.thing", OpSpec::default());
+    Builder::at_end(&mut m, body).create("test.thing", OpSpec::default());
     let d = emit_err(&m);
     assert_eq!(d.op.as_deref(), Some("test.thing"));
 }

@@ -7,32 +7,38 @@ mod common;
 
 use common::*;
 use ir::builder::{CmpF, CmpI};
-use ir::{Module, Type};
+use ir::{Builder, Module, Type};
 #[test]
 fn matrix_fill_and_sum() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let a = b.alloc(&memref(&[3, 4], Type::i64()), &[]);
-    let (n3, n4, ten) = (b.c(3), b.c(4), b.c(10));
-    b.for_(0, n3, &[], |b, i, _| {
-        b.for_(0, n4, &[], |b, j, _| {
-            let t = b.bin("arith.muli", i, ten);
-            let v = b.bin("arith.addi", t, j);
-            let v = b.cast("arith.index_cast", v, Type::i64());
+    let (n3, n4, ten) = (b.const_index(3), b.const_index(4), b.const_index(10));
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, n3, c1, &[], |b, i, _| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        b.scf_for(c0, n4, c1, &[], |b, j, _| {
+            let t = b.muli(i, ten);
+            let v = b.addi(t, j);
+            let v = b.index_cast(v, Type::i64());
             b.store(v, a, &[i, j]);
             vec![]
         });
         vec![]
     });
-    let zero = b.ci(0, Type::i64());
-    let sum = b.for_(0, n3, &[zero], |b, i, acc| {
-        b.for_(0, n4, &[acc[0]], |b, j, acc| {
+    let zero = b.const_int(0, Type::i64());
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n3, c1, &[zero], |b, i, acc| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        let lp = b.scf_for(c0, n4, c1, &[acc[0]], |b, j, acc| {
             let v = b.load(a, &[i, j]);
-            vec![b.bin("arith.addi", acc[0], v)]
-        })
+            vec![b.addi(acc[0], v)]
+        });
+        b.m.results(lp).to_vec()
     });
+    let sum = b.m.results(lp).to_vec();
     b.print_i64(sum[0]);
     b.dealloc(a);
     b.ret(&[]);
@@ -48,22 +54,24 @@ fn matmul_4x4_f32() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let t = memref(&[4, 4], Type::f32());
     let (a, bm, c) = (
         b.alloc(&t.clone(), &[]),
         b.alloc(&t.clone(), &[]),
         b.alloc(&t, &[]),
     );
-    let n = b.c(4);
-    b.for_(0, n, &[], |b, i, _| {
-        b.for_(0, n, &[], |b, j, _| {
-            let s = b.bin("arith.addi", i, j);
-            let d = b.bin("arith.subi", i, j);
-            let s = b.cast("arith.index_cast", s, Type::i(32));
-            let d = b.cast("arith.index_cast", d, Type::i(32));
-            let s = b.cast("arith.sitofp", s, Type::f32());
-            let d = b.cast("arith.sitofp", d, Type::f32());
+    let n = b.const_index(4);
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, n, c1, &[], |b, i, _| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        b.scf_for(c0, n, c1, &[], |b, j, _| {
+            let s = b.addi(i, j);
+            let d = b.subi(i, j);
+            let s = b.index_cast(s, Type::i(32));
+            let d = b.index_cast(d, Type::i(32));
+            let s = b.sitofp(s, Type::f32());
+            let d = b.sitofp(d, Type::f32());
             b.store(s, a, &[i, j]);
             b.store(d, bm, &[i, j]);
             vec![]
@@ -71,31 +79,39 @@ fn matmul_4x4_f32() {
         vec![]
     });
     let zero = f32_of(&mut b, 0.0);
-    b.for_(0, n, &[], |b, i, _| {
-        b.for_(0, n, &[], |b, j, _| {
-            let r = b.for_(0, n, &[zero], |b, k, acc| {
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, n, c1, &[], |b, i, _| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        b.scf_for(c0, n, c1, &[], |b, j, _| {
+            let (c0, c1) = (b.const_index(0), b.const_index(1));
+            let lp = b.scf_for(c0, n, c1, &[zero], |b, k, acc| {
                 let x = b.load(a, &[i, k]);
                 let y = b.load(bm, &[k, j]);
-                let p = b.bin("arith.mulf", x, y);
-                vec![b.bin("arith.addf", acc[0], p)]
+                let p = b.mulf(x, y);
+                vec![b.addf(acc[0], p)]
             });
+            let r = b.m.results(lp).to_vec();
             b.store(r[0], c, &[i, j]);
             vec![]
         });
         vec![]
     });
-    let total = b.for_(0, n, &[zero], |b, i, acc| {
-        b.for_(0, n, &[acc[0]], |b, j, acc| {
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n, c1, &[zero], |b, i, acc| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        let lp = b.scf_for(c0, n, c1, &[acc[0]], |b, j, acc| {
             let v = b.load(c, &[i, j]);
-            vec![b.bin("arith.addf", acc[0], v)]
-        })
+            vec![b.addf(acc[0], v)]
+        });
+        b.m.results(lp).to_vec()
     });
+    let total = b.m.results(lp).to_vec();
     let c12 = {
-        let (one, two) = (b.c(1), b.c(2));
+        let (one, two) = (b.const_index(1), b.const_index(2));
         b.load(c, &[one, two])
     };
     for v in [total[0], c12] {
-        let w = b.cast("arith.extf", v, Type::f64());
+        let w = b.extf(v, Type::f64());
         b.print_f64(w);
     }
     for x in [a, bm, c] {
@@ -121,34 +137,37 @@ fn iter_args_f32_and_i64_with_if_in_loop() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
-    let n = b.c(10);
-    let (zf, zi) = (f32_of(&mut b, 0.0), b.ci(0, Type::i64()));
+    let mut b = Builder::at_end(&mut m, e);
+    let n = b.const_index(10);
+    let (zf, zi) = (f32_of(&mut b, 0.0), b.const_int(0, Type::i64()));
     let half = f32_of(&mut b, 0.5);
     // Σ 0.5·i in f32, Σ (i even ? i² : -i) in i64, count of evens.
-    let r = b.for_(0, n, &[zf, zi, zi], |b, i, acc| {
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n, c1, &[zf, zi, zi], |b, i, acc| {
         let (af, ai, cnt) = (acc[0], acc[1], acc[2]);
-        let ii = b.cast("arith.index_cast", i, Type::i64());
-        let fi = b.cast("arith.sitofp", ii, Type::f32());
-        let h = b.bin("arith.mulf", fi, half);
-        let af = b.bin("arith.addf", af, h);
-        let two = b.ci(2, Type::i64());
-        let rem = b.bin("arith.remsi", ii, two);
-        let z = b.ci(0, Type::i64());
+        let ii = b.index_cast(i, Type::i64());
+        let fi = b.sitofp(ii, Type::f32());
+        let h = b.mulf(fi, half);
+        let af = b.addf(af, h);
+        let two = b.const_int(2, Type::i64());
+        let rem = b.remsi(ii, two);
+        let z = b.const_int(0, Type::i64());
         let even = b.cmpi(CmpI::Eq, rem, z);
-        let r = b.if_(
+        let r = b.scf_if(
             even,
             &[Type::i64(), Type::i64()],
-            |b| {
-                let sq = b.bin("arith.muli", ii, ii);
-                let one = b.ci(1, Type::i64());
-                vec![b.bin("arith.addi", ai, sq), b.bin("arith.addi", cnt, one)]
+            &mut |b| {
+                let sq = b.muli(ii, ii);
+                let one = b.const_int(1, Type::i64());
+                vec![b.addi(ai, sq), b.addi(cnt, one)]
             },
-            Some(Box::new(move |b| vec![b.bin("arith.subi", ai, ii), cnt])),
+            Some(&mut |b| vec![b.subi(ai, ii), cnt]),
         );
+        let r = b.m.results(r);
         vec![af, r[0], r[1]]
     });
-    let w = b.cast("arith.extf", r[0], Type::f64());
+    let r = b.m.results(lp).to_vec();
+    let w = b.extf(r[0], Type::f64());
     b.print_f64(w);
     b.print_i64(r[1]);
     b.print_i64(r[2]);
@@ -167,31 +186,32 @@ fn while_collatz_steps() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![Type::i(32)]);
-    let mut b = at_end(&mut m, e);
-    let start = b.ci(27, Type::i64());
-    let zero = b.ci(0, Type::i64());
-    let r = b.while_(
+    let mut b = Builder::at_end(&mut m, e);
+    let start = b.const_int(27, Type::i64());
+    let zero = b.const_int(0, Type::i64());
+    let r = b.scf_while(
         &[start, zero],
-        |b, a| {
-            let one = b.ci(1, Type::i64());
+        &mut |b, a| {
+            let one = b.const_int(1, Type::i64());
             (b.cmpi(CmpI::Ne, a[0], one), vec![a[0], a[1]])
         },
-        |b, a| {
+        &mut |b, a| {
             let (x, steps) = (a[0], a[1]);
-            let one = b.ci(1, Type::i64());
-            let two = b.ci(2, Type::i64());
-            let three = b.ci(3, Type::i64());
-            let bit = b.bin("arith.andi", x, one);
+            let one = b.const_int(1, Type::i64());
+            let two = b.const_int(2, Type::i64());
+            let three = b.const_int(3, Type::i64());
+            let bit = b.andi(x, one);
             let odd = b.cmpi(CmpI::Eq, bit, one);
-            let up = b.bin("arith.muli", x, three);
-            let up = b.bin("arith.addi", up, one);
-            let down = b.bin("arith.divui", x, two);
-            let next = b.op1("arith.select", &[odd, up, down], Type::i64(), &[]);
-            vec![next, b.bin("arith.addi", steps, one)]
+            let up = b.muli(x, three);
+            let up = b.addi(up, one);
+            let down = b.divui(x, two);
+            let next = b.select(odd, up, down);
+            vec![next, b.addi(steps, one)]
         },
     );
+    let r = b.m.results(r).to_vec();
     b.print_i64(r[1]);
-    let code = b.cast("arith.trunci", r[1], Type::i(32));
+    let code = b.trunci(r[1], Type::i(32));
     b.ret(&[code]);
     assert_eq!(execute("collatz", &mut m, 111), "111\n");
 }
@@ -208,45 +228,48 @@ fn dynamic_alloc_with_dim_and_calls_returning_memrefs() {
         vec![Type::Index],
         vec![dyn1.clone(), Type::Index],
     );
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
     let buf = b.alloc(&dyn1.clone(), &[n]);
-    b.for_(0, n, &[], |b, i, _| {
-        let (three, one) = (b.c(3), b.c(1));
-        let v = b.bin("arith.muli", i, three);
-        let v = b.bin("arith.addi", v, one);
-        let v = b.cast("arith.index_cast", v, Type::i64());
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, n, c1, &[], |b, i, _| {
+        let (three, one) = (b.const_index(3), b.const_index(1));
+        let v = b.muli(i, three);
+        let v = b.addi(v, one);
+        let v = b.index_cast(v, Type::i64());
         b.store(v, buf, &[i]);
         vec![]
     });
-    let two = b.c(2);
-    let n2 = b.bin("arith.muli", n, two);
+    let two = b.const_index(2);
+    let n2 = b.muli(n, two);
     b.ret(&[buf, n2]);
     // @sum(m) -> i64 using memref.dim.
     let (_, e) = func(&mut m, "sum", vec![dyn1.clone()], vec![Type::i64()]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let buf = b.m.block_args(e)[0];
-    let z = b.c(0);
-    let len = b.op1("memref.dim", &[buf, z], Type::Index, &[]);
-    let zi = b.ci(0, Type::i64());
-    let r = b.for_(0, len, &[zi], |b, i, acc| {
+    let z = b.const_index(0);
+    let len = b.dim_at(buf, z);
+    let zi = b.const_int(0, Type::i64());
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, len, c1, &[zi], |b, i, acc| {
         let v = b.load(buf, &[i]);
-        vec![b.bin("arith.addi", acc[0], v)]
+        vec![b.addi(acc[0], v)]
     });
+    let r = b.m.results(lp).to_vec();
     b.ret(&[r[0]]);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
-    let n = b.c(37);
+    let mut b = Builder::at_end(&mut m, e);
+    let n = b.const_index(37);
     let made = b.call("make", &[n], &[dyn1.clone(), Type::Index]);
     let s = b.call("sum", &[made[0]], &[Type::i64()]);
     b.print_i64(s[0]);
-    let n2 = b.cast("arith.index_cast", made[1], Type::i64());
+    let n2 = b.index_cast(made[1], Type::i64());
     b.print_i64(n2);
     // A dynamic dim index through a select chain on a 2-D memref.
-    let (k1, k5) = (b.c(1), b.c(5));
+    let (k1, k5) = (b.const_index(1), b.const_index(5));
     let two_d = b.alloc(&memref(&[3, ir::DYN], Type::f32()), &[k5]);
-    let d1 = b.op1("memref.dim", &[two_d, k1], Type::Index, &[]);
-    let d1 = b.cast("arith.index_cast", d1, Type::i64());
+    let d1 = b.dim_at(two_d, k1);
+    let d1 = b.index_cast(d1, Type::i64());
     b.print_i64(d1);
     b.dealloc(two_d);
     b.dealloc(made[0]);
@@ -263,7 +286,7 @@ fn math_functions_and_casts() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let mut outs = Vec::new();
     for ty in [
         Type::f64(),
@@ -275,19 +298,19 @@ fn math_functions_and_casts() {
         let half = b.const_float(0.5, ty.clone());
         let two = b.const_float(2.0, ty.clone());
         let vals = [
-            b.un("math.exp", one),
-            b.un("math.tanh", half),
-            b.un("math.erf", half),
-            b.un("math.sqrt", two),
-            b.un("math.rsqrt", two),
-            b.bin("math.powf", two, two),
-            b.un("math.log1p", one),
+            b.exp(one),
+            b.tanh(half),
+            b.erf(half),
+            b.sqrt(two),
+            b.rsqrt(two),
+            b.powf(two, two),
+            b.log1p(one),
         ];
         for v in vals {
             outs.push(if ty == Type::f64() {
                 v
             } else {
-                b.cast("arith.extf", v, Type::f64())
+                b.extf(v, Type::f64())
             });
         }
     }
@@ -299,49 +322,49 @@ fn math_functions_and_casts() {
     // Integer ops and casts.
     let i64t = Type::i64();
     let (m7, p7, p2, m2) = (
-        b.ci(-7, i64t.clone()),
-        b.ci(7, i64t.clone()),
-        b.ci(2, i64t.clone()),
-        b.ci(-2, i64t.clone()),
+        b.const_int(-7, i64t.clone()),
+        b.const_int(7, i64t.clone()),
+        b.const_int(2, i64t.clone()),
+        b.const_int(-2, i64t.clone()),
     );
     let mut ints = vec![
-        b.bin("arith.ceildivsi", m7, p2),
-        b.bin("arith.floordivsi", m7, p2),
-        b.bin("arith.ceildivsi", p7, m2),
-        b.bin("arith.floordivsi", p7, m2),
-        b.bin("arith.ceildivsi", p7, p2),
-        b.bin("arith.floordivsi", p7, p2),
-        b.bin("arith.ceildivui", p7, p2),
-        b.bin("arith.remsi", m7, p2),
-        b.bin("arith.maxsi", m7, p2),
-        b.bin("arith.minui", m7, p2),
-        b.bin("arith.shrsi", m7, p2),
-        b.un("math.absi", m7),
-        b.un("math.ctlz", p7),
-        b.un("math.ctpop", m7),
+        b.ceildivsi(m7, p2),
+        b.floordivsi(m7, p2),
+        b.ceildivsi(p7, m2),
+        b.floordivsi(p7, m2),
+        b.ceildivsi(p7, p2),
+        b.floordivsi(p7, p2),
+        b.ceildivui(p7, p2),
+        b.remsi(m7, p2),
+        b.maxsi(m7, p2),
+        b.minui(m7, p2),
+        b.shrsi(m7, p2),
+        b.absi(m7),
+        b.ctlz(p7),
+        b.ctpop(m7),
     ];
-    let i8v = b.ci(200, Type::i(8));
-    ints.push(b.cast("arith.extsi", i8v, i64t.clone()));
-    ints.push(b.cast("arith.extui", i8v, i64t.clone()));
-    let big = b.ci(0x1_0000_0005, i64t.clone());
-    let t = b.cast("arith.trunci", big, Type::i(32));
-    ints.push(b.cast("arith.extsi", t, i64t.clone()));
+    let i8v = b.const_int(200, Type::i(8));
+    ints.push(b.extsi(i8v, i64t.clone()));
+    ints.push(b.extui(i8v, i64t.clone()));
+    let big = b.const_int(0x1_0000_0005, i64t.clone());
+    let t = b.trunci(big, Type::i(32));
+    ints.push(b.extsi(t, i64t.clone()));
     let f = b.const_float(-3.75, Type::f32());
-    ints.push(b.cast("arith.fptosi", f, i64t.clone()));
-    let u = b.ci(-1, Type::i(32));
-    let uf = b.cast("arith.uitofp", u, Type::f64());
-    ints.push(b.cast("arith.fptoui", uf, i64t.clone()));
+    ints.push(b.fptosi(f, i64t.clone()));
+    let u = b.const_int(-1, Type::i(32));
+    let uf = b.uitofp(u, Type::f64());
+    ints.push(b.fptoui(uf, i64t.clone()));
     let fb = b.const_float(1.0, Type::f32());
-    let bits = b.cast("arith.bitcast", fb, Type::i(32));
-    ints.push(b.cast("arith.extui", bits, i64t.clone()));
+    let bits = b.bitcast(fb, Type::i(32));
+    ints.push(b.extui(bits, i64t.clone()));
     let nan = b.const_float(f64::NAN, Type::f32());
     let isnan = b.cmpf(CmpF::Uno, nan, nan);
-    ints.push(b.cast("arith.extui", isnan, i64t.clone()));
-    let mx = b.bin("arith.maximumf", nan, f);
+    ints.push(b.extui(isnan, i64t.clone()));
+    let mx = b.maximumf(nan, f);
     let mxn = b.cmpf(CmpF::Uno, mx, mx);
-    ints.push(b.cast("arith.extui", mxn, i64t.clone()));
-    let mn = b.bin("arith.maxnumf", nan, f);
-    ints.push(b.cast("arith.fptosi", mn, i64t.clone()));
+    ints.push(b.extui(mxn, i64t.clone()));
+    let mn = b.maxnumf(nan, f);
+    ints.push(b.fptosi(mn, i64t.clone()));
     for v in ints {
         b.call("printI64", &[v], &[]);
         b.call("printComma", &[], &[]);
@@ -349,11 +372,11 @@ fn math_functions_and_casts() {
     b.newline();
     // bf16 / f16 round trips.
     let x = b.const_float(1.1, Type::f32());
-    let h = b.cast("arith.truncf", x, Type::Float(ir::FloatKind::F16));
-    let bf = b.cast("arith.truncf", x, Type::Float(ir::FloatKind::BF16));
-    let sum = b.bin("arith.addf", bf, bf);
+    let h = b.truncf(x, Type::Float(ir::FloatKind::F16));
+    let bf = b.truncf(x, Type::Float(ir::FloatKind::BF16));
+    let sum = b.addf(bf, bf);
     for v in [h, bf, sum] {
-        let w = b.cast("arith.extf", v, Type::f64());
+        let w = b.extf(v, Type::f64());
         b.print_f64(w);
     }
     b.ret(&[]);
@@ -386,8 +409,8 @@ fn unstructured_cf_same_target_twice() {
     let head = m.append_block(r, &[Type::i64(), Type::i64()]);
     let tail = m.append_block(r, &[Type::i64(), Type::i64()]);
     let exit = m.append_block(r, &[Type::i64()]);
-    let mut b = at_end(&mut m, e);
-    let (z, one) = (b.ci(0, Type::i64()), b.ci(1, Type::i64()));
+    let mut b = Builder::at_end(&mut m, e);
+    let (z, one) = (b.const_int(0, Type::i64()), b.const_int(1, Type::i64()));
     b.create(
         "cf.br",
         OpSpec {
@@ -397,8 +420,8 @@ fn unstructured_cf_same_target_twice() {
     );
     // head(i, acc): i < 10 ? tail(i, acc) : exit(acc)
     let (i, acc) = (m.block_args(head)[0], m.block_args(head)[1]);
-    let mut b = at_end(&mut m, head);
-    let ten = b.ci(10, Type::i64());
+    let mut b = Builder::at_end(&mut m, head);
+    let ten = b.const_int(10, Type::i64());
     let lt = b.cmpi(CmpI::Slt, i, ten);
     b.create(
         "cf.cond_br",
@@ -410,14 +433,14 @@ fn unstructured_cf_same_target_twice() {
     );
     // tail(i, acc): odd i adds 100, even adds i; both edges go to head.
     let (ti, tacc) = (m.block_args(tail)[0], m.block_args(tail)[1]);
-    let mut b = at_end(&mut m, tail);
-    let one2 = b.ci(1, Type::i64());
-    let bit = b.bin("arith.andi", ti, one2);
+    let mut b = Builder::at_end(&mut m, tail);
+    let one2 = b.const_int(1, Type::i64());
+    let bit = b.andi(ti, one2);
     let odd = b.cmpi(CmpI::Eq, bit, one2);
-    let next = b.bin("arith.addi", ti, one);
-    let hundred = b.ci(100, Type::i64());
-    let a1 = b.bin("arith.addi", tacc, hundred);
-    let a2 = b.bin("arith.addi", tacc, ti);
+    let next = b.addi(ti, one);
+    let hundred = b.const_int(100, Type::i64());
+    let a1 = b.addi(tacc, hundred);
+    let a2 = b.addi(tacc, ti);
     b.create(
         "cf.cond_br",
         OpSpec {
@@ -427,7 +450,7 @@ fn unstructured_cf_same_target_twice() {
         },
     );
     let res = m.block_args(exit)[0];
-    let mut b = at_end(&mut m, exit);
+    let mut b = Builder::at_end(&mut m, exit);
     let pos = b.cmpi(CmpI::Sgt, res, one);
     b.create(
         "cf.assert",
@@ -441,7 +464,7 @@ fn unstructured_cf_same_target_twice() {
         },
     );
     b.print_i64(res);
-    let code = b.ci(3, Type::i(32));
+    let code = b.const_int(3, Type::i(32));
     b.ret(&[code]);
     assert_eq!(execute("cf_same_target", &mut m, 3), "520\n");
 }
@@ -451,7 +474,7 @@ fn failing_assert_aborts_with_message() {
     use ir::{OpSpec, Sym};
     let mut m = Module::new();
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let f = b.const_bool(false);
     b.create(
         "cf.assert",
@@ -476,9 +499,9 @@ fn failing_assert_aborts_with_message() {
 fn harness_catches_leaks() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let a = b.alloc(&memref(&[100], Type::f32()), &[]);
-    let (k, x) = (b.c(3), b.const_float(1.0, Type::f32()));
+    let (k, x) = (b.const_index(3), b.const_float(1.0, Type::f32()));
     b.store(x, a, &[k]);
     b.ret(&[]);
     let ll = lower_and_emit(&mut m);
@@ -499,41 +522,47 @@ fn nested_for_if_while() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
-    let n = b.c(12);
-    let z = b.c(0);
-    let r = b.for_(0, n, &[z], |b, i, acc| {
+    let mut b = Builder::at_end(&mut m, e);
+    let n = b.const_index(12);
+    let z = b.const_index(0);
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n, c1, &[z], |b, i, acc| {
         let acc0 = acc[0];
-        b.for_(0, i, &[acc0], |b, j, acc| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        let lp = b.scf_for(c0, i, c1, &[acc0], |b, j, acc| {
             let acc1 = acc[0];
-            let two = b.c(2);
-            let rem = b.bin("arith.remui", j, two);
-            let one = b.c(1);
+            let two = b.const_index(2);
+            let rem = b.remui(j, two);
+            let one = b.const_index(1);
             let odd = b.cmpi(CmpI::Eq, rem, one);
-            b.if_(
+            let r = b.scf_if(
                 odd,
                 &[Type::Index],
-                |b| {
-                    b.while_(
+                &mut |b| {
+                    let w = b.scf_while(
                         &[acc1],
-                        |b, a| {
-                            let lim = b.c(1000);
+                        &mut |b, a| {
+                            let lim = b.const_index(1000);
                             (b.cmpi(CmpI::Slt, a[0], lim), vec![a[0]])
                         },
-                        |b, a| {
-                            let seven = b.c(7);
-                            vec![b.bin("arith.addi", a[0], seven)]
+                        &mut |b, a| {
+                            let seven = b.const_index(7);
+                            vec![b.addi(a[0], seven)]
                         },
-                    )
+                    );
+                    b.m.results(w).to_vec()
                 },
-                Some(Box::new(move |b| {
-                    let t = b.bin("arith.muli", i, j);
-                    vec![b.bin("arith.addi", acc1, t)]
-                })),
-            )
-        })
+                Some(&mut |b| {
+                    let t = b.muli(i, j);
+                    vec![b.addi(acc1, t)]
+                }),
+            );
+            b.m.results(r).to_vec()
+        });
+        b.m.results(lp).to_vec()
     });
-    let v = b.cast("arith.index_cast", r[0], Type::i64());
+    let r = b.m.results(lp).to_vec();
+    let v = b.index_cast(r[0], Type::i64());
     b.print_i64(v);
     b.ret(&[]);
     let mut acc: i64 = 0;
@@ -557,48 +586,42 @@ fn alloca_small_types_and_i32_loop() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
-    let flags = b.op1("memref.alloca", &[], memref(&[16], Type::i1()), &[]);
-    let halves = b.op1(
-        "memref.alloca",
-        &[],
-        memref(&[16], Type::Float(ir::FloatKind::F16)),
-        &[],
-    );
+    let mut b = Builder::at_end(&mut m, e);
+    let flags = b.alloca(&memref(&[16], Type::i1()), &[]);
+    let halves = b.alloca(&memref(&[16], Type::Float(ir::FloatKind::F16)), &[]);
     let (lo, hi, st) = (
-        b.ci(0, Type::i(32)),
-        b.ci(16, Type::i(32)),
-        b.ci(1, Type::i(32)),
+        b.const_int(0, Type::i(32)),
+        b.const_int(16, Type::i(32)),
+        b.const_int(1, Type::i(32)),
     );
     let op = b.scf_for(lo, hi, st, &[], |b, i, _| {
-        let three = b.ci(3, Type::i(32));
-        let r = b.bin("arith.remsi", i, three);
-        let z = b.ci(0, Type::i(32));
+        let three = b.const_int(3, Type::i(32));
+        let r = b.remsi(i, three);
+        let z = b.const_int(0, Type::i(32));
         let is0 = b.cmpi(CmpI::Eq, r, z);
-        let ix = b.cast("arith.index_cast", i, Type::Index);
+        let ix = b.index_cast(i, Type::Index);
         b.store(is0, flags, &[ix]);
-        let f = b.cast("arith.sitofp", i, Type::Float(ir::FloatKind::F16));
+        let f = b.sitofp(i, Type::Float(ir::FloatKind::F16));
         let q = b.const_float(0.25, Type::Float(ir::FloatKind::F16));
-        let f = b.bin("arith.mulf", f, q);
+        let f = b.mulf(f, q);
         b.store(f, halves, &[ix]);
         vec![]
     });
     let _ = op;
-    let n = b.c(16);
-    let zi = b.ci(0, Type::i64());
+    let n = b.const_index(16);
+    let zi = b.const_int(0, Type::i64());
     let zf = b.const_float(0.0, Type::f32());
-    let r = b.for_(0, n, &[zi, zf], |b, i, acc| {
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n, c1, &[zi, zf], |b, i, acc| {
         let f = b.load(flags, &[i]);
-        let f = b.cast("arith.extui", f, Type::i64());
+        let f = b.extui(f, Type::i64());
         let h = b.load(halves, &[i]);
-        let h = b.cast("arith.extf", h, Type::f32());
-        vec![
-            b.bin("arith.addi", acc[0], f),
-            b.bin("arith.addf", acc[1], h),
-        ]
+        let h = b.extf(h, Type::f32());
+        vec![b.addi(acc[0], f), b.addf(acc[1], h)]
     });
+    let r = b.m.results(lp).to_vec();
     b.print_i64(r[0]);
-    let w = b.cast("arith.extf", r[1], Type::f64());
+    let w = b.extf(r[1], Type::f64());
     b.print_f64(w);
     b.ret(&[]);
     // multiples of 3 below 16: 6; Σ i/4 for i < 16 = 30.

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use ir::builder::CmpI;
-use ir::{Module, Type};
+use ir::{Builder, Module, Type};
 
 fn arr(v: &[i64]) -> ir::Attribute {
     ir::Attribute::i64_array(v)
@@ -16,21 +16,27 @@ fn arr(v: &[i64]) -> ir::Attribute {
 /// Sums a 1-D or 2-D i64 memref with loops over its (static) shape.
 fn sum_all(b: &mut ir::Builder<'_>, x: ir::ValueId) -> ir::ValueId {
     let shape = b.m.value_type(x).shape().unwrap().to_vec();
-    let zi = b.ci(0, Type::i64());
-    let n0 = b.c(shape[0]);
+    let zi = b.const_int(0, Type::i64());
+    let n0 = b.const_index(shape[0]);
     if shape.len() == 1 {
-        return b.for_(0, n0, &[zi], |b, i, acc| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        let lp = b.scf_for(c0, n0, c1, &[zi], |b, i, acc| {
             let v = b.load(x, &[i]);
-            vec![b.bin("arith.addi", acc[0], v)]
-        })[0];
+            vec![b.addi(acc[0], v)]
+        });
+        return b.m.results(lp)[0];
     }
-    let n1 = b.c(shape[1]);
-    b.for_(0, n0, &[zi], |b, i, acc| {
-        b.for_(0, n1, &[acc[0]], |b, j, acc| {
+    let n1 = b.const_index(shape[1]);
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n0, c1, &[zi], |b, i, acc| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        let lp = b.scf_for(c0, n1, c1, &[acc[0]], |b, j, acc| {
             let v = b.load(x, &[i, j]);
-            vec![b.bin("arith.addi", acc[0], v)]
-        })
-    })[0]
+            vec![b.addi(acc[0], v)]
+        });
+        b.m.results(lp).to_vec()
+    });
+    b.m.results(lp)[0]
 }
 
 #[test]
@@ -39,16 +45,18 @@ fn views_subview_reinterpret_collapse_expand() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let i64t = Type::i64();
     let a = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
-    let (n4, n6) = (b.c(4), b.c(6));
-    b.for_(0, n4, &[], |b, i, _| {
-        b.for_(0, n6, &[], |b, j, _| {
-            let six = b.c(6);
-            let v = b.bin("arith.muli", i, six);
-            let v = b.bin("arith.addi", v, j);
-            let v = b.cast("arith.index_cast", v, Type::i64());
+    let (n4, n6) = (b.const_index(4), b.const_index(6));
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, n4, c1, &[], |b, i, _| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        b.scf_for(c0, n6, c1, &[], |b, j, _| {
+            let six = b.const_index(6);
+            let v = b.muli(i, six);
+            let v = b.addi(v, j);
+            let v = b.index_cast(v, Type::i64());
             b.store(v, a, &[i, j]);
             vec![]
         });
@@ -71,7 +79,7 @@ fn views_subview_reinterpret_collapse_expand() {
     let s2 = b.op1("memref.subview", &[a], t, &sv(&[0, 1], &[2, 2], &[2, 3]));
     outs.push(sum_all(&mut b, s2));
     // A[%1:%1+2, :], dynamic offset.
-    let one = b.c(1);
+    let one = b.const_index(1);
     let t = Type::memref_strided(vec![2, 6], i64t.clone(), DYN, vec![6, 1]);
     let s3 = b.op1(
         "memref.subview",
@@ -85,7 +93,7 @@ fn views_subview_reinterpret_collapse_expand() {
     let s4 = b.op1("memref.subview", &[a], t, &sv(&[2, 0], &[1, 6], &[1, 1]));
     outs.push(sum_all(&mut b, s4));
     // Subview of a subview with a dynamic size: s3[0:1, 1:1+%3].
-    let three = b.c(3);
+    let three = b.const_index(3);
     let t = Type::memref_strided(vec![1, DYN], i64t.clone(), DYN, vec![6, 1]);
     let s5 = b.op1(
         "memref.subview",
@@ -93,13 +101,15 @@ fn views_subview_reinterpret_collapse_expand() {
         t,
         &sv(&[0, 1], &[1, DYN], &[1, 1]),
     );
-    let z = b.c(0);
-    let d = b.op1("memref.dim", &[s5, one], Type::Index, &[]);
-    let zi = b.ci(0, Type::i64());
-    let r = b.for_(0, d, &[zi], |b, j, acc| {
+    let z = b.const_index(0);
+    let d = b.dim_at(s5, one);
+    let zi = b.const_int(0, Type::i64());
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, d, c1, &[zi], |b, j, acc| {
         let v = b.load(s5, &[z, j]);
-        vec![b.bin("arith.addi", acc[0], v)]
+        vec![b.addi(acc[0], v)]
     });
+    let r = b.m.results(lp).to_vec();
     outs.push(r[0]);
     // reinterpret_cast: offset 5, 3 elements, stride 6.
     let t = Type::memref_strided(vec![3], i64t.clone(), 5, vec![6]);
@@ -115,7 +125,7 @@ fn views_subview_reinterpret_collapse_expand() {
             ir::Attribute::Array(vec![arr(&[0, 1])].into()),
         )],
     );
-    let k17 = b.c(17);
+    let k17 = b.const_index(17);
     outs.push(b.load(flat, &[k17]));
     // expand back to 2x12, read [1][5].
     let ex = b.op1(
@@ -130,11 +140,11 @@ fn views_subview_reinterpret_collapse_expand() {
             ("static_output_shape", arr(&[2, 12])),
         ],
     );
-    let k5 = b.c(5);
+    let k5 = b.const_index(5);
     outs.push(b.load(ex, &[one, k5]));
     // Dynamic expand: memref<?xi64> -> memref<?x4xi64> with output_shape [%6, 4].
-    let dflat = b.op1("memref.cast", &[flat], memref(&[DYN], i64t.clone()), &[]);
-    let six = b.c(6);
+    let dflat = b.memref_cast(flat, memref(&[DYN], i64t.clone()));
+    let six = b.const_index(6);
     let dex = b.op1(
         "memref.expand_shape",
         &[dflat, six],
@@ -147,7 +157,7 @@ fn views_subview_reinterpret_collapse_expand() {
             ("static_output_shape", arr(&[DYN, 4])),
         ],
     );
-    let k3 = b.c(3);
+    let k3 = b.const_index(3);
     outs.push(b.load(dex, &[k5, k3]));
     // Without output_shape the dynamic size is inferred: 24 / 4.
     let dex2 = b.op1(
@@ -159,8 +169,8 @@ fn views_subview_reinterpret_collapse_expand() {
             ir::Attribute::Array(vec![arr(&[0, 1])].into()),
         )],
     );
-    let d0 = b.op1("memref.dim", &[dex2, z], Type::Index, &[]);
-    outs.push(b.cast("arith.index_cast", d0, Type::i64()));
+    let d0 = b.dim_at(dex2, z);
+    outs.push(b.index_cast(d0, Type::i64()));
     // Collapse a strided subview's contiguous inner group: s2 is not
     // contiguous, so collapse A[1:3, :] (2x6, stride 6) to 12.
     let t = Type::memref_strided(vec![2, 6], i64t.clone(), 6, vec![6, 1]);
@@ -253,7 +263,7 @@ fn globals_dense_constants_and_mutable_state() {
     global(&mut m, "counter", memref(&[], Type::i64()), Some(e), false);
     global(&mut m, "scratch", memref(&[4], Type::i64()), None, false);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let w = b.op1(
         "memref.get_global",
         &[],
@@ -261,14 +271,18 @@ fn globals_dense_constants_and_mutable_state() {
         &[("name", ir::Attribute::symbol("weights"))],
     );
     let zf = b.const_float(0.0, Type::f32());
-    let (n2, n3) = (b.c(2), b.c(3));
-    let s = b.for_(0, n2, &[zf], |b, i, acc| {
-        b.for_(0, n3, &[acc[0]], |b, j, acc| {
+    let (n2, n3) = (b.const_index(2), b.const_index(3));
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n2, c1, &[zf], |b, i, acc| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        let lp = b.scf_for(c0, n3, c1, &[acc[0]], |b, j, acc| {
             let v = b.load(w, &[i, j]);
-            vec![b.bin("arith.addf", acc[0], v)]
-        })
+            vec![b.addf(acc[0], v)]
+        });
+        b.m.results(lp).to_vec()
     });
-    let s = b.cast("arith.extf", s[0], Type::f64());
+    let s = b.m.results(lp).to_vec();
+    let s = b.extf(s[0], Type::f64());
     b.print_f64(s);
     let g = b.op1(
         "memref.get_global",
@@ -276,13 +290,15 @@ fn globals_dense_constants_and_mutable_state() {
         memref(&[2000], Type::i(32)),
         &[("name", ir::Attribute::symbol("big"))],
     );
-    let n = b.c(2000);
-    let zi = b.ci(0, Type::i64());
-    let s = b.for_(0, n, &[zi], |b, i, acc| {
+    let n = b.const_index(2000);
+    let zi = b.const_int(0, Type::i64());
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n, c1, &[zi], |b, i, acc| {
         let v = b.load(g, &[i]);
-        let v = b.cast("arith.extsi", v, Type::i64());
-        vec![b.bin("arith.addi", acc[0], v)]
+        let v = b.extsi(v, Type::i64());
+        vec![b.addi(acc[0], v)]
     });
+    let s = b.m.results(lp).to_vec();
     b.print_i64(s[0]);
     // Mutable rank-0 global used as a counter.
     let c = b.op1(
@@ -291,11 +307,12 @@ fn globals_dense_constants_and_mutable_state() {
         memref(&[], Type::i64()),
         &[("name", ir::Attribute::symbol("counter"))],
     );
-    let k = b.c(5);
-    b.for_(0, k, &[], |b, _, _| {
+    let k = b.const_index(5);
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, k, c1, &[], |b, _, _| {
         let v = b.load(c, &[]);
-        let one = b.ci(1, Type::i64());
-        let v = b.bin("arith.addi", v, one);
+        let one = b.const_int(1, Type::i64());
+        let v = b.addi(v, one);
         b.store(v, c, &[]);
         vec![]
     });
@@ -307,7 +324,7 @@ fn globals_dense_constants_and_mutable_state() {
         memref(&[4], Type::i64()),
         &[("name", ir::Attribute::symbol("scratch"))],
     );
-    let k3 = b.c(3);
+    let k3 = b.const_index(3);
     let v = b.load(sc, &[k3]);
     b.print_i64(v);
     b.ret(&[]);
@@ -321,39 +338,44 @@ fn realloc_growth_in_loop() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let dynt = memref(&[ir::DYN], Type::i64());
-    let one = b.c(1);
+    let one = b.const_index(1);
     let buf = b.alloc(&dynt.clone(), &[one]);
-    let n = b.c(300);
+    let n = b.const_index(300);
     // Grow by doubling whenever i reaches the capacity; store i*i.
-    let r = b.for_(0, n, &[buf, one], |b, i, st| {
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n, c1, &[buf, one], |b, i, st| {
         let (buf, cap) = (st[0], st[1]);
         let full = b.cmpi(CmpI::Sge, i, cap);
         let dynt = dynt.clone();
-        let r = b.if_(
+        let r = b.scf_if(
             full,
             &[dynt.clone(), Type::Index],
-            |b| {
-                let two = b.c(2);
-                let nc = b.bin("arith.muli", cap, two);
-                let nb = b.op1("memref.realloc", &[buf, nc], dynt, &[]);
+            &mut |b| {
+                let two = b.const_index(2);
+                let nc = b.muli(cap, two);
+                let nb = b.realloc(buf, Some(nc), dynt.clone());
                 vec![nb, nc]
             },
-            Some(Box::new(move |_| vec![buf, cap])),
+            Some(&mut |_| vec![buf, cap]),
         );
-        let ii = b.cast("arith.index_cast", i, Type::i64());
-        let sq = b.bin("arith.muli", ii, ii);
+        let r = b.m.results(r).to_vec();
+        let ii = b.index_cast(i, Type::i64());
+        let sq = b.muli(ii, ii);
         b.store(sq, r[0], &[i]);
         r
     });
-    let zi = b.ci(0, Type::i64());
-    let s = b.for_(0, n, &[zi], |b, i, acc| {
+    let r = b.m.results(lp).to_vec();
+    let zi = b.const_int(0, Type::i64());
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(c0, n, c1, &[zi], |b, i, acc| {
         let v = b.load(r[0], &[i]);
-        vec![b.bin("arith.addi", acc[0], v)]
+        vec![b.addi(acc[0], v)]
     });
+    let s = b.m.results(lp).to_vec();
     b.print_i64(s[0]);
-    let cap = b.cast("arith.index_cast", r[1], Type::i64());
+    let cap = b.index_cast(r[1], Type::i64());
     b.print_i64(cap);
     // Alignment survives: the aligned pointer is a multiple of 64.
     let p = b.op1(
@@ -362,13 +384,13 @@ fn realloc_growth_in_loop() {
         Type::Index,
         &[],
     );
-    let k64 = b.c(64);
-    let rem = b.bin("arith.remui", p, k64);
-    let rem = b.cast("arith.index_cast", rem, Type::i64());
+    let k64 = b.const_index(64);
+    let rem = b.remui(p, k64);
+    let rem = b.index_cast(rem, Type::i64());
     b.print_i64(rem);
     // A static realloc keeps the prefix.
     let small = b.alloc(&memref(&[4], Type::f32()), &[]);
-    let k2 = b.c(2);
+    let k2 = b.const_index(2);
     let x = b.const_float(2.5, Type::f32());
     b.store(x, small, &[k2]);
     let big = b.op1(
@@ -378,7 +400,7 @@ fn realloc_growth_in_loop() {
         &[],
     );
     let y = b.load(big, &[k2]);
-    let y = b.cast("arith.extf", y, Type::f64());
+    let y = b.extf(y, Type::f64());
     b.print_f64(y);
     b.dealloc(big);
     b.dealloc(r[0]);
@@ -395,16 +417,18 @@ fn memref_copy_contiguous_and_strided() {
     let mut m = Module::new();
     declare_prints(&mut m);
     let (_, e) = func(&mut m, "main", vec![], vec![]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let i64t = Type::i64();
     let a = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
-    let (n4, n6) = (b.c(4), b.c(6));
-    b.for_(0, n4, &[], |b, i, _| {
-        b.for_(0, n6, &[], |b, j, _| {
-            let six = b.c(6);
-            let v = b.bin("arith.muli", i, six);
-            let v = b.bin("arith.addi", v, j);
-            let v = b.cast("arith.index_cast", v, Type::i64());
+    let (n4, n6) = (b.const_index(4), b.const_index(6));
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, n4, c1, &[], |b, i, _| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        b.scf_for(c0, n6, c1, &[], |b, j, _| {
+            let six = b.const_index(6);
+            let v = b.muli(i, six);
+            let v = b.addi(v, j);
+            let v = b.index_cast(v, Type::i64());
             b.store(v, a, &[i, j]);
             vec![]
         });
@@ -412,7 +436,7 @@ fn memref_copy_contiguous_and_strided() {
     });
     // Contiguous: memcpy into a fresh 4x6 buffer.
     let c = b.alloc(&memref(&[4, 6], i64t.clone()), &[]);
-    b.op("memref.copy", &[a, c], &[], &[]);
+    b.copy(a, c);
     let s1 = sum_all(&mut b, c);
     // Strided: A[0:4:2, 1:7:3] (2x2) copied into C[1:3, 2:4].
     let src_t = Type::memref_strided(vec![2, 2], i64t.clone(), 1, vec![12, 3]);
@@ -426,9 +450,11 @@ fn memref_copy_contiguous_and_strided() {
             ("static_strides", arr(&[2, 3])),
         ],
     );
-    let zero = b.ci(0, i64t.clone());
-    b.for_(0, n4, &[], |b, i, _| {
-        b.for_(0, n6, &[], |b, j, _| {
+    let zero = b.const_int(0, i64t.clone());
+    let (c0, c1) = (b.const_index(0), b.const_index(1));
+    b.scf_for(c0, n4, c1, &[], |b, i, _| {
+        let (c0, c1) = (b.const_index(0), b.const_index(1));
+        b.scf_for(c0, n6, c1, &[], |b, j, _| {
             b.store(zero, c, &[i, j]);
             vec![]
         });
@@ -445,16 +471,16 @@ fn memref_copy_contiguous_and_strided() {
             ("static_strides", arr(&[1, 1])),
         ],
     );
-    b.op("memref.copy", &[src, dst], &[], &[]);
+    b.copy(src, dst);
     let s2 = sum_all(&mut b, c);
-    let (k2, k3) = (b.c(2), b.c(3));
+    let (k2, k3) = (b.const_index(2), b.const_index(3));
     let corner = b.load(c, &[k2, k3]);
     // Rank-0 copy.
     let r0a = b.alloc(&memref(&[], Type::f64()), &[]);
     let r0b = b.alloc(&memref(&[], Type::f64()), &[]);
-    let x = b.cf(6.25);
+    let x = b.const_float(6.25, Type::f64());
     b.store(x, r0a, &[]);
-    b.op("memref.copy", &[r0a, r0b], &[], &[]);
+    b.copy(r0a, r0b);
     let y = b.load(r0b, &[]);
     for v in [s1, s2, corner] {
         b.print_i64(v);

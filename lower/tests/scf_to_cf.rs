@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use ir::builder::CmpI;
 use ir::pass::{PassManager, PassRegistry};
-use ir::{Module, Type};
+use ir::{Builder, Module, Type};
 
 fn scf_ops_left(m: &Module) -> Vec<String> {
     m.collect_ops(m.top())
@@ -40,11 +40,13 @@ fn count(m: &Module, name: &str) -> usize {
 fn for_with_iter_args() {
     let mut m = Module::new();
     let (f, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
-    let z = b.c(0);
-    let r = b.for_(0, n, &[z], |b, i, acc| vec![b.bin("arith.addi", acc[0], i)]);
-    b.ret(&[r[0]]);
+    let z = b.const_index(0);
+    let (lb, one) = (b.const_index(0), b.const_index(1));
+    let lp = b.scf_for(lb, n, one, &[z], |b, i, acc| vec![b.addi(acc[0], i)]);
+    let r = b.m.results(lp).to_vec();
+    b.ret(&r);
     lower(&mut m);
     let region = m.region(f, 0).unwrap();
     // entry, header, body, continuation
@@ -63,16 +65,17 @@ fn if_with_results_and_if_without_else() {
         vec![Type::i1(), Type::Index],
         vec![Type::Index],
     );
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let (c, x) = (b.m.block_args(e)[0], b.m.block_args(e)[1]);
-    let r = b.if_(
+    let r = b.scf_if(
         c,
         &[Type::Index],
-        |b| vec![b.bin("arith.addi", x, x)],
-        Some(Box::new(|b| vec![b.bin("arith.muli", x, x)])),
+        &mut |b| vec![b.addi(x, x)],
+        Some(&mut |b| vec![b.muli(x, x)]),
     );
-    b.if_(c, &[], |_| vec![], None);
-    b.ret(&[r[0]]);
+    b.scf_if(c, &[], &mut |_| vec![], None);
+    let r = b.m.results(r).to_vec();
+    b.ret(&r);
     lower(&mut m);
     let region = m.region(f, 0).unwrap();
     // entry, then, else, merge, then2, merge2
@@ -84,20 +87,21 @@ fn if_with_results_and_if_without_else() {
 fn while_loop() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
-    let r = b.while_(
+    let r = b.scf_while(
         &[n],
-        |b, a| {
-            let one = b.c(1);
+        &mut |b, a| {
+            let one = b.const_index(1);
             (b.cmpi(CmpI::Sgt, a[0], one), vec![a[0]])
         },
-        |b, a| {
-            let two = b.c(2);
-            vec![b.bin("arith.divui", a[0], two)]
+        &mut |b, a| {
+            let two = b.const_index(2);
+            vec![b.divui(a[0], two)]
         },
     );
-    b.ret(&[r[0]]);
+    let r = b.m.results(r).to_vec();
+    b.ret(&r);
     lower(&mut m);
     assert_eq!(count(&m, "cf.cond_br"), 1);
     assert_eq!(count(&m, "cf.br"), 2);
@@ -107,42 +111,46 @@ fn while_loop() {
 fn deeply_nested_mix() {
     let mut m = Module::new();
     let (_, e) = func(&mut m, "f", vec![Type::Index], vec![Type::Index]);
-    let mut b = at_end(&mut m, e);
+    let mut b = Builder::at_end(&mut m, e);
     let n = b.m.block_args(e)[0];
-    let z = b.c(0);
-    let r = b.for_(0, n, &[z], |b, i, acc| {
+    let z = b.const_index(0);
+    let (lb, one) = (b.const_index(0), b.const_index(1));
+    let outer = b.scf_for(lb, n, one, &[z], |b, i, acc| {
         let acc0 = acc[0];
-        b.for_(0, i, &[acc0], |b, j, acc| {
+        let (lb, one) = (b.const_index(0), b.const_index(1));
+        let inner = b.scf_for(lb, i, one, &[acc0], |b, j, acc| {
             let acc1 = acc[0];
             let odd = {
-                let two = b.c(2);
-                let rem = b.bin("arith.remui", j, two);
-                let one = b.c(1);
+                let two = b.const_index(2);
+                let rem = b.remui(j, two);
+                let one = b.const_index(1);
                 b.cmpi(CmpI::Eq, rem, one)
             };
-            let r = b.if_(
+            let r = b.scf_if(
                 odd,
                 &[Type::Index],
-                |b| {
-                    let w = b.while_(
+                &mut |b| {
+                    let w = b.scf_while(
                         &[acc1],
-                        |b, a| {
-                            let lim = b.c(100);
+                        &mut |b, a| {
+                            let lim = b.const_index(100);
                             (b.cmpi(CmpI::Slt, a[0], lim), vec![a[0]])
                         },
-                        |b, a| {
-                            let ten = b.c(10);
-                            vec![b.bin("arith.addi", a[0], ten)]
+                        &mut |b, a| {
+                            let ten = b.const_index(10);
+                            vec![b.addi(a[0], ten)]
                         },
                     );
-                    vec![w[0]]
+                    b.m.results(w).to_vec()
                 },
-                Some(Box::new(move |b| vec![b.bin("arith.addi", acc1, j)])),
+                Some(&mut |b| vec![b.addi(acc1, j)]),
             );
-            vec![r[0]]
-        })
+            b.m.results(r).to_vec()
+        });
+        b.m.results(inner).to_vec()
     });
-    b.ret(&[r[0]]);
+    let r = b.m.results(outer).to_vec();
+    b.ret(&r);
     lower(&mut m);
     assert_eq!(count(&m, "cf.cond_br"), 4);
 }

@@ -4,6 +4,7 @@
 
 pub mod interp;
 
+use ir::builder::ViewLayout;
 use ir::pass::{PassContext, PassManager, PassRegistry, VerifyEach};
 use ir::{Attribute, BlockId, Builder, Diagnostic, Module, OpId, Type, ValueId};
 
@@ -28,12 +29,7 @@ pub fn vec_ty(n: i64) -> Type {
 }
 
 pub fn alloc(b: &mut Builder<'_>, ty: Type) -> ValueId {
-    b.op1(
-        "memref.alloc",
-        &[],
-        ty,
-        &[("alignment", Attribute::i64(64))],
-    )
+    b.alloc_aligned(&ty, &[], 64)
 }
 
 /// `dst[k] = src[k] + add` for every k of a 1-D `n`-element buffer.
@@ -42,10 +38,10 @@ pub fn add_loop(b: &mut Builder<'_>, src: ValueId, dst: ValueId, n: i64, add: f6
     let ub = b.const_index(n);
     let one = b.const_index(1);
     b.scf_for(lb, ub, one, &[], |b, k, _| {
-        let x = b.op1("memref.load", &[src, k], Type::f32(), &[]);
+        let x = b.load(src, &[k]);
         let c = b.const_float(add, Type::f32());
-        let y = b.same("arith.addf", &[x, c]);
-        b.op("memref.store", &[y, dst, k], &[], &[]);
+        let y = b.addf(x, c);
+        b.store(y, dst, &[k]);
         Vec::new()
     });
 }
@@ -124,31 +120,10 @@ impl Rng {
 }
 
 pub fn same_view(b: &mut Builder<'_>, v: ValueId) -> ValueId {
-    b.op1(
-        "memref.reinterpret_cast",
-        &[v],
-        vec_ty(4),
-        &[
-            ("static_offsets", Attribute::i64_array(&[0])),
-            ("static_sizes", Attribute::i64_array(&[4])),
-            ("static_strides", Attribute::i64_array(&[1])),
-            (
-                "operandSegmentSizes",
-                Attribute::DenseArray(Type::i(32), [1i64, 0, 0, 0].as_slice().into()),
-            ),
-        ],
-    )
-}
-
-/// An `scf.if` on `c` with one `memref<4xf32>` result and two empty regions.
-pub fn scf_if_vec4(b: &mut Builder<'_>, c: ValueId) -> OpId {
-    b.create(
-        "scf.if",
-        ir::OpSpec {
-            operands: vec![c],
-            result_types: vec![vec_ty(4)],
-            regions: 2,
-            ..ir::OpSpec::default()
-        },
-    )
+    let layout = ViewLayout {
+        offsets: &[0],
+        sizes: &[4],
+        strides: &[1],
+    };
+    b.reinterpret_cast(v, layout, &[], &[], vec_ty(4))
 }

@@ -1,7 +1,7 @@
 //! Block dominance inside one region (Cooper, Harvey & Kennedy's iterative
 //! algorithm over reverse post-order), plus op order within blocks.
 
-use crate::entity::SecondaryMap;
+use crate::entity::{EntitySet, SecondaryMap};
 use crate::module::{BlockId, Module, OpId, RegionId};
 use std::collections::HashMap;
 
@@ -9,8 +9,10 @@ use std::collections::HashMap;
 #[derive(Debug)]
 pub struct DomTree {
     /// Immediate dominator; the entry block maps to itself.
-    idom: HashMap<BlockId, BlockId>,
-    rpo_index: HashMap<BlockId, usize>,
+    idom: SecondaryMap<BlockId, Option<BlockId>>,
+    /// Position in reverse post-order; `None`: unreachable (or another
+    /// region's block).
+    rpo_index: SecondaryMap<BlockId, Option<u32>>,
 }
 
 /// Successor blocks of `b` (from its terminator).
@@ -26,7 +28,7 @@ pub fn reverse_post_order(m: &Module, r: RegionId) -> Vec<BlockId> {
         return Vec::new();
     };
     let mut order = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = EntitySet::new();
     // Iterative DFS: (block, next successor index).
     let mut stack = vec![(entry, 0usize)];
     seen.insert(entry);
@@ -49,25 +51,27 @@ pub fn reverse_post_order(m: &Module, r: RegionId) -> Vec<BlockId> {
 impl DomTree {
     pub fn new(m: &Module, r: RegionId) -> DomTree {
         let rpo = reverse_post_order(m, r);
-        let rpo_index: HashMap<BlockId, usize> =
-            rpo.iter().enumerate().map(|(i, &b)| (b, i)).collect();
-        let mut preds: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut rpo_index = SecondaryMap::default();
+        for (i, &b) in rpo.iter().enumerate() {
+            rpo_index[b] = Some(i as u32);
+        }
+        let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
         for &b in &rpo {
             for s in block_successors(m, b) {
-                preds.entry(s).or_default().push(b);
+                preds[s].push(b);
             }
         }
-        let mut idom: HashMap<BlockId, BlockId> = HashMap::new();
+        let mut idom: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::default();
         if let Some(&entry) = rpo.first() {
-            idom.insert(entry, entry);
+            idom[entry] = Some(entry);
         }
         let mut changed = true;
         while changed {
             changed = false;
             for &b in rpo.iter().skip(1) {
                 let mut new_idom: Option<BlockId> = None;
-                for &p in preds.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
-                    if !idom.contains_key(&p) {
+                for &p in &preds[b] {
+                    if idom[p].is_none() {
                         continue;
                     }
                     new_idom = Some(match new_idom {
@@ -76,8 +80,8 @@ impl DomTree {
                     });
                 }
                 if let Some(n) = new_idom {
-                    if idom.get(&b) != Some(&n) {
-                        idom.insert(b, n);
+                    if idom[b] != Some(n) {
+                        idom[b] = Some(n);
                         changed = true;
                     }
                 }
@@ -87,7 +91,7 @@ impl DomTree {
     }
 
     pub fn is_reachable(&self, b: BlockId) -> bool {
-        self.rpo_index.contains_key(&b)
+        self.rpo_index[b].is_some()
     }
 
     /// True if `a` dominates `b`. Unreachable blocks are dominated by all.
@@ -99,35 +103,35 @@ impl DomTree {
             if a == b {
                 return true;
             }
-            match self.idom.get(&b) {
-                Some(&p) if p != b => b = p,
+            match self.idom[b] {
+                Some(p) if p != b => b = p,
                 _ => return false,
             }
         }
     }
 
     pub fn idom(&self, b: BlockId) -> Option<BlockId> {
-        self.idom.get(&b).copied().filter(|&p| p != b)
+        self.idom[b].filter(|&p| p != b)
     }
 }
 
 fn intersect(
-    idom: &HashMap<BlockId, BlockId>,
-    rpo: &HashMap<BlockId, usize>,
+    idom: &SecondaryMap<BlockId, Option<BlockId>>,
+    rpo: &SecondaryMap<BlockId, Option<u32>>,
     mut a: BlockId,
     mut b: BlockId,
 ) -> BlockId {
-    let pos = |x: BlockId| rpo.get(&x).copied().unwrap_or(usize::MAX);
+    let pos = |x: BlockId| rpo[x].unwrap_or(u32::MAX);
     while a != b {
         while pos(a) > pos(b) {
-            match idom.get(&a) {
-                Some(&p) => a = p,
+            match idom[a] {
+                Some(p) => a = p,
                 None => return b,
             }
         }
         while pos(b) > pos(a) {
-            match idom.get(&b) {
-                Some(&p) => b = p,
+            match idom[b] {
+                Some(p) => b = p,
                 None => return a,
             }
         }
@@ -164,6 +168,8 @@ impl OpOrder {
 /// Dominance queries over a whole module, computing region trees on demand.
 #[derive(Default)]
 pub struct Dominance {
+    /// A cache of the few multi-block regions a cross-block use reached:
+    /// sparse among all regions, so a hash map.
     trees: HashMap<RegionId, DomTree>,
 }
 

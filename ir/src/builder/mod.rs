@@ -180,6 +180,7 @@ impl<'m> Builder<'m> {
 
 mod arith;
 mod control;
+mod dealloc;
 mod memref;
 mod vector;
 

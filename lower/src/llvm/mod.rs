@@ -43,9 +43,9 @@ pub(crate) mod types;
 mod views;
 
 use ir::dialects::op_error;
-use ir::entity::EntityRef;
+use ir::entity::{EntityRef, EntitySet, SecondaryMap};
 use ir::{BlockId, Diagnostic, Module, OpId, RegionId, Result, Type, ValueId};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 /// What the emitted module targets.
@@ -213,6 +213,13 @@ pub(crate) struct ModuleCx {
     metadata: Vec<String>,
     /// Per defined function: its `llvm.noalias` memref arguments.
     pub(crate) noalias: HashMap<String, Vec<usize>>,
+    /// The spelling of each IR value of the function being emitted.
+    /// Module-wide so that a function does not pay for a table over all
+    /// ids; each function clears the entries it set.
+    names: SecondaryMap<ValueId, Option<String>>,
+    /// Per target block of the function being emitted: (predecessor
+    /// label, argument values) per edge; taken when its phis are written.
+    incoming: SecondaryMap<BlockId, Vec<(String, Vec<String>)>>,
 }
 
 impl ModuleCx {
@@ -268,13 +275,12 @@ struct LBlock {
 pub(crate) struct FnCx<'a> {
     pub(crate) m: &'a Module,
     pub(crate) mcx: &'a mut ModuleCx,
-    names: HashMap<ValueId, String>,
+    /// The values named in `mcx.names` by this function.
+    named: Vec<ValueId>,
     ntmp: u32,
     nlabel: u32,
     done: Vec<LBlock>,
     cur: Option<LBlock>,
-    /// Per target block: (predecessor label, argument values) per edge.
-    incoming: HashMap<BlockId, Vec<(String, Vec<String>)>>,
     /// `main` declared `() -> ()`, emitted as `i32 @main()` returning 0.
     pub(crate) main_void: bool,
     /// Lines at the top of the entry block.
@@ -286,12 +292,11 @@ impl<'a> FnCx<'a> {
         FnCx {
             m,
             mcx,
-            names: HashMap::new(),
+            named: Vec::new(),
             ntmp: 0,
             nlabel: 0,
             done: Vec::new(),
             cur: None,
-            incoming: HashMap::new(),
             main_void,
             prologue: Vec::new(),
         }
@@ -299,7 +304,7 @@ impl<'a> FnCx<'a> {
 
     /// The operand text of an IR value.
     pub(crate) fn val(&self, v: ValueId) -> Result<String> {
-        self.names.get(&v).cloned().ok_or_else(|| {
+        self.mcx.names[v].clone().ok_or_else(|| {
             Diagnostic::error(format!(
                 "value {v} is used before its definition was emitted"
             ))
@@ -360,11 +365,15 @@ impl<'a> FnCx<'a> {
     pub(crate) fn define(&mut self, v: ValueId, rhs: impl AsRef<str>) {
         let name = v.to_string();
         self.line(format!("{name} = {}", rhs.as_ref()));
-        self.names.insert(v, name);
+        self.name(v, name);
     }
     /// `v` is spelled `text` (a literal or another value's name).
     pub(crate) fn alias(&mut self, v: ValueId, text: String) {
-        self.names.insert(v, text);
+        self.name(v, text);
+    }
+    fn name(&mut self, v: ValueId, text: String) {
+        self.mcx.names[v] = Some(text);
+        self.named.push(v);
     }
     /// Ends the current LLVM block and starts one labelled `label`.
     pub(crate) fn start_block(&mut self, label: String) {
@@ -393,7 +402,7 @@ impl<'a> FnCx<'a> {
             .map(|&a| self.val(a))
             .collect::<Result<Vec<_>>>()?;
         let from = self.cur_label();
-        self.incoming.entry(target).or_default().push((from, texts));
+        self.mcx.incoming[target].push((from, texts));
         Ok(format!("%{}", block_label(target)))
     }
 
@@ -412,7 +421,7 @@ impl<'a> FnCx<'a> {
         let m = self.m;
         for &b in m.region_blocks(region) {
             for &a in m.block_args(b) {
-                self.names.insert(a, a.to_string());
+                self.name(a, a.to_string());
             }
         }
         let order = reverse_post_order(m, region);
@@ -431,7 +440,7 @@ impl<'a> FnCx<'a> {
                 )));
             }
         }
-        if self.incoming.contains_key(&entry) {
+        if !self.mcx.incoming[entry].is_empty() {
             return Err(Diagnostic::error(
                 "the entry block of a function may not have predecessors",
             ));
@@ -440,7 +449,8 @@ impl<'a> FnCx<'a> {
             self.done.push(b);
         }
         let mut out = String::new();
-        for (i, blk) in self.done.iter().enumerate() {
+        let done = std::mem::take(&mut self.done);
+        for (i, blk) in done.iter().enumerate() {
             let _ = writeln!(out, "{}:", blk.label);
             if i == 0 {
                 for l in &self.prologue {
@@ -454,11 +464,15 @@ impl<'a> FnCx<'a> {
                 let _ = writeln!(out, "  {l}");
             }
         }
+        for v in std::mem::take(&mut self.named) {
+            self.mcx.names[v] = None;
+        }
         Ok(out)
     }
 
-    fn write_phis(&self, out: &mut String, b: BlockId) -> Result<()> {
-        let edges = self.incoming.get(&b).map_or(&[][..], Vec::as_slice);
+    /// The phis of block `b`, from the edges recorded into it (taken).
+    fn write_phis(&mut self, out: &mut String, b: BlockId) -> Result<()> {
+        let edges = std::mem::take(&mut self.mcx.incoming[b]);
         for (i, &a) in self.m.block_args(b).iter().enumerate() {
             let ty = types::llvm_type(self.m.value_type(a)).map_err(Diagnostic::error)?;
             let _ = write!(out, "  {a} = phi {ty} ");
@@ -510,7 +524,8 @@ fn reverse_post_order(m: &Module, region: RegionId) -> Vec<BlockId> {
     let Some(entry) = m.entry_block(region) else {
         return Vec::new();
     };
-    let mut seen = HashSet::from([entry]);
+    let mut seen = EntitySet::new();
+    seen.insert(entry);
     let mut post = Vec::new();
     let mut stack = vec![(entry, successors(m, entry))];
     while let Some((b, succs)) = stack.last_mut() {

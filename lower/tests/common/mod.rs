@@ -1,10 +1,11 @@
-//! Shared test helpers: IR building shortcuts, and the build-and-run
-//! harness (opt verify, clang -O2, run, valgrind).
+//! Shared test helpers: declarations and printing for test programs (IR
+//! itself is built with `ir::Builder`'s typed methods), and the
+//! build-and-run harness (opt verify, clang -O2, run, valgrind).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use ir::attr::Attribute;
-use ir::{BlockId, Builder, InsertPoint, Module, OpId, OpSpec, Sym, Type, ValueId};
+use ir::{BlockId, Builder, Module, OpId, OpSpec, Sym, Type, ValueId};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -219,12 +220,6 @@ pub fn execute(name: &str, m: &mut Module, want_code: i32) -> String {
 
 // ---------------------------------------------------------------- building
 
-pub fn idx() -> Type {
-    Type::Index
-}
-pub fn f32t() -> Type {
-    Type::f32()
-}
 pub fn memref(shape: &[i64], elem: Type) -> Type {
     Type::memref(shape.to_vec(), elem)
 }
@@ -258,70 +253,14 @@ pub fn declare_prints(m: &mut Module) {
     declare(m, "printNewline", vec![], vec![]);
 }
 
-/// The else branch of `if_`.
-pub type Else<'a> = Box<dyn FnOnce(&mut Builder<'_>) -> Vec<ValueId> + 'a>;
-
-/// Builder shortcuts for test programs.
-pub trait B {
-    fn c(&mut self, v: i64) -> ValueId;
-    fn ci(&mut self, v: i64, ty: Type) -> ValueId;
-    fn cf(&mut self, v: f64) -> ValueId;
-    fn bin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId;
-    fn un(&mut self, name: &str, a: ValueId) -> ValueId;
-    fn cast(&mut self, name: &str, a: ValueId, to: Type) -> ValueId;
+/// Printing through the runner-utils helpers (see `declare_prints`).
+pub trait Print {
     fn print_i64(&mut self, v: ValueId);
     fn print_f64(&mut self, v: ValueId);
     fn newline(&mut self);
-    fn for_(
-        &mut self,
-        lb: i64,
-        ub: ValueId,
-        inits: &[ValueId],
-        body: impl FnOnce(&mut Builder<'_>, ValueId, &[ValueId]) -> Vec<ValueId>,
-    ) -> Vec<ValueId>;
-    fn if_(
-        &mut self,
-        cond: ValueId,
-        results: &[Type],
-        then: impl FnOnce(&mut Builder<'_>) -> Vec<ValueId>,
-        els: Option<Else<'_>>,
-    ) -> Vec<ValueId>;
-    fn while_(
-        &mut self,
-        inits: &[ValueId],
-        before: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> (ValueId, Vec<ValueId>),
-        after: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> Vec<ValueId>,
-    ) -> Vec<ValueId>;
 }
 
-fn ty_of(b: &Builder<'_>, v: ValueId) -> Type {
-    b.m.value_type(v).clone()
-}
-
-fn pred_attr(table: &[&str], p: &str) -> Attribute {
-    let i = table.iter().position(|x| *x == p).expect("predicate");
-    Attribute::i64(i as i64)
-}
-
-impl B for Builder<'_> {
-    fn c(&mut self, v: i64) -> ValueId {
-        self.const_index(v)
-    }
-    fn ci(&mut self, v: i64, ty: Type) -> ValueId {
-        self.const_int(v, ty)
-    }
-    fn cf(&mut self, v: f64) -> ValueId {
-        self.const_float(v, Type::f64())
-    }
-    fn bin(&mut self, name: &str, a: ValueId, b: ValueId) -> ValueId {
-        self.same(name, &[a, b])
-    }
-    fn un(&mut self, name: &str, a: ValueId) -> ValueId {
-        self.same(name, &[a])
-    }
-    fn cast(&mut self, name: &str, a: ValueId, to: Type) -> ValueId {
-        self.op1(name, &[a], to, &[])
-    }
+impl Print for Builder<'_> {
     fn print_i64(&mut self, v: ValueId) {
         self.call("printI64", &[v], &[]);
         self.newline();
@@ -333,81 +272,6 @@ impl B for Builder<'_> {
     fn newline(&mut self) {
         self.call("printNewline", &[], &[]);
     }
-    fn for_(
-        &mut self,
-        lb: i64,
-        ub: ValueId,
-        inits: &[ValueId],
-        body: impl FnOnce(&mut Builder<'_>, ValueId, &[ValueId]) -> Vec<ValueId>,
-    ) -> Vec<ValueId> {
-        let lb = self.c(lb);
-        let one = self.c(1);
-        let op = self.scf_for(lb, ub, one, inits, body);
-        self.m.results(op).to_vec()
-    }
-    fn if_(
-        &mut self,
-        cond: ValueId,
-        results: &[Type],
-        then: impl FnOnce(&mut Builder<'_>) -> Vec<ValueId>,
-        els: Option<Else<'_>>,
-    ) -> Vec<ValueId> {
-        let op = self.create(
-            "scf.if",
-            OpSpec {
-                operands: vec![cond],
-                result_types: results.to_vec(),
-                regions: 2,
-                ..OpSpec::default()
-            },
-        );
-        let (r0, r1) = (self.m.regions(op)[0], self.m.regions(op)[1]);
-        let tb = self.m.append_block(r0, &[]);
-        let mut inner = Builder::at_end(self.m, tb);
-        let ys = then(&mut inner);
-        inner.op("scf.yield", &ys, &[], &[]);
-        if let Some(e) = els {
-            let eb = self.m.append_block(r1, &[]);
-            let mut inner = Builder::at_end(self.m, eb);
-            let ys = e(&mut inner);
-            inner.op("scf.yield", &ys, &[], &[]);
-        }
-        self.m.results(op).to_vec()
-    }
-    fn while_(
-        &mut self,
-        inits: &[ValueId],
-        before: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> (ValueId, Vec<ValueId>),
-        after: impl FnOnce(&mut Builder<'_>, &[ValueId]) -> Vec<ValueId>,
-    ) -> Vec<ValueId> {
-        let tys: Vec<Type> = inits.iter().map(|&v| ty_of(self, v)).collect();
-        let (before_b, op) = {
-            let op = self.create(
-                "scf.while",
-                OpSpec {
-                    operands: inits.to_vec(),
-                    result_types: tys.clone(),
-                    regions: 2,
-                    ..OpSpec::default()
-                },
-            );
-            let r0 = self.m.regions(op)[0];
-            (self.m.append_block(r0, &tys), op)
-        };
-        let args = self.m.block_args(before_b).to_vec();
-        let mut inner = Builder::at_end(self.m, before_b);
-        let (c, fwd) = before(&mut inner, &args);
-        let mut ops = vec![c];
-        ops.extend(fwd);
-        inner.op("scf.condition", &ops, &[], &[]);
-        let r1 = self.m.regions(op)[1];
-        let after_b = self.m.append_block(r1, &tys);
-        let args = self.m.block_args(after_b).to_vec();
-        let mut inner = Builder::at_end(self.m, after_b);
-        let ys = after(&mut inner, &args);
-        inner.op("scf.yield", &ys, &[], &[]);
-        self.m.results(op).to_vec()
-    }
 }
 
 /// A new function `name` at the end of the module; returns its entry block.
@@ -415,8 +279,4 @@ pub fn func(m: &mut Module, name: &str, inputs: Vec<Type>, results: Vec<Type>) -
     let body = m.body();
     let mut b = Builder::at_end(m, body);
     b.func(name, inputs, results)
-}
-
-pub fn at_end(m: &mut Module, b: BlockId) -> Builder<'_> {
-    Builder::new(m, InsertPoint::End(b))
 }
