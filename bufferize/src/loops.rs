@@ -95,24 +95,30 @@ pub fn scale_add(b: &mut Builder<'_>, base: Option<ValueId>, x: ValueId, scale: 
     }
 }
 
-// Shims for the kernels bufferize-B converts in parallel (removed at merge).
+// Shims for the kernels bufferize-B converts in parallel.
 
-pub fn add(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn add(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.addi(x, y)
 }
-pub fn mul(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn mul(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.muli(x, y)
 }
-pub fn sub(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn sub(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.subi(x, y)
 }
-pub fn and(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn and(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.andi(x, y)
 }
-pub fn select(b: &mut Builder<'_>, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn select(b: &mut Builder<'_>, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
     b.select(c, x, y)
 }
-pub fn cmp(b: &mut Builder<'_>, pred: &str, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn cmp(b: &mut Builder<'_>, pred: &str, x: ValueId, y: ValueId) -> ValueId {
     let p = match pred {
         "ne" => CmpI::Ne,
         "slt" => CmpI::Slt,

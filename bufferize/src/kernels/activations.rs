@@ -1,7 +1,7 @@
 //! Scalar bodies of the activation functions, plugged into the
 //! element-wise broadcasting nest.
 
-use super::elementwise::{first, float_arg, two};
+use super::elementwise::{first, float_arg, float_type, two};
 use ir::builder::{Cmp, CmpF};
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
@@ -149,7 +149,7 @@ pub fn swish(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<V
 /// Swish(A) · B.
 pub fn swiglu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
     let (a, gate) = two(b, op, x)?;
-    let a = float_arg(b, op, &[a])?;
+    float_type(b, op, a)?;
     let alpha = ops::SwiGLU::of(b.m, op).alpha();
     let s = swish_of(b, a, alpha);
     Ok(b.mulf(s, gate))

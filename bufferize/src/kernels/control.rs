@@ -233,7 +233,7 @@ fn loop_body(
     args: &[ValueId],
     (types, scans): (&[Type], &[ValueId]),
 ) -> Result<Vec<ValueId>> {
-    let n = args.len() - 2;
+    let n = args.len().saturating_sub(2);
     let k = scans.len();
     let body_args = ab.m.block_args(src).to_vec();
     let after = block_of(ab).ok_or_else(|| op_error(ab.m, op, "no block for the body"))?;

@@ -31,7 +31,7 @@ pub(super) fn two(b: &Builder<'_>, op: OpId, x: &[ValueId]) -> Result<(ValueId, 
 }
 
 /// The type of `x`, which must be a float.
-pub fn float_type(b: &Builder<'_>, op: OpId, x: ValueId) -> Result<Type> {
+pub(super) fn float_type(b: &Builder<'_>, op: OpId, x: ValueId) -> Result<Type> {
     let t = b.m.value_type(x).clone();
     if t.is_float() {
         Ok(t)

@@ -382,27 +382,33 @@ pub fn finish(err: Option<ir::Diagnostic>, out: Vec<ValueId>) -> Result<Vec<Valu
     }
 }
 
-// Shims for the kernels bufferize-B converts in parallel (removed at merge).
+// Shims for the kernels bufferize-B converts in parallel.
 
-pub fn load_at(b: &mut Builder<'_>, m: ValueId, idx: &[ValueId]) -> ValueId {
+// removed at merge
+fn load_at(b: &mut Builder<'_>, m: ValueId, idx: &[ValueId]) -> ValueId {
     b.load(m, idx)
 }
-pub fn store_at(b: &mut Builder<'_>, v: ValueId, m: ValueId, idx: &[ValueId]) {
+// removed at merge
+fn store_at(b: &mut Builder<'_>, v: ValueId, m: ValueId, idx: &[ValueId]) {
     b.store(v, m, idx);
 }
-pub fn attr_int(m: &Module, op: OpId, name: &str, default: i64) -> i64 {
+// removed at merge
+fn attr_int(m: &Module, op: OpId, name: &str, default: i64) -> i64 {
     m.attr(op, name)
         .and_then(Attribute::as_int)
         .unwrap_or(default)
 }
-pub fn attr_float(m: &Module, op: OpId, name: &str, default: f64) -> f64 {
+// removed at merge
+fn attr_float(m: &Module, op: OpId, name: &str, default: f64) -> f64 {
     m.attr(op, name)
         .and_then(Attribute::as_float)
         .unwrap_or(default)
 }
-pub fn attr_ints(m: &Module, op: OpId, name: &str) -> Option<Vec<i64>> {
+// removed at merge
+fn attr_ints(m: &Module, op: OpId, name: &str) -> Option<Vec<i64>> {
     m.attr(op, name).and_then(Attribute::as_i64_list)
 }
-pub fn attr_str<'m>(m: &'m Module, op: OpId, name: &str) -> Option<&'m str> {
+// removed at merge
+fn attr_str<'m>(m: &'m Module, op: OpId, name: &str) -> Option<&'m str> {
     m.attr(op, name).and_then(Attribute::as_str)
 }

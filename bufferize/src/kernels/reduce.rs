@@ -97,8 +97,9 @@ enum Flag {
     Dyn(ValueId),
 }
 
-/// Shim for the kernels bufferize-B converts in parallel (removed at merge).
-pub fn normalize_axis(b: &Builder<'_>, op: OpId, axis: i64, rank: usize) -> Result<usize> {
+// Shim for the kernels bufferize-B converts in parallel.
+// removed at merge
+pub(super) fn normalize_axis(b: &Builder<'_>, op: OpId, axis: i64, rank: usize) -> Result<usize> {
     super::axis(b.m, op, axis, rank)
 }
 

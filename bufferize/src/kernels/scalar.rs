@@ -112,33 +112,42 @@ pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<V
     })
 }
 
-// Shims for the kernels bufferize-B converts in parallel (removed at merge).
+// Shims for the kernels bufferize-B converts in parallel.
 
-pub fn constant(b: &mut Builder<'_>, t: &Type, v: f64) -> ValueId {
+// removed at merge
+pub(crate) fn constant(b: &mut Builder<'_>, t: &Type, v: f64) -> ValueId {
     b.constant(t, v)
 }
-pub fn add(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn add(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.add(x, y)
 }
-pub fn sub(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn sub(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.sub(x, y)
 }
-pub fn mul(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn mul(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.mul(x, y)
 }
-pub fn div(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn div(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.div(x, y)
 }
-pub fn max(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn max(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.max(x, y)
 }
-pub fn min(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn min(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
     b.min(x, y)
 }
-pub fn select(b: &mut Builder<'_>, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn select(b: &mut Builder<'_>, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
     b.select(c, x, y)
 }
-pub fn cmpf(b: &mut Builder<'_>, pred: &str, x: ValueId, y: ValueId) -> ValueId {
+// removed at merge
+pub(crate) fn cmpf(b: &mut Builder<'_>, pred: &str, x: ValueId, y: ValueId) -> ValueId {
     let p = match pred {
         "oeq" => CmpF::Oeq,
         "ogt" => CmpF::Ogt,
