@@ -4,17 +4,18 @@
 
 use crate::kernels;
 use ir::dialects::op_error;
+use ir::entity::SecondaryMap;
 use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
-use std::collections::HashMap;
+use onnx::OpKind;
 
 /// State of one module's conversion.
 pub struct Lowering {
     /// Tensor value → the memref now holding it.
-    map: HashMap<ValueId, ValueId>,
+    map: SecondaryMap<ValueId, Option<ValueId>>,
     /// Memref → the tensor values it holds (the inverse of `map`).
-    holders: HashMap<ValueId, Vec<ValueId>>,
-    /// Position of each top-level op of the function being converted.
-    pos: HashMap<OpId, usize>,
+    holders: SecondaryMap<ValueId, Vec<ValueId>>,
+    /// Program position of each op of the function being converted.
+    pos: SecondaryMap<OpId, Option<usize>>,
     /// Where new `memref.global`s go (before the first function).
     global_ip: Option<OpId>,
     next_global: usize,
@@ -46,10 +47,7 @@ impl Lowering {
         let v = m
             .operand(op, i)
             .ok_or_else(|| op_error(m, op, format!("missing operand #{i}")))?;
-        self.map
-            .get(&v)
-            .copied()
-            .ok_or_else(|| op_error(m, op, format!("operand #{i} has no buffer")))
+        self.map[v].ok_or_else(|| op_error(m, op, format!("operand #{i} has no buffer")))
     }
 
     /// The memref of optional operand `i`, or None when it is omitted.
@@ -67,8 +65,8 @@ impl Lowering {
 
     /// Records that tensor value `t` now lives in memref `buf`.
     pub fn bind(&mut self, t: ValueId, buf: ValueId) {
-        self.map.insert(t, buf);
-        self.holders.entry(buf).or_default().push(t);
+        self.map[t] = Some(buf);
+        self.holders[buf].push(t);
     }
 
     /// In-place analysis for an element-wise `op` whose result has memref
@@ -101,7 +99,11 @@ impl Lowering {
                 && m.uses(buf)
                     .iter()
                     .all(|u| m.is(u.op, "memref.load") || m.is(u.op, "memref.store"));
-            let dead_after = self.holders.get(&buf)?.iter().all(|&t| {
+            let holders = &self.holders[buf];
+            if holders.is_empty() {
+                return None;
+            }
+            let dead_after = holders.iter().all(|&t| {
                 m.uses(t)
                     .iter()
                     .all(|u| self.top_pos(m, u.op).is_some_and(|p| p <= here))
@@ -113,7 +115,7 @@ impl Lowering {
     /// Position of `op` (or of its ancestor at function level).
     fn top_pos(&self, m: &Module, mut op: OpId) -> Option<usize> {
         loop {
-            if let Some(&p) = self.pos.get(&op) {
+            if let Some(p) = self.pos[op] {
                 return Some(p);
             }
             op = m.parent_op(op)?;
@@ -126,42 +128,16 @@ impl Lowering {
         let name = format!("__constant_{}", self.next_global);
         self.next_global += 1;
         if let Some(anchor) = self.global_ip {
-            let g = b.m.create_op(
-                ir::Sym::new("memref.global"),
-                ir::OpSpec {
-                    attrs: vec![
-                        (ir::Sym::new("sym_name"), Attribute::string(&name)),
-                        (ir::Sym::new("sym_visibility"), Attribute::string("private")),
-                        (ir::Sym::new("type"), Attribute::Type(ty.clone())),
-                        (
-                            ir::Sym::new("initial_value"),
-                            Attribute::Elements(value.clone()),
-                        ),
-                        (ir::Sym::new("constant"), Attribute::Unit),
-                        (ir::Sym::new("alignment"), Attribute::i64(64)),
-                    ],
-                    ..ir::OpSpec::default()
-                },
-            );
-            b.m.insert(g, InsertPoint::Before(anchor));
+            let mut gb = Builder::new(b.m, InsertPoint::Before(anchor));
+            gb.constant_global(&name, ty.clone(), value.clone(), 64);
         }
-        b.op1(
-            "memref.get_global",
-            &[],
-            ty,
-            &[("name", Attribute::symbol(&name))],
-        )
+        b.get_global(&name, ty)
     }
 }
 
 /// Allocates a buffer of memref type `ty`; `dyn_dims` gives each `?` dim in order.
 pub fn alloc(b: &mut Builder<'_>, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {
-    b.op1(
-        "memref.alloc",
-        dyn_dims,
-        ty.clone(),
-        &[("alignment", Attribute::i64(64))],
-    )
+    b.alloc_aligned(ty, dyn_dims, 64)
 }
 
 /// True when `v` may not be a contiguous row-major buffer: a Slice's
@@ -189,7 +165,7 @@ pub fn contiguous(b: &mut Builder<'_>, v: ValueId) -> ValueId {
         .map(|(_, s)| s)
         .collect();
     let out = alloc(b, &Type::memref(shape, elem), &dynamic);
-    b.op("memref.copy", &[v, out], &[], &[]);
+    b.copy(v, out);
     out
 }
 
@@ -205,8 +181,7 @@ pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
         .enumerate()
         .map(|(i, &d)| {
             if d == DYN {
-                let idx = b.const_index(i as i64);
-                b.op1("memref.dim", &[v, idx], Type::Index, &[])
+                b.dim(v, i)
             } else {
                 b.const_index(d)
             }
@@ -218,8 +193,8 @@ pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
 /// `op`); true if `op` is now dead and must be erased by the caller.
 pub fn lower_one(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<bool> {
     let m = &*b.m;
-    let name = m.name(op);
-    if name.dialect() == "onnx" || name.dialect() == "onnx_ml" {
+    let dialect = m.name(op).dialect();
+    if dialect == "onnx" || dialect == "onnx_ml" {
         let results = kernels::lower_op(cx, b, op)?;
         for (&r, &new) in b.m.results(op).to_vec().iter().zip(&results) {
             cx.bind(r, new);
@@ -246,7 +221,7 @@ pub fn lower_region_block(
 ) -> Result<Vec<ValueId>> {
     let ops: Vec<OpId> = m.block_ops(src).collect();
     for op in ops {
-        if m.is(op, "onnx.Yield") {
+        if onnx::is(m, op, OpKind::Yield) {
             return (0..m.operands(op).len())
                 .map(|i| cx.input(m, op, i))
                 .collect();
@@ -264,9 +239,9 @@ pub fn lower_region_block(
 pub fn bufferize_module(m: &mut Module) -> Result<()> {
     let funcs = m.top_level_ops("func.func");
     let mut cx = Lowering {
-        map: HashMap::new(),
-        holders: HashMap::new(),
-        pos: HashMap::new(),
+        map: SecondaryMap::default(),
+        holders: SecondaryMap::default(),
+        pos: SecondaryMap::default(),
         global_ip: funcs.first().copied(),
         next_global: 0,
     };
@@ -289,7 +264,10 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     // Program order of every op, nested ones included (in-place analysis).
     let mut order = Vec::new();
     m.walk_pre(f, &mut |_, o| order.push(o));
-    cx.pos = order.iter().enumerate().map(|(i, &o)| (o, i)).collect();
+    cx.pos.clear();
+    for (i, &o) in order.iter().enumerate() {
+        cx.pos[o] = Some(i);
+    }
     let mut converted = Vec::new();
     let ops: Vec<OpId> = m.block_ops(entry).collect();
     for op in ops {

@@ -11,8 +11,9 @@
 //! below) are split: a view or an alias made before the overwrite would
 //! otherwise see the wrong memory.
 
+use ir::entity::EntitySet;
 use ir::pass::{FnPass, PassInfo, PassRegistry};
-use ir::{BlockId, InsertPoint, Module, OpId, OpSpec, Result, Sym, ValueId};
+use ir::{BlockId, Builder, InsertPoint, Module, OpId, Result, ValueId};
 
 pub fn register(reg: &mut PassRegistry) {
     reg.add(PassInfo {
@@ -69,8 +70,8 @@ fn users_in_order(m: &Module, b: BlockId, v: ValueId) -> Vec<OpId> {
     tops.sort_unstable();
     tops.dedup();
     // Program order (ids are not): walk the block once.
-    let set: std::collections::HashSet<OpId> = tops.into_iter().collect();
-    m.block_ops(b).filter(|o| set.contains(o)).collect()
+    let set: EntitySet<OpId> = tops.into_iter().collect();
+    m.block_ops(b).filter(|&o| set.contains(o)).collect()
 }
 
 fn split_one(m: &mut Module, alloc: OpId) -> usize {
@@ -87,18 +88,17 @@ fn split_one(m: &mut Module, alloc: OpId) -> usize {
         // A top-level copy into the buffer, after other uses, starts a new value.
         let overwrite = k > 0 && m.is(op, "memref.copy") && m.operand(op, 1) == Some(v);
         if overwrite && m.operand(op, 0) != Some(v) {
-            let spec = OpSpec {
-                operands: m.operands(alloc).to_vec(),
-                result_types: vec![m.value_type(v).clone()],
-                attrs: m.attrs(alloc).to_vec(),
-                loc: m.loc(op).clone(),
-                ..OpSpec::default()
-            };
-            let fresh = m.create_op(Sym::new("memref.alloc"), spec);
-            m.insert(fresh, InsertPoint::Before(op));
-            let Some(nv) = m.result(fresh, 0) else {
-                continue;
-            };
+            let (sizes, ty) = (m.operands(alloc).to_vec(), m.value_type(v).clone());
+            let attrs = m.attrs(alloc).to_vec();
+            let loc = m.loc(op).clone();
+            let mut b = Builder::new(m, InsertPoint::Before(op)).with_loc(loc);
+            // A copy of the allocation (alignment and all).
+            let nv = b.alloc(&ty, &sizes);
+            if let Some(fresh) = m.defining_op(nv) {
+                for (k, a) in attrs {
+                    m.set_attr(fresh, k.as_str(), a);
+                }
+            }
             current = nv;
             n += 1;
         }

@@ -1,249 +1,251 @@
-//! Scalar bodies of the activation functions and the remaining unary math
-//! ops, plugged into the element-wise broadcasting nest.
+//! Scalar bodies of the activation functions, plugged into the
+//! element-wise broadcasting nest.
 
-use super::attr_float;
-use super::elementwise::{float_type, Body};
-use super::scalar::{self, constant};
-use ir::{Builder, OpId, Result, ValueId};
-
-fn c(b: &mut Builder<'_>, x: ValueId, v: f64) -> ValueId {
-    let t = b.m.value_type(x).clone();
-    constant(b, &t, v)
-}
-
-fn f(b: &mut Builder<'_>, name: &str, xs: &[ValueId]) -> ValueId {
-    b.same(&format!("arith.{name}"), xs)
-}
-
-fn exp(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    b.same("math.exp", &[x])
-}
+use super::elementwise::{first, float_arg, float_type, two};
+use ir::builder::{Cmp, CmpF};
+use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 fn clamp01(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    let zero = c(b, x, 0.0);
-    let one = c(b, x, 1.0);
-    let lo = scalar::max(b, x, zero);
-    scalar::min(b, lo, one)
+    let zero = b.constant_like(x, 0.0);
+    let one = b.constant_like(x, 1.0);
+    let lo = b.max(x, zero);
+    b.min(lo, one)
 }
 
-fn softplus(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    let e = exp(b, x);
-    let one = c(b, x, 1.0);
-    let s = f(b, "addf", &[e, one]);
-    b.same("math.log", &[s])
+/// `log(exp(x) + 1)`.
+fn softplus_of(b: &mut Builder<'_>, x: ValueId) -> ValueId {
+    let e = b.exp(x);
+    let one = b.constant_like(x, 1.0);
+    let s = b.addf(e, one);
+    b.log(s)
 }
 
-fn sigmoid(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    let neg = b.same("arith.negf", &[x]);
-    let e = exp(b, neg);
-    let one = c(b, x, 1.0);
-    let den = f(b, "addf", &[one, e]);
-    f(b, "divf", &[one, den])
+/// `1 / (1 + exp(-x))`.
+fn sigmoid_of(b: &mut Builder<'_>, x: ValueId) -> ValueId {
+    let neg = b.negf(x);
+    let e = b.exp(neg);
+    let one = b.constant_like(x, 1.0);
+    let den = b.addf(one, e);
+    b.divf(one, den)
 }
 
 /// `x · sigmoid(alpha · x)`.
-fn swish(b: &mut Builder<'_>, o: OpId, x: ValueId) -> Result<ValueId> {
-    float_type(b, o, x)?;
-    let alpha = attr_float(b.m, o, "alpha", 1.0);
-    let a = c(b, x, alpha);
-    let ax = f(b, "mulf", &[a, x]);
-    let s = sigmoid(b, ax);
-    Ok(f(b, "mulf", &[x, s]))
+fn swish_of(b: &mut Builder<'_>, x: ValueId, alpha: f64) -> ValueId {
+    let a = b.constant_like(x, alpha);
+    let ax = b.mulf(a, x);
+    let s = sigmoid_of(b, ax);
+    b.mulf(x, s)
 }
 
-fn math1(b: &mut Builder<'_>, op: OpId, name: &str, x: &[ValueId]) -> Result<ValueId> {
-    float_type(b, op, x[0])?;
-    Ok(b.same(name, &[x[0]]))
+pub fn relu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = first(b, op, x)?;
+    let zero = b.constant_like(x, 0.0);
+    Ok(b.max(x, zero))
 }
 
-pub(super) fn body_for(kind: &str) -> Option<Body> {
-    Some(match kind {
-        "Tan" => |b, o, x, _| math1(b, o, "math.tan", x),
-        "Asin" => |b, o, x, _| math1(b, o, "math.asin", x),
-        "Acos" => |b, o, x, _| math1(b, o, "math.acos", x),
-        "Atan" => |b, o, x, _| math1(b, o, "math.atan", x),
-        "Sinh" => |b, o, x, _| math1(b, o, "math.sinh", x),
-        "Cosh" => |b, o, x, _| math1(b, o, "math.cosh", x),
-        "Asinh" => |b, o, x, _| math1(b, o, "math.asinh", x),
-        "Acosh" => |b, o, x, _| math1(b, o, "math.acosh", x),
-        "Atanh" => |b, o, x, _| math1(b, o, "math.atanh", x),
-        "Round" => |b, o, x, _| math1(b, o, "math.roundeven", x),
-        "Elu" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let alpha = attr_float(b.m, o, "alpha", 1.0);
-            let a = c(b, x[0], alpha);
-            let e = exp(b, x[0]);
-            let one = c(b, x[0], 1.0);
-            let em1 = f(b, "subf", &[e, one]);
-            let neg = f(b, "mulf", &[a, em1]);
-            let zero = c(b, x[0], 0.0);
-            let lt = scalar::cmpf(b, "olt", x[0], zero);
-            Ok(scalar::select(b, lt, neg, x[0]))
-        },
-        "Selu" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let alpha = attr_float(b.m, o, "alpha", 1.673_263_192_176_818_8);
-            let gamma = attr_float(b.m, o, "gamma", 1.050_701_022_148_132_3);
-            let a = c(b, x[0], alpha);
-            let g = c(b, x[0], gamma);
-            let e = exp(b, x[0]);
-            let ae = f(b, "mulf", &[a, e]);
-            let neg = f(b, "subf", &[ae, a]);
-            let zero = c(b, x[0], 0.0);
-            let le = scalar::cmpf(b, "ole", x[0], zero);
-            let v = scalar::select(b, le, neg, x[0]);
-            Ok(f(b, "mulf", &[g, v]))
-        },
-        "Celu" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let alpha = attr_float(b.m, o, "alpha", 1.0);
-            let a = c(b, x[0], alpha);
-            let xa = f(b, "divf", &[x[0], a]);
-            let e = exp(b, xa);
-            let one = c(b, x[0], 1.0);
-            let em1 = f(b, "subf", &[e, one]);
-            let neg = f(b, "mulf", &[a, em1]);
-            let zero = c(b, x[0], 0.0);
-            let p = scalar::max(b, x[0], zero);
-            let n = scalar::min(b, neg, zero);
-            Ok(f(b, "addf", &[p, n]))
-        },
-        "HardSigmoid" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let alpha = attr_float(b.m, o, "alpha", 0.2);
-            let beta = attr_float(b.m, o, "beta", 0.5);
-            let a = c(b, x[0], alpha);
-            let be = c(b, x[0], beta);
-            let ax = f(b, "mulf", &[a, x[0]]);
-            let v = f(b, "addf", &[ax, be]);
-            Ok(clamp01(b, v))
-        },
-        "HardSwish" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let a = c(b, x[0], 1.0 / 6.0);
-            let be = c(b, x[0], 0.5);
-            let ax = f(b, "mulf", &[a, x[0]]);
-            let v = f(b, "addf", &[ax, be]);
-            let h = clamp01(b, v);
-            Ok(f(b, "mulf", &[x[0], h]))
-        },
-        "Softplus" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            Ok(softplus(b, x[0]))
-        },
-        "Softsign" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let a = b.same("math.absf", &[x[0]]);
-            let one = c(b, x[0], 1.0);
-            let d = f(b, "addf", &[one, a]);
-            Ok(f(b, "divf", &[x[0], d]))
-        },
-        "Mish" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let s = softplus(b, x[0]);
-            let t = b.same("math.tanh", &[s]);
-            Ok(f(b, "mulf", &[x[0], t]))
-        },
-        "Swish" => |b, o, x, _| swish(b, o, x[0]),
-        // 1 above the threshold, else 0.
-        "onnx_ml.Binarizer" => |b, o, x, _| {
-            let t = b.m.value_type(x[0]).clone();
-            let thr = c(b, x[0], attr_float(b.m, o, "threshold", 0.0));
-            let gt = scalar::compare(b, "gt", x[0], thr);
-            let (one, zero) = (constant(b, &t, 1.0), constant(b, &t, 0.0));
-            Ok(scalar::select(b, gt, one, zero))
-        },
-        // Swish(A) · B.
-        "SwiGLU" => |b, o, x, _| {
-            let Some(&gate) = x.get(1) else {
-                return Err(ir::dialects::op_error(
-                    b.m,
-                    o,
-                    "SwiGLU needs inputs A and B",
-                ));
-            };
-            let s = swish(b, o, x[0])?;
-            Ok(f(b, "mulf", &[s, gate]))
-        },
-        "Gelu" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let half = c(b, x[0], 0.5);
-            let one = c(b, x[0], 1.0);
-            let hx = f(b, "mulf", &[half, x[0]]);
-            let inner = if super::attr_str(b.m, o, "approximate") == Some("tanh") {
-                let k = c(b, x[0], (2.0 / std::f64::consts::PI).sqrt());
-                let cube_k = c(b, x[0], 0.044715);
-                let x2 = f(b, "mulf", &[x[0], x[0]]);
-                let x3 = f(b, "mulf", &[x2, x[0]]);
-                let t = f(b, "mulf", &[cube_k, x3]);
-                let s = f(b, "addf", &[x[0], t]);
-                let ks = f(b, "mulf", &[k, s]);
-                b.same("math.tanh", &[ks])
-            } else {
-                let r = c(b, x[0], std::f64::consts::FRAC_1_SQRT_2);
-                let xs = f(b, "mulf", &[x[0], r]);
-                b.same("math.erf", &[xs])
-            };
-            let p = f(b, "addf", &[one, inner]);
-            Ok(f(b, "mulf", &[hx, p]))
-        },
-        "ThresholdedRelu" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let alpha = attr_float(b.m, o, "alpha", 1.0);
-            let a = c(b, x[0], alpha);
-            let zero = c(b, x[0], 0.0);
-            let gt = scalar::cmpf(b, "ogt", x[0], a);
-            Ok(scalar::select(b, gt, x[0], zero))
-        },
-        "Shrink" => |b, o, x, _| {
-            let bias = attr_float(b.m, o, "bias", 0.0);
-            let lambd = attr_float(b.m, o, "lambd", 0.5);
-            let t = b.m.value_type(x[0]).clone();
-            let (bi, l, nl, zero) = (
-                constant(b, &t, bias),
-                constant(b, &t, lambd),
-                constant(b, &t, -lambd),
-                constant(b, &t, 0.0),
-            );
-            let lt = scalar::compare(b, "lt", x[0], nl);
-            let gt = scalar::compare(b, "gt", x[0], l);
-            let plus = scalar::add(b, x[0], bi);
-            let minus = scalar::sub(b, x[0], bi);
-            let hi = scalar::select(b, gt, minus, zero);
-            Ok(scalar::select(b, lt, plus, hi))
-        },
-        "PRelu" => |b, _, x, _| {
-            let zero = c(b, x[0], 0.0);
-            let lt = scalar::compare(b, "lt", x[0], zero);
-            let s = scalar::mul(b, x[0], x[1]);
-            Ok(scalar::select(b, lt, s, x[0]))
-        },
-        "Sign" => |b, _, x, _| {
-            let zero = c(b, x[0], 0.0);
-            let one = c(b, x[0], 1.0);
-            let m1 = c(b, x[0], -1.0);
-            let gt = scalar::compare(b, "gt", x[0], zero);
-            let lt = scalar::compare(b, "lt", x[0], zero);
-            let n = scalar::select(b, lt, m1, zero);
-            Ok(scalar::select(b, gt, one, n))
-        },
-        "IsNaN" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            Ok(scalar::cmpf(b, "uno", x[0], x[0]))
-        },
-        "IsInf" => |b, o, x, _| {
-            float_type(b, o, x[0])?;
-            let pos = super::attr_int(b.m, o, "detect_positive", 1) != 0;
-            let neg = super::attr_int(b.m, o, "detect_negative", 1) != 0;
-            let pinf = c(b, x[0], f64::INFINITY);
-            let ninf = c(b, x[0], f64::NEG_INFINITY);
-            let p = scalar::cmpf(b, "oeq", x[0], pinf);
-            let n = scalar::cmpf(b, "oeq", x[0], ninf);
-            let fals = b.const_bool(false);
-            let p = if pos { p } else { fals };
-            let n = if neg { n } else { fals };
-            Ok(b.same("arith.ori", &[p, n]))
-        },
-        _ => return None,
-    })
+pub fn sigmoid(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    Ok(sigmoid_of(b, x))
+}
+
+pub fn leaky_relu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let a = b.constant_like(x, ops::LeakyRelu::of(b.m, op).alpha());
+    let zero = b.constant_like(x, 0.0);
+    let scaled = b.mulf(x, a);
+    let pos = b.cmpf(CmpF::Ogt, x, zero);
+    Ok(b.select(pos, x, scaled))
+}
+
+pub fn elu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let a = b.constant_like(x, ops::Elu::of(b.m, op).alpha());
+    let e = b.exp(x);
+    let one = b.constant_like(x, 1.0);
+    let em1 = b.subf(e, one);
+    let neg = b.mulf(a, em1);
+    let zero = b.constant_like(x, 0.0);
+    let lt = b.cmpf(CmpF::Olt, x, zero);
+    Ok(b.select(lt, neg, x))
+}
+
+pub fn selu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let v = ops::Selu::of(b.m, op);
+    let (alpha, gamma) = (v.alpha(), v.gamma());
+    let a = b.constant_like(x, alpha);
+    let g = b.constant_like(x, gamma);
+    let e = b.exp(x);
+    let ae = b.mulf(a, e);
+    let neg = b.subf(ae, a);
+    let zero = b.constant_like(x, 0.0);
+    let le = b.cmpf(CmpF::Ole, x, zero);
+    let r = b.select(le, neg, x);
+    Ok(b.mulf(g, r))
+}
+
+pub fn celu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let a = b.constant_like(x, ops::Celu::of(b.m, op).alpha());
+    let xa = b.divf(x, a);
+    let e = b.exp(xa);
+    let one = b.constant_like(x, 1.0);
+    let em1 = b.subf(e, one);
+    let neg = b.mulf(a, em1);
+    let zero = b.constant_like(x, 0.0);
+    let p = b.max(x, zero);
+    let n = b.min(neg, zero);
+    Ok(b.addf(p, n))
+}
+
+pub fn hard_sigmoid(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let v = ops::HardSigmoid::of(b.m, op);
+    let (alpha, beta) = (v.alpha(), v.beta());
+    let a = b.constant_like(x, alpha);
+    let be = b.constant_like(x, beta);
+    let ax = b.mulf(a, x);
+    let s = b.addf(ax, be);
+    Ok(clamp01(b, s))
+}
+
+pub fn hard_swish(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let a = b.constant_like(x, 1.0 / 6.0);
+    let be = b.constant_like(x, 0.5);
+    let ax = b.mulf(a, x);
+    let s = b.addf(ax, be);
+    let h = clamp01(b, s);
+    Ok(b.mulf(x, h))
+}
+
+pub fn softplus(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    Ok(softplus_of(b, x))
+}
+
+pub fn softsign(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let a = b.absf(x);
+    let one = b.constant_like(x, 1.0);
+    let d = b.addf(one, a);
+    Ok(b.divf(x, d))
+}
+
+pub fn mish(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let s = softplus_of(b, x);
+    let t = b.tanh(s);
+    Ok(b.mulf(x, t))
+}
+
+pub fn swish(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let alpha = ops::Swish::of(b.m, op).alpha();
+    Ok(swish_of(b, x, alpha))
+}
+
+/// Swish(A) · B.
+pub fn swiglu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let (a, gate) = two(b, op, x)?;
+    float_type(b, op, a)?;
+    let alpha = ops::SwiGLU::of(b.m, op).alpha();
+    let s = swish_of(b, a, alpha);
+    Ok(b.mulf(s, gate))
+}
+
+pub fn gelu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let half = b.constant_like(x, 0.5);
+    let one = b.constant_like(x, 1.0);
+    let hx = b.mulf(half, x);
+    let inner = if ops::Gelu::of(b.m, op).approximate() == "tanh" {
+        let k = b.constant_like(x, (2.0 / std::f64::consts::PI).sqrt());
+        let cube_k = b.constant_like(x, 0.044715);
+        let x2 = b.mulf(x, x);
+        let x3 = b.mulf(x2, x);
+        let t = b.mulf(cube_k, x3);
+        let s = b.addf(x, t);
+        let ks = b.mulf(k, s);
+        b.tanh(ks)
+    } else {
+        let r = b.constant_like(x, std::f64::consts::FRAC_1_SQRT_2);
+        let xs = b.mulf(x, r);
+        b.erf(xs)
+    };
+    let p = b.addf(one, inner);
+    Ok(b.mulf(hx, p))
+}
+
+pub fn thresholded_relu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let a = b.constant_like(x, ops::ThresholdedRelu::of(b.m, op).alpha());
+    let zero = b.constant_like(x, 0.0);
+    let gt = b.cmpf(CmpF::Ogt, x, a);
+    Ok(b.select(gt, x, zero))
+}
+
+pub fn shrink(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = first(b, op, x)?;
+    let v = ops::Shrink::of(b.m, op);
+    let (bias, lambd) = (v.bias(), v.lambd());
+    let bi = b.constant_like(x, bias);
+    let l = b.constant_like(x, lambd);
+    let nl = b.constant_like(x, -lambd);
+    let zero = b.constant_like(x, 0.0);
+    let lt = b.cmp(Cmp::Lt, x, nl);
+    let gt = b.cmp(Cmp::Gt, x, l);
+    let plus = b.add(x, bi);
+    let minus = b.sub(x, bi);
+    let hi = b.select(gt, minus, zero);
+    Ok(b.select(lt, plus, hi))
+}
+
+pub fn prelu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let (x, slope) = two(b, op, x)?;
+    let zero = b.constant_like(x, 0.0);
+    let lt = b.cmp(Cmp::Lt, x, zero);
+    let s = b.mul(x, slope);
+    Ok(b.select(lt, s, x))
+}
+
+pub fn sign(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = first(b, op, x)?;
+    let zero = b.constant_like(x, 0.0);
+    let one = b.constant_like(x, 1.0);
+    let m1 = b.constant_like(x, -1.0);
+    let gt = b.cmp(Cmp::Gt, x, zero);
+    let lt = b.cmp(Cmp::Lt, x, zero);
+    let n = b.select(lt, m1, zero);
+    Ok(b.select(gt, one, n))
+}
+
+pub fn is_nan(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    Ok(b.cmpf(CmpF::Uno, x, x))
+}
+
+pub fn is_inf(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = float_arg(b, op, x)?;
+    let v = ops::IsInf::of(b.m, op);
+    let (pos, neg) = (v.detect_positive() != 0, v.detect_negative() != 0);
+    let pinf = b.constant_like(x, f64::INFINITY);
+    let ninf = b.constant_like(x, f64::NEG_INFINITY);
+    let p = b.cmpf(CmpF::Oeq, x, pinf);
+    let n = b.cmpf(CmpF::Oeq, x, ninf);
+    let fals = b.const_bool(false);
+    let p = if pos { p } else { fals };
+    let n = if neg { n } else { fals };
+    Ok(b.ori(p, n))
+}
+
+/// 1 above the threshold, else 0 (ai.onnx.ml Binarizer).
+pub fn binarizer(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
+    let x = first(b, op, x)?;
+    let thr = b.constant_like(x, ops::Binarizer::of(b.m, op).threshold());
+    let gt = b.cmp(Cmp::Gt, x, thr);
+    let one = b.constant_like(x, 1.0);
+    let zero = b.constant_like(x, 0.0);
+    Ok(b.select(gt, one, zero))
 }

@@ -3,18 +3,19 @@
 //! at runtime become dynamic allocation sizes.
 
 use super::checks;
-use super::reduce::normalize_axis;
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, attr_ints, elem_of, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{loop_nest, Bounds};
+use ir::builder::CmpI;
 use ir::dialects::op_error;
-use ir::{Attribute, Builder, OpId, Result, Type, ValueId};
+use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 /// Element `j` of a 1-D (or 0-D) integer memref as an `index`.
 pub fn index_at(b: &mut Builder<'_>, m: ValueId, j: Option<i64>) -> ValueId {
     let idx: Vec<ValueId> = j.map(|j| b.const_index(j)).into_iter().collect();
-    let v = load_at(b, m, &idx);
+    let v = b.load(m, &idx);
     to_index(b, v)
 }
 
@@ -24,29 +25,25 @@ pub fn to_index(b: &mut Builder<'_>, v: ValueId) -> ValueId {
         return v;
     }
     let v = if t.is_float() {
-        b.op1("arith.fptosi", &[v], Type::i64(), &[])
+        b.fptosi(v, Type::i64())
     } else {
         v
     };
-    b.op1("arith.index_cast", &[v], Type::Index, &[])
+    b.index_cast(v, Type::Index)
 }
 
 pub fn from_index(b: &mut Builder<'_>, v: ValueId, t: &Type) -> ValueId {
-    let i = b.op1("arith.index_cast", &[v], Type::i64(), &[]);
+    let i = b.index_cast(v, Type::i64());
     if *t == Type::i64() {
         return i;
     }
     if t.is_float() {
-        return b.op1("arith.sitofp", &[i], t.clone(), &[]);
+        return b.sitofp(i, t.clone());
     }
     if t.int_width().is_some_and(|w| w < 64) {
-        return b.op1("arith.trunci", &[i], t.clone(), &[]);
+        return b.trunci(i, t.clone());
     }
     i
-}
-
-fn max_index(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
-    b.same("arith.maxsi", &[x, y])
 }
 
 /// Copies `src` into `dst` at `offset` along `axis`.
@@ -60,10 +57,10 @@ fn copy_at(
 ) {
     let ds = dims(b, src);
     loop_nest(b, bounds, &ds, &mut |b, ivs| {
-        let v = load_at(b, src, ivs);
+        let v = b.load(src, ivs);
         let mut oi = ivs.to_vec();
-        oi[axis] = loops::add(b, ivs[axis], offset);
-        store_at(b, v, dst, &oi);
+        oi[axis] = b.addi(ivs[axis], offset);
+        b.store(v, dst, &oi);
     });
 }
 
@@ -76,7 +73,7 @@ pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         return Err(op_error(b.m, op, "expects inputs"));
     };
     let rank = shape_of(b.m, first).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 0), rank)?;
+    let axis = super::axis(b.m, op, ops::Concat::of(b.m, op).axis(), rank)?;
     let mut out_dims = dims(b, first);
     let mut total = b.const_index(0);
     let mut offsets = Vec::new();
@@ -92,7 +89,7 @@ pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                 checks::equal(b, op, dk, ok, &msg)?;
             }
         }
-        total = loops::add(b, total, d[axis]);
+        total = b.addi(total, d[axis]);
     }
     out_dims[axis] = total;
     let out = alloc_result(b, op, 0, &out_dims)?;
@@ -106,23 +103,21 @@ pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
 pub fn split(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 0), rank)?;
+    let axis = super::axis(b.m, op, ops::Split::of(b.m, op).axis(), rank)?;
     let nout = b.m.results(op).len();
     let dx = dims(b, x);
     let sizes: Vec<ValueId> = if cx.has_input(b.m, op, 1) {
         let s = cx.input(b.m, op, 1)?;
         (0..nout).map(|j| index_at(b, s, Some(j as i64))).collect()
-    } else if let Some(s) = attr_ints(b.m, op, "split") {
-        s.iter().map(|&v| b.const_index(v)).collect()
     } else {
         // Equal parts, the last one smaller (ceil division).
         let k = b.const_index(nout as i64);
-        let chunk = b.same("arith.ceildivsi", &[dx[axis], k]);
+        let chunk = b.ceildivsi(dx[axis], k);
         let mut v = Vec::new();
         let mut left = dx[axis];
         for _ in 0..nout {
-            let s = b.same("arith.minsi", &[chunk, left]);
-            left = loops::sub(b, left, s);
+            let s = b.minsi(chunk, left);
+            left = b.subi(left, s);
             v.push(s);
         }
         v
@@ -151,11 +146,11 @@ pub fn split(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         let off = offset;
         loop_nest(b, &bounds, &od, &mut |b, ivs| {
             let mut ii = ivs.to_vec();
-            ii[axis] = loops::add(b, ivs[axis], off);
-            let v = load_at(b, x, &ii);
-            store_at(b, v, out, ivs);
+            ii[axis] = b.addi(ivs[axis], off);
+            let v = b.load(x, &ii);
+            b.store(v, out, ivs);
         });
-        offset = loops::add(b, offset, s);
+        offset = b.addi(offset, s);
         outs.push(out);
     }
     Ok(outs)
@@ -164,9 +159,9 @@ pub fn split(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
 pub fn shape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let rank = shape_of(b.m, x).len() as i64;
-    let clampi = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank);
-    let start = clampi(attr_int(b.m, op, "start", 0));
-    let end = clampi(attr_int(b.m, op, "end", rank));
+    let view = ops::Shape::of(b.m, op);
+    let start = onnx::axis::clamp_index(view.start(), rank);
+    let end = onnx::axis::clamp_index(view.end().unwrap_or(rank), rank);
     let dx = dims(b, x);
     let n = (end - start).max(0);
     let nv = b.const_index(n);
@@ -175,7 +170,7 @@ pub fn shape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         let d = dx[(start + k) as usize];
         let v = from_index(b, d, &Type::i64());
         let i = b.const_index(k);
-        store_at(b, v, out, &[i]);
+        b.store(v, out, &[i]);
     }
     Ok(vec![out])
 }
@@ -185,11 +180,11 @@ pub fn size(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let dx = dims(b, x);
     let mut n = b.const_index(1);
     for d in dx {
-        n = loops::mul(b, n, d);
+        n = b.muli(n, d);
     }
     let out = alloc_result(b, op, 0, &[])?;
     let v = from_index(b, n, &Type::i64());
-    store_at(b, v, out, &[]);
+    b.store(v, out, &[]);
     Ok(vec![out])
 }
 
@@ -198,11 +193,7 @@ pub fn range(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     let limit = cx.input(b.m, op, 1)?;
     let delta = cx.input(b.m, op, 2)?;
     let t = elem_of(b.m, start);
-    let (s, l, d) = (
-        load_at(b, start, &[]),
-        load_at(b, limit, &[]),
-        load_at(b, delta, &[]),
-    );
+    let (s, l, d) = (b.load(start, &[]), b.load(limit, &[]), b.load(delta, &[]));
     // n = max(ceil((limit - start) / delta), 0), computed in f64.
     let f = Type::f64();
     let (sf, lf, df) = (
@@ -210,19 +201,19 @@ pub fn range(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         scalar::convert(b, op, l, &f)?,
         scalar::convert(b, op, d, &f)?,
     );
-    let diff = b.same("arith.subf", &[lf, sf]);
-    let q = b.same("arith.divf", &[diff, df]);
-    let c = b.same("math.ceil", &[q]);
-    let zero = constant(b, &f, 0.0);
-    let c = b.same("arith.maximumf", &[c, zero]);
+    let diff = b.subf(lf, sf);
+    let q = b.divf(diff, df);
+    let c = b.ceil(q);
+    let zero = b.constant(&f, 0.0);
+    let c = b.maximumf(c, zero);
     let n = to_index(b, c);
     let out = alloc_result(b, op, 0, &[n])?;
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &[n], &mut |b, ivs| {
         let i = from_index(b, ivs[0], &t);
-        let step = scalar::mul(b, i, d);
-        let v = scalar::add(b, s, step);
-        store_at(b, v, out, ivs);
+        let step = b.mul(i, d);
+        let v = b.add(s, step);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -237,19 +228,15 @@ pub fn tile(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         .map(|(j, &d)| {
             let r = index_at(b, reps, Some(j as i64));
             checks::non_negative(b, op, r, &format!("repeats entry {j} is negative"))?;
-            Ok(loops::mul(b, d, r))
+            Ok(b.muli(d, r))
         })
         .collect::<Result<_>>()?;
     let out = alloc_result(b, op, 0, &out_dims)?;
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        let idx: Vec<ValueId> = ivs
-            .iter()
-            .zip(&dx)
-            .map(|(&i, &d)| b.same("arith.remui", &[i, d]))
-            .collect();
-        let v = load_at(b, x, &idx);
-        store_at(b, v, out, ivs);
+        let idx: Vec<ValueId> = ivs.iter().zip(&dx).map(|(&i, &d)| b.remui(i, d)).collect();
+        let v = b.load(x, &idx);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -275,7 +262,7 @@ pub fn expand(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             Some(k) => index_at(b, s, Some(k as i64)),
             None => one,
         };
-        let o = max_index(b, xd, sd);
+        let o = b.maxsi(xd, sd);
         if let Some(k) = xk {
             checks::broadcasts(b, op, xd, o, &checks::broadcast_msg(0, k))?;
         }
@@ -294,13 +281,13 @@ pub fn expand(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                     bounds.zero
                 } else {
                     // A dynamic dim may still be 1 at runtime.
-                    let is1 = loops::cmp(b, "eq", dx[k], bounds.one);
-                    loops::select(b, is1, bounds.zero, ivs[k + off])
+                    let is1 = b.cmpi(CmpI::Eq, dx[k], bounds.one);
+                    b.select(is1, bounds.zero, ivs[k + off])
                 }
             })
             .collect();
-        let v = load_at(b, x, &idx);
-        store_at(b, v, out, ivs);
+        let v = b.load(x, &idx);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -310,28 +297,25 @@ pub fn constant_of_shape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Re
     let ty = super::result_memref_type(b.m, op, 0)?;
     let rank = ty.shape().map_or(0, <[i64]>::len);
     let elem = ty.element_type().clone();
-    let v =
-        b.m.attr(op, "value")
-            .and_then(Attribute::as_elements)
-            .and_then(|e| e.iter().next())
-            .map_or(0.0, |w| {
-                if elem.is_float() {
-                    w.f64()
-                } else {
-                    w.i64() as f64
-                }
-            });
+    let v = ops::ConstantOfShape::of(b.m, op)
+        .value()
+        .and_then(|e| e.iter().next())
+        .map_or(0.0, |w| {
+            if elem.is_float() {
+                w.f64()
+            } else {
+                w.i64() as f64
+            }
+        });
     let out_dims: Vec<ValueId> = (0..rank).map(|j| index_at(b, s, Some(j as i64))).collect();
     let out = alloc_result(b, op, 0, &out_dims)?;
     let c = if elem == Type::i1() {
         b.const_bool(v != 0.0)
     } else {
-        constant(b, &elem, v)
+        b.constant(&elem, v)
     };
     let bounds = Bounds::new(b);
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        store_at(b, c, out, ivs)
-    });
+    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| b.store(c, out, ivs));
     Ok(vec![out])
 }
 
@@ -341,7 +325,7 @@ pub fn eye_like(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     if dx.len() != 2 {
         return Err(op_error(b.m, op, "expects a 2-D input"));
     }
-    let k = attr_int(b.m, op, "k", 0);
+    let k = ops::EyeLike::of(b.m, op).k();
     let out = alloc_result(b, op, 0, &dx)?;
     let elem = super::result_memref_type(b.m, op, 0)?
         .element_type()
@@ -349,15 +333,15 @@ pub fn eye_like(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let (one, zero) = if elem == Type::i1() {
         (b.const_bool(true), b.const_bool(false))
     } else {
-        (constant(b, &elem, 1.0), constant(b, &elem, 0.0))
+        (b.constant(&elem, 1.0), b.constant(&elem, 0.0))
     };
     let kv = b.const_index(k);
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let ik = loops::add(b, ivs[0], kv);
-        let on = loops::cmp(b, "eq", ivs[1], ik);
-        let v = scalar::select(b, on, one, zero);
-        store_at(b, v, out, ivs);
+        let ik = b.addi(ivs[0], kv);
+        let on = b.cmpi(CmpI::Eq, ivs[1], ik);
+        let v = b.select(on, one, zero);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }

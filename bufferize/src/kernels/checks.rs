@@ -3,13 +3,14 @@
 //! must abort with a message (`cf.assert`) instead of reading or writing
 //! out of bounds. A check decided at compile time emits nothing.
 
-use crate::loops;
+use ir::builder::CmpI;
 use ir::dialects::op_error;
-use ir::{Attribute, Builder, Location, Module, OpId, OpSpec, Result, Sym, ValueId};
+use ir::{Builder, Location, Module, OpId, Result, ValueId};
 
 /// The value of `v` when it is an `arith.constant`.
 pub fn static_value(m: &Module, v: ValueId) -> Option<i64> {
     let d = m.defining_op(v)?;
+    // Matching an existing op by name (an analysis, not a builder).
     if !m.is(d, "arith.constant") {
         return None;
     }
@@ -23,44 +24,48 @@ pub fn assert(b: &mut Builder<'_>, op: OpId, cond: ValueId, what: &str) {
         Location::Unknown => format!("{name}: {what}"),
         loc => format!("{name} at {loc}: {what}"),
     };
-    b.create(
-        "cf.assert",
-        OpSpec {
-            operands: vec![cond],
-            attrs: vec![(Sym::new("msg"), Attribute::string(&msg))],
-            ..OpSpec::default()
-        },
-    );
+    b.cf_assert(cond, &msg);
 }
 
-/// `x <pred> y` on two constants, when both are.
-fn decided(m: &Module, x: ValueId, y: ValueId, f: fn(i64, i64) -> bool) -> Option<bool> {
+/// `f(x, y)` on two constants, when both are.
+fn decided(m: &Module, x: ValueId, y: ValueId, f: impl Fn(i64, i64) -> bool) -> Option<bool> {
     if x == y {
         return Some(f(0, 0));
     }
     Some(f(static_value(m, x)?, static_value(m, y)?))
 }
 
-/// Asserts `x <pred> y` (signed), or fails now when it is known false.
+/// Whether `a <p> c` holds for two constants.
+fn holds(p: CmpI, a: i64, c: i64) -> bool {
+    let (ua, uc) = (a as u64, c as u64);
+    match p {
+        CmpI::Eq => a == c,
+        CmpI::Ne => a != c,
+        CmpI::Slt => a < c,
+        CmpI::Sle => a <= c,
+        CmpI::Sgt => a > c,
+        CmpI::Sge => a >= c,
+        CmpI::Ult => ua < uc,
+        CmpI::Ule => ua <= uc,
+        CmpI::Ugt => ua > uc,
+        CmpI::Uge => ua >= uc,
+    }
+}
+
+/// Asserts `x <p> y`, or fails now when it is known false.
 pub fn compare(
     b: &mut Builder<'_>,
     op: OpId,
-    pred: &str,
+    p: CmpI,
     x: ValueId,
     y: ValueId,
     what: &str,
 ) -> Result<()> {
-    let f: fn(i64, i64) -> bool = match pred {
-        "eq" => |a, c| a == c,
-        "sle" => |a, c| a <= c,
-        "sge" => |a, c| a >= c,
-        _ => |a, c| a < c,
-    };
-    match decided(b.m, x, y, f) {
+    match decided(b.m, x, y, |a, c| holds(p, a, c)) {
         Some(true) => Ok(()),
         Some(false) => Err(op_error(b.m, op, what)),
         None => {
-            let ok = loops::cmp(b, pred, x, y);
+            let ok = b.cmpi(p, x, y);
             assert(b, op, ok, what);
             Ok(())
         }
@@ -69,7 +74,7 @@ pub fn compare(
 
 /// Asserts `x == y`.
 pub fn equal(b: &mut Builder<'_>, op: OpId, x: ValueId, y: ValueId, what: &str) -> Result<()> {
-    compare(b, op, "eq", x, y, what)
+    compare(b, op, CmpI::Eq, x, y, what)
 }
 
 /// Asserts `d >= 0` (a size read from a tensor).
@@ -82,7 +87,7 @@ pub fn non_negative(b: &mut Builder<'_>, op: OpId, d: ValueId, what: &str) -> Re
         };
     }
     let zero = b.const_index(0);
-    compare(b, op, "sge", d, zero, what)
+    compare(b, op, CmpI::Sge, d, zero, what)
 }
 
 /// Asserts that an input dim `d` broadcasts to the output dim `out`
@@ -106,9 +111,9 @@ pub fn broadcasts(
         };
     }
     let one = b.const_index(1);
-    let is1 = loops::cmp(b, "eq", d, one);
-    let same = loops::cmp(b, "eq", d, out);
-    let ok = b.same("arith.ori", &[is1, same]);
+    let is1 = b.cmpi(CmpI::Eq, d, one);
+    let same = b.cmpi(CmpI::Eq, d, out);
+    let ok = b.ori(is1, same);
     assert(b, op, ok, what);
     Ok(())
 }
@@ -124,8 +129,8 @@ pub fn broadcast_dim(b: &mut Builder<'_>, ds: &[(usize, ValueId)]) -> (ValueId, 
     let one = b.const_index(1);
     let mut acc = first;
     for &(_, d) in rest {
-        let is1 = loops::cmp(b, "eq", acc, one);
-        acc = loops::select(b, is1, d, acc);
+        let is1 = b.cmpi(CmpI::Eq, acc, one);
+        acc = b.select(is1, d, acc);
     }
     (acc, Some(lead))
 }
@@ -167,10 +172,10 @@ pub fn broadcast_msg(i: usize, k: usize) -> String {
 /// returns it made non-negative. Used where the index is loaded.
 pub fn index(b: &mut Builder<'_>, op: OpId, i: ValueId, n: ValueId, what: &str) -> ValueId {
     let zero = b.const_index(0);
-    let neg_n = loops::sub(b, zero, n);
-    let lo = loops::cmp(b, "sge", i, neg_n);
-    let hi = loops::cmp(b, "slt", i, n);
-    let ok = loops::and(b, lo, hi);
+    let neg_n = b.subi(zero, n);
+    let lo = b.cmpi(CmpI::Sge, i, neg_n);
+    let hi = b.cmpi(CmpI::Slt, i, n);
+    let ok = b.andi(lo, hi);
     assert(b, op, ok, what);
     super::gather::wrap(b, i, n, zero)
 }
@@ -221,12 +226,12 @@ pub fn index_if(
 /// Product of `dims`, folded while they are constants (so that a check
 /// on static shapes stays decided at compile time).
 pub fn count(b: &mut Builder<'_>, dims: &[ValueId]) -> ValueId {
-    fold(b, dims, 1, i64::saturating_mul, loops::mul)
+    fold(b, dims, 1, i64::saturating_mul, |b, x, y| b.muli(x, y))
 }
 
 /// Sum of `sizes`, folded while they are constants.
 pub fn total(b: &mut Builder<'_>, sizes: &[ValueId]) -> ValueId {
-    fold(b, sizes, 0, i64::saturating_add, loops::add)
+    fold(b, sizes, 0, i64::saturating_add, |b, x, y| b.addi(x, y))
 }
 
 fn fold(

@@ -5,11 +5,14 @@
 //! dealloc pass owns them from there.
 
 use super::build::{from_index, to_index};
-use super::{alloc_result, load_at, result_memref_type, shape_of, store_at};
+use super::{alloc_result, result_memref_type, shape_of};
 use crate::convert::{alloc, dims, lower_region_block, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{loop_nest, Bounds};
+use ir::builder::CmpI;
 use ir::dialects::op_error;
-use ir::{Attribute, BlockId, Builder, OpId, OpSpec, Result, Type, ValueId, DYN};
+use ir::{BlockId, Builder, Diagnostic, InsertPoint, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
+use std::cell::RefCell;
 
 /// `v` as type `ty` (a `memref.cast` when the static shapes differ; a
 /// contiguous copy first when `v` is a strided view).
@@ -18,7 +21,7 @@ fn cast_to(b: &mut Builder<'_>, v: ValueId, ty: &Type) -> ValueId {
     if b.m.value_type(v) == ty {
         v
     } else {
-        b.op1("memref.cast", &[v], ty.clone(), &[])
+        b.memref_cast(v, ty.clone())
     }
 }
 
@@ -27,7 +30,7 @@ fn scalar_of(b: &mut Builder<'_>, v: ValueId) -> ValueId {
     let r = shape_of(b.m, v).len();
     let zero = b.const_index(0);
     let idx = vec![zero; r];
-    load_at(b, v, &idx)
+    b.load(v, &idx)
 }
 
 fn body_block(b: &Builder<'_>, op: OpId, i: usize) -> Result<BlockId> {
@@ -42,38 +45,59 @@ fn result_types(b: &Builder<'_>, op: OpId) -> Result<Vec<Type>> {
         .collect()
 }
 
+/// The block a region builder appends to.
+fn block_of(b: &Builder<'_>) -> Option<BlockId> {
+    match b.ip() {
+        InsertPoint::End(blk) | InsertPoint::Start(blk) => Some(blk),
+        InsertPoint::Before(o) | InsertPoint::After(o) => b.m.op_block(o),
+    }
+}
+
+/// Keeps the first error a region builder (a closure) meets.
+fn keep_first(err: &mut Option<Diagnostic>, e: Diagnostic) {
+    if err.is_none() {
+        *err = Some(e);
+    }
+}
+
 pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let c = cx.input(b.m, op, 0)?;
     let cond = scalar_of(b, c);
     let types = result_types(b, op)?;
     let (then_src, else_src) = (body_block(b, op, 0)?, body_block(b, op, 1)?);
-    let scf = b.create(
-        "scf.if",
-        OpSpec {
-            operands: vec![cond],
-            result_types: types.clone(),
-            regions: 2,
-            ..OpSpec::default()
-        },
-    );
-    let regions = b.m.regions(scf).to_vec();
-    for (r, src) in regions.into_iter().zip([then_src, else_src]) {
-        let dst = b.m.append_block(r, &[]);
-        let ys = lower_region_block(cx, b.m, src, dst)?;
-        if ys.len() != types.len() {
-            return Err(op_error(
-                b.m,
-                op,
-                "a branch yields the wrong number of values",
-            ));
+    // Both branches lower into the same conversion state.
+    let state = RefCell::new((cx, None::<Diagnostic>));
+    let branch = |ib: &mut Builder<'_>, src: BlockId| -> Vec<ValueId> {
+        let mut st = state.borrow_mut();
+        let (cx, err) = &mut *st;
+        let Some(dst) = block_of(ib) else {
+            return Vec::new();
+        };
+        match lower_region_block(cx, ib.m, src, dst) {
+            Ok(ys) if ys.len() == types.len() => ys
+                .iter()
+                .zip(&types)
+                .map(|(&y, t)| cast_to(ib, y, t))
+                .collect(),
+            Ok(_) => {
+                let e = op_error(ib.m, op, "a branch yields the wrong number of values");
+                keep_first(err, e);
+                Vec::new()
+            }
+            Err(e) => {
+                keep_first(err, e);
+                Vec::new()
+            }
         }
-        let mut inner = Builder::at_end(b.m, dst);
-        let ys: Vec<ValueId> = ys
-            .iter()
-            .zip(&types)
-            .map(|(&y, t)| cast_to(&mut inner, y, t))
-            .collect();
-        inner.op("scf.yield", &ys, &[], &[]);
+    };
+    let scf = b.scf_if(
+        cond,
+        &types,
+        &mut |ib| branch(ib, then_src),
+        Some(&mut |ib| branch(ib, else_src)),
+    );
+    if let (_, Some(e)) = state.into_inner() {
+        return Err(e);
     }
     Ok(b.m.results(scf).to_vec())
 }
@@ -83,10 +107,10 @@ fn store_row(b: &mut Builder<'_>, src: ValueId, dst: ValueId, i: ValueId) {
     let ds = dims(b, src);
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &ds, &mut |b, ivs| {
-        let v = load_at(b, src, ivs);
+        let v = b.load(src, ivs);
         let mut oi = vec![i];
         oi.extend_from_slice(ivs);
-        store_at(b, v, dst, &oi);
+        b.store(v, dst, &oi);
     });
 }
 
@@ -107,8 +131,8 @@ fn load_row(b: &mut Builder<'_>, src: ValueId, i: ValueId) -> ValueId {
     loop_nest(b, &bounds, &ds[1..], &mut |b, ivs| {
         let mut si = vec![i];
         si.extend_from_slice(ivs);
-        let v = load_at(b, src, &si);
-        store_at(b, v, out, ivs);
+        let v = b.load(src, &si);
+        b.store(v, out, ivs);
     });
     out
 }
@@ -158,69 +182,34 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let scans: Vec<ValueId> = (0..k)
         .map(|j| stacked(b, op, n + j, max_trip))
         .collect::<Result<_>>()?;
-    let carried: Vec<Type> = inits.iter().map(|&v| b.m.value_type(v).clone()).collect();
     let src = body_block(b, op, 0)?;
-    let w = b.create(
-        "scf.while",
-        OpSpec {
-            operands: inits,
-            result_types: carried.clone(),
-            regions: 2,
-            ..OpSpec::default()
-        },
-    );
-    let regions = b.m.regions(w).to_vec();
-    // Before: continue while i < M and cond.
-    let before = b.m.append_block(regions[0], &carried);
-    let args = b.m.block_args(before).to_vec();
-    let mut bb = Builder::at_end(b.m, before);
-    let more = loops::cmp(&mut bb, "slt", args[0], max_trip);
-    let go = loops::and(&mut bb, more, args[1]);
-    let mut operands = vec![go];
-    operands.extend_from_slice(&args);
-    bb.op("scf.condition", &operands, &[], &[]);
-    // After: the body.
-    let after = b.m.append_block(regions[1], &carried);
-    let args = b.m.block_args(after).to_vec();
-    let body_args = b.m.block_args(src).to_vec();
-    if body_args.len() != 2 + n {
+    if b.m.block_args(src).len() != 2 + n {
         return Err(op_error(
             b.m,
             op,
             "the body takes the wrong number of inputs",
         ));
     }
-    let mut ab = Builder::at_end(b.m, after);
-    let it = alloc(&mut ab, &Type::memref(vec![], Type::i64()), &[]);
-    let itv = from_index(&mut ab, args[0], &Type::i64());
-    store_at(&mut ab, itv, it, &[]);
-    let cb = alloc(&mut ab, &Type::memref(vec![], Type::i1()), &[]);
-    store_at(&mut ab, args[1], cb, &[]);
-    cx.bind(body_args[0], it);
-    cx.bind(body_args[1], cb);
-    for i in 0..n {
-        cx.bind(body_args[2 + i], args[2 + i]);
+    let mut err = None;
+    let w = b.scf_while(
+        &inits,
+        // Continue while i < M and cond.
+        &mut |bb, args| {
+            let more = bb.cmpi(CmpI::Slt, args[0], max_trip);
+            let go = bb.andi(more, args[1]);
+            (go, args.to_vec())
+        },
+        &mut |ab, args| match loop_body(cx, ab, (op, src), args, (&types, &scans)) {
+            Ok(ys) => ys,
+            Err(e) => {
+                err = Some(e);
+                args.to_vec()
+            }
+        },
+    );
+    if let Some(e) = err {
+        return Err(e);
     }
-    let ys = lower_region_block(cx, b.m, src, after)?;
-    if ys.len() != 1 + n + k {
-        return Err(op_error(
-            b.m,
-            op,
-            "the body yields the wrong number of values",
-        ));
-    }
-    let mut ab = Builder::at_end(b.m, after);
-    let cond = scalar_of(&mut ab, ys[0]);
-    let one = ab.const_index(1);
-    let next = loops::add(&mut ab, args[0], one);
-    let mut yields = vec![next, cond];
-    for i in 0..n {
-        yields.push(cast_to(&mut ab, ys[1 + i], &types[i]));
-    }
-    for (j, &s) in scans.iter().enumerate() {
-        store_row(&mut ab, ys[1 + n + j], s, args[0]);
-    }
-    ab.op("scf.yield", &yields, &[], &[]);
     let res = b.m.results(w).to_vec();
     let mut out: Vec<ValueId> = res[2..].to_vec();
     // Scan outputs: the first `trips` rows of each stacked buffer.
@@ -234,23 +223,66 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     Ok(out)
 }
 
+/// One Loop iteration in the `after` region of the `scf.while`: the body
+/// `src` of `op` on the carried `args` (iteration, condition, states);
+/// returns the next carried values after storing the scan rows.
+fn loop_body(
+    cx: &mut Lowering,
+    ab: &mut Builder<'_>,
+    (op, src): (OpId, BlockId),
+    args: &[ValueId],
+    (types, scans): (&[Type], &[ValueId]),
+) -> Result<Vec<ValueId>> {
+    let n = args.len().saturating_sub(2);
+    let k = scans.len();
+    let body_args = ab.m.block_args(src).to_vec();
+    let after = block_of(ab).ok_or_else(|| op_error(ab.m, op, "no block for the body"))?;
+    let it = alloc(ab, &Type::memref(vec![], Type::i64()), &[]);
+    let itv = from_index(ab, args[0], &Type::i64());
+    ab.store(itv, it, &[]);
+    let cb = alloc(ab, &Type::memref(vec![], Type::i1()), &[]);
+    ab.store(args[1], cb, &[]);
+    cx.bind(body_args[0], it);
+    cx.bind(body_args[1], cb);
+    for i in 0..n {
+        cx.bind(body_args[2 + i], args[2 + i]);
+    }
+    let ys = lower_region_block(cx, ab.m, src, after)?;
+    if ys.len() != 1 + n + k {
+        return Err(op_error(
+            ab.m,
+            op,
+            "the body yields the wrong number of values",
+        ));
+    }
+    let cond = scalar_of(ab, ys[0]);
+    let one = ab.const_index(1);
+    let next = ab.addi(args[0], one);
+    let mut yields = vec![next, cond];
+    for i in 0..n {
+        yields.push(cast_to(ab, ys[1 + i], &types[i]));
+    }
+    for (j, &s) in scans.iter().enumerate() {
+        store_row(ab, ys[1 + n + j], s, args[0]);
+    }
+    Ok(yields)
+}
+
 pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let m_in =
-        b.m.attr(op, "num_scan_inputs")
-            .and_then(Attribute::as_int)
-            .unwrap_or(0);
+    let view = ops::Scan::of(b.m, op);
+    let m_in = view.num_scan_inputs();
     let nargs = b.m.operands(op).len();
     let m_in = usize::try_from(m_in).ok().filter(|&v| v >= 1 && v <= nargs);
     let Some(m_in) = m_in else {
         return Err(op_error(b.m, op, "invalid num_scan_inputs"));
     };
-    for a in [
-        "scan_input_axes",
-        "scan_output_axes",
-        "scan_input_directions",
-        "scan_output_directions",
+    for (a, vals) in [
+        ("scan_input_axes", view.scan_input_axes()),
+        ("scan_output_axes", view.scan_output_axes()),
+        ("scan_input_directions", view.scan_input_directions()),
+        ("scan_output_directions", view.scan_output_directions()),
     ] {
-        if super::attr_ints(b.m, op, a).is_some_and(|v| v.iter().any(|&x| x != 0)) {
+        if vals.is_some_and(|v| v.iter().any(|&x| x != 0)) {
             return Err(op_error(
                 b.m,
                 op,
@@ -289,9 +321,8 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             let row = load_row(ib, inputs[n + j], i);
             cx.bind(body_args[n + j], row);
         }
-        let blk = match ib.ip() {
-            ir::InsertPoint::End(blk) => blk,
-            _ => return states,
+        let Some(blk) = block_of(ib) else {
+            return states;
         };
         let ys = match lower_region_block(cx, ib.m, src, blk) {
             Ok(ys) if ys.len() == n + k => ys,
@@ -308,13 +339,10 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
                 return states;
             }
         };
-        let mut inner = Builder::at_end(ib.m, blk);
         for (j, &s) in scans.iter().enumerate() {
-            store_row(&mut inner, ys[n + j], s, i);
+            store_row(ib, ys[n + j], s, i);
         }
-        (0..n)
-            .map(|j| cast_to(&mut inner, ys[j], &types[j]))
-            .collect()
+        (0..n).map(|j| cast_to(ib, ys[j], &types[j])).collect()
     });
     if let Some(e) = err {
         return Err(e);

@@ -2,14 +2,22 @@
 //! QLinearMatMul.
 
 use super::build::{from_index, to_index};
-use super::scalar::{self, constant};
-use super::{
-    alloc_result, attr_int, elem_of, finish, load_at, shape_of, store_at, store_converted,
-};
+use super::scalar;
+use super::{alloc_result, elem_of, finish, shape_of, store_converted};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, Bounds};
+use ir::builder::{is_unsigned, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
+
+/// The generalized cosine windows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    Hann,
+    Hamming,
+    Blackman,
+}
 
 pub fn bitcast(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
@@ -31,15 +39,15 @@ pub fn bitcast(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let v = load_at(b, x, ivs);
+        let v = b.load(x, ivs);
         let r = if from == to {
             v
         } else if from_bool {
-            b.op1("arith.extui", &[v], to.clone(), &[])
+            b.extui(v, to.clone())
         } else {
-            b.op1("arith.bitcast", &[v], to.clone(), &[])
+            b.bitcast(v, to.clone())
         };
-        store_at(b, r, out, ivs);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }
@@ -48,58 +56,58 @@ pub fn window(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    kind: &str,
+    kind: Window,
 ) -> Result<Vec<ValueId>> {
     let s = cx.input(b.m, op, 0)?;
     let r = shape_of(b.m, s).len();
     let zero_idx: Vec<ValueId> = (0..r).map(|_| b.const_index(0)).collect();
-    let n = load_at(b, s, &zero_idx);
+    let n = b.load(s, &zero_idx);
     let n = to_index(b, n);
-    let periodic = attr_int(b.m, op, "periodic", 1) != 0;
+    let periodic = match kind {
+        Window::Hann => ops::HannWindow::of(b.m, op).periodic(),
+        Window::Hamming => ops::HammingWindow::of(b.m, op).periodic(),
+        Window::Blackman => ops::BlackmanWindow::of(b.m, op).periodic(),
+    } != 0;
     let out = alloc_result(b, op, 0, &[n])?;
     let elem = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
     let f = Type::f64();
     let nf = from_index(b, n, &f);
-    let one = constant(b, &f, 1.0);
-    let den = if periodic {
-        nf
-    } else {
-        scalar::sub(b, nf, one)
-    };
+    let one = b.constant(&f, 1.0);
+    let den = if periodic { nf } else { b.sub(nf, one) };
     let bounds = Bounds::new(b);
     let mut err = None;
     loop_nest(b, &bounds, &[n], &mut |b, ivs| {
         let k = from_index(b, ivs[0], &f);
-        let tau = constant(b, &f, 2.0 * std::f64::consts::PI);
-        let a = scalar::mul(b, tau, k);
-        let a = scalar::div(b, a, den);
-        let c1 = b.same("math.cos", &[a]);
+        let tau = b.constant(&f, 2.0 * std::f64::consts::PI);
+        let a = b.mul(tau, k);
+        let a = b.div(a, den);
+        let c1 = b.cos(a);
         let v = match kind {
-            "HannWindow" | "HammingWindow" => {
-                let (a0, a1) = if kind == "HannWindow" {
+            Window::Hann | Window::Hamming => {
+                let (a0, a1) = if kind == Window::Hann {
                     (0.5, 0.5)
                 } else {
                     (25.0 / 46.0, 21.0 / 46.0)
                 };
-                let (a0, a1) = (constant(b, &f, a0), constant(b, &f, a1));
-                let t = scalar::mul(b, a1, c1);
-                scalar::sub(b, a0, t)
+                let (a0, a1) = (b.constant(&f, a0), b.constant(&f, a1));
+                let t = b.mul(a1, c1);
+                b.sub(a0, t)
             }
-            _ => {
-                let two = constant(b, &f, 2.0);
-                let a2 = scalar::mul(b, two, a);
-                let c2 = b.same("math.cos", &[a2]);
+            Window::Blackman => {
+                let two = b.constant(&f, 2.0);
+                let a2 = b.mul(two, a);
+                let c2 = b.cos(a2);
                 let (a0, a1, a2c) = (
-                    constant(b, &f, 0.42),
-                    constant(b, &f, 0.5),
-                    constant(b, &f, 0.08),
+                    b.constant(&f, 0.42),
+                    b.constant(&f, 0.5),
+                    b.constant(&f, 0.08),
                 );
-                let t1 = scalar::mul(b, a1, c1);
-                let t2 = scalar::mul(b, a2c, c2);
-                let v = scalar::sub(b, a0, t1);
-                scalar::add(b, v, t2)
+                let t1 = b.mul(a1, c1);
+                let t2 = b.mul(a2c, c2);
+                let v = b.sub(a0, t1);
+                b.add(v, t2)
             }
         };
         store_converted(b, op, v, &elem, out, ivs, &mut err);
@@ -111,7 +119,7 @@ pub fn window(
 fn param(b: &mut Builder<'_>, op: OpId, v: ValueId) -> Result<ValueId> {
     let r = shape_of(b.m, v).len();
     let idx: Vec<ValueId> = (0..r).map(|_| b.const_index(0)).collect();
-    let x = load_at(b, v, &idx);
+    let x = b.load(v, &idx);
     scalar::convert(b, op, x, &Type::f64())
 }
 
@@ -137,10 +145,10 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         param(b, op, ins[7])?,
     );
     let f = Type::f64();
-    let mult = scalar::mul(b, as_, bs);
-    let mult = scalar::div(b, mult, ys);
+    let mult = b.mul(as_, bs);
+    let mult = b.div(mult, ys);
     let Some((lo, hi)) = yt.int_width().map(|w| {
-        if scalar::is_unsigned(&yt) {
+        if is_unsigned(&yt) {
             (0.0, ((1u64 << w) - 1) as f64)
         } else {
             (-((1i64 << (w - 1)) as f64), ((1i64 << (w - 1)) - 1) as f64)
@@ -148,7 +156,7 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
     }) else {
         return Err(op_error(b.m, op, "expects an integer output"));
     };
-    let zero = constant(b, &f, 0.0);
+    let zero = b.constant(&f, 0.0);
     super::integer::batched_dot(
         b,
         op,
@@ -157,17 +165,17 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         &mut |b, av, bv, _, _| {
             let x = scalar::convert(b, op, av, &f)?;
             let y = scalar::convert(b, op, bv, &f)?;
-            let x = scalar::sub(b, x, az);
-            let y = scalar::sub(b, y, bz);
-            Ok(scalar::mul(b, x, y))
+            let x = b.sub(x, az);
+            let y = b.sub(y, bz);
+            Ok(b.mul(x, y))
         },
         &mut |b, s, out, ivs, err| {
-            let v = scalar::mul(b, s, mult);
-            let v = b.same("math.roundeven", &[v]);
-            let v = scalar::add(b, v, yz);
-            let (l, h) = (constant(b, &f, lo), constant(b, &f, hi));
-            let v = scalar::max(b, v, l);
-            let v = scalar::min(b, v, h);
+            let v = b.mul(s, mult);
+            let v = b.roundeven(v);
+            let v = b.add(v, yz);
+            let (l, h) = (b.constant(&f, lo), b.constant(&f, hi));
+            let v = b.max(v, l);
+            let v = b.min(v, h);
             store_converted(b, op, v, &yt, out, ivs, err);
         },
     )
@@ -179,10 +187,10 @@ pub fn center_crop_pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resu
     let x = cx.input(b.m, op, 0)?;
     let s = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
-    let axes: Vec<usize> = match super::attr_ints(b.m, op, "axes") {
+    let axes: Vec<usize> = match ops::CenterCropPad::of(b.m, op).axes() {
         Some(a) => a
             .iter()
-            .map(|&v| super::reduce::normalize_axis(b, op, v, rank))
+            .map(|&v| super::axis(b.m, op, v, rank))
             .collect::<Result<_>>()?,
         None => (0..rank).collect(),
     };
@@ -197,35 +205,35 @@ pub fn center_crop_pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resu
     // Source offset per dim: +⌊(in-out)/2⌋ when cropping, -⌊(out-in)/2⌋ when padding.
     let offs: Vec<ValueId> = (0..rank)
         .map(|d| {
-            let crop = crate::loops::sub(b, dx[d], od[d]);
-            let pad = crate::loops::sub(b, od[d], dx[d]);
-            let c = b.same("arith.divsi", &[crop, two]);
-            let p = b.same("arith.divsi", &[pad, two]);
-            let np = crate::loops::sub(b, bounds.zero, p);
-            let ge = crate::loops::cmp(b, "sge", dx[d], od[d]);
-            crate::loops::select(b, ge, c, np)
+            let crop = b.subi(dx[d], od[d]);
+            let pad = b.subi(od[d], dx[d]);
+            let c = b.divsi(crop, two);
+            let p = b.divsi(pad, two);
+            let np = b.subi(bounds.zero, p);
+            let ge = b.cmpi(CmpI::Sge, dx[d], od[d]);
+            b.select(ge, c, np)
         })
         .collect();
     let elem = elem_of(b.m, x);
     let zero = if elem == Type::i1() {
         b.const_bool(false)
     } else {
-        constant(b, &elem, 0.0)
+        b.constant(&elem, 0.0)
     };
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let mut inside = b.const_bool(true);
         let mut idx = Vec::with_capacity(rank);
         for d in 0..rank {
-            let i = crate::loops::add(b, ivs[d], offs[d]);
-            let ge = crate::loops::cmp(b, "sge", i, bounds.zero);
-            let lt = crate::loops::cmp(b, "slt", i, dx[d]);
-            let ok = crate::loops::and(b, ge, lt);
-            inside = crate::loops::and(b, inside, ok);
-            idx.push(crate::loops::select(b, ok, i, bounds.zero));
+            let i = b.addi(ivs[d], offs[d]);
+            let ge = b.cmpi(CmpI::Sge, i, bounds.zero);
+            let lt = b.cmpi(CmpI::Slt, i, dx[d]);
+            let ok = b.andi(ge, lt);
+            inside = b.andi(inside, ok);
+            idx.push(b.select(ok, i, bounds.zero));
         }
-        let v = load_at(b, x, &idx);
-        let r = scalar::select(b, inside, v, zero);
-        store_at(b, r, out, ivs);
+        let v = b.load(x, &idx);
+        let r = b.select(inside, v, zero);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }

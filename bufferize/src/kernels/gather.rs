@@ -2,19 +2,26 @@
 
 use super::build::{index_at, to_index};
 use super::checks;
-use super::reduce::normalize_axis;
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, load_at, shape_of, store_at};
+use super::{alloc_result, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::CmpI;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
+
+/// CumSum or CumProd.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Cumulative {
+    Sum,
+    Prod,
+}
 
 /// A possibly negative index made non-negative: `i < 0 ? i + d : i`.
 pub(super) fn wrap(b: &mut Builder<'_>, i: ValueId, d: ValueId, zero: ValueId) -> ValueId {
-    let neg = loops::cmp(b, "slt", i, zero);
-    let w = loops::add(b, i, d);
-    loops::select(b, neg, w, i)
+    let neg = b.cmpi(CmpI::Slt, i, zero);
+    let w = b.addi(i, d);
+    b.select(neg, w, i)
 }
 
 /// Asserts that an operand's dims `di` are within the data's `dx`
@@ -32,7 +39,7 @@ pub(super) fn within(
     for (k, (&i, &x)) in di.iter().zip(dx).enumerate() {
         if Some(k) != axis {
             let msg = format!("{name} dim {k} exceeds the data's");
-            checks::compare(b, op, "sle", i, x, &msg)?;
+            checks::compare(b, op, CmpI::Sle, i, x, &msg)?;
         }
     }
     Ok(())
@@ -42,7 +49,7 @@ pub fn gather(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let x = cx.input(b.m, op, 0)?;
     let ind = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 0), rank)?;
+    let axis = super::axis(b.m, op, ops::Gather::of(b.m, op).axis(), rank)?;
     let dx = dims(b, x);
     let di = dims(b, ind);
     let q = di.len();
@@ -53,14 +60,14 @@ pub fn gather(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let bounds = Bounds::new(b);
     let msg = checks::index_msg(b, op, 1, dx[axis], axis)?;
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        let i = load_at(b, ind, &ivs[axis..axis + q]);
+        let i = b.load(ind, &ivs[axis..axis + q]);
         let i = to_index(b, i);
         let i = checks::index_if(b, op, i, dx[axis], msg.as_deref());
         let mut xi = ivs[..axis].to_vec();
         xi.push(i);
         xi.extend_from_slice(&ivs[axis + q..]);
-        let v = load_at(b, x, &xi);
-        store_at(b, v, out, ivs);
+        let v = b.load(x, &xi);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -69,7 +76,7 @@ pub fn gather_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resu
     let x = cx.input(b.m, op, 0)?;
     let ind = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 0), rank)?;
+    let axis = super::axis(b.m, op, ops::GatherElements::of(b.m, op).axis(), rank)?;
     let dx = dims(b, x);
     let di = dims(b, ind);
     within(b, op, ("indices", &di), &dx, Some(axis))?;
@@ -77,13 +84,13 @@ pub fn gather_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resu
     let bounds = Bounds::new(b);
     let msg = checks::index_msg(b, op, 1, dx[axis], axis)?;
     loop_nest(b, &bounds, &di, &mut |b, ivs| {
-        let i = load_at(b, ind, ivs);
+        let i = b.load(ind, ivs);
         let i = to_index(b, i);
         let i = checks::index_if(b, op, i, dx[axis], msg.as_deref());
         let mut xi = ivs.to_vec();
         xi[axis] = i;
-        let v = load_at(b, x, &xi);
-        store_at(b, v, out, ivs);
+        let v = b.load(x, &xi);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -94,15 +101,23 @@ pub fn cumulative(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    kind: &str,
+    kind: Cumulative,
 ) -> Result<Vec<ValueId>> {
-    let prod = kind == "CumProd";
+    let prod = kind == Cumulative::Prod;
     let x = cx.input(b.m, op, 0)?;
     let av = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
     let dx = dims(b, x);
-    let exclusive = attr_int(b.m, op, "exclusive", 0) != 0;
-    let reverse = attr_int(b.m, op, "reverse", 0) != 0;
+    let (exclusive, reverse) = match kind {
+        Cumulative::Sum => {
+            let v = ops::CumSum::of(b.m, op);
+            (v.exclusive() != 0, v.reverse() != 0)
+        }
+        Cumulative::Prod => {
+            let v = ops::CumProd::of(b.m, op);
+            (v.exclusive() != 0, v.reverse() != 0)
+        }
+    };
     let bounds = Bounds::new(b);
     let a = {
         let r = shape_of(b.m, av).len();
@@ -113,42 +128,38 @@ pub fn cumulative(
     let is_axis: Vec<ValueId> = (0..rank)
         .map(|d| {
             let dv = b.const_index(d as i64);
-            loops::cmp(b, "eq", a, dv)
+            b.cmpi(CmpI::Eq, a, dv)
         })
         .collect();
     // Length of the axis: select over the dims.
     let mut len = bounds.zero;
     for d in 0..rank {
-        len = loops::select(b, is_axis[d], dx[d], len);
+        len = b.select(is_axis[d], dx[d], len);
     }
     let out = alloc_result(b, op, 0, &dx)?;
     let elem = super::elem_of(b.m, x);
     let pred = match (reverse, exclusive) {
-        (false, false) => "sle",
-        (false, true) => "slt",
-        (true, false) => "sge",
-        (true, true) => "sgt",
+        (false, false) => CmpI::Sle,
+        (false, true) => CmpI::Slt,
+        (true, false) => CmpI::Sge,
+        (true, true) => CmpI::Sgt,
     };
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let mut pos = bounds.zero;
         for d in 0..rank {
-            pos = loops::select(b, is_axis[d], ivs[d], pos);
+            pos = b.select(is_axis[d], ivs[d], pos);
         }
-        let init = constant(b, &elem, if prod { 1.0 } else { 0.0 });
-        let s = loops::reduce_nest(b, &bounds, &[len], init, &mut |b, k, acc| {
+        let init = b.constant(&elem, if prod { 1.0 } else { 0.0 });
+        let s = reduce_nest(b, &bounds, &[len], init, &mut |b, k, acc| {
             let idx: Vec<ValueId> = (0..rank)
-                .map(|d| loops::select(b, is_axis[d], k[0], ivs[d]))
+                .map(|d| b.select(is_axis[d], k[0], ivs[d]))
                 .collect();
-            let v = load_at(b, x, &idx);
-            let inc = loops::cmp(b, pred, k[0], pos);
-            let sum = if prod {
-                scalar::mul(b, acc, v)
-            } else {
-                scalar::add(b, acc, v)
-            };
-            scalar::select(b, inc, sum, acc)
+            let v = b.load(x, &idx);
+            let inc = b.cmpi(pred, k[0], pos);
+            let sum = if prod { b.mul(acc, v) } else { b.add(acc, v) };
+            b.select(inc, sum, acc)
         });
-        store_at(b, s, out, ivs);
+        b.store(s, out, ivs);
     });
     Ok(vec![out])
 }
@@ -159,7 +170,7 @@ pub fn trilu(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     if rank < 2 {
         return Err(op_error(b.m, op, "expects rank >= 2"));
     }
-    let upper = attr_int(b.m, op, "upper", 1) != 0;
+    let upper = ops::Trilu::of(b.m, op).upper() != 0;
     let k = if cx.has_input(b.m, op, 1) {
         let kv = cx.input(b.m, op, 1)?;
         let r = shape_of(b.m, kv).len();
@@ -173,17 +184,17 @@ pub fn trilu(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     let zero = if elem == Type::i1() {
         b.const_bool(false)
     } else {
-        constant(b, &elem, 0.0)
+        b.constant(&elem, 0.0)
     };
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let (i, j) = (ivs[rank - 2], ivs[rank - 1]);
-        let ik = loops::add(b, i, k);
+        let ik = b.addi(i, k);
         // upper keeps j >= i + k; lower keeps j <= i + k.
-        let keep = loops::cmp(b, if upper { "sge" } else { "sle" }, j, ik);
-        let v = load_at(b, x, ivs);
-        let r = scalar::select(b, keep, v, zero);
-        store_at(b, r, out, ivs);
+        let keep = b.cmpi(if upper { CmpI::Sge } else { CmpI::Sle }, j, ik);
+        let v = b.load(x, ivs);
+        let r = b.select(keep, v, zero);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }
@@ -217,7 +228,7 @@ pub fn array_feature_extractor(
     let msg = checks::range_msg(rank - 1);
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let last = ivs[ivs.len() - 1];
-        let i = load_at(b, ind, &[last]);
+        let i = b.load(ind, &[last]);
         let i = to_index(b, i);
         let i = checks::index(b, op, i, dx[rank - 1], &msg);
         let mut xi = if rank == 1 {
@@ -226,8 +237,8 @@ pub fn array_feature_extractor(
             ivs[..rank - 1].to_vec()
         };
         xi.push(i);
-        let v = load_at(b, x, &xi);
-        store_at(b, v, out, ivs);
+        let v = b.load(x, &xi);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -237,7 +248,7 @@ fn index_at_dims(b: &mut Builder<'_>, ind: ValueId) -> ValueId {
     let d = dims(b, ind);
     let mut n = b.const_index(1);
     for v in d {
-        n = loops::mul(b, n, v);
+        n = b.muli(n, v);
     }
     n
 }

@@ -5,21 +5,22 @@
 use super::build::{from_index, index_at, to_index};
 use super::checks;
 use super::gather::wrap;
-use super::reduce::normalize_axis;
 use super::scalar;
-use super::{alloc_result, attr_int, attr_str, elem_of, load_at, shape_of, store_at};
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
-/// `old ⊕ new` for a scatter `reduction`.
+/// `old ⊕ new` for a scatter `reduction` ("none": `new`).
 fn combine(b: &mut Builder<'_>, how: &str, old: ValueId, new: ValueId) -> ValueId {
     match how {
-        "add" => scalar::add(b, old, new),
-        "mul" => scalar::mul(b, old, new),
-        "max" => scalar::max(b, old, new),
-        "min" => scalar::min(b, old, new),
+        "add" => b.add(old, new),
+        "mul" => b.mul(old, new),
+        "max" => b.max(old, new),
+        "min" => b.min(old, new),
         _ => new,
     }
 }
@@ -28,7 +29,7 @@ fn copy_input(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<(ValueId, 
     let x = cx.input(b.m, op, 0)?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
-    b.op("memref.copy", &[x, out], &[], &[]);
+    b.copy(x, out);
     Ok((x, out))
 }
 
@@ -38,7 +39,8 @@ pub fn tensor_scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
     let (x, out) = copy_input(cx, b, op)?;
     let upd = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", -2), rank)?;
+    let view = ops::TensorScatter::of(b.m, op);
+    let axis = super::axis(b.m, op, view.axis(), rank)?;
     if axis == 0 || shape_of(b.m, upd).len() != rank {
         return Err(op_error(
             b.m,
@@ -46,7 +48,7 @@ pub fn tensor_scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
             "TensorScatter needs an update of the cache's rank and a batch dim before axis",
         ));
     }
-    let circular = match attr_str(b.m, op, "mode").unwrap_or("linear") {
+    let circular = match view.mode() {
         "linear" => false,
         "circular" => true,
         other => return Err(op_error(b.m, op, format!("unknown mode '{other}'"))),
@@ -61,7 +63,7 @@ pub fn tensor_scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         checks::compare(
             b,
             op,
-            "sle",
+            CmpI::Sle,
             du[axis],
             len,
             "the update is longer than the cache",
@@ -74,37 +76,37 @@ pub fn tensor_scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         checks::compare(
             b,
             op,
-            "sge",
+            CmpI::Sge,
             nw,
             du[0],
             "write_indices is shorter than the batch",
         )?;
         loop_nest(b, &bounds, &[du[0]], &mut |b, i| {
-            let v = load_at(b, w, i);
+            let v = b.load(w, i);
             let v = to_index(b, v);
-            let lo = loops::cmp(b, "sge", v, bounds.zero);
-            let end = loops::add(b, v, last);
-            let hi = loops::cmp(b, "sle", end, len);
-            let ok = loops::and(b, lo, hi);
+            let lo = b.cmpi(CmpI::Sge, v, bounds.zero);
+            let end = b.addi(v, last);
+            let hi = b.cmpi(CmpI::Sle, end, len);
+            let ok = b.andi(lo, hi);
             checks::assert(b, op, ok, "a write index puts the update outside the cache");
         });
     }
     loop_nest(b, &bounds, &du, &mut |b, ivs| {
         let first = match starts {
             Some(w) => {
-                let v = load_at(b, w, &[ivs[0]]);
+                let v = b.load(w, &[ivs[0]]);
                 to_index(b, v)
             }
             None => bounds.zero,
         };
-        let mut row = loops::add(b, first, ivs[axis]);
+        let mut row = b.addi(first, ivs[axis]);
         if circular {
-            row = b.same("arith.remsi", &[row, len]);
+            row = b.remsi(row, len);
         }
         let mut oi = ivs.to_vec();
         oi[axis] = row;
-        let u = load_at(b, upd, ivs);
-        store_at(b, u, out, &oi);
+        let u = b.load(upd, ivs);
+        b.store(u, out, &oi);
     });
     Ok(vec![out])
 }
@@ -126,13 +128,32 @@ fn same_dims(
     Ok(())
 }
 
+/// Scatter (deprecated): ScatterElements without a reduction.
+pub fn scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let axis = ops::Scatter::of(b.m, op).axis();
+    scatter_along(cx, b, op, axis, "none")
+}
+
 pub fn scatter_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let view = ops::ScatterElements::of(b.m, op);
+    let (axis, how) = (view.axis(), view.reduction().to_string());
+    scatter_along(cx, b, op, axis, &how)
+}
+
+/// Each update written at its index along `axis`, combined by `how`.
+fn scatter_along(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    axis: i64,
+    how: &str,
+) -> Result<Vec<ValueId>> {
+    let how = how.to_string();
     let (x, out) = copy_input(cx, b, op)?;
     let ind = cx.input(b.m, op, 1)?;
     let upd = cx.input(b.m, op, 2)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 0), rank)?;
-    let how = attr_str(b.m, op, "reduction").unwrap_or("none").to_string();
+    let axis = super::axis(b.m, op, axis, rank)?;
     let dx = dims(b, x);
     let di = dims(b, ind);
     super::gather::within(b, op, ("indices", &di), &dx, Some(axis))?;
@@ -141,15 +162,15 @@ pub fn scatter_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
     let bounds = Bounds::new(b);
     let msg = checks::range_msg(axis);
     loop_nest(b, &bounds, &di, &mut |b, ivs| {
-        let i = load_at(b, ind, ivs);
+        let i = b.load(ind, ivs);
         let i = to_index(b, i);
         let i = checks::index(b, op, i, dx[axis], &msg);
         let mut oi = ivs.to_vec();
         oi[axis] = i;
-        let u = load_at(b, upd, ivs);
-        let old = load_at(b, out, &oi);
+        let u = b.load(upd, ivs);
+        let old = b.load(out, &oi);
         let r = combine(b, &how, old, u);
-        store_at(b, r, out, &oi);
+        b.store(r, out, &oi);
     });
     Ok(vec![out])
 }
@@ -158,7 +179,7 @@ pub fn scatter_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let (x, out) = copy_input(cx, b, op)?;
     let ind = cx.input(b.m, op, 1)?;
     let upd = cx.input(b.m, op, 2)?;
-    let how = attr_str(b.m, op, "reduction").unwrap_or("none").to_string();
+    let how = ops::ScatterND::of(b.m, op).reduction().to_string();
     let si = shape_of(b.m, ind);
     let k = si.last().copied().unwrap_or(-1);
     let rank = shape_of(b.m, x).len();
@@ -180,15 +201,15 @@ pub fn scatter_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
         for (j, (&d, msg)) in dx.iter().zip(&msgs).enumerate() {
             let mut ii = ivs[..q].to_vec();
             ii.push(b.const_index(j as i64));
-            let v = load_at(b, ind, &ii);
+            let v = b.load(ind, &ii);
             let v = to_index(b, v);
             oi.push(checks::index(b, op, v, d, msg));
         }
         oi.extend_from_slice(&ivs[q..]);
-        let u = load_at(b, upd, ivs);
-        let old = load_at(b, out, &oi);
+        let u = b.load(upd, ivs);
+        let old = b.load(out, &oi);
         let r = combine(b, &how, old, u);
-        store_at(b, r, out, &oi);
+        b.store(r, out, &oi);
     });
     Ok(vec![out])
 }
@@ -196,7 +217,7 @@ pub fn scatter_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
 pub fn gather_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let ind = cx.input(b.m, op, 1)?;
-    let nb = usize::try_from(attr_int(b.m, op, "batch_dims", 0)).unwrap_or(usize::MAX);
+    let nb = usize::try_from(ops::GatherND::of(b.m, op).batch_dims()).unwrap_or(usize::MAX);
     let si = shape_of(b.m, ind);
     let rank = shape_of(b.m, x).len();
     let k = si.last().copied().unwrap_or(-1);
@@ -218,13 +239,13 @@ pub fn gather_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         for (j, msg) in msgs.iter().enumerate() {
             let mut ii = ivs[..q].to_vec();
             ii.push(b.const_index(j as i64));
-            let v = load_at(b, ind, &ii);
+            let v = b.load(ind, &ii);
             let v = to_index(b, v);
             xi.push(checks::index(b, op, v, dx[nb + j], msg));
         }
         xi.extend_from_slice(&ivs[q..]);
-        let v = load_at(b, x, &xi);
-        store_at(b, v, out, ivs);
+        let v = b.load(x, &xi);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -235,13 +256,14 @@ pub fn topk(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let x = cx.input(b.m, op, 0)?;
     let kv = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", -1), rank)?;
-    let largest = attr_int(b.m, op, "largest", 1) != 0;
+    let view = ops::TopK::of(b.m, op);
+    let axis = super::axis(b.m, op, view.axis(), rank)?;
+    let largest = view.largest() != 0;
     let dx = dims(b, x);
     let kr = shape_of(b.m, kv).len();
     let k = index_at(b, kv, (kr == 1).then_some(0));
     checks::non_negative(b, op, k, "k is negative")?;
-    checks::compare(b, op, "sle", k, dx[axis], "k exceeds the axis dim")?;
+    checks::compare(b, op, CmpI::Sle, k, dx[axis], "k exceeds the axis dim")?;
     let mut od = dx.clone();
     od[axis] = k;
     let vals = alloc_result(b, op, 0, &od)?;
@@ -252,36 +274,36 @@ pub fn topk(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let mut outer = dx.clone();
     outer[axis] = bounds.one;
     let elem = elem_of(b.m, x);
-    let rel = if largest { "gt" } else { "lt" };
+    let rel = if largest { Cmp::Gt } else { Cmp::Lt };
     loop_nest(b, &bounds, &outer, &mut |b, ovs| {
         let fals = b.const_bool(false);
-        loop_nest(b, &bounds, &[n], &mut |b, i| store_at(b, fals, taken, i));
+        loop_nest(b, &bounds, &[n], &mut |b, i| b.store(fals, taken, i));
         loop_nest(b, &bounds, &[k], &mut |b, r| {
             let none = b.const_index(-1);
             let first = scalar::lowest(b, &elem);
             let l = b.scf_for(bounds.zero, n, bounds.one, &[first, none], |b, i, acc| {
                 let mut xi = ovs.to_vec();
                 xi[axis] = i;
-                let v = load_at(b, x, &xi);
-                let t = load_at(b, taken, &[i]);
-                let better = scalar::compare(b, rel, v, acc[0]);
-                let unset = loops::cmp(b, "eq", acc[1], none);
-                let c = b.same("arith.ori", &[better, unset]);
+                let v = b.load(x, &xi);
+                let t = b.load(taken, &[i]);
+                let better = b.cmp(rel, v, acc[0]);
+                let unset = b.cmpi(CmpI::Eq, acc[1], none);
+                let c = b.ori(better, unset);
                 let tr = b.const_bool(true);
-                let free = b.same("arith.xori", &[t, tr]);
-                let c = b.same("arith.andi", &[c, free]);
-                let bv = scalar::select(b, c, v, acc[0]);
-                let bi = loops::select(b, c, i, acc[1]);
+                let free = b.xori(t, tr);
+                let c = b.andi(c, free);
+                let bv = b.select(c, v, acc[0]);
+                let bi = b.select(c, i, acc[1]);
                 vec![bv, bi]
             });
             let res = b.m.results(l).to_vec();
             let tr = b.const_bool(true);
-            store_at(b, tr, taken, &[res[1]]);
+            b.store(tr, taken, &[res[1]]);
             let mut oi = ovs.to_vec();
             oi[axis] = r[0];
-            store_at(b, res[0], vals, &oi);
+            b.store(res[0], vals, &oi);
             let i64v = from_index(b, res[1], &Type::i64());
-            store_at(b, i64v, idxs, &oi);
+            b.store(i64v, idxs, &oi);
         });
     });
     Ok(vec![vals, idxs])
@@ -292,7 +314,7 @@ pub fn one_hot(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let depth = cx.input(b.m, op, 1)?;
     let values = cx.input(b.m, op, 2)?;
     let r = shape_of(b.m, ind).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", -1), r + 1)?;
+    let axis = super::axis(b.m, op, ops::OneHot::of(b.m, op).axis(), r + 1)?;
     let di = dims(b, ind);
     let dr = shape_of(b.m, depth).len();
     let d = index_at(b, depth, (dr == 1).then_some(0));
@@ -303,17 +325,17 @@ pub fn one_hot(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let bounds = Bounds::new(b);
     let off_i = bounds.zero;
     let on_i = bounds.one;
-    let off = load_at(b, values, &[off_i]);
-    let on = load_at(b, values, &[on_i]);
+    let off = b.load(values, &[off_i]);
+    let on = b.load(values, &[on_i]);
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let mut ii = ivs.to_vec();
         let j = ii.remove(axis);
-        let v = load_at(b, ind, &ii);
+        let v = b.load(ind, &ii);
         let v = to_index(b, v);
         let v = wrap(b, v, d, bounds.zero);
-        let hit = loops::cmp(b, "eq", v, j);
-        let r = scalar::select(b, hit, on, off);
-        store_at(b, r, out, ivs);
+        let hit = b.cmpi(CmpI::Eq, v, j);
+        let r = b.select(hit, on, off);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }
@@ -326,112 +348,118 @@ pub fn non_zero(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
     let nz = |b: &mut Builder<'_>, ivs: &[ValueId]| {
-        let v = load_at(b, x, ivs);
+        let v = b.load(x, ivs);
         let zero = if elem == Type::i1() {
             b.const_bool(false)
         } else {
-            scalar::constant(b, &elem, 0.0)
+            b.constant(&elem, 0.0)
         };
-        scalar::compare(b, "ne", v, zero)
+        b.cmp(Cmp::Ne, v, zero)
     };
     let count = reduce_nest(b, &bounds, &dx, bounds.zero, &mut |b, ivs, acc| {
         let c = nz(b, ivs);
-        let inc = loops::add(b, acc, bounds.one);
-        loops::select(b, c, inc, acc)
+        let inc = b.addi(acc, bounds.one);
+        b.select(c, inc, acc)
     });
     let rv = b.const_index(rank as i64);
     let out = alloc_result(b, op, 0, &[rv, count])?;
     reduce_nest(b, &bounds, &dx, bounds.zero, &mut |b, ivs, acc| {
         let c = nz(b, ivs);
         let ivs = ivs.to_vec();
-        loops::if_then_else(
-            b,
+        b.scf_if(
             c,
             &[],
             &mut |inner| {
                 for (d, &iv) in ivs.iter().enumerate() {
                     let v = from_index(inner, iv, &Type::i64());
                     let dv = inner.const_index(d as i64);
-                    store_at(inner, v, out, &[dv, acc]);
+                    inner.store(v, out, &[dv, acc]);
                 }
                 Vec::new()
             },
             None,
         );
-        let inc = loops::add(b, acc, bounds.one);
-        loops::select(b, c, inc, acc)
+        let inc = b.addi(acc, bounds.one);
+        b.select(c, inc, acc)
     });
     Ok(vec![out])
 }
 
-pub fn depth_space(
+pub fn depth_to_space(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let view = ops::DepthToSpace::of(b.m, op);
+    let crd = view.mode() == "CRD";
+    move_blocks(cx, b, op, true, view.blocksize(), crd)
+}
+
+pub fn space_to_depth(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let view = ops::SpaceToDepth::of(b.m, op);
+    let crd = view.mode() == "CRD";
+    move_blocks(cx, b, op, false, view.blocksize(), crd)
+}
+
+/// DepthToSpace (`to_space`) or SpaceToDepth with `bs`×`bs` blocks, the
+/// channel split column-row-depth (`crd`) or depth-column-row.
+fn move_blocks(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    kind: &str,
+    to_space: bool,
+    bs: i64,
+    crd: bool,
 ) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
-    let bs = attr_int(b.m, op, "blocksize", 1);
-    let crd = attr_str(b.m, op, "mode") == Some("CRD");
     let dx = dims(b, x);
     if dx.len() != 4 || bs < 1 {
         return Err(op_error(b.m, op, "expects a 4-D input and blocksize >= 1"));
     }
     let bv = b.const_index(bs);
     let bb = b.const_index(bs * bs);
-    let od: Vec<ValueId> = if kind == "DepthToSpace" {
-        let c = b.same("arith.divui", &[dx[1], bb]);
-        let h = loops::mul(b, dx[2], bv);
-        let w = loops::mul(b, dx[3], bv);
+    let od: Vec<ValueId> = if to_space {
+        let c = b.divui(dx[1], bb);
+        let h = b.muli(dx[2], bv);
+        let w = b.muli(dx[3], bv);
         vec![dx[0], c, h, w]
     } else {
-        let c = loops::mul(b, dx[1], bb);
-        let h = b.same("arith.divui", &[dx[2], bv]);
-        let w = b.same("arith.divui", &[dx[3], bv]);
+        let c = b.muli(dx[1], bb);
+        let h = b.divui(dx[2], bv);
+        let w = b.divui(dx[3], bv);
         vec![dx[0], c, h, w]
     };
     let out = alloc_result(b, op, 0, &od)?;
     let bounds = Bounds::new(b);
-    let depth = kind == "DepthToSpace";
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let (n, c, h, w) = (ivs[0], ivs[1], ivs[2], ivs[3]);
-        let xi = if depth {
-            let bh = b.same("arith.remui", &[h, bv]);
-            let bw = b.same("arith.remui", &[w, bv]);
-            let ih = b.same("arith.divui", &[h, bv]);
-            let iw = b.same("arith.divui", &[w, bv]);
-            let blk = loops::mul(b, bh, bv);
-            let blk = loops::add(b, blk, bw);
+        let xi = if to_space {
+            let bh = b.remui(h, bv);
+            let bw = b.remui(w, bv);
+            let ih = b.divui(h, bv);
+            let iw = b.divui(w, bv);
+            let blk = b.muli(bh, bv);
+            let blk = b.addi(blk, bw);
             let ic = if crd {
-                let cb = loops::mul(b, c, bb);
-                loops::add(b, cb, blk)
+                let cb = b.muli(c, bb);
+                b.addi(cb, blk)
             } else {
-                let bc = loops::mul(b, blk, od[1]);
-                loops::add(b, bc, c)
+                let bc = b.muli(blk, od[1]);
+                b.addi(bc, c)
             };
             vec![n, ic, ih, iw]
         } else {
             let (cin, off) = if crd {
-                (
-                    b.same("arith.divui", &[c, bb]),
-                    b.same("arith.remui", &[c, bb]),
-                )
+                (b.divui(c, bb), b.remui(c, bb))
             } else {
-                (
-                    b.same("arith.remui", &[c, dx[1]]),
-                    b.same("arith.divui", &[c, dx[1]]),
-                )
+                (b.remui(c, dx[1]), b.divui(c, dx[1]))
             };
-            let bh = b.same("arith.divui", &[off, bv]);
-            let bw = b.same("arith.remui", &[off, bv]);
-            let hh = loops::mul(b, h, bv);
-            let ih = loops::add(b, hh, bh);
-            let ww = loops::mul(b, w, bv);
-            let iw = loops::add(b, ww, bw);
+            let bh = b.divui(off, bv);
+            let bw = b.remui(off, bv);
+            let hh = b.muli(h, bv);
+            let ih = b.addi(hh, bh);
+            let ww = b.muli(w, bv);
+            let iw = b.addi(ww, bw);
             vec![n, cin, ih, iw]
         };
-        let v = load_at(b, x, &xi);
-        store_at(b, v, out, ivs);
+        let v = b.load(x, &xi);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }

@@ -1,12 +1,14 @@
 //! NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (ONNX reference
 //! semantics: ignored targets weigh 0; `mean` divides by the weight sum).
 
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_str, elem_of, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{alloc, dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::CmpI;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 struct Nll {
     weight: Option<ValueId>,
@@ -14,12 +16,17 @@ struct Nll {
     ignore: Option<i64>,
 }
 
-fn options(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Nll> {
-    let weight = cx.optional_input(b.m, op, 2)?;
-    let ignore = b.m.attr(op, "ignore_index").and_then(ir::Attribute::as_int);
+/// The options of a loss op from its `ignore_index` and `reduction`.
+fn options(
+    cx: &Lowering,
+    b: &Builder<'_>,
+    op: OpId,
+    ignore: Option<i64>,
+    reduction: &str,
+) -> Result<Nll> {
     Ok(Nll {
-        weight,
-        reduction: attr_str(b.m, op, "reduction").unwrap_or("mean").to_string(),
+        weight: cx.optional_input(b.m, op, 2)?,
+        reduction: reduction.to_string(),
         ignore,
     })
 }
@@ -37,51 +44,51 @@ fn nll(b: &mut Builder<'_>, op: OpId, logp: ValueId, target: ValueId, o: &Nll) -
         alloc_result(b, op, 0, &[])?
     };
     let wsum = alloc(b, &Type::memref(vec![], elem.clone()), &[]);
-    let zero = constant(b, &elem, 0.0);
+    let zero = b.constant(&elem, 0.0);
     if !none {
-        store_at(b, zero, out, &[]);
-        store_at(b, zero, wsum, &[]);
+        b.store(zero, out, &[]);
+        b.store(zero, wsum, &[]);
     }
     let tt = elem_of(b.m, target);
     loop_nest(b, &bounds, &dt, &mut |b, ivs| {
-        let t = load_at(b, target, ivs);
+        let t = b.load(target, ivs);
         let ignored = match o.ignore {
             Some(ig) => {
                 let c = b.const_int(ig, tt.clone());
-                scalar::cmpi(b, "eq", t, c)
+                b.cmpi(CmpI::Eq, t, c)
             }
             None => b.const_bool(false),
         };
         let ti = super::build::to_index(b, t);
-        let ti = loops::select(b, ignored, bounds.zero, ti);
+        let ti = b.select(ignored, bounds.zero, ti);
         let mut xi = vec![ivs[0], ti];
         xi.extend_from_slice(&ivs[1..]);
-        let v = load_at(b, logp, &xi);
-        let one = constant(b, &elem, 1.0);
+        let v = b.load(logp, &xi);
+        let one = b.constant(&elem, 1.0);
         let w = match o.weight {
-            Some(wt) => load_at(b, wt, &[ti]),
+            Some(wt) => b.load(wt, &[ti]),
             None => one,
         };
-        let zero = constant(b, &elem, 0.0);
-        let w = scalar::select(b, ignored, zero, w);
-        let nv = scalar::sub(b, zero, v);
-        let l = scalar::mul(b, nv, w);
+        let zero = b.constant(&elem, 0.0);
+        let w = b.select(ignored, zero, w);
+        let nv = b.sub(zero, v);
+        let l = b.mul(nv, w);
         if none {
-            store_at(b, l, out, ivs);
+            b.store(l, out, ivs);
         } else {
-            let acc = load_at(b, out, &[]);
-            let s = scalar::add(b, acc, l);
-            store_at(b, s, out, &[]);
-            let wa = load_at(b, wsum, &[]);
-            let ws = scalar::add(b, wa, w);
-            store_at(b, ws, wsum, &[]);
+            let acc = b.load(out, &[]);
+            let s = b.add(acc, l);
+            b.store(s, out, &[]);
+            let wa = b.load(wsum, &[]);
+            let ws = b.add(wa, w);
+            b.store(ws, wsum, &[]);
         }
     });
     if o.reduction == "mean" {
-        let s = load_at(b, out, &[]);
-        let w = load_at(b, wsum, &[]);
-        let m = scalar::div(b, s, w);
-        store_at(b, m, out, &[]);
+        let s = b.load(out, &[]);
+        let w = b.load(wsum, &[]);
+        let m = b.div(s, w);
+        b.store(m, out, &[]);
     } else if !none && o.reduction != "sum" {
         return Err(op_error(b.m, op, "unknown reduction"));
     }
@@ -94,7 +101,8 @@ pub fn nll_loss(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     if shape_of(b.m, x).len() < 2 || !elem_of(b.m, x).is_float() {
         return Err(op_error(b.m, op, "expects a float input of rank >= 2"));
     }
-    let o = options(cx, b, op)?;
+    let v = ops::NegativeLogLikelihoodLoss::of(b.m, op);
+    let o = options(cx, b, op, v.ignore_index(), v.reduction())?;
     Ok(vec![nll(b, op, x, t, &o)?])
 }
 
@@ -108,7 +116,8 @@ pub fn softmax_cross_entropy(
     if shape_of(b.m, x).len() < 2 || !elem_of(b.m, x).is_float() {
         return Err(op_error(b.m, op, "expects a float input of rank >= 2"));
     }
-    let o = options(cx, b, op)?;
+    let v = ops::SoftmaxCrossEntropyLoss::of(b.m, op);
+    let o = options(cx, b, op, v.ignore_index(), v.reduction())?;
     let dx = dims(b, x);
     let with_logp = b.m.results(op).len() > 1;
     let logp = if with_logp {
@@ -138,23 +147,23 @@ pub fn softmax_cross_entropy(
         };
         let lowest = scalar::lowest(b, &elem);
         let mx = reduce_nest(b, &bounds, &[c], lowest, &mut |b, k, acc| {
-            let v = load_at(b, x, &at(k[0]));
-            scalar::max(b, acc, v)
+            let v = b.load(x, &at(k[0]));
+            b.max(acc, v)
         });
-        let zero = constant(b, &elem, 0.0);
+        let zero = b.constant(&elem, 0.0);
         let s = reduce_nest(b, &bounds, &[c], zero, &mut |b, k, acc| {
-            let v = load_at(b, x, &at(k[0]));
-            let d = scalar::sub(b, v, mx);
-            let e = b.same("math.exp", &[d]);
-            scalar::add(b, acc, e)
+            let v = b.load(x, &at(k[0]));
+            let d = b.sub(v, mx);
+            let e = b.exp(d);
+            b.add(acc, e)
         });
-        let ls = b.same("math.log", &[s]);
+        let ls = b.log(s);
         loop_nest(b, &bounds, &[c], &mut |b, k| {
             let idx = at(k[0]);
-            let v = load_at(b, x, &idx);
-            let d = scalar::sub(b, v, mx);
-            let r = scalar::sub(b, d, ls);
-            store_at(b, r, logp, &idx);
+            let v = b.load(x, &idx);
+            let d = b.sub(v, mx);
+            let r = b.sub(d, ls);
+            b.store(r, logp, &idx);
         });
     });
     let loss = nll(b, op, logp, t, &o)?;

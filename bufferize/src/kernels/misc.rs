@@ -3,15 +3,13 @@
 
 use super::build::to_index;
 use super::checks;
-use super::reduce::normalize_axis;
-use super::scalar::{self, constant};
-use super::{
-    alloc_result, attr_int, attr_str, elem_of, finish, load_at, shape_of, store_at, store_converted,
-};
+use super::{alloc_result, elem_of, finish, shape_of, store_converted};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, ValueId};
+use onnx::ops;
 
 /// Labels of one einsum term with `...` expanded to `ell` upper-case
 /// placeholder labels.
@@ -34,8 +32,8 @@ fn expand_term(term: &str, ell: usize) -> Vec<char> {
 }
 
 pub fn einsum(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let eq: String = attr_str(b.m, op, "equation")
-        .unwrap_or("")
+    let eq: String = ops::Einsum::of(b.m, op)
+        .equation()
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();
@@ -119,7 +117,7 @@ pub fn einsum(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let bounds = Bounds::new(b);
     let shapes: Vec<Vec<i64>> = inputs.iter().map(|&v| shape_of(b.m, v)).collect();
     loop_nest(b, &bounds, &size[..no], &mut |b, ovs| {
-        let zero = constant(b, &elem, 0.0);
+        let zero = b.constant(&elem, 0.0);
         let s = reduce_nest(b, &bounds, &size[no..], zero, &mut |b, rvs, acc| {
             let at = |c: char| -> ValueId {
                 let k = all.iter().position(|x| *x == c).unwrap_or(0);
@@ -136,18 +134,18 @@ pub fn einsum(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                     .zip(s)
                     .map(|(&c, &d)| if d == 1 { bounds.zero } else { at(c) })
                     .collect();
-                let x = load_at(b, v, &idx);
+                let x = b.load(v, &idx);
                 prod = Some(match prod {
-                    Some(p) => scalar::mul(b, p, x),
+                    Some(p) => b.mul(p, x),
                     None => x,
                 });
             }
             match prod {
-                Some(p) => scalar::add(b, acc, p),
+                Some(p) => b.add(acc, p),
                 None => acc,
             }
         });
-        store_at(b, s, out, ovs);
+        b.store(s, out, ovs);
     });
     Ok(vec![out])
 }
@@ -157,8 +155,8 @@ pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let x = cx.input(b.m, op, 0)?;
     let cond = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
-    let axis = match b.m.attr(op, "axis").and_then(ir::Attribute::as_int) {
-        Some(a) => Some(normalize_axis(b, op, a, rank)?),
+    let axis = match ops::Compress::of(b.m, op).axis() {
+        Some(a) => Some(super::axis(b.m, op, a, rank)?),
         None => None,
     };
     let bounds = Bounds::new(b);
@@ -169,7 +167,7 @@ pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
             let dx = dims(b, x);
             let mut n = bounds.one;
             for d in dx {
-                n = loops::mul(b, n, d);
+                n = b.muli(n, d);
             }
             let elem = elem_of(b.m, x);
             let ty = ir::Type::memref(vec![ir::DYN], elem);
@@ -180,11 +178,11 @@ pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let Some(&nc) = dims(b, cond).first() else {
         return Err(op_error(b.m, op, "the condition must be 1-D"));
     };
-    let len = b.same("arith.minsi", &[nc, dx[axis]]);
+    let len = b.minsi(nc, dx[axis]);
     let count = reduce_nest(b, &bounds, &[len], bounds.zero, &mut |b, i, acc| {
-        let c = load_at(b, cond, i);
-        let inc = loops::add(b, acc, bounds.one);
-        loops::select(b, c, inc, acc)
+        let c = b.load(cond, i);
+        let inc = b.addi(acc, bounds.one);
+        b.select(c, inc, acc)
     });
     let mut od = dx.clone();
     od[axis] = count;
@@ -193,26 +191,25 @@ pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     outer[axis] = bounds.one;
     loop_nest(b, &bounds, &outer, &mut |b, ovs| {
         reduce_nest(b, &bounds, &[len], bounds.zero, &mut |b, i, pos| {
-            let c = load_at(b, cond, i);
+            let c = b.load(cond, i);
             let mut xi = ovs.to_vec();
             xi[axis] = i[0];
             let mut oi = ovs.to_vec();
             oi[axis] = pos;
             let xi2 = xi.clone();
             let oi2 = oi.clone();
-            loops::if_then_else(
-                b,
+            b.scf_if(
                 c,
                 &[],
                 &mut |b| {
-                    let v = load_at(b, x, &xi2);
-                    store_at(b, v, out, &oi2);
+                    let v = b.load(x, &xi2);
+                    b.store(v, out, &oi2);
                     Vec::new()
                 },
                 None,
             );
-            let inc = loops::add(b, pos, bounds.one);
-            loops::select(b, c, inc, pos)
+            let inc = b.addi(pos, bounds.one);
+            b.select(c, inc, pos)
         });
     });
     Ok(vec![out])
@@ -222,8 +219,9 @@ pub fn reverse_sequence(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
     let x = cx.input(b.m, op, 0)?;
     let lens = cx.input(b.m, op, 1)?;
     let rank = shape_of(b.m, x).len();
-    let bax = normalize_axis(b, op, attr_int(b.m, op, "batch_axis", 1), rank)?;
-    let tax = normalize_axis(b, op, attr_int(b.m, op, "time_axis", 0), rank)?;
+    let view = ops::ReverseSequence::of(b.m, op);
+    let bax = super::axis(b.m, op, view.batch_axis(), rank)?;
+    let tax = super::axis(b.m, op, view.time_axis(), rank)?;
     let dx = dims(b, x);
     let dl = dims(b, lens);
     let Some(&nl) = dl.first() else {
@@ -240,22 +238,22 @@ pub fn reverse_sequence(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
     let bounds = Bounds::new(b);
     // Each length at most the time dim (one pass over the batch).
     loop_nest(b, &bounds, &[nl], &mut |b, i| {
-        let l = load_at(b, lens, i);
+        let l = b.load(lens, i);
         let l = to_index(b, l);
-        let ok = loops::cmp(b, "sle", l, dx[tax]);
+        let ok = b.cmpi(CmpI::Sle, l, dx[tax]);
         checks::assert(b, op, ok, "a sequence length exceeds the time dim");
     });
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let l = load_at(b, lens, &[ivs[bax]]);
+        let l = b.load(lens, &[ivs[bax]]);
         let l = to_index(b, l);
         let t = ivs[tax];
-        let inside = loops::cmp(b, "slt", t, l);
-        let last = loops::sub(b, l, bounds.one);
-        let rt = loops::sub(b, last, t);
+        let inside = b.cmpi(CmpI::Slt, t, l);
+        let last = b.subi(l, bounds.one);
+        let rt = b.subi(last, t);
         let mut xi = ivs.to_vec();
-        xi[tax] = loops::select(b, inside, rt, t);
-        let v = load_at(b, x, &xi);
-        store_at(b, v, out, ivs);
+        xi[tax] = b.select(inside, rt, t);
+        let v = b.load(x, &xi);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -290,52 +288,49 @@ pub fn det(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
             idx
         };
         loop_nest(b, &bounds, &[nv, nv], &mut |b, ij| {
-            let v = load_at(b, x, &at(ij[0], ij[1]));
+            let v = b.load(x, &at(ij[0], ij[1]));
             store_converted(b, op, v, &f64t, a, ij, &mut err);
         });
-        let init = constant(b, &f64t, 1.0);
+        let init = b.constant(&f64t, 1.0);
         let d = reduce_nest(b, &bounds, &[nv], init, &mut |b, k, det| {
             let k = k[0];
             // Pivot: the largest |a[i, k]| for i >= k.
-            let z = constant(b, &f64t, -1.0);
+            let z = b.constant(&f64t, -1.0);
             let best = b.scf_for(k, nv, one, &[k, z], |b, i, acc| {
-                let v = load_at(b, a, &[i, k]);
-                let m = b.same("math.absf", &[v]);
-                let gt = scalar::cmpf(b, "ogt", m, acc[1]);
-                vec![
-                    loops::select(b, gt, i, acc[0]),
-                    scalar::select(b, gt, m, acc[1]),
-                ]
+                let v = b.load(a, &[i, k]);
+                let m = b.absf(v);
+                let gt = b.cmpf(CmpF::Ogt, m, acc[1]);
+                vec![b.select(gt, i, acc[0]), b.select(gt, m, acc[1])]
             });
             let p = b.m.results(best)[0];
             // Swap rows k and p (a no-op when equal).
             loop_nest(b, &bounds, &[nv], &mut |b, j| {
-                let (u, v) = (load_at(b, a, &[k, j[0]]), load_at(b, a, &[p, j[0]]));
-                store_at(b, v, a, &[k, j[0]]);
-                store_at(b, u, a, &[p, j[0]]);
+                let (u, v) = (b.load(a, &[k, j[0]]), b.load(a, &[p, j[0]]));
+                b.store(v, a, &[k, j[0]]);
+                b.store(u, a, &[p, j[0]]);
             });
-            let swapped = loops::cmp(b, "ne", p, k);
-            let neg = b.same("arith.negf", &[det]);
-            let det = scalar::select(b, swapped, neg, det);
-            let piv = load_at(b, a, &[k, k]);
-            let zf = constant(b, &f64t, 0.0);
-            let singular = scalar::cmpf(b, "oeq", piv, zf);
-            let k1 = loops::add(b, k, one);
+            let swapped = b.cmpi(CmpI::Ne, p, k);
+            let neg = b.negf(det);
+            let det = b.select(swapped, neg, det);
+            let piv = b.load(a, &[k, k]);
+            let zf = b.constant(&f64t, 0.0);
+            let singular = b.cmpf(CmpF::Oeq, piv, zf);
+            let k1 = b.addi(k, one);
             b.scf_for(k1, nv, one, &[], |b, i, _| {
-                let lik = load_at(b, a, &[i, k]);
-                let f = scalar::div(b, lik, piv);
-                let f = scalar::select(b, singular, zf, f);
+                let lik = b.load(a, &[i, k]);
+                let f = b.div(lik, piv);
+                let f = b.select(singular, zf, f);
                 b.scf_for(k, nv, one, &[], |b, j, _| {
-                    let akj = load_at(b, a, &[k, j]);
-                    let aij = load_at(b, a, &[i, j]);
-                    let t = scalar::mul(b, f, akj);
-                    let v = scalar::sub(b, aij, t);
-                    store_at(b, v, a, &[i, j]);
+                    let akj = b.load(a, &[k, j]);
+                    let aij = b.load(a, &[i, j]);
+                    let t = b.mul(f, akj);
+                    let v = b.sub(aij, t);
+                    b.store(v, a, &[i, j]);
                     Vec::new()
                 });
                 Vec::new()
             });
-            scalar::mul(b, det, piv)
+            b.mul(det, piv)
         });
         store_converted(b, op, d, &elem, out, batch, &mut err);
     });

@@ -42,107 +42,238 @@ mod unique;
 mod window;
 
 use crate::convert::{alloc, memref_type, Lowering};
+use activations as act;
+use elementwise as ar;
+use elementwise::{cast_like, elementwise as ew};
 use ir::dialects::op_error;
 use ir::{Attribute, Builder, Module, OpId, Result, Type, ValueId, DYN};
+use logic as lg;
+use onnx::{ops, OpKind as K};
 
 /// Lowers one op at `b` and returns the memrefs of its results.
 pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let name = b.m.name(op).as_str();
-    let kind = name.strip_prefix("onnx.").unwrap_or(name);
-    if let Some(r) = elementwise::lower(cx, b, op, kind)? {
-        return Ok(r);
-    }
+    let Some(kind) = K::of(b.m, op) else {
+        return Err(op_error(b.m, op, "no bufferization for this op yet"));
+    };
     match kind {
-        "Constant" => shape::constant(cx, b, op),
+        // Element-wise: one broadcasting nest, a scalar body per op.
+        K::Add | K::Sum => ew(cx, b, op, ar::add),
+        K::Sub => ew(cx, b, op, ar::sub),
+        K::Mul => ew(cx, b, op, ar::mul),
+        K::Div => ew(cx, b, op, ar::div),
+        K::Max => ew(cx, b, op, ar::max),
+        K::Min => ew(cx, b, op, ar::min),
+        K::Neg => ew(cx, b, op, ar::neg),
+        K::Abs => ew(cx, b, op, ar::abs),
+        K::Reciprocal => ew(cx, b, op, ar::reciprocal),
+        K::Cast => ew(cx, b, op, ar::cast),
+        K::CastLike => cast_like(cx, b, op),
+        K::Exp => ew(cx, b, op, ar::exp),
+        K::Log => ew(cx, b, op, ar::log),
+        K::Sqrt => ew(cx, b, op, ar::sqrt),
+        K::Erf => ew(cx, b, op, ar::erf),
+        K::Floor => ew(cx, b, op, ar::floor),
+        K::Ceil => ew(cx, b, op, ar::ceil),
+        K::Round => ew(cx, b, op, ar::round),
+        K::Sin => ew(cx, b, op, ar::sin),
+        K::Cos => ew(cx, b, op, ar::cos),
+        K::Tan => ew(cx, b, op, ar::tan),
+        K::Asin => ew(cx, b, op, ar::asin),
+        K::Acos => ew(cx, b, op, ar::acos),
+        K::Atan => ew(cx, b, op, ar::atan),
+        K::Sinh => ew(cx, b, op, ar::sinh),
+        K::Cosh => ew(cx, b, op, ar::cosh),
+        K::Tanh => ew(cx, b, op, ar::tanh),
+        K::Asinh => ew(cx, b, op, ar::asinh),
+        K::Acosh => ew(cx, b, op, ar::acosh),
+        K::Atanh => ew(cx, b, op, ar::atanh),
+        K::Relu => ew(cx, b, op, act::relu),
+        K::Sigmoid => ew(cx, b, op, act::sigmoid),
+        K::LeakyRelu => ew(cx, b, op, act::leaky_relu),
+        K::Elu => ew(cx, b, op, act::elu),
+        K::Selu => ew(cx, b, op, act::selu),
+        K::Celu => ew(cx, b, op, act::celu),
+        K::HardSigmoid => ew(cx, b, op, act::hard_sigmoid),
+        K::HardSwish => ew(cx, b, op, act::hard_swish),
+        K::Softplus => ew(cx, b, op, act::softplus),
+        K::Softsign => ew(cx, b, op, act::softsign),
+        K::Mish => ew(cx, b, op, act::mish),
+        K::Swish => ew(cx, b, op, act::swish),
+        K::SwiGLU => ew(cx, b, op, act::swiglu),
+        K::Gelu => ew(cx, b, op, act::gelu),
+        K::ThresholdedRelu => ew(cx, b, op, act::thresholded_relu),
+        K::Shrink => ew(cx, b, op, act::shrink),
+        K::PRelu => ew(cx, b, op, act::prelu),
+        K::Sign => ew(cx, b, op, act::sign),
+        K::IsNaN => ew(cx, b, op, act::is_nan),
+        K::IsInf => ew(cx, b, op, act::is_inf),
+        K::Binarizer => ew(cx, b, op, act::binarizer),
+        K::Equal => ew(cx, b, op, lg::equal),
+        K::Greater => ew(cx, b, op, lg::greater),
+        K::GreaterOrEqual => ew(cx, b, op, lg::greater_or_equal),
+        K::Less => ew(cx, b, op, lg::less),
+        K::LessOrEqual => ew(cx, b, op, lg::less_or_equal),
+        K::And | K::BitwiseAnd => ew(cx, b, op, lg::and),
+        K::Or | K::BitwiseOr => ew(cx, b, op, lg::or),
+        K::Xor | K::BitwiseXor => ew(cx, b, op, lg::xor),
+        K::Not | K::BitwiseNot => ew(cx, b, op, lg::not),
+        K::BitShift => ew(cx, b, op, lg::bit_shift),
+        K::Where => ew(cx, b, op, lg::where_),
+        K::Clip => ew(cx, b, op, lg::clip),
+        K::Mod => ew(cx, b, op, lg::modulo),
+        K::Pow => ew(cx, b, op, lg::pow),
+        K::Mean => ew(cx, b, op, lg::mean),
+        // Constants, views and copies.
+        K::Constant => shape::constant(cx, b, op),
         // An omitted optional input stays `none`; kernels skip it.
-        "NoValue" => Ok(b.m.results(op).to_vec()),
-        "Identity" | "Dropout" => shape::identity(cx, b, op),
-        "Flatten" | "Reshape" | "Squeeze" | "Unsqueeze" => shape::reshape(cx, b, op),
-        "Transpose" => shape::transpose(cx, b, op),
-        "MatMul" => matmul::matmul(cx, b, op),
-        "Gemm" => matmul::gemm(cx, b, op),
-        "Conv" => conv::conv(cx, b, op),
-        "DeformConv" => deform_conv::deform_conv(cx, b, op),
-        "MaxPool" => pool::pool(cx, b, op, pool::PoolKind::Max),
-        "AveragePool" => pool::pool(cx, b, op, pool::PoolKind::Average),
-        "GlobalMaxPool" => pool::global_pool(cx, b, op, pool::PoolKind::Max),
-        "GlobalAveragePool" => pool::global_pool(cx, b, op, pool::PoolKind::Average),
-        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
-            reduce::reduce(cx, b, op, kind)
-        }
-        "ArgMax" | "ArgMin" => reduce::arg(cx, b, op, kind),
-        "Softmax" | "LogSoftmax" | "Hardmax" => softmax::softmax(cx, b, op, kind),
-        "Concat" => build::concat(cx, b, op),
-        "Split" => build::split(cx, b, op),
-        "Shape" => build::shape(cx, b, op),
-        "Size" => build::size(cx, b, op),
-        "Range" => build::range(cx, b, op),
-        "Tile" => build::tile(cx, b, op),
-        "Expand" => build::expand(cx, b, op),
-        "ConstantOfShape" => build::constant_of_shape(cx, b, op),
-        "EyeLike" => build::eye_like(cx, b, op),
-        "BatchNormalization" => norm::batch_norm(cx, b, op),
-        "InstanceNormalization" => norm::instance_norm(cx, b, op),
-        "LayerNormalization" | "RMSNormalization" => norm::layer_norm(cx, b, op, kind),
-        "GroupNormalization" => norm::group_norm(cx, b, op),
-        "MeanVarianceNormalization" => norm::mvn(cx, b, op),
-        "LpNormalization" => norm::lp_norm(cx, b, op),
-        "LRN" => norm::lrn(cx, b, op),
-        "QuantizeLinear" => quant::quantize(cx, b, op),
-        "DequantizeLinear" => quant::dequantize(cx, b, op),
-        "DynamicQuantizeLinear" => quant::dynamic_quantize(cx, b, op),
-        "ScatterElements" | "Scatter" => index::scatter_elements(cx, b, op),
-        "ScatterND" => index::scatter_nd(cx, b, op),
-        "TensorScatter" => index::tensor_scatter(cx, b, op),
-        "GatherND" => index::gather_nd(cx, b, op),
-        "TopK" => index::topk(cx, b, op),
-        "OneHot" => index::one_hot(cx, b, op),
-        "NonZero" => index::non_zero(cx, b, op),
-        "NonMaxSuppression" => nms::non_max_suppression(cx, b, op),
-        "Unique" => unique::unique(cx, b, op),
-        "TfIdfVectorizer" => tfidf::tfidf(cx, b, op),
-        "DepthToSpace" | "SpaceToDepth" => index::depth_space(cx, b, op, kind),
-        "Gather" => gather::gather(cx, b, op),
-        "GatherElements" => gather::gather_elements(cx, b, op),
-        "Slice" => slice::slice(cx, b, op),
-        "CumSum" | "CumProd" => gather::cumulative(cx, b, op, kind),
-        "RNN" => rnn::rnn(cx, b, op, rnn::Cell::Rnn),
-        "GRU" => rnn::rnn(cx, b, op, rnn::Cell::Gru),
-        "LSTM" => rnn::rnn(cx, b, op, rnn::Cell::Lstm),
-        "Einsum" => misc::einsum(cx, b, op),
-        "BitCast" => extra::bitcast(cx, b, op),
-        "HannWindow" | "HammingWindow" | "BlackmanWindow" => extra::window(cx, b, op, kind),
-        "QLinearMatMul" => extra::qlinear_matmul(cx, b, op),
-        "CenterCropPad" => extra::center_crop_pad(cx, b, op),
-        "GridSample" => grid_sample::grid_sample(cx, b, op),
-        "AffineGrid" => grid_sample::affine_grid(cx, b, op),
-        "RoiAlign" => grid_sample::roi_align(cx, b, op),
-        "Compress" => misc::compress(cx, b, op),
-        "ReverseSequence" => misc::reverse_sequence(cx, b, op),
-        "MatMulInteger" => integer::matmul_integer(cx, b, op),
-        "ConvInteger" => integer::conv_integer(cx, b, op),
-        "ConvTranspose" => conv_transpose::conv_transpose(cx, b, op),
-        "Col2Im" => conv_transpose::col2im(cx, b, op),
-        "DFT" => dft::dft(cx, b, op),
-        "STFT" => dft::stft(cx, b, op),
-        "LpPool" => lp_pool::lp_pool(cx, b, op),
-        "MaxUnpool" => pool::max_unpool(cx, b, op),
-        "Attention" => attention::attention(cx, b, op),
-        "CausalConvWithState" => causal_conv::causal_conv(cx, b, op),
-        "RotaryEmbedding" => rotary::rotary(cx, b, op),
-        "LinearAttention" => linear_attention::linear_attention(cx, b, op),
-        "If" => control::if_op(cx, b, op),
-        "Loop" => control::loop_op(cx, b, op),
-        "Scan" => control::scan_op(cx, b, op),
-        "Pad" => pad::pad(cx, b, op),
-        "Resize" => resize::resize(cx, b, op),
-        "NegativeLogLikelihoodLoss" => loss::nll_loss(cx, b, op),
-        "SoftmaxCrossEntropyLoss" => loss::softmax_cross_entropy(cx, b, op),
-        "Trilu" => gather::trilu(cx, b, op),
-        "onnx_ml.ArrayFeatureExtractor" => gather::array_feature_extractor(cx, b, op),
-        "Det" => misc::det(cx, b, op),
-        _ => Err(op_error(b.m, op, "no bufferization for this op yet")),
+        K::NoValue => Ok(b.m.results(op).to_vec()),
+        K::Identity | K::Dropout => shape::identity(cx, b, op),
+        K::Flatten => shape::flatten(cx, b, op),
+        K::Reshape => shape::reshape(cx, b, op),
+        K::Squeeze => shape::squeeze(cx, b, op),
+        K::Unsqueeze => shape::unsqueeze(cx, b, op),
+        K::Transpose => shape::transpose(cx, b, op),
+        K::Concat => build::concat(cx, b, op),
+        K::Split => build::split(cx, b, op),
+        K::Shape => build::shape(cx, b, op),
+        K::Size => build::size(cx, b, op),
+        K::Range => build::range(cx, b, op),
+        K::Tile => build::tile(cx, b, op),
+        K::Expand => build::expand(cx, b, op),
+        K::ConstantOfShape => build::constant_of_shape(cx, b, op),
+        K::EyeLike => build::eye_like(cx, b, op),
+        K::Slice => slice::slice(cx, b, op),
+        K::Pad => pad::pad(cx, b, op),
+        K::CenterCropPad => extra::center_crop_pad(cx, b, op),
+        K::BitCast => extra::bitcast(cx, b, op),
+        // Reductions and normalizations.
+        K::ReduceSum => reduce::reduce(cx, b, op, reduce::Reduce::Sum),
+        K::ReduceMean => reduce::reduce(cx, b, op, reduce::Reduce::Mean),
+        K::ReduceMax => reduce::reduce(cx, b, op, reduce::Reduce::Max),
+        K::ReduceMin => reduce::reduce(cx, b, op, reduce::Reduce::Min),
+        K::ReduceProd => reduce::reduce(cx, b, op, reduce::Reduce::Prod),
+        K::ReduceL1 => reduce::reduce(cx, b, op, reduce::Reduce::L1),
+        K::ReduceL2 => reduce::reduce(cx, b, op, reduce::Reduce::L2),
+        K::ReduceLogSum => reduce::reduce(cx, b, op, reduce::Reduce::LogSum),
+        K::ReduceLogSumExp => reduce::reduce(cx, b, op, reduce::Reduce::LogSumExp),
+        K::ReduceSumSquare => reduce::reduce(cx, b, op, reduce::Reduce::SumSquare),
+        K::ArgMax => reduce::arg(cx, b, op, reduce::Arg::Max),
+        K::ArgMin => reduce::arg(cx, b, op, reduce::Arg::Min),
+        K::Softmax => softmax::softmax(cx, b, op, softmax::Norm::Softmax),
+        K::LogSoftmax => softmax::softmax(cx, b, op, softmax::Norm::LogSoftmax),
+        K::Hardmax => softmax::softmax(cx, b, op, softmax::Norm::Hardmax),
+        K::BatchNormalization => norm::batch_norm(cx, b, op),
+        K::InstanceNormalization => norm::instance_norm(cx, b, op),
+        K::LayerNormalization => norm::layer_norm(cx, b, op),
+        K::RMSNormalization => norm::rms_norm(cx, b, op),
+        K::GroupNormalization => norm::group_norm(cx, b, op),
+        K::MeanVarianceNormalization => norm::mvn(cx, b, op),
+        K::LpNormalization => norm::lp_norm(cx, b, op),
+        K::LRN => norm::lrn(cx, b, op),
+        K::CumSum => gather::cumulative(cx, b, op, gather::Cumulative::Sum),
+        K::CumProd => gather::cumulative(cx, b, op, gather::Cumulative::Prod),
+        // Indexing, scatter and data-dependent shapes.
+        K::Gather => gather::gather(cx, b, op),
+        K::GatherElements => gather::gather_elements(cx, b, op),
+        K::GatherND => index::gather_nd(cx, b, op),
+        K::Trilu => gather::trilu(cx, b, op),
+        K::ArrayFeatureExtractor => gather::array_feature_extractor(cx, b, op),
+        K::Scatter => index::scatter(cx, b, op),
+        K::ScatterElements => index::scatter_elements(cx, b, op),
+        K::ScatterND => index::scatter_nd(cx, b, op),
+        K::TensorScatter => index::tensor_scatter(cx, b, op),
+        K::TopK => index::topk(cx, b, op),
+        K::OneHot => index::one_hot(cx, b, op),
+        K::NonZero => index::non_zero(cx, b, op),
+        K::DepthToSpace => index::depth_to_space(cx, b, op),
+        K::SpaceToDepth => index::space_to_depth(cx, b, op),
+        K::Compress => misc::compress(cx, b, op),
+        K::ReverseSequence => misc::reverse_sequence(cx, b, op),
+        K::Unique => unique::unique(cx, b, op),
+        K::NonMaxSuppression => nms::non_max_suppression(cx, b, op),
+        K::TfIdfVectorizer => tfidf::tfidf(cx, b, op),
+        // Quantization, losses, windows and the rest.
+        K::QuantizeLinear => quant::quantize(cx, b, op),
+        K::DequantizeLinear => quant::dequantize(cx, b, op),
+        K::DynamicQuantizeLinear => quant::dynamic_quantize(cx, b, op),
+        K::QLinearMatMul => extra::qlinear_matmul(cx, b, op),
+        K::NegativeLogLikelihoodLoss => loss::nll_loss(cx, b, op),
+        K::SoftmaxCrossEntropyLoss => loss::softmax_cross_entropy(cx, b, op),
+        K::HannWindow => extra::window(cx, b, op, extra::Window::Hann),
+        K::HammingWindow => extra::window(cx, b, op, extra::Window::Hamming),
+        K::BlackmanWindow => extra::window(cx, b, op, extra::Window::Blackman),
+        K::Einsum => misc::einsum(cx, b, op),
+        K::Det => misc::det(cx, b, op),
+        // Control flow.
+        K::If => control::if_op(cx, b, op),
+        K::Loop => control::loop_op(cx, b, op),
+        K::Scan => control::scan_op(cx, b, op),
+        // Kernels of bufferize B (linear algebra, convolution, pooling,
+        // sequence models, signal and sampling).
+        K::MatMul => matmul::matmul(cx, b, op),
+        K::Gemm => matmul::gemm(cx, b, op),
+        K::MatMulInteger => integer::matmul_integer(cx, b, op),
+        K::ConvInteger => integer::conv_integer(cx, b, op),
+        K::Conv => conv::conv(cx, b, op),
+        K::ConvTranspose => conv_transpose::conv_transpose(cx, b, op),
+        K::Col2Im => conv_transpose::col2im(cx, b, op),
+        K::DeformConv => deform_conv::deform_conv(cx, b, op),
+        K::MaxPool => pool::pool(cx, b, op, pool::PoolKind::Max),
+        K::AveragePool => pool::pool(cx, b, op, pool::PoolKind::Average),
+        K::GlobalMaxPool => pool::global_pool(cx, b, op, pool::PoolKind::Max),
+        K::GlobalAveragePool => pool::global_pool(cx, b, op, pool::PoolKind::Average),
+        K::LpPool => lp_pool::lp_pool(cx, b, op),
+        K::MaxUnpool => pool::max_unpool(cx, b, op),
+        K::RNN => rnn::rnn(cx, b, op, rnn::Cell::Rnn),
+        K::GRU => rnn::rnn(cx, b, op, rnn::Cell::Gru),
+        K::LSTM => rnn::rnn(cx, b, op, rnn::Cell::Lstm),
+        K::Attention => attention::attention(cx, b, op),
+        K::LinearAttention => linear_attention::linear_attention(cx, b, op),
+        K::CausalConvWithState => causal_conv::causal_conv(cx, b, op),
+        K::RotaryEmbedding => rotary::rotary(cx, b, op),
+        K::DFT => dft::dft(cx, b, op),
+        K::STFT => dft::stft(cx, b, op),
+        K::Resize => resize::resize(cx, b, op),
+        K::GridSample => grid_sample::grid_sample(cx, b, op),
+        K::AffineGrid => grid_sample::affine_grid(cx, b, op),
+        K::RoiAlign => grid_sample::roi_align(cx, b, op),
+        // No kernel (yet): random, string, optional and most ML ops.
+        K::Yield
+        | K::Bernoulli
+        | K::GlobalLpPool
+        | K::ImageDecoder
+        | K::MaxRoiPool
+        | K::MelWeightMatrix
+        | K::Multinomial
+        | K::OptionalGetElement
+        | K::OptionalHasElement
+        | K::QLinearConv
+        | K::RandomNormal
+        | K::RandomNormalLike
+        | K::RandomUniform
+        | K::RandomUniformLike
+        | K::RegexFullMatch
+        | K::StringConcat
+        | K::StringNormalizer
+        | K::StringSplit
+        | K::Upsample
+        | K::CastMap
+        | K::CategoryMapper
+        | K::DictVectorizer
+        | K::FeatureVectorizer
+        | K::Imputer
+        | K::LabelEncoder
+        | K::LinearClassifier
+        | K::LinearRegressor
+        | K::Normalizer
+        | K::OneHotEncoder
+        | K::SVMClassifier
+        | K::SVMRegressor
+        | K::Scaler
+        | K::TreeEnsemble
+        | K::TreeEnsembleClassifier
+        | K::TreeEnsembleRegressor
+        | K::ZipMap => Err(op_error(b.m, op, "no bufferization for this op yet")),
     }
 }
 
@@ -186,34 +317,16 @@ pub fn elem_of(m: &Module, v: ValueId) -> Type {
     m.value_type(v).element_type().clone()
 }
 
-pub fn attr_int(m: &Module, op: OpId, name: &str, default: i64) -> i64 {
-    m.attr(op, name)
-        .and_then(Attribute::as_int)
-        .unwrap_or(default)
-}
-
-pub fn attr_float(m: &Module, op: OpId, name: &str, default: f64) -> f64 {
-    m.attr(op, name)
-        .and_then(Attribute::as_float)
-        .unwrap_or(default)
-}
-
-pub fn attr_ints(m: &Module, op: OpId, name: &str) -> Option<Vec<i64>> {
-    m.attr(op, name).and_then(Attribute::as_i64_list)
-}
-
-pub fn attr_str<'m>(m: &'m Module, op: OpId, name: &str) -> Option<&'m str> {
-    m.attr(op, name).and_then(Attribute::as_str)
+/// Axis `a` of a rank-`rank` value, an error when out of range.
+pub fn axis(m: &Module, op: OpId, a: i64, rank: usize) -> Result<usize> {
+    onnx::axis::normalize(a, rank)
+        .ok_or_else(|| op_error(m, op, format!("axis {a} out of range for rank {rank}")))
 }
 
 /// Constant integer values of operand `i` when it comes from `onnx.Constant`.
 pub fn constant_ints(m: &Module, op: OpId, i: usize) -> Option<Vec<i64>> {
-    let v = m.operand(op, i)?;
-    let def = m.defining_op(v)?;
-    if !m.is(def, "onnx.Constant") {
-        return None;
-    }
-    let e = m.attr(def, "value")?.as_elements()?;
+    let def = onnx::defined_by(m, m.operand(op, i)?, K::Constant)?;
+    let e = ops::Constant::of(m, def).value()?;
     Some(e.iter().map(|w| w.i64()).collect())
 }
 
@@ -260,7 +373,7 @@ pub fn store_converted(
     err: &mut Option<ir::Diagnostic>,
 ) {
     match scalar::convert(b, op, v, to) {
-        Ok(r) => store_at(b, r, dst, idx),
+        Ok(r) => b.store(r, dst, idx),
         Err(e) => *err = Some(e),
     }
 }
@@ -271,19 +384,4 @@ pub fn finish(err: Option<ir::Diagnostic>, out: Vec<ValueId>) -> Result<Vec<Valu
         Some(e) => Err(e),
         None => Ok(out),
     }
-}
-
-/// `memref.load m[idx]`.
-pub fn load_at(b: &mut Builder<'_>, m: ValueId, idx: &[ValueId]) -> ValueId {
-    let elem = elem_of(b.m, m);
-    let mut operands = vec![m];
-    operands.extend_from_slice(idx);
-    b.op1("memref.load", &operands, elem, &[])
-}
-
-/// `memref.store v, m[idx]`.
-pub fn store_at(b: &mut Builder<'_>, v: ValueId, m: ValueId, idx: &[ValueId]) {
-    let mut operands = vec![v, m];
-    operands.extend_from_slice(idx);
-    b.op("memref.store", &operands, &[], &[]);
 }

@@ -6,12 +6,14 @@
 //! a scratch buffer, counted, then copied to the result.
 
 use super::build::{from_index, to_index};
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, elem_of, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{alloc, dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
 
 /// The scalar in a 0-d or one-element operand `i`, if present.
 fn scalar_input(cx: &Lowering, b: &mut Builder<'_>, op: OpId, i: usize) -> Result<Option<ValueId>> {
@@ -20,7 +22,7 @@ fn scalar_input(cx: &Lowering, b: &mut Builder<'_>, op: OpId, i: usize) -> Resul
     };
     let zero = b.const_index(0);
     let idx = vec![zero; shape_of(b.m, v).len()];
-    Ok(Some(load_at(b, v, &idx)))
+    Ok(Some(b.load(v, &idx)))
 }
 
 /// Box `k` of batch `n` as (x_min, x_max, y_min, y_max).
@@ -34,28 +36,28 @@ fn corners(
     let c: Vec<ValueId> = (0..4)
         .map(|i| {
             let iv = b.const_index(i);
-            load_at(b, boxes, &[n, k, iv])
+            b.load(boxes, &[n, k, iv])
         })
         .collect();
     if center {
         // [x_center, y_center, width, height]
         let t = b.m.value_type(c[0]).clone();
-        let two = constant(b, &t, 2.0);
-        let hw = scalar::div(b, c[2], two);
-        let hh = scalar::div(b, c[3], two);
+        let two = b.constant(&t, 2.0);
+        let hw = b.div(c[2], two);
+        let hh = b.div(c[3], two);
         [
-            scalar::sub(b, c[0], hw),
-            scalar::add(b, c[0], hw),
-            scalar::sub(b, c[1], hh),
-            scalar::add(b, c[1], hh),
+            b.sub(c[0], hw),
+            b.add(c[0], hw),
+            b.sub(c[1], hh),
+            b.add(c[1], hh),
         ]
     } else {
         // [y1, x1, y2, x2], corners in either order.
         [
-            scalar::min(b, c[1], c[3]),
-            scalar::max(b, c[1], c[3]),
-            scalar::min(b, c[0], c[2]),
-            scalar::max(b, c[0], c[2]),
+            b.min(c[1], c[3]),
+            b.max(c[1], c[3]),
+            b.min(c[0], c[2]),
+            b.max(c[0], c[2]),
         ]
     }
 }
@@ -63,30 +65,30 @@ fn corners(
 /// Whether boxes `p` and `q` overlap with IoU above `thr`.
 fn suppresses(b: &mut Builder<'_>, p: [ValueId; 4], q: [ValueId; 4], thr: ValueId) -> ValueId {
     let t = b.m.value_type(p[0]).clone();
-    let zero = constant(b, &t, 0.0);
-    let ix0 = scalar::max(b, p[0], q[0]);
-    let ix1 = scalar::min(b, p[1], q[1]);
-    let iy0 = scalar::max(b, p[2], q[2]);
-    let iy1 = scalar::min(b, p[3], q[3]);
-    let wx = scalar::sub(b, ix1, ix0);
-    let wy = scalar::sub(b, iy1, iy0);
-    let inter = scalar::mul(b, wx, wy);
+    let zero = b.constant(&t, 0.0);
+    let ix0 = b.max(p[0], q[0]);
+    let ix1 = b.min(p[1], q[1]);
+    let iy0 = b.max(p[2], q[2]);
+    let iy1 = b.min(p[3], q[3]);
+    let wx = b.sub(ix1, ix0);
+    let wy = b.sub(iy1, iy0);
+    let inter = b.mul(wx, wy);
     let area = |b: &mut Builder<'_>, r: [ValueId; 4]| {
-        let w = scalar::sub(b, r[1], r[0]);
-        let h = scalar::sub(b, r[3], r[2]);
-        scalar::mul(b, w, h)
+        let w = b.sub(r[1], r[0]);
+        let h = b.sub(r[3], r[2]);
+        b.mul(w, h)
     };
     let (a1, a2) = (area(b, p), area(b, q));
-    let sum = scalar::add(b, a1, a2);
-    let union = scalar::sub(b, sum, inter);
-    let mut ok = scalar::cmpf(b, "ogt", wx, zero);
+    let sum = b.add(a1, a2);
+    let union = b.sub(sum, inter);
+    let mut ok = b.cmpf(CmpF::Ogt, wx, zero);
     for v in [wy, inter, a1, a2, union] {
-        let pos = scalar::cmpf(b, "ogt", v, zero);
-        ok = loops::and(b, ok, pos);
+        let pos = b.cmpf(CmpF::Ogt, v, zero);
+        ok = b.andi(ok, pos);
     }
-    let iou = scalar::div(b, inter, union);
-    let over = scalar::cmpf(b, "ogt", iou, thr);
-    loops::and(b, ok, over)
+    let iou = b.div(inter, union);
+    let over = b.cmpf(CmpF::Ogt, iou, thr);
+    b.andi(ok, over)
 }
 
 pub fn non_max_suppression(
@@ -107,7 +109,7 @@ pub fn non_max_suppression(
     if !matches!(rt.shape(), Some([_, 3 | DYN])) {
         return Err(op_error(b.m, op, "expects a [n, 3] result"));
     }
-    let center = attr_int(b.m, op, "center_point_box", 0) != 0;
+    let center = ops::NonMaxSuppression::of(b.m, op).center_point_box() != 0;
     let elem = elem_of(b.m, boxes);
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);
@@ -117,21 +119,21 @@ pub fn non_max_suppression(
     };
     let iou = match scalar_input(cx, b, op, 3)? {
         Some(v) => scalar::convert(b, op, v, &elem)?,
-        None => constant(b, &elem, 0.0),
+        None => b.constant(&elem, 0.0),
     };
     let score_thr = scalar_input(cx, b, op, 4)?;
     let (db, ds) = (dims(b, boxes), dims(b, scores));
     let (nb, ns, nc) = (db[0], db[1], ds[1]);
     let popped = alloc(b, &Type::memref(vec![DYN], Type::i1()), &[ns]);
     let chosen = alloc(b, &Type::memref(vec![DYN], Type::Index), &[ns]);
-    let bc = loops::mul(b, nb, nc);
-    let cap = loops::mul(b, bc, ns);
+    let bc = b.muli(nb, nc);
+    let cap = b.muli(bc, ns);
     let rows = alloc(b, &Type::memref(vec![DYN, 3], Type::i64()), &[cap]);
     let i64t = Type::i64();
     let total = reduce_nest(b, &bounds, &[nb, nc], zero, &mut |b, bcv, total| {
         let (n, c) = (bcv[0], bcv[1]);
         let fals = b.const_bool(false);
-        loop_nest(b, &bounds, &[ns], &mut |b, s| store_at(b, fals, popped, s));
+        loop_nest(b, &bounds, &[ns], &mut |b, s| b.store(fals, popped, s));
         let f = b.scf_for(zero, ns, one, &[zero, total], |b, _, carried| {
             let (count, total) = (carried[0], carried[1]);
             // The best remaining candidate: ascending scan, strict > keeps
@@ -139,51 +141,48 @@ pub fn non_max_suppression(
             let none = b.const_index(-1);
             let lo = scalar::lowest(b, &elem);
             let best = b.scf_for(zero, ns, one, &[none, lo], |b, s, acc| {
-                let sc = load_at(b, scores, &[n, c, s]);
+                let sc = b.load(scores, &[n, c, s]);
                 let t = b.const_bool(true);
-                let was = load_at(b, popped, &[s]);
-                let mut cand = b.same("arith.xori", &[was, t]);
+                let was = b.load(popped, &[s]);
+                let mut cand = b.xori(was, t);
                 if let Some(thr) = score_thr {
-                    let above = scalar::cmpf(b, "ogt", sc, thr);
-                    cand = loops::and(b, cand, above);
+                    let above = b.cmpf(CmpF::Ogt, sc, thr);
+                    cand = b.andi(cand, above);
                 }
-                let unset = loops::cmp(b, "slt", acc[0], zero);
-                let higher = scalar::cmpf(b, "ogt", sc, acc[1]);
-                let better = b.same("arith.ori", &[unset, higher]);
-                let take = loops::and(b, cand, better);
-                vec![
-                    loops::select(b, take, s, acc[0]),
-                    scalar::select(b, take, sc, acc[1]),
-                ]
+                let unset = b.cmpi(CmpI::Slt, acc[0], zero);
+                let higher = b.cmpf(CmpF::Ogt, sc, acc[1]);
+                let better = b.ori(unset, higher);
+                let take = b.andi(cand, better);
+                vec![b.select(take, s, acc[0]), b.select(take, sc, acc[1])]
             });
             let bi = b.m.results(best)[0];
-            let found = loops::cmp(b, "sge", bi, zero);
-            let bi = loops::select(b, found, bi, zero);
-            let was = load_at(b, popped, &[bi]);
-            let now = b.same("arith.ori", &[was, found]);
-            store_at(b, now, popped, &[bi]);
-            let room = loops::cmp(b, "slt", count, max_out);
-            let active = loops::and(b, found, room);
+            let found = b.cmpi(CmpI::Sge, bi, zero);
+            let bi = b.select(found, bi, zero);
+            let was = b.load(popped, &[bi]);
+            let now = b.ori(was, found);
+            b.store(now, popped, &[bi]);
+            let room = b.cmpi(CmpI::Slt, count, max_out);
+            let active = b.andi(found, room);
             let p = corners(b, boxes, n, bi, center);
             let fals = b.const_bool(false);
             let sup = reduce_nest(b, &bounds, &[count], fals, &mut |b, k, acc| {
-                let other = load_at(b, chosen, k);
+                let other = b.load(chosen, k);
                 let q = corners(b, boxes, n, other, center);
                 let s = suppresses(b, p, q, iou);
-                b.same("arith.ori", &[acc, s])
+                b.ori(acc, s)
             });
             let t = b.const_bool(true);
-            let free = b.same("arith.xori", &[sup, t]);
-            let keep = loops::and(b, active, free);
+            let free = b.xori(sup, t);
+            let keep = b.andi(active, free);
             // Written unconditionally, counted only when kept.
-            store_at(b, bi, chosen, &[count]);
+            b.store(bi, chosen, &[count]);
             for (col, v) in [n, c, bi].into_iter().enumerate() {
                 let cv = b.const_index(col as i64);
                 let v = from_index(b, v, &i64t);
-                store_at(b, v, rows, &[total, cv]);
+                b.store(v, rows, &[total, cv]);
             }
-            let inc = loops::select(b, keep, one, zero);
-            vec![loops::add(b, count, inc), loops::add(b, total, inc)]
+            let inc = b.select(keep, one, zero);
+            vec![b.addi(count, inc), b.addi(total, inc)]
         });
         b.m.results(f)[1]
     });
@@ -191,10 +190,10 @@ pub fn non_max_suppression(
     let out = alloc_result(b, op, 0, &[total, three])?;
     // A static result length (from the model) bounds the copy too.
     let n_out = dims(b, out)[0];
-    let n_out = b.same("arith.minsi", &[n_out, total]);
+    let n_out = b.minsi(n_out, total);
     loop_nest(b, &bounds, &[n_out, three], &mut |b, ivs| {
-        let v = load_at(b, rows, ivs);
-        store_at(b, v, out, ivs);
+        let v = b.load(rows, ivs);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }

@@ -6,13 +6,14 @@
 //! the mean and variance over the normalized dims, then a pass writing
 //! each element from its normalized value.
 
-use super::reduce::normalize_axis;
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_float, attr_int, attr_ints, elem_of, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 /// Which statistic the normalized value divides by.
 #[derive(Clone, Copy, PartialEq)]
@@ -63,46 +64,46 @@ fn normalize(
     loop_nest(b, &bounds, &outer, &mut |b, ovs| {
         let mut n = bounds.one;
         for &d in &inner {
-            n = loops::mul(b, n, d);
+            n = b.muli(n, d);
         }
-        let ni = b.op1("arith.index_cast", &[n], Type::i64(), &[]);
-        let nf = b.op1("arith.sitofp", &[ni], elem.clone(), &[]);
-        let zero = constant(b, &elem, 0.0);
+        let ni = b.index_cast(n, Type::i64());
+        let nf = b.sitofp(ni, elem.clone());
+        let zero = b.constant(&elem, 0.0);
         let mean = if kind == Scale::Rms {
             zero
         } else {
             let s = reduce_nest(b, &bounds, &inner, zero, &mut |b, ivs, acc| {
-                let v = load_at(b, x, &merge(ovs, ivs));
-                scalar::add(b, acc, v)
+                let v = b.load(x, &merge(ovs, ivs));
+                b.add(acc, v)
             });
-            scalar::div(b, s, nf)
+            b.div(s, nf)
         };
         let sq = reduce_nest(b, &bounds, &inner, zero, &mut |b, ivs, acc| {
-            let v = load_at(b, x, &merge(ovs, ivs));
-            let d = scalar::sub(b, v, mean);
-            let d2 = scalar::mul(b, d, d);
-            scalar::add(b, acc, d2)
+            let v = b.load(x, &merge(ovs, ivs));
+            let d = b.sub(v, mean);
+            let d2 = b.mul(d, d);
+            b.add(acc, d2)
         });
-        let var = scalar::div(b, sq, nf);
-        let e = constant(b, &elem, eps);
-        let one = constant(b, &elem, 1.0);
+        let var = b.div(sq, nf);
+        let e = b.constant(&elem, eps);
+        let one = b.constant(&elem, 1.0);
         let den = match kind {
             Scale::StdPlusEps => {
-                let s = b.same("math.sqrt", &[var]);
-                scalar::add(b, s, e)
+                let s = b.sqrt(var);
+                b.add(s, e)
             }
             _ => {
-                let ve = scalar::add(b, var, e);
-                b.same("math.sqrt", &[ve])
+                let ve = b.add(var, e);
+                b.sqrt(ve)
             }
         };
-        let inv = scalar::div(b, one, den);
+        let inv = b.div(one, den);
         stats(b, ovs, mean, inv);
         loop_nest(b, &bounds, &inner, &mut |b, ivs| {
             let idx = merge(ovs, ivs);
-            let v = load_at(b, x, &idx);
-            let d = scalar::sub(b, v, mean);
-            let r = scalar::mul(b, d, inv);
+            let v = b.load(x, &idx);
+            let d = b.sub(v, mean);
+            let r = b.mul(d, inv);
             write(b, &idx, r);
         });
     });
@@ -126,12 +127,12 @@ fn affine(
 ) -> ValueId {
     let mut r = v;
     if let Some(s) = scale {
-        let sv = load_at(b, s, sidx);
-        r = scalar::mul(b, r, sv);
+        let sv = b.load(s, sidx);
+        r = b.mul(r, sv);
     }
     if let Some(bb) = bias {
-        let bv = load_at(b, bb, sidx);
-        r = scalar::add(b, r, bv);
+        let bv = b.load(bb, sidx);
+        r = b.add(r, bv);
     }
     r
 }
@@ -151,12 +152,12 @@ pub fn batch_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let x = float_input(cx, b, op)?;
     let extra = b.m.results(op).get(1..).unwrap_or(&[]);
     let used_extra = extra.iter().any(|&r| b.m.has_uses(r));
-    if used_extra || attr_int(b.m, op, "training_mode", 0) != 0 {
+    if used_extra || ops::BatchNormalization::of(b.m, op).training_mode() != 0 {
         return batch_norm_training(cx, b, op, x);
     }
     let [s, bias, mean, var] = [1, 2, 3, 4].map(|i| cx.input(b.m, op, i));
     let (s, bias, mean, var) = (s?, bias?, mean?, var?);
-    let eps = attr_float(b.m, op, "epsilon", 1e-5);
+    let eps = ops::BatchNormalization::of(b.m, op).epsilon();
     let dx = dims(b, x);
     if let Some(&ch) = dx.get(1) {
         let ps = [(1, s), (2, bias), (3, mean), (4, var)];
@@ -167,16 +168,16 @@ pub fn batch_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let c = [ivs.get(1).copied().unwrap_or(bounds.zero)];
-        let v = load_at(b, x, ivs);
-        let m = load_at(b, mean, &c);
-        let va = load_at(b, var, &c);
-        let e = constant(b, &elem, eps);
-        let ve = scalar::add(b, va, e);
-        let sd = b.same("math.sqrt", &[ve]);
-        let d = scalar::sub(b, v, m);
-        let n = scalar::div(b, d, sd);
+        let v = b.load(x, ivs);
+        let m = b.load(mean, &c);
+        let va = b.load(var, &c);
+        let e = b.constant(&elem, eps);
+        let ve = b.add(va, e);
+        let sd = b.sqrt(ve);
+        let d = b.sub(v, m);
+        let n = b.div(d, sd);
         let r = affine(b, n, Some(s), Some(bias), &c);
-        store_at(b, r, out, ivs);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }
@@ -192,8 +193,8 @@ fn batch_norm_training(
 ) -> Result<Vec<ValueId>> {
     let [s, bias, mean, var] = [1, 2, 3, 4].map(|i| cx.input(b.m, op, i));
     let (s, bias, mean, var) = (s?, bias?, mean?, var?);
-    let eps = attr_float(b.m, op, "epsilon", 1e-5);
-    let momentum = attr_float(b.m, op, "momentum", 0.9);
+    let view = ops::BatchNormalization::of(b.m, op);
+    let (eps, momentum) = (view.epsilon(), view.momentum());
     let dx = dims(b, x);
     if dx.len() < 2 {
         return Err(op_error(b.m, op, "expects an input of rank >= 2"));
@@ -216,10 +217,10 @@ fn batch_norm_training(
     };
     let mut count = bounds.one;
     for &d in &others {
-        count = loops::mul(b, count, d);
+        count = b.muli(count, d);
     }
-    let cnt = b.op1("arith.index_cast", &[count], Type::i64(), &[]);
-    let cnt = b.op1("arith.sitofp", &[cnt], f64t.clone(), &[]);
+    let cnt = b.index_cast(count, Type::i64());
+    let cnt = b.sitofp(cnt, f64t.clone());
     let stat_ty = Type::memref(vec![ir::DYN], elem.clone());
     let (bm, bv) = (
         crate::convert::alloc(b, &stat_ty, &c_dim),
@@ -227,28 +228,28 @@ fn batch_norm_training(
     );
     let mut err = None;
     loop_nest(b, &bounds, &c_dim, &mut |b, c| {
-        let z = constant(b, &f64t, 0.0);
+        let z = b.constant(&f64t, 0.0);
         let sum = reduce_nest(b, &bounds, &others, z, &mut |b, o, acc| {
-            let v = load_at(b, x, &at(c[0], o));
+            let v = b.load(x, &at(c[0], o));
             let v = scalar::fcast(b, v, &f64t);
-            scalar::add(b, acc, v)
+            b.add(acc, v)
         });
-        let m = scalar::div(b, sum, cnt);
+        let m = b.div(sum, cnt);
         let sq = reduce_nest(b, &bounds, &others, z, &mut |b, o, acc| {
-            let v = load_at(b, x, &at(c[0], o));
+            let v = b.load(x, &at(c[0], o));
             let v = scalar::fcast(b, v, &f64t);
-            let d = scalar::sub(b, v, m);
-            let d2 = scalar::mul(b, d, d);
-            scalar::add(b, acc, d2)
+            let d = b.sub(v, m);
+            let d2 = b.mul(d, d);
+            b.add(acc, d2)
         });
-        let va = scalar::div(b, sq, cnt);
+        let va = b.div(sq, cnt);
         match (
             scalar::convert(b, op, m, &elem),
             scalar::convert(b, op, va, &elem),
         ) {
             (Ok(m), Ok(va)) => {
-                store_at(b, m, bm, c);
-                store_at(b, va, bv, c);
+                b.store(m, bm, c);
+                b.store(va, bv, c);
             }
             (Err(e), _) | (_, Err(e)) => err = Some(e),
         }
@@ -259,18 +260,18 @@ fn batch_norm_training(
     let out = alloc_result(b, op, 0, &dx)?;
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let c = [ivs[1]];
-        let v = load_at(b, x, ivs);
-        let (m, va) = (load_at(b, bm, &c), load_at(b, bv, &c));
-        let e = constant(b, &elem, eps);
-        let ve = scalar::add(b, va, e);
-        let sd = b.same("math.sqrt", &[ve]);
-        let d = scalar::sub(b, v, m);
-        let sv = load_at(b, s, &c);
-        let n = scalar::mul(b, sv, d);
-        let n = scalar::div(b, n, sd);
-        let bb = load_at(b, bias, &c);
-        let r = scalar::add(b, n, bb);
-        store_at(b, r, out, ivs);
+        let v = b.load(x, ivs);
+        let (m, va) = (b.load(bm, &c), b.load(bv, &c));
+        let e = b.constant(&elem, eps);
+        let ve = b.add(va, e);
+        let sd = b.sqrt(ve);
+        let d = b.sub(v, m);
+        let sv = b.load(s, &c);
+        let n = b.mul(sv, d);
+        let n = b.div(n, sd);
+        let bb = b.load(bias, &c);
+        let r = b.add(n, bb);
+        b.store(r, out, ivs);
     });
     let mut results = vec![out];
     // Running statistics: input · momentum + batch · (1 - momentum).
@@ -280,13 +281,13 @@ fn batch_norm_training(
         }
         let r = alloc_result(b, op, k + 1, &c_dim)?;
         loop_nest(b, &bounds, &c_dim, &mut |b, c| {
-            let (i, t) = (load_at(b, input, c), load_at(b, batch, c));
-            let mo = constant(b, &elem, momentum);
-            let rest = constant(b, &elem, 1.0 - momentum);
-            let a = scalar::mul(b, i, mo);
-            let t = scalar::mul(b, t, rest);
-            let v = scalar::add(b, a, t);
-            store_at(b, v, r, c);
+            let (i, t) = (b.load(input, c), b.load(batch, c));
+            let mo = b.constant(&elem, momentum);
+            let rest = b.constant(&elem, 1.0 - momentum);
+            let a = b.mul(i, mo);
+            let t = b.mul(t, rest);
+            let v = b.add(a, t);
+            b.store(v, r, c);
         });
         results.push(r);
     }
@@ -296,7 +297,7 @@ fn batch_norm_training(
 pub fn instance_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
     let (s, bias) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
-    let eps = attr_float(b.m, op, "epsilon", 1e-5);
+    let eps = ops::InstanceNormalization::of(b.m, op).epsilon();
     let dx = dims(b, x);
     if let Some(&ch) = dx.get(1) {
         super::checks::per_channel(b, op, &[(1, s), (2, bias)], ch)?;
@@ -312,24 +313,39 @@ pub fn instance_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result
         &mut |_, _, _, _| {},
         &mut |b, idx, v| {
             let r = affine(b, v, Some(s), Some(bias), &idx[1..2]);
-            store_at(b, r, out, idx);
+            b.store(r, out, idx);
         },
     );
     Ok(vec![out])
 }
 
-pub fn layer_norm(
+pub fn layer_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let view = ops::LayerNormalization::of(b.m, op);
+    let (axis, eps) = (view.axis(), view.epsilon());
+    trailing_norm(cx, b, op, (axis, eps), Scale::Std)
+}
+
+pub fn rms_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let view = ops::RMSNormalization::of(b.m, op);
+    let (axis, eps) = (view.axis(), view.epsilon());
+    trailing_norm(cx, b, op, (axis, eps), Scale::Rms)
+}
+
+/// LayerNormalization (`Std`, with an optional bias) and RMSNormalization
+/// (`Rms`, no bias) over the dims from `axis` on, with the optional mean
+/// and inverse deviation results.
+fn trailing_norm(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    kind: &str,
+    (axis, eps): (i64, f64),
+    scale_kind: Scale,
 ) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", -1), rank)?;
-    let eps = attr_float(b.m, op, "epsilon", 1e-5);
+    let axis = super::axis(b.m, op, axis, rank)?;
     let s = cx.input(b.m, op, 1)?;
-    let bias = (kind == "LayerNormalization" && cx.has_input(b.m, op, 2))
+    let bias = (scale_kind == Scale::Std && cx.has_input(b.m, op, 2))
         .then(|| cx.input(b.m, op, 2))
         .transpose()?;
     let dx = dims(b, x);
@@ -344,11 +360,6 @@ pub fn layer_norm(
         extra.push(alloc_result(b, op, i, &stat_dims)?);
     }
     let reduced: Vec<usize> = (axis..rank).collect();
-    let scale_kind = if kind == "RMSNormalization" {
-        Scale::Rms
-    } else {
-        Scale::Std
-    };
     let zero = bounds.zero;
     normalize(
         b,
@@ -358,22 +369,22 @@ pub fn layer_norm(
         scale_kind,
         &mut |b, ovs, mean, inv| {
             if let Some(&m) = extra.first() {
-                store_at(b, mean, m, ovs);
+                b.store(mean, m, ovs);
             }
             if let Some(&i) = extra.get(1) {
-                store_at(b, inv, i, ovs);
+                b.store(inv, i, ovs);
             }
         },
         &mut |b, idx, v| {
             let si = bcast_index(b, s, idx, zero);
-            let sv = load_at(b, s, &si);
-            let mut r = scalar::mul(b, v, sv);
+            let sv = b.load(s, &si);
+            let mut r = b.mul(v, sv);
             if let Some(bb) = bias {
                 let bi = bcast_index(b, bb, idx, zero);
-                let bv = load_at(b, bb, &bi);
-                r = scalar::add(b, r, bv);
+                let bv = b.load(bb, &bi);
+                r = b.add(r, bv);
             }
-            store_at(b, r, out, idx);
+            b.store(r, out, idx);
         },
     );
     let mut res = vec![out];
@@ -384,8 +395,8 @@ pub fn layer_norm(
 pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
     let (s, bias) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
-    let eps = attr_float(b.m, op, "epsilon", 1e-5);
-    let groups = attr_int(b.m, op, "num_groups", 1);
+    let view = ops::GroupNormalization::of(b.m, op);
+    let (eps, groups) = (view.epsilon(), view.num_groups());
     let xs = shape_of(b.m, x);
     if xs.len() < 2 || xs[1] < 1 || groups < 1 || xs[1] % groups != 0 {
         return Err(op_error(
@@ -417,12 +428,12 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
         &mut |_, _, _, _| {},
         &mut |b, idx, v| {
             // Channel = group * per + k.
-            let base = loops::mul(b, idx[1], pc);
-            let c = loops::add(b, base, idx[2]);
+            let base = b.muli(idx[1], pc);
+            let c = b.addi(base, idx[2]);
             let r = affine(b, v, Some(s), Some(bias), &[c]);
             let mut oi = vec![idx[0], c];
             oi.extend_from_slice(&idx[3..]);
-            store_at(b, r, out, &oi);
+            b.store(r, out, &oi);
         },
     );
     Ok(vec![out])
@@ -431,10 +442,10 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
 pub fn mvn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
     let rank = shape_of(b.m, x).len();
-    let axes = attr_ints(b.m, op, "axes").unwrap_or_else(|| vec![0, 2, 3]);
+    let axes = ops::MeanVarianceNormalization::of(b.m, op).axes();
     let reduced: Vec<usize> = axes
         .iter()
-        .map(|&a| normalize_axis(b, op, a, rank))
+        .map(|&a| super::axis(b.m, op, a, rank))
         .collect::<Result<_>>()?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
@@ -446,7 +457,7 @@ pub fn mvn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
         Scale::StdPlusEps,
         &mut |_, _, _, _| {},
         &mut |b, idx, v| {
-            store_at(b, v, out, idx);
+            b.store(v, out, idx);
         },
     );
     Ok(vec![out])
@@ -455,8 +466,9 @@ pub fn mvn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
 pub fn lp_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", -1), rank)?;
-    let p = attr_int(b.m, op, "p", 2);
+    let view = ops::LpNormalization::of(b.m, op);
+    let axis = super::axis(b.m, op, view.axis(), rank)?;
+    let p = view.p();
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
@@ -464,29 +476,25 @@ pub fn lp_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     outer[axis] = bounds.one;
     let elem = elem_of(b.m, x);
     loop_nest(b, &bounds, &outer, &mut |b, ovs| {
-        let zero = constant(b, &elem, 0.0);
+        let zero = b.constant(&elem, 0.0);
         let at = |i: ValueId| {
             let mut idx = ovs.to_vec();
             idx[axis] = i;
             idx
         };
         let s = reduce_nest(b, &bounds, &[dx[axis]], zero, &mut |b, iv, acc| {
-            let v = load_at(b, x, &at(iv[0]));
-            let t = if p == 1 {
-                b.same("math.absf", &[v])
-            } else {
-                scalar::mul(b, v, v)
-            };
-            scalar::add(b, acc, t)
+            let v = b.load(x, &at(iv[0]));
+            let t = if p == 1 { b.absf(v) } else { b.mul(v, v) };
+            b.add(acc, t)
         });
-        let norm = if p == 1 { s } else { b.same("math.sqrt", &[s]) };
-        let is0 = scalar::cmpf(b, "oeq", norm, zero);
+        let norm = if p == 1 { s } else { b.sqrt(s) };
+        let is0 = b.cmpf(CmpF::Oeq, norm, zero);
         loop_nest(b, &bounds, &[dx[axis]], &mut |b, iv| {
             let idx = at(iv[0]);
-            let v = load_at(b, x, &idx);
-            let q = scalar::div(b, v, norm);
-            let r = scalar::select(b, is0, zero, q);
-            store_at(b, r, out, &idx);
+            let v = b.load(x, &idx);
+            let q = b.div(v, norm);
+            let r = b.select(is0, zero, q);
+            b.store(r, out, &idx);
         });
     });
     Ok(vec![out])
@@ -494,10 +502,8 @@ pub fn lp_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
 
 pub fn lrn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
-    let size = attr_int(b.m, op, "size", 1);
-    let alpha = attr_float(b.m, op, "alpha", 1e-4);
-    let beta = attr_float(b.m, op, "beta", 0.75);
-    let bias = attr_float(b.m, op, "bias", 1.0);
+    let view = ops::LRN::of(b.m, op);
+    let (size, alpha, beta, bias) = (view.size(), view.alpha(), view.beta(), view.bias());
     let dx = dims(b, x);
     if dx.len() < 2 || size < 1 {
         return Err(op_error(b.m, op, "expects rank >= 2 and size >= 1"));
@@ -509,30 +515,30 @@ pub fn lrn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     let win = b.const_index(size);
     let lo_v = b.const_index(lo);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let zero = constant(b, &elem, 0.0);
-        let start = loops::sub(b, ivs[1], lo_v);
+        let zero = b.constant(&elem, 0.0);
+        let start = b.subi(ivs[1], lo_v);
         let sum = reduce_nest(b, &bounds, &[win], zero, &mut |b, k, acc| {
-            let c = loops::add(b, start, k[0]);
-            let ge = loops::cmp(b, "sge", c, bounds.zero);
-            let lt = loops::cmp(b, "slt", c, dx[1]);
-            let inside = loops::and(b, ge, lt);
-            let safe = loops::select(b, inside, c, bounds.zero);
+            let c = b.addi(start, k[0]);
+            let ge = b.cmpi(CmpI::Sge, c, bounds.zero);
+            let lt = b.cmpi(CmpI::Slt, c, dx[1]);
+            let inside = b.andi(ge, lt);
+            let safe = b.select(inside, c, bounds.zero);
             let mut idx = ivs.to_vec();
             idx[1] = safe;
-            let v = load_at(b, x, &idx);
-            let sq = scalar::mul(b, v, v);
-            let s = scalar::add(b, acc, sq);
-            scalar::select(b, inside, s, acc)
+            let v = b.load(x, &idx);
+            let sq = b.mul(v, v);
+            let s = b.add(acc, sq);
+            b.select(inside, s, acc)
         });
-        let k = constant(b, &elem, alpha / size as f64);
-        let bi = constant(b, &elem, bias);
-        let be = constant(b, &elem, beta);
-        let t = scalar::mul(b, k, sum);
-        let base = scalar::add(b, bi, t);
-        let den = b.same("math.powf", &[base, be]);
-        let v = load_at(b, x, ivs);
-        let r = scalar::div(b, v, den);
-        store_at(b, r, out, ivs);
+        let k = b.constant(&elem, alpha / size as f64);
+        let bi = b.constant(&elem, bias);
+        let be = b.constant(&elem, beta);
+        let t = b.mul(k, sum);
+        let base = b.add(bi, t);
+        let den = b.powf(base, be);
+        let v = b.load(x, ivs);
+        let r = b.div(v, den);
+        b.store(r, out, ivs);
     });
     Ok(vec![out])
 }

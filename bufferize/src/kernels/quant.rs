@@ -1,13 +1,14 @@
 //! QuantizeLinear, DequantizeLinear (per-tensor, per-axis and blocked
 //! scales) and DynamicQuantizeLinear.
 
-use super::reduce::normalize_axis;
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, elem_of, finish, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, elem_of, finish, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::is_unsigned;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 /// The representable range of an integer type, as floats.
 fn int_range(t: &Type) -> Option<(f64, f64)> {
@@ -15,7 +16,7 @@ fn int_range(t: &Type) -> Option<(f64, f64)> {
     if w > 32 {
         return None;
     }
-    Some(if scalar::is_unsigned(t) {
+    Some(if is_unsigned(t) {
         (0.0, ((1u64 << w) - 1) as f64)
     } else {
         (-((1i64 << (w - 1)) as f64), ((1i64 << (w - 1)) - 1) as f64)
@@ -30,14 +31,20 @@ enum ParamIndex {
     Block(usize, ValueId),
 }
 
-fn param_index(b: &mut Builder<'_>, op: OpId, x: ValueId, scale: ValueId) -> Result<ParamIndex> {
+/// `axis` and `block_size` are the op's attributes.
+fn param_index(
+    b: &mut Builder<'_>,
+    op: OpId,
+    (x, scale): (ValueId, ValueId),
+    axis: i64,
+    block: i64,
+) -> Result<ParamIndex> {
     let rank = shape_of(b.m, x).len();
     let ss = shape_of(b.m, scale);
-    let block = attr_int(b.m, op, "block_size", 0);
     if ss.is_empty() || (ss.len() == 1 && block == 0 && ss[0] == 1) {
         return Ok(ParamIndex::Scalar);
     }
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 1), rank)?;
+    let axis = super::axis(b.m, op, axis, rank)?;
     Ok(match ss.len() {
         1 if block == 0 => ParamIndex::Axis(axis),
         _ if block > 0 => ParamIndex::Block(axis, b.const_index(block)),
@@ -53,11 +60,11 @@ fn param_at(b: &mut Builder<'_>, p: ValueId, how: ParamIndex, ivs: &[ValueId]) -
         ParamIndex::Axis(a) => vec![ivs[a]],
         ParamIndex::Block(a, bs) => {
             let mut v = ivs.to_vec();
-            v[a] = b.same("arith.divui", &[ivs[a], bs]);
+            v[a] = b.divui(ivs[a], bs);
             v
         }
     };
-    load_at(b, p, &idx)
+    b.load(p, &idx)
 }
 
 /// `saturate(roundeven(v) + zp)` converted to `out` (v, zp as floats).
@@ -69,20 +76,20 @@ fn quantize_value(
     out: &Type,
 ) -> Result<ValueId> {
     let f = b.m.value_type(v).clone();
-    let r = b.same("math.roundeven", &[v]);
+    let r = b.roundeven(v);
     let r = match zp {
         Some(z) => {
             let zf = scalar::convert(b, op, z, &f)?;
-            scalar::add(b, r, zf)
+            b.add(r, zf)
         }
         None => r,
     };
     let Some((lo, hi)) = int_range(out) else {
         return Err(op_error(b.m, op, format!("cannot quantize to {out}")));
     };
-    let (l, h) = (constant(b, &f, lo), constant(b, &f, hi));
-    let c = scalar::max(b, r, l);
-    let c = scalar::min(b, c, h);
+    let (l, h) = (b.constant(&f, lo), b.constant(&f, hi));
+    let c = b.max(r, l);
+    let c = b.min(c, h);
     scalar::convert(b, op, c, out)
 }
 
@@ -93,23 +100,24 @@ pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
-    let how = param_index(b, op, x, scale)?;
+    let view = ops::QuantizeLinear::of(b.m, op);
+    let how = param_index(b, op, (x, scale), view.axis(), view.block_size())?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
     let mut err = None;
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let v = load_at(b, x, ivs);
+        let v = b.load(x, ivs);
         let s = param_at(b, scale, how, ivs);
         // Divide in the wider of the two float types.
         let s = match scalar::convert(b, op, s, &elem_of(b.m, x)) {
             Ok(s) => s,
             Err(e) => return err = Some(e),
         };
-        let q = scalar::div(b, v, s);
+        let q = b.div(v, s);
         let z = zp.map(|z| param_at(b, z, how, ivs));
         match quantize_value(b, op, q, z, &out_t) {
-            Ok(r) => store_at(b, r, out, ivs),
+            Ok(r) => b.store(r, out, ivs),
             Err(e) => err = Some(e),
         }
     });
@@ -126,29 +134,30 @@ pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     if !elem_of(b.m, x).is_int() {
         return Err(op_error(b.m, op, "expects an integer input"));
     }
-    let how = param_index(b, op, x, scale)?;
+    let view = ops::DequantizeLinear::of(b.m, op);
+    let how = param_index(b, op, (x, scale), view.axis(), view.block_size())?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
     let mut err = None;
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let mut body = || -> Result<ValueId> {
-            let v = load_at(b, x, ivs);
+            let v = b.load(x, ivs);
             // The difference in f64 (exact for all 32-bit ints).
             let f = Type::f64();
             let mut d = scalar::convert(b, op, v, &f)?;
             if let Some(z) = zp {
                 let zv = param_at(b, z, how, ivs);
                 let zf = scalar::convert(b, op, zv, &f)?;
-                d = scalar::sub(b, d, zf);
+                d = b.sub(d, zf);
             }
             let s = param_at(b, scale, how, ivs);
             let s = scalar::convert(b, op, s, &f)?;
-            let r = scalar::mul(b, d, s);
+            let r = b.mul(d, s);
             scalar::convert(b, op, r, &out_t)
         };
         match body() {
-            Ok(r) => store_at(b, r, out, ivs),
+            Ok(r) => b.store(r, out, ivs),
             Err(e) => err = Some(e),
         }
     });
@@ -163,30 +172,30 @@ pub fn dynamic_quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
     }
     let dx = dims(b, x);
     let bounds = Bounds::new(b);
-    let zero = constant(b, &f, 0.0);
+    let zero = b.constant(&f, 0.0);
     let hi = reduce_nest(b, &bounds, &dx, zero, &mut |b, ivs, acc| {
-        let v = load_at(b, x, ivs);
-        scalar::max(b, acc, v)
+        let v = b.load(x, ivs);
+        b.max(acc, v)
     });
     let lo = reduce_nest(b, &bounds, &dx, zero, &mut |b, ivs, acc| {
-        let v = load_at(b, x, ivs);
-        scalar::min(b, acc, v)
+        let v = b.load(x, ivs);
+        b.min(acc, v)
     });
-    let range = scalar::sub(b, hi, lo);
-    let k = constant(b, &f, 255.0);
-    let scale = scalar::div(b, range, k);
+    let range = b.sub(hi, lo);
+    let k = b.constant(&f, 255.0);
+    let scale = b.div(range, k);
     let u8t = Type::ui(8);
-    let neg = scalar::sub(b, zero, lo);
-    let zq = scalar::div(b, neg, scale);
+    let neg = b.sub(zero, lo);
+    let zq = b.div(neg, scale);
     let zp = quantize_value(b, op, zq, None, &u8t)?;
     let out = alloc_result(b, op, 0, &dx)?;
     let zpf = scalar::convert(b, op, zp, &f)?;
     let mut err = None;
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let v = load_at(b, x, ivs);
-        let q = scalar::div(b, v, scale);
+        let v = b.load(x, ivs);
+        let q = b.div(v, scale);
         match quantize_value(b, op, q, Some(zpf), &u8t) {
-            Ok(r) => store_at(b, r, out, ivs),
+            Ok(r) => b.store(r, out, ivs),
             Err(e) => err = Some(e),
         }
     });
@@ -194,8 +203,8 @@ pub fn dynamic_quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
         return Err(e);
     }
     let s_out = alloc_result(b, op, 1, &[])?;
-    store_at(b, scale, s_out, &[]);
+    b.store(scale, s_out, &[]);
     let z_out = alloc_result(b, op, 2, &[])?;
-    store_at(b, zp, z_out, &[]);
+    b.store(zp, z_out, &[]);
     Ok(vec![out, s_out, z_out])
 }

@@ -1,16 +1,94 @@
-//! Reduce* (axes constant, attribute or runtime; keepdims;
+//! Reduce* (axes constant or runtime; keepdims;
 //! noop_with_empty_axes) and ArgMax/ArgMin.
 //!
 //! A reduction initializes the output with the identity, accumulates every
 //! input element into the output position with the reduced dims pinned to
 //! 0, then finishes (Mean divides, L2 takes the root, LogSum the log).
 
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, attr_ints, constant_ints, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, constant_ints, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
+
+/// The Reduce* ops.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Reduce {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    Prod,
+    L1,
+    L2,
+    LogSum,
+    LogSumExp,
+    SumSquare,
+}
+
+/// ArgMax or ArgMin.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    Max,
+    Min,
+}
+
+impl Reduce {
+    fn noop_with_empty_axes(self, m: &ir::Module, op: OpId) -> bool {
+        let v = match self {
+            Reduce::Sum => ops::ReduceSum::of(m, op).noop_with_empty_axes(),
+            Reduce::Mean => ops::ReduceMean::of(m, op).noop_with_empty_axes(),
+            Reduce::Max => ops::ReduceMax::of(m, op).noop_with_empty_axes(),
+            Reduce::Min => ops::ReduceMin::of(m, op).noop_with_empty_axes(),
+            Reduce::Prod => ops::ReduceProd::of(m, op).noop_with_empty_axes(),
+            Reduce::L1 => ops::ReduceL1::of(m, op).noop_with_empty_axes(),
+            Reduce::L2 => ops::ReduceL2::of(m, op).noop_with_empty_axes(),
+            Reduce::LogSum => ops::ReduceLogSum::of(m, op).noop_with_empty_axes(),
+            Reduce::LogSumExp => ops::ReduceLogSumExp::of(m, op).noop_with_empty_axes(),
+            Reduce::SumSquare => ops::ReduceSumSquare::of(m, op).noop_with_empty_axes(),
+        };
+        v != 0
+    }
+
+    /// The identity the output starts from.
+    fn init(self, b: &mut Builder<'_>, elem: &Type) -> ValueId {
+        match self {
+            Reduce::Max => scalar::lowest(b, elem),
+            Reduce::Min => scalar::highest(b, elem),
+            Reduce::Prod => b.one(elem),
+            _ => b.zero(elem),
+        }
+    }
+
+    /// `acc` with input element `v` folded in.
+    fn step(self, b: &mut Builder<'_>, acc: ValueId, v: ValueId) -> ValueId {
+        match self {
+            Reduce::Max => b.max(acc, v),
+            Reduce::Min => b.min(acc, v),
+            Reduce::Prod => b.mul(acc, v),
+            Reduce::L1 => {
+                let a = if b.m.value_type(v).is_float() {
+                    b.absf(v)
+                } else {
+                    b.absi(v)
+                };
+                b.add(acc, a)
+            }
+            Reduce::L2 | Reduce::SumSquare => {
+                let sq = b.mul(v, v);
+                b.add(acc, sq)
+            }
+            Reduce::LogSumExp => {
+                let e = b.exp(v);
+                b.add(acc, e)
+            }
+            Reduce::Sum | Reduce::Mean | Reduce::LogSum => b.add(acc, v),
+        }
+    }
+}
 
 /// Whether input dim `d` is reduced: known statically, or an `i1` at runtime.
 #[derive(Clone, Copy)]
@@ -19,37 +97,28 @@ enum Flag {
     Dyn(ValueId),
 }
 
-pub fn normalize_axis(b: &Builder<'_>, op: OpId, axis: i64, rank: usize) -> Result<usize> {
-    let r = rank as i64;
-    let a = if axis < 0 { axis + r } else { axis };
-    if !(0..r.max(1)).contains(&a) {
-        return Err(op_error(
-            b.m,
-            op,
-            format!("axis {axis} out of range for rank {rank}"),
-        ));
-    }
-    Ok(a as usize)
-}
-
 /// The reduced-dim flags of a Reduce* op; `None` means "no-op".
-fn flags(cx: &Lowering, b: &mut Builder<'_>, op: OpId, rank: usize) -> Result<Option<Vec<Flag>>> {
-    let noop = attr_int(b.m, op, "noop_with_empty_axes", 0) != 0;
+fn flags(
+    cx: &Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    rank: usize,
+    noop: bool,
+) -> Result<Option<Vec<Flag>>> {
     let axes = if cx.has_input(b.m, op, 1) {
         match constant_ints(b.m, op, 1) {
-            Some(a) => Some(a),
+            Some(a) => a,
             None => return runtime_flags(cx, b, op, rank, noop).map(Some),
         }
     } else {
-        attr_ints(b.m, op, "axes")
+        Vec::new()
     };
-    let axes = axes.unwrap_or_default();
     if axes.is_empty() {
         return Ok((!noop).then(|| vec![Flag::Static(true); rank]));
     }
     let mut f = vec![Flag::Static(false); rank];
     for a in axes {
-        f[normalize_axis(b, op, a, rank)?] = Flag::Static(true);
+        f[super::axis(b.m, op, a, rank)?] = Flag::Static(true);
     }
     Ok(Some(f))
 }
@@ -68,25 +137,21 @@ fn runtime_flags(
     }
     let n = dims(b, axes)[0];
     let bounds = Bounds::new(b);
-    let empty = loops::cmp(b, "eq", n, bounds.zero);
+    let empty = b.cmpi(CmpI::Eq, n, bounds.zero);
     let mut out = Vec::with_capacity(rank);
     for d in 0..rank {
         let fals = b.const_bool(false);
-        let hit = loops::reduce_nest(b, &bounds, &[n], fals, &mut |b, iv, acc| {
-            let a = load_at(b, axes, iv);
-            let a = b.op1("arith.index_cast", &[a], Type::Index, &[]);
+        let hit = reduce_nest(b, &bounds, &[n], fals, &mut |b, iv, acc| {
+            let a = b.load(axes, iv);
+            let a = b.index_cast(a, Type::Index);
             let dp = b.const_index(d as i64);
             let dn = b.const_index(d as i64 - rank as i64);
-            let e1 = loops::cmp(b, "eq", a, dp);
-            let e2 = loops::cmp(b, "eq", a, dn);
-            let e = b.same("arith.ori", &[e1, e2]);
-            b.same("arith.ori", &[acc, e])
+            let e1 = b.cmpi(CmpI::Eq, a, dp);
+            let e2 = b.cmpi(CmpI::Eq, a, dn);
+            let e = b.ori(e1, e2);
+            b.ori(acc, e)
         });
-        let f = if noop {
-            hit
-        } else {
-            b.same("arith.ori", &[hit, empty])
-        };
+        let f = if noop { hit } else { b.ori(hit, empty) };
         out.push(Flag::Dyn(f));
     }
     Ok(out)
@@ -106,7 +171,7 @@ fn out_index(
             Flag::Static(true) if !keep => {}
             Flag::Static(true) => idx.push(zero),
             Flag::Static(false) => idx.push(iv),
-            Flag::Dyn(c) => idx.push(loops::select(b, *c, zero, iv)),
+            Flag::Dyn(c) => idx.push(b.select(*c, zero, iv)),
         }
     }
     idx
@@ -116,13 +181,14 @@ pub fn reduce(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    kind: &str,
+    kind: Reduce,
 ) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let rank = shape_of(b.m, x).len();
     let dx = dims(b, x);
     let elem = super::elem_of(b.m, x);
-    let Some(flags) = flags(cx, b, op, rank)? else {
+    let noop = kind.noop_with_empty_axes(b.m, op);
+    let Some(flags) = flags(cx, b, op, rank, noop)? else {
         return super::shape::copy_op(cx, b, op);
     };
     let out_rank = super::result_memref_type(b.m, op, 0)?
@@ -134,107 +200,92 @@ pub fn reduce(
     let keep = out_rank == rank || squeeze_after;
     let bounds = Bounds::new(b);
     let one = bounds.one;
-    let out_dims: Vec<ValueId> = {
-        let mut v = Vec::new();
-        for (f, &d) in flags.iter().zip(&dx) {
-            match f {
-                Flag::Static(true) if !keep => {}
-                Flag::Static(true) => v.push(one),
-                Flag::Static(false) => v.push(d),
-                Flag::Dyn(c) => v.push(loops::select(b, *c, one, d)),
-            }
+    let mut out_dims = Vec::new();
+    for (f, &d) in flags.iter().zip(&dx) {
+        match f {
+            Flag::Static(true) if !keep => {}
+            Flag::Static(true) => out_dims.push(one),
+            Flag::Static(false) => out_dims.push(d),
+            Flag::Dyn(c) => out_dims.push(b.select(*c, one, d)),
         }
-        v
-    };
+    }
     let out = if squeeze_after {
         let ty = ir::Type::memref(vec![ir::DYN; rank], elem.clone());
         crate::convert::alloc(b, &ty, &out_dims)
     } else {
         alloc_result(b, op, 0, &out_dims)?
     };
-    let init = match kind {
-        "ReduceMax" => scalar::lowest(b, &elem),
-        "ReduceMin" => scalar::highest(b, &elem),
-        "ReduceProd" => constant(b, &elem, 1.0),
-        _ => constant(b, &elem, 0.0),
-    };
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        store_at(b, init, out, ivs)
-    });
+    let init = kind.init(b, &elem);
+    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| b.store(init, out, ivs));
     let zero = bounds.zero;
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let v = load_at(b, x, ivs);
+        let v = b.load(x, ivs);
         let oi = out_index(b, &flags, keep, zero, ivs);
-        let acc = load_at(b, out, &oi);
-        let r = match kind {
-            "ReduceMax" => scalar::max(b, acc, v),
-            "ReduceMin" => scalar::min(b, acc, v),
-            "ReduceProd" => scalar::mul(b, acc, v),
-            "ReduceL1" => {
-                let a = if elem.is_float() {
-                    b.same("math.absf", &[v])
-                } else {
-                    b.same("math.absi", &[v])
-                };
-                scalar::add(b, acc, a)
-            }
-            "ReduceL2" | "ReduceSumSquare" => {
-                let sq = scalar::mul(b, v, v);
-                scalar::add(b, acc, sq)
-            }
-            "ReduceLogSumExp" => {
-                let e = b.same("math.exp", &[v]);
-                scalar::add(b, acc, e)
-            }
-            _ => scalar::add(b, acc, v),
-        };
-        store_at(b, r, out, &oi);
+        let acc = b.load(out, &oi);
+        let r = kind.step(b, acc, v);
+        b.store(r, out, &oi);
     });
-    // Finishing step.
-    let count = if kind == "ReduceMean" {
-        let mut n = one;
-        for (f, &d) in flags.iter().zip(&dx) {
-            let c = match f {
-                Flag::Static(true) => d,
-                Flag::Static(false) => one,
-                Flag::Dyn(c) => loops::select(b, *c, d, one),
-            };
-            n = loops::mul(b, n, c);
-        }
-        let i = b.op1("arith.index_cast", &[n], Type::i64(), &[]);
-        Some(scalar::convert(b, op, i, &elem)?)
-    } else {
-        None
-    };
-    let finish: Option<&str> = match kind {
-        "ReduceL2" => Some("math.sqrt"),
-        "ReduceLogSum" | "ReduceLogSumExp" => Some("math.log"),
-        _ => None,
-    };
-    if count.is_some() || finish.is_some() {
-        if finish.is_some() && !elem.is_float() && kind != "ReduceL2" {
-            return Err(op_error(b.m, op, "expects a floating-point input"));
-        }
-        loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-            let v = load_at(b, out, ivs);
-            let r = match (count, finish) {
-                (Some(n), _) => scalar::div(b, v, n),
-                (None, Some(f)) if elem.is_float() => b.same(f, &[v]),
-                (None, _) => {
-                    // Integer L2: root in f64, truncated back.
-                    let f = Type::f64();
-                    let vf = b.op1("arith.sitofp", &[v], f, &[]);
-                    let s = b.same("math.sqrt", &[vf]);
-                    b.op1("arith.fptosi", &[s], elem.clone(), &[])
-                }
-            };
-            store_at(b, r, out, ivs);
-        });
-    }
+    finish(b, op, kind, (out, &out_dims), &flags, &dx, &bounds)?;
     if squeeze_after {
         return Ok(vec![squeeze_view(b, op, out, &flags, &dx, out_rank)?]);
     }
     Ok(vec![out])
+}
+
+/// The finishing pass over the output (`out`, its dims): Mean divides by
+/// the count, L2 takes the root, LogSum(Exp) the log.
+fn finish(
+    b: &mut Builder<'_>,
+    op: OpId,
+    kind: Reduce,
+    (out, out_dims): (ValueId, &[ValueId]),
+    flags: &[Flag],
+    dx: &[ValueId],
+    bounds: &Bounds,
+) -> Result<()> {
+    let elem = super::elem_of(b.m, out);
+    let one = bounds.one;
+    let count = if kind == Reduce::Mean {
+        let mut n = one;
+        for (f, &d) in flags.iter().zip(dx) {
+            let c = match f {
+                Flag::Static(true) => d,
+                Flag::Static(false) => one,
+                Flag::Dyn(c) => b.select(*c, d, one),
+            };
+            n = b.muli(n, c);
+        }
+        let i = b.index_cast(n, Type::i64());
+        Some(scalar::convert(b, op, i, &elem)?)
+    } else {
+        None
+    };
+    let root: Option<fn(&mut Builder<'_>, ValueId) -> ValueId> = match kind {
+        Reduce::L2 => Some(|b, v| b.sqrt(v)),
+        Reduce::LogSum | Reduce::LogSumExp => Some(|b, v| b.log(v)),
+        _ => None,
+    };
+    if count.is_none() && root.is_none() {
+        return Ok(());
+    }
+    if root.is_some() && !elem.is_float() && kind != Reduce::L2 {
+        return Err(op_error(b.m, op, "expects a floating-point input"));
+    }
+    loop_nest(b, bounds, out_dims, &mut |b, ivs| {
+        let v = b.load(out, ivs);
+        let r = match (count, root) {
+            (Some(n), _) => b.div(v, n),
+            (None, Some(f)) if elem.is_float() => f(b, v),
+            (None, _) => {
+                // Integer L2: root in f64, truncated back.
+                let vf = b.sitofp(v, Type::f64());
+                let s = b.sqrt(vf);
+                b.fptosi(s, elem.clone())
+            }
+        };
+        b.store(r, out, ivs);
+    });
+    Ok(())
 }
 
 /// The keepdims-form `buf` viewed without the (runtime) reduced dims: kept
@@ -256,17 +307,17 @@ fn squeeze_view(
             Flag::Static(r) => b.const_bool(!r),
             Flag::Dyn(c) => {
                 let t = b.const_bool(true);
-                b.same("arith.xori", &[*c, t])
+                b.xori(*c, t)
             }
         };
         for (j, size) in sizes.iter_mut().enumerate() {
             let jv = b.const_index(j as i64);
-            let here = loops::cmp(b, "eq", pos, jv);
-            let hit = loops::and(b, kept, here);
-            *size = loops::select(b, hit, d, *size);
+            let here = b.cmpi(CmpI::Eq, pos, jv);
+            let hit = b.andi(kept, here);
+            *size = b.select(hit, d, *size);
         }
-        let inc = loops::add(b, pos, one);
-        pos = loops::select(b, kept, inc, pos);
+        let inc = b.addi(pos, one);
+        pos = b.select(kept, inc, pos);
     }
     let ty = super::result_memref_type(b.m, op, 0)?;
     let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
@@ -274,12 +325,21 @@ fn squeeze_view(
 }
 
 /// ArgMax / ArgMin along `axis`, first or last index of the extremum.
-pub fn arg(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Result<Vec<ValueId>> {
+pub fn arg(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: Arg) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let rank = shape_of(b.m, x).len();
-    let axis = normalize_axis(b, op, attr_int(b.m, op, "axis", 0), rank)?;
-    let keep = attr_int(b.m, op, "keepdims", 1) != 0;
-    let last = attr_int(b.m, op, "select_last_index", 0) != 0;
+    let (axis, keep, last) = match kind {
+        Arg::Max => {
+            let v = ops::ArgMax::of(b.m, op);
+            (v.axis(), v.keepdims(), v.select_last_index())
+        }
+        Arg::Min => {
+            let v = ops::ArgMin::of(b.m, op);
+            (v.axis(), v.keepdims(), v.select_last_index())
+        }
+    };
+    let axis = super::axis(b.m, op, axis, rank)?;
+    let (keep, last) = (keep != 0, last != 0);
     let dx = dims(b, x);
     let bounds = Bounds::new(b);
     let mut out_dims = dx.clone();
@@ -292,36 +352,34 @@ pub fn arg(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: &str) -> Resu
     let mut outer = dx.clone();
     outer[axis] = bounds.one;
     let n = dx[axis];
-    let elem = super::elem_of(b.m, x);
     let rel = match (kind, last) {
-        ("ArgMax", false) => "gt",
-        ("ArgMax", true) => "ge",
-        (_, false) => "lt",
-        (_, true) => "le",
+        (Arg::Max, false) => Cmp::Gt,
+        (Arg::Max, true) => Cmp::Ge,
+        (Arg::Min, false) => Cmp::Lt,
+        (Arg::Min, true) => Cmp::Le,
     };
     loop_nest(b, &bounds, &outer, &mut |b, ivs| {
         let mut idx = ivs.to_vec();
         idx[axis] = bounds.zero;
-        let first = load_at(b, x, &idx);
+        let first = b.load(x, &idx);
         let z = bounds.zero;
         let ivs_outer = ivs.to_vec();
         let l = b.scf_for(bounds.one, n, bounds.one, &[first, z], |b, iv, acc| {
             let mut idx = ivs_outer.clone();
             idx[axis] = iv;
-            let v = load_at(b, x, &idx);
-            let better = scalar::compare(b, rel, v, acc[0]);
-            let bv = scalar::select(b, better, v, acc[0]);
-            let bi = loops::select(b, better, iv, acc[1]);
+            let v = b.load(x, &idx);
+            let better = b.cmp(rel, v, acc[0]);
+            let bv = b.select(better, v, acc[0]);
+            let bi = b.select(better, iv, acc[1]);
             vec![bv, bi]
         });
-        let _ = &elem;
         let best = b.m.results(l)[1];
-        let i = b.op1("arith.index_cast", &[best], Type::i64(), &[]);
+        let i = b.index_cast(best, Type::i64());
         let mut oi = ivs.to_vec();
         if !keep {
             oi.remove(axis);
         }
-        store_at(b, i, out, &oi);
+        b.store(i, out, &oi);
     });
     Ok(vec![out])
 }

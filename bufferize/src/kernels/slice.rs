@@ -7,12 +7,12 @@
 
 use super::build::index_at;
 use super::gather::wrap;
-use super::reduce::normalize_axis;
-use super::{alloc_result, constant_ints, load_at, result_memref_type, shape_of, store_at};
+use super::{alloc_result, constant_ints, result_memref_type, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, Bounds};
+use crate::loops::{loop_nest, Bounds};
+use ir::builder::{CmpI, ViewLayout};
 use ir::dialects::op_error;
-use ir::{Attribute, Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 
 /// An offset or size known at compile time, or computed at runtime.
 #[derive(Clone, Copy)]
@@ -74,12 +74,12 @@ pub fn slice(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     loop_nest(b, &bounds, &p.sizes, &mut |b, ivs| {
         let idx: Vec<ValueId> = (0..sx.len())
             .map(|d| {
-                let k = loops::mul(b, ivs[d], p.steps[d]);
-                loops::add(b, first[d], k)
+                let k = b.muli(ivs[d], p.steps[d]);
+                b.addi(first[d], k)
             })
             .collect();
-        let v = load_at(b, x, &idx);
-        store_at(b, v, out, ivs);
+        let v = b.load(x, &idx);
+        b.store(v, out, ivs);
     });
     Ok(vec![out])
 }
@@ -88,10 +88,7 @@ pub fn slice(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
 fn dims_or_static(b: &mut Builder<'_>, x: ValueId, sx: &[i64]) -> Vec<Ix> {
     (0..sx.len())
         .map(|i| match sx[i] {
-            DYN => {
-                let idx = b.const_index(i as i64);
-                Ix::V(b.op1("memref.dim", &[x, idx], Type::Index, &[]))
-            }
+            DYN => Ix::V(b.dim(x, i)),
             s => Ix::C(s),
         })
         .collect()
@@ -130,7 +127,7 @@ fn static_params(b: &Builder<'_>, op: OpId, sx: &[i64]) -> Result<Option<Vec<(i6
     }
     let mut out: Vec<(i64, i64, i64)> = sx.iter().map(|&d| (0, d, 1)).collect();
     for j in 0..n {
-        let d = normalize_axis(b, op, axes[j], sx.len())?;
+        let d = super::axis(m, op, axes[j], sx.len())?;
         let (dim, step) = (sx[d], steps[j]);
         if step == 0 {
             return Err(op_error(m, op, "Slice step must not be 0"));
@@ -202,7 +199,7 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
         match &const_axes {
             Some(ax) => {
                 let a = ax.get(j as usize).copied().unwrap_or(j);
-                let d = normalize_axis(b, op, a, rank)?;
+                let d = super::axis(b.m, op, a, rank)?;
                 st[d] = s;
                 en[d] = e;
                 sp[d] = p;
@@ -222,12 +219,12 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
                 let a = wrap(b, a, rank_v, zero);
                 for d in 0..rank {
                     let dv = b.const_index(d as i64);
-                    let hit = loops::cmp(b, "eq", a, dv);
-                    st[d] = loops::select(b, hit, s, st[d]);
-                    en[d] = loops::select(b, hit, e, en[d]);
-                    sp[d] = loops::select(b, hit, p, sp[d]);
+                    let hit = b.cmpi(CmpI::Eq, a, dv);
+                    st[d] = b.select(hit, s, st[d]);
+                    en[d] = b.select(hit, e, en[d]);
+                    sp[d] = b.select(hit, p, sp[d]);
                     let t = touched[d].unwrap_or_else(|| b.const_bool(false));
-                    touched[d] = Some(b.same("arith.ori", &[t, hit]));
+                    touched[d] = Some(b.ori(t, hit));
                 }
             }
         }
@@ -243,20 +240,20 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
         let dim = dx[d];
         let s = wrap(b, st[d], dim, zero);
         let e = wrap(b, en[d], dim, zero);
-        let pos = loops::cmp(b, "sgt", sp[d], zero);
+        let pos = b.cmpi(CmpI::Sgt, sp[d], zero);
         let m1 = b.const_index(-1);
-        let dm1 = loops::sub(b, dim, one);
+        let dm1 = b.subi(dim, one);
         // step > 0: clamp to [0, dim]; step < 0: start to [0, dim-1], end to [-1, dim-1].
-        let s_hi = loops::select(b, pos, dim, dm1);
-        let e_lo = loops::select(b, pos, zero, m1);
-        let e_hi = loops::select(b, pos, dim, dm1);
-        let s = b.same("arith.maxsi", &[s, zero]);
-        let s = b.same("arith.minsi", &[s, s_hi]);
-        let e = b.same("arith.maxsi", &[e, e_lo]);
-        let e = b.same("arith.minsi", &[e, e_hi]);
-        let span = loops::sub(b, e, s);
-        let cnt = b.same("arith.ceildivsi", &[span, sp[d]]);
-        let cnt = b.same("arith.maxsi", &[cnt, zero]);
+        let s_hi = b.select(pos, dim, dm1);
+        let e_lo = b.select(pos, zero, m1);
+        let e_hi = b.select(pos, dim, dm1);
+        let s = b.maxsi(s, zero);
+        let s = b.minsi(s, s_hi);
+        let e = b.maxsi(e, e_lo);
+        let e = b.minsi(e, e_hi);
+        let span = b.subi(e, s);
+        let cnt = b.ceildivsi(span, sp[d]);
+        let cnt = b.maxsi(cnt, zero);
         sizes.push(cnt);
         first.push(Ix::V(s));
     }
@@ -306,24 +303,14 @@ pub fn subview(
     }
     let out_shape: Vec<i64> = sizes.iter().map(|s| s.stat()).collect();
     let ty = Type::memref_strided(out_shape.clone(), elem, offset, strides);
-    let mut operands = vec![x];
-    operands.extend(offsets.iter().filter_map(|o| o.dynamic()));
-    let n_offs = operands.len() - 1;
-    operands.extend(sizes.iter().filter_map(|o| o.dynamic()));
-    let segments = [1, n_offs as i64, (operands.len() - 1 - n_offs) as i64, 0];
+    let mut dynamic: Vec<ValueId> = offsets.iter().filter_map(|o| o.dynamic()).collect();
+    let n_offs = dynamic.len();
+    dynamic.extend(sizes.iter().filter_map(|o| o.dynamic()));
     let static_offs: Vec<i64> = offsets.iter().map(|o| o.stat()).collect();
-    b.op1(
-        "memref.subview",
-        &operands,
-        ty,
-        &[
-            ("static_offsets", Attribute::i64_array(&static_offs)),
-            ("static_sizes", Attribute::i64_array(&out_shape)),
-            ("static_strides", Attribute::i64_array(steps)),
-            (
-                "operandSegmentSizes",
-                Attribute::DenseArray(Type::i(32), std::sync::Arc::from(segments.as_slice())),
-            ),
-        ],
-    )
+    let layout = ViewLayout {
+        offsets: &static_offs,
+        sizes: &out_shape,
+        strides: steps,
+    };
+    b.subview(x, layout, n_offs, &dynamic, ty)
 }

@@ -1,114 +1,106 @@
-//! Softmax, LogSoftmax and Hardmax. Opset ≥ 13 normalizes along one axis;
-//! older opsets coerce the input to 2-D at `axis` and normalize each row,
-//! i.e. over every dim from `axis` on.
+//! Softmax, LogSoftmax and Hardmax along one axis (the importer rewrites
+//! the older opsets' 2-D coercion into this form).
 
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, load_at, shape_of, store_at};
+use super::scalar;
+use super::{alloc_result, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
-use ir::{Builder, Module, OpId, Result, ValueId};
+use ir::builder::Cmp;
+use ir::{Builder, OpId, Result, ValueId};
+use onnx::ops;
 
-fn opset(m: &Module) -> i64 {
-    m.attr(m.top(), "onnx.opset")
-        .and_then(ir::Attribute::as_int)
-        .unwrap_or(13)
+/// Which normalization.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Norm {
+    Softmax,
+    LogSoftmax,
+    Hardmax,
 }
 
 pub fn softmax(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    kind: &str,
+    kind: Norm,
 ) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let rank = shape_of(b.m, x).len();
-    let legacy = opset(b.m) < 13;
-    let default_axis = if legacy { 1 } else { -1 };
-    let axis = super::reduce::normalize_axis(b, op, attr_int(b.m, op, "axis", default_axis), rank)?;
-    let inner: Vec<usize> = if legacy {
-        (axis..rank).collect()
-    } else {
-        vec![axis]
+    let axis = match kind {
+        Norm::Softmax => ops::Softmax::of(b.m, op).axis(),
+        Norm::LogSoftmax => ops::LogSoftmax::of(b.m, op).axis(),
+        Norm::Hardmax => ops::Hardmax::of(b.m, op).axis(),
     };
+    let axis = super::axis(b.m, op, axis, rank)?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
-    let outer_ubs: Vec<ValueId> = (0..rank)
-        .map(|d| {
-            if inner.contains(&d) {
-                bounds.one
-            } else {
-                dx[d]
-            }
-        })
-        .collect();
-    let inner_ubs: Vec<ValueId> = inner.iter().map(|&d| dx[d]).collect();
+    let mut outer_ubs = dx.clone();
+    outer_ubs[axis] = bounds.one;
+    let inner_ubs = [dx[axis]];
     let elem = super::elem_of(b.m, x);
     let merge = |outer: &[ValueId], inn: &[ValueId]| -> Vec<ValueId> {
         let mut idx = outer.to_vec();
-        for (&d, &v) in inner.iter().zip(inn) {
-            idx[d] = v;
-        }
+        idx[axis] = inn[0];
         idx
     };
     loop_nest(b, &bounds, &outer_ubs, &mut |b, ovs| {
         let lowest = scalar::lowest(b, &elem);
         let mx = reduce_nest(b, &bounds, &inner_ubs, lowest, &mut |b, ivs, acc| {
-            let v = load_at(b, x, &merge(ovs, ivs));
-            if kind == "Hardmax" {
+            let v = b.load(x, &merge(ovs, ivs));
+            if kind == Norm::Hardmax {
                 // Strictly greater keeps the first maximum.
-                let gt = scalar::compare(b, "gt", v, acc);
-                scalar::select(b, gt, v, acc)
+                let gt = b.cmp(Cmp::Gt, v, acc);
+                b.select(gt, v, acc)
             } else {
-                scalar::max(b, acc, v)
+                b.max(acc, v)
             }
         });
-        if kind == "Hardmax" {
-            let zero = constant(b, &elem, 0.0);
-            let one = constant(b, &elem, 1.0);
+        if kind == Norm::Hardmax {
+            let zero = b.constant(&elem, 0.0);
+            let one = b.constant(&elem, 1.0);
             let fals = b.const_bool(false);
             reduce_nest(b, &bounds, &inner_ubs, fals, &mut |b, ivs, done| {
                 let idx = merge(ovs, ivs);
-                let v = load_at(b, x, &idx);
-                let eq = scalar::compare(b, "eq", v, mx);
+                let v = b.load(x, &idx);
+                let eq = b.cmp(Cmp::Eq, v, mx);
                 let t = b.const_bool(true);
-                let not_done = b.same("arith.xori", &[done, t]);
-                let hit = b.same("arith.andi", &[eq, not_done]);
-                let r = scalar::select(b, hit, one, zero);
-                store_at(b, r, out, &idx);
-                b.same("arith.ori", &[done, hit])
+                let not_done = b.xori(done, t);
+                let hit = b.andi(eq, not_done);
+                let r = b.select(hit, one, zero);
+                b.store(r, out, &idx);
+                b.ori(done, hit)
             });
             return;
         }
         let acc_ty = scalar::sum_acc_type(&elem);
-        let zero = constant(b, &acc_ty, 0.0);
+        let zero = b.constant(&acc_ty, 0.0);
         let sum = reduce_nest(b, &bounds, &inner_ubs, zero, &mut |b, ivs, acc| {
             let idx = merge(ovs, ivs);
-            let v = load_at(b, x, &idx);
-            let d = scalar::sub(b, v, mx);
-            let e = b.same("math.exp", &[d]);
-            if kind == "Softmax" {
-                store_at(b, e, out, &idx);
+            let v = b.load(x, &idx);
+            let d = b.sub(v, mx);
+            let e = b.exp(d);
+            if kind == Norm::Softmax {
+                b.store(e, out, &idx);
             }
             let e = scalar::fcast(b, e, &acc_ty);
-            scalar::add(b, acc, e)
+            b.add(acc, e)
         });
         let sum = scalar::fcast(b, sum, &elem);
-        let log_sum = (kind == "LogSoftmax").then(|| b.same("math.log", &[sum]));
+        let log_sum = (kind == Norm::LogSoftmax).then(|| b.log(sum));
         loop_nest(b, &bounds, &inner_ubs, &mut |b, ivs| {
             let idx = merge(ovs, ivs);
             let r = match log_sum {
                 Some(ls) => {
-                    let v = load_at(b, x, &idx);
-                    let d = scalar::sub(b, v, mx);
-                    scalar::sub(b, d, ls)
+                    let v = b.load(x, &idx);
+                    let d = b.sub(v, mx);
+                    b.sub(d, ls)
                 }
                 None => {
-                    let e = load_at(b, out, &idx);
-                    scalar::div(b, e, sum)
+                    let e = b.load(out, &idx);
+                    b.div(e, sum)
                 }
             };
-            store_at(b, r, out, &idx);
+            b.store(r, out, &idx);
         });
     });
     Ok(vec![out])

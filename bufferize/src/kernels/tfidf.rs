@@ -3,20 +3,21 @@
 //! and skip distance 1..=max_skip_count+1 (unigrams once), as the ONNX
 //! reference's n-gram trie counts; then TF, IDF or TFIDF weighting.
 
-use super::scalar::{self, constant};
-use super::{alloc_result, attr_int, attr_ints, attr_str, elem_of, load_at, shape_of, store_at};
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
-use ir::{Attribute, Builder, OpId, Result, Type, ValueId};
+use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 /// Pool n-grams to count: (tokens, output column).
 fn grams(b: &Builder<'_>, op: OpId, min: i64, max: i64) -> Result<Vec<(Vec<i64>, i64)>> {
     let m = &*b.m;
     let bad = |what: &str| op_error(m, op, format!("TfIdfVectorizer: {what}"));
-    let pool = attr_ints(m, op, "pool_int64s").ok_or_else(|| bad("needs pool_int64s"))?;
-    let counts = attr_ints(m, op, "ngram_counts").ok_or_else(|| bad("needs ngram_counts"))?;
-    let indexes = attr_ints(m, op, "ngram_indexes").ok_or_else(|| bad("needs ngram_indexes"))?;
+    let view = ops::TfIdfVectorizer::of(m, op);
+    let pool = view.pool_int64s().ok_or_else(|| bad("needs pool_int64s"))?;
+    let (counts, indexes) = (view.ngram_counts(), view.ngram_indexes());
     let mut out = Vec::new();
     let mut id = 0usize;
     for (k, &start) in counts.iter().enumerate() {
@@ -46,16 +47,11 @@ pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     if !(1..=2).contains(&rank) || !elem_of(b.m, x).is_int() {
         return Err(op_error(b.m, op, "expects a 1-D or 2-D integer input"));
     }
-    let (min, max) = (
-        attr_int(b.m, op, "min_gram_length", 1),
-        attr_int(b.m, op, "max_gram_length", 1),
-    );
-    let skips = attr_int(b.m, op, "max_skip_count", 0).max(0);
-    let mode = attr_str(b.m, op, "mode").unwrap_or("TF").to_string();
-    let weights: Option<Vec<f64>> =
-        b.m.attr(op, "weights")
-            .and_then(Attribute::as_array)
-            .and_then(|v| v.iter().map(Attribute::as_float).collect());
+    let view = ops::TfIdfVectorizer::of(b.m, op);
+    let (min, max) = (view.min_gram_length(), view.max_gram_length());
+    let skips = view.max_skip_count().max(0);
+    let mode = view.mode().to_string();
+    let weights = view.weights();
     let grams = grams(b, op, min, max)?;
     let xt = elem_of(b.m, x);
     let dx = dims(b, x);
@@ -83,8 +79,8 @@ pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     let f32t = Type::f32();
     let at = |r: ValueId, c: ValueId| if rank == 2 { vec![r, c] } else { vec![c] };
     loop_nest(b, &bounds, &[rows, cv], &mut |b, rc| {
-        let z = constant(b, &f32t, 0.0);
-        store_at(b, z, out, &at(rc[0], rc[1]));
+        let z = b.constant(&f32t, 0.0);
+        b.store(z, out, &at(rc[0], rc[1]));
     });
     loop_nest(b, &bounds, &[rows], &mut |b, r| {
         let row = |i: ValueId| if rank == 2 { vec![r[0], i] } else { vec![i] };
@@ -97,19 +93,19 @@ pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
                     let mut hit = b.const_bool(true);
                     for (k, &tok) in g.iter().enumerate() {
                         let off = b.const_index(k as i64 * s);
-                        let p = loops::add(b, i[0], off);
-                        let fits = loops::cmp(b, "slt", p, len);
-                        let p = loops::select(b, fits, p, bounds.zero);
-                        let v = load_at(b, x, &row(p));
+                        let p = b.addi(i[0], off);
+                        let fits = b.cmpi(CmpI::Slt, p, len);
+                        let p = b.select(fits, p, bounds.zero);
+                        let v = b.load(x, &row(p));
                         let t = b.const_int(tok, xt.clone());
-                        let e = scalar::cmpi(b, "eq", v, t);
-                        let e = loops::and(b, e, fits);
-                        hit = loops::and(b, hit, e);
+                        let e = b.cmpi(CmpI::Eq, v, t);
+                        let e = b.andi(e, fits);
+                        hit = b.andi(hit, e);
                     }
-                    let inc = loops::select(b, hit, bounds.one, bounds.zero);
-                    loops::add(b, acc, inc)
+                    let inc = b.select(hit, bounds.one, bounds.zero);
+                    b.addi(acc, inc)
                 });
-                total = loops::add(b, total, c);
+                total = b.addi(total, c);
             }
             let Ok(cu) = usize::try_from(*col) else {
                 continue;
@@ -119,37 +115,37 @@ pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
             }
             let cc = b.const_index(cu as i64);
             let idx = at(r[0], cc);
-            let old = load_at(b, out, &idx);
-            let t = b.op1("arith.index_cast", &[total], Type::i64(), &[]);
-            let t = b.op1("arith.sitofp", &[t], f32t.clone(), &[]);
-            let v = scalar::add(b, old, t);
-            store_at(b, v, out, &idx);
+            let old = b.load(out, &idx);
+            let t = b.index_cast(total, Type::i64());
+            let t = b.sitofp(t, f32t.clone());
+            let v = b.add(old, t);
+            b.store(v, out, &idx);
         }
     });
     if mode != "TF" {
         loop_nest(b, &bounds, &[rows, cv], &mut |b, rc| {
             let idx = at(rc[0], rc[1]);
-            let f = load_at(b, out, &idx);
-            let zero = constant(b, &f32t, 0.0);
-            let one = constant(b, &f32t, 1.0);
+            let f = b.load(out, &idx);
+            let zero = b.constant(&f32t, 0.0);
+            let one = b.constant(&f32t, 1.0);
             // Weight of this column (1 without weights).
             let mut w = one;
             if let Some(ws) = &weights {
                 w = zero;
                 for (k, &wv) in ws.iter().enumerate() {
                     let kv = b.const_index(k as i64);
-                    let here = loops::cmp(b, "eq", rc[1], kv);
-                    let c = constant(b, &f32t, wv);
-                    w = scalar::select(b, here, c, w);
+                    let here = b.cmpi(CmpI::Eq, rc[1], kv);
+                    let c = b.constant(&f32t, wv);
+                    w = b.select(here, c, w);
                 }
             }
             let v = if mode == "IDF" {
-                let pos = scalar::cmpf(b, "ogt", f, zero);
-                scalar::select(b, pos, w, zero)
+                let pos = b.cmpf(CmpF::Ogt, f, zero);
+                b.select(pos, w, zero)
             } else {
-                scalar::mul(b, w, f)
+                b.mul(w, f)
             };
-            store_at(b, v, out, &idx);
+            b.store(v, out, &idx);
         });
     }
     Ok(vec![out])

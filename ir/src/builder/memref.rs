@@ -2,7 +2,8 @@
 
 use super::Builder;
 use crate::attr::Attribute;
-use crate::module::ValueId;
+use crate::elements::Elements;
+use crate::module::{OpId, ValueId};
 use crate::types::Type;
 use std::sync::Arc;
 
@@ -64,6 +65,19 @@ impl Builder<'_> {
     /// `memref.cast m : T to ty`.
     pub fn memref_cast(&mut self, m: ValueId, ty: Type) -> ValueId {
         self.op1("memref.cast", &[m], ty, &[])
+    }
+    /// A private constant `memref.global @name : ty = value`, aligned to
+    /// `align` bytes.
+    pub fn constant_global(&mut self, name: &str, ty: Type, value: Elements, align: i64) -> OpId {
+        let attrs = [
+            ("sym_name", Attribute::string(name)),
+            ("sym_visibility", Attribute::string("private")),
+            ("type", Attribute::Type(ty)),
+            ("initial_value", Attribute::Elements(value)),
+            ("constant", Attribute::Unit),
+            ("alignment", Attribute::i64(align)),
+        ];
+        self.op("memref.global", &[], &[], &attrs)
     }
     /// `memref.get_global @name : ty`.
     pub fn get_global(&mut self, name: &str, ty: Type) -> ValueId {

@@ -138,14 +138,6 @@ func.func @split(%x: tensor<?xf32>, %s: tensor<2xi64>) -> (tensor<?xf32>, tensor
   return %0#0, %0#1 : tensor<?xf32>, tensor<?xf32>
 }
 
-// CHECK-LABEL: func.func @split_static
-// CHECK-NOT:     cf.assert
-// CHECK:         return
-func.func @split_static(%x: tensor<6xf32>) -> (tensor<2xf32>, tensor<4xf32>) {
-  %0:2 = "onnx.Split"(%x) {axis = 0 : i64, split = [2, 4]} : (tensor<6xf32>) -> (tensor<2xf32>, tensor<4xf32>)
-  return %0#0, %0#1 : tensor<2xf32>, tensor<4xf32>
-}
-
 // CHECK-LABEL: func.func @batch_norm
 // CHECK:         cf.assert %{{.*}}, "onnx.BatchNormalization at node 'bn': input 1 length differs from the channel dim"
 // CHECK:         cf.assert %{{.*}}, "onnx.BatchNormalization at node 'bn': input 4 length differs from the channel dim"
