@@ -45,235 +45,164 @@ use crate::convert::{alloc, memref_type, Lowering};
 use activations as act;
 use elementwise as ar;
 use elementwise::{cast_like, elementwise as ew};
+use extra::{window, Window as Win};
+use gather::{cumulative, Cumulative as Cum};
 use ir::dialects::op_error;
 use ir::{Attribute, Builder, Module, OpId, Result, Type, ValueId, DYN};
 use logic as lg;
 use onnx::{ops, OpKind as K};
+use pool::{global_pool, pool, PoolKind as Pool};
+use reduce::{arg, reduce, Arg, Reduce as R};
+use rnn::{rnn, Cell};
+use softmax::{softmax, Norm};
 
 /// Lowers one op at `b` and returns the memrefs of its results.
+#[rustfmt::skip]
 pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let Some(kind) = K::of(b.m, op) else {
         return Err(op_error(b.m, op, "no bufferization for this op yet"));
     };
+    // `k!(f)` calls the kernel `f(cx, b, op)`; `ew!(body)` is the
+    // broadcasting element-wise nest around one scalar body.
+    macro_rules! k {
+        ($f:path) => { $f(cx, b, op) };
+        ($f:path, $a:expr) => { $f(cx, b, op, $a) };
+    }
+    macro_rules! ew {
+        ($body:path) => { ew(cx, b, op, $body) };
+    }
     match kind {
         // Element-wise: one broadcasting nest, a scalar body per op.
-        K::Add | K::Sum => ew(cx, b, op, ar::add),
-        K::Sub => ew(cx, b, op, ar::sub),
-        K::Mul => ew(cx, b, op, ar::mul),
-        K::Div => ew(cx, b, op, ar::div),
-        K::Max => ew(cx, b, op, ar::max),
-        K::Min => ew(cx, b, op, ar::min),
-        K::Neg => ew(cx, b, op, ar::neg),
-        K::Abs => ew(cx, b, op, ar::abs),
-        K::Reciprocal => ew(cx, b, op, ar::reciprocal),
-        K::Cast => ew(cx, b, op, ar::cast),
-        K::CastLike => cast_like(cx, b, op),
-        K::Exp => ew(cx, b, op, ar::exp),
-        K::Log => ew(cx, b, op, ar::log),
-        K::Sqrt => ew(cx, b, op, ar::sqrt),
-        K::Erf => ew(cx, b, op, ar::erf),
-        K::Floor => ew(cx, b, op, ar::floor),
-        K::Ceil => ew(cx, b, op, ar::ceil),
-        K::Round => ew(cx, b, op, ar::round),
-        K::Sin => ew(cx, b, op, ar::sin),
-        K::Cos => ew(cx, b, op, ar::cos),
-        K::Tan => ew(cx, b, op, ar::tan),
-        K::Asin => ew(cx, b, op, ar::asin),
-        K::Acos => ew(cx, b, op, ar::acos),
-        K::Atan => ew(cx, b, op, ar::atan),
-        K::Sinh => ew(cx, b, op, ar::sinh),
-        K::Cosh => ew(cx, b, op, ar::cosh),
-        K::Tanh => ew(cx, b, op, ar::tanh),
-        K::Asinh => ew(cx, b, op, ar::asinh),
-        K::Acosh => ew(cx, b, op, ar::acosh),
-        K::Atanh => ew(cx, b, op, ar::atanh),
-        K::Relu => ew(cx, b, op, act::relu),
-        K::Sigmoid => ew(cx, b, op, act::sigmoid),
-        K::LeakyRelu => ew(cx, b, op, act::leaky_relu),
-        K::Elu => ew(cx, b, op, act::elu),
-        K::Selu => ew(cx, b, op, act::selu),
-        K::Celu => ew(cx, b, op, act::celu),
-        K::HardSigmoid => ew(cx, b, op, act::hard_sigmoid),
-        K::HardSwish => ew(cx, b, op, act::hard_swish),
-        K::Softplus => ew(cx, b, op, act::softplus),
-        K::Softsign => ew(cx, b, op, act::softsign),
-        K::Mish => ew(cx, b, op, act::mish),
-        K::Swish => ew(cx, b, op, act::swish),
-        K::SwiGLU => ew(cx, b, op, act::swiglu),
-        K::Gelu => ew(cx, b, op, act::gelu),
-        K::ThresholdedRelu => ew(cx, b, op, act::thresholded_relu),
-        K::Shrink => ew(cx, b, op, act::shrink),
-        K::PRelu => ew(cx, b, op, act::prelu),
-        K::Sign => ew(cx, b, op, act::sign),
-        K::IsNaN => ew(cx, b, op, act::is_nan),
-        K::IsInf => ew(cx, b, op, act::is_inf),
-        K::Binarizer => ew(cx, b, op, act::binarizer),
-        K::Equal => ew(cx, b, op, lg::equal),
-        K::Greater => ew(cx, b, op, lg::greater),
-        K::GreaterOrEqual => ew(cx, b, op, lg::greater_or_equal),
-        K::Less => ew(cx, b, op, lg::less),
-        K::LessOrEqual => ew(cx, b, op, lg::less_or_equal),
-        K::And | K::BitwiseAnd => ew(cx, b, op, lg::and),
-        K::Or | K::BitwiseOr => ew(cx, b, op, lg::or),
-        K::Xor | K::BitwiseXor => ew(cx, b, op, lg::xor),
-        K::Not | K::BitwiseNot => ew(cx, b, op, lg::not),
-        K::BitShift => ew(cx, b, op, lg::bit_shift),
-        K::Where => ew(cx, b, op, lg::where_),
-        K::Clip => ew(cx, b, op, lg::clip),
-        K::Mod => ew(cx, b, op, lg::modulo),
-        K::Pow => ew(cx, b, op, lg::pow),
-        K::Mean => ew(cx, b, op, lg::mean),
+        K::Add | K::Sum => ew!(ar::add),                            K::Sub => ew!(ar::sub),
+        K::Mul => ew!(ar::mul),       K::Div => ew!(ar::div),       K::Max => ew!(ar::max),
+        K::Min => ew!(ar::min),       K::Neg => ew!(ar::neg),       K::Abs => ew!(ar::abs),
+        K::Reciprocal => ew!(ar::reciprocal),                       K::Cast => ew!(ar::cast),
+        K::CastLike => k!(cast_like), K::Exp => ew!(ar::exp),       K::Log => ew!(ar::log),
+        K::Sqrt => ew!(ar::sqrt),     K::Erf => ew!(ar::erf),       K::Floor => ew!(ar::floor),
+        K::Ceil => ew!(ar::ceil),     K::Round => ew!(ar::round),   K::Sin => ew!(ar::sin),
+        K::Cos => ew!(ar::cos),       K::Tan => ew!(ar::tan),       K::Asin => ew!(ar::asin),
+        K::Acos => ew!(ar::acos),     K::Atan => ew!(ar::atan),     K::Sinh => ew!(ar::sinh),
+        K::Cosh => ew!(ar::cosh),     K::Tanh => ew!(ar::tanh),     K::Asinh => ew!(ar::asinh),
+        K::Acosh => ew!(ar::acosh),   K::Atanh => ew!(ar::atanh),   K::Relu => ew!(act::relu),
+        K::Sigmoid => ew!(act::sigmoid),
+        K::LeakyRelu => ew!(act::leaky_relu),                       K::Elu => ew!(act::elu),
+        K::Selu => ew!(act::selu),    K::Celu => ew!(act::celu),
+        K::HardSigmoid => ew!(act::hard_sigmoid),
+        K::HardSwish => ew!(act::hard_swish),
+        K::Softplus => ew!(act::softplus),
+        K::Softsign => ew!(act::softsign),                          K::Mish => ew!(act::mish),
+        K::Swish => ew!(act::swish),  K::SwiGLU => ew!(act::swiglu),
+        K::Gelu => ew!(act::gelu),    K::ThresholdedRelu => ew!(act::thresholded_relu),
+        K::Shrink => ew!(act::shrink),                              K::PRelu => ew!(act::prelu),
+        K::Sign => ew!(act::sign),    K::IsNaN => ew!(act::is_nan), K::IsInf => ew!(act::is_inf),
+        K::Binarizer => ew!(act::binarizer),                        K::Equal => ew!(lg::equal),
+        K::Greater => ew!(lg::greater),
+        K::GreaterOrEqual => ew!(lg::greater_or_equal),             K::Less => ew!(lg::less),
+        K::LessOrEqual => ew!(lg::less_or_equal),
+        K::And | K::BitwiseAnd => ew!(lg::and),
+        K::Or | K::BitwiseOr => ew!(lg::or),
+        K::Xor | K::BitwiseXor => ew!(lg::xor),
+        K::Not | K::BitwiseNot => ew!(lg::not),
+        K::BitShift => ew!(lg::bit_shift),                          K::Where => ew!(lg::where_),
+        K::Clip => ew!(lg::clip),     K::Mod => ew!(lg::modulo),    K::Pow => ew!(lg::pow),
+        K::Mean => ew!(lg::mean),
         // Constants, views and copies.
-        K::Constant => shape::constant(cx, b, op),
+        K::Constant => k!(shape::constant),
         // An omitted optional input stays `none`; kernels skip it.
         K::NoValue => Ok(b.m.results(op).to_vec()),
-        K::Identity | K::Dropout => shape::identity(cx, b, op),
-        K::Flatten => shape::flatten(cx, b, op),
-        K::Reshape => shape::reshape(cx, b, op),
-        K::Squeeze => shape::squeeze(cx, b, op),
-        K::Unsqueeze => shape::unsqueeze(cx, b, op),
-        K::Transpose => shape::transpose(cx, b, op),
-        K::Concat => build::concat(cx, b, op),
-        K::Split => build::split(cx, b, op),
-        K::Shape => build::shape(cx, b, op),
-        K::Size => build::size(cx, b, op),
-        K::Range => build::range(cx, b, op),
-        K::Tile => build::tile(cx, b, op),
-        K::Expand => build::expand(cx, b, op),
-        K::ConstantOfShape => build::constant_of_shape(cx, b, op),
-        K::EyeLike => build::eye_like(cx, b, op),
-        K::Slice => slice::slice(cx, b, op),
-        K::Pad => pad::pad(cx, b, op),
-        K::CenterCropPad => extra::center_crop_pad(cx, b, op),
-        K::BitCast => extra::bitcast(cx, b, op),
+        K::Identity | K::Dropout => k!(shape::identity),
+        K::Flatten => k!(shape::flatten),             K::Reshape => k!(shape::reshape),
+        K::Squeeze => k!(shape::squeeze),             K::Unsqueeze => k!(shape::unsqueeze),
+        K::Transpose => k!(shape::transpose),         K::Concat => k!(build::concat),
+        K::Split => k!(build::split),                 K::Shape => k!(build::shape),
+        K::Size => k!(build::size),                   K::Range => k!(build::range),
+        K::Tile => k!(build::tile),                   K::Expand => k!(build::expand),
+        K::ConstantOfShape => k!(build::constant_of_shape),
+        K::EyeLike => k!(build::eye_like),            K::Slice => k!(slice::slice),
+        K::Pad => k!(pad::pad),
+        K::CenterCropPad => k!(extra::center_crop_pad),
+        K::BitCast => k!(extra::bitcast),
         // Reductions and normalizations.
-        K::ReduceSum => reduce::reduce(cx, b, op, reduce::Reduce::Sum),
-        K::ReduceMean => reduce::reduce(cx, b, op, reduce::Reduce::Mean),
-        K::ReduceMax => reduce::reduce(cx, b, op, reduce::Reduce::Max),
-        K::ReduceMin => reduce::reduce(cx, b, op, reduce::Reduce::Min),
-        K::ReduceProd => reduce::reduce(cx, b, op, reduce::Reduce::Prod),
-        K::ReduceL1 => reduce::reduce(cx, b, op, reduce::Reduce::L1),
-        K::ReduceL2 => reduce::reduce(cx, b, op, reduce::Reduce::L2),
-        K::ReduceLogSum => reduce::reduce(cx, b, op, reduce::Reduce::LogSum),
-        K::ReduceLogSumExp => reduce::reduce(cx, b, op, reduce::Reduce::LogSumExp),
-        K::ReduceSumSquare => reduce::reduce(cx, b, op, reduce::Reduce::SumSquare),
-        K::ArgMax => reduce::arg(cx, b, op, reduce::Arg::Max),
-        K::ArgMin => reduce::arg(cx, b, op, reduce::Arg::Min),
-        K::Softmax => softmax::softmax(cx, b, op, softmax::Norm::Softmax),
-        K::LogSoftmax => softmax::softmax(cx, b, op, softmax::Norm::LogSoftmax),
-        K::Hardmax => softmax::softmax(cx, b, op, softmax::Norm::Hardmax),
-        K::BatchNormalization => norm::batch_norm(cx, b, op),
-        K::InstanceNormalization => norm::instance_norm(cx, b, op),
-        K::LayerNormalization => norm::layer_norm(cx, b, op),
-        K::RMSNormalization => norm::rms_norm(cx, b, op),
-        K::GroupNormalization => norm::group_norm(cx, b, op),
-        K::MeanVarianceNormalization => norm::mvn(cx, b, op),
-        K::LpNormalization => norm::lp_norm(cx, b, op),
-        K::LRN => norm::lrn(cx, b, op),
-        K::CumSum => gather::cumulative(cx, b, op, gather::Cumulative::Sum),
-        K::CumProd => gather::cumulative(cx, b, op, gather::Cumulative::Prod),
+        K::ReduceSum => k!(reduce, R::Sum),           K::ReduceMean => k!(reduce, R::Mean),
+        K::ReduceMax => k!(reduce, R::Max),           K::ReduceMin => k!(reduce, R::Min),
+        K::ReduceProd => k!(reduce, R::Prod),
+        K::ReduceL1 => k!(reduce, R::L1),
+        K::ReduceL2 => k!(reduce, R::L2),
+        K::ReduceLogSum => k!(reduce, R::LogSum),
+        K::ReduceLogSumExp => k!(reduce, R::LogSumExp),
+        K::ReduceSumSquare => k!(reduce, R::SumSquare),
+        K::ArgMax => k!(arg, Arg::Max),               K::ArgMin => k!(arg, Arg::Min),
+        K::Softmax => k!(softmax, Norm::Softmax),
+        K::LogSoftmax => k!(softmax, Norm::LogSoftmax),
+        K::Hardmax => k!(softmax, Norm::Hardmax),
+        K::BatchNormalization => k!(norm::batch_norm),
+        K::InstanceNormalization => k!(norm::instance_norm),
+        K::LayerNormalization => k!(norm::layer_norm),
+        K::RMSNormalization => k!(norm::rms_norm),
+        K::GroupNormalization => k!(norm::group_norm),
+        K::MeanVarianceNormalization => k!(norm::mvn),
+        K::LpNormalization => k!(norm::lp_norm),      K::LRN => k!(norm::lrn),
+        K::CumSum => k!(cumulative, Cum::Sum),        K::CumProd => k!(cumulative, Cum::Prod),
         // Indexing, scatter and data-dependent shapes.
-        K::Gather => gather::gather(cx, b, op),
-        K::GatherElements => gather::gather_elements(cx, b, op),
-        K::GatherND => index::gather_nd(cx, b, op),
-        K::Trilu => gather::trilu(cx, b, op),
-        K::ArrayFeatureExtractor => gather::array_feature_extractor(cx, b, op),
-        K::Scatter => index::scatter(cx, b, op),
-        K::ScatterElements => index::scatter_elements(cx, b, op),
-        K::ScatterND => index::scatter_nd(cx, b, op),
-        K::TensorScatter => index::tensor_scatter(cx, b, op),
-        K::TopK => index::topk(cx, b, op),
-        K::OneHot => index::one_hot(cx, b, op),
-        K::NonZero => index::non_zero(cx, b, op),
-        K::DepthToSpace => index::depth_to_space(cx, b, op),
-        K::SpaceToDepth => index::space_to_depth(cx, b, op),
-        K::Compress => misc::compress(cx, b, op),
-        K::ReverseSequence => misc::reverse_sequence(cx, b, op),
-        K::Unique => unique::unique(cx, b, op),
-        K::NonMaxSuppression => nms::non_max_suppression(cx, b, op),
-        K::TfIdfVectorizer => tfidf::tfidf(cx, b, op),
+        K::Gather => k!(gather::gather),
+        K::GatherElements => k!(gather::gather_elements),
+        K::GatherND => k!(index::gather_nd),          K::Trilu => k!(gather::trilu),
+        K::ArrayFeatureExtractor => k!(gather::array_feature_extractor),
+        K::Scatter => k!(index::scatter),
+        K::ScatterElements => k!(index::scatter_elements),
+        K::ScatterND => k!(index::scatter_nd),
+        K::TensorScatter => k!(index::tensor_scatter),
+        K::TopK => k!(index::topk),                   K::OneHot => k!(index::one_hot),
+        K::NonZero => k!(index::non_zero),            K::DepthToSpace => k!(index::depth_to_space),
+        K::SpaceToDepth => k!(index::space_to_depth), K::Compress => k!(misc::compress),
+        K::ReverseSequence => k!(misc::reverse_sequence),
+        K::Unique => k!(unique::unique),
+        K::NonMaxSuppression => k!(nms::non_max_suppression),
+        K::TfIdfVectorizer => k!(tfidf::tfidf),
         // Quantization, losses, windows and the rest.
-        K::QuantizeLinear => quant::quantize(cx, b, op),
-        K::DequantizeLinear => quant::dequantize(cx, b, op),
-        K::DynamicQuantizeLinear => quant::dynamic_quantize(cx, b, op),
-        K::QLinearMatMul => extra::qlinear_matmul(cx, b, op),
-        K::NegativeLogLikelihoodLoss => loss::nll_loss(cx, b, op),
-        K::SoftmaxCrossEntropyLoss => loss::softmax_cross_entropy(cx, b, op),
-        K::HannWindow => extra::window(cx, b, op, extra::Window::Hann),
-        K::HammingWindow => extra::window(cx, b, op, extra::Window::Hamming),
-        K::BlackmanWindow => extra::window(cx, b, op, extra::Window::Blackman),
-        K::Einsum => misc::einsum(cx, b, op),
-        K::Det => misc::det(cx, b, op),
+        K::QuantizeLinear => k!(quant::quantize),     K::DequantizeLinear => k!(quant::dequantize),
+        K::DynamicQuantizeLinear => k!(quant::dynamic_quantize),
+        K::QLinearMatMul => k!(extra::qlinear_matmul),
+        K::NegativeLogLikelihoodLoss => k!(loss::nll_loss),
+        K::SoftmaxCrossEntropyLoss => k!(loss::softmax_cross_entropy),
+        K::HannWindow => k!(window, Win::Hann),       K::HammingWindow => k!(window, Win::Hamming),
+        K::BlackmanWindow => k!(window, Win::Blackman),
+        K::Einsum => k!(misc::einsum),                K::Det => k!(misc::det),
         // Control flow.
-        K::If => control::if_op(cx, b, op),
-        K::Loop => control::loop_op(cx, b, op),
-        K::Scan => control::scan_op(cx, b, op),
+        K::If => k!(control::if_op),                  K::Loop => k!(control::loop_op),
+        K::Scan => k!(control::scan_op),
         // Kernels of bufferize B (linear algebra, convolution, pooling,
         // sequence models, signal and sampling).
-        K::MatMul => matmul::matmul(cx, b, op),
-        K::Gemm => matmul::gemm(cx, b, op),
-        K::MatMulInteger => integer::matmul_integer(cx, b, op),
-        K::ConvInteger => integer::conv_integer(cx, b, op),
-        K::Conv => conv::conv(cx, b, op),
-        K::ConvTranspose => conv_transpose::conv_transpose(cx, b, op),
-        K::Col2Im => conv_transpose::col2im(cx, b, op),
-        K::DeformConv => deform_conv::deform_conv(cx, b, op),
-        K::MaxPool => pool::pool(cx, b, op, pool::PoolKind::Max),
-        K::AveragePool => pool::pool(cx, b, op, pool::PoolKind::Average),
-        K::GlobalMaxPool => pool::global_pool(cx, b, op, pool::PoolKind::Max),
-        K::GlobalAveragePool => pool::global_pool(cx, b, op, pool::PoolKind::Average),
-        K::LpPool => lp_pool::lp_pool(cx, b, op),
-        K::MaxUnpool => pool::max_unpool(cx, b, op),
-        K::RNN => rnn::rnn(cx, b, op, rnn::Cell::Rnn),
-        K::GRU => rnn::rnn(cx, b, op, rnn::Cell::Gru),
-        K::LSTM => rnn::rnn(cx, b, op, rnn::Cell::Lstm),
-        K::Attention => attention::attention(cx, b, op),
-        K::LinearAttention => linear_attention::linear_attention(cx, b, op),
-        K::CausalConvWithState => causal_conv::causal_conv(cx, b, op),
-        K::RotaryEmbedding => rotary::rotary(cx, b, op),
-        K::DFT => dft::dft(cx, b, op),
-        K::STFT => dft::stft(cx, b, op),
-        K::Resize => resize::resize(cx, b, op),
-        K::GridSample => grid_sample::grid_sample(cx, b, op),
-        K::AffineGrid => grid_sample::affine_grid(cx, b, op),
-        K::RoiAlign => grid_sample::roi_align(cx, b, op),
+        K::MatMul => k!(matmul::matmul),              K::Gemm => k!(matmul::gemm),
+        K::MatMulInteger => k!(integer::matmul_integer),
+        K::ConvInteger => k!(integer::conv_integer),  K::Conv => k!(conv::conv),
+        K::ConvTranspose => k!(conv_transpose::conv_transpose),
+        K::Col2Im => k!(conv_transpose::col2im),
+        K::DeformConv => k!(deform_conv::deform_conv),
+        K::MaxPool => k!(pool, Pool::Max),            K::AveragePool => k!(pool, Pool::Average),
+        K::GlobalMaxPool => k!(global_pool, Pool::Max),
+        K::GlobalAveragePool => k!(global_pool, Pool::Average),
+        K::LpPool => k!(lp_pool::lp_pool),            K::MaxUnpool => k!(pool::max_unpool),
+        K::RNN => k!(rnn, Cell::Rnn),                 K::GRU => k!(rnn, Cell::Gru),
+        K::LSTM => k!(rnn, Cell::Lstm),               K::Attention => k!(attention::attention),
+        K::LinearAttention => k!(linear_attention::linear_attention),
+        K::CausalConvWithState => k!(causal_conv::causal_conv),
+        K::RotaryEmbedding => k!(rotary::rotary),     K::DFT => k!(dft::dft),
+        K::STFT => k!(dft::stft),                     K::Resize => k!(resize::resize),
+        K::GridSample => k!(grid_sample::grid_sample),
+        K::AffineGrid => k!(grid_sample::affine_grid),
+        K::RoiAlign => k!(grid_sample::roi_align),
         // No kernel (yet): random, string, optional and most ML ops.
-        K::Yield
-        | K::Bernoulli
-        | K::GlobalLpPool
-        | K::ImageDecoder
-        | K::MaxRoiPool
-        | K::MelWeightMatrix
-        | K::Multinomial
-        | K::OptionalGetElement
-        | K::OptionalHasElement
-        | K::QLinearConv
-        | K::RandomNormal
-        | K::RandomNormalLike
-        | K::RandomUniform
-        | K::RandomUniformLike
-        | K::RegexFullMatch
-        | K::StringConcat
-        | K::StringNormalizer
-        | K::StringSplit
-        | K::Upsample
-        | K::CastMap
-        | K::CategoryMapper
-        | K::DictVectorizer
-        | K::FeatureVectorizer
-        | K::Imputer
-        | K::LabelEncoder
-        | K::LinearClassifier
-        | K::LinearRegressor
-        | K::Normalizer
-        | K::OneHotEncoder
-        | K::SVMClassifier
-        | K::SVMRegressor
-        | K::Scaler
-        | K::TreeEnsemble
-        | K::TreeEnsembleClassifier
-        | K::TreeEnsembleRegressor
-        | K::ZipMap => Err(op_error(b.m, op, "no bufferization for this op yet")),
+        K::Yield | K::Bernoulli | K::GlobalLpPool | K::ImageDecoder | K::MaxRoiPool
+        | K::MelWeightMatrix | K::Multinomial | K::OptionalGetElement | K::OptionalHasElement
+        | K::QLinearConv | K::RandomNormal | K::RandomNormalLike | K::RandomUniform
+        | K::RandomUniformLike | K::RegexFullMatch | K::StringConcat | K::StringNormalizer
+        | K::StringSplit | K::Upsample | K::CastMap | K::CategoryMapper | K::DictVectorizer
+        | K::FeatureVectorizer | K::Imputer | K::LabelEncoder | K::LinearClassifier
+        | K::LinearRegressor | K::Normalizer | K::OneHotEncoder | K::SVMClassifier
+        | K::SVMRegressor | K::Scaler | K::TreeEnsemble | K::TreeEnsembleClassifier
+        | K::TreeEnsembleRegressor | K::ZipMap
+            => Err(op_error(b.m, op, "no bufferization for this op yet")),
     }
 }
 
