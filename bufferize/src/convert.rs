@@ -5,7 +5,7 @@
 use crate::kernels;
 use ir::dialects::op_error;
 use ir::entity::SecondaryMap;
-use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, Diagnostic, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
 use onnx::OpKind;
 
 /// State of one module's conversion.
@@ -298,27 +298,10 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
         }
         m.erase_op(op);
     }
-    let inputs: Vec<Type> = m
-        .block_args(entry)
-        .iter()
-        .map(|&a| m.value_type(a).clone())
-        .collect();
-    let results: Vec<Type> = match m.last_op(entry) {
-        Some(ret) if m.is(ret, "func.return") => m
-            .operands(ret)
-            .iter()
-            .map(|&v| m.value_type(v).clone())
-            .collect(),
-        _ => {
-            return Err(Diagnostic::error(
-                "function body does not end with func.return",
-            ))
-        }
-    };
-    m.set_attr(
-        f,
-        "function_type",
-        Attribute::Type(Type::function(inputs, results)),
-    );
+    if !ir::dialects::func::refresh_signature(m, f) {
+        return Err(Diagnostic::error(
+            "function body does not end with func.return",
+        ));
+    }
     Ok(())
 }

@@ -19,7 +19,7 @@ mod vision;
 pub(crate) use ctx::Ctx;
 use ir::dialects::op_error;
 use ir::entity::SecondaryMap;
-use ir::{Attribute, Diagnostic, Module, OpId, Type, ValueId, DYN};
+use ir::{Diagnostic, Module, OpId, Type, ValueId, DYN};
 use onnx::OpKind;
 
 /// A rule's answer: the result types, or `None` when the rule cannot tell
@@ -86,24 +86,8 @@ pub fn infer_function_with(m: &mut Module, func: OpId, given: &Declared) -> Resu
         budget: ops.saturating_mul(16).saturating_add(4096),
     };
     walk.block(m, entry)?;
-    let inputs: Vec<Type> = m
-        .block_args(entry)
-        .iter()
-        .map(|&a| m.value_type(a).clone())
-        .collect();
-    let results: Vec<Type> = match m.last_op(entry) {
-        Some(ret) if m.is(ret, "func.return") => m
-            .operands(ret)
-            .iter()
-            .map(|&v| m.value_type(v).clone())
-            .collect(),
-        _ => Vec::new(),
-    };
-    m.set_attr(
-        func,
-        "function_type",
-        Attribute::Type(Type::function(inputs, results)),
-    );
+    // A body without its return yet keeps the declared signature.
+    ir::dialects::func::refresh_signature(m, func);
     Ok(())
 }
 

@@ -1,5 +1,6 @@
 //! Unit tests of shape inference on hand-built ops.
 
+use ir::Attribute;
 use super::nn::window_out;
 use super::shape_ops::slice_extent;
 use super::*;

@@ -114,3 +114,21 @@ fn verify_call(m: &Module, op: OpId) -> Result<()> {
     }
     Ok(())
 }
+
+/// Sets `f`'s `function_type` from its entry block's arguments and the
+/// operands of the `func.return` that ends it; `false` (nothing changed)
+/// when the body does not end with one.
+pub fn refresh_signature(m: &mut Module, f: OpId) -> bool {
+    let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
+        return false;
+    };
+    let Some(ret) = m.last_op(entry).filter(|&r| m.is(r, "func.return")) else {
+        return false;
+    };
+    let types = |vs: &[crate::module::ValueId]| -> Vec<Type> {
+        vs.iter().map(|&v| m.value_type(v).clone()).collect()
+    };
+    let ty = Type::function(types(m.block_args(entry)), types(m.operands(ret)));
+    m.set_attr(f, "function_type", Attribute::Type(ty));
+    true
+}
