@@ -363,9 +363,7 @@ fn compile_remote(
     let time = start.elapsed();
     let (ok, log) = match result {
         Ok(()) => (true, String::new()),
-        Err(Failure::Diagnostic(d)) => (false, d.to_string()),
-        Err(Failure::Io(m)) => (false, m),
-        Err(Failure::Quiet) => (false, String::new()),
+        Err(f) => (false, f.message()),
     };
     if !ok {
         client.take(); // the connection may be out of step: reconnect

@@ -2,6 +2,7 @@
 //! stages in order, and emission.
 
 use crate::cmd::{Failure, PassFlags};
+use frontend::import::ImportOptions;
 use ir::pass::PassManager;
 use ir::Module;
 use std::path::Path;
@@ -29,9 +30,17 @@ pub fn stage_names() -> Vec<&'static str> {
 }
 
 /// Loads and imports a model file.
-pub fn import(path: &Path) -> Result<Module, Failure> {
+pub fn import(path: &Path, opts: &ImportOptions) -> Result<Module, Failure> {
+    let loaded = load(path, opts)?;
+    Ok(frontend::import::import_model_with(&loaded, opts)?)
+}
+
+/// Loads a model and checks the import options against it (a mismatch is
+/// a usage error naming the input).
+pub fn load(path: &Path, opts: &ImportOptions) -> Result<frontend::load::LoadedModel, Failure> {
     let loaded = frontend::load::load_model(path)?;
-    Ok(frontend::import::import_model(&loaded)?)
+    opts.check(&loaded).map_err(Failure::Usage)?;
+    Ok(loaded)
 }
 
 /// `compile`'s default `--fold-expansion-bound`: a fold may not make its

@@ -92,6 +92,10 @@ fn main() -> ExitCode {
             eprintln!("error: {msg}");
             ExitCode::from(1)
         }
+        Ok(Err(cmd::Failure::Usage(msg))) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
         Ok(Err(cmd::Failure::Quiet)) => ExitCode::from(1),
         Err(_) => ExitCode::from(70),
     }

@@ -48,6 +48,8 @@ pub struct CompileArgs {
     #[arg(long, value_name = "BYTES")]
     pub external_data_threshold: Option<usize>,
     #[command(flatten)]
+    pub shapes: super::ShapeFlags,
+    #[command(flatten)]
     pub flags: PassFlags,
     #[command(flatten)]
     pub batch: crate::batch::BatchArgs,
@@ -58,7 +60,7 @@ pub fn run(args: CompileArgs) -> CmdResult {
 }
 
 fn compile_one(args: CompileArgs) -> CmdResult {
-    let mut m = driver::import(&args.model)?;
+    let mut m = driver::import(&args.model, &args.shapes.options())?;
     let stop = args.stop_after.as_deref().or(match args.emit {
         Emit::Onnx | Emit::OnnxIr => Some("constprop"),
         Emit::Memref => Some("dealloc"),

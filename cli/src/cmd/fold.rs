@@ -18,13 +18,16 @@ pub struct FoldArgs {
     #[arg(long, value_name = "BYTES")]
     pub external_data_threshold: Option<usize>,
     #[command(flatten)]
+    pub shapes: super::ShapeFlags,
+    #[command(flatten)]
     pub flags: PassFlags,
 }
 
 pub fn run(args: FoldArgs) -> CmdResult {
     let clock = std::time::Instant::now();
-    let loaded = frontend::load::load_model(&args.model)?;
-    let mut m = frontend::import::import_model(&loaded)?;
+    let opts = args.shapes.options();
+    let loaded = driver::load(&args.model, &opts)?;
+    let mut m = frontend::import::import_model_with(&loaded, &opts)?;
     // Untouched weights are copied from this file in the kernel.
     let source = constprop::stream::MappedSource::open(&args.model, loaded).ok();
     let imported = clock.elapsed();

@@ -17,8 +17,21 @@ use std::sync::{Arc, Mutex};
 pub enum Failure {
     Diagnostic(ir::Diagnostic),
     Io(String),
+    /// A command line that does not fit the input (exit code 2).
+    Usage(String),
     /// Already reported (e.g. diagnostics verified against expectations).
     Quiet,
+}
+
+impl Failure {
+    /// The failure as one message (empty when already reported).
+    pub fn message(&self) -> String {
+        match self {
+            Failure::Diagnostic(d) => d.to_string(),
+            Failure::Io(m) | Failure::Usage(m) => m.clone(),
+            Failure::Quiet => String::new(),
+        }
+    }
 }
 
 impl From<ir::Diagnostic> for Failure {
@@ -31,6 +44,24 @@ pub type CmdResult = Result<(), Failure>;
 
 pub fn io_err(what: &str, path: &std::path::Path, e: std::io::Error) -> Failure {
     Failure::Io(format!("cannot {what} '{}': {e}", path.display()))
+}
+
+/// `--input-shape NAME=DIMS` (repeatable), shared by the commands that
+/// import a model.
+#[derive(clap::Args, Clone, Default)]
+pub struct ShapeFlags {
+    /// Fix an input's dims before compiling: `NAME=1x3x640x640`; `?` keeps
+    /// a dim dynamic (`NAME=?x3x224x224`). Repeatable.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = frontend::import::InputShape::parse)]
+    pub input_shapes: Vec<frontend::import::InputShape>,
+}
+
+impl ShapeFlags {
+    pub fn options(&self) -> frontend::import::ImportOptions {
+        frontend::import::ImportOptions {
+            input_shapes: self.input_shapes.clone(),
+        }
+    }
 }
 
 /// Instrumentation flags common to `opt` and `compile`.

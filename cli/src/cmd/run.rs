@@ -39,6 +39,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub keep_temps: bool,
     #[command(flatten)]
+    pub shapes: super::ShapeFlags,
+    #[command(flatten)]
     pub flags: PassFlags,
 }
 
@@ -82,7 +84,7 @@ pub fn run(args: RunArgs) -> CmdResult {
             (path, inputs)
         }
     };
-    let mut m = driver::import(&model_path)?;
+    let mut m = driver::import(&model_path, &args.shapes.options())?;
     let output_names: Vec<String> = m
         .lookup_symbol(driver::MAIN_GRAPH)
         .and_then(|f| m.attr(f, "output_names"))

@@ -432,7 +432,9 @@ fn outcome_of(
             }
         }
         Ok(Err(Failure::Diagnostic(d))) => failed(ErrorKind::Compile, vec![DiagOut::from_diag(&d)]),
-        Ok(Err(Failure::Io(msg))) => failed(ErrorKind::Compile, vec![DiagOut::error(msg)]),
+        Ok(Err(Failure::Io(msg) | Failure::Usage(msg))) => {
+            failed(ErrorKind::Compile, vec![DiagOut::error(msg)])
+        }
         Ok(Err(Failure::Quiet)) => {
             failed(ErrorKind::Compile, vec![DiagOut::error("compile failed")])
         }

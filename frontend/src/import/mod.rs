@@ -7,6 +7,7 @@ pub(crate) mod legacy;
 mod model_info;
 mod node;
 pub(crate) mod normalize;
+mod options;
 mod order;
 mod subgraph;
 pub mod tensor;
@@ -23,6 +24,7 @@ use onnx::OpKind;
 use std::collections::{HashMap, HashSet};
 
 pub use node::constant_node_value;
+pub use options::{ImportOptions, InputShape};
 
 /// Name of the imported main function.
 pub const MAIN_GRAPH: &str = "main_graph";
@@ -34,6 +36,14 @@ const MAX_DEPTH: usize = 64;
 /// Imports the main graph of a loaded model into a fresh module, with result
 /// types refined by shape inference.
 pub fn import_model(model: &LoadedModel) -> Result<Module, Diagnostic> {
+    import_model_with(model, &ImportOptions::default())
+}
+
+/// [`import_model`] with options (input shapes fixed before inference).
+/// Shapes that do not fit the model are a diagnostic here; callers that
+/// treat them as usage errors call [`ImportOptions::check`] first.
+pub fn import_model_with(model: &LoadedModel, opts: &ImportOptions) -> Result<Module, Diagnostic> {
+    opts.check(model).map_err(Diagnostic::error)?;
     crate::dialect::register();
     let proto = &model.proto;
     let graph = proto
@@ -54,7 +64,7 @@ pub fn import_model(model: &LoadedModel) -> Result<Module, Diagnostic> {
         depth: 0,
         declared_types: crate::infer::Declared::default(),
     };
-    let func = imp.import_main(graph)?;
+    let func = imp.import_main(graph, opts)?;
     let mut m = std::mem::take(&mut imp.m);
     model_info::record(&mut m, proto, func);
     crate::infer::infer_function_with(&mut m, func, &imp.declared_types)?;
@@ -131,12 +141,30 @@ fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
     types::convert_type(tp).map_err(|e| Diagnostic::error(format!("value '{}': {e}", vi.name)))
 }
 
+/// `ty` with the dims `s` fixes (a `?` keeps the declared dim).
+fn with_shape(ty: &Type, s: &InputShape) -> Type {
+    let declared = ty.shape().map(<[i64]>::to_vec);
+    let dims = s
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match d {
+            Some(n) => *n,
+            None => declared
+                .as_ref()
+                .and_then(|sh| sh.get(i).copied())
+                .unwrap_or(ir::DYN),
+        })
+        .collect();
+    Type::tensor(dims, ty.element_type().clone())
+}
+
 fn string_array(names: impl Iterator<Item = String>) -> Attribute {
     Attribute::Array(names.map(|n| Attribute::string(&n)).collect())
 }
 
 impl<'a> Importer<'a> {
-    fn import_main(&mut self, g: &GraphProto) -> Result<OpId, Diagnostic> {
+    fn import_main(&mut self, g: &GraphProto, opts: &ImportOptions) -> Result<OpId, Diagnostic> {
         self.scopes.push(Scope::default());
         // Initializers listed as inputs (IR < 4) are constants, not inputs.
         let init_names: HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
@@ -147,7 +175,11 @@ impl<'a> Importer<'a> {
             .collect();
         let mut input_types = Vec::with_capacity(inputs.len());
         for vi in &inputs {
-            input_types.push(value_info_type(vi)?);
+            let ty = value_info_type(vi)?;
+            input_types.push(match opts.shape_of(&vi.name) {
+                Some(s) => with_shape(&ty, s),
+                None => ty,
+            });
         }
         for vi in &g.output {
             // Outputs may omit their type, but not have one we cannot import.

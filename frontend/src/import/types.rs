@@ -51,3 +51,11 @@ pub fn dim_params(tp: Option<&TypeProto>) -> Option<Vec<String>> {
         .collect();
     names.iter().any(|n| !n.is_empty()).then_some(names)
 }
+
+/// The rank a value's type declares, if any.
+pub fn declared_rank(tp: Option<&TypeProto>) -> Option<usize> {
+    let Some(Value::TensorType(t)) = tp.and_then(|tp| tp.value.as_ref()) else {
+        return None;
+    };
+    Some(t.shape.as_ref()?.dim.len())
+}

@@ -1,10 +1,10 @@
 //! Unit tests of shape inference on hand-built ops.
 
-use ir::Attribute;
 use super::nn::window_out;
 use super::shape_ops::slice_extent;
 use super::*;
 use ir::elements::{DType, Elements, WideNum};
+use ir::Attribute;
 use ir::{BlockId, Builder, Sym};
 
 struct G {

@@ -23,9 +23,8 @@ pub fn run(model: &Path, dir: &Path, ir_sizes: bool, inputs: Option<&Path>) -> R
     let result = compile(model, dir, ir_sizes, inputs, &mut rep);
     if let Err(e) = &result {
         let msg = match e {
-            Failure::Diagnostic(d) => d.to_string(),
-            Failure::Io(s) => s.clone(),
             Failure::Quiet => "failed".to_string(),
+            e => e.message(),
         };
         let _ = writeln!(rep, "error\t{}", msg.replace(['\n', '\t'], " "));
     }
@@ -42,7 +41,7 @@ fn compile(
     rep: &mut String,
 ) -> Result<(), Failure> {
     let t = Instant::now();
-    let mut m = driver::import(model)?;
+    let mut m = driver::import(model, &frontend::import::ImportOptions::default())?;
     let _ = writeln!(rep, "stage\timport\t{}", t.elapsed().as_secs_f64());
     let (ops, consts) = count_ops(&m);
     let _ = writeln!(rep, "nodes_before\t{ops}\t{consts}");
