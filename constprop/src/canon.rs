@@ -110,7 +110,7 @@ fn splat_value(e: &Elements) -> Option<f64> {
     Some(v.to_f64(e.dtype().class()))
 }
 
-/// x+0, 0+x, x-0, x*1, 1*x, x/1 forward x when the types agree.
+/// x+0, 0+x, x-0, x*1, 1*x, x/1 forward x when the (ranked) types agree.
 pub struct NeutralOperand;
 
 impl Pattern for NeutralOperand {
@@ -143,7 +143,10 @@ impl Pattern for NeutralOperand {
             let Some(x) = m.operand(op, other) else {
                 continue;
             };
-            if m.value_type(x) == m.value_type(r) {
+            // Equal unranked types say nothing: the constant may broadcast
+            // x to a larger shape.
+            let ranked = m.value_type(x).shape().is_some();
+            if ranked && m.value_type(x) == m.value_type(r) {
                 m.replace_all_uses(r, x);
                 m.erase_op(op);
                 return Ok(true);

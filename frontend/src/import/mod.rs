@@ -141,6 +141,67 @@ fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
     types::convert_type(tp).map_err(|e| Diagnostic::error(format!("value '{}': {e}", vi.name)))
 }
 
+/// Symbols for the dynamic dims of graph inputs: a dim's `dim_param`, else
+/// `<input>_d<i>` (made unique), so that every dynamic size has a name
+/// that shape inference carries through the graph.
+struct InputSymbols {
+    used: HashSet<String>,
+}
+
+impl InputSymbols {
+    fn new(inputs: &[&ValueInfoProto]) -> InputSymbols {
+        let used = inputs
+            .iter()
+            .filter_map(|vi| types::dim_params(vi.r#type.as_ref()))
+            .flatten()
+            .filter(|n| !n.is_empty())
+            .collect();
+        InputSymbols { used }
+    }
+
+    fn name_dims(&mut self, vi: &ValueInfoProto, ty: Type) -> Type {
+        let (Some(shape), Some(params)) = (
+            ty.shape().map(<[i64]>::to_vec),
+            Some(types::dim_params(vi.r#type.as_ref()).unwrap_or_default()),
+        ) else {
+            return ty;
+        };
+        if !shape.contains(&ir::DYN) {
+            return ty;
+        }
+        let base: String = vi
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let dims = shape
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if d != ir::DYN {
+                    return Some(ir::dim::DimExpr::constant(d));
+                }
+                let name = match params.get(i).filter(|p| !p.is_empty()) {
+                    Some(p) => p.clone(),
+                    None => self.unique(format!("{base}_d{i}")),
+                };
+                Some(ir::dim::DimExpr::sym(&name))
+            })
+            .collect();
+        Type::tensor_dims(dims, ty.element_type().clone())
+    }
+
+    fn unique(&mut self, name: String) -> String {
+        let mut n = name.clone();
+        let mut k = 1;
+        while !self.used.insert(n.clone()) {
+            k += 1;
+            n = format!("{name}_{k}");
+        }
+        n
+    }
+}
+
 /// `ty` with the dims `s` fixes (a `?` keeps the declared dim).
 fn with_shape(ty: &Type, s: &InputShape) -> Type {
     let declared = ty.shape().map(<[i64]>::to_vec);
@@ -174,12 +235,14 @@ impl<'a> Importer<'a> {
             .filter(|vi| !init_names.contains(vi.name.as_str()))
             .collect();
         let mut input_types = Vec::with_capacity(inputs.len());
+        let mut names = InputSymbols::new(&inputs);
         for vi in &inputs {
             let ty = value_info_type(vi)?;
-            input_types.push(match opts.shape_of(&vi.name) {
+            let ty = match opts.shape_of(&vi.name) {
                 Some(s) => with_shape(&ty, s),
                 None => ty,
-            });
+            };
+            input_types.push(names.name_dims(vi, ty));
         }
         for vi in &g.output {
             // Outputs may omit their type, but not have one we cannot import.
