@@ -191,7 +191,10 @@ fn negative_and_zero_io_dims_are_unknown_dims() {
     let f = module.lookup_symbol("main_graph").unwrap();
     let ft = module.attr(f, "function_type").unwrap().to_string();
     // y = x + w[4]: the output's size comes from w.
-    assert_eq!(ft, r#"(tensor<?xf32, #onnx.dims<"x_d0">>) -> tensor<4xf32>"#);
+    assert_eq!(
+        ft,
+        r#"(tensor<?xf32, #onnx.dims<"x_d0">>) -> tensor<4xf32>"#
+    );
 }
 
 #[test]

@@ -531,7 +531,10 @@ mod tests {
         // floor((floor((H + 1) / 2) + 1) / 2) = floor((H + 3) / 4).
         let q = h.floordiv(2).and_then(|e| e.floordiv(2));
         assert_eq!(q, h.floordiv(4));
-        let q = h.add_const(1).floordiv(2).and_then(|e| e.add_const(1).floordiv(2));
+        let q = h
+            .add_const(1)
+            .floordiv(2)
+            .and_then(|e| e.add_const(1).floordiv(2));
         assert_eq!(q, h.add_const(3).floordiv(4));
         for v in 0..40 {
             let e = q.as_ref().and_then(|e| e.eval(&|_| Some(v)));

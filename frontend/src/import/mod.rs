@@ -138,7 +138,10 @@ fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
         .r#type
         .as_ref()
         .ok_or_else(|| Diagnostic::error(format!("value '{}' has no type", vi.name)))?;
-    for (i, v) in types::nonpositive_dims(Some(tp)).into_iter().filter(|&(_, v)| v < 0) {
+    for (i, v) in types::nonpositive_dims(Some(tp))
+        .into_iter()
+        .filter(|&(_, v)| v < 0)
+    {
         tracing::warn!(
             "value '{}': dim {i} is declared {v}; taken as an unknown (dynamic) dim",
             vi.name

@@ -65,7 +65,9 @@ fn tile_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
             s.len()
         )));
     }
-    Ok(Some(s.iter().zip(&reps).map(|(d, r)| dims::mul(d, r)).collect()))
+    Ok(Some(
+        s.iter().zip(&reps).map(|(d, r)| dims::mul(d, r)).collect(),
+    ))
 }
 
 fn pad_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
@@ -116,7 +118,9 @@ fn split_sizes(cx: &Ctx<'_>, d: &Dim, n: usize) -> Result<Dims, Diagnostic> {
     let k = i64::try_from(n.max(1)).unwrap_or(1);
     if let Some(v) = dims::value(d) {
         let chunk = v / k + i64::from(v % k != 0);
-        return Ok((0..k).map(|i| dims::c((v - i * chunk).clamp(0, chunk))).collect());
+        return Ok((0..k)
+            .map(|i| dims::c((v - i * chunk).clamp(0, chunk)))
+            .collect());
     }
     // Equal chunks of a symbolic extent: exact when it divides.
     let chunk = dims::exact_div(d, &dims::c(k));

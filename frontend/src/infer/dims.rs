@@ -99,7 +99,11 @@ impl Unifier {
         let u = Unifier::default();
         let mut used = u.used.borrow_mut();
         for v in function_values(m, func) {
-            for d in of_type(m.value_type(v)).unwrap_or_default().into_iter().flatten() {
+            for d in of_type(m.value_type(v))
+                .unwrap_or_default()
+                .into_iter()
+                .flatten()
+            {
                 used.extend(d.symbols());
             }
         }

@@ -46,11 +46,7 @@ fn infer_op_with(
     let Some(kind) = OpKind::of(m, op) else {
         return Ok(None);
     };
-    let cx = Ctx {
-        m,
-        op,
-        unify,
-    };
+    let cx = Ctx { m, op, unify };
     Ok(rules::infer(&cx, kind)?.map(|tys| cx.fit(tys)))
 }
 
@@ -116,7 +112,11 @@ fn symbol_ranks(m: &Module, func: OpId) -> std::collections::HashMap<String, u8>
     let mut ranks = std::collections::HashMap::new();
     if let Some(entry) = m.region(func, 0).and_then(|r| m.entry_block(r)) {
         for &a in m.block_args(entry) {
-            for d in dims::of_type(m.value_type(a)).unwrap_or_default().into_iter().flatten() {
+            for d in dims::of_type(m.value_type(a))
+                .unwrap_or_default()
+                .into_iter()
+                .flatten()
+            {
                 for s in d.symbols() {
                     ranks.insert(s.to_string(), 1);
                 }
@@ -198,8 +198,12 @@ fn name_unknown_dims(ty: Type, before: &Type, u: &dims::Unifier) -> Type {
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
-            e.or_else(|| old.as_ref().and_then(|o| o[i].clone()).filter(|x| x.as_const().is_none()))
-                .or_else(|| Some(u.fresh()))
+            e.or_else(|| {
+                old.as_ref()
+                    .and_then(|o| o[i].clone())
+                    .filter(|x| x.as_const().is_none())
+            })
+            .or_else(|| Some(u.fresh()))
         })
         .collect();
     Type::tensor_dims(named, ty.element_type().clone())

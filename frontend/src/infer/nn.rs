@@ -335,8 +335,12 @@ fn conv_of(
             wshape.len()
         )));
     }
-    let kernel = kernel_shape
-        .unwrap_or_else(|| wshape[2..].iter().map(|d| dims::value(d).unwrap_or(DYN)).collect());
+    let kernel = kernel_shape.unwrap_or_else(|| {
+        wshape[2..]
+            .iter()
+            .map(|d| dims::value(d).unwrap_or(DYN))
+            .collect()
+    });
     if group < 1 {
         return Err(cx.err(format!("group {group} must be positive")));
     }
@@ -361,16 +365,24 @@ fn conv_transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let v = ops::ConvTranspose::of(cx.m, cx.op);
     let n = x.len() - 2;
     let channels = dims::scale(&wshape[1], v.group());
-    let kernel = v
-        .kernel_shape()
-        .unwrap_or_else(|| wshape[2..].iter().map(|d| dims::value(d).unwrap_or(DYN)).collect());
+    let kernel = v.kernel_shape().unwrap_or_else(|| {
+        wshape[2..]
+            .iter()
+            .map(|d| dims::value(d).unwrap_or(DYN))
+            .collect()
+    });
     if kernel.len() != n {
         return Err(cx.err("kernel_shape rank does not match the input"));
     }
     let w = window(cx, kernel, &window_attrs!(v))?;
     let mut out = vec![x[0].clone(), channels];
     if let Some(shape) = v.output_shape() {
-        out.extend(shape.iter().skip(shape.len().saturating_sub(n)).map(|&d| dims::c(d)));
+        out.extend(
+            shape
+                .iter()
+                .skip(shape.len().saturating_sub(n))
+                .map(|&d| dims::c(d)),
+        );
         return Ok(Some(out));
     }
     let opad = v.output_padding().unwrap_or_else(|| vec![0; n]);

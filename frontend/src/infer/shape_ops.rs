@@ -50,7 +50,10 @@ pub(super) fn gather_elements(cx: &Ctx<'_>) -> Inferred {
 
 pub(super) fn shape(cx: &Ctx<'_>) -> Inferred {
     let n = shape_len(cx)?;
-    one(Some(vec![(n != DYN).then(|| ir::dim::DimExpr::constant(n))]), Type::i64())
+    one(
+        Some(vec![(n != DYN).then(|| ir::dim::DimExpr::constant(n))]),
+        Type::i64(),
+    )
 }
 
 pub(super) fn size(_cx: &Ctx<'_>) -> Inferred {
@@ -74,7 +77,10 @@ pub(super) fn constant_of_shape(cx: &Ctx<'_>) -> Inferred {
 
 pub(super) fn range(cx: &Ctx<'_>) -> Inferred {
     let n = range_len(cx)?;
-    one(Some(vec![(n != DYN).then(|| ir::dim::DimExpr::constant(n))]), cx.elem(0)?)
+    one(
+        Some(vec![(n != DYN).then(|| ir::dim::DimExpr::constant(n))]),
+        cx.elem(0)?,
+    )
 }
 
 /// The sizes a shape-like operand holds (what is known of them), checked
@@ -262,7 +268,9 @@ fn squeeze_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
             return Ok(None);
         }
         return Ok(Some(
-            s.into_iter().filter(|d| dims::value(d) != Some(1)).collect(),
+            s.into_iter()
+                .filter(|d| dims::value(d) != Some(1))
+                .collect(),
         ));
     };
     let axes = norm_axes(cx, &axes, s.len())?;
