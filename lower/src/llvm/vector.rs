@@ -19,6 +19,7 @@ pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
         "store" => store(cx, op),
         "maskedload" => masked_load(cx, op),
         "maskedstore" => masked_store(cx, op),
+        "gather" => gather(cx, op),
         "broadcast" | "splat" => broadcast(cx, op),
         "fma" => fma(cx, op),
         "reduction" => reduction(cx, op),
@@ -262,6 +263,37 @@ fn shuffle(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
             mask.len(),
             items.join(", ")
         ),
+    );
+    Ok(())
+}
+
+/// Lane pointers `base[idx] + offsets`, then `llvm.masked.gather`.
+fn gather(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let n = cx.m.operands(op).len();
+    let (offs, mask, pass) = (
+        cx.operand(op, n - 3)?,
+        cx.operand(op, n - 2)?,
+        cx.operand(op, n - 1)?,
+    );
+    let p = pointer(cx, op, 0, n - 3)?;
+    let r = cx.result(op, 0)?;
+    let lanes = lanes(cx, op, r)?;
+    let (vt, mt, it) = (cx.vty(op, r)?, cx.vty(op, mask)?, cx.vty(op, offs)?);
+    let et = scalar(cx.m.value_type(r).element_type()).map_err(|e| op_error(cx.m, op, e))?;
+    let o = cx.val(offs)?;
+    let ptrs = cx.assign(format!("getelementptr {et}, ptr {p}, {it} {o}"));
+    let suffix = overload_suffix(cx.m.value_type(r)).map_err(|e| op_error(cx.m, op, e))?;
+    let f = format!("llvm.masked.gather.{suffix}.v{lanes}p0");
+    let pt = format!("<{lanes} x ptr>");
+    cx.mcx.declare(
+        &f,
+        &format!("declare {vt} @{f}({pt}, i32 immarg, {mt}, {vt})"),
+    );
+    let al = align(cx, op, r)?;
+    let (m, x) = (cx.val(mask)?, cx.val(pass)?);
+    cx.define(
+        r,
+        format!("call {vt} @{f}({pt} {ptrs}, i32 {al}, {mt} {m}, {vt} {x})"),
     );
     Ok(())
 }

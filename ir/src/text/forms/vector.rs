@@ -15,6 +15,7 @@ pub(super) fn form(name: &str) -> Option<Form> {
         "vector.store" => (print_store, parse_store),
         "vector.maskedload" => (print_masked_load, parse_masked_load),
         "vector.maskedstore" => (print_masked_store, parse_masked_store),
+        "vector.gather" => (print_gather, parse_gather),
         "vector.broadcast" => (print_broadcast, parse_broadcast),
         "vector.splat" => (print_splat, parse_splat),
         "vector.fma" => (print_fma, parse_fma),
@@ -458,5 +459,59 @@ fn parse_shuffle(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
         None => return Err(p.err("vector.shuffle operands must be vectors")),
     };
     let operands = vec![p.resolve(&a, &at)?, p.resolve(&b, &bt)?];
+    simple(p, name, operands, vec![rt], attrs)
+}
+
+/// `vector.gather %m[%i] [%idx], %mask, %pass : memref<?xf32>,
+/// vector<16xi64>, vector<16xi1>, vector<16xf32> into vector<16xf32>`.
+fn print_gather(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, None, 1, 0)?;
+    let ops = m.operands(op);
+    let n = ops.len();
+    let base = *ops.first()?;
+    let (iv, mask, pass) = (*ops.get(n.checked_sub(3)?)?, ops[n - 2], ops[n - 1]);
+    p.w("vector.gather ");
+    print_base(p, base, ops.get(1..n - 3)?)?;
+    p.w(" [");
+    p.value(iv);
+    p.w("], ");
+    p.values(&[mask, pass]);
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(base));
+    for v in [iv, mask, pass] {
+        p.w(", ");
+        p.ty(m.value_type(v));
+    }
+    p.w(" into ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_gather(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let (base, idx) = parse_base(p)?;
+    p.expect_punct(b'[')?;
+    let iv = p.operand()?;
+    p.expect_punct(b']')?;
+    p.expect_punct(b',')?;
+    let mask = p.operand()?;
+    p.expect_punct(b',')?;
+    let pass = p.operand()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let mem = p.parse_type()?;
+    let mut tys = Vec::new();
+    for _ in 0..3 {
+        p.expect_punct(b',')?;
+        tys.push(p.parse_type()?);
+    }
+    p.expect_keyword("into")?;
+    let rt = p.parse_type()?;
+    let mut operands = resolve_base(p, &base, &idx, &mem)?;
+    for (r, t) in [iv, mask, pass].iter().zip(&tys) {
+        operands.push(p.resolve(r, t)?);
+    }
     simple(p, name, operands, vec![rt], attrs)
 }
