@@ -253,6 +253,12 @@ impl Walk<'_> {
         let Some(&body) = blocks.first() else {
             return Ok(());
         };
+        // A fresh symbol says no more than an unknown dim, and starting
+        // from it would cost nested loops a second round each.
+        carried = carried
+            .iter()
+            .map(|t| forget_fresh(t, self.unify))
+            .collect();
         // Over budget: one round with unranked carried values, no more.
         let mut last = self.budget == 0;
         if last {
@@ -301,6 +307,16 @@ impl Walk<'_> {
         }
         Ok(())
     }
+}
+
+/// `t` with every dim that involves a fresh symbol unknown.
+fn forget_fresh(t: &Type, u: &dims::Unifier) -> Type {
+    let Some(d) = dims::of_type(t) else {
+        return t.clone();
+    };
+    let fresh = |e: &ir::dim::DimExpr| e.symbols().iter().any(|s| u.is_fresh(s));
+    let kept = d.into_iter().map(|e| e.filter(|e| !fresh(e))).collect();
+    dims::to_type(Some(kept), t.element_type().clone())
 }
 
 fn unranked(t: &Type) -> Type {

@@ -248,6 +248,10 @@ fn parse_broadcast(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_splat(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, Some(1), 1, 0)?;
+    let r = m.value_type(m.results(op)[0]);
+    if !is_vector(r) || m.value_type(m.operands(op)[0]) != r.element_type() {
+        return None;
+    }
     p.w("vector.splat ");
     p.value(m.operands(op)[0]);
     p.attr_dict(op, &[]);
@@ -271,6 +275,10 @@ fn parse_splat(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_fma(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, Some(3), 1, 0)?;
+    let r = m.value_type(m.results(op)[0]);
+    if m.operands(op).iter().any(|&v| m.value_type(v) != r) {
+        return None;
+    }
     p.w("vector.fma ");
     p.values(m.operands(op));
     p.attr_dict(op, &[]);
@@ -326,6 +334,9 @@ fn parse_reduction(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_create_mask(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, Some(1), 1, 0)?;
+    if !m.value_type(m.operands(op)[0]).is_index() {
+        return None;
+    }
     p.w("vector.create_mask ");
     p.value(m.operands(op)[0]);
     p.attr_dict(op, &[]);
@@ -386,6 +397,9 @@ fn print_insert(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     shape(m, op, Some(2), 1, 0)?;
     let pos = crate::dialects::vector::position(m, op)?;
     let (s, v) = (m.operands(op)[0], m.operands(op)[1]);
+    if m.value_type(m.results(op)[0]) != m.value_type(v) {
+        return None;
+    }
     p.w("vector.insert ");
     p.values(&[s, v]);
     p.wf(format_args!(" [{pos}]"));
@@ -417,7 +431,9 @@ fn print_shuffle(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     shape(m, op, Some(2), 1, 0)?;
     let mask = m.attr(op, "mask")?.as_i64_list()?;
     let (a, b) = (m.operands(op)[0], m.operands(op)[1]);
-    if !is_vector(m.value_type(a)) {
+    let av = m.value_type(a).as_vector()?;
+    let len = i64::try_from(mask.len()).ok()?;
+    if *m.value_type(m.results(op)[0]) != Type::vector(len, av.elem.clone()) {
         return None;
     }
     p.w("vector.shuffle ");
