@@ -1,7 +1,7 @@
 //! Placement of the frees `ownership` decided, and the function-boundary
 //! handover of returned buffers.
 
-use crate::alias::Origins;
+use crate::alias::{view_base, Origins};
 use crate::cfg::{Cfg, Death};
 use crate::ownership::{FuncState, Stats};
 use ir::dialects::is_memref;
@@ -20,20 +20,6 @@ enum Handover {
     Guarded(ValueId, ValueId),
     /// Anything else: a copy.
     Clone,
-}
-
-/// The value a chain of views starts from (`v` itself if it is no view).
-pub(crate) fn view_base(m: &Module, mut v: ValueId) -> ValueId {
-    while let Some(d) = m
-        .defining_op(v)
-        .filter(|&d| m.has_trait(d, ir::registry::Traits::VIEW))
-    {
-        match m.operand(d, 0) {
-            Some(src) => v = src,
-            None => break,
-        }
-    }
-    v
 }
 
 /// True if `v` is packed row-major at the start of its buffer: views keep

@@ -10,17 +10,23 @@
 //! * a memref listed twice is listed once under the OR of its conditions;
 //! * a retained value listed twice is listed once, sharing its result;
 //! * a retained value that cannot alias any memref is dropped (result `false`);
-//! * a memref that is itself retained (and may alias no other retained value)
-//!   is never freed: dropped, its condition ORed into that result;
+//! * a memref that a retained value must alias (the memref itself, or a view
+//!   of it: views keep the base pointer), and that may alias no other
+//!   retained value, is never freed: dropped, its condition ORed into those
+//!   results (no runtime pointer comparison);
 //! * memrefs that cannot alias each other are split into one op each, with
 //!   only the retained values that may alias that memref;
 //! * one memref, constant-true condition, nothing retained: `memref.dealloc`;
-//! * `x | false`, `x & true` on `i1` flags fold to `x`.
+//! * `x | false`, `x & true` on `i1` flags fold to `x`;
+//! * an `scf.if` result both branches yield as the same constant (a flag
+//!   true on every path) is that constant, and an `scf.if` on a constant
+//!   is its branch (the copy guarded by a flag that is always true goes).
 
-use crate::alias::{may_alias_live, AliasInfo, Origin, Origins};
+use crate::alias::{may_alias_live, must_alias, AliasInfo, Origin, Origins};
 use ir::dialects::bufferization::dealloc_groups;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
+use ir::transforms::canonicalize;
 use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result, ValueId};
 use std::collections::HashSet;
 
@@ -56,7 +62,12 @@ pub fn simplify_deallocs(m: &mut Module) -> Result<ir::rewrite::GreedyReport> {
     apply_greedily(
         m,
         top,
-        &[&SimplifyDealloc, &FoldFlagLogic],
+        &[
+            &SimplifyDealloc,
+            &FoldFlagLogic,
+            &canonicalize::SameYield,
+            &canonicalize::ConstantIf,
+        ],
         &GreedyConfig::default(),
     )
 }
@@ -350,7 +361,11 @@ fn to_memref_dealloc(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     true
 }
 
-/// Drops memrefs listed among the retained values: they are never freed.
+/// Drops memrefs that a retained value must alias (the memref itself or a
+/// view of it: views keep the base pointer): they are never freed, and
+/// their condition goes into those retained values' results. Only when
+/// every other retained value cannot alias the memref, whose result would
+/// need the runtime comparison.
 fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     let mut alias = AliasInfo::new();
     let ret: Vec<Origins> = p
@@ -363,7 +378,10 @@ fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     let mut extra: Vec<Vec<ValueId>> = vec![Vec::new(); p.retained.len()];
     let mut dropped = false;
     for (&mr, &c) in p.memrefs.iter().zip(&p.conds) {
-        if !p.retained.contains(&mr) {
+        let must: Vec<usize> = (0..p.retained.len())
+            .filter(|&k| must_alias(m, p.retained[k], mr))
+            .collect();
+        if must.is_empty() {
             keep.push((mr, c));
             continue;
         }
@@ -372,16 +390,15 @@ fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
             .retained
             .iter()
             .zip(&ret)
-            .all(|(&r, ro)| r == mr || !may_alias_live(m, &mo, ro));
+            .enumerate()
+            .all(|(k, (_, ro))| must.contains(&k) || !may_alias_live(m, &mo, ro));
         if !lonely {
             keep.push((mr, c));
             continue;
         }
         dropped = true;
-        for (k, &r) in p.retained.iter().enumerate() {
-            if r == mr {
-                extra[k].push(c);
-            }
+        for k in must {
+            extra[k].push(c);
         }
     }
     if !dropped {

@@ -1,5 +1,6 @@
 // RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
 // RUN: onnxc opt %s -p "dealloc-pipeline" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
+// RUN: onnxc opt %s -p "dealloc-pipeline,canonicalize,cse" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
 
 // Executed: functions returning buffers, called in a loop: an owned
 // allocation (handed over), the caller's buffer (copied), a select of two
