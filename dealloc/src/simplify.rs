@@ -20,9 +20,17 @@
 //! * `x | false`, `x & true` on `i1` flags fold to `x`;
 //! * an `scf.if` result both branches yield as the same constant (a flag
 //!   true on every path) is that constant, and an `scf.if` on a constant
-//!   is its branch (the copy guarded by a flag that is always true goes).
+//!   is its branch (the copy guarded by a flag that is always true goes);
+//! * `%c = clone %x` followed, with nothing touching the buffer in between,
+//!   by the free of the allocation `%x` is (a packed view of): `%c` is `%x`
+//!   and neither the copy nor the free happens (upstream's clone
+//!   canonicalization; `lower-deallocations` would make it alloc + copy +
+//!   free, which `elide-copies`, running before it, never sees).
 
-use crate::alias::{may_alias_live, must_alias, AliasInfo, Origin, Origins};
+use crate::alias::{
+    may_alias_live, may_overlap, must_alias, view_base, AliasInfo, Origin, Origins,
+};
+use crate::ownership::is_owned_allocation;
 use ir::dialects::bufferization::dealloc_groups;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
@@ -67,6 +75,7 @@ pub fn simplify_deallocs(m: &mut Module) -> Result<ir::rewrite::GreedyReport> {
             &FoldFlagLogic,
             &canonicalize::SameYield,
             &canonicalize::ConstantIf,
+            &ForwardClone,
         ],
         &GreedyConfig::default(),
     )
@@ -418,4 +427,68 @@ fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     }
     m.erase_op(op);
     true
+}
+
+/// `%c = clone %x; ...; memref.dealloc %a` where `%x` is `%a` or a packed
+/// view of it and nothing between touches `%a`: `%c` becomes `%x`.
+struct ForwardClone;
+
+impl Pattern for ForwardClone {
+    fn name(&self) -> &'static str {
+        "forward-clone-of-freed-buffer"
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some("bufferization.clone")
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        let (Some(x), Some(c)) = (m.operand(op, 0), m.result(op, 0)) else {
+            return Ok(false);
+        };
+        let packed = m
+            .value_type(x)
+            .as_memref()
+            .is_some_and(ir::types::MemRefType::is_identity_layout);
+        let a = view_base(m, x);
+        if !packed || m.value_type(x) != m.value_type(c) || !is_owned_allocation(m, a) {
+            return Ok(false);
+        }
+        let Some(free) = next_free(m, op, a) else {
+            return Ok(false);
+        };
+        m.replace_all_uses(c, x);
+        m.erase_op(op);
+        m.erase_op(free);
+        Ok(true)
+    }
+}
+
+/// The `memref.dealloc %a` after `op` in its block, if no op between uses
+/// a value that may point into `%a`.
+fn next_free(m: &Module, op: OpId, a: ValueId) -> Option<OpId> {
+    let mut alias = AliasInfo::new();
+    let target = Origin::Alloc(a);
+    let mut cur = m.next_op(op);
+    while let Some(o) = cur {
+        let frees_a = m.is(o, "memref.dealloc")
+            && m.operand(o, 0) == Some(a)
+            && m.attr(o, crate::ownership::MANUAL_DEALLOCATION).is_none();
+        if frees_a {
+            return Some(o);
+        }
+        for n in m.collect_ops(o) {
+            for &v in m.operands(n) {
+                if ir::dialects::is_memref(m.value_type(v))
+                    && alias
+                        .origins(m, v)
+                        .list
+                        .iter()
+                        .any(|x| may_overlap(x, &target))
+                {
+                    return None;
+                }
+            }
+        }
+        cur = m.next_op(o);
+    }
+    None
 }
