@@ -243,10 +243,7 @@ impl Pattern for EmptyFor {
         Some("scf.for")
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let bound = |i| match m.operand(op, i).and_then(|v| constant(m, v)) {
-            Some(Scalar::Int(x)) => Some(x as i64),
-            _ => None,
-        };
+        let bound = |i| m.operand(op, i).and_then(|v| fold::signed_const(m, v));
         let (Some(lb), Some(ub)) = (bound(0), bound(1)) else {
             return Ok(false);
         };

@@ -84,6 +84,12 @@ pub fn constant(m: &Module, v: ValueId) -> Option<Scalar> {
     }
 }
 
+/// The value of an integer or index constant, sign-extended.
+pub fn signed_const(m: &Module, v: ValueId) -> Option<i64> {
+    let w = int_width(m.value_type(v))?;
+    Some(signed(int_const(m, v)?, w))
+}
+
 fn int_const(m: &Module, v: ValueId) -> Option<u64> {
     match constant(m, v)? {
         Scalar::Int(b) => Some(b),
