@@ -8,8 +8,8 @@
 //! Where the ONNX ML spec leaves a case open, the rules follow what
 //! onnxruntime does, because exporters (skl2onnx, onnxmltools) write
 //! models for it; e.g. a binary tree classifier voting for class 0 only
-//! gives `[1 - s, s]`, a binary linear classifier with one coefficient
-//! row `[-s, s]`. Where onnxruntime contradicts the spec the spec wins:
+//! with non-negative weights gives `[1 - s, s]`, with mixed weights
+//! `[-s, s]`; a softmax of that one score is not taken. Where onnxruntime contradicts the spec the spec wins:
 //! a post transform applies to a single score too (onnxruntime applies
 //! only PROBIT there), and TreeEnsemble's `post_transform` codes are the
 //! spec's (1 = SOFTMAX, 2 = LOGISTIC).
@@ -733,7 +733,8 @@ impl PostTransform {
                     *x = if kept(*x) { (*x - max).exp() } else { 0.0 };
                     sum += *x;
                 }
-                for x in row.iter_mut().filter(|x| **x != 0.0) {
+                // A row of zeros is 0/0 (NaN), as onnxruntime computes it.
+                for x in row.iter_mut() {
                     *x /= sum;
                 }
             }
@@ -848,10 +849,10 @@ pub enum Rule {
 pub enum Scores {
     /// One column per score, through the post transform.
     Columns,
-    /// One score `s` for two classes: `[1 - s, s]` when the weights are
-    /// all non-negative (probabilities), `[-s, s]` otherwise; LOGISTIC
-    /// maps `s` first (`[1 - σ(s), σ(s)]`, `[σ(-s), σ(s)]`), the
-    /// softmaxes leave it alone.
+    /// One score `s` for two classes: `[1 - s, s]` when `positive` (a
+    /// linear model, or trees whose weights are all non-negative),
+    /// `[-s, s]` otherwise; LOGISTIC maps `s` first (`[1 - σ(s), σ(s)]`,
+    /// `[σ(-s), σ(s)]`), the softmaxes leave it alone.
     Binary { positive: bool },
 }
 
@@ -933,7 +934,7 @@ impl Linear {
     }
 
     /// One coefficient row per class, or one row for two classes
-    /// (scores `[-s, s]`, label by `s > 0`). The rows are counted from
+    /// (scores `[1 - s, s]`, label by `s > 0`). The rows are counted from
     /// the input's `features` when known, else from the intercepts.
     pub fn classifier(
         m: &Module,
@@ -967,7 +968,7 @@ impl Linear {
             Classify {
                 labels,
                 rule: Rule::Threshold { column: 0, at: 0.0 },
-                scores: Scores::Binary { positive: false },
+                scores: Scores::Binary { positive: true },
             }
         } else {
             return Err(format!(

@@ -418,12 +418,8 @@ pub fn post_row(b: &mut Builder<'_>, acc: ValueId, e: usize, post: PostTransform
                 b.store(ex, acc, k);
                 b.addf(s, ex)
             });
-            each(b, &|b, v| {
-                let q = b.divf(v, sum);
-                let z = b.zero(&t);
-                let nz = b.cmpf(CmpF::Une, v, z);
-                b.select(nz, q, z)
-            });
+            // A row of zeros is 0/0 (NaN), as onnxruntime computes it.
+            each(b, &|b, v| b.divf(v, sum));
         }
     }
 }
