@@ -217,6 +217,17 @@ struct Table<'m> {
     double: bool,
 }
 
+/// More score columns than this is taken for a corrupt attribute, not
+/// allocated.
+pub const MAX_TARGETS: usize = 1 << 20;
+
+fn checked_targets(n: usize) -> Result<usize, String> {
+    if n > MAX_TARGETS {
+        return Err(format!("{n} targets, more than {MAX_TARGETS}"));
+    }
+    Ok(n)
+}
+
 fn index(v: i64, what: &str) -> Result<usize, String> {
     usize::try_from(v).map_err(|_| format!("{what} {v} is negative"))
 }
@@ -389,7 +400,7 @@ impl Forest {
             vote_weights: weights,
             double: d1 || d2,
         };
-        let targets = regressor_targets(m, op);
+        let targets = checked_targets(regressor_targets(m, op))?;
         let mut f = table.forest(targets)?;
         f.aggregate = Aggregate::parse(v.aggregate_function())?;
         f.post = PostTransform::parse(v.post_transform())?;
@@ -494,13 +505,13 @@ impl Forest {
             float_list(None, Some(v.leaf_weights().ok_or("needs leaf_weights")?));
         same_len(leaf_targets.len(), &[("leaf_weights", leaf_weights.len())])?;
         let leaves = leaf_targets.len();
-        let targets = match v.n_targets() {
+        let targets = checked_targets(match v.n_targets() {
             Some(t) => index(t, "n_targets")?,
             None => leaf_targets
                 .iter()
                 .max()
                 .map_or(Ok(1), |&t| index(t, "leaf target").map(|t| t + 1))?,
-        };
+        })?;
         let (members, ranges) = membership_sets(v.membership_values(), &modes)?;
         let child = |id: i64, leaf: i64| -> Result<usize, String> {
             let i = index(id, "child")?;
@@ -901,7 +912,7 @@ pub struct Linear {
 
 impl Linear {
     fn new(w: Vec<f64>, b: Option<Vec<f64>>, rows: usize, post: &str) -> Result<Linear, String> {
-        if rows == 0 || !w.len().is_multiple_of(rows) {
+        if rows == 0 || rows > w.len() || !w.len().is_multiple_of(rows) {
             return Err(format!(
                 "{} coefficients do not split into {rows} rows",
                 w.len()

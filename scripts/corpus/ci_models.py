@@ -35,6 +35,8 @@ Models (each is named after the exporter habit it copies):
                        missing values, aggregates, post transforms, the binary
                        conventions of skl2onnx's forests and boosting
   ci_ml_tree_ensemble  ai.onnx.ml opset 5 TreeEnsemble with set membership
+  ci_ml_folded         the ML models on constant features (constprop folds
+                       them) scaling a dynamic input
 """
 
 import argparse

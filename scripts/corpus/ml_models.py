@@ -283,4 +283,54 @@ def ci_ml_tree_ensemble():
     return m, sizes, "ai.onnx.ml opset 5 TreeEnsemble: set membership, every mode, missing values, aggregates"
 
 
-MODELS = [ci_ml_linear, ci_ml_trees, ci_ml_tree_ensemble]
+def ci_ml_folded():
+    """The models on constant features fold (onnxc's constprop computes
+    them); the results scale a dynamic input so the graph keeps one."""
+    g = Graph(14)
+    rng = g.rng
+    a = g.const("a", rng.normal(0, 1, (6, 4)))
+    feats = features(g, a)
+    scale = g.op("Reshape", ["x", g.const("to3", [-1, 1, 1], np.int64)])
+
+    def out(name, v, cols, label=False):
+        if label:
+            v = g.op("Cast", [v], to=F)
+            v = g.op("Unsqueeze", [v, g.const(f"{name}_ax", [1], np.int64)])
+        g.out(name, g.op("Mul", [v, scale]), F, ["N", 6, cols])
+
+    nodes, leaves = trees(rng, 4, 3, ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_EQ", "BRANCH_NEQ"), missing=0.5)
+    reg = votes("target", leaves, [0, 1], lambda r: r.uniform(-1, 1), rng, density=0.7)
+    for agg in ["SUM", "MIN"]:
+        out(f"reg_{agg.lower()}", g.ml("TreeEnsembleRegressor", [feats], n_targets=2, aggregate_function=agg,
+                                       base_values=[0.5, -0.5], post_transform="SOFTMAX", **nodes, **reg), 2)
+    multi = votes("class", leaves, [0, 1, 2], lambda r: r.uniform(0, 0.25), rng)
+    lab, prob = g.ml("TreeEnsembleClassifier", [feats], 2, classlabels_int64s=[5, 6, 7], **nodes, **multi)
+    out("rf3_label", lab, 1, label=True)
+    out("rf3_prob", prob, 3)
+    mixed = votes("class", leaves, [0], lambda r: r.uniform(-1, 1), rng)
+    lab, prob = g.ml("TreeEnsembleClassifier", [feats], 2, classlabels_int64s=[0, 1], base_values=[0.1],
+                     post_transform="LOGISTIC", **nodes, **mixed)
+    out("gb2_label", lab, 1, label=True)
+    out("gb2_prob", prob, 2)
+    lab, prob = g.ml("LinearClassifier", [a], 2, coefficients=rng.normal(0, 1, 12).tolist(), intercepts=[0.1, 0.2, 0.3],
+                     classlabels_ints=[1, 2, 3], post_transform="SOFTMAX")
+    out("lc3_label", lab, 1, label=True)
+    out("lc3_prob", prob, 3)
+    lab, prob = g.ml("LinearClassifier", [a], 2, coefficients=rng.normal(0, 1, 4).tolist(), intercepts=[0.1],
+                     classlabels_ints=[0, 1], post_transform="LOGISTIC")
+    out("lc1_label", lab, 1, label=True)
+    out("lc1_prob", prob, 2)
+    out("lr2", g.ml("LinearRegressor", [a], coefficients=rng.normal(0, 1, 8).tolist(), targets=2,
+                    post_transform="LOGISTIC"), 2)
+    out("scaled", g.ml("Scaler", [a], offset=[0.1, 0.2, 0.3, 0.4], scale=[2.0, 3.0, 4.0, 5.0]), 4)
+    out("norm_l2", g.ml("Normalizer", [a], norm="L2"), 4)
+    out("norm_max", g.ml("Normalizer", [a], norm="MAX"), 4)
+    out("imputed", g.ml("Imputer", [g.op("Sqrt", [a])], imputed_value_floats=[9.0], replaced_value_float=float("nan")), 4)
+    out("binarized", g.ml("Binarizer", [a], threshold=0.2), 4)
+    out("picked", g.ml("ArrayFeatureExtractor", [a, g.const("cols", [3, 1], np.int64)]), 2)
+    m = g.model("ci_ml_folded", [helper.make_tensor_value_info("x", F, ["N", 1])], 3)
+    sizes = [{"x": ([1, 1], np.float32, "normal")}, {"x": ([3, 1], np.float32, "normal")}]
+    return m, sizes, "ai.onnx.ml models on constant features, folded by constprop"
+
+
+MODELS = [ci_ml_linear, ci_ml_trees, ci_ml_tree_ensemble, ci_ml_folded]
