@@ -1035,6 +1035,253 @@ pub const ERFINV_TAIL: [f64; 9] = [
 mod tests {
     use super::*;
 
+    /// Two trees over two features (values from onnxruntime 1.31 on
+    /// these models): tree 0 `x0 <= 0.5 ? leaf 1 : (x1 < 0 ? leaf 3 :
+    /// leaf 4)`, tree 1 `x1 > 0.25 ? leaf 1 : leaf 2`.
+    const NODES: &str = "nodes_falsenodeids = [2, 0, 4, 0, 0, 2, 0, 0], \
+        nodes_featureids = [0, 0, 1, 0, 0, 1, 0, 0], \
+        nodes_modes = [\"BRANCH_LEQ\", \"LEAF\", \"BRANCH_LT\", \"LEAF\", \"LEAF\", \"BRANCH_GT\", \"LEAF\", \"LEAF\"], \
+        nodes_nodeids = [0, 1, 2, 3, 4, 0, 1, 2], nodes_treeids = [0, 0, 0, 0, 0, 1, 1, 1], \
+        nodes_truenodeids = [1, 0, 3, 0, 0, 1, 0, 0], \
+        nodes_values = [0.5 : f32, 0.0 : f32, 0.0 : f32, 0.0 : f32, 0.0 : f32, 0.25 : f32, 0.0 : f32, 0.0 : f32]";
+    const ROWS: [[f64; 2]; 6] = [
+        [0.2, -1.0],
+        [0.7, -1.0],
+        [0.7, 2.0],
+        [0.5, 0.0],
+        [f64::NAN, 0.3],
+        [0.9, f64::NAN],
+    ];
+
+    fn op_of(kind: &str, attrs: &str, results: &str) -> (Module, OpId) {
+        let n = if results.starts_with('(') { ":2" } else { "" };
+        let text = format!(
+            "func.func @f(%x: tensor<?x2xf32>) {{\n  %0{n} = \"onnx_ml.{kind}\"(%x) {{{attrs}}} : (tensor<?x2xf32>) -> {results}\n  return\n}}\n"
+        );
+        let m = ir::text::parse_module(&text, "t.mlir").unwrap();
+        let op = m
+            .collect_ops(m.top())
+            .into_iter()
+            .find(|&o| m.name(o).as_str() == format!("onnx_ml.{kind}"))
+            .unwrap();
+        (m, op)
+    }
+
+    fn regressor(extra: &str) -> Result<Forest, String> {
+        let votes = "target_ids = [0, 0, 0, 1, 0, 0, 1], target_nodeids = [1, 3, 4, 4, 1, 2, 2], \
+            target_treeids = [0, 0, 0, 0, 1, 1, 1], \
+            target_weights = [1.0 : f32, 2.0 : f32, 3.0 : f32, -4.0 : f32, 10.0 : f32, 20.0 : f32, -30.0 : f32]";
+        let (m, op) = op_of(
+            "TreeEnsembleRegressor",
+            &format!("{NODES}, {votes}, n_targets = 2 : i64{extra}"),
+            "tensor<?x2xf32>",
+        );
+        Forest::regressor(&m, op)
+    }
+
+    fn all_scores(f: &Forest) -> Vec<Vec<f64>> {
+        ROWS.iter().map(|r| f.scores(r)).collect()
+    }
+
+    #[test]
+    fn regressor_aggregates_as_onnxruntime() {
+        let base = ", base_values = [0.5 : f32, -0.5 : f32]";
+        let want: [(&str, [[f64; 2]; 6]); 4] = [
+            (
+                "SUM",
+                [
+                    [21.5, -30.5],
+                    [22.5, -30.5],
+                    [13.5, -4.5],
+                    [21.5, -30.5],
+                    [13.5, -4.5],
+                    [23.5, -34.5],
+                ],
+            ),
+            (
+                "AVERAGE",
+                [
+                    [11.0, -15.5],
+                    [11.5, -15.5],
+                    [7.0, -2.5],
+                    [11.0, -15.5],
+                    [7.0, -2.5],
+                    [12.0, -17.5],
+                ],
+            ),
+            (
+                "MIN",
+                [
+                    [1.5, -30.5],
+                    [2.5, -30.5],
+                    [3.5, -4.5],
+                    [1.5, -30.5],
+                    [3.5, -4.5],
+                    [3.5, -30.5],
+                ],
+            ),
+            (
+                "MAX",
+                [
+                    [20.5, -30.5],
+                    [20.5, -30.5],
+                    [10.5, -4.5],
+                    [20.5, -30.5],
+                    [10.5, -4.5],
+                    [20.5, -4.5],
+                ],
+            ),
+        ];
+        for (agg, rows) in want {
+            let f = regressor(&format!("{base}, aggregate_function = \"{agg}\"")).unwrap();
+            assert_eq!(all_scores(&f), rows.map(|r| r.to_vec()).to_vec(), "{agg}");
+        }
+        let f = regressor(", nodes_missing_value_tracks_true = [1, 0, 1, 0, 0, 1, 0, 0]").unwrap();
+        let want = [
+            [21.0, -30.0],
+            [22.0, -30.0],
+            [13.0, -4.0],
+            [21.0, -30.0],
+            [11.0, 0.0],
+            [12.0, 0.0],
+        ];
+        assert_eq!(all_scores(&f), want.map(|r| r.to_vec()).to_vec());
+        assert_eq!(f.roots, vec![0, 5]);
+        assert_eq!(f.always_voted(), vec![true, false]);
+    }
+
+    #[test]
+    fn unvoted_targets_stay_zero_without_base() {
+        let (m, op) = op_of(
+            "TreeEnsembleRegressor",
+            &format!("{NODES}, n_targets = 2 : i64, base_values = [0.5 : f32, -0.5 : f32], target_ids = [1], target_nodeids = [1], target_treeids = [0], target_weights = [-3.0 : f32]"),
+            "tensor<?x2xf32>",
+        );
+        let f = Forest::regressor(&m, op).unwrap();
+        assert_eq!(f.always_voted(), vec![false, false]);
+        let got = all_scores(&f);
+        assert_eq!(got[0], vec![0.0, -3.5]);
+        assert_eq!(got[1], vec![0.0, 0.0]);
+    }
+
+    fn classifier(votes: &str) -> Result<(Forest, Classify), String> {
+        let (m, op) = op_of(
+            "TreeEnsembleClassifier",
+            &format!("{NODES}, {votes}"),
+            "(tensor<?xi64>, tensor<?x2xf32>)",
+        );
+        Forest::classifier(&m, op)
+    }
+
+    fn finish_all(f: &Forest, c: &Classify) -> (Vec<i64>, Vec<Vec<f64>>) {
+        let out: Vec<(i64, Vec<f64>)> = ROWS
+            .iter()
+            .map(|r| c.finish(&f.scores(r), f.post))
+            .collect();
+        let probs = out
+            .iter()
+            .map(|(_, p)| p.iter().map(|v| (v * 1e4).round() / 1e4).collect())
+            .collect();
+        (out.into_iter().map(|(l, _)| l).collect(), probs)
+    }
+
+    #[test]
+    fn classifiers_follow_onnxruntime() {
+        let (f, c) = classifier("class_ids = [0, 1, 2, 1, 2, 0, 1], class_nodeids = [1, 3, 4, 4, 1, 2, 2], \
+            class_treeids = [0, 0, 0, 0, 1, 1, 1], classlabels_int64s = [0, 1, 2], \
+            class_weights = [0.5 : f32, 0.25 : f32, 0.2 : f32, 0.3 : f32, 0.4 : f32, 0.1 : f32, 0.2 : f32]").unwrap();
+        assert_eq!((c.rule, c.scores), (Rule::Argmax, Scores::Columns));
+        let (labels, probs) = finish_all(&f, &c);
+        assert_eq!(labels, vec![0, 1, 2, 0, 2, 1]);
+        assert_eq!(probs[5], vec![0.1, 0.5, 0.2]);
+        // Class 0 only, weights >= 0: probabilities of the second class.
+        let pos = "class_ids = [0, 0, 0, 0, 0], class_nodeids = [1, 3, 4, 1, 2], \
+            class_treeids = [0, 0, 0, 1, 1], classlabels_int64s = [0, 1], \
+            class_weights = [0.1 : f32, 0.2 : f32, 0.3 : f32, 0.05 : f32, 0.5 : f32]";
+        let (f, c) = classifier(pos).unwrap();
+        assert_eq!(c.rule, Rule::Threshold { column: 0, at: 0.5 });
+        let (labels, probs) = finish_all(&f, &c);
+        assert_eq!(labels, vec![1, 1, 0, 1, 0, 1]);
+        assert_eq!(probs[0], vec![0.4, 0.6]);
+        assert_eq!(probs[2], vec![0.65, 0.35]);
+        // Mixed weights, LOGISTIC, one base value (gradient boosting).
+        let mixed = "class_ids = [0, 0, 0, 0, 0], class_nodeids = [1, 3, 4, 1, 2], \
+            class_treeids = [0, 0, 0, 1, 1], classlabels_int64s = [0, 1], base_values = [-0.3 : f32], \
+            post_transform = \"LOGISTIC\", \
+            class_weights = [0.1 : f32, -0.2 : f32, 0.3 : f32, -0.05 : f32, 0.5 : f32]";
+        let (f, c) = classifier(mixed).unwrap();
+        let (labels, probs) = finish_all(&f, &c);
+        assert_eq!(labels, vec![1, 0, 0, 1, 0, 1]);
+        assert_eq!(probs[0], vec![0.4256, 0.5744]);
+        assert_eq!(probs[1], vec![0.5, 0.5]);
+        assert_eq!(probs[2], vec![0.5125, 0.4875]);
+    }
+
+    #[test]
+    fn malformed_forests_are_refused() {
+        // 0 -> (1, 3), 1 -> (2, 3), 2 -> (1, 3): 1 and 2 loop.
+        let cycle = "nodes_falsenodeids = [3, 3, 3, 0], nodes_featureids = [0, 0, 0, 0], \
+            nodes_modes = [\"BRANCH_LEQ\", \"BRANCH_LEQ\", \"BRANCH_LEQ\", \"LEAF\"], \
+            nodes_nodeids = [0, 1, 2, 3], nodes_treeids = [0, 0, 0, 0], \
+            nodes_truenodeids = [1, 2, 1, 0], \
+            nodes_values = [0.0 : f32, 0.0 : f32, 0.0 : f32, 0.0 : f32]";
+        let (m, op) = op_of(
+            "TreeEnsembleRegressor",
+            &format!("{cycle}, n_targets = 1 : i64"),
+            "tensor<?x1xf32>",
+        );
+        assert!(Forest::regressor(&m, op).unwrap_err().contains("cycle"));
+        let two_roots = NODES.replace("nodes_falsenodeids = [2,", "nodes_falsenodeids = [1,");
+        let (m, op) = op_of(
+            "TreeEnsembleRegressor",
+            &format!("{two_roots}, n_targets = 1 : i64"),
+            "tensor<?x1xf32>",
+        );
+        assert!(Forest::regressor(&m, op)
+            .unwrap_err()
+            .contains("exactly one root"));
+        let err = regressor(", aggregate_function = \"MEDIAN\"").unwrap_err();
+        assert!(err.contains("MEDIAN"), "{err}");
+        let (m, op) = op_of(
+            "TreeEnsembleRegressor",
+            &format!("{NODES}, n_targets = 4000000000 : i64"),
+            "tensor<?x1xf32>",
+        );
+        assert!(Forest::regressor(&m, op).unwrap_err().contains("targets"));
+        let err = classifier(
+            "class_ids = [0], class_nodeids = [1], class_treeids = [0], \
+            class_weights = [1.0 : f32], classlabels_strings = [\"a\", \"b\"]",
+        )
+        .unwrap_err();
+        assert_eq!(err, STRING_LABELS);
+        let err = classifier(
+            "class_ids = [0], class_nodeids = [1], class_treeids = [0], \
+            class_weights = [1.0 : f32], classlabels_int64s = [0, 1], post_transform = \"PROBIT\"",
+        )
+        .unwrap_err();
+        assert!(err.contains("PROBIT"), "{err}");
+        let err = classifier(
+            "class_ids = [0], class_nodeids = [2], class_treeids = [0], \
+            class_weights = [1.0 : f32], classlabels_int64s = [0, 1]",
+        )
+        .unwrap_err();
+        assert!(err.contains("not a leaf"), "{err}");
+    }
+
+    #[test]
+    fn post_transforms() {
+        let mut r = [1.0, 0.0, 2.0];
+        PostTransform::SoftmaxZero.apply(&mut r);
+        assert_eq!(r[1], 0.0);
+        assert!((r[0] + r[2] - 1.0).abs() < 1e-12);
+        let mut z = [0.0, 0.0];
+        PostTransform::SoftmaxZero.apply(&mut z);
+        assert!(z.iter().all(|v| v.is_nan()));
+        let mut l = [0.0];
+        PostTransform::Logistic.apply(&mut l);
+        assert_eq!(l, [0.5]);
+    }
+
     #[test]
     fn probit_inverts_the_normal_cdf() {
         for (p, z) in [

@@ -275,8 +275,11 @@ fn walk(
     root: ValueId,
 ) -> Result<ValueId> {
     let mut err = None;
+    // Carries (node, its feature); the feature is read where the loop
+    // tests for a leaf.
+    let unread = b.const_int(0, Type::i(32));
     let w = b.scf_while(
-        &[root],
+        &[root, unread],
         &mut |b, args| {
             let fi = b.load(tb.feature, &[args[0]]);
             let zero = b.const_int(0, Type::i(32));
@@ -290,14 +293,14 @@ fn walk(
                 Ok(x) => x,
                 Err(e) => {
                     err = Some(e);
-                    return vec![i];
+                    return vec![i, fi];
                 }
             };
             let yes = test(b, tb, x, i);
             let y = b.load(tb.yes, &[i]);
             let n = b.load(tb.no, &[i]);
             let next = b.select(yes, y, n);
-            vec![b.index_cast(next, Type::Index)]
+            vec![b.index_cast(next, Type::Index), fi]
         },
     );
     match err {
