@@ -11,11 +11,12 @@
 //! with non-negative weights gives `[1 - s, s]`, with mixed weights
 //! `[-s, s]`; a softmax of that one score is not taken. Where onnxruntime contradicts the spec the spec wins:
 //! a post transform applies to a single score too (onnxruntime applies
-//! only PROBIT there), and TreeEnsemble's `post_transform` codes are the
-//! spec's (1 = SOFTMAX, 2 = LOGISTIC).
+//! only PROBIT there), TreeEnsemble's `post_transform` codes are the
+//! spec's (1 = SOFTMAX, 2 = LOGISTIC), and of LabelEncoder's repeated keys
+//! the last counts (onnxruntime takes the first).
 
 use crate::ops;
-use ir::elements::Elements;
+use ir::elements::{DType, Elements, NumClass, WideNum};
 use ir::{Module, OpId};
 use std::collections::HashMap;
 
@@ -990,6 +991,127 @@ impl Linear {
     }
 }
 
+/// LabelEncoder over numbers: sorted keys (the last of equal keys wins)
+/// and their values; a NaN key matches NaN.
+#[derive(Clone, Debug)]
+pub struct LabelMap {
+    pub key: DType,
+    pub value: DType,
+    pub entries: Vec<(WideNum, WideNum)>,
+    pub nan_value: Option<WideNum>,
+    pub default: WideNum,
+}
+
+/// A number list given as floats, ints or a tensor, with its dtype.
+fn numbers(
+    floats: Option<Vec<f64>>,
+    ints: Option<Vec<i64>>,
+    strings: bool,
+    tensor: Option<&Elements>,
+    what: &str,
+) -> Result<(DType, Vec<WideNum>), String> {
+    if let Some(t) = tensor {
+        return Ok((t.dtype(), t.to_wide_vec()));
+    }
+    match (floats, ints) {
+        (Some(f), _) if !f.is_empty() => {
+            Ok((DType::F32, f.into_iter().map(WideNum::from_f64).collect()))
+        }
+        (_, Some(i)) if !i.is_empty() => {
+            Ok((DType::I64, i.into_iter().map(WideNum::from_i64).collect()))
+        }
+        _ if strings => Err(format!(
+            "string {what} are not supported: onnxc has no string tensors"
+        )),
+        _ => Err(format!("needs {what}")),
+    }
+}
+
+impl LabelMap {
+    pub fn of(m: &Module, op: OpId) -> Result<LabelMap, String> {
+        let v = ops::LabelEncoder::of(m, op);
+        let has = |s: Option<Vec<&str>>| s.is_some_and(|s| !s.is_empty());
+        let (key, keys) = numbers(
+            v.keys_floats(),
+            v.keys_int64s(),
+            has(v.keys_strings()),
+            v.keys_tensor(),
+            "keys",
+        )?;
+        let (value, values) = numbers(
+            v.values_floats(),
+            v.values_int64s(),
+            has(v.values_strings()),
+            v.values_tensor(),
+            "values",
+        )?;
+        same_len(keys.len(), &[("the values", values.len())])?;
+        let float_key = key.class() == NumClass::Float;
+        let default = match v.default_tensor().and_then(|t| t.get(0)) {
+            Some(d) => d,
+            None if value.class() == NumClass::Float => WideNum::from_f64(v.default_float()),
+            None => WideNum::from_i64(v.default_int64()),
+        };
+        let mut nan_value = None;
+        let mut entries: Vec<(WideNum, WideNum)> = Vec::with_capacity(keys.len());
+        for (k, val) in keys.into_iter().zip(values) {
+            if float_key && k.f64().is_nan() {
+                nan_value = Some(val);
+            } else {
+                entries.push((k, val));
+            }
+        }
+        // A stable sort keeps equal keys in order: the last one wins.
+        let order = |a: &WideNum, b: &WideNum| {
+            if float_key {
+                a.f64().total_cmp(&b.f64())
+            } else {
+                a.i64().cmp(&b.i64())
+            }
+        };
+        entries.sort_by(|a, b| order(&a.0, &b.0));
+        let same = |a: &WideNum, b: &WideNum| {
+            if float_key {
+                a.f64() == b.f64()
+            } else {
+                a == b
+            }
+        };
+        let mut kept: Vec<(WideNum, WideNum)> = Vec::with_capacity(entries.len());
+        for e in entries {
+            match kept.last_mut() {
+                Some(last) if same(&last.0, &e.0) => *last = e,
+                _ => kept.push(e),
+            }
+        }
+        Ok(LabelMap {
+            key,
+            value,
+            entries: kept,
+            nan_value,
+            default,
+        })
+    }
+
+    /// The value of key `x` (of the key dtype's class).
+    pub fn get(&self, x: WideNum) -> WideNum {
+        let float = self.key.class() == NumClass::Float;
+        if float && x.f64().is_nan() {
+            return self.nan_value.unwrap_or(self.default);
+        }
+        let hit = self.entries.binary_search_by(|(k, _)| {
+            if float {
+                k.f64()
+                    .partial_cmp(&x.f64())
+                    .unwrap_or(std::cmp::Ordering::Less)
+            } else {
+                k.i64().cmp(&x.i64())
+            }
+        });
+        hit.map_or(self.default, |i| self.entries[i].1)
+    }
+}
+
 /// The inverse error function (Giles' single-precision polynomials,
 /// relative error below 1e-6); [`probit`] of a probability.
 pub fn erfinv(x: f64) -> f64 {
@@ -1266,6 +1388,26 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("not a leaf"), "{err}");
+    }
+
+    #[test]
+    fn label_maps_keep_the_last_repeated_key() {
+        let (m, op) = op_of(
+            "LabelEncoder",
+            "keys_int64s = [3, 1, 3], values_floats = [1.0 : f32, 2.0 : f32, 3.0 : f32]",
+            "tensor<?x2xf32>",
+        );
+        let map = LabelMap::of(&m, op).unwrap();
+        let get = |k: i64| map.get(WideNum::from_i64(k)).f64();
+        assert_eq!((get(3), get(1), get(2)), (3.0, 2.0, -0.0));
+        let (m, op) = op_of(
+            "LabelEncoder",
+            "keys_floats = [0x7FC00000 : f32, 0.5 : f32], values_int64s = [7, 8], default_int64 = 4",
+            "tensor<?x2xi64>",
+        );
+        let map = LabelMap::of(&m, op).unwrap();
+        let get = |k: f64| map.get(WideNum::from_f64(k)).i64();
+        assert_eq!((get(f64::NAN), get(0.5), get(0.25)), (7, 8, 4));
     }
 
     #[test]

@@ -29,8 +29,9 @@ Models (each is named after the exporter habit it copies):
                        output declared with a 0 dim
   ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
                        writes them (Scaler, Normalizer, Binarizer, Imputer,
-                       ArrayFeatureExtractor, LinearClassifier/Regressor under
-                       every post transform), dynamic batch (ml_models.py)
+                       ArrayFeatureExtractor, LabelEncoder, LinearClassifier/
+                       Regressor under every post transform), dynamic batch
+                       (ml_models.py)
   ci_ml_trees          TreeEnsembleRegressor/Classifier: every node mode,
                        missing values, aggregates, post transforms, the binary
                        conventions of skl2onnx's forests and boosting

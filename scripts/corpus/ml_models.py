@@ -5,8 +5,10 @@ compile covers the attribute forms.
 
 Not covered here (onnxruntime departs from the ONNX ML spec, onnxc follows
 the spec): a post transform other than PROBIT on a single score column,
-TreeEnsemble post_transform codes 1 and 2, and two-class tree classifiers
-with votes for class 1 only or with base values for both classes.
+TreeEnsemble post_transform codes 1 and 2, two-class tree classifiers with
+votes for class 1 only or with base values for both classes, and
+LabelEncoder's repeated keys (onnxruntime keeps the first, the spec the
+last).
 """
 
 import numpy as np
@@ -159,9 +161,18 @@ def ci_ml_linear():
     g.out("imputed_int", g.ml("Imputer", [xi], imputed_value_int64s=[-7], replaced_value_int64=0), I64, ["N", 5])
     g.out("scaled_int", g.ml("Scaler", [xi], offset=[1.0, 2, 3, 4, 5], scale=[0.5, 1, 2, 3, 4]), F, ["N", 5])
     g.out("picked", g.ml("ArrayFeatureExtractor", [x, g.const("cols", [4, 0, 2], np.int64)]), F, ["N", 3])
-    m = g.model("ci_ml_linear", [helper.make_tensor_value_info("x", F, ["N", 5])], 1)
+    # LabelEncoder over numbers (opset 2 lists, opset 4 tensors); NaN keys
+    # match NaN.
+    g.out("encoded_f", g.ml("LabelEncoder", [xi], keys_int64s=[-2, 0, 3, 1], values_floats=[0.5, 1.5, 2.5, 3.5],
+                            default_float=-9.0), F, ["N", 5])
+    g.out("encoded_i", g.ml("LabelEncoder", [g.op("Round", [g.op("Sqrt", [x])])], keys_floats=[0.0, 1.0, float("nan")],
+                            values_int64s=[10, 11, 12]), I64, ["N", 5])
+    g.out("encoded_t", g.ml("LabelEncoder", [xi], keys_tensor=numpy_helper.from_array(np.array([-1, 1, 2], np.int64)),
+                            values_tensor=numpy_helper.from_array(np.array([7, 8, 9], np.float64)),
+                            default_tensor=numpy_helper.from_array(np.array([-3], np.float64))), TensorProto.DOUBLE, ["N", 5])
+    m = g.model("ci_ml_linear", [helper.make_tensor_value_info("x", F, ["N", 5])], 4)
     sizes = [{"x": ([1, 5], np.float32, "normal")}, {"x": ([23, 5], np.float32, "normal")}]
-    return m, sizes, "ai.onnx.ml Scaler/Normalizer/Binarizer/Imputer/ArrayFeatureExtractor, LinearClassifier (3 classes, binary one-row) and LinearRegressor under every post transform"
+    return m, sizes, "ai.onnx.ml Scaler/Normalizer/Binarizer/Imputer/ArrayFeatureExtractor/LabelEncoder, LinearClassifier (3 classes, binary one-row) and LinearRegressor under every post transform"
 
 
 def ci_ml_trees():
@@ -328,7 +339,9 @@ def ci_ml_folded():
     out("imputed", g.ml("Imputer", [g.op("Sqrt", [a])], imputed_value_floats=[9.0], replaced_value_float=float("nan")), 4)
     out("binarized", g.ml("Binarizer", [a], threshold=0.2), 4)
     out("picked", g.ml("ArrayFeatureExtractor", [a, g.const("cols", [3, 1], np.int64)]), 2)
-    m = g.model("ci_ml_folded", [helper.make_tensor_value_info("x", F, ["N", 1])], 3)
+    ai = g.op("Cast", [g.op("Round", [g.op("Mul", [a, g.const("two", 2.0)])])], to=I64)
+    out("encoded", g.ml("LabelEncoder", [ai], keys_int64s=[-1, 0, 1, 2], values_floats=[0.25, 0.5, 0.75, 1.0]), 4)
+    m = g.model("ci_ml_folded", [helper.make_tensor_value_info("x", F, ["N", 1])], 4)
     sizes = [{"x": ([1, 1], np.float32, "normal")}, {"x": ([3, 1], np.float32, "normal")}]
     return m, sizes, "ai.onnx.ml models on constant features, folded by constprop"
 

@@ -9,11 +9,11 @@
 use super::{alloc_result, elem_of, scalar};
 use crate::convert::{alloc, dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
-use ir::builder::{CmpF, CmpI};
+use ir::builder::{Cmp, CmpF, CmpI};
 use ir::dialects::op_error;
-use ir::elements::{DType, Elements, WideNum};
+use ir::elements::{DType, Elements, NumClass, WideNum};
 use ir::{Builder, OpId, Result, Type, ValueId};
-use onnx::ml::{Classify, Linear, PostTransform, Rule, Scores};
+use onnx::ml::{Classify, LabelMap, Linear, PostTransform, Rule, Scores};
 use onnx::ops;
 
 /// A constant vector as a `memref.global` of `t` (floats or integers).
@@ -606,4 +606,84 @@ fn argmax(b: &mut Builder<'_>, acc: ValueId, e: usize) -> ValueId {
         vec![b.select(gt, v, args[0]), b.select(gt, k, args[1])]
     });
     b.m.results(op)[1]
+}
+
+/// LabelEncoder over numbers: a binary search of the sorted keys.
+pub fn label_encoder(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let map = LabelMap::of(b.m, op).map_err(model_error(b, op))?;
+    let xt = elem_of(b.m, x);
+    let float = map.key.class() == NumClass::Float;
+    if xt.is_float() != float || !(xt.is_float() || xt.is_int()) {
+        return Err(op_error(
+            b.m,
+            op,
+            format!("{xt} input for {:?} keys", map.key),
+        ));
+    }
+    let dx = dims(b, x);
+    let out = alloc_result(b, op, 0, &dx)?;
+    let vt = elem_of(b.m, out);
+    let (keys, vals): (Vec<WideNum>, Vec<WideNum>) = map.entries.iter().copied().unzip();
+    let tables = if keys.is_empty() {
+        None
+    } else {
+        Some((
+            global(cx, b, op, &keys, &xt)?,
+            global(cx, b, op, &vals, &vt)?,
+        ))
+    };
+    let konst = |b: &mut Builder<'_>, w: WideNum, t: &Type| {
+        if t.is_float() {
+            b.constant(t, w.f64())
+        } else {
+            b.const_int(w.i64(), t.clone())
+        }
+    };
+    let n = keys.len() as i64;
+    let bounds = Bounds::new(b);
+    loop_nest(b, &bounds, &dx, &mut |b, ivs| {
+        let v = b.load(x, ivs);
+        let mut r = konst(b, map.default, &vt);
+        if let Some((kg, vg)) = tables {
+            let i = lower_bound(b, kg, n, v);
+            let last = b.const_index(n - 1);
+            let at = b.minui(i, last);
+            let k = b.load(kg, &[at]);
+            let nv = b.const_index(n);
+            let inside = b.cmpi(CmpI::Ult, i, nv);
+            let eq = b.cmp(Cmp::Eq, k, v);
+            let found = b.andi(inside, eq);
+            let hit = b.load(vg, &[at]);
+            r = b.select(found, hit, r);
+        }
+        if let Some(nan) = map.nan_value.filter(|_| float) {
+            let is_nan = b.cmpf(CmpF::Uno, v, v);
+            let c = konst(b, nan, &vt);
+            r = b.select(is_nan, c, r);
+        }
+        b.store(r, out, ivs);
+    });
+    Ok(vec![out])
+}
+
+/// The first index of the `n` sorted keys in `keys` not below `v`.
+fn lower_bound(b: &mut Builder<'_>, keys: ValueId, n: i64, v: ValueId) -> ValueId {
+    let lo = b.const_index(0);
+    let hi = b.const_index(n);
+    let w = b.scf_while(
+        &[lo, hi],
+        &mut |b, a| (b.cmpi(CmpI::Ult, a[0], a[1]), a.to_vec()),
+        &mut |b, a| {
+            let (lo, hi) = (a[0], a[1]);
+            let sum = b.addi(lo, hi);
+            let one = b.const_index(1);
+            let mid = b.shrui(sum, one);
+            let k = b.load(keys, &[mid]);
+            let less = b.cmp(Cmp::Lt, k, v);
+            let up = b.addi(mid, one);
+            vec![b.select(less, up, lo), b.select(less, hi, mid)]
+        },
+    );
+    b.m.results(w)[0]
 }

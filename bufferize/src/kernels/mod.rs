@@ -164,7 +164,7 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         K::TfIdfVectorizer => k!(tfidf::tfidf),
         // ai.onnx.ml models over rows of features.
         K::Scaler => k!(ml::scaler),                  K::Normalizer => k!(ml::normalizer),
-        K::Imputer => k!(ml::imputer),
+        K::Imputer => k!(ml::imputer),             K::LabelEncoder => k!(ml::label_encoder),
         K::LinearRegressor => k!(ml::linear_regressor),
         K::LinearClassifier => k!(ml::linear_classifier),
         K::TreeEnsembleRegressor => k!(trees::regressor),
@@ -209,7 +209,7 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         | K::QLinearConv | K::RandomNormal | K::RandomNormalLike | K::RandomUniform
         | K::RandomUniformLike | K::RegexFullMatch | K::StringConcat | K::StringNormalizer
         | K::StringSplit | K::Upsample | K::CastMap | K::CategoryMapper | K::DictVectorizer
-        | K::FeatureVectorizer | K::LabelEncoder | K::OneHotEncoder | K::SVMClassifier
+        | K::FeatureVectorizer | K::OneHotEncoder | K::SVMClassifier
         | K::SVMRegressor | K::ZipMap
             => Err(op_error(b.m, op, "no bufferization for this op yet")),
     }

@@ -3,8 +3,8 @@
 
 use super::dense::{from_f64s, T};
 use super::{Fold, Op};
-use ir::elements::{DType, WideNum};
-use onnx::ml::{Classify, Forest, Linear, PostTransform};
+use ir::elements::{DType, NumClass, WideNum};
+use onnx::ml::{Classify, Forest, LabelMap, Linear, PostTransform};
 use onnx::ops;
 
 /// The operand's rows of features: `[N, F]`, or `[F]` as one row.
@@ -252,4 +252,15 @@ pub fn tree_classifier(o: Op) -> Fold {
     let (f, c) = Forest::classifier(o.m, o.op).map_err(|e| o.err(e))?;
     check_features(o, &f)?;
     classify(o, &c, f.post, |r| f.scores(r))
+}
+
+pub fn label_encoder(o: Op) -> Fold {
+    let ts = o.dense();
+    let Some(x) = ts.get(0) else { return Ok(None) };
+    let map = LabelMap::of(o.m, o.op).map_err(|e| o.err(e))?;
+    if (x.class() == NumClass::Float) != (map.key.class() == NumClass::Float) {
+        return Ok(None);
+    }
+    let data = x.data.iter().map(|&v| map.get(v)).collect();
+    o.packed(vec![T::new(o.dtype(0)?, x.shape.clone(), data)])
 }

@@ -235,13 +235,13 @@ fn fold_kind(kind: OpKind, o: Op) -> Fold {
         K::LinearClassifier => ml::linear_classifier(o),
         K::TreeEnsembleRegressor => ml::tree_regressor(o),
         K::TreeEnsembleClassifier => ml::tree_classifier(o),
-        K::TreeEnsemble => ml::tree_ensemble(o),
+        K::TreeEnsemble => ml::tree_ensemble(o),   K::LabelEncoder => ml::label_encoder(o),
         // Strings, maps, optionals and the rest of the ML domain hold no
         // numeric constants.
         K::StringConcat | K::StringNormalizer | K::StringSplit | K::RegexFullMatch
         | K::ImageDecoder | K::OptionalGetElement | K::OptionalHasElement
         | K::CastMap | K::CategoryMapper | K::DictVectorizer | K::FeatureVectorizer
-        | K::LabelEncoder | K::OneHotEncoder | K::SVMClassifier | K::SVMRegressor
+        | K::OneHotEncoder | K::SVMClassifier | K::SVMRegressor
         | K::ZipMap => Ok(None),
         // No fold kernel: left to the generated code.
         K::AffineGrid | K::Col2Im | K::DFT | K::DeformConv | K::GlobalLpPool

@@ -114,3 +114,9 @@ pub(super) fn one_hot_encoder(cx: &Ctx<'_>) -> Inferred {
     });
     Ok(Some(vec![dims::to_type(shape, Type::f32())]))
 }
+
+/// The input's shape, the values' element type.
+pub(super) fn label_encoder(cx: &Ctx<'_>) -> Inferred {
+    let map = ml::LabelMap::of(cx.m, cx.op).map_err(|e| cx.err(e))?;
+    Ok(Some(vec![dims::to_type(cx.dims(0)?, map.value.to_type())]))
+}

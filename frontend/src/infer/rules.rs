@@ -134,13 +134,14 @@ pub(super) fn infer(cx: &Ctx<'_>, kind: OpKind) -> Inferred {
         OneHotEncoder => ml::one_hot_encoder(cx),
         LinearClassifier => ml::linear_classifier(cx),
         TreeEnsembleClassifier => ml::tree_ensemble_classifier(cx),
+        LabelEncoder => ml::label_encoder(cx),
         Constant => constant(cx),
         NoValue => Ok(Some(vec![Type::None])),
         // No rule: string, map and sequence results, random tensors of an
         // attribute shape, SVM classifiers; their declared types stay.
-        CastMap | CategoryMapper | DictVectorizer | LabelEncoder | MaxRoiPool | Multinomial
-        | RandomNormal | RandomUniform | RegexFullMatch | SVMClassifier | SVMRegressor
-        | StringConcat | StringNormalizer | StringSplit | ZipMap => Ok(None),
+        CastMap | CategoryMapper | DictVectorizer | MaxRoiPool | Multinomial | RandomNormal
+        | RandomUniform | RegexFullMatch | SVMClassifier | SVMRegressor | StringConcat
+        | StringNormalizer | StringSplit | ZipMap => Ok(None),
     }
 }
 
