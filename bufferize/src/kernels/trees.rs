@@ -14,6 +14,7 @@ use crate::convert::{alloc, Lowering};
 use crate::loops::{loop_nest, Bounds};
 use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
+use ir::elements::{DType, Elements};
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ml::{Aggregate, Forest, Mode};
 
@@ -64,20 +65,21 @@ pub fn classifier(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     Ok(vec![out.labels, out.probs])
 }
 
-/// The forest's constant tables.
+/// The forest's constant tables, nodes renumbered in depth-first order
+/// from the roots so a walk reads nearby records.
 struct Tables {
-    feature: ValueId,
-    threshold: ValueId,
-    yes: ValueId,
-    no: ValueId,
+    /// `[nodes, 4] x i32`, one record per node: feature (-1 at a leaf),
+    /// the f32 threshold's bits (a leaf: its first vote), the yes child
+    /// (a leaf: its vote end), the no child.
+    nodes: ValueId,
+    /// Double thresholds, when the forest has them.
+    threshold64: Option<ValueId>,
     /// Only when the branches use more than one mode.
     mode: Option<ValueId>,
     /// Only when some node sends missing values to `yes`.
     missing: Option<ValueId>,
     /// Member ranges and values, only with BRANCH_MEMBER nodes.
     members: Option<(ValueId, ValueId, ValueId)>,
-    vote_lo: ValueId,
-    vote_hi: ValueId,
     /// Vote targets and weights, `None` when no leaf votes.
     votes: Option<(ValueId, ValueId)>,
     roots: ValueId,
@@ -90,32 +92,65 @@ fn mode_code(m: Mode) -> i64 {
     m as i64
 }
 
+/// The nodes in depth-first order from the roots (yes before no), then any
+/// unreachable ones: `order[new] = old`, `at[old] = new`.
+fn layout(f: &Forest) -> (Vec<usize>, Vec<usize>) {
+    let mut at = vec![usize::MAX; f.nodes.len()];
+    let mut order = Vec::with_capacity(f.nodes.len());
+    for &root in &f.roots {
+        let mut stack = vec![root];
+        while let Some(i) = stack.pop() {
+            if at[i] != usize::MAX {
+                continue;
+            }
+            at[i] = order.len();
+            order.push(i);
+            let n = &f.nodes[i];
+            if n.mode != Mode::Leaf {
+                stack.extend([n.no, n.yes]);
+            }
+        }
+    }
+    for (i, a) in at.iter_mut().enumerate() {
+        if *a == usize::MAX {
+            *a = order.len();
+            order.push(i);
+        }
+    }
+    (order, at)
+}
+
+/// One node's record (see [`Tables::nodes`]).
+fn record(n: &onnx::ml::Node, at: &[usize]) -> [i64; 4] {
+    if n.mode == Mode::Leaf {
+        return [-1, n.leaf.0 as i64, n.leaf.1 as i64, 0];
+    }
+    let bits = i64::from((n.threshold as f32).to_bits() as i32);
+    [n.feature as i64, bits, at[n.yes] as i64, at[n.no] as i64]
+}
+
 fn tables(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
     f: &Forest,
     ct: &Type,
-    at: &Type,
+    at_t: &Type,
 ) -> Result<Tables> {
     let i32t = Type::i(32);
-    let col = |g: &dyn Fn(&onnx::ml::Node) -> i64| f.nodes.iter().map(g).collect::<Vec<i64>>();
+    let (order, at) = layout(f);
+    let recs: Vec<i64> = order
+        .iter()
+        .flat_map(|&i| record(&f.nodes[i], &at))
+        .collect();
+    let e = Elements::from_wide(DType::I32, vec![order.len() as i64, 4], &ints(recs))
+        .map_err(|e| op_error(b.m, op, e.to_string()))?;
+    let nodes = cx.global(b, &e);
+    let col = |g: &dyn Fn(&onnx::ml::Node) -> i64| -> Vec<i64> {
+        order.iter().map(|&i| g(&f.nodes[i])).collect()
+    };
     let mut g = |b: &mut Builder<'_>, v: Vec<i64>| global(cx, b, op, &ints(v), &i32t);
-    let feature = g(
-        b,
-        col(&|n| {
-            if n.mode == Mode::Leaf {
-                -1
-            } else {
-                n.feature as i64
-            }
-        }),
-    )?;
-    let yes = g(b, col(&|n| n.yes as i64))?;
-    let no = g(b, col(&|n| n.no as i64))?;
-    let vote_lo = g(b, col(&|n| n.leaf.0 as i64))?;
-    let vote_hi = g(b, col(&|n| n.leaf.1 as i64))?;
-    let roots = g(b, f.roots.iter().map(|&r| r as i64).collect())?;
+    let roots = g(b, f.roots.iter().map(|&r| at[r] as i64).collect())?;
     let mut modes: Vec<Mode> = Vec::new();
     for n in f.nodes.iter().filter(|n| n.mode != Mode::Leaf) {
         if !modes.contains(&n.mode) {
@@ -143,38 +178,55 @@ fn tables(
     let votes = if f.votes.is_empty() {
         None
     } else {
-        let targets = global(
-            cx,
-            b,
-            op,
-            &ints(f.votes.iter().map(|v| v.target as i64)),
-            &i32t,
-        )?;
+        let targets = ints(f.votes.iter().map(|v| v.target as i64));
+        let targets = global(cx, b, op, &targets, &i32t)?;
         let weights: Vec<f64> = f.votes.iter().map(|v| v.weight).collect();
-        Some((targets, global(cx, b, op, &floats(&weights), at)?))
+        Some((targets, global(cx, b, op, &floats(&weights), at_t)?))
     };
-    let thresholds: Vec<f64> = f.nodes.iter().map(|n| n.threshold).collect();
-    let threshold = global(cx, b, op, &floats(&thresholds), ct)?;
+    let threshold64 = if f.double {
+        let t: Vec<f64> = order.iter().map(|&i| f.nodes[i].threshold).collect();
+        Some(global(cx, b, op, &floats(&t), &Type::f64())?)
+    } else {
+        None
+    };
     let base = if f.base.is_empty() {
         None
     } else {
-        Some(global(cx, b, op, &floats(&f.base), at)?)
+        Some(global(cx, b, op, &floats(&f.base), at_t)?)
     };
     Ok(Tables {
-        feature,
-        threshold,
-        yes,
-        no,
+        nodes,
+        threshold64,
         mode,
         missing,
         members,
-        vote_lo,
-        vote_hi,
         votes,
         roots,
         base,
         modes,
     })
+}
+
+impl Tables {
+    /// Column `c` of node `i`'s record.
+    fn field(&self, b: &mut Builder<'_>, i: ValueId, c: i64) -> ValueId {
+        let c = b.const_index(c);
+        b.load(self.nodes, &[i, c])
+    }
+    /// Column `c` of node `i`'s record as an index.
+    fn index(&self, b: &mut Builder<'_>, i: ValueId, c: i64) -> ValueId {
+        let v = self.field(b, i, c);
+        b.index_cast(v, Type::Index)
+    }
+    /// Node `i`'s threshold as `ct`.
+    fn threshold(&self, b: &mut Builder<'_>, i: ValueId, ct: &Type) -> ValueId {
+        if let Some(t) = self.threshold64 {
+            return b.load(t, &[i]);
+        }
+        let bits = self.field(b, i, 1);
+        let t = b.bitcast(bits, Type::f32());
+        scalar::fcast(b, t, ct)
+    }
 }
 
 /// Every row's aggregated scores (base values added) in a scratch row of
@@ -281,7 +333,7 @@ fn walk(
     let w = b.scf_while(
         &[root, unread],
         &mut |b, args| {
-            let fi = b.load(tb.feature, &[args[0]]);
+            let fi = tb.field(b, args[0], 0);
             let zero = b.const_int(0, Type::i(32));
             let branch = b.cmpi(CmpI::Sge, fi, zero);
             (branch, vec![args[0], fi])
@@ -296,9 +348,9 @@ fn walk(
                     return vec![i, fi];
                 }
             };
-            let yes = test(b, tb, x, i);
-            let y = b.load(tb.yes, &[i]);
-            let n = b.load(tb.no, &[i]);
+            let yes = test(b, tb, x, ct, i);
+            let y = tb.field(b, i, 2);
+            let n = tb.field(b, i, 3);
             let next = b.select(yes, y, n);
             vec![b.index_cast(next, Type::Index), fi]
         },
@@ -310,8 +362,8 @@ fn walk(
 }
 
 /// Whether node `i` sends the feature value `x` to its yes child.
-fn test(b: &mut Builder<'_>, tb: &Tables, x: ValueId, i: ValueId) -> ValueId {
-    let th = b.load(tb.threshold, &[i]);
+fn test(b: &mut Builder<'_>, tb: &Tables, x: ValueId, ct: &Type, i: ValueId) -> ValueId {
+    let th = tb.threshold(b, i, ct);
     let mut yes = None;
     let code = tb.mode.map(|m| b.load(m, &[i]));
     for &m in &tb.modes {
@@ -378,10 +430,8 @@ fn add_votes(
     let Some((targets, weights)) = tb.votes else {
         return;
     };
-    let lo = b.load(tb.vote_lo, &[leaf]);
-    let lo = b.index_cast(lo, Type::Index);
-    let hi = b.load(tb.vote_hi, &[leaf]);
-    let hi = b.index_cast(hi, Type::Index);
+    let lo = tb.index(b, leaf, 1);
+    let hi = tb.index(b, leaf, 2);
     let one = b.const_index(1);
     b.scf_for(lo, hi, one, &[], |b, j, _| {
         let t = b.load(targets, &[j]);
