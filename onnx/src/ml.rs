@@ -479,84 +479,17 @@ impl Forest {
     /// `leaf_*` the leaves (after the branches in [`Forest::nodes`]).
     pub fn tree_ensemble(m: &Module, op: OpId) -> Result<Forest, String> {
         let v = ops::TreeEnsemble::of(m, op);
-        let features = v.nodes_featureids();
-        let n = features.len();
-        let (yes, no) = (v.nodes_truenodeids(), v.nodes_falsenodeids());
-        let (yes_leaf, no_leaf) = (v.nodes_trueleafs(), v.nodes_falseleafs());
-        let modes: Vec<i64> = elements_ints(v.nodes_modes().ok_or("needs nodes_modes")?);
-        let (splits, double) =
-            float_list(None, Some(v.nodes_splits().ok_or("needs nodes_splits")?));
-        let missing = v.nodes_missing_value_tracks_true().unwrap_or_default();
-        same_len(
-            n,
-            &[
-                ("nodes_modes", modes.len()),
-                ("nodes_splits", splits.len()),
-                ("nodes_truenodeids", yes.len()),
-                ("nodes_falsenodeids", no.len()),
-                ("nodes_trueleafs", yes_leaf.len()),
-                ("nodes_falseleafs", no_leaf.len()),
-            ],
-        )?;
-        if !missing.is_empty() {
-            same_len(n, &[("nodes_missing_value_tracks_true", missing.len())])?;
-        }
-        let leaf_targets = v.leaf_targetids();
-        let (leaf_weights, _) =
-            float_list(None, Some(v.leaf_weights().ok_or("needs leaf_weights")?));
-        same_len(leaf_targets.len(), &[("leaf_weights", leaf_weights.len())])?;
-        let leaves = leaf_targets.len();
-        let targets = checked_targets(match v.n_targets() {
-            Some(t) => index(t, "n_targets")?,
-            None => leaf_targets
-                .iter()
-                .max()
-                .map_or(Ok(1), |&t| index(t, "leaf target").map(|t| t + 1))?,
-        })?;
-        let (members, ranges) = membership_sets(v.membership_values(), &modes)?;
-        let child = |id: i64, leaf: i64| -> Result<usize, String> {
-            let i = index(id, "child")?;
-            let (limit, off) = if leaf != 0 { (leaves, n) } else { (n, 0) };
-            if i >= limit {
-                return Err(format!("child {id} out of range"));
-            }
-            Ok(i + off)
-        };
-        let mut nodes = Vec::with_capacity(n + leaves);
-        let mut member_sets = ranges.into_iter();
-        for i in 0..n {
-            let mode = Mode::from_code(modes[i])?;
-            let members = if mode == Mode::Member {
-                member_sets.next().unwrap_or((0, 0))
-            } else {
-                (0, 0)
-            };
-            nodes.push(Node {
-                mode,
-                feature: index(features[i], "feature id")?,
-                threshold: splits[i],
-                missing_yes: missing.get(i).is_some_and(|&x| x != 0),
-                yes: child(yes[i], yes_leaf[i])?,
-                no: child(no[i], no_leaf[i])?,
-                members,
-                leaf: (0, 0),
-            });
-        }
-        let mut votes = Vec::with_capacity(leaves);
-        for (k, (&t, &w)) in leaf_targets.iter().zip(&leaf_weights).enumerate() {
-            let target = index(t, "leaf target id")?;
-            if target >= targets {
-                return Err(format!("leaf target id {target} is not below {targets}"));
-            }
-            votes.push(Vote { target, weight: w });
-            let at = n + k;
+        let (votes, targets) = v5_votes(&v)?;
+        let (mut nodes, members, double) = v5_branches(&v, votes.len())?;
+        let n = nodes.len();
+        for k in 0..votes.len() {
             nodes.push(Node {
                 mode: Mode::Leaf,
                 feature: 0,
                 threshold: 0.0,
                 missing_yes: false,
-                yes: at,
-                no: at,
+                yes: n + k,
+                no: n + k,
                 members: (0, 0),
                 leaf: (k, k + 1),
             });
@@ -803,6 +736,87 @@ impl Linear {
             .map(|(w, b)| w.iter().zip(x).map(|(w, x)| w * x).sum::<f64>() + b)
             .collect()
     }
+}
+
+/// TreeEnsemble's leaves (one vote each) and the number of targets.
+fn v5_votes(v: &ops::TreeEnsemble<'_>) -> Result<(Vec<Vote>, usize), String> {
+    let leaf_targets = v.leaf_targetids();
+    let (weights, _) = float_list(None, Some(v.leaf_weights().ok_or("needs leaf_weights")?));
+    same_len(leaf_targets.len(), &[("leaf_weights", weights.len())])?;
+    let targets = checked_targets(match v.n_targets() {
+        Some(t) => index(t, "n_targets")?,
+        None => leaf_targets
+            .iter()
+            .max()
+            .map_or(Ok(1), |&t| index(t, "leaf target").map(|t| t + 1))?,
+    })?;
+    let mut votes = Vec::with_capacity(leaf_targets.len());
+    for (&t, &weight) in leaf_targets.iter().zip(&weights) {
+        let target = index(t, "leaf target id")?;
+        if target >= targets {
+            return Err(format!("leaf target id {target} is not below {targets}"));
+        }
+        votes.push(Vote { target, weight });
+    }
+    Ok((votes, targets))
+}
+
+/// TreeEnsemble's branches (children past them are the `leaves`), the
+/// member values, and whether the splits are doubles.
+fn v5_branches(
+    v: &ops::TreeEnsemble<'_>,
+    leaves: usize,
+) -> Result<(Vec<Node>, Vec<f64>, bool), String> {
+    let features = v.nodes_featureids();
+    let n = features.len();
+    let (yes, no) = (v.nodes_truenodeids(), v.nodes_falsenodeids());
+    let (yes_leaf, no_leaf) = (v.nodes_trueleafs(), v.nodes_falseleafs());
+    let modes: Vec<i64> = elements_ints(v.nodes_modes().ok_or("needs nodes_modes")?);
+    let (splits, double) = float_list(None, Some(v.nodes_splits().ok_or("needs nodes_splits")?));
+    let missing = v.nodes_missing_value_tracks_true().unwrap_or_default();
+    same_len(
+        n,
+        &[
+            ("nodes_modes", modes.len()),
+            ("nodes_splits", splits.len()),
+            ("nodes_truenodeids", yes.len()),
+            ("nodes_falsenodeids", no.len()),
+            ("nodes_trueleafs", yes_leaf.len()),
+            ("nodes_falseleafs", no_leaf.len()),
+        ],
+    )?;
+    if !missing.is_empty() {
+        same_len(n, &[("nodes_missing_value_tracks_true", missing.len())])?;
+    }
+    let (members, ranges) = membership_sets(v.membership_values(), &modes)?;
+    let child = |id: i64, leaf: i64| -> Result<usize, String> {
+        let i = index(id, "child")?;
+        let (limit, off) = if leaf != 0 { (leaves, n) } else { (n, 0) };
+        if i >= limit {
+            return Err(format!("child {id} out of range"));
+        }
+        Ok(i + off)
+    };
+    let mut nodes = Vec::with_capacity(n + leaves);
+    let mut member_sets = ranges.into_iter();
+    for i in 0..n {
+        let mode = Mode::from_code(modes[i])?;
+        let members = match mode {
+            Mode::Member => member_sets.next().unwrap_or((0, 0)),
+            _ => (0, 0),
+        };
+        nodes.push(Node {
+            mode,
+            feature: index(features[i], "feature id")?,
+            threshold: splits[i],
+            missing_yes: missing.get(i).is_some_and(|&x| x != 0),
+            yes: child(yes[i], yes_leaf[i])?,
+            no: child(no[i], no_leaf[i])?,
+            members,
+            leaf: (0, 0),
+        });
+    }
+    Ok((nodes, members, double))
 }
 
 fn elements_ints(e: &Elements) -> Vec<i64> {
