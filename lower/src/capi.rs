@@ -19,6 +19,9 @@ struct Port {
     dtype: i32,
     bytes: u64,
     shape: Vec<i64>,
+    /// The symbol of each dynamic dim: the model's `dim_param`, else
+    /// `NAME_d<k>` for an input (the frontend's name for it).
+    dim_names: Vec<Option<String>>,
 }
 
 /// The ONNX `TensorProto.DataType` code of an element type.
@@ -79,7 +82,28 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
             })
             .unwrap_or_default()
     };
+    let params = |attr: &str| -> Vec<Vec<String>> {
+        let Some(a) = m.attr(f, attr).and_then(Attribute::as_array) else {
+            return Vec::new();
+        };
+        a.iter()
+            .map(|row| {
+                row.as_array()
+                    .map(|r| {
+                        r.iter()
+                            .map(|s| s.as_str().unwrap_or("").to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
     let make = |types: &[Type], names: Vec<String>, kind: &str| -> Result<Vec<Port>> {
+        let declared = params(if kind == "input" {
+            "onnx.input_dim_params"
+        } else {
+            "onnx.output_dim_params"
+        });
         types
             .iter()
             .enumerate()
@@ -90,14 +114,33 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
                 let dtype = onnx_dtype(&mt.elem).ok_or_else(|| {
                     op_error(m, f, format!("no C element type for {kind} {i} ({t})"))
                 })?;
+                let name = names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| format!("{kind}_{i}"));
+                let dim_names = mt
+                    .shape
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &size)| {
+                        let param = declared
+                            .get(i)
+                            .and_then(|r| r.get(d))
+                            .filter(|p| !p.is_empty());
+                        match (size == ir::DYN, param) {
+                            (false, _) => None,
+                            (true, Some(p)) => Some(p.clone()),
+                            (true, None) if kind == "input" => Some(format!("{name}_d{d}")),
+                            (true, None) => None,
+                        }
+                    })
+                    .collect();
                 Ok(Port {
-                    name: names
-                        .get(i)
-                        .cloned()
-                        .unwrap_or_else(|| format!("{kind}_{i}")),
+                    name,
                     dtype,
                     bytes: elem_size(&mt.elem).map_err(|e| op_error(m, f, e))?,
                     shape: mt.shape.clone(),
+                    dim_names,
                 })
             })
             .collect()
@@ -113,10 +156,57 @@ pub fn header(m: &Module, func_name: &str, p: &str) -> Result<String> {
     let (ins, outs) = ports(m, func_name)?;
     let up = p.to_ascii_uppercase();
     Ok(HEADER
+        .replace("@SIG@", &signature(&ins, &outs))
         .replace("@P@", p)
         .replace("@UP@", &up)
         .replace("@NI@", &ins.len().to_string())
         .replace("@NO@", &outs.len().to_string()))
+}
+
+/// The comment lines of the header listing each port's dims by name.
+fn signature(ins: &[Port], outs: &[Port]) -> String {
+    let mut s = String::new();
+    for (kind, list) in [("input", ins), ("output", outs)] {
+        for (i, q) in list.iter().enumerate() {
+            let dims: Vec<String> = q
+                .shape
+                .iter()
+                .zip(&q.dim_names)
+                .map(|(&d, n)| match n {
+                    Some(n) => n.clone(),
+                    None if d == ir::DYN => "?".into(),
+                    None => d.to_string(),
+                })
+                .collect();
+            let name = q.name.replace("*/", "* /");
+            let dims = dims.join(", ").replace("*/", "* /");
+            let _ = writeln!(s, " *   {kind} {i} '{name}': [{dims}]");
+        }
+    }
+    s
+}
+
+/// C statements returning `i + 1` when input `i` has a dim whose name an
+/// earlier input dim has with another size.
+fn symbol_checks(ins: &[Port]) -> String {
+    let mut first: Vec<(&str, usize, usize)> = Vec::new();
+    let mut s = String::new();
+    for (i, q) in ins.iter().enumerate() {
+        for (d, n) in q.dim_names.iter().enumerate() {
+            let Some(n) = n.as_deref() else { continue };
+            match first.iter().find(|(f, ..)| *f == n) {
+                Some(&(_, j, e)) => {
+                    let _ = writeln!(
+                        s,
+                        "  if (inputs[{i}].shape[{d}] != inputs[{j}].shape[{e}]) return {};",
+                        i + 1
+                    );
+                }
+                None => first.push((n, i, d)),
+            }
+        }
+    }
+    s
 }
 
 /// The C source of the wrapper, calling the descriptor entry `entry`.
@@ -155,6 +245,8 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     for (int d = 0; d < input_ranks[i]; d++)
       if (inputs[i].shape[d] < 0 || (input_shapes[i][d] >= 0 && inputs[i].shape[d] != input_shapes[i][d]))
         return i + 1;
+  }}
+{checks}  for (int i = 0; i < {ni}; i++) {{
     fill_desc(in_desc[i], inputs[i].data, input_ranks[i], inputs[i].shape);
     ins[i] = in_desc[i];
   }}
@@ -176,6 +268,7 @@ void {p}_free_outputs(onnxc_tensor *outputs) {{
 "#,
         ni1 = ni.max(1),
         no1 = no.max(1),
+        checks = symbol_checks(&ins),
     );
     Ok(s)
 }
@@ -239,7 +332,43 @@ fn write_port_tables(s: &mut String, p: &str, kind: &str, list: &[Port]) {
                 .join(", ")
         }
     );
+    for (i, q) in list.iter().enumerate() {
+        let names: Vec<String> = q
+            .dim_names
+            .iter()
+            .map(|n| {
+                n.as_ref()
+                    .map_or("0".into(), |n| format!("\"{}\"", c_escape(n)))
+            })
+            .collect();
+        let names = if names.is_empty() {
+            "0".into()
+        } else {
+            names.join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "static const char *const {kind}_dimnames{i}[{}] = {{ {names} }};",
+            q.dim_names.len().max(1)
+        );
+    }
+    let tables: Vec<String> = (0..list.len())
+        .map(|i| format!("{kind}_dimnames{i}"))
+        .collect();
+    let tables = if tables.is_empty() {
+        "0".into()
+    } else {
+        tables.join(", ")
+    };
+    let _ = writeln!(
+        s,
+        "static const char *const *const {kind}_dimnames[{n}] = {{ {tables} }};"
+    );
     let count = list.len();
+    let _ = writeln!(
+        s,
+        "const char *{p}_{kind}_dim_name(int i, int d) {{ return i >= 0 && i < {count} && d >= 0 && d < {kind}_ranks[i] ? {kind}_dimnames[i][d] : 0; }}"
+    );
     let _ = writeln!(
         s,
         "int {p}_num_{kind}s(void) {{ return {count}; }}\n\
@@ -290,8 +419,13 @@ typedef struct onnxc_tensor {
 #define @UP@_NUM_INPUTS @NI@
 #define @UP@_NUM_OUTPUTS @NO@
 
+/* The signature; a name is a dynamic dim (the model's dim_param, or
+ * NAME_d<k> for an unnamed input dim), '?' an output dim without one:
+@SIG@ */
+
 /* Signature queries; i out of range gives 0 / -1 / NULL. Shapes use -1 for
- * a dynamic dim. */
+ * a dynamic dim. dim_name gives a dynamic dim's name, NULL for a static
+ * dim. */
 int @P@_num_inputs(void);
 int @P@_num_outputs(void);
 const char *@P@_input_name(int i);
@@ -302,12 +436,15 @@ int @P@_input_rank(int i);
 int @P@_output_rank(int i);
 const int64_t *@P@_input_shape(int i);
 const int64_t *@P@_output_shape(int i);
+const char *@P@_input_dim_name(int i, int d);
+const char *@P@_output_dim_name(int i, int d);
 
 /* Runs the model on @UP@_NUM_INPUTS borrowed tensors of the declared
  * element types and shapes. Returns 0 and fills outputs[0..@UP@_NUM_OUTPUTS)
  * with newly allocated tensors (release them with @P@_free_outputs), or
- * returns k > 0 when input k-1 has the wrong rank or a wrong static dim
- * (outputs untouched). Reentrant: calls share no mutable state. */
+ * returns k > 0 when input k-1 has the wrong rank, a wrong static dim, or a
+ * dim whose name an earlier input's dim has with another size (outputs
+ * untouched). Reentrant: calls share no mutable state. */
 int @P@_run(const onnxc_tensor *inputs, onnxc_tensor *outputs);
 void @P@_free_outputs(onnxc_tensor *outputs);
 

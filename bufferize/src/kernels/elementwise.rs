@@ -32,7 +32,7 @@ pub(super) fn two(b: &Builder<'_>, op: OpId, x: &[ValueId]) -> Result<(ValueId, 
 
 /// The type of `x`, which must be a float.
 pub(super) fn float_type(b: &Builder<'_>, op: OpId, x: ValueId) -> Result<Type> {
-    let t = b.m.value_type(x).clone();
+    let t = b.m.value_type(x).element_type().clone();
     if t.is_float() {
         Ok(t)
     } else {
@@ -184,14 +184,20 @@ fn nest(
     let in_dims: Vec<Vec<ValueId>> = inputs.iter().map(|&v| dims(b, v)).collect();
     let bounds = Bounds::new(b);
     let out_dims = broadcast_dims(b, op, &operand_ids, &shapes, &in_dims, &out_shape)?;
-    // A dynamic input dim may be 1 at runtime: it broadcasts then.
+    // A dynamic input dim may be 1 at runtime: it broadcasts then, unless
+    // inference proved it the output's own size.
     let dyn_one: Vec<Vec<Option<ValueId>>> = shapes
         .iter()
         .zip(&in_dims)
-        .map(|(s, dv)| {
+        .zip(&operand_ids)
+        .map(|((s, dv), &i)| {
+            let same = same_sized_dims(cx, b.m, op, i, s.len());
             s.iter()
                 .zip(dv)
-                .map(|(&d, &v)| (d == DYN).then(|| b.cmpi(CmpI::Eq, v, bounds.one)))
+                .zip(same)
+                .map(|((&d, &v), same)| {
+                    (d == DYN && !same).then(|| b.cmpi(CmpI::Eq, v, bounds.one))
+                })
                 .collect()
         })
         .collect();
@@ -241,6 +247,23 @@ fn nest(
         }
     });
     super::finish(err, vec![out])
+}
+
+/// Per dim of operand `i` (rank `rank`): whether shape inference gave it
+/// the same symbolic size as the result's dim it maps to, so it never
+/// broadcasts (where both are 1, the index is 0 either way).
+fn same_sized_dims(cx: &Lowering, m: &ir::Module, op: OpId, i: usize, rank: usize) -> Vec<bool> {
+    let sym = |v: Option<ValueId>| v.and_then(|v| cx.tensor_type(m, v)?.sym_dims());
+    let (Some(ins), Some(outs)) = (sym(m.operand(op, i)), sym(m.result(op, 0))) else {
+        return vec![false; rank];
+    };
+    let off = outs.len().saturating_sub(ins.len());
+    (0..rank)
+        .map(|k| match (ins.get(k), outs.get(k + off)) {
+            (Some(Some(a)), Some(Some(o))) => a == o,
+            _ => false,
+        })
+        .collect()
 }
 
 /// The output dims: static ones as constants, each dynamic one the input
