@@ -207,3 +207,22 @@ fn pool_holds_each_buffer_once() {
     drop(e);
     assert_eq!(pool::views_of(&buf), 0);
 }
+
+/// Sub-byte elements unpack to one byte each (signed ones sign-extended)
+/// and pack back; wider dtypes keep their bytes.
+#[test]
+fn unpacked_bytes_round_trip() {
+    // int4 [-9 wrapped .. ]: ONNX packs low nibble first.
+    let packed = Bytes::from(vec![0x87u8, 0x0f]);
+    let e = Elements::from_bytes(DType::I4, vec![3], packed.clone()).unwrap();
+    assert_eq!(&e.to_unpacked_bytes()[..], &[0x07, 0xf8, 0xff]);
+    let back = Elements::from_unpacked_bytes(DType::I4, vec![3], e.to_unpacked_bytes()).unwrap();
+    assert_eq!(&back.to_contiguous_bytes()[..], &[0x87, 0x0f]);
+    let u2 = Elements::from_bytes(DType::U2, vec![4], Bytes::from(vec![0b11_10_01_00u8])).unwrap();
+    assert_eq!(&u2.to_unpacked_bytes()[..], &[0, 1, 2, 3]);
+    let f4 = Elements::from_bytes(DType::F4E2M1FN, vec![2], Bytes::from(vec![0x8fu8])).unwrap();
+    assert_eq!(&f4.to_unpacked_bytes()[..], &[0x0f, 0x08]);
+    let i8s = Elements::from_bytes(DType::I8, vec![2], Bytes::from(vec![1u8, 255])).unwrap();
+    assert_eq!(&i8s.to_unpacked_bytes()[..], &[1, 255]);
+    assert!(Elements::from_unpacked_bytes(DType::I4, vec![3], Bytes::from(vec![0u8; 2])).is_err());
+}
