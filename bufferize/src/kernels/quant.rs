@@ -69,8 +69,8 @@ fn param_at(b: &mut Builder<'_>, p: ValueId, how: ParamIndex, ivs: &[ValueId]) -
 
 /// `v` (a float) quantized to `out`: for integers
 /// `clamp(roundeven(v) + zp)`; for the 8-bit floats a cast (saturating
-/// when `saturate`; the zero point is not used, as in the ONNX
-/// reference); for f4E2M1FN `v + zp` cast (saturating).
+/// when `saturate`; no zero point); for f4E2M1FN `v + zp` cast
+/// (saturating).
 fn quantize_to(
     b: &mut Builder<'_>,
     op: OpId,
@@ -81,6 +81,7 @@ fn quantize_to(
 ) -> Result<ValueId> {
     match out {
         Type::Float(k) if k.bits() == 8 => scalar::cast(b, op, v, out, saturate, "up"),
+        // f4E2M1FN: the zero point is added (the ONNX reference).
         Type::Float(_) => {
             let f = b.m.value_type(v).clone();
             let v = match zp {
@@ -129,6 +130,8 @@ pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
+    // The 8-bit float outputs take no zero point (the ONNX reference).
+    let zp = zp.filter(|_| !matches!(out_t, Type::Float(k) if k.bits() == 8));
     let view = ops::QuantizeLinear::of(b.m, op);
     let (saturate, precision) = (view.saturate() != 0, view.precision());
     let how = param_index(b, op, (x, scale), view.axis(), view.block_size())?;
