@@ -291,3 +291,63 @@ assert np.allclose(got, want, rtol=1e-6, atol=0), np.abs(got - want).max()",
         .unwrap();
     assert_ok(&check);
 }
+
+/// `onnxc run` takes and writes int4 and float8 tensors (packed in the
+/// .pb files as ONNX packs them); the outputs match the ONNX reference
+/// evaluator bit for bit.
+#[test]
+fn run_reads_and_writes_small_types() {
+    let dir = workdir("small_types");
+    let script = "
+import sys, os, numpy as np, onnx, ml_dtypes
+from onnx import helper, numpy_helper, TensorProto as T
+from onnx.reference import ReferenceEvaluator
+out = sys.argv[1]
+nodes = [helper.make_node('Cast', ['q'], ['f'], to=T.FLOAT8E4M3FN),
+         helper.make_node('Cast', ['e'], ['i'], to=T.INT4)]
+g = helper.make_graph(nodes, 'g',
+    [helper.make_tensor_value_info('q', T.INT4, [2, 3]),
+     helper.make_tensor_value_info('e', T.FLOAT8E5M2, [5])],
+    [helper.make_tensor_value_info('f', T.FLOAT8E4M3FN, [2, 3]),
+     helper.make_tensor_value_info('i', T.INT4, [5])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 25)])
+m.ir_version = 11
+onnx.save(m, os.path.join(out, 'model.onnx'))
+q = np.array([[-8, 7, 0], [-1, 5, 3]]).astype(ml_dtypes.int4)
+e = np.array([1.5, -3.0, 6.0, -0.25, 12.0], np.float32).astype(ml_dtypes.float8_e5m2)
+ref = ReferenceEvaluator(m).run(None, {'q': q, 'e': e})
+for name, v in [('q', q), ('e', e), ('want0', ref[0]), ('want1', ref[1])]:
+    open(os.path.join(out, name + '.pb'), 'wb').write(numpy_helper.from_array(v, name).SerializeToString())
+";
+    run_script(script, &dir);
+    let p = |f: &str| dir.join(f).display().to_string();
+    let run = onnxc(&[
+        "run",
+        &p("model.onnx"),
+        "--input",
+        &p("q.pb"),
+        "--input",
+        &p("e.pb"),
+        "--output-dir",
+        &p("out"),
+    ]);
+    assert_ok(&run);
+    let check = Command::new(python())
+        .arg("-c")
+        .arg(
+            "import sys, onnx
+for got, want in [(sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])]:
+    g, w = onnx.load_tensor(got), onnx.load_tensor(want)
+    assert g.data_type == w.data_type and list(g.dims) == list(w.dims), (g.data_type, g.dims)
+    assert g.raw_data == w.raw_data, (g.raw_data.hex(), w.raw_data.hex())",
+        )
+        .args([
+            p("out/output_0.pb"),
+            p("out/output_1.pb"),
+            p("want0.pb"),
+            p("want1.pb"),
+        ])
+        .output()
+        .unwrap();
+    assert_ok(&check);
+}
