@@ -15,7 +15,7 @@ mod pack;
 pub mod pool;
 
 use codec::push_raw;
-pub use codec::{decode, encode, read_raw};
+pub use codec::{decode, encode, encode_exact, read_raw};
 pub use lazy::MapFn;
 
 /// Element types of tensor constants: every numeric ONNX dtype.
@@ -273,7 +273,7 @@ impl Elements {
     /// One value broadcast to `shape`: all strides zero, one element stored.
     pub fn splat(dtype: DType, shape: Vec<i64>, v: WideNum) -> Result<Self, ElementsError> {
         checked_count(&shape)?;
-        let raw = encode(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
+        let raw = encode_exact(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
         let mut out = Vec::with_capacity(8);
         push_raw(&mut out, dtype, 0, raw);
         let strides = vec![0; shape.len()];
@@ -303,7 +303,7 @@ impl Elements {
         }
         let mut out = Vec::with_capacity(dtype.storage_bytes(n).unwrap_or(0));
         for (i, &v) in values.iter().enumerate() {
-            let raw = encode(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
+            let raw = encode_exact(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
             push_raw(&mut out, dtype, i, raw);
         }
         Self::from_bytes(dtype, shape, pool::heap(out))

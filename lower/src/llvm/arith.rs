@@ -4,7 +4,7 @@
 //! would call `__truncsfbf2`, which older libgcc (Debian 12) lacks.
 
 use super::minifloat;
-use super::types::{float_literal, int_literal, is_minifloat};
+use super::types::{float_literal, int_literal};
 use super::{unsupported, FnCx};
 use ir::attr::Attribute;
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
@@ -205,8 +205,8 @@ pub(crate) fn float_compute(
     let k = float_kind(cx, op, r)?;
     let ty = cx.vty(op, r)?;
     let a = operands_text(cx, op)?;
-    let small = is_minifloat(k);
-    let promote = small || k == FloatKind::BF16 || (promote_f16 && k == FloatKind::F16);
+    let small = k.minifloat();
+    let promote = small.is_some() || k == FloatKind::BF16 || (promote_f16 && k == FloatKind::F16);
     if promote && cx.m.value_type(r).as_vector().is_some() {
         return Err(op_error(
             cx.m,
@@ -222,8 +222,8 @@ pub(crate) fn float_compute(
     let wide: Vec<String> = a.iter().map(|x| to_float(cx, x, &ty, k)).collect();
     let rhs = f(cx, "float", FloatKind::F32, &wide)?;
     let t = cx.assign(rhs);
-    if small {
-        let code = minifloat::narrow(cx, &t, "float", k);
+    if let Some(fm) = small {
+        let code = minifloat::narrow(cx, &t, "float", &fm);
         cx.alias(r, code);
         return Ok(());
     }
@@ -238,8 +238,10 @@ fn to_float(cx: &mut FnCx<'_>, x: &str, ty: &str, k: FloatKind) -> String {
     match k {
         FloatKind::F32 => x.to_string(),
         FloatKind::F64 => cx.assign(format!("fptrunc double {x} to float")),
-        k if is_minifloat(k) => minifloat::widen(cx, x, k),
-        _ => cx.assign(format!("fpext {ty} {x} to float")),
+        k => match k.minifloat() {
+            Some(fm) => minifloat::widen(cx, x, &fm),
+            None => cx.assign(format!("fpext {ty} {x} to float")),
+        },
     }
 }
 
@@ -327,7 +329,7 @@ fn cmp(cx: &mut FnCx<'_>, op: OpId, float: bool) -> Result<()> {
     let mut a = operands_text(cx, op)?;
     if float {
         let k = float_kind(cx, op, lhs)?;
-        if k == FloatKind::BF16 || is_minifloat(k) {
+        if k == FloatKind::BF16 || k.minifloat().is_some() {
             a = a.iter().map(|x| to_float(cx, x, &ty, k)).collect();
             ty = "float".into();
         }
@@ -359,8 +361,7 @@ fn select(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
 
 fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
-    let small = |t: &ir::Type| matches!(t, ir::Type::Float(k) if is_minifloat(*k));
-    if small(cx.m.value_type(src)) || small(cx.m.value_type(r)) {
+    if minifloat_of(cx.m.value_type(src)).is_some() || minifloat_of(cx.m.value_type(r)).is_some() {
         return minifloat_cast(cx, op, which);
     }
     let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
@@ -402,6 +403,14 @@ fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     Ok(())
 }
 
+/// The format of an 8- or 4-bit float type.
+fn minifloat_of(t: &ir::Type) -> Option<ir::types::MiniFloat> {
+    match t {
+        ir::Type::Float(k) => k.minifloat(),
+        _ => None,
+    }
+}
+
 /// A cast from or to an 8- or 4-bit float: through f32 (from one; exact),
 /// or from f32 or f64 (to one; integers via f64, so one rounding up to 53
 /// bits).
@@ -431,12 +440,12 @@ fn minifloat_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
             ))
         }
     };
+    if let Some(fm) = minifloat_of(&to_t) {
+        let code = minifloat::narrow(cx, &v, vty, &fm);
+        cx.alias(r, code);
+        return Ok(());
+    }
     let rhs = match (&to_t, which) {
-        (ir::Type::Float(k), _) if is_minifloat(*k) => {
-            let code = minifloat::narrow(cx, &v, vty, *k);
-            cx.alias(r, code);
-            return Ok(());
-        }
         (ir::Type::Float(FloatKind::BF16), _) => {
             let f = match vty {
                 "double" => cx.assign(format!("fptrunc double {v} to float")),

@@ -9,56 +9,10 @@
 
 use super::types::float_literal;
 use super::FnCx;
-use ir::types::FloatKind;
+use ir::types::{FloatKind, MiniFloat};
 
-/// The layout and special values of a format (codes of the magnitude).
-struct Format {
-    bits: u32,
-    man: u32,
-    bias: i64,
-    /// The sign bit (0 for the unsigned f8E8M0FNU).
-    sign: u32,
-    /// Largest finite magnitude code.
-    max: u32,
-    /// The code for overflow, before the sign.
-    overflow: u32,
-    /// The NaN code (before the sign); `None`: NaN becomes -0 (f4E2M1FN).
-    nan: Option<u32>,
-    /// Whether a NaN or overflow code takes the sign.
-    signed_specials: bool,
-    /// Whether negative zero exists (not in the FNUZ formats).
-    neg_zero: bool,
-}
-
-fn format(k: FloatKind) -> Format {
-    let f = |bits, man, bias, max, overflow, nan, signed_specials, neg_zero| Format {
-        bits,
-        man,
-        bias,
-        sign: 1 << (bits - 1),
-        max,
-        overflow,
-        nan,
-        signed_specials,
-        neg_zero,
-    };
-    match k {
-        FloatKind::F8E4M3FNUZ => f(8, 3, 8, 0x7f, 0x80, Some(0x80), false, false),
-        FloatKind::F8E5M2 => f(8, 2, 15, 0x7b, 0x7c, Some(0x7e), true, true),
-        FloatKind::F8E5M2FNUZ => f(8, 2, 16, 0x7f, 0x80, Some(0x80), false, false),
-        FloatKind::F8E8M0FNU => Format {
-            sign: 0,
-            ..f(8, 0, 127, 0xfe, 0xff, Some(0xff), false, false)
-        },
-        FloatKind::F4E2M1FN => f(4, 1, 1, 0x7, 0x7, None, true, true),
-        // F8E4M3FN (the wider kinds never get here).
-        _ => f(8, 3, 7, 0x7e, 0x7f, Some(0x7f), true, true),
-    }
-}
-
-/// f32 (`float`) from the code `x` (`i8`) of format `k`; exact.
-pub(crate) fn widen(cx: &mut FnCx<'_>, x: &str, k: FloatKind) -> String {
-    let fm = format(k);
+/// f32 (`float`) from the code `x` (`i8`) of format `fm`; exact.
+pub(crate) fn widen(cx: &mut FnCx<'_>, x: &str, fm: &MiniFloat) -> String {
     let c = cx.assign(format!("zext i8 {x} to i32"));
     let mag_mask = (1u32 << fm.bits) - 1 - fm.sign;
     let mag = cx.assign(format!("and i32 {c}, {mag_mask}"));
@@ -69,32 +23,30 @@ pub(crate) fn widen(cx: &mut FnCx<'_>, x: &str, k: FloatKind) -> String {
     let hi = cx.assign(format!("shl i32 {en}, 23"));
     let lo = cx.assign(format!("shl i32 {man}, {}", 23 - fm.man));
     let normal = cx.assign(format!("or i32 {hi}, {lo}"));
-    // Subnormal: man · 2^(1 - bias - man bits), exact in f32.
-    let sub = if k == FloatKind::F8E8M0FNU {
-        "4194304".to_string() // code 0 is 2^-127, an f32 subnormal
+    // Exponent 0: man · 2^(1 - bias - man bits), exact in f32; without a
+    // mantissa (f8E8M0FNU) code 0 is 2^-bias.
+    let sub = if fm.man == 0 {
+        (2f64.powi(-(fm.bias as i32)) as f32).to_bits().to_string()
     } else {
         let mf = cx.assign(format!("uitofp i32 {man} to float"));
-        let scale = float_literal(
-            2f64.powi((1 - fm.bias - i64::from(fm.man)) as i32),
-            FloatKind::F32,
-        )
-        .unwrap_or_default();
+        let scale = 2f64.powi((1 - fm.bias - i64::from(fm.man)) as i32);
+        let scale = float_literal(scale, FloatKind::F32).unwrap_or_default();
         let sf = cx.assign(format!("fmul float {mf}, {scale}"));
         cx.assign(format!("bitcast float {sf} to i32"))
     };
     let is_sub = cx.assign(format!("icmp eq i32 {e}, 0"));
     let mut b = cx.assign(format!("select i1 {is_sub}, i32 {sub}, i32 {normal}"));
-    if k == FloatKind::F8E5M2 {
-        let inf = cx.assign(format!("icmp eq i32 {mag}, 124"));
+    // Infinity (E5M2): an overflow code that is neither NaN nor finite.
+    let has_inf = Some(fm.overflow) != fm.nan && fm.overflow != fm.max;
+    if has_inf {
+        let inf = cx.assign(format!("icmp eq i32 {mag}, {}", fm.overflow));
         b = cx.assign(format!("select i1 {inf}, i32 2139095040, i32 {b}"));
     }
-    let is_nan = match k {
-        FloatKind::F8E4M3FN => Some(format!("icmp eq i32 {mag}, 127")),
-        FloatKind::F8E5M2 => Some(format!("icmp ugt i32 {mag}, 124")),
-        FloatKind::F8E4M3FNUZ | FloatKind::F8E5M2FNUZ => Some(format!("icmp eq i32 {c}, 128")),
-        FloatKind::F8E8M0FNU => Some(format!("icmp eq i32 {c}, 255")),
-        _ => None,
-    };
+    let is_nan = fm.nan.map(|nan| match (has_inf, fm.signed_specials) {
+        (true, _) => format!("icmp ugt i32 {mag}, {}", fm.overflow),
+        (false, true) => format!("icmp eq i32 {mag}, {nan}"),
+        (false, false) => format!("icmp eq i32 {c}, {nan}"),
+    });
     if let Some(test) = is_nan {
         let nan = cx.assign(test);
         b = cx.assign(format!("select i1 {nan}, i32 2143289344, i32 {b}"));
@@ -117,10 +69,10 @@ fn source(ty: &str) -> (&'static str, &'static str, u32, u32, i64) {
     }
 }
 
-/// The code (`i8`) of format `k` nearest to `x`, an f32 (`float`) or f64
-/// (`double`) as `ty` says; see the module doc.
-pub(crate) fn narrow(cx: &mut FnCx<'_>, x: &str, ty: &str, k: FloatKind) -> String {
-    let fm = format(k);
+/// The code (`i8`) of format `fm` nearest to `x`, an f32 (`float`) or
+/// f64 (`double`) as `ty` says; see the module doc. `MiniFloat::encode`
+/// is the same computation in Rust.
+pub(crate) fn narrow(cx: &mut FnCx<'_>, x: &str, ty: &str, fm: &MiniFloat) -> String {
     let (fty, it, w, ms, bs) = source(ty);
     let m = fm.man;
     let bits = cx.assign(format!("bitcast {fty} {x} to {it}"));
