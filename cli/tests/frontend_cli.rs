@@ -292,61 +292,68 @@ assert np.allclose(got, want, rtol=1e-6, atol=0), np.abs(got - want).max()",
     assert_ok(&check);
 }
 
-/// `onnxc run` takes and writes int4 and float8 tensors (packed in the
-/// .pb files as ONNX packs them); the outputs match the ONNX reference
-/// evaluator bit for bit.
+/// `onnxc run` takes and writes the 8-, 4- and 2-bit types (packed in
+/// the .pb files as ONNX packs them): casts between them and every other
+/// kind (bf16, f64, ints, bool), BitCasts; the outputs match the ONNX
+/// reference evaluator (bit for bit, or in value where NaN payloads may
+/// differ).
 #[test]
 fn run_reads_and_writes_small_types() {
     let dir = workdir("small_types");
-    let script = "
-import sys, os, numpy as np, onnx, ml_dtypes
-from onnx import helper, numpy_helper, TensorProto as T
+    let script = r#"
+import sys, os, numpy as np, onnx, ml_dtypes as md
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
 from onnx.reference import ReferenceEvaluator
 out = sys.argv[1]
-nodes = [helper.make_node('Cast', ['q'], ['f'], to=T.FLOAT8E4M3FN),
-         helper.make_node('Cast', ['e'], ['i'], to=T.INT4)]
-g = helper.make_graph(nodes, 'g',
-    [helper.make_tensor_value_info('q', T.INT4, [2, 3]),
-     helper.make_tensor_value_info('e', T.FLOAT8E5M2, [5])],
-    [helper.make_tensor_value_info('f', T.FLOAT8E4M3FN, [2, 3]),
-     helper.make_tensor_value_info('i', T.INT4, [5])])
-m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 25)])
-m.ir_version = 11
-onnx.save(m, os.path.join(out, 'model.onnx'))
-q = np.array([[-8, 7, 0], [-1, 5, 3]]).astype(ml_dtypes.int4)
-e = np.array([1.5, -3.0, 6.0, -0.25, 12.0], np.float32).astype(ml_dtypes.float8_e5m2)
-ref = ReferenceEvaluator(m).run(None, {'q': q, 'e': e})
-for name, v in [('q', q), ('e', e), ('want0', ref[0]), ('want1', ref[1])]:
-    open(os.path.join(out, name + '.pb'), 'wb').write(numpy_helper.from_array(v, name).SerializeToString())
-";
+casts = [("e", T.BFLOAT16), ("e", T.INT8), ("e", T.INT4), ("e", T.FLOAT8E4M3FN), ("e", T.BOOL),
+         ("e", T.DOUBLE), ("i", T.FLOAT8E4M3FNUZ), ("b", T.FLOAT8E5M2), ("d", T.FLOAT8E4M3FN),
+         ("d", T.FLOAT4E2M1), ("h", T.FLOAT8E5M2FNUZ), ("q", T.UINT8), ("q", T.FLOAT8E4M3FN),
+         ("f4", T.INT8), ("f4", T.FLOAT8E5M2)]
+nodes = [h.make_node("Cast", [src], [f"o{k}"], to=to) for k, (src, to) in enumerate(casts)]
+outs = [h.make_tensor_value_info(f"o{k}", to, [6]) for k, (_, to) in enumerate(casts)]
+for k, (src, to) in enumerate([("e", T.UINT8), ("q", T.UINT4), ("f4", T.INT4)]):
+    nodes.append(h.make_node("BitCast", [src], [f"bc{k}"], to=to))
+    outs.append(h.make_tensor_value_info(f"bc{k}", to, [6]))
+feeds = {"e": np.array([1.5, -3.0, 57344, -0.0, 0.0001, -5.0], np.float32).astype(md.float8_e5m2),
+         "i": np.array([0, 1, -7, 239, 100000, -250], np.int32),
+         "b": np.array([True, False, True, True, False, False]),
+         "d": np.array([0.1, 1.0000001, 449.9999, -1e300, 2.0**-10 + 1e-30, 3.0]),
+         "h": np.array([1.0, -2.5, 60000, 1e-9, -0.0, 7.0]).astype(md.bfloat16),
+         "q": np.array([-8, 7, -1, 0, 3, -3]).astype(md.int4),
+         "f4": np.array([0.5, -6, 1.5, 3, -0.0, 4]).astype(md.float4_e2m1fn)}
+ins = [h.make_tensor_value_info(n, nh.from_array(v).data_type, [6]) for n, v in feeds.items()]
+m = h.make_model(h.make_graph(nodes, "g", ins, outs), opset_imports=[h.make_opsetid("", 26)])
+m.ir_version = 12
+onnx.save(m, os.path.join(out, "model.onnx"))
+for n, v in feeds.items():
+    onnx.save_tensor(nh.from_array(v, n), os.path.join(out, n + ".pb"))
+for k, r in enumerate(ReferenceEvaluator(m).run(None, feeds)):
+    onnx.save_tensor(nh.from_array(r), os.path.join(out, f"want_{k}.pb"))
+"#;
     run_script(script, &dir);
     let p = |f: &str| dir.join(f).display().to_string();
-    let run = onnxc(&[
-        "run",
-        &p("model.onnx"),
-        "--input",
-        &p("q.pb"),
-        "--input",
-        &p("e.pb"),
-        "--output-dir",
-        &p("out"),
-    ]);
+    let mut args = vec!["run".to_string(), p("model.onnx")];
+    for name in ["e", "i", "b", "d", "h", "q", "f4"] {
+        args.push("--input".into());
+        args.push(p(&format!("{name}.pb")));
+    }
+    args.extend(["--output-dir".into(), p("out")]);
+    let run = onnxc(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_ok(&run);
     let check = Command::new(python())
         .arg("-c")
         .arg(
-            "import sys, onnx
-for got, want in [(sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])]:
-    g, w = onnx.load_tensor(got), onnx.load_tensor(want)
-    assert g.data_type == w.data_type and list(g.dims) == list(w.dims), (g.data_type, g.dims)
-    assert g.raw_data == w.raw_data, (g.raw_data.hex(), w.raw_data.hex())",
+            "import sys, os, onnx, numpy as np; from onnx import numpy_helper as nh
+d = sys.argv[1]
+for k in range(18):
+    g = onnx.load_tensor(os.path.join(d, 'out', f'output_{k}.pb'))
+    w = onnx.load_tensor(os.path.join(d, f'want_{k}.pb'))
+    assert g.data_type == w.data_type and list(g.dims) == list(w.dims), (k, g.data_type, g.dims)
+    same = g.raw_data == w.raw_data or np.array_equal(
+        nh.to_array(g).astype(np.float64), nh.to_array(w).astype(np.float64), equal_nan=True)
+    assert same, (k, g.raw_data.hex(), w.raw_data.hex())",
         )
-        .args([
-            p("out/output_0.pb"),
-            p("out/output_1.pb"),
-            p("want0.pb"),
-            p("want1.pb"),
-        ])
+        .arg(&dir)
         .output()
         .unwrap();
     assert_ok(&check);
