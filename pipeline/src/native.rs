@@ -2,8 +2,8 @@
 //! file, or a shared library with its C header (`compile --emit
 //! llvm|obj|lib`, and the build of `onnxc run`).
 
-use super::{io_err, write_output, CmdResult, Failure};
 use crate::driver::{ENTRY, MAIN_GRAPH};
+use crate::{io_err, write_output, CmdResult, Failure};
 use ir::{Diagnostic, Module};
 use std::path::{Path, PathBuf};
 use std::process::Command;
