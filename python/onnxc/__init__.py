@@ -15,7 +15,7 @@ import os
 
 from . import _onnxc
 from ._onnxc import ClangNotFoundError, CompileError, CompileWarning, Diagnostic
-from ._options import llvm_bin, shape_specs
+from ._options import existing, llvm_bin, shape_specs
 from .session import InferenceSession, NodeArg
 from .simplify import fold, simplify
 
@@ -30,7 +30,7 @@ def compile(path, output, emit="lib", input_shapes=None):
     bufferization and deallocation), 'onnx' (the folded model) or 'onnx-ir'."""
     if emit not in EMITS:
         raise ValueError(f"emit={emit!r}: expected one of {', '.join(EMITS)}")
-    _onnxc.compile(os.fspath(path), os.fspath(output), emit, shape_specs(input_shapes), llvm_bin())
+    _onnxc.compile(existing(path), os.fspath(output), emit, shape_specs(input_shapes), llvm_bin())
 
 
 __all__ = [

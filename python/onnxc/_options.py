@@ -52,12 +52,20 @@ def model_source(model):
     if isinstance(model, (bytes, bytearray, memoryview)):
         return bytes(model)
     if isinstance(model, (str, os.PathLike)):
-        return os.fspath(model)
+        return existing(model)
     if hasattr(model, "SerializeToString"):
         return model.SerializeToString()
     raise TypeError(
         f"expected a model path, its bytes or an onnx.ModelProto, got {type(model).__name__}"
     )
+
+
+def existing(path):
+    """`path` as a str; FileNotFoundError when there is no such file."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(2, "no such model file", path)
+    return path
 
 
 def llvm_bin():

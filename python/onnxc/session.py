@@ -78,7 +78,7 @@ class InferenceSession:
     @property
     def library_path(self):
         """The compiled shared library (in the cache directory)."""
-        return self._native.library_path
+        return str(self._native.library_path)
 
     @property
     def cache_hit(self):

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from . import _onnxc
-from ._options import model_source, shape_specs
+from ._options import existing, model_source, shape_specs
 
 # Tolerances of the check against the original model.
 RTOL = 1e-3
@@ -47,7 +47,7 @@ def fold(src_path, dst_path, input_shapes=None):
     """`onnxc fold SRC -o DST`: constant-folds the model file `src_path` into
     `dst_path`, streaming weights file to file (never the whole model in
     memory)."""
-    _onnxc.fold(os.fspath(src_path), os.fspath(dst_path), shape_specs(input_shapes))
+    _onnxc.fold(existing(src_path), os.fspath(dst_path), shape_specs(input_shapes))
 
 
 def _read(src):

@@ -38,7 +38,8 @@ def ort_session(model):
 
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
-    return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    source = model if isinstance(model, bytes) else str(model)
+    return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
 
 
 def assert_close(got, want, what, rtol=1e-4, atol=1e-3):
