@@ -14,7 +14,6 @@ use pipeline::{Failure, PassFlags, WarningSink};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 pyo3::create_exception!(
@@ -65,7 +64,12 @@ pub fn import_options(specs: &[String]) -> PyResult<ImportOptions> {
     Ok(ImportOptions { input_shapes })
 }
 
-/// Runs `f` without the GIL. A panic (a compiler bug) becomes a
+/// Stack of the thread a compile runs on: the passes recurse over the IR
+/// (the daemon's workers get 16 MiB; reserved, not committed).
+const COMPILE_STACK: usize = 64 << 20;
+
+/// Runs `f` without the GIL, on a thread with a compiler-sized stack (a
+/// Python thread's may be small). A panic (a compiler bug) becomes a
 /// CompileError instead of taking the interpreter down; the passes'
 /// warnings become `onnxc.CompileWarning`s.
 pub fn detached<T: Send>(
@@ -77,7 +81,19 @@ pub fn detached<T: Send>(
         warnings: Some(sink.clone()),
         ..PassFlags::default()
     };
-    let result = py.detach(|| catch_unwind(AssertUnwindSafe(|| f(&flags))));
+    let result = py.detach(|| {
+        std::thread::scope(|s| {
+            let worker = std::thread::Builder::new()
+                .name("onnxc-compile".into())
+                .stack_size(COMPILE_STACK)
+                .spawn_scoped(s, || f(&flags));
+            match worker {
+                Ok(h) => h.join(),
+                // No thread to be had (resource limits).
+                Err(_) => Ok(Err(Failure::Io("cannot start the compile thread".into()))),
+            }
+        })
+    });
     let warnings: Vec<ir::Diagnostic> = match sink.lock() {
         Ok(mut w) => std::mem::take(&mut *w),
         Err(_) => Vec::new(),

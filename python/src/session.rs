@@ -438,8 +438,7 @@ impl Session {
                 .map_err(|e| {
                     PyValueError::new_err(format!(
                         "input '{}': cannot make an array of {} from it: {e}",
-                        port.name,
-                        dtype
+                        port.name, dtype
                     ))
                 })?,
         };
