@@ -136,3 +136,50 @@ def test_outputs_are_fresh_writable_arrays(zoo, cache_dir):
     assert a.flags.writeable and a.flags.c_contiguous and a.flags.owndata
     a[...] = 0
     assert np.abs(b).max() > 0
+
+
+def small_model(path, nodes, ins, outs, inits=()):
+    g = helper.make_graph(nodes, "g", ins, outs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+F, B, D, H = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.DOUBLE, TensorProto.FLOAT16
+EDGES = {
+    "no_inputs": (
+        [helper.make_node("Identity", ["c"], ["y"])],
+        [],
+        [("y", F, [2])],
+        [helper.make_tensor("c", F, [2], [1.0, 2.0])],
+        {},
+    ),
+    "input_is_output": (
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [("x", F, ["n"])],
+        [("x", F, ["n"]), ("y", F, ["n"])],
+        [],
+        {"x": np.array([-1, 2, -3], np.float32)},
+    ),
+    "bool": ([helper.make_node("Not", ["x"], ["y"])], [("x", B, [3])], [("y", B, [3])], [], {"x": np.array([True, False, True])}),
+    "double_to_half": (
+        [helper.make_node("Cast", ["x"], ["y"], to=H)],
+        [("x", D, [2, 2])],
+        [("y", H, [2, 2])],
+        [],
+        {"x": np.array([[1.5, -2], [1e-3, 7]])},
+    ),
+    "scalar": ([helper.make_node("Add", ["x", "x"], ["y"])], [("x", F, [])], [("y", F, [])], [], {"x": np.float32(1.5)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGES))
+def test_signature_edge_cases(name, tmp_path, cache_dir):
+    nodes, ins, outs, inits, feed = EDGES[name]
+    vis = lambda specs: [helper.make_tensor_value_info(n, t, s) for n, t, s in specs]  # noqa: E731
+    path = small_model(tmp_path / f"{name}.onnx", nodes, vis(ins), vis(outs), inits)
+    sess = onnxc.InferenceSession(path, cache_dir=cache_dir)
+    ref = ort_session(path)
+    feed = {k: np.asarray(v) for k, v in feed.items()}
+    assert_close(sess.run(None, feed), ref.run(None, feed), name, rtol=0, atol=0)
