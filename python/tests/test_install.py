@@ -3,9 +3,9 @@ thing a user runs.
 
 scripts/test.sh makes this fast and offline: pip takes maturin and numpy
 from a wheelhouse filled during setup (PIP_NO_INDEX, PIP_FIND_LINKS), cargo
-stays offline, and maturin builds the dev profile into the target directory
-the test build already filled (MATURIN_PEP517_ARGS, CARGO_TARGET_DIR). Run
-by hand without those, it is the user's path: PyPI and a release build."""
+stays offline, and the release build reuses the target directory the test
+build filled (CARGO_TARGET_DIR). Run by hand without those, it is exactly
+the user's path from scratch."""
 
 import json
 import os
