@@ -260,6 +260,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
         cmd.args(["-shared", "-fPIC", "-Wl,--build-id=none"])
             .args(&objects)
             .arg(format!("-Wl,--version-script={}", vs.display()))
+            .args(lower::capi::LINK_ARGS)
             .arg("-lm");
     } else {
         // One relocatable object of the code and the weights.

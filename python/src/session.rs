@@ -101,9 +101,11 @@ fn build(
 
 /// A call's arguments, moved to the thread that runs without the GIL.
 struct Call<'a> {
-    run: crate::signature::RunFn,
+    run: crate::signature::RunCheckedFn,
     ins: &'a [Tensor],
     outs: &'a mut [Tensor],
+    /// The message of a failed runtime check.
+    err: &'a mut [u8],
 }
 
 // SAFETY: the pointers in `ins` are numpy buffers and shape vectors the
@@ -113,8 +115,10 @@ unsafe impl Send for Call<'_> {}
 
 impl Call<'_> {
     fn go(self) -> i32 {
-        // SAFETY: `ins` has one tensor per input, `outs` one slot per output.
-        unsafe { (self.run)(self.ins.as_ptr(), self.outs.as_mut_ptr()) }
+        let (err, cap) = (self.err.as_mut_ptr().cast(), self.err.len());
+        // SAFETY: `ins` has one tensor per input, `outs` one slot per
+        // output, `err` holds `cap` bytes.
+        unsafe { (self.run)(self.ins.as_ptr(), self.outs.as_mut_ptr(), err, cap) }
     }
 }
 
@@ -249,12 +253,22 @@ impl Session {
             })
             .collect();
         let mut outs = empty_slots(self.api.outputs.len());
+        let mut err = [0u8; 1024];
         let call = Call {
             run: self.api.run,
             ins: &ins,
             outs: &mut outs,
+            err: &mut err,
         };
         let rc = py.detach(move || call.go());
+        if rc < 0 {
+            let msg = std::ffi::CStr::from_bytes_until_nul(&err)
+                .map_or_else(|_| "?".into(), |m| m.to_string_lossy());
+            let msg = msg.trim().trim_start_matches("assertion failed: ");
+            return Err(PyValueError::new_err(format!(
+                "the inputs break a runtime check of the model: {msg}"
+            )));
+        }
         if rc != 0 {
             let name = rc
                 .checked_sub(1)

@@ -16,7 +16,9 @@ pub struct Tensor {
     pub rank: i64,
 }
 
-pub type RunFn = unsafe extern "C" fn(*const Tensor, *mut Tensor) -> c_int;
+/// `_run_checked`: a failed runtime check returns -1 and its message.
+pub type RunCheckedFn =
+    unsafe extern "C" fn(*const Tensor, *mut Tensor, *mut c_char, usize) -> c_int;
 pub type FreeFn = unsafe extern "C" fn(*mut Tensor);
 type CountFn = unsafe extern "C" fn() -> c_int;
 type NameFn = unsafe extern "C" fn(c_int) -> *const c_char;
@@ -37,7 +39,7 @@ pub struct Port {
 /// An open library; the function pointers live as long as `_lib`.
 pub struct Api {
     _lib: Library,
-    pub run: RunFn,
+    pub run: RunCheckedFn,
     pub free: FreeFn,
     pub inputs: Vec<Port>,
     pub outputs: Vec<Port>,
@@ -69,7 +71,7 @@ impl Api {
         // SAFETY: each symbol has the type the generated header declares.
         let (run, free) = unsafe {
             (
-                std::mem::transmute::<*const c_void, RunFn>(sym("run")?),
+                std::mem::transmute::<*const c_void, RunCheckedFn>(sym("run_checked")?),
                 std::mem::transmute::<*const c_void, FreeFn>(sym("free_outputs")?),
             )
         };

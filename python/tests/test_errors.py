@@ -6,7 +6,7 @@ import os
 import numpy as np
 import onnx
 import pytest
-from helpers import random_feed
+from helpers import assert_close, ort_session, random_feed
 from onnx import TensorProto, helper
 
 import onnxc
@@ -69,6 +69,49 @@ def test_bad_input_is_a_value_error_naming_it(two_inputs, change, match):
         two_inputs.run(None, feed)
     out = two_inputs.run(None, good())[0]  # still works
     np.testing.assert_array_equal(out, good()["a"] * 2 + good()["i"])
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory, cache_dir):
+    """a[n,4] + b[m,4] -> Gather(idx[k]) and x[2,p] @ w[q,3]: distinct dim
+    names, so only the compiled code's runtime checks see a mismatch (the
+    model of cli/tests/runtime_checks)."""
+    path = tmp_path_factory.mktemp("checks") / "checks.onnx"
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["s"], name="add1"),
+        helper.make_node("Gather", ["s", "idx"], ["g"], axis=0, name="gather1"),
+        helper.make_node("MatMul", ["x", "w"], ["y"], name="mm1"),
+    ]
+    ins = [vi("a", ["n", 4]), vi("b", ["m", 4]), vi("idx", ["k"], TensorProto.INT64), vi("x", [2, "p"]), vi("w", ["q", 3])]
+    model(nodes, ins, [vi("g", ["k", 4]), vi("y", [2, 3])], path)
+    return path, onnxc.InferenceSession(path, cache_dir=cache_dir)
+
+
+def checked_feed(**change):
+    rng = np.random.default_rng(7)
+    f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)  # noqa: E731
+    feed = {"a": f32(3, 4), "b": f32(1, 4), "idx": np.array([2, -1, 0, 1]), "x": f32(2, 5), "w": f32(5, 3)}
+    return feed | {k: v(f32) if callable(v) else v for k, v in change.items()}
+
+
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        ({"b": lambda f32: f32(2, 4)}, "onnx.Add at node 'add1': input 1 dim 0 is not 1 and differs"),
+        ({"w": lambda f32: f32(4, 3)}, "onnx.MatMul at node 'mm1': the inner dims of A and B differ"),
+        ({"idx": np.array([0, 3])}, "onnx.Gather at node 'gather1': an index is out of range"),
+        ({"idx": np.array([-4])}, "onnx.Gather at node 'gather1': an index is out of range"),
+    ],
+)
+def test_a_failed_runtime_check_is_a_value_error(checked, change, match):
+    path, sess = checked
+    bad = checked_feed(**change)
+    with pytest.raises(Exception):  # onnxruntime rejects them too
+        ort_session(path).run(None, bad)
+    with pytest.raises(ValueError, match="runtime check of the model: " + match):
+        sess.run(None, bad)
+    good = checked_feed()
+    assert_close(sess.run(None, good), ort_session(path).run(None, good), "after a failed check")
 
 
 def test_bad_output_name_and_feed_type(two_inputs):

@@ -71,3 +71,42 @@ def test_concurrent_sessions_compile_a_model_once(zoo, tmp_path):
     outs = [s.run(None, x)[0] for s in sessions]
     for o in outs[1:]:
         np.testing.assert_array_equal(o, outs[0])
+
+
+def test_a_failed_check_in_one_thread_leaves_the_other_alone(tmp_path, cache_dir):
+    """Runtime checks are caught per thread: one thread's Gather index out
+    of range is its ValueError while another runs good inputs."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["rows"], axis=0, name="lookup")],
+        "g",
+        [
+            helper.make_tensor_value_info("table", TensorProto.FLOAT, ["n", 8]),
+            helper.make_tensor_value_info("ids", TensorProto.INT64, ["k"]),
+        ],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["k", 8])],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, tmp_path / "lookup.onnx")
+    sess = onnxc.InferenceSession(tmp_path / "lookup.onnx", cache_dir=cache_dir)
+    table = np.arange(64 * 8, dtype=np.float32).reshape(64, 8)
+    barrier = threading.Barrier(2)
+
+    def work(bad):
+        barrier.wait()
+        failures = 0
+        for rep in range(200):
+            ids = np.array([rep % 64, 64 + rep] if bad else [rep % 64, 63 - rep % 64])
+            try:
+                (rows,) = sess.run(None, {"table": table, "ids": ids})
+                np.testing.assert_array_equal(rows, table[ids])
+            except ValueError as e:
+                assert "onnx.Gather at node 'lookup': an index is out of range" in str(e), e
+                failures += 1
+        return failures
+
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(work, [True, False])) == [200, 0]
