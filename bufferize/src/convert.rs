@@ -19,6 +19,9 @@ pub struct Lowering {
     /// Where new `memref.global`s go (before the first function).
     global_ip: Option<OpId>,
     next_global: usize,
+    /// Width of the target's vector registers, which the kernels' vector
+    /// code is written for.
+    pub vector_bits: u32,
 }
 
 /// Converts a ranked tensor type to an identity-layout memref type.
@@ -235,8 +238,16 @@ pub fn lower_region_block(
     ))
 }
 
+/// The vector width kernels assume when no target says otherwise (AVX2).
+pub const DEFAULT_VECTOR_BITS: u32 = 256;
+
 /// Bufferizes every function of the module.
 pub fn bufferize_module(m: &mut Module) -> Result<()> {
+    bufferize_module_for(m, DEFAULT_VECTOR_BITS)
+}
+
+/// [`bufferize_module`] with kernels for `vector_bits`-wide vectors.
+pub fn bufferize_module_for(m: &mut Module, vector_bits: u32) -> Result<()> {
     let funcs = m.top_level_ops("func.func");
     let mut cx = Lowering {
         map: SecondaryMap::default(),
@@ -244,6 +255,7 @@ pub fn bufferize_module(m: &mut Module) -> Result<()> {
         pos: SecondaryMap::default(),
         global_ip: funcs.first().copied(),
         next_global: 0,
+        vector_bits,
     };
     for f in funcs {
         bufferize_function(m, &mut cx, f)?;
