@@ -26,4 +26,6 @@ VIRTUAL_ENV="$venv" "$PY" -m maturin develop --release --quiet "${manifest[@]}"
 export ONNXC_BIN=${ONNXC_BIN:-$root/target/debug/onnxc}
 [ -x "$ONNXC_BIN" ] || cargo_clean_null build -p onnxc
 export ONNXC_WHEELHOUSE="$root/target/wheelhouse"
-"$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider -rxf
+# Temporary files (zoo models, compiled libraries, a venv) under target/,
+# replaced each run.
+"$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider -rxf --basetemp="$root/target/pytest"
