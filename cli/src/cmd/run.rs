@@ -99,7 +99,8 @@ pub fn run(args: RunArgs) -> CmdResult {
     driver::run_stages(&mut m, None, &args.flags)?;
     check_inputs(&m, &inputs)?;
 
-    let ll = super::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
+    let ll =
+        pipeline::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
     let driver_inputs: Vec<lower::cabi::DriverInput> = inputs
         .iter()
         .map(|e| lower::cabi::DriverInput {
@@ -117,7 +118,7 @@ pub fn run(args: RunArgs) -> CmdResult {
     let ll_path = write("model.ll", ll.as_bytes())?;
     let c_path = write("driver.c", c.as_bytes())?;
     let exe = dir.join("model");
-    let clang = crate::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
+    let clang = pipeline::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
         diag("clang not found (install LLVM 19: scripts/setup-test-deps.sh, or pass --llvm-bin)")
     })?;
     let mut build = Command::new(&clang);
