@@ -461,7 +461,7 @@ impl Module {
             .ok()
             .map(|i| &attrs[i].1)
     }
-    pub fn set_attr(&mut self, op: OpId, name: &str, value: Attribute) {
+    pub fn set_attr(&mut self, op: OpId, name: &'static str, value: Attribute) {
         let key = Sym::new(name);
         let attrs = &mut self.ops[op].attrs;
         match attrs.binary_search_by(|(k, _)| k.as_str().cmp(name)) {

@@ -285,9 +285,11 @@ impl PassManager {
         self.passes.iter().map(|p| p.name()).collect()
     }
 
-    /// Runs every pass in order; stops at the first error.
+    /// Runs every pass in order; stops at the first error, or before the
+    /// next pass once the thread's compile is cancelled (crate::cancel).
     pub fn run(&mut self, m: &mut Module) -> Result<()> {
         for pass in &self.passes {
+            crate::cancel::check()?;
             let name = pass.name();
             let span = tracing::info_span!("pass", name);
             let _guard = span.enter();

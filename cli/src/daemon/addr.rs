@@ -140,8 +140,8 @@ impl Listener {
                 }
                 if !allow_remote && addrs.iter().any(|s| !s.ip().is_loopback()) {
                     return Err(format!(
-                        "'{a}' is not a loopback address: the protocol has no authentication; \
-                         pass --allow-remote to listen on it anyway"
+                        "'{a}' is not a loopback address: pass --allow-remote (with \
+                         --auth-token-file) to listen on it"
                     ));
                 }
                 let l =

@@ -47,6 +47,14 @@ pub struct Request {
     pub timeout_ms: Option<u64>,
     /// Like `--fold-expansion-bound` (default: compile 16, fold unbounded).
     pub fold_expansion_bound: Option<f64>,
+    /// Like `--input-shape`: `["x=1x3x224x224", ...]`.
+    #[serde(default)]
+    pub input_shapes: Vec<String>,
+    /// `emit: lib`: the C API prefix (default: the stem of `output`, else
+    /// `model`), as `onnxc compile --emit lib -o libNAME.so` derives it.
+    pub lib_name: Option<String>,
+    /// The daemon's `--auth-token-file` contents (not needed for `health`).
+    pub token: Option<String>,
 }
 
 #[derive(Serialize, Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -71,6 +79,8 @@ pub enum ErrorKind {
     Compile,
     /// A compiler bug (panic) or an I/O failure of the daemon.
     Internal,
+    /// Missing or wrong `token` (the connection is closed).
+    Unauthorized,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -124,6 +134,10 @@ pub struct Response {
     pub artifact_base64: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_path: Option<String>,
+    /// `emit: lib`: the C header of the library (also written next to
+    /// `output` as `NAME.h`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     pub diagnostics: Vec<DiagOut>,

@@ -342,6 +342,9 @@ impl<'m> Exporter<'m> {
         for (k, a) in &legacy.add {
             node.attribute.push(attribute(m, op, k, a)?);
         }
+        for (k, a) in onnx::dialect::extra_attrs(m, op) {
+            node.attribute.push(attribute(m, op, k, a)?);
+        }
         if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {
             node.doc_string = doc.to_string();
         }

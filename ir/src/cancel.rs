@@ -1,0 +1,87 @@
+//! Cooperative cancellation of a compile. A [`Token`] is installed for the
+//! current thread with [`scope`]; the pass manager checks it between passes
+//! and long loops (constprop, bufferize, the LLVM emitter) call [`check`]
+//! once per op or function. A thread-local keeps those hooks one line and
+//! free of extra parameters; without a scope, `check` never fails.
+
+use crate::diag::{Diagnostic, Result};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Shared flag: set once by whoever gives up on the compile.
+#[derive(Clone, Default, Debug)]
+pub struct Token(Arc<AtomicBool>);
+
+impl Token {
+    pub fn new() -> Token {
+        Token::default()
+    }
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Token>> = const { RefCell::new(None) };
+}
+
+/// Message of the diagnostic a cancelled compile fails with.
+pub const CANCELLED: &str = "compile cancelled";
+
+/// Runs `f` with `token` as this thread's cancellation token (the previous
+/// one is restored afterwards, also on panic).
+pub fn scope<R>(token: &Token, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Token>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            CURRENT.with(|c| *c.borrow_mut() = prev);
+        }
+    }
+    let prev = CURRENT.with(|c| c.borrow_mut().replace(token.clone()));
+    let _restore = Restore(prev);
+    f()
+}
+
+/// True when this thread's compile has been cancelled.
+pub fn cancelled() -> bool {
+    CURRENT.with(|c| c.borrow().as_ref().is_some_and(Token::is_cancelled))
+}
+
+/// `Err` once this thread's compile has been cancelled.
+pub fn check() -> Result<()> {
+    if cancelled() {
+        Err(Diagnostic::error(CANCELLED))
+    } else {
+        Ok(())
+    }
+}
+
+/// This thread's token, to hand to helper threads or child processes.
+pub fn current() -> Option<Token> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scoped_and_restored() {
+        assert!(check().is_ok());
+        let t = Token::new();
+        scope(&t, || {
+            assert!(check().is_ok());
+            t.cancel();
+            assert_eq!(check().unwrap_err().message, CANCELLED);
+            let inner = Token::new();
+            scope(&inner, || assert!(check().is_ok()));
+            assert!(check().is_err());
+        });
+        assert!(check().is_ok());
+    }
+}
