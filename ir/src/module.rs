@@ -59,6 +59,10 @@ pub struct OpData {
     pub name: Sym,
     /// Regular operands, then the arguments of each successor in order.
     operands: SmallVec<[ValueId; 4]>,
+    /// Per operand, the position of its `Use` in the value's use list, so
+    /// removing a use is O(1) (a value used by thousands of ops, like a
+    /// loop bound constant, made erasing them one by one quadratic).
+    use_pos: SmallVec<[u32; 4]>,
     results: SmallVec<[ValueId; 2]>,
     /// Sorted by key.
     attrs: Vec<(Sym, Attribute)>,
@@ -177,6 +181,7 @@ impl Module {
         let op = self.ops.push(OpData {
             name,
             operands: SmallVec::from_vec(operands),
+            use_pos: SmallVec::new(),
             results: SmallVec::new(),
             attrs,
             regions: SmallVec::new(),
@@ -188,10 +193,7 @@ impl Module {
             erased: false,
         });
         for (i, &v) in self.ops[op].operands.clone().iter().enumerate() {
-            self.values[v].uses.push(Use {
-                op,
-                index: i as u32,
-            });
+            self.push_use(v, op, i);
         }
         for (i, ty) in result_types.into_iter().enumerate() {
             let v = self.values.push(ValueData {
@@ -312,13 +314,42 @@ impl Module {
                 },
             );
         }
+        self.ops[op].use_pos.clear();
         self.ops[op].successors.clear();
     }
 
-    fn remove_use(&mut self, v: ValueId, u: Use) {
+    /// Records that operand `index` of `op` (already set to `v`) uses `v`.
+    pub(crate) fn push_use(&mut self, v: ValueId, op: OpId, index: usize) {
         let uses = &mut self.values[v].uses;
-        if let Some(pos) = uses.iter().position(|x| *x == u) {
-            uses.swap_remove(pos);
+        let pos = uses.len() as u32;
+        uses.push(Use {
+            op,
+            index: index as u32,
+        });
+        let slots = &mut self.ops[op].use_pos;
+        if slots.len() <= index {
+            slots.resize(index + 1, 0);
+        }
+        slots[index] = pos;
+    }
+
+    /// Removes `u` from the uses of `v`, in O(1) through the operand's
+    /// recorded position (a search only if that were ever stale).
+    fn remove_use(&mut self, v: ValueId, u: Use) {
+        let hint = self.ops[u.op].use_pos.get(u.index as usize).copied();
+        let uses = &mut self.values[v].uses;
+        let pos = match hint {
+            Some(p) if uses.get(p as usize) == Some(&u) => p as usize,
+            _ => match uses.iter().position(|x| *x == u) {
+                Some(p) => p,
+                None => return,
+            },
+        };
+        uses.swap_remove(pos);
+        if let Some(&moved) = uses.get(pos) {
+            if let Some(slot) = self.ops[moved.op].use_pos.get_mut(moved.index as usize) {
+                *slot = pos as u32;
+            }
         }
     }
 
@@ -404,7 +435,7 @@ impl Module {
         };
         self.remove_use(old, u);
         self.ops[op].operands[i] = v;
-        self.values[v].uses.push(u);
+        self.push_use(v, op, i);
     }
 
     /// Replaces the regular operands (successor arguments stay).
@@ -419,13 +450,10 @@ impl Module {
         self.ops[op].successors = succs;
         let mut all: SmallVec<[ValueId; 4]> = SmallVec::from_slice(new);
         all.extend(tail);
+        self.ops[op].operands = all.clone();
         for (i, &v) in all.iter().enumerate() {
-            self.values[v].uses.push(Use {
-                op,
-                index: i as u32,
-            });
+            self.push_use(v, op, i);
         }
-        self.ops[op].operands = all;
     }
 
     /// Appends an argument to successor `i` of a branch.
@@ -440,13 +468,10 @@ impl Module {
         let mut succs = succs;
         succs[i].1 += 1;
         self.ops[op].successors = succs;
+        self.ops[op].operands = SmallVec::from_slice(&operands);
         for (k, &val) in operands.iter().enumerate() {
-            self.values[val].uses.push(Use {
-                op,
-                index: k as u32,
-            });
+            self.push_use(val, op, k);
         }
-        self.ops[op].operands = SmallVec::from_vec(operands);
     }
 
     // ---- attributes ----
@@ -511,10 +536,10 @@ impl Module {
             return;
         }
         let uses = std::mem::take(&mut self.values[old].uses);
-        for u in &uses {
+        for u in uses {
             self.ops[u.op].operands[u.index as usize] = new;
+            self.push_use(new, u.op, u.index as usize);
         }
-        self.values[new].uses.extend(uses);
     }
     /// Replaces uses of `old` for which `keep` says false... i.e. where `pred` holds.
     pub fn replace_uses_where(

@@ -245,8 +245,9 @@ impl Instrumentation for PrintIr {
     }
 }
 
-/// The constants GC: compacts the module after each pass so erased ops and
-/// the constant buffers only they held are freed, then reports live bytes.
+/// The constants GC: after each pass, compacts the module when enough of it
+/// was erased (erased ops have dropped their constants already), then
+/// reports live bytes.
 pub struct ConstantGc {
     /// Called with (pass, live constant bytes) after each compaction.
     pub on_collect: GcSink,
@@ -254,7 +255,14 @@ pub struct ConstantGc {
 
 impl Instrumentation for ConstantGc {
     fn after_pass(&mut self, pass: &str, m: &mut Module, _elapsed: Duration) -> Result<()> {
-        m.compact();
+        // Erasing an op already drops its attributes (and the constants
+        // they held); compaction only returns the tombstones' memory. On a
+        // large module that rebuild costs more than most passes, so it is
+        // done once a quarter of the op arena is tombstones.
+        let arena = m.arena_sizes().0;
+        if (arena - m.num_ops()) * 4 >= arena {
+            m.compact();
+        }
         (self.on_collect)(pass, crate::elements::live_constant_bytes(m));
         Ok(())
     }

@@ -83,6 +83,7 @@ impl Module {
             let nop = new.ops.push(OpData {
                 name: d.name,
                 operands: SmallVec::new(),
+                use_pos: SmallVec::new(),
                 results: SmallVec::new(),
                 attrs: d.attrs.clone(),
                 regions: SmallVec::new(),
@@ -135,10 +136,7 @@ impl Module {
             for (i, &v) in d.operands.iter().enumerate() {
                 if let Some(nv) = val_map[v] {
                     new.ops[nop].operands.push(nv);
-                    new.values[nv].uses.push(Use {
-                        op: nop,
-                        index: i as u32,
-                    });
+                    new.push_use(nv, nop, i);
                 }
             }
             for &(b, n) in &d.successors {
