@@ -257,6 +257,7 @@ fn walk(
     // nested in it, so the last ancestor seen is the last use.
     let ops = m.collect_ops(f);
     for &op in ops.iter().skip(1) {
+        ir::cancel::check()?;
         if region_ops.contains(op) {
             for &r in m.regions(op) {
                 for &b in m.region_blocks(r) {

@@ -21,16 +21,20 @@ pub fn load_model(
     match (path, inline) {
         (Some(p), None) => {
             let real = confine(root, p)?;
-            let meta =
-                std::fs::metadata(&real).map_err(|e| refuse(format!("cannot open '{p}': {e}")))?;
-            if !meta.is_file() {
-                return Err(refuse(format!("'{p}' is not a file")));
-            }
+            // Only regular files: a FIFO would block the connection.
+            let file = frontend::load::open_regular(&real)
+                .map_err(|e| refuse(format!("cannot open '{p}': {e}")))?;
+            let meta = file
+                .metadata()
+                .map_err(|e| refuse(format!("cannot open '{p}': {e}")))?;
             if meta.len() > max {
                 return Err(too_big(meta.len()));
             }
-            let data =
-                std::fs::read(&real).map_err(|e| refuse(format!("cannot read '{p}': {e}")))?;
+            let mut data = Vec::new();
+            use std::io::Read;
+            file.take(max + 1)
+                .read_to_end(&mut data)
+                .map_err(|e| refuse(format!("cannot read '{p}': {e}")))?;
             if data.len() as u64 > max {
                 return Err(too_big(data.len() as u64));
             }
