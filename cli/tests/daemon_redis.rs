@@ -93,13 +93,20 @@ fn redis_outage_is_served_locally_then_reconnected() {
     // A hit from memory and a local compile: both served, quickly.
     let t = Instant::now();
     let r = compile(&a, "m0.onnx");
-    assert_eq!((r["status"].as_str(), r["cache"].as_str()), (Some("ok"), Some("hit")));
+    assert_eq!(
+        (r["status"].as_str(), r["cache"].as_str()),
+        (Some("ok"), Some("hit"))
+    );
     let r = compile(&a, "m1.onnx");
     assert_eq!(r["status"], "ok", "{r:.300}");
     assert_eq!(r["cache"], "miss");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     let s = shared(&a);
-    assert_eq!((s["up"].as_bool(), s["outages"].as_u64()), (Some(false), Some(1)), "{s}");
+    assert_eq!(
+        (s["up"].as_bool(), s["outages"].as_u64()),
+        (Some(false), Some(1)),
+        "{s}"
+    );
 
     // Back on the same port (empty): the daemon reconnects by itself
     // within its backoff, and stores again.
@@ -110,7 +117,10 @@ fn redis_outage_is_served_locally_then_reconnected() {
         let r = compile(&a, &format!("m{}.onnx", 2 + n % 2));
         assert_eq!(r["status"], "ok", "{r:.300}");
         n += 1;
-        assert!(start.elapsed() < Duration::from_secs(20), "never reconnected");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never reconnected"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     let r = compile(&a, "m1.onnx");
@@ -149,7 +159,10 @@ fn a_dead_holders_lock_expires_and_another_daemon_compiles() {
     });
     a.signal("KILL");
     a.wait(Duration::from_secs(10));
-    assert!(pending.join().unwrap().is_none(), "A died without answering");
+    assert!(
+        pending.join().unwrap().is_none(),
+        "A died without answering"
+    );
     let locks = redis.cmd(&["KEYS", "onnxc:l:*"]).unwrap();
     assert!(!locks.is_empty(), "A's lock outlives it");
     let t = Instant::now();
@@ -157,9 +170,20 @@ fn a_dead_holders_lock_expires_and_another_daemon_compiles() {
     assert_eq!(r["status"], "ok", "{r:.300}");
     assert_eq!(r["cache"], "miss", "B compiled it: {r:.300}");
     let s = shared(&b);
-    assert_eq!((s["lock_waits"].as_u64(), s["takeovers"].as_u64()), (Some(1), Some(1)), "{s}");
-    eprintln!("B took over after {:.2} s (lock 1.5 s)", t.elapsed().as_secs_f64());
-    assert_eq!(redis.cmd(&["KEYS", "onnxc:l:*"]).unwrap(), "", "no lock left");
+    assert_eq!(
+        (s["lock_waits"].as_u64(), s["takeovers"].as_u64()),
+        (Some(1), Some(1)),
+        "{s}"
+    );
+    eprintln!(
+        "B took over after {:.2} s (lock 1.5 s)",
+        t.elapsed().as_secs_f64()
+    );
+    assert_eq!(
+        redis.cmd(&["KEYS", "onnxc:l:*"]).unwrap(),
+        "",
+        "no lock left"
+    );
     // Stored for everyone.
     let c = Daemon::start_named(&dir, "c", &["--cache", &url]);
     assert_eq!(compile(&c, "slow.onnx")["cache"], "hit");

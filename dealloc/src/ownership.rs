@@ -164,6 +164,7 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
         flagged: regions::add_flags(m, f, falsity),
     };
     regions::add_call_flags(m, f, &mut st.flagged);
+    ir::cancel::check()?;
     let mut cfg = if m.region_blocks(body).len() > 1 {
         Some(Cfg::new(m, body, falsity, &mut st.flagged)?)
     } else {
@@ -174,6 +175,7 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
             regions::flag_return(m, ret, falsity, &mut st.flagged);
         }
     }
+    ir::cancel::check()?;
     let transfers = loop_transfers(m, &st.flagged);
     let moved: EntitySet<ValueId> = transfers.iter().map(|t| t.0).collect();
     st.alias = match &cfg {

@@ -88,7 +88,12 @@ fn layer_norm(b: &mut GraphBuilder, p: &str, x: &str) -> String {
 }
 
 fn heads(b: &mut GraphBuilder, p: &str, x: &str, perm: &[i64]) -> String {
-    let r = b.node("Reshape", &format!("{p}.split"), &[x, "split_shape"], vec![]);
+    let r = b.node(
+        "Reshape",
+        &format!("{p}.split"),
+        &[x, "split_shape"],
+        vec![],
+    );
     let perm = attr::ints("perm", perm);
     b.node("Transpose", &format!("{p}.heads"), &[&r], vec![perm])
 }
@@ -107,7 +112,12 @@ fn layer(b: &mut GraphBuilder, p: &str, x: &str) -> String {
     let c = b.node("MatMul", &format!("{p}.ctx"), &[&s, &v], vec![]);
     let perm = attr::ints("perm", &[1, 0, 2]);
     let c = b.node("Transpose", &format!("{p}.ctx_t"), &[&c], vec![perm]);
-    let c = b.node("Reshape", &format!("{p}.merge"), &[&c, "merge_shape"], vec![]);
+    let c = b.node(
+        "Reshape",
+        &format!("{p}.merge"),
+        &[&c, "merge_shape"],
+        vec![],
+    );
     let o = linear(b, &format!("{p}.o"), &c, HIDDEN, HIDDEN);
     let r = b.node("Add", &format!("{p}.res1"), &[x, &o], vec![]);
     let r = layer_norm(b, &format!("{p}.ln1"), &r);

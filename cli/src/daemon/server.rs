@@ -38,9 +38,18 @@ pub fn serve(svc: Arc<Service>, listener: Listener, opts: &ServerOptions) -> std
             svc.begin_shutdown();
             break;
         }
+        match listener.wait_pending(POLL) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, "poll failed");
+                std::thread::sleep(POLL);
+                continue;
+            }
+        }
         match listener.accept() {
             Ok(stream) => accept(&svc, stream, opts),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(POLL),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(e) => {
                 tracing::warn!(error = %e, "accept failed");
                 std::thread::sleep(POLL);

@@ -92,7 +92,9 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
     let data = if job.emit == Emit::Onnx {
         frontend::export::encode(&frontend::export::export_model(&m)?)
     } else if stop.is_some() {
-        ir::text::print_module(&m, &ir::text::PrintOptions::default()).into_bytes()
+        let text = ir::text::print_module(&m, &ir::text::PrintOptions::default());
+        ir::cancel::check()?; // the printer stops early when cancelled
+        text.into_bytes()
     } else if matches!(job.emit, Emit::Obj | Emit::Lib) {
         native(m, job)?
     } else {

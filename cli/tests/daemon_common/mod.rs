@@ -295,7 +295,10 @@ impl Redis {
         };
         let start = Instant::now();
         while r.cmd(&["PING"]).as_deref() != Some("PONG") {
-            assert!(start.elapsed() < Duration::from_secs(10), "redis did not start");
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "redis did not start"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         r
@@ -333,5 +336,30 @@ impl Redis {
 impl Drop for Redis {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+impl Conn {
+    /// Sends a line without waiting for the answer.
+    pub fn call_raw_nowait(&mut self, line: &str) -> std::io::Result<()> {
+        self.w.write_all(line.as_bytes())?;
+        self.w.write_all(b"\n")
+    }
+
+    /// Everything until the daemon closes the connection.
+    pub fn read_rest(&mut self, out: &mut String) {
+        use std::io::Read;
+        let _ = self.r.read_to_string(out);
+    }
+}
+
+impl Daemon {
+    /// `stats` of a daemon started with --auth-token-file.
+    pub fn stats_with_token(&self, token: &str) -> Value {
+        let r = self
+            .connect()
+            .call(&json!({"id": "stats", "op": "stats", "token": token}));
+        assert_eq!(r["status"], "ok", "{r}");
+        r["stats"].clone()
     }
 }

@@ -195,6 +195,7 @@ impl<'m> Exporter<'m> {
             }
         }
         for op in m.block_ops(block) {
+            ir::cancel::check()?;
             if op != term {
                 self.op(op, &preferred, &mut graph)?;
             }
