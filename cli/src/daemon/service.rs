@@ -648,6 +648,8 @@ impl Service {
                 "running": self.pool.running(),
             },
             "rss_bytes": super::proc_status_kib("VmRSS").map(|k| k * 1024),
+            // Interned names: the fixed vocabulary, whatever the models.
+            "symbols": ir::Sym::table_len(),
             "uptime_s": self.started.elapsed().as_secs_f64(),
         })
     }
