@@ -33,6 +33,8 @@ crate::entity!(
     "region"
 );
 
+const SYM_NAME: &str = "sym_name";
+
 /// One use of a value: operand `index` of `op`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Use {
@@ -119,6 +121,30 @@ pub struct Module {
     blocks: PrimaryMap<BlockId, BlockData>,
     regions: PrimaryMap<RegionId, RegionData>,
     top: OpId,
+    /// Tombstones in `ops` (erased since the last compaction).
+    erased_ops: usize,
+    /// Bumped when the top-level ops or a `sym_name` change: the
+    /// generation `symbols` was built at tells whether it is current.
+    sym_gen: u64,
+    symbols: SymbolIndex,
+}
+
+/// `sym_name` → top-level op, built on the first lookup after a change
+/// (a linear scan per lookup made passes that resolve every call
+/// quadratic in the number of functions and globals).
+#[derive(Default)]
+struct SymbolIndex(std::sync::Mutex<Option<(u64, std::collections::HashMap<String, OpId>)>>);
+
+impl Clone for SymbolIndex {
+    fn clone(&self) -> Self {
+        SymbolIndex::default()
+    }
+}
+
+impl std::fmt::Debug for SymbolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SymbolIndex")
+    }
 }
 
 impl Default for Module {
@@ -136,6 +162,9 @@ impl Module {
             blocks: PrimaryMap::new(),
             regions: PrimaryMap::new(),
             top: OpId::new(0),
+            erased_ops: 0,
+            sym_gen: 0,
+            symbols: SymbolIndex::default(),
         };
         let top = m.create_op(
             Sym::new("builtin.module"),
@@ -222,6 +251,7 @@ impl Module {
             InsertPoint::Before(o) => (self.parent_block_or_panic(o), self.ops[o].prev, Some(o)),
             InsertPoint::After(o) => (self.parent_block_or_panic(o), Some(o), self.ops[o].next),
         };
+        self.symbol_inserted(block, op);
         self.ops[op].parent = Some(block);
         self.ops[op].prev = prev;
         self.ops[op].next = next;
@@ -247,6 +277,7 @@ impl Module {
         let Some(block) = self.ops[op].parent else {
             return;
         };
+        self.touch_symbols(block);
         let (prev, next) = (self.ops[op].prev, self.ops[op].next);
         match prev {
             Some(p) => self.ops[p].next = next,
@@ -260,6 +291,68 @@ impl Module {
         data.parent = None;
         data.prev = None;
         data.next = None;
+    }
+
+    fn is_top_block(&self, block: BlockId) -> bool {
+        let top = self.ops.get(self.top).and_then(|t| t.regions.first());
+        top.and_then(|&r| self.regions[r].blocks.first()) == Some(&block)
+    }
+
+    /// A change in `block`: the symbol index is stale if it is the top one.
+    fn touch_symbols(&mut self, block: BlockId) {
+        if self.is_top_block(block) {
+            self.sym_gen += 1;
+        }
+    }
+
+    /// `op` goes into `block`: a new symbol is added to a current index
+    /// (passes that add globals between lookups would rebuild it each
+    /// time); a name already there makes the index stale.
+    fn symbol_inserted(&mut self, block: BlockId, op: OpId) {
+        if !self.is_top_block(block) {
+            return;
+        }
+        // Fields borrowed apart: the name lives in `ops`, the index beside.
+        let attrs = &self.ops[op].attrs;
+        let name = attrs
+            .binary_search_by(|(k, _)| k.as_str().cmp(SYM_NAME))
+            .ok()
+            .and_then(|i| attrs[i].1.as_str());
+        let Some(name) = name else {
+            return;
+        };
+        let index = match self.symbols.0.get_mut() {
+            Ok(i) => i,
+            Err(p) => p.into_inner(),
+        };
+        match index {
+            Some((gen, map)) if *gen == self.sym_gen && !map.contains_key(name) => {
+                map.insert(name.to_string(), op);
+            }
+            _ => self.sym_gen += 1,
+        }
+    }
+
+    /// Finds a top-level op by its `sym_name` (the first, like a scan).
+    pub fn lookup_symbol(&self, sym: &str) -> Option<OpId> {
+        let mut index = match self.symbols.0.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if let Some((gen, map)) = index.as_ref() {
+            if *gen == self.sym_gen {
+                return map.get(sym).copied();
+            }
+        }
+        let mut map = std::collections::HashMap::new();
+        for o in self.block_ops(self.body()) {
+            if let Some(name) = self.attr(o, SYM_NAME).and_then(Attribute::as_str) {
+                map.entry(name.to_string()).or_insert(o);
+            }
+        }
+        let found = map.get(sym).copied();
+        *index = Some((self.sym_gen, map));
+        found
     }
 
     pub fn move_to(&mut self, op: OpId, ip: InsertPoint) {
@@ -280,6 +373,7 @@ impl Module {
             }
         }
         self.drop_operands(op);
+        self.erased_ops += 1;
         let data = &mut self.ops[op];
         data.erased = true;
         data.attrs = Vec::new();
@@ -487,6 +581,9 @@ impl Module {
             .map(|i| &attrs[i].1)
     }
     pub fn set_attr(&mut self, op: OpId, name: &'static str, value: Attribute) {
+        if name == SYM_NAME {
+            self.sym_gen += 1;
+        }
         let key = Sym::new(name);
         let attrs = &mut self.ops[op].attrs;
         match attrs.binary_search_by(|(k, _)| k.as_str().cmp(name)) {
@@ -495,6 +592,9 @@ impl Module {
         }
     }
     pub fn remove_attr(&mut self, op: OpId, name: &str) -> Option<Attribute> {
+        if name == SYM_NAME {
+            self.sym_gen += 1;
+        }
         let attrs = &mut self.ops[op].attrs;
         let i = attrs.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok()?;
         Some(attrs.remove(i).1)

@@ -259,8 +259,7 @@ impl Instrumentation for ConstantGc {
         // they held); compaction only returns the tombstones' memory. On a
         // large module that rebuild costs more than most passes, so it is
         // done once a quarter of the op arena is tombstones.
-        let arena = m.arena_sizes().0;
-        if (arena - m.num_ops()) * 4 >= arena {
+        if m.erased_ops() * 4 >= m.arena_sizes().0 {
             m.compact();
         }
         (self.on_collect)(pass, crate::elements::live_constant_bytes(m));

@@ -19,18 +19,42 @@ impl Module {
     }
 
     /// Every op nested in `root` (and `root`), parents first, as a list.
+    /// Each op's regions are entered when the op is reached, so its data
+    /// is read once while still in cache (this walk runs over the whole
+    /// module in most passes).
     pub fn collect_ops(&self, root: OpId) -> Vec<OpId> {
-        let mut out = Vec::new();
-        let mut stack = vec![root];
-        while let Some(op) = stack.pop() {
-            out.push(op);
-            let mut nested = Vec::new();
-            for &r in &self.ops[op].regions {
-                for &b in &self.regions[r].blocks {
-                    nested.extend(self.block_ops(b));
+        let mut out = vec![root];
+        // Per nesting level: the blocks still to visit (reversed) and the
+        // next op of the current block.
+        let mut stack: Vec<(SmallVec<[BlockId; 2]>, Option<OpId>)> = Vec::new();
+        let blocks_of = |op: OpId| -> SmallVec<[BlockId; 2]> {
+            let mut bs: SmallVec<[BlockId; 2]> = self.ops[op]
+                .regions
+                .iter()
+                .flat_map(|&r| self.regions[r].blocks.iter().copied())
+                .collect();
+            bs.reverse();
+            bs
+        };
+        if !self.ops[root].regions.is_empty() {
+            stack.push((blocks_of(root), None));
+        }
+        while let Some((blocks, cursor)) = stack.last_mut() {
+            let Some(op) = *cursor else {
+                match blocks.pop() {
+                    Some(b) => *cursor = self.blocks[b].first,
+                    None => {
+                        stack.pop();
+                    }
                 }
+                continue;
+            };
+            let d = &self.ops[op];
+            *cursor = d.next;
+            out.push(op);
+            if !d.regions.is_empty() {
+                stack.push((blocks_of(op), None));
             }
-            stack.extend(nested.into_iter().rev());
         }
         out
     }
@@ -42,15 +66,13 @@ impl Module {
             .collect()
     }
 
-    /// Finds a top-level op by its `sym_name`.
-    pub fn lookup_symbol(&self, sym: &str) -> Option<OpId> {
-        self.block_ops(self.body())
-            .find(|&o| self.attr(o, "sym_name").and_then(Attribute::as_str) == Some(sym))
-    }
-
     /// Number of live ops (tombstones excluded).
     pub fn num_ops(&self) -> usize {
         self.ops.values().filter(|o| !o.erased).count()
+    }
+    /// Erased ops still taking arena slots (until `compact`), in O(1).
+    pub fn erased_ops(&self) -> usize {
+        self.erased_ops
     }
     /// Arena sizes including tombstones: (ops, values, blocks, regions).
     pub fn arena_sizes(&self) -> (usize, usize, usize, usize) {
@@ -71,6 +93,9 @@ impl Module {
             blocks: PrimaryMap::with_capacity(self.blocks.len()),
             regions: PrimaryMap::with_capacity(self.regions.len()),
             top: OpId::new(0),
+            erased_ops: 0,
+            sym_gen: 0,
+            symbols: Default::default(),
         };
         let mut op_map: SecondaryMap<OpId, Option<OpId>> = SecondaryMap::default();
         let mut val_map: SecondaryMap<ValueId, Option<ValueId>> = SecondaryMap::default();
