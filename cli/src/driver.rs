@@ -93,6 +93,8 @@ pub fn run_stages_bounded(
     // Ids in walk order, whatever the passes erased: emitted names (LLVM
     // value names follow ids) do not depend on when the GC compacted.
     m.compact();
+    // A cancelled compact left the module uncompacted: stop here.
+    ir::cancel::check()?;
     Ok(())
 }
 

@@ -17,8 +17,11 @@ const FFN: i64 = 64;
 /// ONNX nodes of one encoder layer (checked by a test).
 pub const LAYER_NODES: usize = 49;
 
+/// Builds a model of a given node count.
+pub type Generator = fn(usize) -> Result<ModelProto, String>;
+
 /// `chain-N` or `transformer-N`: the generator and the node count.
-pub fn parse(name: &str) -> Option<(fn(usize) -> Result<ModelProto, String>, usize)> {
+pub fn parse(name: &str) -> Option<(Generator, usize)> {
     let (kind, n) = name.rsplit_once('-')?;
     let n: usize = n.parse().ok().filter(|&n| n > 0 && n <= 10_000_000)?;
     match kind {

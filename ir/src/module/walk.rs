@@ -86,6 +86,8 @@ impl Module {
 
     /// Rebuilds the arenas with only what is reachable from the top op,
     /// dropping tombstones (and the attributes they held). Ids change.
+    /// A cancelled compile (crate::cancel) stops it early and leaves the
+    /// module as it was: the new arenas are only swapped in at the end.
     pub fn compact(&mut self) {
         let mut new = Module {
             ops: PrimaryMap::with_capacity(self.ops.len()),
@@ -103,7 +105,12 @@ impl Module {
 
         // Pass 1: allocate ids for ops, results, blocks, block args in walk order.
         let order = self.collect_ops(self.top);
-        for &op in &order {
+        // Checked every few thousand ops: the flag is a thread-local read.
+        let cancelled = |i: usize| i.is_multiple_of(4096) && crate::cancel::cancelled();
+        for (i, &op) in order.iter().enumerate() {
+            if cancelled(i) {
+                return;
+            }
             let d = &self.ops[op];
             let nop = new.ops.push(OpData {
                 name: d.name,
@@ -155,7 +162,10 @@ impl Module {
             }
         }
         // Pass 2: operands, successors, layout, defs.
-        for &op in &order {
+        for (i, &op) in order.iter().enumerate() {
+            if cancelled(i) {
+                return;
+            }
             let Some(nop) = op_map[op] else { continue };
             let d = &self.ops[op];
             for (i, &v) in d.operands.iter().enumerate() {
