@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 /// How often blocked reads and the accept loop look at the shutdown flag.
 const POLL: Duration = Duration::from_millis(50);
+/// A connection's request scratch is kept for the next request up to this
+/// size; a larger one (a big inline model) is freed.
+const KEEP_SCRATCH: usize = 8 << 20;
 
 pub struct ServerOptions {
     pub max_connections: usize,
@@ -224,13 +227,16 @@ fn connection(svc: &Arc<Service>, stream: Stream, limits: &Limits) -> std::io::R
         mine: 0,
     };
     let max = svc.max_line();
+    // Per-request scratch (decoded inline model, response line), reset
+    // when the request is answered.
+    let mut scratch = bumpalo::Bump::new();
     let mut last = Instant::now();
     // When the first byte of the pending line arrived.
     let mut line_start: Option<Instant> = None;
     loop {
         let resp = match read_line(&mut reader, &mut buf, &mut skip, max, &mut budget)? {
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => None,
-            Line::Complete => Some(svc.handle(&buf)),
+            Line::Complete => Some(svc.handle(&buf, &scratch)),
             Line::TooLong => Some(Response::error(
                 Value::Null,
                 ErrorKind::BadRequest,
@@ -274,10 +280,15 @@ fn connection(svc: &Arc<Service>, stream: Stream, limits: &Limits) -> std::io::R
         line_start = None;
         last = Instant::now();
         if let Some(r) = resp {
-            writer.write_all(&r.to_line())?;
+            writer.write_all(r.line_in(&scratch))?;
             if r.error == Some(ErrorKind::Unauthorized) {
                 return Ok(());
             }
+        }
+        if scratch.allocated_bytes() > KEEP_SCRATCH {
+            scratch = bumpalo::Bump::new();
+        } else {
+            scratch.reset();
         }
     }
 }

@@ -125,15 +125,19 @@ impl Service {
         usize::try_from(self.cfg.max_model_bytes / 3 * 4 + (64 << 10)).unwrap_or(usize::MAX)
     }
 
-    /// Answers one request line.
-    pub fn handle(self: &Arc<Self>, line: &[u8]) -> Response {
+    /// Answers one request line; `scratch` holds what the request needs
+    /// only while it is handled (the connection resets it afterwards).
+    pub fn handle(self: &Arc<Self>, line: &[u8], scratch: &bumpalo::Bump) -> Response {
         let t0 = Instant::now();
         self.counters.requests.fetch_add(1, Ordering::Relaxed);
         let (op, mut resp) = match protocol::parse(line) {
             Ok(req) => {
                 let op = req.op;
                 let id = req.id.clone();
-                let mut r = match self.authorize(&req).and_then(|()| self.dispatch(req, t0)) {
+                let mut r = match self
+                    .authorize(&req)
+                    .and_then(|()| self.dispatch(req, t0, scratch))
+                {
                     Ok(r) => r,
                     Err(r) => *r,
                 };
@@ -165,7 +169,7 @@ impl Service {
 
     /// With `--auth-token-file`, every request but `health` must carry the
     /// token; compared in constant time.
-    fn authorize(&self, req: &Request) -> Result<(), Box<Response>> {
+    fn authorize(&self, req: &Request<'_>) -> Result<(), Box<Response>> {
         let Some(expected) = &self.cfg.token else {
             return Ok(());
         };
@@ -180,7 +184,7 @@ impl Service {
         )))
     }
 
-    fn dispatch(self: &Arc<Self>, req: Request, t0: Instant) -> Reply {
+    fn dispatch(self: &Arc<Self>, req: Request<'_>, t0: Instant, scratch: &bumpalo::Bump) -> Reply {
         match req.op {
             Op::Health => Ok(Response {
                 stats: Some(json!({"healthy": true, "shutting_down": self.shutting_down()})),
@@ -199,12 +203,12 @@ impl Service {
                 Status::ShuttingDown,
                 "the daemon is shutting down",
             ))),
-            Op::Compile | Op::Fold => self.compile(req, t0),
+            Op::Compile | Op::Fold => self.compile(req, t0, scratch),
         }
     }
 
     /// Checks the options of a compile or fold request.
-    fn spec(req: &Request) -> Result<Spec, Box<Response>> {
+    fn spec(req: &Request<'_>) -> Result<Spec, Box<Response>> {
         let bad = |msg: String| Box::new(Response::error(Value::Null, ErrorKind::BadRequest, msg));
         let emit = match (req.op, req.emit.as_deref()) {
             (Op::Fold, None | Some("onnx")) => Emit::Onnx,
@@ -256,7 +260,7 @@ impl Service {
         })
     }
 
-    fn compile(self: &Arc<Self>, req: Request, t0: Instant) -> Reply {
+    fn compile(self: &Arc<Self>, req: Request<'_>, t0: Instant, scratch: &bumpalo::Bump) -> Reply {
         let spec = Self::spec(&req)?;
         let output = req
             .output
@@ -268,9 +272,10 @@ impl Service {
             self.cfg.max_model_bytes,
             req.model_path.as_deref(),
             req.model_base64.as_deref(),
+            scratch,
         )?;
-        let key = cache_key(&spec, &model);
-        let respond = |data: &[u8], cache: &'static str, queue_ms, compile_ms| {
+        let key = cache_key(&spec, model.bytes());
+        let respond = |data: &Arc<Vec<u8>>, cache: &'static str, queue_ms, compile_ms| {
             let t = Timings {
                 queue_ms,
                 compile_ms,
@@ -295,7 +300,7 @@ impl Service {
                 import: spec.import.clone(),
                 lib_name: spec.lib_name.clone(),
             };
-            self.start(key, model, job, flight.clone());
+            self.start(key, model.to_owned_bytes(), job, flight.clone());
         } else {
             self.counters.joined.fetch_add(1, Ordering::Relaxed);
         }
@@ -548,7 +553,7 @@ impl Service {
 
     fn respond(
         &self,
-        data: &[u8],
+        data: &Arc<Vec<u8>>,
         spec: &Spec,
         output: Option<&Path>,
         key: Key,
@@ -557,18 +562,22 @@ impl Service {
     ) -> Reply {
         let internal =
             |msg: String| Box::new(Response::error(Value::Null, ErrorKind::Internal, msg));
-        let (data, header) = match spec.emit {
+        // The part of the entry that is the artifact (a library's entry
+        // also holds its header).
+        let (range, header) = match spec.emit {
             Emit::Lib => {
                 let (so, h) = work::split_lib(data)
                     .ok_or_else(|| internal("malformed library artifact".into()))?;
+                let h = data.get(h).unwrap_or_default();
                 (so, Some(String::from_utf8_lossy(h).into_owned()))
             }
-            _ => (data, None),
+            _ => (0..data.len(), None),
         };
+        let bytes = data.get(range.clone()).unwrap_or_default();
         let mut r = Response {
             cache: Some(cache),
             key: Some(hex(&key)),
-            bytes: Some(data.len() as u64),
+            bytes: Some(bytes.len() as u64),
             timings,
             ..Response::default()
         };
@@ -577,7 +586,7 @@ impl Service {
                 .map_err(|e| internal(format!("cannot write '{}': {e}", path.display())))
         };
         if let Some(out) = output {
-            write(out, data)?;
+            write(out, bytes)?;
             if let Some(h) = &header {
                 write(
                     &out.with_file_name(format!("{}.h", spec.lib_name)),
@@ -586,9 +595,9 @@ impl Service {
             }
             r.artifact_path = Some(out.display().to_string());
         } else if spec.emit.is_text() {
-            r.artifact = Some(String::from_utf8_lossy(data).into_owned());
+            r.artifact = Some(protocol::Text(data.clone()));
         } else {
-            r.artifact_base64 = Some(super::b64::encode(data));
+            r.artifact_base64 = Some(protocol::Base64(data.clone(), range));
             r.header = header;
         }
         Ok(r)

@@ -4,6 +4,7 @@
 use crate::cmd::{Failure, PassFlags};
 use crate::driver;
 use frontend::import::ImportOptions;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -147,13 +148,16 @@ pub fn lib_bundle(so: &[u8], header: &[u8]) -> Vec<u8> {
     v
 }
 
-/// The `.so` and header of a [`lib_bundle`].
-pub fn split_lib(data: &[u8]) -> Option<(&[u8], &[u8])> {
+/// Where the `.so` and the header of a [`lib_bundle`] lie in it.
+pub fn split_lib(data: &[u8]) -> Option<(Range<usize>, Range<usize>)> {
     let rest = data.strip_prefix(LIB_MAGIC)?;
     let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
-    let rest = rest.get(8..)?;
-    let len = usize::try_from(len).ok().filter(|&l| l <= rest.len())?;
-    Some(rest.split_at(len))
+    let start = LIB_MAGIC.len() + 8;
+    let end = usize::try_from(len)
+        .ok()
+        .and_then(|l| start.checked_add(l))
+        .filter(|&e| e <= data.len())?;
+    Some((start..end, end..data.len()))
 }
 fn uses_external_data(model: &frontend::proto::ModelProto) -> bool {
     let Some(g) = &model.graph else {
@@ -176,8 +180,8 @@ mod tests {
     fn lib_bundles_split_back() {
         let b = lib_bundle(b"\x7fELF...", b"#include <stdint.h>\n");
         let (so, h) = split_lib(&b).unwrap();
-        assert_eq!(so, b"\x7fELF...");
-        assert_eq!(h, b"#include <stdint.h>\n");
+        assert_eq!(&b[so], b"\x7fELF...");
+        assert_eq!(&b[h], b"#include <stdint.h>\n");
         assert!(split_lib(&b[..15]).is_none());
         assert!(split_lib(b"nope").is_none());
     }
