@@ -22,6 +22,9 @@ pub struct Lowering {
     next_global: usize,
     /// What earlier in-place checks verified, per memref.
     verified: RefCell<SecondaryMap<ValueId, Verified>>,
+    /// Width of the target's vector registers, which the kernels' vector
+    /// code is written for.
+    pub vector_bits: u32,
 }
 
 /// What earlier `reusable_operand` calls established about a memref: its
@@ -268,8 +271,16 @@ pub fn lower_region_block(
     ))
 }
 
+/// The vector width kernels assume when no target says otherwise (AVX2).
+pub const DEFAULT_VECTOR_BITS: u32 = 256;
+
 /// Bufferizes every function of the module.
 pub fn bufferize_module(m: &mut Module) -> Result<()> {
+    bufferize_module_for(m, DEFAULT_VECTOR_BITS)
+}
+
+/// [`bufferize_module`] with kernels for `vector_bits`-wide vectors.
+pub fn bufferize_module_for(m: &mut Module, vector_bits: u32) -> Result<()> {
     let funcs = m.top_level_ops("func.func");
     let mut cx = Lowering {
         map: SecondaryMap::default(),
@@ -278,6 +289,7 @@ pub fn bufferize_module(m: &mut Module) -> Result<()> {
         global_ip: funcs.first().copied(),
         next_global: 0,
         verified: RefCell::default(),
+        vector_bits,
     };
     for f in funcs {
         bufferize_function(m, &mut cx, f)?;

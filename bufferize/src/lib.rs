@@ -6,19 +6,42 @@ pub mod kernels;
 pub mod loops;
 pub mod split_alloc;
 
-use ir::pass::{FnPass, PassInfo, PassRegistry};
+use ir::pass::{Pass, PassContext, PassInfo, PassRegistry};
+use ir::{Diagnostic, Module, Result};
 
-pub use convert::bufferize_module;
+pub use convert::{bufferize_module, bufferize_module_for, DEFAULT_VECTOR_BITS};
+
+/// The `bufferize` pass; option `vector-bits` (128, 256 or 512) is the
+/// width of the target's vector registers.
+struct Bufferize {
+    vector_bits: u32,
+}
+
+impl Pass for Bufferize {
+    fn name(&self) -> &'static str {
+        "bufferize"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassContext) -> Result<()> {
+        bufferize_module_for(m, self.vector_bits)
+    }
+}
 
 pub fn register_passes(reg: &mut PassRegistry) {
     split_alloc::register(reg);
     reg.add(PassInfo {
         name: "bufferize",
         summary: "onnx ops on tensors to memref allocations and scf loop nests",
-        create: |_| {
-            Ok(Box::new(FnPass {
-                name: "bufferize",
-                f: |m, _| bufferize_module(m),
+        create: |opts| {
+            let bits = opts
+                .number("vector-bits")?
+                .unwrap_or(u64::from(DEFAULT_VECTOR_BITS));
+            if !matches!(bits, 128 | 256 | 512) {
+                return Err(Diagnostic::error(format!(
+                    "bufferize: vector-bits must be 128, 256 or 512, got {bits}"
+                )));
+            }
+            Ok(Box::new(Bufferize {
+                vector_bits: bits as u32,
             }))
         },
     });

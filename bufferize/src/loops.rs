@@ -40,6 +40,13 @@ fn nest(
         body(b, ivs);
         return;
     };
+    // A trip count of one is no loop (a batch or group of 1).
+    if b.index_value(ub) == Some(1) {
+        ivs.push(bounds.zero);
+        nest(b, bounds, rest, ivs, body);
+        ivs.pop();
+        return;
+    }
     b.scf_for(bounds.zero, ub, bounds.one, &[], |inner, iv, _| {
         ivs.push(iv);
         nest(inner, bounds, rest, ivs, body);

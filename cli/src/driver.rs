@@ -14,7 +14,9 @@ pub const STAGES: &[(&str, &str)] = &[
     ("scrub", "scrub{max-bytes=65536}"),
     // split-alloc: one allocation per value before deallocation (issue #8).
     ("bufferize", "bufferize,split-alloc"),
-    ("dealloc", "dealloc-pipeline"),
+    // Small fixed-size buffers (Loop counter cells, small temporaries) go
+    // to the stack once deallocation has placed and hoisted everything.
+    ("dealloc", "dealloc-pipeline,promote-buffers-to-stack"),
     ("lower", "lower-to-llvm-ready"),
 ];
 

@@ -9,6 +9,7 @@ pub fn registry() -> PassRegistry {
     // Op definitions (traits, verifiers) of every dialect the tools accept.
     frontend::dialect::register();
     let mut r = PassRegistry::new();
+    ir::transforms::register_passes(&mut r);
     constprop::register_passes(&mut r);
     bufferize::register_passes(&mut r);
     dealloc::register_passes(&mut r);

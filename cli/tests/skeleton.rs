@@ -78,12 +78,16 @@ fn skeleton(name: &str, folded_op: &str) {
     assert!(buffers.contains("memref.alloc") && buffers.contains("scf.for"));
     assert!(!buffers.contains("memref.dealloc"));
     let freed = stage(m, "dealloc");
+    // Small buffers (all of mlp's) go to the stack; the rest are freed.
     assert!(
-        freed.contains("memref.dealloc"),
-        "the dealloc pass freed buffers"
+        freed.contains("memref.dealloc") || freed.contains("memref.alloca"),
+        "the dealloc stage freed buffers or put them on the stack"
     );
     let llvm = onnxc(&["compile", m, "--emit", "llvm"]);
-    assert!(llvm.contains("call void @free") && llvm.contains("define void @onnxc_entry"));
+    assert!(
+        (llvm.contains("call void @free") || llvm.contains(" = alloca "))
+            && llvm.contains("define void @onnxc_entry")
+    );
 
     // Executed by LLVM-built code under valgrind, compared with onnxruntime.
     let ours = dir.join("ours");

@@ -1,15 +1,17 @@
 //! Canonicalizations that make folding happen: Shape/Size of static shapes,
 //! BatchNormalization folded into a preceding Conv/Gemm/MatMul or turned
 //! into a per-channel scale and shift, neutral-constant removal (x+0, x*1,
-//! x-0, x/1) and reassociation of constant Add/Sub and Mul/Div chains.
+//! x-0, x/1), constants to the right of Add/Mul and reassociation of
+//! constant Add/Sub and Mul/Div chains on both sides (`reassociate`).
 
 mod batchnorm;
+mod reassociate;
 pub use batchnorm::FoldBatchNorm;
+pub use reassociate::{ConstantsRight, Reassociate};
 
 use crate::fold::constant_operand;
-use crate::fold::elementwise::{apply_arith, Arith};
 use ir::attr::Attribute;
-use ir::elements::{DType, Elements, NumClass, WideNum};
+use ir::elements::{DType, Elements, WideNum};
 use ir::rewrite::Pattern;
 use ir::{InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueId};
 use onnx::{ops, OpKind};
@@ -110,7 +112,7 @@ fn splat_value(e: &Elements) -> Option<f64> {
     Some(v.to_f64(e.dtype().class()))
 }
 
-/// x+0, 0+x, x-0, x*1, 1*x, x/1 forward x when the types agree.
+/// x+0, 0+x, x-0, x*1, 1*x, x/1 forward x when the (ranked) types agree.
 pub struct NeutralOperand;
 
 impl Pattern for NeutralOperand {
@@ -143,88 +145,16 @@ impl Pattern for NeutralOperand {
             let Some(x) = m.operand(op, other) else {
                 continue;
             };
-            if m.value_type(x) == m.value_type(r) {
+            // Equal unranked types say nothing: the constant may broadcast
+            // x to a larger shape.
+            let ranked = m.value_type(x).shape().is_some();
+            if ranked && m.value_type(x) == m.value_type(r) {
                 m.replace_all_uses(r, x);
                 m.erase_op(op);
                 return Ok(true);
             }
         }
         Ok(false)
-    }
-}
-
-/// `(x op1 c1) op2 c2 → x op1 (c1 ∘ c2)` within Add/Sub or within Mul/Div
-/// when the inner result has no other use: `∘` is `+` (`*`) when the two
-/// ops are the same, else `-` (`/`). Integer division is not regrouped (it
-/// truncates at each step).
-pub struct Reassociate;
-
-/// The (same, inverse) operators of an Add/Sub or Mul/Div family.
-fn family(kind: Option<OpKind>) -> Option<(Arith, Arith)> {
-    match kind? {
-        OpKind::Add | OpKind::Sub => Some((Arith::Add, Arith::Sub)),
-        OpKind::Mul | OpKind::Div => Some((Arith::Mul, Arith::Div)),
-        _ => None,
-    }
-}
-
-impl Pattern for Reassociate {
-    fn name(&self) -> &'static str {
-        "reassociate-constants"
-    }
-    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let outer = OpKind::of(m, op);
-        let Some((same, inverse)) = family(outer) else {
-            return Ok(false);
-        };
-        let Some(c2) = constant_operand(m, op, 1) else {
-            return Ok(false);
-        };
-        let Some(inner_v) = m.operand(op, 0) else {
-            return Ok(false);
-        };
-        let Some(inner) = m.defining_op(inner_v) else {
-            return Ok(false);
-        };
-        let inner_kind = OpKind::of(m, inner);
-        let Some(inner_kind) = inner_kind.filter(|_| family(inner_kind) == Some((same, inverse)))
-        else {
-            return Ok(false);
-        };
-        if m.uses(inner_v).len() != 1 {
-            return Ok(false);
-        }
-        let Some(c1) = constant_operand(m, inner, 1) else {
-            return Ok(false);
-        };
-        let (Some(x), Some(r)) = (m.operand(inner, 0), m.result(op, 0)) else {
-            return Ok(false);
-        };
-        if c1.dtype() != c2.dtype() || constant_operand(m, inner, 0).is_some() {
-            return Ok(false);
-        }
-        let divides = outer == Some(OpKind::Div) || inner_kind == OpKind::Div;
-        if divides && c1.dtype().class() != NumClass::Float {
-            return Ok(false);
-        }
-        let combine = if Some(inner_kind) == outer {
-            same
-        } else {
-            inverse
-        };
-        let Some(c) = apply_arith(combine, &c1, &c2, c1.dtype()) else {
-            return Ok(false);
-        };
-        let ty = m.value_type(r).clone();
-        let Some(cv) = make_const(m, op, c) else {
-            return Ok(false);
-        };
-        let Some(n) = make_op(m, op, inner_kind, vec![x, cv], ty, "") else {
-            return Ok(false);
-        };
-        m.replace_all_uses(r, n);
-        m.erase_op(op);
-        Ok(true)
     }
 }
 

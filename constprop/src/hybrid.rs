@@ -194,13 +194,14 @@ impl Pass for ConstProp {
         let fold = FoldConstants {
             bound: self.expansion_bound,
         };
-        let patterns: [&dyn Pattern; 8] = [
+        let patterns: [&dyn Pattern; 9] = [
             &RefineTypes,
             &ForwardIdentity,
             &fold,
             &canon::StaticShape,
             &canon::FoldBatchNorm,
             &canon::NeutralOperand,
+            &canon::ConstantsRight,
             &canon::Reassociate,
             &canon::ConstantIf,
         ];

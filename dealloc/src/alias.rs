@@ -90,6 +90,24 @@ pub fn may_alias_live(m: &Module, a: &Origins, b: &Origins) -> bool {
     })
 }
 
+/// The value a chain of views starts from (`v` itself if it is no view).
+/// Views keep their source's aligned pointer, so two values with the same
+/// base always have the same base pointer: they must alias.
+pub fn view_base(m: &Module, mut v: ValueId) -> ValueId {
+    while let Some(d) = m.defining_op(v).filter(|&d| m.has_trait(d, Traits::VIEW)) {
+        match m.operand(d, 0) {
+            Some(src) => v = src,
+            None => break,
+        }
+    }
+    v
+}
+
+/// True if `a` and `b` always have the same base pointer.
+pub fn must_alias(m: &Module, a: ValueId, b: ValueId) -> bool {
+    a == b || view_base(m, a) == view_base(m, b)
+}
+
 /// True for a call to a function of this module with a body: by the
 /// function boundary ABI its memref results are fresh and caller-owned.
 pub fn returns_fresh(m: &Module, op: OpId) -> bool {

@@ -2,11 +2,17 @@
 //! of ownership-based deallocation: loops carrying memrefs have an `i1`
 //! ownership flag per memref, appended after all other loop values.
 //!
-//! * `double-buffer`: an `scf.for` body that allocates the next value of a
+//! * `double-buffer`: a loop body that allocates the next value of a
 //!   carried buffer (loop-invariant size) and frees the current one needs
-//!   only two buffers: the allocation moves before the loop into a second
-//!   carried buffer, and each iteration swaps the two. The spare is freed
-//!   with the result after the loop.
+//!   only two buffers. When an `scf.for` owns all its inits, the allocation
+//!   moves before the loop into a second carried buffer and each iteration
+//!   swaps the two; the spare is freed with the result after the loop.
+//!   Otherwise (`scf.while`, the ONNX Loop, or inits the loop may not own)
+//!   the current buffer is not freed but carried on as a spare with its
+//!   ownership flag, and the allocation becomes `scf.if %spare_owned
+//!   { spare } else { alloc }`; the spare is freed under its flag after
+//!   the loop. An `scf.while` qualifies when its `before` region only
+//!   passes its arguments on.
 //! * `simplify-loop-results`: when a loop only permutes the owned buffers
 //!   it was given, its results are those buffers in some order: every flag
 //!   is true, the frees inside the loop free nothing, and the dealloc of all
@@ -321,60 +327,60 @@ fn distinct_buffers(
     Some(out)
 }
 
-/// Where the flags of a flagged `scf.for` start, checked before any change.
-#[derive(Copy, Clone)]
+/// Where a flagged loop's lists keep their flags, checked before any change.
 struct Layout {
-    body: BlockId,
-    term: OpId,
+    /// Flagged memrefs (= flags) per list.
     k: usize,
-    first_flag: usize,
-    arg_first_flag: usize,
-    out_first_flag: usize,
-    region: ir::RegionId,
+    /// Per region: entry block, its terminator, first flag argument, first
+    /// flag operand of the terminator.
+    regions: Vec<(BlockId, OpId, usize, usize)>,
 }
 
 fn layout(m: &Module, lp: OpId) -> Option<Layout> {
-    let body = entry(m, lp, 0)?;
-    let term = m.last_op(body)?;
-    let ops = m.operands(lp);
-    let k = slots(m, ops.get(3..)?)?.len();
-    if m.results(lp).len() < k {
+    let (op_off, _, _) = offsets(m, lp, 0);
+    let k = slots(m, m.operands(lp).get(op_off..)?)?.len();
+    if m.results(lp).len() < k || slots(m, m.results(lp))?.len() != k {
         return None;
     }
-    Some(Layout {
-        body,
-        term,
-        k,
-        first_flag: ops.len().checked_sub(k)?,
-        arg_first_flag: m.block_args(body).len().checked_sub(k)?,
-        out_first_flag: m.operands(term).len().checked_sub(k)?,
-        region: m.region(lp, 0)?,
-    })
+    let mut regions = Vec::new();
+    for r in 0..m.regions(lp).len() {
+        let (_, arg_off, term_off) = offsets(m, lp, r);
+        let b = entry(m, lp, r)?;
+        let t = m.last_op(b)?;
+        let args = m.block_args(b);
+        let outs = m.operands(t);
+        if slots(m, args.get(arg_off..)?)?.len() != k || slots(m, outs.get(term_off..)?)?.len() != k
+        {
+            return None;
+        }
+        regions.push((b, t, args.len() - k, outs.len() - k));
+    }
+    Some(Layout { k, regions })
 }
 
-/// Adds a memref slot (and its flag) to a flagged `scf.for`, keeping the
-/// memrefs-then-flags layout: `init` / `flag_init` are its initial values.
-/// Returns the new loop, its body's new memref argument, and the new
-/// memref result and flag result.
+/// A memref slot (and its flag) added to a flagged loop.
+struct Slot {
+    lp: OpId,
+    /// Per region: the new memref and flag block arguments.
+    args: Vec<(ValueId, ValueId)>,
+    result: Option<ValueId>,
+    result_flag: Option<ValueId>,
+}
+
+/// Adds a memref slot and its flag to a flagged `scf.for` / `scf.while`,
+/// keeping every list memrefs-then-flags: `init` / `flag_init` start it and
+/// the terminator of region `i` passes `pass(i, memref arg, flag arg)`.
 fn add_slot(
     m: &mut Module,
     lp: OpId,
-    l: &Layout,
     init: ValueId,
     flag_init: ValueId,
-) -> (OpId, ValueId, Option<ValueId>, Option<ValueId>) {
-    let Layout {
-        body,
-        term,
-        k,
-        first_flag,
-        arg_first_flag,
-        out_first_flag,
-        region: from,
-    } = *l;
-    let ops = m.operands(lp).to_vec();
-    let mut new_ops = ops.clone();
-    new_ops.insert(first_flag, init);
+    pass: impl Fn(usize, ValueId, ValueId) -> (ValueId, ValueId),
+) -> Option<Slot> {
+    let l = layout(m, lp)?;
+    let k = l.k;
+    let mut new_ops = m.operands(lp).to_vec();
+    new_ops.insert(new_ops.len() - k, init);
     new_ops.push(flag_init);
     let old_results = m.results(lp).to_vec();
     let mut types: Vec<Type> = old_results
@@ -382,20 +388,20 @@ fn add_slot(
         .map(|&r| m.value_type(r).clone())
         .collect();
     let ty = m.value_type(init).clone();
-    let res_first_flag = types.len().saturating_sub(k);
+    let res_first_flag = types.len() - k;
     types.insert(res_first_flag, ty.clone());
     types.push(Type::i1());
     let spec = OpSpec {
         operands: new_ops,
         result_types: types,
         attrs: m.attrs(lp).to_vec(),
-        regions: 1,
+        regions: m.regions(lp).len(),
         successors: Vec::new(),
         loc: m.loc(lp).clone(),
     };
     let new = m.create_op(m.name(lp), spec);
     m.insert(new, InsertPoint::Before(lp));
-    if let Some(to) = m.region(new, 0) {
+    for (&from, &to) in m.regions(lp).to_vec().iter().zip(&m.regions(new).to_vec()) {
         m.take_blocks(from, to);
     }
     let new_results = m.results(new).to_vec();
@@ -406,44 +412,70 @@ fn add_slot(
         }
     }
     m.erase_op(lp);
-    // Block args: append the memref, fresh flags, the new flag; drop the old flags.
-    let args = m.block_args(body).to_vec();
-    let mem_arg = m.add_block_arg(body, ty);
-    for &old in args.get(arg_first_flag..).unwrap_or_default() {
-        let f = m.add_block_arg(body, Type::i1());
-        m.replace_all_uses(old, f);
+    let mut args = Vec::new();
+    for (i, &(body, term, arg_first_flag, out_first_flag)) in l.regions.iter().enumerate() {
+        // Append the memref, fresh flags, the new flag; drop the old flags.
+        let old = m.block_args(body).to_vec();
+        let mem_arg = m.add_block_arg(body, ty.clone());
+        for &o in old.get(arg_first_flag..).unwrap_or_default() {
+            let f = m.add_block_arg(body, Type::i1());
+            m.replace_all_uses(o, f);
+        }
+        let flag_arg = m.add_block_arg(body, Type::i1());
+        for _ in 0..k {
+            m.remove_block_arg(body, arg_first_flag);
+        }
+        let (v, f) = pass(i, mem_arg, flag_arg);
+        let mut outs = m.operands(term).to_vec();
+        outs.insert(out_first_flag, v);
+        outs.push(f);
+        m.set_operands(term, &outs);
+        args.push((mem_arg, flag_arg));
     }
-    m.add_block_arg(body, Type::i1());
-    for _ in 0..k {
-        m.remove_block_arg(body, arg_first_flag);
-    }
-    let mut outs = m.operands(term).to_vec();
-    outs.insert(out_first_flag, mem_arg);
-    outs.push(flag_init);
-    m.set_operands(term, &outs);
-    let res_mem = new_results.get(res_first_flag).copied();
-    (new, mem_arg, res_mem, new_results.last().copied())
+    Some(Slot {
+        lp: new,
+        args,
+        result: new_results.get(res_first_flag).copied(),
+        result_flag: new_results.last().copied(),
+    })
 }
 
-/// Double-buffers one slot of a flagged `scf.for`; true if it did.
-fn double_buffer(m: &mut Module, lp: OpId) -> bool {
-    if !m.is(lp, "scf.for") || transferred_inits(m, lp).is_none() {
-        return false;
-    }
-    let Some(body) = entry(m, lp, 0) else {
-        return false;
+/// A carried buffer each iteration replaces with a fresh allocation of the
+/// same type and size (loop-invariant) after freeing it.
+struct Candidate {
+    body: BlockId,
+    term: OpId,
+    /// Index among the flagged memrefs.
+    j: usize,
+    /// Index of the memref among the body's carried arguments.
+    ai: usize,
+    arg: ValueId,
+    next: ValueId,
+    alloc: OpId,
+    free: OpId,
+}
+
+/// The region holding the iteration body: `scf.while`'s `do`.
+fn body_region(m: &Module, lp: OpId) -> usize {
+    usize::from(m.is(lp, "scf.while"))
+}
+
+fn candidates(m: &Module, lp: OpId) -> Vec<Candidate> {
+    let r = body_region(m, lp);
+    let (_, arg_off, term_off) = offsets(m, lp, r);
+    let Some(body) = entry(m, lp, r) else {
+        return Vec::new();
     };
     let Some(term) = m.last_op(body) else {
-        return false;
+        return Vec::new();
     };
-    let args = tail(m.block_args(body), 1);
-    let outs = m.operands(term).to_vec();
-    let results = m.results(lp).to_vec();
-    let (Some(sa), Some(st), Some(sr)) = (slots(m, &args), slots(m, &outs), slots(m, &results))
-    else {
-        return false;
+    let args = tail(m.block_args(body), arg_off);
+    let outs = tail(m.operands(term), term_off);
+    let (Some(sa), Some(st)) = (slots(m, &args), slots(m, &outs)) else {
+        return Vec::new();
     };
-    for ((&(ai, _), &(oi, of)), &(ri, rf)) in sa.iter().zip(&st).zip(&sr) {
+    let mut out = Vec::new();
+    for (j, (&(ai, _), &(oi, of))) in sa.iter().zip(&st).enumerate() {
         let (Some(&arg), Some(&next), Some(&next_flag)) =
             (args.get(ai), outs.get(oi), outs.get(of))
         else {
@@ -469,58 +501,191 @@ fn double_buffer(m: &mut Module, lp: OpId) -> bool {
             continue;
         }
         let Some(distinct) = distinct_buffers(m, body, &args, &outs) else {
-            return false;
+            return Vec::new();
         };
-        let Some(free) = sole_free(m, arg, body, &distinct) else {
-            continue;
-        };
-        // The result must die only in deallocs, under its own flag.
-        let (Some(&res), Some(&res_flag)) = (results.get(ri), results.get(rf)) else {
-            continue;
-        };
-        let Some(after) = result_frees(m, &[res], &[res_flag]) else {
-            continue;
-        };
-        let Some(l) = layout(m, lp) else { return false };
-        // Its retained values never alias `arg`: their ownership stays.
-        let kept = m.results(free).to_vec();
-        if !kept.is_empty() {
-            let loc = m.loc(free).clone();
-            let f = Builder::new(m, InsertPoint::Before(free))
-                .with_loc(loc)
-                .const_bool(false);
-            for r in kept {
-                m.replace_all_uses(r, f);
+        if let Some(free) = sole_free(m, arg, body, &distinct) {
+            out.push(Candidate {
+                body,
+                term,
+                j,
+                ai,
+                arg,
+                next,
+                alloc,
+                free,
+            });
+        }
+    }
+    out
+}
+
+/// True if an `scf.while`'s `before` region passes its arguments on
+/// unchanged and frees nothing: the carried buffers are the body's.
+fn forwards(m: &Module, lp: OpId) -> bool {
+    let Some(r) = m.region(lp, 0) else {
+        return false;
+    };
+    let Some((b, cond)) = entry(m, lp, 0).and_then(|b| m.last_op(b).map(|t| (b, t))) else {
+        return false;
+    };
+    let frees = m.collect_ops(lp).into_iter().any(|o| {
+        m.op_block(o).and_then(|ob| m.block_parent(ob)) == Some(r)
+            && (m.is(o, "memref.dealloc")
+                || m.is(o, "bufferization.dealloc")
+                || m.is(o, "memref.realloc"))
+    });
+    m.region_blocks(r).len() == 1
+        && m.is(cond, "scf.condition")
+        && m.operands(cond).get(1..) == Some(m.block_args(b))
+        && !frees
+}
+
+/// Double-buffers one slot of a flagged loop; true if it did.
+fn double_buffer(m: &mut Module, lp: OpId) -> bool {
+    if m.is(lp, "scf.while") && !forwards(m, lp) {
+        return false;
+    }
+    let owned = m.is(lp, "scf.for") && transferred_inits(m, lp).is_some();
+    for c in candidates(m, lp) {
+        if owned {
+            let results = m.results(lp).to_vec();
+            let Some(sr) = slots(m, &results) else {
+                return false;
+            };
+            let res = sr
+                .get(c.j)
+                .and_then(|&(ri, rf)| Some((*results.get(ri)?, *results.get(rf)?)));
+            // The result must die only in deallocs, under its own flag.
+            if let Some(after) = res.and_then(|(r, f)| result_frees(m, &[r], &[f])) {
+                if hoist_spare(m, lp, &c, &after) {
+                    return true;
+                }
+                continue;
             }
         }
-        m.erase_op(free);
-        m.move_to(alloc, InsertPoint::Before(lp));
-        let loc = m.loc(lp).clone();
-        let t = Builder::new(m, InsertPoint::Before(lp))
-            .with_loc(loc)
-            .const_bool(true);
-        let (new_lp, spare_arg, spare, spare_flag) = add_slot(m, lp, &l, next, t);
-        // Inside, the hoisted buffer is the spare argument; the buffer the
-        // iteration is done with becomes the next spare.
-        let uses: Vec<ir::Use> = m.uses(next).to_vec();
-        for u in uses {
-            if u.op != new_lp && m.is_ancestor(new_lp, u.op) {
-                m.set_operand(u.op, u.index as usize, spare_arg);
-            }
+        if carry_spare(m, lp, &c) {
+            return true;
         }
-        let t2 = l.term;
-        let outs = m.operands(t2).to_vec();
-        if let Some(&(si, _)) = slots(m, &outs).as_ref().and_then(|s| s.last()) {
-            m.set_operand(t2, si, arg);
-        }
-        if let (Some(spare), Some(spare_flag)) = (spare, spare_flag) {
-            for d in after {
-                add_to_dealloc(m, d, spare, spare_flag);
-            }
-        }
-        return true;
     }
     false
+}
+
+/// Erases the free of the buffer an iteration is done with; its retained
+/// values never alias it, so their results are `false`.
+fn drop_free(m: &mut Module, free: OpId) {
+    let kept = m.results(free).to_vec();
+    if !kept.is_empty() {
+        let loc = m.loc(free).clone();
+        let f = Builder::new(m, InsertPoint::Before(free))
+            .with_loc(loc)
+            .const_bool(false);
+        for r in kept {
+            m.replace_all_uses(r, f);
+        }
+    }
+    m.erase_op(free);
+}
+
+/// The loop owns every buffer it carries: the allocation moves before the
+/// loop into a second carried buffer, and each iteration swaps the two; the
+/// spare is freed with the result.
+fn hoist_spare(m: &mut Module, lp: OpId, c: &Candidate, after: &[OpId]) -> bool {
+    if layout(m, lp).is_none() {
+        return false;
+    }
+    drop_free(m, c.free);
+    m.move_to(c.alloc, InsertPoint::Before(lp));
+    let loc = m.loc(lp).clone();
+    let t = Builder::new(m, InsertPoint::Before(lp))
+        .with_loc(loc)
+        .const_bool(true);
+    let arg = c.arg;
+    let Some(slot) = add_slot(m, lp, c.next, t, |_, _, _| (arg, t)) else {
+        return false;
+    };
+    // Inside, the hoisted buffer is the spare argument; the buffer the
+    // iteration is done with becomes the next spare.
+    let Some(&(spare_arg, _)) = slot.args.first() else {
+        return false;
+    };
+    let uses: Vec<ir::Use> = m.uses(c.next).to_vec();
+    for u in uses {
+        if u.op != slot.lp && m.is_ancestor(slot.lp, u.op) {
+            m.set_operand(u.op, u.index as usize, spare_arg);
+        }
+    }
+    if let (Some(spare), Some(spare_flag)) = (slot.result, slot.result_flag) {
+        for &d in after {
+            add_to_dealloc(m, d, spare, spare_flag);
+        }
+    }
+    true
+}
+
+/// The loop may not own its inits (ONNX Loop over a graph input): the
+/// buffer an iteration is done with becomes a spare carried with its
+/// ownership flag, and the next allocation takes the spare when it is
+/// owned (`scf.if`): two allocations in all from the second iteration on.
+/// The spare is freed under its flag after the loop.
+fn carry_spare(m: &mut Module, lp: OpId, c: &Candidate) -> bool {
+    let r = body_region(m, lp);
+    let (op_off, _, _) = offsets(m, lp, 0);
+    let (_, arg_off, _) = offsets(m, lp, r);
+    let Some(init) = m.operand(lp, op_off + c.ai) else {
+        return false;
+    };
+    if layout(m, lp).is_none() {
+        return false;
+    }
+    drop_free(m, c.free);
+    let loc = m.loc(lp).clone();
+    let f = Builder::new(m, InsertPoint::Before(lp))
+        .with_loc(loc.clone())
+        .const_bool(false);
+    let arg = c.arg;
+    let pass = |i, mem, fl| if i == r { (arg, f) } else { (mem, fl) };
+    let Some(slot) = add_slot(m, lp, init, f, pass) else {
+        return false;
+    };
+    // The spare's flag is the flag `arg` came with.
+    let args = tail(m.block_args(c.body), arg_off);
+    let flag = slots(m, &args)
+        .and_then(|sl| sl.get(c.j).copied())
+        .and_then(|(_, fi)| args.get(fi).copied());
+    let n = m.operands(c.term).len();
+    if let (Some(flag), Some(last)) = (flag, n.checked_sub(1)) {
+        m.set_operand(c.term, last, flag);
+    }
+    let Some(&(spare, spare_flag)) = slot.args.get(r) else {
+        return false;
+    };
+    let ty = m.value_type(c.next).clone();
+    let next = c.next;
+    let alloc_loc = m.loc(c.alloc).clone();
+    let op = Builder::new(m, InsertPoint::Before(c.alloc))
+        .with_loc(alloc_loc)
+        .scf_if(
+            spare_flag,
+            std::slice::from_ref(&ty),
+            &mut |_| vec![spare],
+            Some(&mut |_| vec![next]),
+        );
+    let Some(els) = m.region(op, 1).and_then(|rg| m.entry_block(rg)) else {
+        return false;
+    };
+    let Some(y) = m.last_op(els) else {
+        return false;
+    };
+    m.move_to(c.alloc, InsertPoint::Before(y));
+    if let Some(v) = m.result(op, 0) {
+        m.replace_uses_where(next, v, |_, u| u.op != y);
+    }
+    if let (Some(sv), Some(sf)) = (slot.result, slot.result_flag) {
+        Builder::new(m, InsertPoint::After(slot.lp))
+            .with_loc(loc)
+            .bufferization_dealloc(&[sv], &[sf], &[]);
+    }
+    true
 }
 
 /// Appends `v` under `cond` to the memrefs of a `bufferization.dealloc`.
@@ -552,7 +717,7 @@ impl Pass for DoubleBuffer {
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
         let mut n = 0;
         loop {
-            let loops = ops_where(m, |m, o| m.is(o, "scf.for"));
+            let loops = ops_where(m, is_loop);
             let done = loops.into_iter().find(|&lp| double_buffer(m, lp));
             if done.is_none() {
                 break;
@@ -567,7 +732,7 @@ impl Pass for DoubleBuffer {
 pub fn double_pass_info() -> PassInfo {
     PassInfo {
         name: "double-buffer",
-        summary: "a loop-carried buffer replaced every iteration swaps between two hoisted buffers",
+        summary: "a loop-carried buffer replaced every iteration swaps between two buffers (scf.for, scf.while)",
         create: |_| Ok(Box::new(DoubleBuffer)),
     }
 }

@@ -16,11 +16,16 @@
 //! program point; `dealloc-simplification` turns them into `memref.dealloc`.
 //!
 //! Function boundary: results must be fresh buffers the caller then owns.
-//! A returned allocation is handed over as is; a `select` of owned
+//! A returned allocation is handed over as is, and so is a packed view of
+//! one (identity layout: offset 0, row-major, e.g. a final Reshape): views
+//! keep the allocated pointer the caller frees. A `select` of owned
 //! allocations is handed over through the `retain` list of the final
-//! dealloc (the non-returned candidate is freed at run time); anything else
-//! (an argument, a global, a view, a value sharing memory with another
-//! result) is returned as a `bufferization.clone`.
+//! dealloc (the non-returned candidate is freed at run time). A packed
+//! view of a buffer owned only at run time (an `scf.if`/`for`/`while`
+//! result, a flagged block argument) is handed over when its flag is set
+//! and copied otherwise (`scf.if %flag`). Anything else (an argument, a
+//! global, a strided view, a value sharing memory with another result) is
+//! returned as a `bufferization.clone`.
 //!
 //! Structured control flow (`scf.if`, `scf.for`, `scf.while`) is handled
 //! with runtime `i1` ownership flags (see `regions`): a loop init whose only
@@ -61,6 +66,10 @@ impl Pass for OwnershipBasedDeallocation {
             stats.deallocs as u64,
         );
         cx.bump("ownership-based-deallocation.clones", stats.clones as u64);
+        cx.bump(
+            "ownership-based-deallocation.guarded-clones",
+            stats.guarded_clones as u64,
+        );
         Ok(())
     }
 }
@@ -84,6 +93,8 @@ pub struct Stats {
     pub deallocs: usize,
     /// `bufferization.clone` ops for results the caller could not own.
     pub clones: usize,
+    /// Clones made only when a result's ownership flag is false.
+    pub guarded_clones: usize,
 }
 
 /// Runs the pass on every function with a body.
@@ -102,6 +113,7 @@ pub fn deallocate_module(m: &mut Module, dynamic: bool) -> Result<Stats> {
         let s = deallocate_function(m, f)?;
         stats.deallocs += s.deallocs;
         stats.clones += s.clones;
+        stats.guarded_clones += s.guarded_clones;
     }
     Ok(stats)
 }

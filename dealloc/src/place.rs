@@ -1,7 +1,7 @@
 //! Placement of the frees `ownership` decided, and the function-boundary
 //! handover of returned buffers.
 
-use crate::alias::Origins;
+use crate::alias::{view_base, Origins};
 use crate::cfg::{Cfg, Death};
 use crate::ownership::{FuncState, Stats};
 use ir::dialects::is_memref;
@@ -11,15 +11,28 @@ use std::collections::HashMap;
 
 /// How a returned value reaches the caller.
 enum Handover {
-    /// The value is an owned allocation: not freed here.
+    /// The value is (a packed view of) an owned allocation: not freed here.
     Direct(ValueId),
     /// Exactly one of its owned origins: retained by the final dealloc.
     Retain,
+    /// A packed view of a root owned only when its flag (second) is set:
+    /// handed over as is under the flag, copied otherwise.
+    Guarded(ValueId, ValueId),
     /// Anything else: a copy.
     Clone,
 }
 
+/// True if `v` is packed row-major at the start of its buffer: views keep
+/// the aligned pointer, and an identity layout says offset 0, unit inner
+/// stride, so the caller can take (and free) the buffer as the result.
+fn is_packed(m: &Module, v: ValueId) -> bool {
+    m.value_type(v)
+        .as_memref()
+        .is_some_and(ir::types::MemRefType::is_identity_layout)
+}
+
 fn handover(
+    m: &Module,
     st: &FuncState,
     truth: ValueId,
     v: ValueId,
@@ -29,13 +42,24 @@ fn handover(
     let owned = |r: ValueId| st.cond[r].is_some() && st.consumed[r].is_none();
     let all_owned = origins.list.len() == origins.allocs().count()
         && origins.allocs().all(|r| owned(r) && !claimed.contains(r));
-    if !origins.exact || !all_owned {
+    if origins.exact && all_owned {
+        return if origins.list.len() == 1 && origins.allocs().eq([v]) && st.cond[v] == Some(truth) {
+            Handover::Direct(v)
+        } else {
+            Handover::Retain
+        };
+    }
+    // A packed view of one root (Reshape/Flatten/Squeeze at the end of a
+    // graph; If/Loop results owned only at run time).
+    let r = view_base(m, v);
+    let single = origins.list.len() == 1;
+    if !is_packed(m, v) || !origins.allocs().any(|a| a == r) || !owned(r) || claimed.contains(r) {
         return Handover::Clone;
     }
-    if origins.list.len() == 1 && origins.allocs().eq([v]) && st.cond[v] == Some(truth) {
-        Handover::Direct(v)
-    } else {
-        Handover::Retain
+    match st.cond[r] {
+        Some(c) if c == truth && single => Handover::Direct(r),
+        Some(c) if c != truth => Handover::Guarded(r, c),
+        _ => Handover::Clone,
     }
 }
 
@@ -64,7 +88,7 @@ fn plan_return(
             continue;
         }
         let origins = st.alias.origins(m, v).clone();
-        match handover(st, truth, v, &origins, &claimed) {
+        match handover(m, st, truth, v, &origins, &claimed) {
             Handover::Direct(r) => {
                 plan.transferred.insert(r);
                 claimed.insert(r);
@@ -72,6 +96,13 @@ fn plan_return(
             Handover::Retain => {
                 plan.retained.push(v);
                 claimed.extend(origins.allocs());
+            }
+            Handover::Guarded(r, flag) => {
+                let w = guarded_clone(m, ret, v, flag);
+                m.set_operand(ret, i, w);
+                plan.transferred.insert(r);
+                claimed.insert(r);
+                stats.guarded_clones += 1;
             }
             Handover::Clone => {
                 let ty = m.value_type(v).clone();
@@ -84,6 +115,21 @@ fn plan_return(
         }
     }
     plan
+}
+
+/// `scf.if %flag { yield v } else { yield clone v }` before `ret`: the
+/// buffer itself when the function owns it, a copy otherwise.
+fn guarded_clone(m: &mut Module, ret: OpId, v: ValueId, flag: ValueId) -> ValueId {
+    let ty = m.value_type(v).clone();
+    let loc = m.loc(ret).clone();
+    let mut b = Builder::new(m, InsertPoint::Before(ret)).with_loc(loc);
+    let op = b.scf_if(
+        flag,
+        std::slice::from_ref(&ty),
+        &mut |_| vec![v],
+        Some(&mut |b| vec![b.bufferization_clone(v, ty.clone())]),
+    );
+    m.result(op, 0).unwrap_or(v)
 }
 
 /// Inserts the frees, and clones for results the caller cannot own.

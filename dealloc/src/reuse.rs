@@ -5,18 +5,22 @@
 //!   the allocation both disappear. Any freed buffer of the block qualifies,
 //!   not only the one freed just before, so a straight chain ping-pongs
 //!   between two buffers.
-//! * `promote-buffers-to-stack`: small statically shaped allocations of a
-//!   function's entry block that never leave the function become
-//!   `memref.alloca` (default budget: 1024 bytes per buffer, 16 KiB per
-//!   function; options `max-bytes`, `max-total-bytes`). Runs before
-//!   ownership-based deallocation, which never frees `alloca`.
+//! * `promote-buffers-to-stack`: small statically shaped allocations that
+//!   never leave their block's region (not returned, yielded, passed to a
+//!   branch, nor freed by anything but their own `memref.dealloc`) become
+//!   `memref.alloca` at the start of the function (default budget: 1024
+//!   bytes per buffer, 16 KiB per function; options `max-bytes`,
+//!   `max-total-bytes`). Hoisting them there keeps a loop from growing the
+//!   stack. Runs before ownership-based deallocation (which never frees
+//!   `alloca`) or after it (the promoted buffers' frees are erased; the
+//!   default pipeline runs it last, after `hoist-allocs`).
 
-use crate::alias::AliasInfo;
+use crate::alias::{AliasInfo, Origin};
 use crate::ownership::MANUAL_DEALLOCATION;
 use ir::dialects::is_memref;
 use ir::entity::{EntitySet, SecondaryMap};
 use ir::pass::{Pass, PassContext, PassInfo, PassOptions};
-use ir::{Attribute, BlockId, Builder, InsertPoint, Module, OpId, Result, Type, ValueId};
+use ir::{Attribute, BlockId, Builder, InsertPoint, Module, OpId, Result, Type, ValueDef, ValueId};
 use std::collections::HashMap;
 
 pub struct BufferReuse;
@@ -150,7 +154,7 @@ pub fn promote_pass_info() -> PassInfo {
     PassInfo {
         name: "promote-buffers-to-stack",
         summary:
-            "small static allocations of the entry block that never escape become memref.alloca",
+            "small static allocations that never escape become memref.alloca at the function entry",
         create: |o: &PassOptions| {
             Ok(Box::new(PromoteToStack {
                 max_bytes: o.number("max-bytes")?.unwrap_or(1024),
@@ -175,15 +179,21 @@ fn static_bytes(ty: &Type) -> Option<u64> {
 }
 
 /// Allocations some value leaves the function or its region through, or
-/// that something other than ownership-based deallocation frees.
+/// that something frees other than a `memref.dealloc` of the allocation
+/// itself (which promotion erases).
 fn escaping(m: &Module, f: OpId, alias: &mut AliasInfo) -> EntitySet<ValueId> {
     let mut out = EntitySet::new();
     for op in m.collect_ops(f) {
+        let own_free = m.is(op, "memref.dealloc")
+            && m.attr(op, MANUAL_DEALLOCATION).is_none()
+            && m.operand(op, 0)
+                .and_then(|v| m.defining_op(v))
+                .is_some_and(|d| m.is(d, "memref.alloc"));
         let leaves = m.is(op, "func.return")
             || m.is(op, "scf.yield")
             || m.is(op, "scf.condition")
             || m.is(op, "memref.realloc")
-            || m.is(op, "memref.dealloc")
+            || (m.is(op, "memref.dealloc") && !own_free)
             || m.is(op, "bufferization.dealloc")
             || m.num_successors(op) > 0
             || (m.is_terminator(op) && m.parent_op(op) != Some(f));
@@ -195,10 +205,60 @@ fn escaping(m: &Module, f: OpId, alias: &mut AliasInfo) -> EntitySet<ValueId> {
                 out.extend(alias.origins(m, v).allocs());
             }
         }
+        let frees = m.is(op, "memref.dealloc")
+            || m.is(op, "bufferization.dealloc")
+            || m.is(op, "memref.realloc");
+        if frees && !own_free {
+            freed_through_regions(m, op, alias, &mut out);
+        }
     }
     out
 }
 
+/// A free of a region op's result or block argument may free any buffer
+/// handed to that op (a loop init the loop owns): those escape too, through
+/// enclosing region ops as well.
+fn freed_through_regions(
+    m: &Module,
+    free: OpId,
+    alias: &mut AliasInfo,
+    out: &mut EntitySet<ValueId>,
+) {
+    let mut work: Vec<ValueId> = m
+        .operands(free)
+        .iter()
+        .copied()
+        .filter(|&v| is_memref(m.value_type(v)))
+        .collect();
+    let mut seen: EntitySet<OpId> = EntitySet::new();
+    while let Some(v) = work.pop() {
+        for o in alias.origins(m, v).list.clone() {
+            let Origin::Unknown(u) = o else { continue };
+            let owner = match m.value_def(u) {
+                ValueDef::Result(d, _) => Some(d),
+                ValueDef::BlockArg(b, _) => m.block_parent_op(b),
+                ValueDef::Erased => None,
+            };
+            let Some(owner) = owner.filter(|&d| !m.regions(d).is_empty()) else {
+                continue;
+            };
+            if !seen.insert(owner) {
+                continue;
+            }
+            for &w in m.operands(owner) {
+                if is_memref(m.value_type(w)) {
+                    out.extend(alias.origins(m, w).allocs());
+                    work.push(w);
+                }
+            }
+        }
+    }
+}
+
+/// Promotes the small allocations of `f`, in any block; each `alloca` goes
+/// to the start of the entry block, so one inside a loop is made once (a
+/// buffer that never leaves its block is dead before the next iteration
+/// allocates it again). Their frees, if deallocation already ran, go.
 fn promote(m: &mut Module, f: OpId, max_bytes: u64, max_total: u64) -> usize {
     let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
         return 0;
@@ -207,14 +267,17 @@ fn promote(m: &mut Module, f: OpId, max_bytes: u64, max_total: u64) -> usize {
     let esc = escaping(m, f, &mut alias);
     let mut total = 0u64;
     let mut n = 0;
-    let ops: Vec<OpId> = m.block_ops(entry).collect();
-    for op in ops {
-        if !m.is(op, "memref.alloc")
-            || m.attr(op, MANUAL_DEALLOCATION).is_some()
-            || !m.operands(op).is_empty()
-        {
-            continue;
-        }
+    let mut last: Option<OpId> = None;
+    let allocs: Vec<OpId> = m
+        .collect_ops(f)
+        .into_iter()
+        .filter(|&op| {
+            m.is(op, "memref.alloc")
+                && m.attr(op, MANUAL_DEALLOCATION).is_none()
+                && m.operands(op).is_empty()
+        })
+        .collect();
+    for op in allocs {
         let Some(r) = m.result(op, 0) else { continue };
         let Some(bytes) = static_bytes(m.value_type(r)) else {
             continue;
@@ -225,13 +288,18 @@ fn promote(m: &mut Module, f: OpId, max_bytes: u64, max_total: u64) -> usize {
         total += bytes;
         let ty = m.value_type(r).clone();
         let loc = m.loc(op).clone();
-        let nr = Builder::new(m, InsertPoint::Before(op))
-            .with_loc(loc)
-            .alloca(&ty, &[]);
+        let ip = last.map_or(InsertPoint::Start(entry), InsertPoint::After);
+        let nr = Builder::new(m, ip).with_loc(loc).alloca(&ty, &[]);
+        last = m.defining_op(nr);
         // The allocation's attributes (alignment, ...) carry over.
-        if let Some(new) = m.defining_op(nr) {
+        if let Some(new) = last {
             for (k, v) in m.attrs(op).to_vec() {
                 m.set_attr(new, k.as_str(), v);
+            }
+        }
+        for u in m.users(r) {
+            if m.is(u, "memref.dealloc") {
+                m.erase_op(u);
             }
         }
         m.replace_all_uses(r, nr);

@@ -10,17 +10,31 @@
 //! * a memref listed twice is listed once under the OR of its conditions;
 //! * a retained value listed twice is listed once, sharing its result;
 //! * a retained value that cannot alias any memref is dropped (result `false`);
-//! * a memref that is itself retained (and may alias no other retained value)
-//!   is never freed: dropped, its condition ORed into that result;
+//! * a memref that a retained value must alias (the memref itself, or a view
+//!   of it: views keep the base pointer), and that may alias no other
+//!   retained value, is never freed: dropped, its condition ORed into those
+//!   results (no runtime pointer comparison);
 //! * memrefs that cannot alias each other are split into one op each, with
 //!   only the retained values that may alias that memref;
 //! * one memref, constant-true condition, nothing retained: `memref.dealloc`;
-//! * `x | false`, `x & true` on `i1` flags fold to `x`.
+//! * `x | false`, `x & true` on `i1` flags fold to `x`;
+//! * an `scf.if` result both branches yield as the same constant (a flag
+//!   true on every path) is that constant, and an `scf.if` on a constant
+//!   is its branch (the copy guarded by a flag that is always true goes);
+//! * `%c = clone %x` followed, with nothing touching the buffer in between,
+//!   by the free of the allocation `%x` is (a packed view of): `%c` is `%x`
+//!   and neither the copy nor the free happens (upstream's clone
+//!   canonicalization; `lower-deallocations` would make it alloc + copy +
+//!   free, which `elide-copies`, running before it, never sees).
 
-use crate::alias::{may_alias_live, AliasInfo, Origin, Origins};
+use crate::alias::{
+    may_alias_live, may_overlap, must_alias, view_base, AliasInfo, Origin, Origins,
+};
+use crate::ownership::is_owned_allocation;
 use ir::dialects::bufferization::dealloc_groups;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
+use ir::transforms::canonicalize;
 use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result, ValueId};
 use std::collections::HashSet;
 
@@ -56,7 +70,13 @@ pub fn simplify_deallocs(m: &mut Module) -> Result<ir::rewrite::GreedyReport> {
     apply_greedily(
         m,
         top,
-        &[&SimplifyDealloc, &FoldFlagLogic],
+        &[
+            &SimplifyDealloc,
+            &FoldFlagLogic,
+            &canonicalize::SameYield,
+            &canonicalize::ConstantIf,
+            &ForwardClone,
+        ],
         &GreedyConfig::default(),
     )
 }
@@ -350,7 +370,11 @@ fn to_memref_dealloc(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     true
 }
 
-/// Drops memrefs listed among the retained values: they are never freed.
+/// Drops memrefs that a retained value must alias (the memref itself or a
+/// view of it: views keep the base pointer): they are never freed, and
+/// their condition goes into those retained values' results. Only when
+/// every other retained value cannot alias the memref, whose result would
+/// need the runtime comparison.
 fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     let mut alias = AliasInfo::new();
     let ret: Vec<Origins> = p
@@ -363,7 +387,10 @@ fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     let mut extra: Vec<Vec<ValueId>> = vec![Vec::new(); p.retained.len()];
     let mut dropped = false;
     for (&mr, &c) in p.memrefs.iter().zip(&p.conds) {
-        if !p.retained.contains(&mr) {
+        let must: Vec<usize> = (0..p.retained.len())
+            .filter(|&k| must_alias(m, p.retained[k], mr))
+            .collect();
+        if must.is_empty() {
             keep.push((mr, c));
             continue;
         }
@@ -372,16 +399,15 @@ fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
             .retained
             .iter()
             .zip(&ret)
-            .all(|(&r, ro)| r == mr || !may_alias_live(m, &mo, ro));
+            .enumerate()
+            .all(|(k, (_, ro))| must.contains(&k) || !may_alias_live(m, &mo, ro));
         if !lonely {
             keep.push((mr, c));
             continue;
         }
         dropped = true;
-        for (k, &r) in p.retained.iter().enumerate() {
-            if r == mr {
-                extra[k].push(c);
-            }
+        for k in must {
+            extra[k].push(c);
         }
     }
     if !dropped {
@@ -401,4 +427,68 @@ fn drop_retained_memrefs(m: &mut Module, op: OpId, p: &DeallocParts) -> bool {
     }
     m.erase_op(op);
     true
+}
+
+/// `%c = clone %x; ...; memref.dealloc %a` where `%x` is `%a` or a packed
+/// view of it and nothing between touches `%a`: `%c` becomes `%x`.
+struct ForwardClone;
+
+impl Pattern for ForwardClone {
+    fn name(&self) -> &'static str {
+        "forward-clone-of-freed-buffer"
+    }
+    fn root(&self) -> Option<&'static str> {
+        Some("bufferization.clone")
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        let (Some(x), Some(c)) = (m.operand(op, 0), m.result(op, 0)) else {
+            return Ok(false);
+        };
+        let packed = m
+            .value_type(x)
+            .as_memref()
+            .is_some_and(ir::types::MemRefType::is_identity_layout);
+        let a = view_base(m, x);
+        if !packed || m.value_type(x) != m.value_type(c) || !is_owned_allocation(m, a) {
+            return Ok(false);
+        }
+        let Some(free) = next_free(m, op, a) else {
+            return Ok(false);
+        };
+        m.replace_all_uses(c, x);
+        m.erase_op(op);
+        m.erase_op(free);
+        Ok(true)
+    }
+}
+
+/// The `memref.dealloc %a` after `op` in its block, if no op between uses
+/// a value that may point into `%a`.
+fn next_free(m: &Module, op: OpId, a: ValueId) -> Option<OpId> {
+    let mut alias = AliasInfo::new();
+    let target = Origin::Alloc(a);
+    let mut cur = m.next_op(op);
+    while let Some(o) = cur {
+        let frees_a = m.is(o, "memref.dealloc")
+            && m.operand(o, 0) == Some(a)
+            && m.attr(o, crate::ownership::MANUAL_DEALLOCATION).is_none();
+        if frees_a {
+            return Some(o);
+        }
+        for n in m.collect_ops(o) {
+            for &v in m.operands(n) {
+                if ir::dialects::is_memref(m.value_type(v))
+                    && alias
+                        .origins(m, v)
+                        .list
+                        .iter()
+                        .any(|x| may_overlap(x, &target))
+                {
+                    return None;
+                }
+            }
+        }
+        cur = m.next_op(o);
+    }
+    None
 }

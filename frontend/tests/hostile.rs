@@ -177,8 +177,24 @@ fn bad_dims_and_short_data() {
         err.contains("unsupported dtype STRING") && err.contains("'w'"),
         "{err}"
     );
-    let err = import_err(&model(|g| g.input[0] = value_info("x", &[-3])));
-    assert!(err.contains("negative dimension"), "{err}");
+}
+
+#[test]
+fn negative_and_zero_io_dims_are_unknown_dims() {
+    // paddle2onnx writes -1 and some exporters 0 for "any size".
+    let m = model(|g| {
+        g.input[0] = value_info("x", &[-3]);
+        g.output[0] = value_info("y", &[0]);
+    });
+    let loaded = load_model_bytes(Bytes::from(m.encode_to_vec()), PathBuf::from(".")).unwrap();
+    let module = import_model(&loaded).unwrap();
+    let f = module.lookup_symbol("main_graph").unwrap();
+    let ft = module.attr(f, "function_type").unwrap().to_string();
+    // y = x + w[4]: the output's size comes from w.
+    assert_eq!(
+        ft,
+        r#"(tensor<?xf32, #onnx.dims<"x_d0">>) -> tensor<4xf32>"#
+    );
 }
 
 #[test]

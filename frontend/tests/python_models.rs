@@ -129,12 +129,11 @@ g = helper.make_graph(nodes, 'g',
 save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)]))
 ";
     let m = import(&load(&gen_model("dim_param", script)));
-    assert_eq!(result_of(&m, "onnx.Relu"), "tensor<?x4x?xf32>");
+    // The dim_param names the dim; the unnamed one gets a name of its own.
+    let x = r#"tensor<?x4x?xf32, #onnx.dims<"N, 4, x_d2">>"#;
+    assert_eq!(result_of(&m, "onnx.Relu"), x);
     assert_eq!(result_of(&m, "onnx.Shape"), "tensor<3xi64>");
-    assert_eq!(
-        func_type(&m).to_string(),
-        "(tensor<?x4x?xf32>) -> tensor<3xi64>"
-    );
+    assert_eq!(func_type(&m).to_string(), format!("({x}) -> tensor<3xi64>"));
 }
 
 #[test]

@@ -201,10 +201,13 @@ impl DimExpr {
             return Some(a);
         }
         let b = DimExpr::normalized(rest, r);
-        // floor(floor(x / d) / c) = floor(x / (d·c)).
-        let atom = match (b.constant, b.terms.as_slice()) {
-            (0, [Term { coeff: 1, factors }]) => match factors.as_slice() {
-                [Atom::FloorDiv(x, d)] => Atom::FloorDiv(x.clone(), d.saturating_mul(c)),
+        // floor((floor(x / d) + r) / c) = floor((x + d·r) / (d·c)).
+        let atom = match b.terms.as_slice() {
+            [Term { coeff: 1, factors }] => match factors.as_slice() {
+                [Atom::FloorDiv(x, d)] => {
+                    let inner = x.add_const(d.saturating_mul(b.constant));
+                    Atom::FloorDiv(Arc::new(inner), d.saturating_mul(c))
+                }
                 _ => Atom::FloorDiv(Arc::new(b), c),
             },
             _ => Atom::FloorDiv(Arc::new(b), c),
@@ -524,9 +527,19 @@ mod tests {
         let nsd = s("N").mul(&s("S")).mul(&s("D"));
         assert_eq!(nsd.exact_div(&s("D")), Some(s("S").mul(&s("N"))));
         assert_eq!(nsd.exact_div(&s("X")), None);
-        // floor(floor(H / 2) / 2) = floor(H / 4).
+        // floor(floor(H / 2) / 2) = floor(H / 4), and with offsets:
+        // floor((floor((H + 1) / 2) + 1) / 2) = floor((H + 3) / 4).
         let q = h.floordiv(2).and_then(|e| e.floordiv(2));
         assert_eq!(q, h.floordiv(4));
+        let q = h
+            .add_const(1)
+            .floordiv(2)
+            .and_then(|e| e.add_const(1).floordiv(2));
+        assert_eq!(q, h.add_const(3).floordiv(4));
+        for v in 0..40 {
+            let e = q.as_ref().and_then(|e| e.eval(&|_| Some(v)));
+            assert_eq!(e, Some(((v + 1).div_euclid(2) + 1).div_euclid(2)));
+        }
     }
 
     #[test]

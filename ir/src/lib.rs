@@ -28,3 +28,4 @@ pub use verify::verify;
 pub mod pass;
 pub mod rewrite;
 pub mod text;
+pub mod transforms;

@@ -36,8 +36,11 @@ impl Pass for LowerDeallocations {
         "lower-deallocations"
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
+        let (always, guarded) = output_copies(m);
         let n = lower_deallocations(m)?;
         cx.bump("lower-deallocations.lowered", n as u64);
+        cx.bump("lower-deallocations.output-copies", always as u64);
+        cx.bump("lower-deallocations.output-copies-guarded", guarded as u64);
         Ok(())
     }
 }
@@ -48,6 +51,24 @@ pub fn register(reg: &mut PassRegistry) {
         summary: "bufferization.dealloc to scf.if + memref.dealloc or a @dealloc_helper call; clones to alloc + copy",
         create: |_| Ok(Box::new(LowerDeallocations)),
     });
+}
+
+/// The clones (copies of function results: see `dealloc::ownership`) that
+/// run on every call, and those nested in a region op, which run only
+/// when a result's ownership flag says the function does not own it.
+pub fn output_copies(m: &Module) -> (usize, usize) {
+    let mut out = (0, 0);
+    for op in m.collect_ops(m.top()) {
+        if !m.is(op, "bufferization.clone") {
+            continue;
+        }
+        if m.parent_op(op).is_some_and(|p| m.is(p, "func.func")) {
+            out.0 += 1;
+        } else {
+            out.1 += 1;
+        }
+    }
+    out
 }
 
 /// Lowers every `bufferization.dealloc` and `bufferization.clone`; returns how many.

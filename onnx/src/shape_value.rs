@@ -48,7 +48,7 @@ impl ShapeValues {
         if let Some(known) = self.memo.get(v) {
             return known.clone();
         }
-        let r = if depth > MAX_DEPTH || !is_small_int(m, v) {
+        let r = if depth > MAX_DEPTH || !plausible(m, v) {
             None
         } else {
             self.compute(m, v, depth + 1)
@@ -266,7 +266,13 @@ fn result_len(m: &Module, v: ValueId) -> Option<usize> {
     }
 }
 
-fn is_small_int(m: &Module, v: ValueId) -> bool {
+/// A small integer tensor, or a value not typed yet (an importer's
+/// unranked placeholder): its defining op says what it holds.
+fn plausible(m: &Module, v: ValueId) -> bool {
+    let t = m.value_type(v);
+    if t.as_tensor().is_some_and(|t| t.shape.is_none()) {
+        return true;
+    }
     is_int(m, v) && result_len(m, v).is_some_and(|n| n <= MAX_LEN)
 }
 

@@ -1,13 +1,13 @@
 //! Conv (1-D/2-D/3-D, groups, strides, pads, dilations, auto_pad).
 
-use super::matmul::{call_gemm, GemmCall};
+use super::gemm;
 use super::scalar;
-use super::window::Window;
-use super::{alloc_result, elem_of, private_func, shape_of, shape_tag, type_tag};
+use super::window::{Spatial, Window};
+use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, ValueId, DYN};
 use onnx::ops;
 
 pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -23,17 +23,36 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     if sx.len() < 3 || sw.len() != sx.len() {
         return Err(op_error(b.m, op, "Conv expects X and W of equal rank >= 3"));
     }
-    let kernel = sw[2..].to_vec();
-    if kernel.contains(&DYN) || sw[1] == DYN || sw[0] == DYN {
-        return Err(op_error(b.m, op, "Conv needs a weight of static shape"));
-    }
     let attrs = ops::Conv::of(b.m, op);
+    // The kernel's extents: the weight's, else the kernel_shape attribute.
+    let kernel = match attrs.kernel_shape() {
+        Some(k) if k.len() + 2 == sw.len() => k,
+        _ => sw[2..].to_vec(),
+    };
+    if kernel.contains(&DYN) {
+        return Err(op_error(
+            b.m,
+            op,
+            "Conv needs the kernel's extents: a weight of static spatial shape or kernel_shape",
+        ));
+    }
     let group = attrs.group();
-    if group <= 0 || sw[0] % group != 0 {
+    let elem = elem_of(b.m, x);
+    if group <= 0 || (sw[0] != DYN && sw[0] % group != 0) {
         return Err(op_error(
             b.m,
             op,
             "group must divide the number of output channels",
+        ));
+    }
+    if super::matmul::gemm_elem(&elem) {
+        return gemm_conv(cx, b, op, kernel, group);
+    }
+    if sw[1] == DYN || sw[0] == DYN {
+        return Err(op_error(
+            b.m,
+            op,
+            "Conv of this element type needs a weight of static shape",
         ));
     }
     let out_ty = super::result_memref_type(b.m, op, 0)?;
@@ -60,10 +79,6 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     }
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
-    if let Some(fast) = FastConv::new(b, x, w, out, &sw, group, &win) {
-        fast.emit(b, x, w, bias, out, &win, &elem)?;
-        return Ok(vec![out]);
-    }
     let (m_per_group, c_per_group) = (sw[0] / group, sw[1]);
     let acc_ty = scalar::acc_type(&elem);
     let bounds = Bounds::new(b);
@@ -104,223 +119,110 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     Ok(vec![out])
 }
 
-/// The static geometry of a Conv computed as one GEMM per (image, group):
-/// `out[n, g·Mg + m, p] = bias + W[g·Mg + m, k] · col[k, p]`, where `col`
-/// is the input itself (1x1, stride 1, no pad) or an im2col scratch buffer
-/// with `k = (c, kh, kw)` and `p = (oh, ow)`.
-struct FastConv {
-    n: i64,
-    c: i64,
-    spatial_in: Vec<i64>,
-    spatial_out: Vec<i64>,
-    mg: i64,
-    cg: i64,
-    kernel_size: i64,
+/// Conv of float elements on the packed GEMM, per image and group:
+/// `out[n, g·Mg + m, p] = bias[g·Mg + m] + Σ_k W[g·Mg + m, k] · col[k, p]`
+/// with `col` the im2col view of the image's group channels (gathered
+/// while packing; the input itself for a pointwise window). Every extent
+/// is a runtime value, so dynamic batch and spatial dims run this code.
+pub fn gemm_conv(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    kernel: Vec<i64>,
     group: i64,
-    direct: bool,
-}
-
-impl FastConv {
-    /// Applies to float convs of static shape over contiguous x, w, out.
-    fn new(
-        b: &Builder<'_>,
-        x: ValueId,
-        w: ValueId,
-        out: ValueId,
-        sw: &[i64],
-        group: i64,
-        win: &Window,
-    ) -> Option<FastConv> {
-        let (sx, so) = (shape_of(b.m, x), shape_of(b.m, out));
-        // f16/bf16 take the loop nest, which accumulates in f32.
-        let float = matches!(elem_of(b.m, out), t @ Type::Float(_) if scalar::acc_type(&t) == t);
-        let identity = |v: ValueId| {
-            b.m.value_type(v)
-                .as_memref()
-                .is_some_and(ir::types::MemRefType::is_identity_layout)
-        };
-        let contiguous = identity(x) && identity(w) && identity(out);
-        if !float || sx.contains(&DYN) || so.contains(&DYN) || !contiguous {
-            return None;
+) -> Result<Vec<ValueId>> {
+    let x = contiguous(b, cx.input(b.m, op, 0)?);
+    let w = contiguous(b, cx.input(b.m, op, 1)?);
+    let bias = cx.optional_input(b.m, op, 2)?;
+    let spatial = Spatial::new(b.m, op, kernel.clone(), ops::Conv::of(b.m, op).into())?;
+    let dx = dims(b, x);
+    let dw = dims(b, w);
+    let groups = b.const_index(group);
+    let channels = b.muli(dw[1], groups);
+    let msg = "the input's channels differ from the weight's times group";
+    super::checks::equal(b, op, dx[1], channels, msg)?;
+    let (outs, pads) = spatial.runtime(b, &dx[2..]);
+    let mut out_dims = vec![dx[0], dw[0]];
+    out_dims.extend(&outs);
+    let out = alloc_result(b, op, 0, &out_dims)?;
+    let elem = elem_of(b.m, out);
+    let prod = gemm::product;
+    let (xlen, wlen, olen) = (prod(b, &dx), prod(b, &dw), prod(b, &out_dims));
+    let (xf, wf, of) = (
+        gemm::flat(b, x, xlen),
+        gemm::flat(b, w, wlen),
+        gemm::flat(b, out, olen),
+    );
+    let bias = match bias {
+        Some(bv) => {
+            let n = b.dim(bv, 0);
+            Some(gemm::flat(b, bv, n))
         }
-        let direct = win.kernel.iter().all(|&k| k == 1)
-            && win.strides.iter().all(|&s| s == 1)
-            && win.pad_begin.iter().all(|&p| p == 0)
-            && sx[2..] == so[2..];
-        Some(FastConv {
-            n: sx[0],
-            c: sx[1],
-            spatial_in: sx[2..].to_vec(),
-            spatial_out: so[2..].to_vec(),
-            mg: sw[0] / group,
-            cg: sw[1],
-            kernel_size: win.kernel.iter().product(),
-            group,
-            direct,
+        None => None,
+    };
+    let pointwise = spatial.is_pointwise();
+    let source = if pointwise {
+        gemm::BSource::Matrix { unit_n: true }
+    } else {
+        gemm::BSource::Conv(gemm::ConvGeometry {
+            kernel: kernel.clone(),
+            strides: spatial.strides.clone(),
+            dilations: spatial.dilations.clone(),
         })
+    };
+    let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
+    if bias.is_some() {
+        v.bias = gemm::Bias::Row;
     }
-
-    #[allow(clippy::too_many_arguments)]
-    fn emit(
-        &self,
-        b: &mut Builder<'_>,
-        x: ValueId,
-        w: ValueId,
-        bias: Option<ValueId>,
-        out: ValueId,
-        win: &Window,
-        elem: &Type,
-    ) -> Result<()> {
-        let p: i64 = self.spatial_out.iter().product();
-        let pin: i64 = self.spatial_in.iter().product();
-        let m_all = self.mg * self.group;
-        let k = self.cg * self.kernel_size;
-        // Row-major views: x [N, C, Pin], out [N, M, P], w [M, K]. The
-        // GEMM's right operand is x itself or an im2col scratch [1, K, P].
-        let src = if self.direct {
-            Source::Input(view(b, x, elem, &[self.n, self.c, pin]))
-        } else {
-            let ty = Type::memref(vec![1, k, p], elem.clone());
-            Source::Im2col(crate::convert::alloc(b, &ty, &[]))
+    // Per image and group: M = M/g rows, K = C/g · taps, N = output size.
+    let mg = b.divui(dw[0], groups);
+    let kdim = prod(b, &dw[1..]);
+    let pout = prod(b, &outs);
+    let pin = prod(b, &dx[2..]);
+    let one = b.const_index(1);
+    let b_args: Vec<ValueId> = if pointwise {
+        vec![pin, one]
+    } else {
+        dx[2..].iter().chain(&outs).chain(&pads).copied().collect()
+    };
+    let chan_in = b.muli(dw[1], pin);
+    let img_in = b.muli(dx[1], pin);
+    let img_out = b.muli(dw[0], pout);
+    let rows_g = b.muli(mg, kdim);
+    let out_g = b.muli(mg, pout);
+    let bounds = Bounds::new(b);
+    loop_nest(b, &bounds, &[dx[0], groups], &mut |b, ivs| {
+        let (n, g) = (ivs[0], ivs[1]);
+        let a_off = b.muli(g, rows_g);
+        let xi = b.muli(n, img_in);
+        let xg = b.muli(g, chan_in);
+        let b_off = b.addi(xi, xg);
+        let oi = b.muli(n, img_out);
+        let og = b.muli(g, out_g);
+        let c_off = b.addi(oi, og);
+        let bias_off = b.muli(g, mg);
+        let bias = bias.map(|buf| gemm::BiasArg {
+            buf,
+            off: bias_off,
+            rs: one,
+        });
+        let call = gemm::Call {
+            a: wf,
+            a_off,
+            a_rs: kdim,
+            a_cs: one,
+            b: xf,
+            b_off,
+            b_args: b_args.clone(),
+            c: of,
+            c_off,
+            ldc: pout,
+            bias,
+            m: mg,
+            n: pout,
+            k: kdim,
         };
-        let out3 = view(b, out, elem, &[self.n, m_all, p]);
-        let w2 = view(b, w, elem, &[m_all, k]);
-        let bounds = Bounds::new(b);
-        let (n_ub, g_ub) = (b.const_index(self.n), b.const_index(self.group));
-        let (mgv, cgv) = (b.const_index(self.mg), b.const_index(self.cg));
-        let mut failure = None;
-        b.scf_for(bounds.zero, n_ub, bounds.one, &[], |b, n, _| {
-            b.scf_for(bounds.zero, g_ub, bounds.one, &[], |b, g, _| {
-                let m0 = b.mul(g, mgv);
-                let c0 = b.mul(g, cgv);
-                let (src, xn, xr0) = match src {
-                    Source::Im2col(col) => {
-                        self.call_im2col(b, x, col, n, c0, win, elem);
-                        (col, bounds.zero, bounds.zero)
-                    }
-                    Source::Input(x3) => (x3, n, c0),
-                };
-                let call = GemmCall {
-                    w: w2,
-                    x: src,
-                    out: out3,
-                    bias,
-                    xn,
-                    xr0,
-                    on: n,
-                    or0: m0,
-                    m_rows: mgv,
-                };
-                if let Err(e) = call_gemm(b, elem, &call) {
-                    failure = Some(e);
-                }
-                Vec::new()
-            });
-            Vec::new()
-        });
-        // The scratch buffer is freed by the deallocation pass.
-        failure.map_or(Ok(()), Err)
-    }
-
-    /// A call to the im2col function of this geometry, created at the end
-    /// of the module on first use (convs of one shape share it).
-    #[allow(clippy::too_many_arguments)]
-    fn call_im2col(
-        &self,
-        b: &mut Builder<'_>,
-        x: ValueId,
-        col: ValueId,
-        n: ValueId,
-        c0: ValueId,
-        win: &Window,
-        elem: &Type,
-    ) {
-        let name = format!(
-            "__onnxc_im2col_{}_x{}_c{}_k{}_s{}_d{}_p{}_o{}",
-            type_tag(elem),
-            shape_tag(&shape_of(b.m, x)),
-            self.cg,
-            shape_tag(&win.kernel),
-            shape_tag(&win.strides),
-            shape_tag(&win.dilations),
-            shape_tag(&win.pad_begin),
-            shape_tag(&shape_of(b.m, col)),
-        );
-        if b.m.lookup_symbol(&name).is_none() {
-            let inputs = vec![
-                b.m.value_type(x).clone(),
-                b.m.value_type(col).clone(),
-                Type::Index,
-                Type::Index,
-            ];
-            let (mut fb, args) = private_func(b.m, &name, inputs);
-            let bounds = Bounds::new(&mut fb);
-            self.im2col(
-                &mut fb, &bounds, args[0], args[1], args[2], args[3], win, elem,
-            );
-            fb.ret(&[]);
-        }
-        b.call(&name, &[x, col, n, c0], &[]);
-    }
-
-    /// `col[(c, kh, kw), (oh, ow)] = x[n, c0 + c, oh·s + kh·d - pad, ...]`,
-    /// zero outside the input.
-    #[allow(clippy::too_many_arguments)]
-    fn im2col(
-        &self,
-        b: &mut Builder<'_>,
-        bounds: &Bounds,
-        x: ValueId,
-        col: ValueId,
-        n: ValueId,
-        c0: ValueId,
-        win: &Window,
-        elem: &Type,
-    ) {
-        let zero = bounds.zero;
-        let mut ubs = vec![b.const_index(self.cg)];
-        for &kk in &win.kernel {
-            ubs.push(b.const_index(kk));
-        }
-        for &o in &self.spatial_out {
-            ubs.push(b.const_index(o));
-        }
-        let sizes: Vec<ValueId> = self.spatial_in.iter().map(|&s| b.const_index(s)).collect();
-        let ks = win.kernel.clone();
-        let outs = self.spatial_out.clone();
-        let spatial = ks.len();
-        loop_nest(b, bounds, &ubs, &mut |b, ivs| {
-            let c = b.add(c0, ivs[0]);
-            let (pos, inside) =
-                win.input_indices(b, &ivs[1 + spatial..], &ivs[1..1 + spatial], &sizes, zero);
-            let mut xidx = vec![n, c];
-            xidx.extend(pos);
-            // Row (c, kh, kw) and column (oh, ow), row-major.
-            let mut row = ivs[0];
-            for i in 0..spatial {
-                row = loops::scale_add(b, Some(ivs[1 + i]), row, ks[i]);
-            }
-            let mut colx = ivs[1 + spatial];
-            for i in 1..spatial {
-                colx = loops::scale_add(b, Some(ivs[1 + spatial + i]), colx, outs[i]);
-            }
-            let v = b.load(x, &xidx);
-            let zv = b.zero(elem);
-            let v = b.select(inside, v, zv);
-            b.store(v, col, &[zero, row, colx]);
-        });
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Source {
-    Input(ValueId),
-    Im2col(ValueId),
-}
-
-/// A row-major view of contiguous `v` with a static shape.
-pub(super) fn view(b: &mut Builder<'_>, v: ValueId, elem: &Type, shape: &[i64]) -> ValueId {
-    let ty = Type::memref(shape.to_vec(), elem.clone());
-    let sizes: Vec<ValueId> = shape.iter().map(|&s| b.const_index(s)).collect();
-    super::shape::reinterpret(b, v, &ty, shape, &sizes)
+        gemm::call(b, &v, &call);
+    });
+    Ok(vec![out])
 }

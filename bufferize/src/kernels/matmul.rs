@@ -1,6 +1,7 @@
 //! MatMul (batched, broadcast, 1-D operands) and Gemm as reduction nests.
 
 use super::checks;
+use super::gemm;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
@@ -101,7 +102,18 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     }
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
-    if blocked_matmul(b, a, w, out, &elem)? {
+    if gemm_elem(&elem) {
+        let operands = MatMulOperands {
+            a,
+            w,
+            out,
+            da: &da,
+            db: &db,
+            out_dims: &out_dims,
+            batch_rank,
+            is1: &is1,
+        };
+        gemm_matmul(cx, b, &operands, &elem);
         return Ok(vec![out]);
     }
     let bounds = Bounds::new(b);
@@ -131,58 +143,120 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     Ok(vec![out])
 }
 
-/// `A[..., M, K] × B[K, N]` with static shapes over contiguous float
-/// buffers, as one blocked GEMM: A viewed as [R, K] rows (R = batch·M),
-/// B as [1, K, N], the result as [1, R, N]. Returns false when it does
-/// not apply.
-fn blocked_matmul(
+/// The element types the packed GEMM computes in (f16/bf16 take the loop
+/// nest, which accumulates in f32).
+pub(super) fn gemm_elem(elem: &Type) -> bool {
+    matches!(
+        elem.float_kind(),
+        Some(ir::types::FloatKind::F32 | ir::types::FloatKind::F64)
+    )
+}
+
+use gemm::{product, BiasArg};
+
+/// The operand's batch strides, in elements, aligned to the output's
+/// `batch_rank` batch dims: 0 where it broadcasts (a dim of 1, known
+/// statically or tested at run time by `is1`).
+fn batch_strides(
     b: &mut Builder<'_>,
+    d: &[ValueId],
+    n_batch: usize,
+    is1: &[Option<ValueId>],
+    shape: &[i64],
+    batch_rank: usize,
+) -> Vec<ValueId> {
+    let zero = b.const_index(0);
+    let mut out = vec![zero; batch_rank];
+    for k in 0..n_batch {
+        let stride = product(b, &d[k + 1..]);
+        let j = k + batch_rank - n_batch;
+        out[j] = match is1.get(k).copied().flatten() {
+            Some(t) => b.select(t, zero, stride),
+            None if shape[k] == 1 => zero,
+            None => stride,
+        };
+    }
+    out
+}
+
+/// The operands of [`gemm_matmul`].
+struct MatMulOperands<'a> {
     a: ValueId,
     w: ValueId,
     out: ValueId,
-    elem: &Type,
-) -> Result<bool> {
-    let (sa, sb, so) = (shape_of(b.m, a), shape_of(b.m, w), shape_of(b.m, out));
-    let identity = |v: ValueId| {
-        b.m.value_type(v)
-            .as_memref()
-            .is_some_and(ir::types::MemRefType::is_identity_layout)
-    };
-    // f16/bf16 take the loop nest, which accumulates in f32.
-    let fits = matches!(elem, Type::Float(_))
-        && scalar::acc_type(elem) == *elem
-        && sa.len() >= 2
-        && sb.len() == 2
-        && !sa.iter().chain(&sb).chain(&so).any(|&d| d == ir::DYN)
-        && identity(a)
-        && identity(w)
-        && identity(out);
-    if !fits {
-        return Ok(false);
-    }
-    let (k, n) = (sb[0], sb[1]);
-    let rows: i64 = sa[..sa.len() - 1].iter().product();
-    if sa[sa.len() - 1] != k || so.iter().product::<i64>() != rows * n {
-        return Ok(false);
-    }
-    let a2 = super::conv::view(b, a, elem, &[rows, k]);
-    let b3 = super::conv::view(b, w, elem, &[1, k, n]);
-    let o3 = super::conv::view(b, out, elem, &[1, rows, n]);
+    da: &'a [ValueId],
+    db: &'a [ValueId],
+    out_dims: &'a [ValueId],
+    batch_rank: usize,
+    is1: &'a [Vec<Option<ValueId>>; 2],
+}
+
+/// MatMul on the packed GEMM: one call per output batch entry (batch dims
+/// that broadcast are read at stride 0), or one call over all rows when B
+/// has no batch dims.
+fn gemm_matmul(cx: &Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem: &Type) {
+    let (sa, sb) = (shape_of(b.m, o.a), shape_of(b.m, o.w));
+    let (a_vec, b_vec) = (sa.len() == 1, sb.len() == 1);
+    let one = b.const_index(1);
+    let k = o.da[o.da.len() - 1];
+    let m = if a_vec { one } else { o.da[o.da.len() - 2] };
+    let n = if b_vec { one } else { o.db[o.db.len() - 1] };
+    let (a_batch, b_batch) = (sa.len().saturating_sub(2), sb.len().saturating_sub(2));
+    let alen = product(b, o.da);
+    let blen = product(b, o.db);
+    let olen = product(b, o.out_dims);
+    let af = gemm::flat(b, o.a, alen);
+    let bf = gemm::flat(b, o.w, blen);
+    let of = gemm::flat(b, o.out, olen);
+    let v = gemm::Variant::plain(elem, cx.vector_bits, gemm::BSource::Matrix { unit_n: true });
     let zero = b.const_index(0);
-    let m_rows = b.const_index(rows);
-    let call = GemmCall {
-        w: a2,
-        x: b3,
-        out: o3,
+    let mut call = gemm::Call {
+        a: af,
+        a_off: zero,
+        a_rs: k,
+        a_cs: one,
+        b: bf,
+        b_off: zero,
+        b_args: vec![n, one],
+        c: of,
+        c_off: zero,
+        ldc: n,
         bias: None,
-        xn: zero,
-        xr0: zero,
-        on: zero,
-        or0: zero,
-        m_rows,
+        m,
+        n,
+        k,
     };
-    call_gemm(b, elem, &call)?;
-    Ok(true)
+    if b_batch == 0 && !a_vec {
+        // [..., M, K] × [K, N]: every row of A at once.
+        call.m = product(b, &o.da[..o.da.len() - 1]);
+        gemm::call(b, &v, &call);
+        return;
+    }
+    let sa_b = batch_strides(b, o.da, a_batch, &o.is1[0], &sa, o.batch_rank);
+    let sb_b = batch_strides(b, o.db, b_batch, &o.is1[1], &sb, o.batch_rank);
+    let mn = b.muli(m, n);
+    let sc_b: Vec<ValueId> = (0..o.batch_rank)
+        .map(|j| {
+            let rest = product(b, &o.out_dims[j + 1..o.batch_rank]);
+            b.muli(rest, mn)
+        })
+        .collect();
+    let bounds = Bounds::new(b);
+    loop_nest(b, &bounds, &o.out_dims[..o.batch_rank], &mut |b, ivs| {
+        let dot = |b: &mut Builder<'_>, s: &[ValueId]| {
+            let mut acc = b.const_index(0);
+            for (&i, &st) in ivs.iter().zip(s) {
+                let t = b.muli(i, st);
+                acc = b.addi(acc, t);
+            }
+            acc
+        };
+        let mut c = call.clone();
+        c.a_off = dot(b, &sa_b);
+        c.b_off = dot(b, &sb_b);
+        c.c_off = dot(b, &sc_b);
+        gemm::call(b, &v, &c);
+    });
 }
 
 /// Y = alpha * A' B' + beta * C, with C broadcast to (M, N).
@@ -220,6 +294,22 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             let dynamic = c_shape[k] == ir::DYN;
             c_is1.push(dynamic.then(|| b.cmp(Cmp::Eq, d, bounds.one)));
         }
+    }
+    let fast = gemm_elem(&elem) && c_shape.last() != Some(&ir::DYN);
+    if fast {
+        let g = GemmOperands {
+            a,
+            w,
+            c: c.map(|c| (c, c_is1.first().copied().flatten())),
+            out,
+            ta,
+            tb,
+            m: m_dim,
+            n: n_dim,
+            k: k_dim,
+        };
+        gemm_packed(cx, b, &g, alpha, beta);
+        return Ok(vec![out]);
     }
     loop_nest(b, &bounds, &[m_dim, n_dim], &mut |b, ivs| {
         let (i, j) = (ivs[0], ivs[1]);
@@ -262,268 +352,76 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     Ok(vec![out])
 }
 
-/// A 2-D view into a buffer for the blocked GEMM: element (r, c) lives at
-/// `buf[lead..., row0 + r, c]`.
-struct Mat {
-    buf: ValueId,
-    lead: Vec<ValueId>,
-    row0: Option<ValueId>,
-}
-
-impl Mat {
-    fn idx(&self, b: &mut Builder<'_>, r: ValueId, c: ValueId) -> Vec<ValueId> {
-        let mut idx = self.lead.clone();
-        idx.push(match self.row0 {
-            Some(r0) => b.add(r0, r),
-            None => r,
-        });
-        idx.push(c);
-        idx
-    }
-    fn load(&self, b: &mut Builder<'_>, r: ValueId, c: ValueId) -> ValueId {
-        let idx = self.idx(b, r, c);
-        b.load(self.buf, &idx)
-    }
-    fn store(&self, b: &mut Builder<'_>, v: ValueId, r: ValueId, c: ValueId) {
-        let idx = self.idx(b, r, c);
-        b.store(v, self.buf, &idx);
-    }
-}
-
-/// Columns per tile: the innermost, unit-stride loop (vectorized by LLVM).
-const TILE_P: i64 = 256;
-/// Reduction rows per tile, so that a tile of `x` stays in cache.
-const TILE_K: i64 = 128;
-/// Register block: rows of `out` (BM) and of `x` (BK) combined per inner
-/// loop; each step loads BK vectors of `x` and updates BM of `out`.
-const BM: i64 = 4;
-const BK: i64 = 8;
-
-/// A call to a shared blocked GEMM of element type `elem`:
-/// `out[on, or0 + m, p] = init(m) + Σk w[or0 + m, k] · x[xn, xr0 + k, p]` for m
-/// below `m_rows` (a constant), with `init(m) = bias[or0 + m]` or 0. `w`
-/// is 2-D, `x` and `out` 3-D row-major buffers of static shape; K and P come
-/// from `w` and `out`. One function per distinct signature, so that ops of
-/// the same shape share one copy of the tiled loop nest (small IR, fast
-/// LLVM builds).
-pub(super) struct GemmCall {
-    pub w: ValueId,
-    pub x: ValueId,
-    pub out: ValueId,
-    pub bias: Option<ValueId>,
-    pub xn: ValueId,
-    pub xr0: ValueId,
-    pub on: ValueId,
-    pub or0: ValueId,
-    pub m_rows: ValueId,
-}
-
-pub(super) fn call_gemm(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Result<()> {
-    let name = gemm_function(b, elem, c)?;
-    let mut args = vec![c.w, c.x, c.out];
-    args.extend(c.bias);
-    args.extend([c.xn, c.xr0, c.on, c.or0]);
-    b.call(&name, &args, &[]);
-    Ok(())
-}
-
-/// The GEMM function for these operand types and row count, created at the
-/// end of the module on first use. Static shapes let LLVM see constant
-/// strides (one alias check per buffer instead of one per row).
-fn gemm_function(b: &mut Builder<'_>, elem: &Type, c: &GemmCall) -> Result<String> {
-    let shape = |v: ValueId| shape_of(b.m, v);
-    let (sw, sx, so) = (shape(c.w), shape(c.x), shape(c.out));
-    let m_rows =
-        b.m.defining_op(c.m_rows)
-            .and_then(|d| b.m.attr(d, "value"))
-            .and_then(ir::Attribute::as_int);
-    let (Some(m_rows), [_, k], [_, _, _], [_, _, p]) =
-        (m_rows, sw.as_slice(), sx.as_slice(), so.as_slice())
-    else {
-        return Err(ir::Diagnostic::error(
-            "blocked GEMM needs static 2-D/3-D operands",
-        ));
-    };
-    let (k, p) = (*k, *p);
-    let name = format!(
-        "__onnxc_gemm_{}{}_{m_rows}_w{}_x{}_o{}",
-        super::type_tag(elem),
-        if c.bias.is_some() { "_bias" } else { "" },
-        super::shape_tag(&sw),
-        super::shape_tag(&sx),
-        super::shape_tag(&so)
-    );
-    if b.m.lookup_symbol(&name).is_some() {
-        return Ok(name);
-    }
-    let mut inputs = vec![
-        b.m.value_type(c.w).clone(),
-        b.m.value_type(c.x).clone(),
-        b.m.value_type(c.out).clone(),
-    ];
-    if let Some(bias) = c.bias {
-        inputs.push(b.m.value_type(bias).clone());
-    }
-    inputs.extend(std::iter::repeat_n(Type::Index, 4));
-    let has_bias = c.bias.is_some();
-    let (mut fb, args) = super::private_func(b.m, &name, inputs);
-    let (w, x, out) = (args[0], args[1], args[2]);
-    let bias_buf = has_bias.then(|| args[3]);
-    let rest = &args[3 + usize::from(has_bias)..];
-    let (xn, xr0, on, or0) = (rest[0], rest[1], rest[2], rest[3]);
-    let mkp = [fb.const_index(m_rows), fb.const_index(k), fb.const_index(p)];
-    // Weight rows are output channels, offset like the output's.
-    let wm = Mat {
-        buf: w,
-        lead: vec![],
-        row0: Some(or0),
-    };
-    let xm = Mat {
-        buf: x,
-        lead: vec![xn],
-        row0: Some(xr0),
-    };
-    let om = Mat {
-        buf: out,
-        lead: vec![on],
-        row0: Some(or0),
-    };
-    let elem2 = elem.clone();
-    let init = move |b: &mut Builder<'_>, m: ValueId| match bias_buf {
-        Some(bv) => {
-            let i = b.add(or0, m);
-            b.load(bv, &[i])
-        }
-        None => b.zero(&elem2),
-    };
-    blocked_gemm(&mut fb, &wm, &xm, &om, &init, mkp);
-    fb.ret(&[]);
-    Ok(name)
-}
-
-/// Emits `out = init + w * x` tiled for cache: p-tiles outermost, then
-/// k-tiles, then 4x4 register blocks of (m, k) around a unit-stride loop
-/// over p, so each loaded `x` feeds four rows and each `out` element is
-/// read and written once per four k. `mkp` are the sizes M, K, P.
-fn blocked_gemm(
-    b: &mut Builder<'_>,
-    w: &Mat,
-    x: &Mat,
-    out: &Mat,
-    init: &dyn Fn(&mut Builder<'_>, ValueId) -> ValueId,
-    mkp: [ValueId; 3],
-) {
-    let [m_ub, k_ub, p_ub] = mkp;
-    let bounds = Bounds::new(b);
-    let (zero, one) = (bounds.zero, bounds.one);
-    let (tp, tk, bm, bk) = (
-        b.const_index(TILE_P),
-        b.const_index(TILE_K),
-        b.const_index(BM),
-        b.const_index(BK),
-    );
-    let m_rem = b.remsi(m_ub, bm);
-    let m4 = b.subi(m_ub, m_rem);
-    let k_rem = b.remsi(k_ub, bk);
-    let k4 = b.subi(k_ub, k_rem);
-    b.scf_for(zero, p_ub, tp, &[], |b, p0, _| {
-        let rest = b.subi(p_ub, p0);
-        let pn = b.minsi(rest, tp);
-        let p_end = b.addi(p0, pn);
-        // Initialize the tile.
-        b.scf_for(zero, m_ub, one, &[], |b, m, _| {
-            let v = init(b, m);
-            b.scf_for(p0, p_end, one, &[], |b, p, _| {
-                out.store(b, v, m, p);
-                Vec::new()
-            });
-            Vec::new()
-        });
-        // 4x4 blocks over k-tiles.
-        b.scf_for(zero, k4, tk, &[], |b, kt, _| {
-            let kt_rest = b.subi(k4, kt);
-            let kn = b.minsi(kt_rest, tk);
-            let kt_end = b.addi(kt, kn);
-            b.scf_for(zero, m4, bm, &[], |b, m0, _| {
-                b.scf_for(kt, kt_end, bk, &[], |b, k0, _| {
-                    let offs: Vec<ValueId> = (0..BM.max(BK)).map(|i| b.const_index(i)).collect();
-                    let rows: Vec<ValueId> =
-                        offs[..BM as usize].iter().map(|&o| b.addi(m0, o)).collect();
-                    let ks: Vec<ValueId> =
-                        offs[..BK as usize].iter().map(|&o| b.addi(k0, o)).collect();
-                    let mut ws = Vec::new();
-                    for &r in &rows {
-                        for &kk in &ks {
-                            ws.push(w.load(b, r, kk));
-                        }
-                    }
-                    let inner = b.scf_for(p0, p_end, one, &[], |b, p, _| {
-                        let xs: Vec<ValueId> = ks.iter().map(|&kk| x.load(b, kk, p)).collect();
-                        for (i, &r) in rows.iter().enumerate() {
-                            let mut acc = out.load(b, r, p);
-                            for (j, &xv) in xs.iter().enumerate() {
-                                acc = fma(b, ws[i * BK as usize + j], xv, acc);
-                            }
-                            out.store(b, acc, r, p);
-                        }
-                        Vec::new()
-                    });
-                    vectorize(b, inner);
-                    Vec::new()
-                });
-                Vec::new()
-            });
-            Vec::new()
-        });
-        // Leftover k for the blocked rows, then leftover rows.
-        b.scf_for(zero, m4, one, &[], |b, m, _| {
-            rank1_rows(b, w, x, out, m, [k4, k_ub], [p0, p_end]);
-            Vec::new()
-        });
-        b.scf_for(m4, m_ub, one, &[], |b, m, _| {
-            rank1_rows(b, w, x, out, m, [zero, k_ub], [p0, p_end]);
-            Vec::new()
-        });
-        Vec::new()
-    });
-}
-
-/// `out[m, p] += w[m, k] * x[k, p]` for k in `ks` and p in `ps`.
-fn rank1_rows(
-    b: &mut Builder<'_>,
-    w: &Mat,
-    x: &Mat,
-    out: &Mat,
+/// The operands of [`gemm_packed`]; `c` carries whether its first dim is
+/// 1 at run time (when that is dynamic).
+struct GemmOperands {
+    a: ValueId,
+    w: ValueId,
+    c: Option<(ValueId, Option<ValueId>)>,
+    out: ValueId,
+    ta: bool,
+    tb: bool,
     m: ValueId,
-    ks: [ValueId; 2],
-    ps: [ValueId; 2],
-) {
+    n: ValueId,
+    k: ValueId,
+}
+
+/// Gemm on the packed GEMM: transposes are strides, alpha and beta · C
+/// are the epilogue (C per row when its last dim is 1, else per column
+/// with row stride 0 when it broadcasts along M).
+fn gemm_packed(cx: &Lowering, b: &mut Builder<'_>, g: &GemmOperands, alpha: f64, beta: f64) {
+    let elem = elem_of(b.m, g.out);
     let one = b.const_index(1);
-    b.scf_for(ks[0], ks[1], one, &[], |b, k, _| {
-        let wv = w.load(b, m, k);
-        let inner = b.scf_for(ps[0], ps[1], one, &[], |b, p, _| {
-            let xv = x.load(b, k, p);
-            let acc = out.load(b, m, p);
-            let r = fma(b, wv, xv, acc);
-            out.store(b, r, m, p);
-            Vec::new()
-        });
-        vectorize(b, inner);
-        Vec::new()
+    let zero = b.const_index(0);
+    let mk = b.muli(g.m, g.k);
+    let kn = b.muli(g.k, g.n);
+    let mn = b.muli(g.m, g.n);
+    let af = gemm::flat(b, g.a, mk);
+    let bf = gemm::flat(b, g.w, kn);
+    let of = gemm::flat(b, g.out, mn);
+    let (a_rs, a_cs) = if g.ta { (one, g.m) } else { (g.k, one) };
+    let b_args = if g.tb { vec![one, g.k] } else { vec![g.n, one] };
+    let source = gemm::BSource::Matrix { unit_n: !g.tb };
+    let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
+    v.alpha_bits = alpha.to_bits();
+    v.beta_bits = beta.to_bits();
+    let bias = g.c.map(|(c, rows_is1)| {
+        let sc = shape_of(b.m, c);
+        let dc = dims(b, c);
+        let per_row = sc.last().is_none_or(|&d| d == 1);
+        v.bias = if per_row {
+            gemm::Bias::Row
+        } else {
+            gemm::Bias::Col
+        };
+        let row_len = if per_row { one } else { dc[dc.len() - 1] };
+        let rs = match (sc.len(), rows_is1) {
+            (2, Some(is1)) => b.select(is1, zero, row_len),
+            (2, None) if sc[0] != 1 => row_len,
+            _ => zero,
+        };
+        let len = gemm::product(b, &dc);
+        BiasArg {
+            buf: gemm::flat(b, c, len),
+            off: zero,
+            rs,
+        }
     });
-}
-
-/// `acc + x * y` as a multiply and an add, not `math.fma`: an exact fused
-/// multiply-add is a slow libm call on targets without FMA, while the
-/// clang builds (`-ffp-contract=fast`) fuse the pair where the CPU can.
-fn fma(b: &mut Builder<'_>, x: ValueId, y: ValueId, acc: ValueId) -> ValueId {
-    let product = b.mulf(x, y);
-    b.addf(acc, product)
-}
-
-/// Asks LLVM to vectorize `for_op` even when it must check at run time that
-/// the rows of `out` and `x` do not overlap (they never do: distinct
-/// buffers, or disjoint rows of one).
-fn vectorize(b: &mut Builder<'_>, for_op: ir::OpId) {
-    b.m.set_attr(for_op, "onnxc.vectorize", ir::Attribute::Unit);
+    let call = gemm::Call {
+        a: af,
+        a_off: zero,
+        a_rs,
+        a_cs,
+        b: bf,
+        b_off: zero,
+        b_args,
+        c: of,
+        c_off: zero,
+        ldc: g.n,
+        bias,
+        m: g.m,
+        n: g.n,
+        k: g.k,
+    };
+    gemm::call(b, &v, &call);
 }

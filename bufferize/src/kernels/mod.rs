@@ -14,6 +14,7 @@ mod dft;
 mod elementwise;
 mod extra;
 mod gather;
+pub mod gemm;
 mod grid_sample;
 mod index;
 mod integer;
@@ -275,15 +276,8 @@ pub fn private_func<'a>(
     (Builder::at_end(fb.m, entry), args)
 }
 
-/// Symbol-name fragments: a static shape as `2x3x4` (`-` as `m`), a type
-/// with every non-alphanumeric character as `_`.
-pub fn shape_tag(s: &[i64]) -> String {
-    s.iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join("x")
-        .replace('-', "m")
-}
+/// A symbol-name fragment: the type with every non-alphanumeric character
+/// as `_`.
 pub fn type_tag(t: &Type) -> String {
     t.to_string()
         .replace(|c: char| !c.is_ascii_alphanumeric(), "_")

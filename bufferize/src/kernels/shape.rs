@@ -121,7 +121,7 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             .map(|(_, &v)| v)
             .collect();
         let rest = product(b, &known);
-        out[i] = b.divui(total, rest);
+        out[i] = div_or_zero(b, total, rest);
     }
     same_count(b, op, &sx, &dx, &out)?;
     finish_reshape(b, op, x, out)
@@ -273,12 +273,23 @@ fn runtime_shape(
         vals.push(v);
     }
     let total = product(b, dx);
-    let inferred = b.divui(total, known);
+    let inferred = div_or_zero(b, total, known);
     Ok(raw
         .iter()
         .zip(vals)
         .map(|(&m, v)| b.select(m, inferred, v))
         .collect())
+}
+
+/// `total / known`, 0 when `known` is 0 (a shape with a 0 entry holds no
+/// elements, whatever its -1 would be).
+fn div_or_zero(b: &mut Builder<'_>, total: ValueId, known: ValueId) -> ValueId {
+    let zero = b.const_index(0);
+    let one = b.const_index(1);
+    let is0 = b.cmpi(CmpI::Eq, known, zero);
+    let d = b.select(is0, one, known);
+    let q = b.divui(total, d);
+    b.select(is0, zero, q)
 }
 
 /// Asserts that a Reshape keeps the element count (unless the input and

@@ -166,3 +166,134 @@ impl Window {
         (idx, inside)
     }
 }
+
+/// How a window op pads, from `auto_pad` and `pads`.
+#[derive(Clone, Debug)]
+pub enum Padding {
+    /// Explicit begin and end pads per spatial axis.
+    Explicit(Vec<i64>, Vec<i64>),
+    Valid,
+    /// Output `ceil(in / s)`; the extra padding goes at the end (UPPER)
+    /// or the beginning (LOWER).
+    Same {
+        upper: bool,
+    },
+}
+
+/// A sliding window whose input extents are runtime values: the static
+/// parts (kernel, strides, dilations, padding rule) and, per call, the
+/// output extents and begin pads computed from the input's.
+#[derive(Clone, Debug)]
+pub struct Spatial {
+    pub kernel: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub dilations: Vec<i64>,
+    pub padding: Padding,
+}
+
+impl Spatial {
+    pub fn new(m: &Module, op: OpId, kernel: Vec<i64>, attrs: WindowAttrs<'_>) -> Result<Spatial> {
+        let s = kernel.len();
+        let strides = attrs.strides.unwrap_or_else(|| vec![1; s]);
+        let dilations = attrs.dilations.unwrap_or_else(|| vec![1; s]);
+        if strides.len() != s || dilations.len() != s {
+            return Err(op_error(
+                m,
+                op,
+                "strides, dilations and kernel rank must match the spatial rank",
+            ));
+        }
+        if strides
+            .iter()
+            .chain(&dilations)
+            .chain(&kernel)
+            .any(|&v| v < 1)
+        {
+            return Err(op_error(
+                m,
+                op,
+                "kernel, strides and dilations must be positive",
+            ));
+        }
+        let padding = match attrs.auto_pad {
+            "NOTSET" => {
+                let pads = attrs.pads.unwrap_or_else(|| vec![0; 2 * s]);
+                if pads.len() != 2 * s || pads.iter().any(|&p| p < 0) {
+                    return Err(op_error(
+                        m,
+                        op,
+                        "pads must have two non-negative entries per spatial dim",
+                    ));
+                }
+                Padding::Explicit(pads[..s].to_vec(), pads[s..].to_vec())
+            }
+            "VALID" => Padding::Valid,
+            "SAME_UPPER" => Padding::Same { upper: true },
+            "SAME_LOWER" => Padding::Same { upper: false },
+            other => return Err(op_error(m, op, format!("unknown auto_pad '{other}'"))),
+        };
+        Ok(Spatial {
+            kernel,
+            strides,
+            dilations,
+            padding,
+        })
+    }
+
+    /// The extent of the dilated kernel of axis `i`.
+    fn span(&self, i: usize) -> i64 {
+        (self.kernel[i] - 1) * self.dilations[i] + 1
+    }
+
+    /// Output extents and begin pads for input extents `ins` (floor mode).
+    pub fn runtime(&self, b: &mut Builder<'_>, ins: &[ValueId]) -> (Vec<ValueId>, Vec<ValueId>) {
+        let mut outs = Vec::with_capacity(ins.len());
+        let mut begins = Vec::with_capacity(ins.len());
+        for (i, &d) in ins.iter().enumerate() {
+            let (s, ek) = (b.const_index(self.strides[i]), self.span(i));
+            let one = b.const_index(1);
+            let (o, pb) = match &self.padding {
+                Padding::Explicit(pb, pe) => {
+                    let c = b.const_index(pb[i] + pe[i] - ek);
+                    let t = b.addi(d, c);
+                    let q = b.floordivsi(t, s);
+                    (b.addi(q, one), b.const_index(pb[i]))
+                }
+                Padding::Valid => {
+                    let c = b.const_index(-ek);
+                    let t = b.addi(d, c);
+                    let q = b.floordivsi(t, s);
+                    (b.addi(q, one), b.const_index(0))
+                }
+                Padding::Same { upper } => {
+                    let o = b.ceildivsi(d, s);
+                    // total = max(0, (o - 1)·s + ek - in)
+                    let om1 = b.subi(o, one);
+                    let span = b.muli(om1, s);
+                    let ekv = b.const_index(ek);
+                    let need = b.addi(span, ekv);
+                    let total = b.subi(need, d);
+                    let zero = b.const_index(0);
+                    let total = b.maxsi(total, zero);
+                    let two = b.const_index(2);
+                    let half = b.divsi(total, two);
+                    let pb = if *upper { half } else { b.subi(total, half) };
+                    (o, pb)
+                }
+            };
+            outs.push(o);
+            begins.push(pb);
+        }
+        (outs, begins)
+    }
+
+    /// True for a 1×1 window that reads each input position once in
+    /// place (stride 1, no padding): a convolution is then a plain GEMM.
+    pub fn is_pointwise(&self) -> bool {
+        let unpadded = match &self.padding {
+            Padding::Explicit(b, e) => b.iter().chain(e).all(|&p| p == 0),
+            Padding::Valid | Padding::Same { .. } => true,
+        };
+        unpadded && self.kernel.iter().all(|&k| k == 1) && self.strides.iter().all(|&s| s == 1)
+    }
+}

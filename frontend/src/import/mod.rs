@@ -138,7 +138,103 @@ fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
         .r#type
         .as_ref()
         .ok_or_else(|| Diagnostic::error(format!("value '{}' has no type", vi.name)))?;
+    for (i, v) in types::nonpositive_dims(Some(tp))
+        .into_iter()
+        .filter(|&(_, v)| v < 0)
+    {
+        tracing::warn!(
+            "value '{}': dim {i} is declared {v}; taken as an unknown (dynamic) dim",
+            vi.name
+        );
+    }
     types::convert_type(tp).map_err(|e| Diagnostic::error(format!("value '{}': {e}", vi.name)))
+}
+
+/// The type of a graph input or output: like [`value_info_type`], and a
+/// declared 0 is an unknown dim too (exporters write 0 for "any size").
+fn graph_io_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
+    let ty = value_info_type(vi)?;
+    let zeros: Vec<usize> = types::nonpositive_dims(vi.r#type.as_ref())
+        .into_iter()
+        .filter(|&(_, v)| v == 0)
+        .map(|(i, _)| i)
+        .collect();
+    let Some(shape) = ty.shape().filter(|_| !zeros.is_empty()) else {
+        return Ok(ty);
+    };
+    for i in &zeros {
+        tracing::warn!(
+            "graph input/output '{}': dim {i} is declared 0; taken as an unknown (dynamic) dim",
+            vi.name
+        );
+    }
+    let dims = shape
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if zeros.contains(&i) { ir::DYN } else { d })
+        .collect();
+    Ok(Type::tensor(dims, ty.element_type().clone()))
+}
+
+/// Symbols for the dynamic dims of graph inputs: a dim's `dim_param`, else
+/// `<input>_d<i>` (made unique), so that every dynamic size has a name
+/// that shape inference carries through the graph.
+struct InputSymbols {
+    used: HashSet<String>,
+}
+
+impl InputSymbols {
+    fn new(inputs: &[&ValueInfoProto]) -> InputSymbols {
+        let used = inputs
+            .iter()
+            .filter_map(|vi| types::dim_params(vi.r#type.as_ref()))
+            .flatten()
+            .filter(|n| !n.is_empty())
+            .collect();
+        InputSymbols { used }
+    }
+
+    fn name_dims(&mut self, vi: &ValueInfoProto, ty: Type) -> Type {
+        let (Some(shape), Some(params)) = (
+            ty.shape().map(<[i64]>::to_vec),
+            Some(types::dim_params(vi.r#type.as_ref()).unwrap_or_default()),
+        ) else {
+            return ty;
+        };
+        if !shape.contains(&ir::DYN) {
+            return ty;
+        }
+        let base: String = vi
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let dims = shape
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if d != ir::DYN {
+                    return Some(ir::dim::DimExpr::constant(d));
+                }
+                let name = match params.get(i).filter(|p| !p.is_empty()) {
+                    Some(p) => p.clone(),
+                    None => self.unique(format!("{base}_d{i}")),
+                };
+                Some(ir::dim::DimExpr::sym(&name))
+            })
+            .collect();
+        Type::tensor_dims(dims, ty.element_type().clone())
+    }
+
+    fn unique(&mut self, name: String) -> String {
+        let mut n = name.clone();
+        let mut k = 1;
+        while !self.used.insert(n.clone()) {
+            k += 1;
+            n = format!("{name}_{k}");
+        }
+        n
+    }
 }
 
 /// `ty` with the dims `s` fixes (a `?` keeps the declared dim).
@@ -174,17 +270,20 @@ impl<'a> Importer<'a> {
             .filter(|vi| !init_names.contains(vi.name.as_str()))
             .collect();
         let mut input_types = Vec::with_capacity(inputs.len());
+        let mut names = InputSymbols::new(&inputs);
         for vi in &inputs {
-            let ty = value_info_type(vi)?;
-            input_types.push(match opts.shape_of(&vi.name) {
+            let ty = graph_io_type(vi)?;
+            let ty = match opts.shape_of(&vi.name) {
                 Some(s) => with_shape(&ty, s),
                 None => ty,
-            });
+            };
+            input_types.push(names.name_dims(vi, ty));
         }
         for vi in &g.output {
             // Outputs may omit their type, but not have one we cannot import.
-            if vi.r#type.is_some() {
-                value_info_type(vi)?;
+            if let Some(tp) = &vi.r#type {
+                types::convert_type(tp)
+                    .map_err(|e| Diagnostic::error(format!("value '{}': {e}", vi.name)))?;
             }
         }
         let body = self.m.body();
@@ -238,8 +337,13 @@ impl<'a> Importer<'a> {
                 "unsupported sparse initializer '{name}'"
             )));
         }
-        for vi in g.value_info.iter().chain(&g.output) {
+        for vi in &g.value_info {
             if let Ok(t) = value_info_type(vi) {
+                self.scope_mut()?.declared.insert(vi.name.clone(), t);
+            }
+        }
+        for vi in &g.output {
+            if let Ok(t) = graph_io_type(vi) {
                 self.scope_mut()?.declared.insert(vi.name.clone(), t);
             }
         }

@@ -6,7 +6,9 @@ use crate::proto::type_proto::Value;
 use crate::proto::TypeProto;
 use ir::{Type, DYN};
 
-/// A tensor type: no shape is unknown rank; a symbolic or missing dim is `?`.
+/// A tensor type: no shape is unknown rank; a symbolic or missing dim is
+/// `?`, and so is a negative one (exporters such as paddle2onnx write -1
+/// for "unknown"; [`negative_dims`] tells the importer to warn).
 pub fn convert_type(tp: &TypeProto) -> Result<Type, String> {
     let Some(Value::TensorType(t)) = &tp.value else {
         let kind = match &tp.value {
@@ -28,8 +30,7 @@ pub fn convert_type(tp: &TypeProto) -> Result<Type, String> {
     for d in &shape.dim {
         dims.push(match d.value {
             Some(Dim::DimValue(v)) if v >= 0 => v,
-            Some(Dim::DimValue(v)) => return Err(format!("negative dimension {v}")),
-            Some(Dim::DimParam(_)) | None => DYN,
+            Some(Dim::DimValue(_)) | Some(Dim::DimParam(_)) | None => DYN,
         });
     }
     Ok(Type::tensor(dims, elem))
@@ -58,4 +59,24 @@ pub fn declared_rank(tp: Option<&TypeProto>) -> Option<usize> {
         return None;
     };
     Some(t.shape.as_ref()?.dim.len())
+}
+
+/// The declared dims of a tensor type that are negative or zero, as
+/// `(index, value)`.
+pub fn nonpositive_dims(tp: Option<&TypeProto>) -> Vec<(usize, i64)> {
+    let Some(Value::TensorType(t)) = tp.and_then(|tp| tp.value.as_ref()) else {
+        return Vec::new();
+    };
+    let Some(shape) = &t.shape else {
+        return Vec::new();
+    };
+    shape
+        .dim
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| match d.value {
+            Some(Dim::DimValue(v)) if v <= 0 => Some((i, v)),
+            _ => None,
+        })
+        .collect()
 }

@@ -6,17 +6,18 @@ use ir::{Diagnostic, Module, OpId, Type, DYN};
 use onnx::axis::normalize;
 use onnx::{ops, OpKind};
 
-/// The least general type covering both (dims that differ become `?`, a
-/// rank mismatch gives an unranked tensor). The element type is `a`'s.
+/// The least general type covering both (dims that differ, statically or
+/// symbolically, become unknown; a rank mismatch gives an unranked
+/// tensor). The element type is `a`'s.
 pub fn join(a: &Type, b: &Type) -> Type {
     let (Some(x), Some(y)) = (a.as_tensor(), b.as_tensor()) else {
         return a.clone();
     };
-    match (&x.shape, &y.shape) {
-        (Some(s), Some(t)) if s.len() == t.len() => Type::tensor(
-            s.iter()
+    match (x.sym_dims(), y.sym_dims()) {
+        (Some(s), Some(t)) if s.len() == t.len() => Type::tensor_dims(
+            s.into_iter()
                 .zip(t)
-                .map(|(&p, &q)| if p == q { p } else { DYN })
+                .map(|(p, q)| if p == q { p } else { None })
                 .collect(),
             x.elem.clone(),
         ),

@@ -2,7 +2,7 @@
 //! misuse turned into diagnostics naming the op. Attributes are read
 //! through the typed views of the `onnx` crate (`ops::Gemm::of(m, op)`).
 
-use super::{broadcast_all, tensor};
+use super::dims::{self, Dim, Dims, Unifier};
 use ir::dialects::op_error;
 use ir::elements::{Elements, NumClass};
 use ir::{Diagnostic, Module, OpId, Type, ValueId, DYN};
@@ -11,6 +11,9 @@ use onnx::OpKind;
 pub(crate) struct Ctx<'m> {
     pub m: &'m Module,
     pub op: OpId,
+    /// Where equalities between sizes go, when the whole function is
+    /// being inferred (a single op's inference records none).
+    pub unify: Option<&'m Unifier>,
 }
 
 impl<'m> Ctx<'m> {
@@ -49,10 +52,104 @@ impl<'m> Ctx<'m> {
     pub fn shape(&self, i: usize) -> Result<Option<Vec<i64>>, Diagnostic> {
         Ok(self.tensor_type(i)?.shape.clone())
     }
-    /// Operand `i`'s type unchanged.
+    /// Operand `i`'s type unchanged (symbolic dims included).
     pub fn same_as(&self, i: usize) -> Result<Type, Diagnostic> {
         let t = self.tensor_type(i)?;
-        Ok(tensor(t.shape.clone(), t.elem.clone()))
+        Ok(Type::Tensor(std::sync::Arc::new(t.clone())))
+    }
+    /// Symbolic dims of operand `i`; `None` when unranked.
+    pub fn dims(&self, i: usize) -> Result<Option<Dims>, Diagnostic> {
+        Ok(self.tensor_type(i)?.sym_dims())
+    }
+
+    /// Two sizes the op requires to be equal: a static conflict is
+    /// reported; otherwise the better known one, the equality recorded.
+    pub fn equal(&self, a: &Dim, b: &Dim, what: &str) -> Result<Dim, Diagnostic> {
+        let (Some(x), Some(y)) = (a, b) else {
+            return Ok(a.clone().or_else(|| b.clone()));
+        };
+        match (x.as_const(), y.as_const()) {
+            (Some(p), Some(q)) if p != q => Err(self.err(format!("{what} mismatch: {p} vs {q}"))),
+            _ if x == y => Ok(a.clone()),
+            (Some(_), None) => {
+                self.record(x, y);
+                Ok(a.clone())
+            }
+            (None, Some(_)) => {
+                self.record(x, y);
+                Ok(b.clone())
+            }
+            _ => {
+                self.record(x, y);
+                Ok(Some(x.min(y).clone()))
+            }
+        }
+    }
+    fn record(&self, a: &ir::dim::DimExpr, b: &ir::dim::DimExpr) {
+        if let Some(u) = self.unify {
+            u.equal(a, b);
+        }
+    }
+
+    /// NumPy broadcast of two symbolic shapes: a 1 yields to the other
+    /// dim, static sizes must agree. Two different symbolic sizes may
+    /// still broadcast (one may be 1 at run time), so no equality is
+    /// recorded: the result is the better known of the two (a constant,
+    /// else a symbol that is not fresh) and the generated code checks the
+    /// sizes at run time.
+    pub fn broadcast_pair(&self, a: &[Dim], b: &[Dim]) -> Result<Dims, Diagnostic> {
+        let rank = a.len().max(b.len());
+        let at = |s: &[Dim], k: usize| -> Dim {
+            match (k + s.len()).checked_sub(rank) {
+                Some(i) => s.get(i).cloned().flatten(),
+                None => dims::c(1),
+            }
+        };
+        (0..rank)
+            .map(|k| {
+                let (x, y) = (at(a, k), at(b, k));
+                Ok(match (dims::value(&x), dims::value(&y)) {
+                    (Some(1), _) => y,
+                    (_, Some(1)) => x,
+                    (Some(p), Some(q)) if p != q => {
+                        return Err(self.err(format!(
+                            "shapes {} and {} do not broadcast",
+                            show(a),
+                            show(b)
+                        )))
+                    }
+                    (Some(_), _) => x,
+                    (_, Some(_)) => y,
+                    _ if x.is_none() => y,
+                    _ if y.is_none() || x == y => x,
+                    _ if self.is_fresh(&x) && !self.is_fresh(&y) => y,
+                    _ => x,
+                })
+            })
+            .collect()
+    }
+
+    /// A size named by a symbol this function's inference made up.
+    fn is_fresh(&self, d: &Dim) -> bool {
+        let (Some(u), Some(name)) = (self.unify, d.as_ref().and_then(|e| e.as_sym())) else {
+            return false;
+        };
+        u.is_fresh(name)
+    }
+
+    /// Broadcast of operands `ids` (symbolic); unranked if one is.
+    pub fn broadcast_dims(
+        &self,
+        ids: impl IntoIterator<Item = usize>,
+    ) -> Result<Option<Dims>, Diagnostic> {
+        let mut acc: Dims = Vec::new();
+        for i in ids {
+            let Some(d) = self.dims(i)? else {
+                return Ok(None);
+            };
+            acc = self.broadcast_pair(&acc, &d)?;
+        }
+        Ok(Some(acc))
     }
 
     /// The value of operand `i` when an `onnx.Constant` defines it.
@@ -109,18 +206,6 @@ impl<'m> Ctx<'m> {
         axes.iter().map(|&a| self.axis(a, rank)).collect()
     }
 
-    /// Broadcast of operands `ids`, reported on the op when incompatible.
-    pub fn broadcast(
-        &self,
-        ids: impl IntoIterator<Item = usize>,
-    ) -> Result<Option<Vec<i64>>, Diagnostic> {
-        let shapes = ids
-            .into_iter()
-            .map(|i| self.shape(i))
-            .collect::<Result<Vec<_>, _>>()?;
-        broadcast_all(&shapes).map_err(|e| self.err(e))
-    }
-
     /// One inferred type per result: extra ones dropped, missing ones kept
     /// as declared.
     pub fn fit(&self, mut tys: Vec<Type>) -> Vec<Type> {
@@ -140,4 +225,13 @@ impl<'m> Ctx<'m> {
             .and_then(crate::import::tensor::elem_type_from_onnx)
             .ok_or_else(|| self.err(format!("unsupported {what} {code}")))
     }
+}
+
+/// `[N, 3, ?]` for messages.
+pub fn show(d: &[Dim]) -> String {
+    let items: Vec<String> = d
+        .iter()
+        .map(|e| e.as_ref().map_or("?".to_string(), ToString::to_string))
+        .collect();
+    format!("[{}]", items.join(", "))
 }

@@ -1,6 +1,7 @@
 //! Element-wise ops: unary (same type), casts, and broadcasting n-ary ops.
 
-use super::{one, tensor, Ctx, Inferred};
+use super::dims::{self, Dims};
+use super::{Ctx, Inferred};
 use crate::import::tensor::{elem_type_from_onnx, onnx_type_name};
 use ir::Type;
 use onnx::ops;
@@ -13,19 +14,24 @@ pub(super) fn same_type(cx: &Ctx<'_>) -> Inferred {
 /// Arithmetic and bitwise ops: all operands broadcast (multidirectional),
 /// operand 0's element type.
 pub(super) fn arith(cx: &Ctx<'_>) -> Inferred {
-    let shape = cx.broadcast(0..cx.num_operands())?;
-    one(shape, cx.elem(0)?)
+    let d = cx.broadcast_dims(0..cx.num_operands())?;
+    one(d, cx.elem(0)?)
+}
+
+/// One result of `dims` and `elem`.
+fn one(d: Option<Dims>, elem: Type) -> Inferred {
+    Ok(Some(vec![dims::to_type(d, elem)]))
 }
 
 /// Comparisons and logic ops: the operands broadcast to an `i1` result.
 pub(super) fn predicate(cx: &Ctx<'_>) -> Inferred {
-    let shape = cx.broadcast(0..cx.num_operands())?;
-    one(shape, Type::i1())
+    let d = cx.broadcast_dims(0..cx.num_operands())?;
+    one(d, Type::i1())
 }
 
 /// IsNaN, IsInf: a flag per element.
 pub(super) fn test(cx: &Ctx<'_>) -> Inferred {
-    one(cx.shape(0)?, Type::i1())
+    one(cx.dims(0)?, Type::i1())
 }
 
 pub(super) fn cast(cx: &Ctx<'_>) -> Inferred {
@@ -39,11 +45,11 @@ pub(super) fn cast(cx: &Ctx<'_>) -> Inferred {
                 onnx_type_name(to as i32)
             ))
         })?;
-    one(cx.shape(0)?, elem)
+    one(cx.dims(0)?, elem)
 }
 
 pub(super) fn cast_like(cx: &Ctx<'_>) -> Inferred {
-    one(cx.shape(0)?, cx.elem(1)?)
+    one(cx.dims(0)?, cx.elem(1)?)
 }
 
 pub(super) fn eye_like(cx: &Ctx<'_>) -> Inferred {
@@ -51,21 +57,21 @@ pub(super) fn eye_like(cx: &Ctx<'_>) -> Inferred {
         Some(code) => cx.dtype(code, "dtype")?,
         None => cx.elem(0)?,
     };
-    one(cx.shape(0)?, elem)
+    one(cx.dims(0)?, elem)
 }
 
 /// Output and mask.
 pub(super) fn dropout(cx: &Ctx<'_>) -> Inferred {
-    let shape = cx.shape(0)?;
+    let d = cx.dims(0)?;
     Ok(Some(vec![
-        tensor(shape.clone(), cx.elem(0)?),
-        tensor(shape, Type::i1()),
+        dims::to_type(d.clone(), cx.elem(0)?),
+        dims::to_type(d, Type::i1()),
     ]))
 }
 
 pub(super) fn where_(cx: &Ctx<'_>) -> Inferred {
-    let shape = cx.broadcast(0..3)?;
-    one(shape, cx.elem(1)?)
+    let d = cx.broadcast_dims(0..3)?;
+    one(d, cx.elem(1)?)
 }
 
 /// Y like X; Mean and InvStdDev keep the leading `axis` dims, 1 after.
@@ -76,15 +82,15 @@ pub(super) fn layer_norm(cx: &Ctx<'_>) -> Inferred {
         .ok()
         .and_then(elem_type_from_onnx)
         .unwrap_or(Type::f32());
-    let stats = match cx.shape(0)? {
+    let stats = match cx.dims(0)? {
         Some(s) => {
             let axis = cx.axis(v.axis(), s.len())?;
-            let dims = s
-                .iter()
+            let kept = s
+                .into_iter()
                 .enumerate()
-                .map(|(i, &d)| if i < axis { d } else { 1 })
+                .map(|(i, d)| if i < axis { d } else { dims::c(1) })
                 .collect();
-            Type::tensor(dims, stash)
+            Type::tensor_dims(kept, stash)
         }
         None => Type::unranked_tensor(stash),
     };

@@ -2,11 +2,17 @@
 //! (de)quantization, Resize/Upsample, OneHot, GatherND, Compress,
 //! NonMaxSuppression.
 
-use super::{one, tensor, Ctx, Inferred};
+use super::dims::{self, Dims};
+use super::{one, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
 use onnx::ops;
 
 type Shape = Option<Vec<i64>>;
+
+/// One result of symbolic `dims` and `elem`.
+fn one_dims(d: Option<Dims>, elem: Type) -> Inferred {
+    Ok(Some(vec![dims::to_type(d, elem)]))
+}
 
 /// RandomUniformLike, RandomNormalLike, Bernoulli: operand 0's shape, in
 /// `dtype` (default operand 0's element type).
@@ -15,7 +21,7 @@ fn random_like(cx: &Ctx<'_>, dtype: Option<i64>) -> Inferred {
         Some(code) => cx.dtype(code, "dtype")?,
         None => cx.elem(0)?,
     };
-    one(cx.shape(0)?, elem)
+    one_dims(cx.dims(0)?, elem)
 }
 
 pub(super) fn random_uniform_like(cx: &Ctx<'_>) -> Inferred {
@@ -46,7 +52,7 @@ pub(super) fn quantize_linear(cx: &Ctx<'_>) -> Inferred {
         (None, Some(t)) => t,
         (None, None) => Type::ui(8),
     };
-    one(cx.shape(0)?, elem)
+    one_dims(cx.dims(0)?, elem)
 }
 
 /// `output_dtype`, else the scale's type.
@@ -56,13 +62,13 @@ pub(super) fn dequantize_linear(cx: &Ctx<'_>) -> Inferred {
         Some(t) => t,
         None => cx.elem(1)?,
     };
-    one(cx.shape(0)?, elem)
+    one_dims(cx.dims(0)?, elem)
 }
 
 /// y, y_scale, y_zero_point.
 pub(super) fn dynamic_quantize_linear(cx: &Ctx<'_>) -> Inferred {
     Ok(Some(vec![
-        tensor(cx.shape(0)?, Type::ui(8)),
+        dims::to_type(cx.dims(0)?, Type::ui(8)),
         Type::tensor(vec![], Type::f32()),
         Type::tensor(vec![], Type::ui(8)),
     ]))
@@ -73,12 +79,12 @@ pub(super) fn resize(cx: &Ctx<'_>) -> Inferred {
     let v = ops::Resize::of(cx.m, cx.op);
     let stretch = v.keep_aspect_ratio_policy() == "stretch";
     let shape = resize_shape(cx, v.axes(), 2, Some(3), stretch)?;
-    one(shape, cx.elem(0)?)
+    one_dims(shape, cx.elem(0)?)
 }
 
 /// Upsample: X, scales over every axis.
 pub(super) fn upsample(cx: &Ctx<'_>) -> Inferred {
-    one(resize_shape(cx, None, 1, None, true)?, cx.elem(0)?)
+    one_dims(resize_shape(cx, None, 1, None, true)?, cx.elem(0)?)
 }
 
 pub(super) fn one_hot(cx: &Ctx<'_>) -> Inferred {
@@ -93,16 +99,16 @@ pub(super) fn gather_nd(cx: &Ctx<'_>) -> Inferred {
 
 /// Without an axis the input is flattened; the kept count is unknown.
 pub(super) fn compress(cx: &Ctx<'_>) -> Inferred {
-    let shape = match (cx.shape(0)?, ops::Compress::of(cx.m, cx.op).axis()) {
-        (_, None) => Some(vec![DYN]),
+    let shape = match (cx.dims(0)?, ops::Compress::of(cx.m, cx.op).axis()) {
+        (_, None) => Some(vec![None]),
         (Some(mut s), Some(axis)) => {
             let a = cx.axis(axis, s.len())?;
-            s[a] = DYN;
+            s[a] = None;
             Some(s)
         }
         (None, Some(_)) => None,
     };
-    one(shape, cx.elem(0)?)
+    one_dims(shape, cx.elem(0)?)
 }
 
 /// [batch, class, box] triples.
@@ -110,16 +116,17 @@ pub(super) fn non_max_suppression(_cx: &Ctx<'_>) -> Inferred {
     one(Some(vec![DYN, 3]), Type::i64())
 }
 
-/// Output extents from constant `sizes`, else `floor(d * scale)` from
-/// constant `scales` (f32 math, as ONNX computes it).
+/// Output extents from `sizes` (what is known of them), else `floor(d *
+/// scale)` from constant `scales` (f32 math, as ONNX computes it; over a
+/// symbolic extent when the scale is a whole number or its inverse is).
 fn resize_shape(
     cx: &Ctx<'_>,
     axes: Option<Vec<i64>>,
     scales_at: usize,
     sizes_at: Option<usize>,
     stretch: bool,
-) -> Result<Shape, Diagnostic> {
-    let Some(s) = cx.shape(0)? else {
+) -> Result<Option<Dims>, Diagnostic> {
+    let Some(s) = cx.dims(0)? else {
         return Ok(None);
     };
     let axes: Vec<usize> = match axes {
@@ -128,36 +135,56 @@ fn resize_shape(
     };
     let mut out = s.clone();
     if let Some(i) = sizes_at.filter(|&i| cx.operand(i).is_some()) {
-        match cx.const_ints(i) {
+        match super::shape_ops::shape_value(cx, i) {
             Some(sizes) if stretch => {
-                if sizes.len() != axes.len() || sizes.iter().any(|&d| d < 0) {
-                    return Err(cx.err(format!("sizes {sizes:?} do not fit {} axes", axes.len())));
+                let negative = sizes.iter().filter_map(dims::value).any(|d| d < 0);
+                if sizes.len() != axes.len() || negative {
+                    return Err(cx.err(format!(
+                        "sizes {} do not fit {} axes",
+                        super::ctx::show(&sizes),
+                        axes.len()
+                    )));
                 }
-                for (&a, &d) in axes.iter().zip(&sizes) {
+                for (&a, d) in axes.iter().zip(sizes) {
                     out[a] = d;
                 }
             }
-            _ => axes.iter().for_each(|&a| out[a] = DYN),
+            _ => axes.iter().for_each(|&a| out[a] = None),
         }
         return Ok(Some(out));
     }
     let Some(scales) = cx.operand(scales_at).and_then(|_| cx.const_f64s(scales_at)) else {
-        axes.iter().for_each(|&a| out[a] = DYN);
+        axes.iter().for_each(|&a| out[a] = None);
         return Ok(Some(out));
     };
     if scales.len() != axes.len() || scales.iter().any(|&f| f.is_nan() || f <= 0.0) {
         return Err(cx.err(format!("scales {scales:?} do not fit {} axes", axes.len())));
     }
     for (&a, &f) in axes.iter().zip(&scales) {
-        if s[a] != DYN {
-            let d = (s[a] as f32 * f as f32).floor();
-            if !d.is_finite() || d >= i64::MAX as f32 {
-                return Err(cx.err("scaled extent is too large"));
-            }
-            out[a] = d as i64;
-        }
+        out[a] = scaled(cx, &s[a], f)?;
     }
     Ok(Some(out))
+}
+
+/// `floor(d * f)`.
+fn scaled(cx: &Ctx<'_>, d: &dims::Dim, f: f64) -> Result<dims::Dim, Diagnostic> {
+    if let Some(v) = dims::value(d) {
+        let x = (v as f32 * f as f32).floor();
+        if !x.is_finite() || x >= i64::MAX as f32 {
+            return Err(cx.err("scaled extent is too large"));
+        }
+        return Ok(dims::c(x as i64));
+    }
+    let f = f as f32;
+    let whole = f.fract() == 0.0 && f < 1e9;
+    let inverse = (1.0 / f).fract() == 0.0 && f > 1e-9;
+    Ok(if whole {
+        dims::scale(d, f as i64)
+    } else if inverse {
+        dims::floordiv(d, (1.0 / f) as i64)
+    } else {
+        None
+    })
 }
 
 fn one_hot_shape(cx: &Ctx<'_>, axis: i64) -> Result<Shape, Diagnostic> {

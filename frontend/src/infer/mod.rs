@@ -4,6 +4,7 @@
 pub mod control;
 mod ctx;
 mod data_ops;
+pub mod dims;
 mod elementwise;
 mod misc;
 mod ml;
@@ -33,10 +34,19 @@ pub type Declared = SecondaryMap<ValueId, Option<Type>>;
 /// Inferred result types of `op`, or `None` for ops inference does not know
 /// (their declared types stay).
 pub fn infer_op(m: &Module, op: OpId) -> Result<Option<Vec<Type>>, Diagnostic> {
+    infer_op_with(m, op, None)
+}
+
+/// [`infer_op`] recording the equalities between sizes the op requires.
+fn infer_op_with(
+    m: &Module,
+    op: OpId,
+    unify: Option<&dims::Unifier>,
+) -> Result<Option<Vec<Type>>, Diagnostic> {
     let Some(kind) = OpKind::of(m, op) else {
         return Ok(None);
     };
-    let cx = Ctx { m, op };
+    let cx = Ctx { m, op, unify };
     Ok(rules::infer(&cx, kind)?.map(|tys| cx.fit(tys)))
 }
 
@@ -81,14 +91,50 @@ pub fn infer_function_with(m: &mut Module, func: OpId, given: &Declared) -> Resu
         }
     }
     let ops = m.collect_ops(func).len();
+    let unify = dims::Unifier::for_function(m, func);
     let mut walk = Walk {
         declared: &declared,
         budget: ops.saturating_mul(16).saturating_add(4096),
+        unify: &unify,
     };
     walk.block(m, entry)?;
+    let keep = symbol_ranks(m, func);
+    let subst = unify.solve(&|s| keep.get(s).copied().unwrap_or(2));
+    dims::rewrite_types(m, func, &subst);
     // A body without its return yet keeps the declared signature.
     ir::dialects::func::refresh_signature(m, func);
     Ok(())
+}
+
+/// Which symbols should survive unification: the model's dim_params (0),
+/// other symbols of the function's inputs (1); fresh ones rank 2.
+fn symbol_ranks(m: &Module, func: OpId) -> std::collections::HashMap<String, u8> {
+    let mut ranks = std::collections::HashMap::new();
+    if let Some(entry) = m.region(func, 0).and_then(|r| m.entry_block(r)) {
+        for &a in m.block_args(entry) {
+            for d in dims::of_type(m.value_type(a))
+                .unwrap_or_default()
+                .into_iter()
+                .flatten()
+            {
+                for s in d.symbols() {
+                    ranks.insert(s.to_string(), 1);
+                }
+            }
+        }
+    }
+    let params = m
+        .attr(func, crate::dialect::DIM_PARAMS_IN)
+        .and_then(ir::Attribute::as_array)
+        .unwrap_or(&[]);
+    for names in params.iter().filter_map(ir::Attribute::as_array) {
+        for n in names.iter().filter_map(ir::Attribute::as_str) {
+            if !n.is_empty() {
+                ranks.insert(n.to_string(), 0);
+            }
+        }
+    }
+    ranks
 }
 
 /// The declared type of `v`: given apart, else its current one.
@@ -111,10 +157,23 @@ pub fn infer_now(m: &mut Module, op: OpId, declared: &Declared) {
     }
 }
 
-/// Sets `v`'s type to `inferred` refined by its declaration.
-fn assign(m: &mut Module, op: OpId, v: ValueId, inferred: Type, declared: &Declared) {
+/// Sets `v`'s type to `inferred` refined by its declaration; with a
+/// unifier, a dynamic dim nothing determines gets a symbol (the one it had,
+/// else a fresh one).
+fn assign(
+    m: &mut Module,
+    op: OpId,
+    v: ValueId,
+    inferred: Type,
+    declared: &Declared,
+    unify: Option<&dims::Unifier>,
+) {
     let decl = declared_type(m, v, declared);
     let (ty, conflict) = refine(&decl, inferred);
+    let ty = match unify {
+        Some(u) => name_unknown_dims(ty, m.value_type(v), u),
+        None => ty,
+    };
     if conflict {
         tracing::warn!(
             "{}: declared type {decl} of a value of '{}' contradicts the inferred {ty}; using the inferred type",
@@ -125,11 +184,37 @@ fn assign(m: &mut Module, op: OpId, v: ValueId, inferred: Type, declared: &Decla
     m.set_value_type(v, ty);
 }
 
+/// `ty` with each unknown dynamic dim named: `before`'s symbol at that
+/// position if it had one, else a fresh symbol.
+fn name_unknown_dims(ty: Type, before: &Type, u: &dims::Unifier) -> Type {
+    let Some(d) = dims::of_type(&ty) else {
+        return ty;
+    };
+    if d.iter().all(Option::is_some) {
+        return ty;
+    }
+    let old = dims::of_type(before).filter(|o| o.len() == d.len());
+    let named = d
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            e.or_else(|| {
+                old.as_ref()
+                    .and_then(|o| o[i].clone())
+                    .filter(|x| x.as_const().is_none())
+            })
+            .or_else(|| Some(u.fresh()))
+        })
+        .collect();
+    Type::tensor_dims(named, ty.element_type().clone())
+}
+
 /// Walks blocks in order; `budget` bounds the op inferences of loop-body
 /// rounds, so nested loops cannot multiply their rounds without limit.
 struct Walk<'d> {
     declared: &'d Declared,
     budget: usize,
+    unify: &'d dims::Unifier,
 }
 
 impl Walk<'_> {
@@ -140,11 +225,11 @@ impl Walk<'_> {
             if !m.regions(op).is_empty() {
                 self.regions(m, op)?;
             }
-            let Some(types) = infer_op(m, op)? else {
+            let Some(types) = infer_op_with(m, op, Some(self.unify))? else {
                 continue;
             };
             for (r, inferred) in m.results(op).to_vec().into_iter().zip(types) {
-                assign(m, op, r, inferred, self.declared);
+                assign(m, op, r, inferred, self.declared, Some(self.unify));
             }
         }
         Ok(())
@@ -168,6 +253,12 @@ impl Walk<'_> {
         let Some(&body) = blocks.first() else {
             return Ok(());
         };
+        // A fresh symbol says no more than an unknown dim, and starting
+        // from it would cost nested loops a second round each.
+        carried = carried
+            .iter()
+            .map(|t| forget_fresh(t, self.unify))
+            .collect();
         // Over budget: one round with unranked carried values, no more.
         let mut last = self.budget == 0;
         if last {
@@ -190,7 +281,7 @@ impl Walk<'_> {
                 ));
             }
             for (a, t) in block_args.into_iter().zip(args) {
-                assign(m, op, a, t, self.declared);
+                assign(m, op, a, t, self.declared, Some(self.unify));
             }
             self.block(m, body)?;
             if last {
@@ -218,6 +309,16 @@ impl Walk<'_> {
     }
 }
 
+/// `t` with every dim that involves a fresh symbol unknown.
+fn forget_fresh(t: &Type, u: &dims::Unifier) -> Type {
+    let Some(d) = dims::of_type(t) else {
+        return t.clone();
+    };
+    let fresh = |e: &ir::dim::DimExpr| e.symbols().iter().any(|s| u.is_fresh(s));
+    let kept = d.into_iter().map(|e| e.filter(|e| !fresh(e))).collect();
+    dims::to_type(Some(kept), t.element_type().clone())
+}
+
 fn unranked(t: &Type) -> Type {
     Type::unranked_tensor(t.element_type().clone())
 }
@@ -225,37 +326,39 @@ fn unranked(t: &Type) -> Type {
 /// Rounds of loop-body inference before carried types are given up on.
 const MAX_BODY_ROUNDS: usize = 8;
 
-/// Combines a declared type with an inferred one: the inferred wins, a `?`
-/// it leaves is filled from the declaration. The flag reports a real
-/// contradiction (the unranked `f32` placeholder contradicts nothing).
+/// Combines a declared type with an inferred one: the inferred wins, a
+/// dim it leaves unknown is taken from the declaration (a symbolic size
+/// it knows is not replaced by a declared static one: exporters record the
+/// sizes they traced with). The flag reports a real contradiction (the
+/// unranked `f32` placeholder contradicts nothing).
 pub fn refine(declared: &Type, inferred: Type) -> (Type, bool) {
     let (Some(d), Some(i)) = (declared.as_tensor(), inferred.as_tensor()) else {
         return (inferred, false);
     };
-    let Some(dshape) = &d.shape else {
+    let Some(ddims) = d.sym_dims() else {
         return (inferred, false);
     };
     let elem_conflict = d.elem != i.elem;
-    let Some(ishape) = &i.shape else {
-        return (Type::tensor(dshape.clone(), i.elem.clone()), elem_conflict);
+    let Some(idims) = i.sym_dims() else {
+        return (dims::to_type(Some(ddims), i.elem.clone()), elem_conflict);
     };
-    if ishape.len() != dshape.len() {
+    if idims.len() != ddims.len() {
         return (inferred, true);
     }
     let mut conflict = elem_conflict;
-    let dims = ishape
-        .iter()
-        .zip(dshape)
-        .map(|(&a, &b)| match (a, b) {
-            (DYN, b) => b,
-            (a, DYN) => a,
-            (a, b) => {
-                conflict |= a != b;
+    let merged = idims
+        .into_iter()
+        .zip(ddims)
+        .map(|(a, b)| match (dims::value(&a), dims::value(&b)) {
+            (Some(x), Some(y)) => {
+                conflict |= x != y;
                 a
             }
+            _ if a.is_some() => a,
+            _ => b,
         })
         .collect();
-    (Type::tensor(dims, i.elem.clone()), conflict)
+    (dims::to_type(Some(merged), i.elem.clone()), conflict)
 }
 
 /// Multidirectional (NumPy) broadcast of two shapes.

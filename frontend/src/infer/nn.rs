@@ -1,11 +1,17 @@
 //! Neural-network ops: MatMul, Gemm, Conv/ConvTranspose, pooling,
 //! BatchNormalization.
 
-use super::{one, tensor, Ctx, Inferred};
+use super::dims::{self, Dim, Dims};
+use super::{Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
 use onnx::ops;
 
-type Shape = Option<Vec<i64>>;
+type Shape = Option<Dims>;
+
+/// One result of `dims` and `elem`.
+fn one(d: Shape, elem: Type) -> Inferred {
+    Ok(Some(vec![dims::to_type(d, elem)]))
+}
 
 /// The sliding-window attributes of the Conv-like ops and the pools.
 struct WindowAttrs<'m> {
@@ -98,10 +104,10 @@ pub(super) fn lp_pool(cx: &Ctx<'_>) -> Inferred {
 
 /// GlobalAveragePool, GlobalMaxPool, GlobalLpPool: spatial dims become 1.
 pub(super) fn global_pool(cx: &Ctx<'_>) -> Inferred {
-    let shape = cx.shape(0)?.map(|s| {
-        s.iter()
+    let shape = cx.dims(0)?.map(|s| {
+        s.into_iter()
             .enumerate()
-            .map(|(i, &d)| if i < 2 { d } else { 1 })
+            .map(|(i, d)| if i < 2 { d } else { dims::c(1) })
             .collect()
     });
     one(shape, cx.elem(0)?)
@@ -118,53 +124,42 @@ pub(super) fn batch_norm(cx: &Ctx<'_>) -> Inferred {
     Ok(Some(out))
 }
 
-/// Merges two extents that must agree; `DYN` yields to a static one.
-fn agree(cx: &Ctx<'_>, a: i64, b: i64, what: &str) -> Result<i64, Diagnostic> {
-    match (a, b) {
-        (DYN, d) | (d, DYN) => Ok(d),
-        (x, y) if x == y => Ok(x),
-        (x, y) => Err(cx.err(format!("{what} mismatch: {x} vs {y}"))),
-    }
-}
-
 /// NumPy matmul of operands `ia` and `ib`: 1-D operands get a dim
 /// prepended/appended then removed, batch dims broadcast.
 fn matmul_of(cx: &Ctx<'_>, ia: usize, ib: usize) -> Result<Shape, Diagnostic> {
-    let (Some(a), Some(b)) = (cx.shape(ia)?, cx.shape(ib)?) else {
+    let (Some(a), Some(b)) = (cx.dims(ia)?, cx.dims(ib)?) else {
         return Ok(None);
     };
     if a.is_empty() || b.is_empty() {
         return Err(cx.err("MatMul operands must have rank >= 1"));
     }
-    let a2 = if a.len() == 1 {
-        vec![1, a[0]]
-    } else {
-        a.clone()
-    };
-    let b2 = if b.len() == 1 {
-        vec![b[0], 1]
-    } else {
-        b.clone()
-    };
+    let mut a2 = a.clone();
+    if a.len() == 1 {
+        a2.insert(0, dims::c(1));
+    }
+    let mut b2 = b.clone();
+    if b.len() == 1 {
+        b2.push(dims::c(1));
+    }
     let (abatch, amat) = a2.split_at(a2.len() - 2);
     let (bbatch, bmat) = b2.split_at(b2.len() - 2);
-    agree(cx, amat[1], bmat[0], "MatMul inner dimension")?;
-    let mut out = super::broadcast_shapes(abatch, bbatch).map_err(|e| cx.err(e))?;
+    cx.equal(&amat[1], &bmat[0], "MatMul inner dimension")?;
+    let mut out = cx.broadcast_pair(abatch, bbatch)?;
     if a.len() > 1 {
-        out.push(amat[0]);
+        out.push(amat[0].clone());
     }
     if b.len() > 1 {
-        out.push(bmat[1]);
+        out.push(bmat[1].clone());
     }
     Ok(Some(out))
 }
 
-fn gemm_shape(cx: &Ctx<'_>, trans_a: bool, trans_b: bool) -> Result<Vec<i64>, Diagnostic> {
-    let mat = |i: usize| -> Result<[i64; 2], Diagnostic> {
-        match cx.shape(i)? {
-            None => Ok([DYN, DYN]),
-            Some(s) => match s[..] {
-                [r, c] => Ok([r, c]),
+fn gemm_shape(cx: &Ctx<'_>, trans_a: bool, trans_b: bool) -> Result<Dims, Diagnostic> {
+    let mat = |i: usize| -> Result<[Dim; 2], Diagnostic> {
+        match cx.dims(i)? {
+            None => Ok([None, None]),
+            Some(s) => match &s[..] {
+                [r, c] => Ok([r.clone(), c.clone()]),
                 _ => Err(cx.err(format!(
                     "Gemm operand #{i} must be 2-D, has rank {}",
                     s.len()
@@ -176,14 +171,19 @@ fn gemm_shape(cx: &Ctx<'_>, trans_a: bool, trans_b: bool) -> Result<Vec<i64>, Di
     let [b0, b1] = mat(1)?;
     let (m, ka) = if trans_a { (a1, a0) } else { (a0, a1) };
     let (kb, n) = if trans_b { (b1, b0) } else { (b0, b1) };
-    agree(cx, ka, kb, "Gemm inner dimension")?;
+    cx.equal(&ka, &kb, "Gemm inner dimension")?;
     let mut out = vec![m, n];
     if cx.operand(2).is_some() {
-        if let Some(c) = cx.shape(2)? {
+        if let Some(c) = cx.dims(2)? {
             // C broadcasts to [M, N] one way only; it may also fill a `?`.
-            let b = super::broadcast_shapes(&out, &c).map_err(|e| cx.err(format!("bias: {e}")))?;
+            let b = cx
+                .broadcast_pair(&out, &c)
+                .map_err(|e| cx.err(format!("bias: {}", e.message)))?;
             if b.len() != 2 {
-                return Err(cx.err(format!("bias of shape {c:?} does not broadcast to [M, N]")));
+                return Err(cx.err(format!(
+                    "bias of shape {} does not broadcast to [M, N]",
+                    super::ctx::show(&c)
+                )));
             }
             out = b;
         }
@@ -276,26 +276,38 @@ pub fn window_out(
     Ok(out)
 }
 
-/// Spatial output dims for `x` with window `w`.
-fn spatial(cx: &Ctx<'_>, x: &[i64], w: &Window, ceil: bool) -> Result<Vec<i64>, Diagnostic> {
+/// Output extent of a window over a symbolic `d`: the static formula
+/// when `d` is known, else its expression (`floor((d + pads - ek) / s) +
+/// 1`; `ceil(d / s)` for SAME). Ceil mode over an unknown extent has no
+/// closed form here (its last window may be dropped): unknown.
+fn window_out_dim(d: &Dim, i: usize, w: &Window, ceil: bool) -> Result<Dim, String> {
     let n = w.kernel.len();
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let d = x.get(2 + i).copied().unwrap_or(DYN);
-        let pads = (w.pads[i], w.pads[n + i]);
-        let o = window_out(
-            d,
-            w.kernel[i],
-            w.strides[i],
-            w.dilations[i],
-            pads,
-            &w.auto_pad,
-            ceil,
-        )
-        .map_err(|e| cx.err(format!("spatial axis {i}: {e}")))?;
-        out.push(o);
+    let (k, s, dil) = (w.kernel[i], w.strides[i], w.dilations[i]);
+    let pads = (w.pads[i], w.pads[n + i]);
+    if let Some(v) = dims::value(d) {
+        let o = window_out(v, k, s, dil, pads, &w.auto_pad, ceil)?;
+        return Ok((o != DYN).then(|| ir::dim::DimExpr::constant(o)));
     }
-    Ok(out)
+    if matches!(w.auto_pad.as_str(), "SAME_UPPER" | "SAME_LOWER") {
+        return Ok(dims::ceildiv(d, s));
+    }
+    if k == DYN || ceil {
+        return Ok(None);
+    }
+    let ek = dil.saturating_mul(k - 1).saturating_add(1);
+    let (pb, pe) = if w.auto_pad == "VALID" { (0, 0) } else { pads };
+    let span = dims::add_const(d, pb.saturating_add(pe).saturating_sub(ek));
+    Ok(dims::add_const(&dims::floordiv(&span, s), 1))
+}
+
+/// Spatial output dims for `x` with window `w`.
+fn spatial(cx: &Ctx<'_>, x: &[Dim], w: &Window, ceil: bool) -> Result<Dims, Diagnostic> {
+    (0..w.kernel.len())
+        .map(|i| {
+            let d = x.get(2 + i).cloned().flatten();
+            window_out_dim(&d, i, w, ceil).map_err(|e| cx.err(format!("spatial axis {i}: {e}")))
+        })
+        .collect()
 }
 
 /// Conv output shape of input operand `ix` and weight operand `iw`.
@@ -307,15 +319,15 @@ fn conv_of(
     group: i64,
     attrs: &WindowAttrs<'_>,
 ) -> Result<Shape, Diagnostic> {
-    let (x, wshape) = (cx.shape(ix)?, cx.shape(iw)?);
+    let (x, wshape) = (cx.dims(ix)?, cx.dims(iw)?);
     let spatial_rank = match (&x, &wshape, &kernel_shape) {
         (_, _, Some(k)) => k.len(),
         (Some(x), _, _) if x.len() >= 2 => x.len() - 2,
         (_, Some(w), _) if w.len() >= 2 => w.len() - 2,
         _ => return Ok(None),
     };
-    let wshape = wshape.unwrap_or_else(|| vec![DYN; spatial_rank + 2]);
-    let x = x.unwrap_or_else(|| vec![DYN; spatial_rank + 2]);
+    let wshape = wshape.unwrap_or_else(|| vec![None; spatial_rank + 2]);
+    let x = x.unwrap_or_else(|| vec![None; spatial_rank + 2]);
     if x.len() != spatial_rank + 2 || wshape.len() != spatial_rank + 2 {
         return Err(cx.err(format!(
             "input rank {} and weight rank {} do not match",
@@ -323,24 +335,28 @@ fn conv_of(
             wshape.len()
         )));
     }
-    let kernel = kernel_shape.unwrap_or_else(|| wshape[2..].to_vec());
+    let kernel = kernel_shape.unwrap_or_else(|| {
+        wshape[2..]
+            .iter()
+            .map(|d| dims::value(d).unwrap_or(DYN))
+            .collect()
+    });
     if group < 1 {
         return Err(cx.err(format!("group {group} must be positive")));
     }
-    if x[1] != DYN && wshape[1] != DYN && Some(x[1]) != wshape[1].checked_mul(group) {
-        return Err(cx.err(format!(
-            "input has {} channels, weight expects {} x group {group}",
-            x[1], wshape[1]
-        )));
-    }
+    cx.equal(
+        &x[1],
+        &dims::scale(&wshape[1], group),
+        "input channels (weight channels x group)",
+    )?;
     let w = window(cx, kernel, attrs)?;
-    let mut out = vec![x[0], wshape[0]];
+    let mut out = vec![x[0].clone(), wshape[0].clone()];
     out.extend(spatial(cx, &x, &w, false)?);
     Ok(Some(out))
 }
 
 fn conv_transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let (Some(x), Some(wshape)) = (cx.shape(0)?, cx.shape(1)?) else {
+    let (Some(x), Some(wshape)) = (cx.dims(0)?, cx.dims(1)?) else {
         return Ok(None);
     };
     if x.len() < 3 || wshape.len() != x.len() {
@@ -348,32 +364,38 @@ fn conv_transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     }
     let v = ops::ConvTranspose::of(cx.m, cx.op);
     let n = x.len() - 2;
-    let group = v.group();
-    let channels = if wshape[1] == DYN {
-        DYN
-    } else {
-        wshape[1].saturating_mul(group)
-    };
-    let kernel = v.kernel_shape().unwrap_or_else(|| wshape[2..].to_vec());
+    let channels = dims::scale(&wshape[1], v.group());
+    let kernel = v.kernel_shape().unwrap_or_else(|| {
+        wshape[2..]
+            .iter()
+            .map(|d| dims::value(d).unwrap_or(DYN))
+            .collect()
+    });
     if kernel.len() != n {
         return Err(cx.err("kernel_shape rank does not match the input"));
     }
     let w = window(cx, kernel, &window_attrs!(v))?;
-    let mut out = vec![x[0], channels];
+    let mut out = vec![x[0].clone(), channels];
     if let Some(shape) = v.output_shape() {
-        out.extend(shape.iter().skip(shape.len().saturating_sub(n)));
+        out.extend(
+            shape
+                .iter()
+                .skip(shape.len().saturating_sub(n))
+                .map(|&d| dims::c(d)),
+        );
         return Ok(Some(out));
     }
     let opad = v.output_padding().unwrap_or_else(|| vec![0; n]);
     for i in 0..n {
-        let (d, k) = (x[2 + i], w.kernel[i]);
-        if d == DYN || k == DYN {
-            out.push(DYN);
+        let (d, k) = (&x[2 + i], w.kernel[i]);
+        let s = w.strides[i];
+        if k == DYN {
+            out.push(None);
             continue;
         }
-        let s = w.strides[i];
+        // SAME: d·s; else s·(d - 1) + output_padding + ek - pads.
         let o = if w.auto_pad.starts_with("SAME") {
-            d.saturating_mul(s)
+            dims::scale(d, s)
         } else {
             let (pb, pe) = if w.auto_pad == "VALID" {
                 (0, 0)
@@ -381,14 +403,18 @@ fn conv_transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
                 (w.pads[i], w.pads[n + i])
             };
             let ek = w.dilations[i].saturating_mul(k - 1).saturating_add(1);
-            s.saturating_mul(d - 1)
-                .saturating_add(opad.get(i).copied().unwrap_or(0))
+            let extra = opad
+                .get(i)
+                .copied()
+                .unwrap_or(0)
                 .saturating_add(ek)
                 .saturating_sub(pb)
                 .saturating_sub(pe)
+                .saturating_sub(s);
+            dims::add_const(&dims::scale(d, s), extra)
         };
-        if o < 1 {
-            return Err(cx.err(format!("spatial axis {i} has output extent {o}")));
+        if let Some(v) = dims::value(&o).filter(|&v| v < 1) {
+            return Err(cx.err(format!("spatial axis {i} has output extent {v}")));
         }
         out.push(o);
     }
@@ -397,9 +423,9 @@ fn conv_transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 
 /// Y and Indices (MaxPool) of a pool with `kernel`.
 fn pool(cx: &Ctx<'_>, kernel: Vec<i64>, ceil: bool, attrs: &WindowAttrs<'_>) -> Inferred {
-    let x = match cx.shape(0)? {
+    let x = match cx.dims(0)? {
         Some(x) => x,
-        None => vec![DYN; kernel.len() + 2],
+        None => vec![None; kernel.len() + 2],
     };
     if x.len() != kernel.len() + 2 {
         return Err(cx.err(format!(
@@ -408,11 +434,11 @@ fn pool(cx: &Ctx<'_>, kernel: Vec<i64>, ceil: bool, attrs: &WindowAttrs<'_>) -> 
         )));
     }
     let w = window(cx, kernel, attrs)?;
-    let mut out = vec![x[0], x[1]];
+    let mut out = vec![x[0].clone(), x[1].clone()];
     out.extend(spatial(cx, &x, &w, ceil)?);
     let shape = Some(out);
     Ok(Some(vec![
-        tensor(shape.clone(), cx.elem(0)?),
-        tensor(shape, Type::i64()),
+        dims::to_type(shape.clone(), cx.elem(0)?),
+        dims::to_type(shape, Type::i64()),
     ]))
 }

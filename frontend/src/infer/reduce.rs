@@ -1,9 +1,15 @@
 //! Reductions: Reduce* (axes as an operand, keepdims,
 //! noop_with_empty_axes) and ArgMax/ArgMin.
 
-use super::{one, Ctx, Inferred};
-use ir::{Diagnostic, Type, DYN};
+use super::dims::{self, Dims};
+use super::{Ctx, Inferred};
+use ir::{Diagnostic, Type};
 use onnx::ops;
+
+/// One result of `dims` and `elem`.
+fn one(d: Option<Dims>, elem: Type) -> Inferred {
+    Ok(Some(vec![dims::to_type(d, elem)]))
+}
 
 /// The attributes every Reduce* op has.
 pub(super) struct Reduce {
@@ -65,7 +71,7 @@ pub(super) fn arg_min(cx: &Ctx<'_>) -> Inferred {
 
 /// ArgMax/ArgMin: indices along one axis.
 fn arg(cx: &Ctx<'_>, axis: i64, keep: bool) -> Inferred {
-    let shape = match cx.shape(0)? {
+    let shape = match cx.dims(0)? {
         Some(s) => {
             let axis = cx.axis(axis, s.len())?;
             Some(reduced(&s, &[axis], keep))
@@ -76,13 +82,13 @@ fn arg(cx: &Ctx<'_>, axis: i64, keep: bool) -> Inferred {
 }
 
 /// `shape` with `axes` removed, or set to 1 when `keep`.
-fn reduced(shape: &[i64], axes: &[usize], keep: bool) -> Vec<i64> {
+fn reduced(shape: &[dims::Dim], axes: &[usize], keep: bool) -> Dims {
     shape
         .iter()
         .enumerate()
-        .filter_map(|(i, &d)| match (axes.contains(&i), keep) {
-            (false, _) => Some(d),
-            (true, true) => Some(1),
+        .filter_map(|(i, d)| match (axes.contains(&i), keep) {
+            (false, _) => Some(d.clone()),
+            (true, true) => Some(dims::c(1)),
             (true, false) => None,
         })
         .collect()
@@ -92,8 +98,8 @@ fn reduce(cx: &Ctx<'_>, r: Reduce) -> Inferred {
     one(reduce_shape(cx, &r)?, cx.elem(0)?)
 }
 
-fn reduce_shape(cx: &Ctx<'_>, r: &Reduce) -> Result<Option<Vec<i64>>, Diagnostic> {
-    let Some(s) = cx.shape(0)? else {
+fn reduce_shape(cx: &Ctx<'_>, r: &Reduce) -> Result<Option<Dims>, Diagnostic> {
+    let Some(s) = cx.dims(0)? else {
         return Ok(None);
     };
     let keep = r.keepdims;
@@ -102,14 +108,14 @@ fn reduce_shape(cx: &Ctx<'_>, r: &Reduce) -> Result<Option<Vec<i64>>, Diagnostic
             Some(a) => a,
             // Unknown axes: the rank survives with keepdims, or drops by
             // their count when that is static.
-            None if keep => return Ok(Some(vec![DYN; s.len()])),
+            None if keep => return Ok(Some(vec![None; s.len()])),
             None => {
                 let rank = cx
                     .static_len(1)
                     .filter(|&k| k > 0)
                     .map(|k| s.len().checked_sub(k));
                 return match rank {
-                    Some(Some(r)) => Ok(Some(vec![DYN; r])),
+                    Some(Some(r)) => Ok(Some(vec![None; r])),
                     Some(None) => Err(cx.err("more axes than dims")),
                     None => Ok(None),
                 };

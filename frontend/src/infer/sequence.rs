@@ -1,6 +1,7 @@
 //! Sequence models: RNN/GRU/LSTM, Attention, LinearAttention,
 //! CausalConvWithState, RotaryEmbedding and SwiGLU.
 
+use super::dims;
 use super::{tensor, Ctx, Inferred};
 use ir::{Diagnostic, Type, DYN};
 use onnx::ops;
@@ -86,36 +87,46 @@ fn div_exact(a: i64, b: i64) -> i64 {
 /// Y, Y_h (and Y_c for LSTM) of the recurrent ops, for both layouts.
 fn recurrent(cx: &Ctx<'_>, r: &Recurrent<'_>) -> Result<Vec<Type>, Diagnostic> {
     let elem = cx.elem(0)?;
-    let Some(x) = cx.shape(0)? else {
+    let Some(x) = cx.dims(0)? else {
         return Ok(vec![Type::unranked_tensor(elem); 3]);
     };
     if x.len() != 3 {
         return Err(cx.err(format!("X must have rank 3, got {}", x.len())));
     }
     let dirs = match r.direction {
-        "forward" | "reverse" => 1,
-        "bidirectional" => 2,
+        "forward" | "reverse" => dims::c(1),
+        "bidirectional" => dims::c(2),
         other => return Err(cx.err(format!("unknown direction '{other}'"))),
     };
     let hidden = match r.hidden_size {
-        Some(h) => h,
-        None => cx.shape(1)?.map_or(DYN, |w| div_exact(dim(&w, 1), r.gates)),
+        Some(h) => dims::c(h),
+        // W is [dirs, gates * hidden, input].
+        None => match cx.shape(1)?.map(|w| div_exact(dim(&w, 1), r.gates)) {
+            Some(h) if h != DYN => dims::c(h),
+            _ => None,
+        },
     };
     let batch_first = r.layout != 0;
     let (seq, batch) = if batch_first {
-        (x[1], x[0])
+        (x[1].clone(), x[0].clone())
     } else {
-        (x[0], x[1])
+        (x[0].clone(), x[1].clone())
     };
     let (y, state) = if batch_first {
-        (vec![batch, seq, dirs, hidden], vec![batch, dirs, hidden])
+        (
+            vec![batch.clone(), seq, dirs.clone(), hidden.clone()],
+            vec![batch, dirs, hidden],
+        )
     } else {
-        (vec![seq, dirs, batch, hidden], vec![dirs, batch, hidden])
+        (
+            vec![seq, dirs.clone(), batch.clone(), hidden.clone()],
+            vec![dirs, batch, hidden],
+        )
     };
     Ok(vec![
-        Type::tensor(y, elem.clone()),
-        Type::tensor(state.clone(), elem.clone()),
-        Type::tensor(state, elem),
+        Type::tensor_dims(y, elem.clone()),
+        Type::tensor_dims(state.clone(), elem.clone()),
+        Type::tensor_dims(state, elem),
     ])
 }
 

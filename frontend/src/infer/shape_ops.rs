@@ -1,12 +1,18 @@
 //! Shape ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat,
 //! Gather, Shape, Size, Slice, Expand, ConstantOfShape, Range.
 
-use super::{broadcast_shapes, one, product, Ctx, Inferred};
+use super::dims::{self, Dim, Dims};
+use super::{Ctx, Inferred};
 use ir::elements::NumClass;
 use ir::{Diagnostic, Type, DYN};
-use onnx::{ops, OpKind};
+use onnx::ops;
 
-type Shape = Option<Vec<i64>>;
+type Shape = Option<Dims>;
+
+/// One result of `dims` and `elem`.
+fn one(d: Shape, elem: Type) -> Inferred {
+    Ok(Some(vec![dims::to_type(d, elem)]))
+}
 
 pub(super) fn reshape(cx: &Ctx<'_>) -> Inferred {
     let allowzero = ops::Reshape::of(cx.m, cx.op).allowzero() != 0;
@@ -39,11 +45,15 @@ pub(super) fn gather(cx: &Ctx<'_>) -> Inferred {
 }
 
 pub(super) fn gather_elements(cx: &Ctx<'_>) -> Inferred {
-    one(cx.shape(1)?, cx.elem(0)?)
+    one(cx.dims(1)?, cx.elem(0)?)
 }
 
 pub(super) fn shape(cx: &Ctx<'_>) -> Inferred {
-    one(Some(vec![shape_len(cx)?]), Type::i64())
+    let n = shape_len(cx)?;
+    one(
+        Some(vec![(n != DYN).then(|| ir::dim::DimExpr::constant(n))]),
+        Type::i64(),
+    )
 }
 
 pub(super) fn size(_cx: &Ctx<'_>) -> Inferred {
@@ -66,19 +76,30 @@ pub(super) fn constant_of_shape(cx: &Ctx<'_>) -> Inferred {
 }
 
 pub(super) fn range(cx: &Ctx<'_>) -> Inferred {
-    one(Some(vec![range_len(cx)?]), cx.elem(0)?)
+    let n = range_len(cx)?;
+    one(
+        Some(vec![(n != DYN).then(|| ir::dim::DimExpr::constant(n))]),
+        cx.elem(0)?,
+    )
 }
 
-/// The integer list a shape-like operand holds when constant, checked to
-/// hold no negative extent.
+/// The sizes a shape-like operand holds (what is known of them), checked
+/// to hold no negative constant.
 fn shape_from_operand(cx: &Ctx<'_>, i: usize) -> Result<Shape, Diagnostic> {
-    if let Some(dims) = cx.const_ints(i) {
-        if let Some(d) = dims.iter().find(|&&d| d < 0) {
+    if let Some(v) = shape_value(cx, i) {
+        if let Some(d) = v.iter().filter_map(dims::value).find(|&d| d < 0) {
             return Err(cx.err(format!("shape operand holds a negative extent {d}")));
         }
-        return Ok(Some(dims));
+        return Ok(Some(v));
     }
-    Ok(static_len(cx, i)?.map(|n| vec![DYN; n]))
+    Ok(static_len(cx, i)?.map(|n| vec![None; n]))
+}
+
+/// What operand `i` holds as sizes, where the shape arithmetic that
+/// computes it is known (`onnx::shape_value`).
+pub(super) fn shape_value(cx: &Ctx<'_>, i: usize) -> Option<Dims> {
+    let v = cx.operand(i)?;
+    onnx::shape_value::ShapeValues::new().get(cx.m, v)
 }
 
 /// Static length of a 1-D operand.
@@ -90,84 +111,76 @@ fn static_len(cx: &Ctx<'_>, i: usize) -> Result<Option<usize>, Diagnostic> {
 }
 
 fn reshape_shape(cx: &Ctx<'_>, allowzero: bool) -> Result<Shape, Diagnostic> {
-    let data = cx.shape(0)?;
-    let Some(target) = cx.const_ints(1) else {
-        // `Reshape(y, Shape(x))` (how import writes Softmax-like ops of
-        // old opsets) takes x's dims; a 0 copies y's, so not with zeros.
-        if let Some(dims) = dims_of_shape_op(cx, 1).filter(|d| allowzero || !d.contains(&0)) {
-            return Ok(Some(dims));
-        }
-        return Ok(static_len(cx, 1)?.map(|n| vec![DYN; n]));
+    let data = cx.dims(0)?;
+    let Some(target) = shape_value(cx, 1) else {
+        return Ok(static_len(cx, 1)?.map(|n| vec![None; n]));
     };
-    let mut out = Vec::with_capacity(target.len());
+    let mut out: Dims = Vec::with_capacity(target.len());
     let mut infer_at = None;
-    for (i, &t) in target.iter().enumerate() {
-        out.push(match t {
-            -1 if infer_at.is_some() => return Err(cx.err("shape has more than one -1")),
-            -1 => {
+    for (i, t) in target.iter().enumerate() {
+        out.push(match dims::value(t) {
+            Some(-1) if infer_at.is_some() => return Err(cx.err("shape has more than one -1")),
+            Some(-1) => {
                 infer_at = Some(i);
-                DYN
+                None
             }
-            0 if !allowzero => match &data {
-                Some(d) => *d.get(i).ok_or_else(|| {
+            Some(0) if !allowzero => match &data {
+                Some(d) => d.get(i).cloned().ok_or_else(|| {
                     cx.err(format!(
                         "shape entry {i} copies a dim the input does not have"
                     ))
                 })?,
-                None => DYN,
+                None => None,
             },
-            t if t < 0 => return Err(cx.err(format!("invalid shape entry {t}"))),
-            t => t,
+            Some(v) if v < 0 => return Err(cx.err(format!("invalid shape entry {v}"))),
+            // A known size, or nothing known (then fresh).
+            _ => t.clone(),
         });
     }
-    if allowzero && infer_at.is_some() && target.contains(&0) {
+    let zero = target.iter().any(|t| dims::value(t) == Some(0));
+    if allowzero && infer_at.is_some() && zero {
         return Err(cx.err("shape with allowzero may not hold both 0 and -1"));
     }
-    let total = data.as_deref().map_or(DYN, product);
+    let total = data.as_deref().and_then(dims::product);
+    let total = total.filter(|_| data.as_ref().is_some_and(|d| d.iter().all(Option::is_some)));
     match infer_at {
         Some(i) => {
-            let rest: Vec<i64> = out
+            let rest: Dims = out
                 .iter()
                 .enumerate()
                 .filter(|&(k, _)| k != i)
-                .map(|(_, &d)| d)
+                .map(|(_, d)| d.clone())
                 .collect();
-            let known = product(&rest);
-            if total != DYN && known != DYN {
-                if known == 0 || total % known != 0 {
-                    return Err(cx.err(format!("cannot reshape {total} elements into {target:?}")));
+            let known = dims::product(&rest);
+            if let (Some(t), Some(k)) = (dims::value(&total), dims::value(&known)) {
+                if k == 0 || t % k != 0 {
+                    return Err(cx.err(format!(
+                        "cannot reshape {t} elements into {}",
+                        super::ctx::show(&target)
+                    )));
                 }
-                out[i] = total / known;
             }
+            out[i] = dims::exact_div(&total, &known);
         }
         None => {
-            let n = product(&out);
-            if total != DYN && n != DYN && n != total {
-                return Err(cx.err(format!("cannot reshape {total} elements into {out:?}")));
+            let n = dims::product(&out);
+            if let (Some(t), Some(n)) = (dims::value(&total), dims::value(&n)) {
+                if n != t {
+                    return Err(cx.err(format!(
+                        "cannot reshape {t} elements into {}",
+                        super::ctx::show(&out)
+                    )));
+                }
             }
         }
     }
     Ok(Some(out))
 }
 
-/// The dims an `onnx.Shape` defining operand `i` will hold (unknown ones
-/// `?`), when its input is ranked.
-fn dims_of_shape_op(cx: &Ctx<'_>, i: usize) -> Option<Vec<i64>> {
-    let def = onnx::defined_by(cx.m, cx.operand(i)?, OpKind::Shape)?;
-    let x = cx.m.operand(def, 0)?;
-    let dims = cx.m.value_type(x).shape()?;
-    let v = ops::Shape::of(cx.m, def);
-    let r = i64::try_from(dims.len()).ok()?;
-    let start = onnx::axis::clamp_index(v.start(), r);
-    let end = v.end().map_or(r, |e| onnx::axis::clamp_index(e, r));
-    let range = usize::try_from(start).ok()?..usize::try_from(end.max(start)).ok()?;
-    dims.get(range).map(<[i64]>::to_vec)
-}
-
 /// Flatten's axis may also be the rank (everything outer).
-fn flatten_shape(cx: &Ctx<'_>, axis: i64) -> Result<Vec<i64>, Diagnostic> {
-    let Some(s) = cx.shape(0)? else {
-        return Ok(vec![DYN, DYN]);
+fn flatten_shape(cx: &Ctx<'_>, axis: i64) -> Result<Dims, Diagnostic> {
+    let Some(s) = cx.dims(0)? else {
+        return Ok(vec![None, None]);
     };
     let r = s.len();
     let a = match onnx::axis::normalize(axis, r) {
@@ -176,11 +189,11 @@ fn flatten_shape(cx: &Ctx<'_>, axis: i64) -> Result<Vec<i64>, Diagnostic> {
         None => return Err(cx.err(format!("axis {axis} is out of range for rank {r}"))),
     };
     let (outer, inner) = s.split_at(a);
-    Ok(vec![product(outer), product(inner)])
+    Ok(vec![dims::product(outer), dims::product(inner)])
 }
 
 fn transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let Some(s) = cx.shape(0)? else {
+    let Some(s) = cx.dims(0)? else {
         return Ok(None);
     };
     let perm = ops::Transpose::of(cx.m, cx.op)
@@ -193,7 +206,7 @@ fn transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
         match slot {
             Some(p) if !seen[p] => {
                 seen[p] = true;
-                out.push(s[p]);
+                out.push(s[p].clone());
             }
             _ => {
                 return Err(cx.err(format!(
@@ -236,7 +249,7 @@ fn norm_axes(cx: &Ctx<'_>, axes: &[i64], rank: usize) -> Result<Vec<usize>, Diag
 }
 
 fn squeeze_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let Some(s) = cx.shape(0)? else {
+    let Some(s) = cx.dims(0)? else {
         return Ok(None);
     };
     if cx.operand(1).is_some() && cx.const_ints(1).is_none() {
@@ -244,52 +257,61 @@ fn squeeze_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
         return Ok(cx
             .static_len(1)
             .and_then(|k| s.len().checked_sub(k))
-            .map(|r| vec![DYN; r]));
+            .map(|r| vec![None; r]));
     }
     let Ok(axes) = axes_of(cx, 1) else {
         return Ok(None);
     };
     let Some(axes) = axes else {
         // Without axes every 1 goes, so an unknown dim leaves the rank unknown.
-        if s.contains(&DYN) {
+        if s.iter().any(|d| dims::value(d).is_none()) {
             return Ok(None);
         }
-        return Ok(Some(s.into_iter().filter(|&d| d != 1).collect()));
+        return Ok(Some(
+            s.into_iter()
+                .filter(|d| dims::value(d) != Some(1))
+                .collect(),
+        ));
     };
     let axes = norm_axes(cx, &axes, s.len())?;
     for &a in &axes {
-        if s[a] != 1 && s[a] != DYN {
-            return Err(cx.err(format!("cannot squeeze axis {a} of extent {}", s[a])));
+        match dims::value(&s[a]) {
+            Some(1) => {}
+            Some(v) => return Err(cx.err(format!("cannot squeeze axis {a} of extent {v}"))),
+            // A dynamic dim squeezed must be 1; that is checked where it
+            // runs, not assumed here (in an If branch never taken it need
+            // not hold).
+            None => {}
         }
     }
     Ok(Some(
-        s.iter()
+        s.into_iter()
             .enumerate()
             .filter(|(i, _)| !axes.contains(i))
-            .map(|(_, &d)| d)
+            .map(|(_, d)| d)
             .collect(),
     ))
 }
 
 fn unsqueeze_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let Some(s) = cx.shape(0)? else {
+    let Some(s) = cx.dims(0)? else {
         return Ok(None);
     };
     let axes = match axes_of(cx, 1) {
         Ok(Some(a)) => a,
         Ok(None) => return Err(cx.err("requires axes")),
-        Err(()) => return Ok(static_len(cx, 1)?.map(|n| vec![DYN; s.len() + n])),
+        Err(()) => return Ok(static_len(cx, 1)?.map(|n| vec![None; s.len() + n])),
     };
     let rank = s.len() + axes.len();
     let axes = norm_axes(cx, &axes, rank)?;
-    let mut src = s.iter();
+    let mut src = s.into_iter();
     Ok(Some(
         (0..rank)
             .map(|i| {
                 if axes.contains(&i) {
-                    1
+                    dims::c(1)
                 } else {
-                    src.next().copied().unwrap_or(DYN)
+                    src.next().flatten()
                 }
             })
             .collect(),
@@ -299,30 +321,28 @@ fn unsqueeze_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 fn concat_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let axis = ops::Concat::of(cx.m, cx.op).axis();
     let shapes = (0..cx.num_operands())
-        .map(|i| cx.shape(i))
+        .map(|i| cx.dims(i))
         .collect::<Result<Vec<_>, _>>()?;
     let Some(rank) = shapes.iter().flatten().map(Vec::len).next() else {
         return Ok(None);
     };
     let a = cx.axis(axis, rank)?;
-    let mut out: Vec<i64> = vec![DYN; rank];
-    let mut sum = 0i64;
-    for s in &shapes {
-        let s = s.clone().unwrap_or_else(|| vec![DYN; rank]);
+    let mut out: Dims = vec![None; rank];
+    let mut sum = dims::c(0);
+    for (k, s) in shapes.into_iter().enumerate() {
+        let s = s.unwrap_or_else(|| vec![None; rank]);
         if s.len() != rank {
             return Err(cx.err(format!("operands have ranks {rank} and {}", s.len())));
         }
-        for (i, &d) in s.iter().enumerate() {
+        for (i, d) in s.into_iter().enumerate() {
             if i == a {
-                sum = if sum == DYN || d == DYN {
-                    DYN
-                } else {
-                    sum.saturating_add(d)
-                };
-            } else if out[i] == DYN {
+                sum = dims::add(&sum, &d);
+            } else if k == 0 {
                 out[i] = d;
-            } else if d != DYN && d != out[i] {
-                return Err(cx.err(format!("operands differ on axis {i}: {} vs {d}", out[i])));
+            } else {
+                out[i] = cx
+                    .equal(&out[i], &d, "concatenated dim")
+                    .map_err(|e| cx.err(format!("operands differ on axis {i}: {}", e.message)))?;
             }
         }
     }
@@ -331,12 +351,12 @@ fn concat_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 }
 
 fn gather_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let (Some(data), Some(indices)) = (cx.shape(0)?, cx.shape(1)?) else {
+    let (Some(data), Some(indices)) = (cx.dims(0)?, cx.dims(1)?) else {
         return Ok(None);
     };
     let a = cx.axis(ops::Gather::of(cx.m, cx.op).axis(), data.len())?;
     let mut out = data[..a].to_vec();
-    out.extend_from_slice(&indices);
+    out.extend(indices);
     out.extend_from_slice(&data[a + 1..]);
     Ok(Some(out))
 }
@@ -377,8 +397,25 @@ pub fn slice_extent(dim: i64, start: i64, end: i64, step: i64) -> i64 {
     }
 }
 
+/// The extent of a symbolic dim sliced with constant parameters: exact
+/// when the dim is static; for a symbolic one, the common forms whose
+/// extent does not depend on clamping (`[s:]` with `0 <= s`, `[-k:]`, `[:]`,
+/// step 1), else unknown.
+fn slice_dim(d: &Dim, start: i64, end: i64, step: i64) -> Dim {
+    if let Some(v) = dims::value(d) {
+        return dims::c(slice_extent(v, start, end, step));
+    }
+    // "To the end": an end past any real size.
+    let to_end = end >= i64::from(i32::MAX);
+    match (step, to_end) {
+        (1, true) if start >= 0 => dims::add_const(d, -start),
+        (1, true) if start < 0 => None,
+        _ => None,
+    }
+}
+
 fn slice_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let Some(s) = cx.shape(0)? else {
+    let Some(s) = cx.dims(0)? else {
         return Ok(None);
     };
     let (starts, ends) = (cx.const_ints(1), cx.const_ints(2));
@@ -394,7 +431,7 @@ fn slice_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     };
     let mut out = s.clone();
     let Some(axes) = axes else {
-        return Ok(Some(vec![DYN; s.len()]));
+        return Ok(Some(vec![None; s.len()]));
     };
     let axes_n: Vec<usize> = axes
         .iter()
@@ -402,7 +439,7 @@ fn slice_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
         .collect::<Result<_, _>>()?;
     let (Some(starts), Some(ends), Some(steps)) = (starts, ends, steps) else {
         for &a in &axes_n {
-            out[a] = DYN;
+            out[a] = None;
         }
         return Ok(Some(out));
     };
@@ -413,26 +450,20 @@ fn slice_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
         if steps[k] == 0 {
             return Err(cx.err("slice step may not be 0"));
         }
-        out[a] = if s[a] == DYN {
-            DYN
-        } else {
-            slice_extent(s[a], starts[k], ends[k], steps[k])
-        };
+        out[a] = slice_dim(&s[a], starts[k], ends[k], steps[k]);
     }
     Ok(Some(out))
 }
 
 fn expand_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
-    let Some(input) = cx.shape(0)? else {
+    let Some(input) = cx.dims(0)? else {
         return Ok(None);
     };
-    if let Some(target) = cx.const_ints(1) {
-        if let Some(d) = target.iter().find(|&&d| d < 0) {
+    if let Some(target) = shape_value(cx, 1) {
+        if let Some(d) = target.iter().filter_map(dims::value).find(|&d| d < 0) {
             return Err(cx.err(format!("shape operand holds a negative extent {d}")));
         }
-        return broadcast_shapes(&input, &target)
-            .map(Some)
-            .map_err(|e| cx.err(e));
+        return cx.broadcast_pair(&input, &target).map(Some);
     }
     let Some(n) = static_len(cx, 1)? else {
         return Ok(None);
@@ -443,8 +474,8 @@ fn expand_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     Ok(Some(
         (0..rank)
             .map(|i| match i.checked_sub(pad).and_then(|k| input.get(k)) {
-                Some(&d) if d != 1 => d,
-                _ => DYN,
+                Some(d) if dims::value(d) != Some(1) && d.is_some() => d.clone(),
+                _ => None,
             })
             .collect(),
     ))

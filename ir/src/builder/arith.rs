@@ -99,14 +99,7 @@ same_type_ops! {
     /// The max that ignores a NaN operand.
     maxnumf => "arith.maxnumf", 2;
     minnumf => "arith.minnumf", 2;
-    addi => "arith.addi", 2;
-    subi => "arith.subi", 2;
-    muli => "arith.muli", 2;
-    divsi => "arith.divsi", 2;
-    divui => "arith.divui", 2;
-    ceildivsi => "arith.ceildivsi", 2;
     ceildivui => "arith.ceildivui", 2;
-    floordivsi => "arith.floordivsi", 2;
     remsi => "arith.remsi", 2;
     remui => "arith.remui", 2;
     andi => "arith.andi", 2;
@@ -115,8 +108,6 @@ same_type_ops! {
     shli => "arith.shli", 2;
     shrsi => "arith.shrsi", 2;
     shrui => "arith.shrui", 2;
-    maxsi => "arith.maxsi", 2;
-    minsi => "arith.minsi", 2;
     maxui => "arith.maxui", 2;
     minui => "arith.minui", 2;
     absf => "math.absf", 1;
@@ -184,13 +175,16 @@ cast_ops! {
 }
 
 impl Builder<'_> {
+    /// `x <p> y`: `i1`, or a vector of `i1` for vectors.
     pub fn cmpf(&mut self, p: CmpF, x: ValueId, y: ValueId) -> ValueId {
         let attrs = [("predicate", Attribute::i64(p as i64))];
-        self.op1("arith.cmpf", &[x, y], Type::i1(), &attrs)
+        let ty = self.ty(x).with_elem(Type::i1());
+        self.op1("arith.cmpf", &[x, y], ty, &attrs)
     }
     pub fn cmpi(&mut self, p: CmpI, x: ValueId, y: ValueId) -> ValueId {
         let attrs = [("predicate", Attribute::i64(p as i64))];
-        self.op1("arith.cmpi", &[x, y], Type::i1(), &attrs)
+        let ty = self.ty(x).with_elem(Type::i1());
+        self.op1("arith.cmpi", &[x, y], ty, &attrs)
     }
     /// `x * y + z`, fused.
     pub fn fma(&mut self, x: ValueId, y: ValueId, z: ValueId) -> ValueId {
@@ -200,6 +194,106 @@ impl Builder<'_> {
     pub fn select(&mut self, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
         let ty = self.m.value_type(x).clone();
         self.op1("arith.select", &[c, x, y], ty, &[])
+    }
+
+    /// `x + y` on integers; index arithmetic on known values folds (as
+    /// MLIR's `createOrFold`), so static shapes leave constants behind.
+    pub fn addi(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        self.index_op(
+            "arith.addi",
+            x,
+            y,
+            |a, b| a.checked_add(b),
+            (Some(0), Some(0)),
+        )
+    }
+    pub fn subi(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        self.index_op("arith.subi", x, y, |a, b| a.checked_sub(b), (None, Some(0)))
+    }
+    pub fn muli(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        self.index_op(
+            "arith.muli",
+            x,
+            y,
+            |a, b| a.checked_mul(b),
+            (Some(1), Some(1)),
+        )
+    }
+    pub fn divsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        self.index_op(
+            "arith.divsi",
+            x,
+            y,
+            |a, b| a.checked_div(b),
+            (None, Some(1)),
+        )
+    }
+    pub fn divui(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let div = |a: i64, b: i64| (a >= 0 && b > 0).then(|| a / b);
+        self.index_op("arith.divui", x, y, div, (None, Some(1)))
+    }
+    pub fn floordivsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let div = |a: i64, b: i64| {
+            let q = a.checked_div(b)?;
+            Some(if (a % b != 0) && ((a < 0) != (b < 0)) {
+                q - 1
+            } else {
+                q
+            })
+        };
+        self.index_op("arith.floordivsi", x, y, div, (None, Some(1)))
+    }
+    pub fn ceildivsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let div = |a: i64, b: i64| {
+            let q = a.checked_div(b)?;
+            Some(if (a % b != 0) && ((a < 0) == (b < 0)) {
+                q + 1
+            } else {
+                q
+            })
+        };
+        self.index_op("arith.ceildivsi", x, y, div, (None, Some(1)))
+    }
+    pub fn maxsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        self.index_op("arith.maxsi", x, y, |a, b| Some(a.max(b)), (None, None))
+    }
+    pub fn minsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        self.index_op("arith.minsi", x, y, |a, b| Some(a.min(b)), (None, None))
+    }
+
+    /// A binary integer op; on `index` operands, folded when both are
+    /// constants, or forwarded when one is the op's identity (`ids`: the
+    /// left and right identities).
+    fn index_op(
+        &mut self,
+        name: &'static str,
+        x: ValueId,
+        y: ValueId,
+        eval: impl Fn(i64, i64) -> Option<i64>,
+        ids: (Option<i64>, Option<i64>),
+    ) -> ValueId {
+        if self.m.value_type(x).is_index() && self.m.value_type(y).is_index() {
+            let (a, b) = (self.index_value(x), self.index_value(y));
+            if let Some(r) = a.zip(b).and_then(|(a, b)| eval(a, b)) {
+                return self.const_index(r);
+            }
+            if a.is_some() && a == ids.0 {
+                return y;
+            }
+            if b.is_some() && b == ids.1 {
+                return x;
+            }
+        }
+        self.same(name, &[x, y])
+    }
+
+    /// The value of an `index` constant.
+    pub fn index_value(&self, v: ValueId) -> Option<i64> {
+        let d = self.m.defining_op(v)?;
+        if !self.m.is(d, "arith.constant") {
+            return None;
+        }
+        self.m.attr(d, "value")?.as_int()
     }
 
     fn ty(&self, v: ValueId) -> Type {

@@ -68,6 +68,23 @@ impl Builder<'_> {
         operands.extend([mask, v]);
         self.op("vector.maskedstore", &operands, &[], &[]);
     }
+    /// `vector.gather m[idx] [offsets], mask, pass_thru`: lane `i` reads
+    /// `m[idx + offsets[i]]` where `mask` is on.
+    pub fn gather(
+        &mut self,
+        m: ValueId,
+        idx: &[ValueId],
+        offsets: ValueId,
+        mask: ValueId,
+        pass_thru: ValueId,
+    ) -> ValueId {
+        let ty = self.m.value_type(pass_thru).clone();
+        let mut operands = Vec::with_capacity(idx.len() + 4);
+        operands.push(m);
+        operands.extend_from_slice(idx);
+        operands.extend([offsets, mask, pass_thru]);
+        self.op1("vector.gather", &operands, ty, &[])
+    }
     /// A mask with lanes `0..n` on, of `lanes` lanes.
     pub fn create_mask(&mut self, n: ValueId, lanes: i64) -> ValueId {
         self.op1(

@@ -13,11 +13,12 @@ use crate::types::{Type, VectorType};
 
 const PURE: Traits = Traits::PURE;
 
-pub static OPS: [OpDef; 12] = [
+pub static OPS: [OpDef; 13] = [
     OpDef::new("vector.load", Traits::NONE, Syntax::Custom).verified(verify_load),
     OpDef::new("vector.store", Traits::NONE, Syntax::Custom).verified(verify_store),
     OpDef::new("vector.maskedload", Traits::NONE, Syntax::Custom).verified(verify_masked_load),
     OpDef::new("vector.maskedstore", Traits::NONE, Syntax::Custom).verified(verify_masked_store),
+    OpDef::new("vector.gather", Traits::NONE, Syntax::Custom).verified(verify_gather),
     OpDef::new("vector.broadcast", PURE, Syntax::Custom).verified(verify_broadcast),
     OpDef::new("vector.splat", PURE, Syntax::Custom).verified(verify_broadcast),
     OpDef::new("vector.fma", PURE.union(Traits::SAME_TYPE), Syntax::Custom).verified(verify_fma),
@@ -242,4 +243,25 @@ fn verify_shuffle(m: &Module, op: OpId) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// `base, indices..., index_vec, mask, pass_thru` → value: lane `i` reads
+/// `base[indices...]` moved by `index_vec[i]` elements (1-D base).
+fn verify_gather(m: &Module, op: OpId) -> Result<()> {
+    let n = m.operands(op).len();
+    expect_counts(m, op, n, 1)?;
+    let v = vector(m, op, result_type(m, op, 0)?, "result")?;
+    if n < 5 || operand_type(m, op, n - 1)? != result_type(m, op, 0)? {
+        return Err(op_error(m, op, "pass_thru must have the result's type"));
+    }
+    mask_of(m, op, n - 2, v)?;
+    let iv = vector(m, op, operand_type(m, op, n - 3)?, "index vector")?;
+    if !iv.elem.is_int_or_index() || iv.shape != v.shape {
+        return Err(op_error(
+            m,
+            op,
+            "indices must be an integer vector shaped like the result",
+        ));
+    }
+    access(m, op, 0, n - 4, v)
 }

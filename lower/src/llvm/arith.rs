@@ -62,9 +62,15 @@ fn arg(a: &[String], i: usize) -> Result<&str> {
         .ok_or_else(|| ir::Diagnostic::error(format!("missing operand #{i}")))
 }
 
-/// Bit width of an integer or index value (index is 64).
+/// Bit width of an integer or index value (index is 64), of the element
+/// type for vectors.
 fn int_width(cx: &FnCx<'_>, op: OpId, v: ValueId) -> Result<u32> {
     let t = cx.m.value_type(v);
+    let t = if t.as_vector().is_some() {
+        t.element_type()
+    } else {
+        t
+    };
     match t {
         ir::Type::Index => Ok(64),
         ir::Type::Int { width, .. } => Ok(*width),
@@ -77,7 +83,13 @@ fn int_width(cx: &FnCx<'_>, op: OpId, v: ValueId) -> Result<u32> {
 }
 
 fn float_kind(cx: &FnCx<'_>, op: OpId, v: ValueId) -> Result<FloatKind> {
-    match cx.m.value_type(v) {
+    let t = cx.m.value_type(v);
+    let t = if t.as_vector().is_some() {
+        t.element_type()
+    } else {
+        t
+    };
+    match t {
         ir::Type::Float(k) => Ok(*k),
         other => Err(op_error(cx.m, op, format!("expected a float, got {other}"))),
     }
@@ -133,7 +145,9 @@ fn int_intrinsic(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     let ty = cx.vty(op, r)?;
     int_width(cx, op, r)?;
     let a = operands_text(cx, op)?;
-    let f = format!("llvm.{which}.{ty}");
+    let suffix =
+        super::types::overload_suffix(cx.m.value_type(r)).map_err(|e| op_error(cx.m, op, e))?;
+    let f = format!("llvm.{which}.{suffix}");
     cx.mcx
         .declare(&f, &format!("declare {ty} @{f}({ty}, {ty})"));
     cx.define(
@@ -191,6 +205,13 @@ pub(crate) fn float_compute(
     let ty = cx.vty(op, r)?;
     let a = operands_text(cx, op)?;
     let promote = k == FloatKind::BF16 || (promote_f16 && k == FloatKind::F16);
+    if promote && cx.m.value_type(r).as_vector().is_some() {
+        return Err(op_error(
+            cx.m,
+            op,
+            "f16 and bf16 vectors are unsupported in codegen",
+        ));
+    }
     if !promote {
         let rhs = f(cx, &ty, k, &a)?;
         cx.define(r, rhs);
@@ -244,7 +265,8 @@ pub(crate) fn intrinsic_suffix(k: FloatKind) -> &'static str {
     }
 }
 
-/// `call T @llvm.<name>.<suffix>(args)`, declaring the intrinsic.
+/// `call T @llvm.<name>.<suffix>(args)`, declaring the intrinsic; `ty`
+/// is an LLVM vector type for vectors (`<8 x float>` → `.v8f32`).
 pub(crate) fn call_float_intrinsic(
     cx: &mut FnCx<'_>,
     name: &str,
@@ -252,7 +274,11 @@ pub(crate) fn call_float_intrinsic(
     k: FloatKind,
     a: &[String],
 ) -> String {
-    let f = format!("llvm.{name}.{}", intrinsic_suffix(k));
+    let suffix = match ty.strip_prefix('<').and_then(|t| t.split_once(" x ")) {
+        Some((n, _)) => format!("v{n}{}", intrinsic_suffix(k)),
+        None => intrinsic_suffix(k).to_string(),
+    };
+    let f = format!("llvm.{name}.{suffix}");
     let params = vec![ty; a.len()].join(", ");
     cx.mcx.declare(&f, &format!("declare {ty} @{f}({params})"));
     let args: Vec<String> = a.iter().map(|x| format!("{ty} {x}")).collect();
@@ -302,11 +328,12 @@ fn cmp(cx: &mut FnCx<'_>, op: OpId, float: bool) -> Result<()> {
 fn select(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let r = cx.result(op, 0)?;
     let ty = cx.vty(op, r)?;
+    let cty = cx.vty(op, cx.operand(op, 0)?)?;
     let a = operands_text(cx, op)?;
     cx.define(
         r,
         format!(
-            "select i1 {}, {ty} {}, {ty} {}",
+            "select {cty} {}, {ty} {}, {ty} {}",
             arg(&a, 0)?,
             arg(&a, 1)?,
             arg(&a, 2)?

@@ -40,6 +40,7 @@ mod memref;
 mod parts;
 mod runtime;
 pub(crate) mod types;
+mod vector;
 mod views;
 
 use ir::dialects::op_error;
@@ -412,6 +413,7 @@ impl<'a> FnCx<'a> {
             "arith" => arith::emit(self, op),
             "math" => math::emit(self, op),
             "memref" => memref::emit(self, op),
+            "vector" => vector::emit(self, op),
             "func" | "cf" => control::emit(self, op),
             _ => Err(unsupported(self.m, op)),
         }

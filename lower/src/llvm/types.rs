@@ -36,6 +36,10 @@ pub(crate) fn llvm_type(ty: &Type) -> Result<String, String> {
         Type::Tensor(_) => Err(format!(
             "tensor type {ty} cannot be lowered to LLVM IR (bufferize first)"
         )),
+        Type::Vector(v) => match v.shape.as_slice() {
+            [n] => Ok(format!("<{n} x {}>", scalar(&v.elem)?)),
+            _ => Err(format!("vector type {ty} must be 1-D in codegen")),
+        },
         _ => scalar(ty),
     }
 }
@@ -136,6 +140,40 @@ pub(crate) fn escape_bytes(bytes: &[u8]) -> String {
         }
     }
     s
+}
+
+/// The overload suffix of an intrinsic on `ty`: `f32`, `i64`, `v8f32`.
+pub(crate) fn overload_suffix(ty: &Type) -> Result<String, String> {
+    let elem = |t: &Type| -> Result<String, String> {
+        Ok(match t {
+            Type::Float(k) => match k {
+                FloatKind::F16 => "f16".into(),
+                FloatKind::BF16 => "bf16".into(),
+                FloatKind::F32 => "f32".into(),
+                FloatKind::F64 => "f64".into(),
+                other => return Err(format!("element type {} is unsupported", other.name())),
+            },
+            Type::Index => "i64".into(),
+            Type::Int { width, .. } => format!("i{width}"),
+            other => return Err(format!("no intrinsic overload for {other}")),
+        })
+    };
+    match ty {
+        Type::Vector(v) => Ok(format!("v{}{}", v.len(), elem(&v.elem)?)),
+        t => elem(t),
+    }
+}
+
+/// `<v, v, ...>` of the vector type `ty` (a scalar literal for scalars).
+pub(crate) fn splat_literal(ty: &Type, scalar_lit: &str) -> Result<String, String> {
+    match ty {
+        Type::Vector(v) => {
+            let e = scalar(&v.elem)?;
+            let items = vec![format!("{e} {scalar_lit}"); usize::try_from(v.len()).unwrap_or(0)];
+            Ok(format!("<{}>", items.join(", ")))
+        }
+        _ => Ok(scalar_lit.to_string()),
+    }
 }
 
 #[cfg(test)]

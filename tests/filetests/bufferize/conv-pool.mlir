@@ -1,31 +1,30 @@
 // RUN: onnxc opt %s -p bufferize | filecheck
 
-// Conv (static shapes): an im2col copy of the input into a [1, C·KH·KW,
-// OH·OW] scratch buffer (padded taps clamped and masked by select), then a
-// blocked GEMM with the weight viewed as [M, C·KH·KW] and the output as
-// [N, M, OH·OW]; both are private functions shared by convs of one shape.
+// Conv (f32): one call per image and group of a packed GEMM specialized
+// for the 3x3 stride-1 window; every extent is a runtime argument. The
+// B packer gathers the implicit im2col columns with vector gathers under
+// a mask (zero padding), the micro-kernel accumulates with vector FMAs
+// and stores edge tiles under lane masks. The bias is the epilogue.
 // MaxPool: a window nest, with -inf as the neutral.
 
 // CHECK-LABEL: func.func @conv_pool
 // CHECK:         %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x4x4xf32>
-// CHECK:         %[[COL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x27x16xf32>
-// CHECK:         %[[O3:.*]] = memref.reinterpret_cast %[[OUT]] {{.*}} to memref<1x2x16xf32>
-// CHECK:         %[[W2:.*]] = memref.reinterpret_cast %arg1 {{.*}} to memref<2x27xf32>
-// CHECK:         scf.for
-// CHECK:           scf.for
-// CHECK:             func.call @[[IM2COL:__onnxc_im2col_[a-z0-9_]*]](%arg0, %[[COL]],
-// CHECK:             func.call @[[GEMM:__onnxc_gemm_[a-z0-9_]*]](%[[W2]], %[[COL]], %[[O3]], %arg2,
+// CHECK:         %[[X:.*]] = memref.reinterpret_cast %arg0 {{.*}} to memref<?xf32>
+// CHECK:         %[[W:.*]] = memref.reinterpret_cast %arg1 {{.*}} to memref<?xf32>
+// CHECK:         %[[O:.*]] = memref.reinterpret_cast %[[OUT]] {{.*}} to memref<?xf32>
+// CHECK:         %[[B:.*]] = memref.reinterpret_cast %arg2 {{.*}} to memref<?xf32>
+// CHECK-NOT:     scf.for
+// CHECK:         call @[[GEMM:__onnxc_gemm_f32_v8_ck3x3s1x1d1x1_[0-9a-f]*]](%[[W]], %[[X]], %[[O]], %[[B]],
 // CHECK:         memref.alloc() {alignment = 64 : i64} : memref<1x2x2x2xf32>
 // CHECK:         arith.constant 0xFF800000 : f32
 // CHECK:         arith.maximumf
-// CHECK:       func.func private @[[IM2COL]](
-// CHECK:         arith.cmpi sge
-// CHECK:         arith.cmpi slt
-// CHECK:         arith.select
 // CHECK:       func.func private @[[GEMM]](
-// CHECK:         %[[PROD:.*]] = arith.mulf
-// CHECK-NEXT:    arith.addf %{{.*}}, %[[PROD]]
-// CHECK:         } {onnxc.vectorize}
+// CHECK:         %[[AP:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// CHECK:         %[[BP:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// CHECK:         vector.gather %arg1[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK:         vector.store %{{.*}}, %[[BP]][%{{.*}}] : memref<?xf32>, vector<8xf32>
+// CHECK:         vector.fma %{{.*}} : vector<8xf32>
+// CHECK:         vector.maskedstore %arg2[%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32>
 func.func @conv_pool(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x2x2xf32> {
   %0 = "onnx.Conv"(%x, %w, %b) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   %1 = "onnx.MaxPool"(%0) {kernel_shape = [2, 2], strides = [2, 2]} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>

@@ -1,8 +1,9 @@
 // RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
 
 // Results must be fresh buffers the caller owns. A fresh allocation is
-// handed over; an argument, a global, a view and a stack buffer are cloned;
-// the viewed allocation is freed after its clone.
+// handed over, and so is a packed view of one (identity layout: offset 0,
+// row-major; the caller frees the allocated pointer, which views keep); an
+// argument, a global and a stack buffer are cloned.
 
 memref.global "private" constant @g : memref<4xf32> = dense<1.0>
 
@@ -15,10 +16,9 @@ memref.global "private" constant @g : memref<4xf32> = dense<1.0>
 // CHECK:       %[[F:.*]] = memref.alloc()
 // CHECK-NEXT:  %[[CX:.*]] = bufferization.clone %[[X]]
 // CHECK-NEXT:  %[[CG:.*]] = bufferization.clone %[[G]]
-// CHECK-NEXT:  %[[CV:.*]] = bufferization.clone %[[V]]
 // CHECK-NEXT:  %[[CS:.*]] = bufferization.clone %[[S]]
-// CHECK-NEXT:  memref.dealloc %[[A]]
-// CHECK-NEXT:  return %[[CX]], %[[CG]], %[[CV]], %[[CS]], %[[F]]
+// CHECK-NEXT:  return %[[CX]], %[[CG]], %[[V]], %[[CS]], %[[F]]
+// CHECK-NOT:   memref.dealloc
 func.func @abi(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>, memref<2x2xf32>, memref<4xf32>, memref<4xf32>) {
   %g = memref.get_global @g : memref<4xf32>
   %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
@@ -36,4 +36,41 @@ func.func @abi(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>, memref<2x2xf
 func.func @twice() -> (memref<4xf32>, memref<4xf32>) {
   %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
   return %a, %a : memref<4xf32>, memref<4xf32>
+}
+
+// A view that does not start the buffer is cloned; the viewed allocation
+// is freed after its clone.
+// CHECK-LABEL: func.func @strided
+// CHECK:       %[[A:.*]] = memref.alloc()
+// CHECK:       %[[V:.*]] = memref.subview %[[A]][2] [2] [1]
+// CHECK-NEXT:  %[[C:.*]] = bufferization.clone %[[V]]
+// CHECK-NEXT:  memref.dealloc %[[A]]
+// CHECK-NEXT:  return %[[C]]
+func.func @strided() -> memref<2xf32, strided<[1], offset: 2>> {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  %v = memref.subview %a[2] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 2>>
+  return %v : memref<2xf32, strided<[1], offset: 2>>
+}
+
+// An scf.if result is owned only at run time (its flag): handed over when
+// the flag is set, copied otherwise; the same for a packed view of it.
+// CHECK-LABEL: func.func @guarded
+// CHECK:       %[[R:.*]]:2 = scf.if
+// CHECK:       %[[V:.*]] = memref.reinterpret_cast %[[R]]#0
+// CHECK:       %[[W:.*]] = scf.if %[[R]]#1 -> (memref<2x2xf32>) {
+// CHECK-NEXT:    scf.yield %[[V]]
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    %[[C:.*]] = bufferization.clone %[[V]]
+// CHECK-NEXT:    scf.yield %[[C]]
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return %[[W]]
+func.func @guarded(%c: i1, %x: memref<4xf32>) -> memref<2x2xf32> {
+  %r = scf.if %c -> (memref<4xf32>) {
+    %a = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    scf.yield %a : memref<4xf32>
+  } else {
+    scf.yield %x : memref<4xf32>
+  }
+  %v = memref.reinterpret_cast %r to offset: [0], sizes: [2, 2], strides: [2, 1] : memref<4xf32> to memref<2x2xf32>
+  return %v : memref<2x2xf32>
 }

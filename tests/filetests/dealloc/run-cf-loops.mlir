@@ -1,5 +1,6 @@
 // RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
 // RUN: onnxc opt %s -p "dealloc-pipeline" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
+// RUN: onnxc opt %s -p "dealloc-pipeline,canonicalize,cse" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
 
 // Executed: loops built from cf back edges (upstream rejects these).
 // @swap carries two buffers and swaps them, one replaced by a fresh x + 1;

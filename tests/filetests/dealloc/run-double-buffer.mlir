@@ -1,5 +1,6 @@
 // RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
 // RUN: onnxc opt %s -p "dealloc-pipeline" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
+// RUN: onnxc opt %s -p "dealloc-pipeline,canonicalize,cse" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
 
 // Executed: double buffering and loop-result simplification. @smooth
 // computes a fresh buffer from the carried one every iteration: two buffers

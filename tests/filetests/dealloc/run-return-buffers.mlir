@@ -1,23 +1,36 @@
 // RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
 // RUN: onnxc opt %s -p "dealloc-pipeline" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
+// RUN: onnxc opt %s -p "dealloc-pipeline,canonicalize,cse" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
 
 // Executed: functions returning buffers, called in a loop: an owned
 // allocation (handed over), the caller's buffer (copied), a select of two
 // owned allocations (the other freed), one buffer as two results (the second
-// copied), an scf.if yielding the caller's buffer or a fresh one.
+// copied), an scf.if yielding the caller's buffer or a fresh one (copied
+// only when it is the caller's), a reshape of an owned allocation (handed
+// over as is).
 // rounds(k) = sum over i < k of: f = [j + 5], p = f, s = even i ? [j] : [2j],
-// t = [6j], q = even i ? p + 1 : p (j < i): k=0 0, 1 0, 4 135, 7 690.
+// t = [6j], q = even i ? p + 1 : p, v = [j + 5] (j < i): k=0 0, 1 0,
+// 4 169, 7 830.
 // Printed sums, in call order:
 // RUNOUT: 0
 // RUNOUT-NEXT: 0
-// RUNOUT-NEXT: 135
-// RUNOUT-NEXT: 690
+// RUNOUT-NEXT: 169
+// RUNOUT-NEXT: 830
 
 // CHECK-LABEL: func.func @pass
 // CHECK:       bufferization.clone
 // CHECK-LABEL: func.func @twice
 // CHECK:       %[[C:.*]] = bufferization.clone %[[A:.*]] :
 // CHECK:       return %[[A]], %[[C]]
+// CHECK-LABEL: func.func @maybe
+// CHECK:       %[[R:.*]]:2 = scf.if
+// CHECK:       %[[W:.*]] = scf.if %[[R]]#1
+// CHECK:         bufferization.clone %[[R]]#0
+// CHECK:       return %[[W]]
+// CHECK-LABEL: func.func @flat
+// CHECK-NOT:   bufferization.clone
+// CHECK:       %[[V:.*]] = memref.reinterpret_cast
+// CHECK-NEXT:  return %[[V]]
 
 func.func private @printI64(i64)
 func.func private @printNewline()
@@ -135,6 +148,16 @@ func.func @maybe(%c: i1, %m: memref<?xi64>) -> memref<?xi64> {
   return %r : memref<?xi64>
 }
 
+// @flat: a reshape of an owned allocation: handed over without a copy.
+func.func @flat(%n: index) -> memref<?x1xi64> {
+  %k1 = arith.constant 1 : i64
+  %k5 = arith.constant 5 : i64
+  %a = memref.alloc(%n) : memref<?xi64>
+  func.call @iota(%a, %k1, %k5) : (memref<?xi64>, i64, i64) -> ()
+  %v = memref.reinterpret_cast %a to offset: [0], sizes: [%n, 1], strides: [1, 1] : memref<?xi64> to memref<?x1xi64>
+  return %v : memref<?x1xi64>
+}
+
 // The callers: a loop of %k rounds summing what each function returns
 // for size i (round i), printing the total.
 func.func @rounds(%k: index) {
@@ -157,12 +180,16 @@ func.func @rounds(%k: index) {
     %s3 = func.call @sum(%s) : (memref<?xi64>) -> i64
     %s4 = func.call @sum(%t#1) : (memref<?xi64>) -> i64
     %s5 = func.call @sum(%q) : (memref<?xi64>) -> i64
+    %v = func.call @flat(%i) : (index) -> memref<?x1xi64>
+    %vf = memref.reinterpret_cast %v to offset: [0], sizes: [%i], strides: [1] : memref<?x1xi64> to memref<?xi64>
+    %s6 = func.call @sum(%vf) : (memref<?xi64>) -> i64
     %a1 = arith.addi %acc, %s1 : i64
     %a2 = arith.addi %a1, %s2 : i64
     %a3 = arith.addi %a2, %s3 : i64
     %a4 = arith.addi %a3, %s4 : i64
     %a5 = arith.addi %a4, %s5 : i64
-    scf.yield %a5 : i64
+    %a6 = arith.addi %a5, %s6 : i64
+    scf.yield %a6 : i64
   }
   func.call @printI64(%tot) : (i64) -> ()
   func.call @printNewline() : () -> ()

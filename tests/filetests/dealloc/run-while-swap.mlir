@@ -1,5 +1,6 @@
 // RUN: onnxc opt %s -p "dealloc-pipeline" | filecheck
 // RUN: onnxc opt %s -p "dealloc-pipeline" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
+// RUN: onnxc opt %s -p "dealloc-pipeline,canonicalize,cse" --emit llvm | run-llvm --valgrind | filecheck --check-prefix=RUNOUT
 
 // Executed: scf.while loops carrying buffers of dynamic size. @wswap swaps
 // two buffers and replaces one by a fresh x + y each iteration; @shrink

@@ -4,7 +4,7 @@
 // keeps them and mlir-opt 19 accepts them.
 
 // CHECK-LABEL: func.func @vector_ops
-func.func @vector_ops(%m: memref<?x?xf32>, %i: index, %j: index, %s: f32, %n: index) -> f32 {
+func.func @vector_ops(%m: memref<?x?xf32>, %i: index, %j: index, %s: f32, %n: index, %iv: vector<8xi64>) -> f32 {
   // CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x?xf32>, vector<8xf32>
   %v = vector.load %m[%i, %j] : memref<?x?xf32>, vector<8xf32>
   // CHECK: vector.broadcast %{{.*}} : f32 to vector<8xf32>
@@ -35,6 +35,9 @@ func.func @vector_ops(%m: memref<?x?xf32>, %i: index, %j: index, %s: f32, %n: in
   %sel = arith.select %c, %sh, %b : vector<8xi1>, vector<8xf32>
   // CHECK: math.exp %{{.*}} : vector<8xf32>
   %ex = math.exp %sel : vector<8xf32>
+  // CHECK: vector.gather %{{.*}}[%{{.*}}, %{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?x?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+  %g = vector.gather %m[%i, %j] [%iv], %mask, %b : memref<?x?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+  vector.store %g, %m[%i, %j] : memref<?x?xf32>, vector<8xf32>
   // CHECK: vector.splat %{{.*}} : vector<8xf32>
   %sp = vector.splat %s : vector<8xf32>
   %sum = arith.addf %ex, %sp : vector<8xf32>

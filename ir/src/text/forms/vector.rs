@@ -15,6 +15,7 @@ pub(super) fn form(name: &str) -> Option<Form> {
         "vector.store" => (print_store, parse_store),
         "vector.maskedload" => (print_masked_load, parse_masked_load),
         "vector.maskedstore" => (print_masked_store, parse_masked_store),
+        "vector.gather" => (print_gather, parse_gather),
         "vector.broadcast" => (print_broadcast, parse_broadcast),
         "vector.splat" => (print_splat, parse_splat),
         "vector.fma" => (print_fma, parse_fma),
@@ -247,6 +248,10 @@ fn parse_broadcast(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_splat(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, Some(1), 1, 0)?;
+    let r = m.value_type(m.results(op)[0]);
+    if !is_vector(r) || m.value_type(m.operands(op)[0]) != r.element_type() {
+        return None;
+    }
     p.w("vector.splat ");
     p.value(m.operands(op)[0]);
     p.attr_dict(op, &[]);
@@ -270,6 +275,10 @@ fn parse_splat(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_fma(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, Some(3), 1, 0)?;
+    let r = m.value_type(m.results(op)[0]);
+    if m.operands(op).iter().any(|&v| m.value_type(v) != r) {
+        return None;
+    }
     p.w("vector.fma ");
     p.values(m.operands(op));
     p.attr_dict(op, &[]);
@@ -325,6 +334,9 @@ fn parse_reduction(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_create_mask(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, Some(1), 1, 0)?;
+    if !m.value_type(m.operands(op)[0]).is_index() {
+        return None;
+    }
     p.w("vector.create_mask ");
     p.value(m.operands(op)[0]);
     p.attr_dict(op, &[]);
@@ -385,6 +397,9 @@ fn print_insert(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     shape(m, op, Some(2), 1, 0)?;
     let pos = crate::dialects::vector::position(m, op)?;
     let (s, v) = (m.operands(op)[0], m.operands(op)[1]);
+    if m.value_type(m.results(op)[0]) != m.value_type(v) {
+        return None;
+    }
     p.w("vector.insert ");
     p.values(&[s, v]);
     p.wf(format_args!(" [{pos}]"));
@@ -416,7 +431,9 @@ fn print_shuffle(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     shape(m, op, Some(2), 1, 0)?;
     let mask = m.attr(op, "mask")?.as_i64_list()?;
     let (a, b) = (m.operands(op)[0], m.operands(op)[1]);
-    if !is_vector(m.value_type(a)) {
+    let av = m.value_type(a).as_vector()?;
+    let len = i64::try_from(mask.len()).ok()?;
+    if *m.value_type(m.results(op)[0]) != Type::vector(len, av.elem.clone()) {
         return None;
     }
     p.w("vector.shuffle ");
@@ -458,5 +475,59 @@ fn parse_shuffle(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
         None => return Err(p.err("vector.shuffle operands must be vectors")),
     };
     let operands = vec![p.resolve(&a, &at)?, p.resolve(&b, &bt)?];
+    simple(p, name, operands, vec![rt], attrs)
+}
+
+/// `vector.gather %m[%i] [%idx], %mask, %pass : memref<?xf32>,
+/// vector<16xi64>, vector<16xi1>, vector<16xf32> into vector<16xf32>`.
+fn print_gather(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+    let m = p.m;
+    shape(m, op, None, 1, 0)?;
+    let ops = m.operands(op);
+    let n = ops.len();
+    let base = *ops.first()?;
+    let (iv, mask, pass) = (*ops.get(n.checked_sub(3)?)?, ops[n - 2], ops[n - 1]);
+    p.w("vector.gather ");
+    print_base(p, base, ops.get(1..n - 3)?)?;
+    p.w(" [");
+    p.value(iv);
+    p.w("], ");
+    p.values(&[mask, pass]);
+    p.attr_dict(op, &[]);
+    p.w(" : ");
+    p.ty(m.value_type(base));
+    for v in [iv, mask, pass] {
+        p.w(", ");
+        p.ty(m.value_type(v));
+    }
+    p.w(" into ");
+    p.ty(m.value_type(m.results(op)[0]));
+    Some(())
+}
+
+fn parse_gather(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+    let (base, idx) = parse_base(p)?;
+    p.expect_punct(b'[')?;
+    let iv = p.operand()?;
+    p.expect_punct(b']')?;
+    p.expect_punct(b',')?;
+    let mask = p.operand()?;
+    p.expect_punct(b',')?;
+    let pass = p.operand()?;
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let mem = p.parse_type()?;
+    let mut tys = Vec::new();
+    for _ in 0..3 {
+        p.expect_punct(b',')?;
+        tys.push(p.parse_type()?);
+    }
+    p.expect_keyword("into")?;
+    let rt = p.parse_type()?;
+    let mut operands = resolve_base(p, &base, &idx, &mem)?;
+    for (r, t) in [iv, mask, pass].iter().zip(&tys) {
+        operands.push(p.resolve(r, t)?);
+    }
     simple(p, name, operands, vec![rt], attrs)
 }

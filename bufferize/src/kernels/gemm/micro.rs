@@ -1,0 +1,245 @@
+//! The micro-kernel: an MR × NR tile of C held in `mr · nv` vector
+//! accumulators while KC rank-1 updates stream through them (per step:
+//! NV vector loads of the B panel, MR scalar loads of the A panel, each
+//! broadcast once, MR · NV fused multiply-adds). The tile is then added to
+//! what earlier depth blocks left in C and, after the last block, goes
+//! through the epilogue (alpha, bias, activation). Edge tiles store under
+//! lane masks and row tests: the packed panels are zero-padded, so the
+//! arithmetic never branches.
+
+use super::{Act, Bias, Params, Variant};
+use ir::builder::{Cmp, CmpF};
+use ir::{Builder, Type, ValueId};
+
+/// Where one micro-kernel call sits in the blocked loops.
+pub(super) struct Tile {
+    pub pc: ValueId,
+    pub kcur: ValueId,
+    pub ic: ValueId,
+    pub jc: ValueId,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn kernel(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    t: &Tile,
+    ap: ValueId,
+    bp: ValueId,
+    ir: ValueId,
+    jr: ValueId,
+) {
+    let acc = accumulate(b, v, t, ap, bp, ir, jr);
+    store_tile(b, v, p, t, &acc, ir, jr);
+}
+
+/// The K loop: returns the `mr · nv` accumulators, row-major.
+fn accumulate(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    t: &Tile,
+    ap: ValueId,
+    bp: ValueId,
+    ir: ValueId,
+    jr: ValueId,
+) -> Vec<ValueId> {
+    let bl = v.blocking;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let kc = b.const_index(bl.kc);
+    let (mr, nr) = (b.const_index(bl.mr), b.const_index(bl.nr()));
+    let a0 = b.muli(ir, kc);
+    let b0 = b.muli(jr, kc);
+    let vzero = {
+        let z = b.zero(&v.elem);
+        b.broadcast(z, bl.vw)
+    };
+    let inits = vec![vzero; (bl.mr * bl.nv) as usize];
+    let lane_offs: Vec<ValueId> = (0..bl.nv).map(|k| b.const_index(k * bl.vw)).collect();
+    let row_offs: Vec<ValueId> = (0..bl.mr).map(|r| b.const_index(r)).collect();
+    let lp = b.scf_for(zero, t.kcur, one, &inits, |b, kk, acc| {
+        let boff = b.muli(kk, nr);
+        let boff = b.addi(b0, boff);
+        let bvec: Vec<ValueId> = lane_offs
+            .iter()
+            .map(|&o| {
+                let at = b.addi(boff, o);
+                b.vload(bp, &[at], bl.vw)
+            })
+            .collect();
+        let aoff = b.muli(kk, mr);
+        let aoff = b.addi(a0, aoff);
+        let mut next = Vec::with_capacity(acc.len());
+        for &ro in &row_offs {
+            let at = b.addi(aoff, ro);
+            let x = b.load(ap, &[at]);
+            let xb = b.broadcast(x, bl.vw);
+            for &bv in &bvec {
+                let a = acc[next.len()];
+                next.push(b.vfma(xb, bv, a));
+            }
+        }
+        next
+    });
+    b.m.results(lp).to_vec()
+}
+
+/// Adds the tile to C (after the first depth block), applies the epilogue
+/// after the last, and stores it under the edge masks.
+fn store_tile(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    t: &Tile,
+    acc: &[ValueId],
+    ir: ValueId,
+    jr: ValueId,
+) {
+    let bl = v.blocking;
+    let (zero, mr, nr) = (
+        b.const_index(0),
+        b.const_index(bl.mr),
+        b.const_index(bl.nr()),
+    );
+    let mvalid = {
+        let rows = b.subi(p.m, t.ic);
+        let rows = b.subi(rows, ir);
+        b.minsi(rows, mr)
+    };
+    let col0 = b.addi(t.jc, jr);
+    let nvalid = {
+        let cols = b.subi(p.n, col0);
+        b.minsi(cols, nr)
+    };
+    let masks: Vec<ValueId> = (0..bl.nv)
+        .map(|k| {
+            let off = b.const_index(k * bl.vw);
+            let n = b.subi(nvalid, off);
+            b.create_mask(n, bl.vw)
+        })
+        .collect();
+    let first = b.cmp(Cmp::Eq, t.pc, zero);
+    let end = b.addi(t.pc, t.kcur);
+    let last = b.cmp(Cmp::Eq, end, p.k);
+    let row0 = b.addi(t.ic, ir);
+    for r in 0..bl.mr {
+        let rc = b.const_index(r);
+        let inside = b.cmp(Cmp::Lt, rc, mvalid);
+        let row = b.addi(row0, rc);
+        let accs: Vec<ValueId> = (0..bl.nv).map(|k| acc[(r * bl.nv + k) as usize]).collect();
+        let masks = masks.clone();
+        b.scf_if(
+            inside,
+            &[],
+            &mut |b| {
+                store_row(b, v, p, &accs, &masks, row, col0, first, last);
+                Vec::new()
+            },
+            None,
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn store_row(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    accs: &[ValueId],
+    masks: &[ValueId],
+    row: ValueId,
+    col0: ValueId,
+    first: ValueId,
+    last: ValueId,
+) {
+    let bl = v.blocking;
+    let rterm = b.muli(row, p.ldc);
+    let rbase = b.addi(p.c_off, rterm);
+    let rbase = b.addi(rbase, col0);
+    let vt = Type::vector(bl.vw, v.elem.clone());
+    for (k, (&a, &mask)) in accs.iter().zip(masks).enumerate() {
+        let off = b.const_index(k as i64 * bl.vw);
+        let at = b.addi(rbase, off);
+        let vzero = {
+            let z = b.zero(&v.elem);
+            b.broadcast(z, bl.vw)
+        };
+        // Later depth blocks add to what the earlier ones stored.
+        let summed = b.scf_if(
+            first,
+            std::slice::from_ref(&vt),
+            &mut |_| vec![a],
+            Some(&mut |b| {
+                let old = b.masked_load(p.c, &[at], mask, vzero);
+                vec![b.addf(old, a)]
+            }),
+        );
+        let sum = b.m.results(summed)[0];
+        let col = b.addi(col0, off);
+        let done = b.scf_if(
+            last,
+            std::slice::from_ref(&vt),
+            &mut |b| vec![epilogue(b, v, p, sum, row, col, mask)],
+            Some(&mut |_| vec![sum]),
+        );
+        let out = b.m.results(done)[0];
+        b.masked_store(out, p.c, &[at], mask);
+    }
+}
+
+/// `act(alpha · x + bias)` for one vector of row `row`, columns from `col`.
+fn epilogue(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    x: ValueId,
+    row: ValueId,
+    col: ValueId,
+    mask: ValueId,
+) -> ValueId {
+    let vw = v.blocking.vw;
+    let splat = |b: &mut Builder<'_>, c: f64| {
+        let s = b.constant(&v.elem, c);
+        b.broadcast(s, vw)
+    };
+    let mut x = x;
+    if v.alpha() != 1.0 {
+        let a = splat(b, v.alpha());
+        x = b.mulf(x, a);
+    }
+    if let (Some(arg), true) = (p.bias, v.bias != Bias::None) {
+        let rterm = b.muli(row, arg.rs);
+        let at = b.addi(arg.off, rterm);
+        let mut s = if v.bias == Bias::Row {
+            let s = b.load(arg.buf, &[at]);
+            b.broadcast(s, vw)
+        } else {
+            let at = b.addi(at, col);
+            let z = splat(b, 0.0);
+            b.masked_load(arg.buf, &[at], mask, z)
+        };
+        if v.beta() != 1.0 {
+            let be = splat(b, v.beta());
+            s = b.mulf(s, be);
+        }
+        x = b.addf(x, s);
+    }
+    match v.act {
+        Act::None => x,
+        Act::Relu => {
+            let z = splat(b, 0.0);
+            b.maximumf(x, z)
+        }
+        Act::Clip(lo, hi) => {
+            let (l, h) = (splat(b, lo), splat(b, hi));
+            let x = b.maximumf(x, l);
+            b.minimumf(x, h)
+        }
+        Act::LeakyRelu(alpha) => {
+            let (z, a) = (splat(b, 0.0), splat(b, alpha));
+            let pos = b.cmpf(CmpF::Ogt, x, z);
+            let scaled = b.mulf(x, a);
+            b.select(pos, x, scaled)
+        }
+    }
+}

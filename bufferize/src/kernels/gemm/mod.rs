@@ -1,0 +1,341 @@
+//! A packed, cache-blocked GEMM, `C = epilogue(A · B)`, with a
+//! register-blocked vector micro-kernel (the BLIS structure, written in
+//! our IR): B is packed into panels of NR columns and A into panels of MR
+//! rows for one (KC × NC) and (MC × KC) block at a time; the micro-kernel
+//! keeps an MR × NR tile of C in vector registers while it walks KC.
+//!
+//! Every size (M, N, K, leading dims, offsets) is a runtime argument: the
+//! loop structure comes only from what is static (element type, vector
+//! width, where B's elements come from, the epilogue), so a model with
+//! dynamic dims runs the same code as one compiled for fixed sizes.
+//!
+//! B is either a matrix with runtime strides (any transpose) or, for
+//! convolution, the implicit im2col view of an image (see `pack`): the
+//! packer gathers `x[c, oh·s + kh·d - p, ...]` directly, with the zero
+//! padding, so no im2col buffer is made.
+
+mod micro;
+mod pack;
+
+use ir::{Builder, Type, ValueId};
+
+pub use pack::ConvGeometry;
+
+/// Register and cache blocking for one vector width.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Blocking {
+    /// Lanes per vector.
+    pub vw: i64,
+    /// Rows of the register tile.
+    pub mr: i64,
+    /// Vectors per row of the register tile (NR = nv · vw).
+    pub nv: i64,
+    /// Depth of one packed block (fits L1 with an A and a B panel).
+    pub kc: i64,
+    /// Rows of A packed at once (fits L2).
+    pub mc: i64,
+    /// Columns of B packed at once (fits L3).
+    pub nc: i64,
+}
+
+impl Blocking {
+    /// The blocking for `bits`-wide vector registers and `elem`
+    /// (`mr · nv` accumulators plus `nv` B vectors and a broadcast fit the
+    /// register file: 16 registers below 512 bits, 32 at 512).
+    pub fn for_target(bits: u32, elem: &Type) -> Blocking {
+        let elem_bits = i64::from(elem.bit_width().unwrap_or(32));
+        let vw = (i64::from(bits) / elem_bits).max(1);
+        let (mr, nv) = if bits >= 512 { (8, 3) } else { (6, 2) };
+        Blocking {
+            vw,
+            mr,
+            nv,
+            kc: 256,
+            mc: mr * 12,
+            nc: vw * nv * 64,
+        }
+    }
+    pub fn nr(&self) -> i64 {
+        self.vw * self.nv
+    }
+}
+
+/// Where the elements of B come from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BSource {
+    /// `B[k, n] = b[off + k·rs + n·cs]`; `unit_n`: `cs` is 1 (vector loads).
+    Matrix { unit_n: bool },
+    /// The im2col view of one image group of a convolution.
+    Conv(ConvGeometry),
+}
+
+/// What is added to `alpha · A · B` before C is written, scaled by beta.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Bias {
+    None,
+    /// `bias[off + m·rs]`, one per row (a convolution's per-channel bias;
+    /// `rs` 0 for a scalar).
+    Row,
+    /// `bias[off + m·rs + n]`: a row vector (`rs` 0) or a matrix.
+    Col,
+}
+
+/// The runtime operands of a bias: element `(m, n)` per [`Bias`].
+#[derive(Copy, Clone)]
+pub struct BiasArg {
+    pub buf: ValueId,
+    pub off: ValueId,
+    pub rs: ValueId,
+}
+
+/// The element-wise activation applied last.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Act {
+    None,
+    Relu,
+    /// `min(max(x, lo), hi)`.
+    Clip(f64, f64),
+    LeakyRelu(f64),
+}
+
+impl Eq for Act {}
+impl std::hash::Hash for Act {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self).hash(h);
+        match *self {
+            Act::Clip(a, b) => (a.to_bits(), b.to_bits()).hash(h),
+            Act::LeakyRelu(a) => a.to_bits().hash(h),
+            Act::None | Act::Relu => {}
+        }
+    }
+}
+
+/// The static shape of one GEMM function.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    pub elem: Type,
+    pub blocking: Blocking,
+    pub b: BSource,
+    pub bias: Bias,
+    pub act: Act,
+    /// `alpha · A · B` (Gemm's alpha), exact bits.
+    pub alpha_bits: u64,
+    /// `beta · bias` (Gemm's beta), exact bits.
+    pub beta_bits: u64,
+}
+
+impl Variant {
+    /// A plain product of `elem` for the target's vector width.
+    pub fn plain(elem: &Type, vector_bits: u32, b: BSource) -> Variant {
+        Variant {
+            elem: elem.clone(),
+            blocking: Blocking::for_target(vector_bits, elem),
+            b,
+            bias: Bias::None,
+            act: Act::None,
+            alpha_bits: 1f64.to_bits(),
+            beta_bits: 1f64.to_bits(),
+        }
+    }
+    pub fn alpha(&self) -> f64 {
+        f64::from_bits(self.alpha_bits)
+    }
+    pub fn beta(&self) -> f64 {
+        f64::from_bits(self.beta_bits)
+    }
+    /// A symbol name unique to the variant.
+    fn name(&self) -> String {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.hash(&mut h);
+        let b = match &self.b {
+            BSource::Matrix { unit_n: true } => "m1".to_string(),
+            BSource::Matrix { unit_n: false } => "ms".to_string(),
+            BSource::Conv(g) => format!("c{}", g.tag()),
+        };
+        format!(
+            "__onnxc_gemm_{}_v{}_{b}_{:016x}",
+            super::type_tag(&self.elem),
+            self.blocking.vw,
+            h.finish()
+        )
+    }
+}
+
+/// The runtime operands of one call. Offsets and strides are in elements
+/// of flat (1-D) views of the buffers.
+#[derive(Clone)]
+pub struct Call {
+    pub a: ValueId,
+    pub a_off: ValueId,
+    /// `A[m, k] = a[a_off + m·a_rs + k·a_cs]`.
+    pub a_rs: ValueId,
+    pub a_cs: ValueId,
+    pub b: ValueId,
+    pub b_off: ValueId,
+    /// Matrix B: `B[k, n] = b[b_off + k·b_rs + n·b_cs]`. Conv B: the
+    /// image's runtime extents (see [`ConvGeometry::runtime_args`]).
+    pub b_args: Vec<ValueId>,
+    pub c: ValueId,
+    pub c_off: ValueId,
+    pub ldc: ValueId,
+    pub bias: Option<BiasArg>,
+    pub m: ValueId,
+    pub n: ValueId,
+    pub k: ValueId,
+}
+
+/// Emits a call of the GEMM function of `v`, creating it at the end of the
+/// module on first use.
+pub fn call(b: &mut Builder<'_>, v: &Variant, c: &Call) {
+    let name = v.name();
+    if b.m.lookup_symbol(&name).is_none() {
+        define(b, v, &name, c);
+    }
+    let mut args = vec![c.a, c.b, c.c];
+    if let Some(bias) = c.bias {
+        args.push(bias.buf);
+    }
+    args.extend([c.m, c.n, c.k, c.a_off, c.a_rs, c.a_cs, c.b_off]);
+    args.extend(&c.b_args);
+    args.extend([c.c_off, c.ldc]);
+    if let Some(bias) = c.bias {
+        args.extend([bias.off, bias.rs]);
+    }
+    b.call(&name, &args, &[]);
+}
+
+/// The function's parameters, in `call`'s order.
+struct Params {
+    a: ValueId,
+    b: ValueId,
+    c: ValueId,
+    bias: Option<BiasArg>,
+    m: ValueId,
+    n: ValueId,
+    k: ValueId,
+    a_off: ValueId,
+    a_rs: ValueId,
+    a_cs: ValueId,
+    b_off: ValueId,
+    b_args: Vec<ValueId>,
+    c_off: ValueId,
+    ldc: ValueId,
+}
+
+fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
+    let flat = |b: &Builder<'_>, x: ValueId| b.m.value_type(x).clone();
+    let mut inputs = vec![flat(b, c.a), flat(b, c.b), flat(b, c.c)];
+    if let Some(bias) = c.bias {
+        inputs.push(flat(b, bias.buf));
+    }
+    let n_b_args = c.b_args.len();
+    inputs.extend(std::iter::repeat_n(Type::Index, 7 + n_b_args + 2));
+    if c.bias.is_some() {
+        inputs.extend([Type::Index, Type::Index]);
+    }
+    let (mut fb, args) = super::private_func(b.m, name, inputs);
+    // The parameters in `call`'s order (the count matches `inputs`).
+    let nb = usize::from(c.bias.is_some());
+    let rest = &args[3 + nb..];
+    let p = Params {
+        a: args[0],
+        b: args[1],
+        c: args[2],
+        bias: c.bias.map(|_| BiasArg {
+            buf: args[3],
+            off: rest[rest.len() - 2],
+            rs: rest[rest.len() - 1],
+        }),
+        m: rest[0],
+        n: rest[1],
+        k: rest[2],
+        a_off: rest[3],
+        a_rs: rest[4],
+        a_cs: rest[5],
+        b_off: rest[6],
+        b_args: rest[7..7 + n_b_args].to_vec(),
+        c_off: rest[7 + n_b_args],
+        ldc: rest[8 + n_b_args],
+    };
+    body(&mut fb, v, &p);
+    fb.ret(&[]);
+}
+
+/// `jc → pc → (pack B) → ic → (pack A) → jr → ir → micro-kernel`.
+fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
+    let bl = v.blocking;
+    let zero = b.const_index(0);
+    let (kc, mc, nc, nr, mr) = (
+        b.const_index(bl.kc),
+        b.const_index(bl.mc),
+        b.const_index(bl.nc),
+        b.const_index(bl.nr()),
+        b.const_index(bl.mr),
+    );
+    // Panels sized for the problem when it is smaller than a block.
+    let panel_len = |b: &mut Builder<'_>, total: ValueId, step: i64, cap: ValueId| {
+        let s = b.const_index(step);
+        let rounded = b.ceildivsi(total, s);
+        let rounded = b.muli(rounded, s);
+        let len = b.minsi(rounded, cap);
+        b.muli(len, kc)
+    };
+    let ap_len = panel_len(b, p.m, bl.mr, mc);
+    let bp_len = panel_len(b, p.n, bl.nr(), nc);
+    let buf_ty = Type::memref(vec![ir::DYN], v.elem.clone());
+    let ap = b.alloc_aligned(&buf_ty, &[ap_len], 64);
+    let bpk = b.alloc_aligned(&buf_ty, &[bp_len], 64);
+    b.scf_for(zero, p.n, nc, &[], |b, jc, _| {
+        let ncur = min_rest(b, p.n, jc, nc);
+        b.scf_for(zero, p.k, kc, &[], |b, pc, _| {
+            let kcur = min_rest(b, p.k, pc, kc);
+            pack::pack_b(b, v, p, bpk, pc, kcur, jc, ncur);
+            b.scf_for(zero, p.m, mc, &[], |b, ic, _| {
+                let mcur = min_rest(b, p.m, ic, mc);
+                pack::pack_a(b, v, p, ap, ic, mcur, pc, kcur);
+                let tile = micro::Tile { pc, kcur, ic, jc };
+                b.scf_for(zero, ncur, nr, &[], |b, jr, _| {
+                    b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
+                        micro::kernel(b, v, p, &tile, ap, bpk, ir, jr);
+                        Vec::new()
+                    });
+                    Vec::new()
+                });
+                Vec::new()
+            });
+            Vec::new()
+        });
+        Vec::new()
+    });
+    // The packing buffers are freed by the deallocation pass.
+}
+
+/// `min(total - at, step)`.
+fn min_rest(b: &mut Builder<'_>, total: ValueId, at: ValueId, step: ValueId) -> ValueId {
+    let rest = b.subi(total, at);
+    b.minsi(rest, step)
+}
+
+/// The product of `ds` (1 for none).
+pub fn product(b: &mut Builder<'_>, ds: &[ValueId]) -> ValueId {
+    let mut acc = b.const_index(1);
+    for &d in ds {
+        acc = b.muli(acc, d);
+    }
+    acc
+}
+
+/// A flat 1-D view (`memref<?xT>`) of a contiguous buffer, for the GEMM's
+/// operands; `len` is its element count.
+pub fn flat(b: &mut Builder<'_>, buf: ValueId, len: ValueId) -> ValueId {
+    let elem = b.m.value_type(buf).element_type().clone();
+    let ty = Type::memref(vec![ir::DYN], elem);
+    let layout = ir::builder::ViewLayout {
+        offsets: &[0],
+        sizes: &[ir::DYN],
+        strides: &[1],
+    };
+    let buf = crate::convert::contiguous(b, buf);
+    b.reinterpret_cast(buf, layout, &[len], &[], ty)
+}

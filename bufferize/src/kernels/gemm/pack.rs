@@ -1,0 +1,314 @@
+//! Packing: A into panels of MR rows (`ap[ir·KC + kk·MR + r]`), B into
+//! panels of NR columns (`bp[jr·KC + kk·NR + col]`), zero beyond the edges
+//! so the micro-kernel never tests bounds.
+//!
+//! B of a convolution is the im2col view of an image, gathered while
+//! packing: a panel's columns are output positions whose input window
+//! origins (`o·s - p` per spatial axis) are computed once per panel as
+//! vectors; each packed row (a channel and a kernel tap) then adds the
+//! tap's offset, masks the lanes that fall in the padding, and gathers.
+
+use super::{BSource, Params, Variant};
+use ir::builder::{Cmp, CmpI};
+use ir::{Builder, Type, ValueId};
+
+/// The static geometry of a convolution's im2col view. Its runtime
+/// arguments (`Call::b_args`) are, per spatial axis, the input extents,
+/// then the output extents, then the begin pads.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConvGeometry {
+    pub kernel: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub dilations: Vec<i64>,
+}
+
+impl ConvGeometry {
+    pub fn tag(&self) -> String {
+        let j = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join("x");
+        format!(
+            "k{}s{}d{}",
+            j(&self.kernel),
+            j(&self.strides),
+            j(&self.dilations)
+        )
+    }
+    /// Taps per channel.
+    fn taps(&self) -> i64 {
+        self.kernel.iter().product()
+    }
+}
+
+/// `v` as a vector of `n` lanes of `i64`.
+fn splat_i64(b: &mut Builder<'_>, v: ValueId, n: i64) -> ValueId {
+    let x = b.index_cast(v, Type::i64());
+    b.broadcast(x, n)
+}
+
+fn const_vec(b: &mut Builder<'_>, v: i64, n: i64) -> ValueId {
+    let x = b.const_int(v, Type::i64());
+    b.broadcast(x, n)
+}
+
+/// `[base, base + 1, ..., base + n - 1]` as `i64` lanes.
+fn iota(b: &mut Builder<'_>, base: i64, n: i64) -> ValueId {
+    let mut acc = const_vec(b, 0, n);
+    for i in 0..n {
+        let x = b.const_int(base + i, Type::i64());
+        acc = b.insert(x, acc, i);
+    }
+    acc
+}
+
+/// Packs rows `ic..ic+mcur`, depth `pc..pc+kcur` of A.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pack_a(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    ap: ValueId,
+    ic: ValueId,
+    mcur: ValueId,
+    pc: ValueId,
+    kcur: ValueId,
+) {
+    let bl = v.blocking;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let (mr, kc) = (b.const_index(bl.mr), b.const_index(bl.kc));
+    let fzero = b.zero(&v.elem);
+    b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
+        let rest = b.subi(mcur, ir);
+        let valid = b.minsi(rest, mr);
+        let last = b.subi(valid, one);
+        let row0 = b.addi(ic, ir);
+        let panel = b.muli(ir, kc);
+        b.scf_for(zero, kcur, one, &[], |b, kk, _| {
+            let k = b.addi(pc, kk);
+            let kterm = b.muli(k, p.a_cs);
+            let kbase = b.addi(p.a_off, kterm);
+            let dst0 = b.muli(kk, mr);
+            let dst0 = b.addi(panel, dst0);
+            for r in 0..bl.mr {
+                let rc = b.const_index(r);
+                // Rows past the edge read the last row, then store 0.
+                let rr = b.minsi(rc, last);
+                let row = b.addi(row0, rr);
+                let rterm = b.muli(row, p.a_rs);
+                let idx = b.addi(kbase, rterm);
+                let x = b.load(p.a, &[idx]);
+                let inside = b.cmp(Cmp::Lt, rc, valid);
+                let x = b.select(inside, x, fzero);
+                let dst = b.addi(dst0, rc);
+                b.store(x, ap, &[dst]);
+            }
+            Vec::new()
+        });
+        Vec::new()
+    });
+}
+
+/// Packs depth `pc..pc+kcur`, columns `jc..jc+ncur` of B.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pack_b(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    bp: ValueId,
+    pc: ValueId,
+    kcur: ValueId,
+    jc: ValueId,
+    ncur: ValueId,
+) {
+    let bl = v.blocking;
+    let zero = b.const_index(0);
+    let nr = b.const_index(bl.nr());
+    b.scf_for(zero, ncur, nr, &[], |b, jr, _| {
+        let rest = b.subi(ncur, jr);
+        let valid = b.minsi(rest, nr);
+        let col0 = b.addi(jc, jr);
+        match &v.b {
+            BSource::Matrix { unit_n } => {
+                matrix_panel(b, v, p, bp, pc, kcur, jr, col0, valid, *unit_n);
+            }
+            BSource::Conv(g) => conv_panel(b, v, p, g, bp, pc, kcur, jr, col0, valid),
+        }
+        Vec::new()
+    });
+}
+
+/// Masks of the panel's vectors: lanes below `valid` columns.
+fn lane_masks(b: &mut Builder<'_>, bl: super::Blocking, valid: ValueId) -> Vec<ValueId> {
+    (0..bl.nv)
+        .map(|k| {
+            let off = b.const_index(k * bl.vw);
+            let n = b.subi(valid, off);
+            b.create_mask(n, bl.vw)
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn matrix_panel(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    bp: ValueId,
+    pc: ValueId,
+    kcur: ValueId,
+    jr: ValueId,
+    col0: ValueId,
+    valid: ValueId,
+    unit_n: bool,
+) {
+    let bl = v.blocking;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let (kc, nr) = (b.const_index(bl.kc), b.const_index(bl.nr()));
+    let (b_rs, b_cs) = (p.b_args[0], p.b_args[1]);
+    let masks = lane_masks(b, bl, valid);
+    let vzero = {
+        let z = b.zero(&v.elem);
+        b.broadcast(z, bl.vw)
+    };
+    // Lane offsets of a strided row: (col) · cs per vector.
+    let strided: Vec<ValueId> = if unit_n {
+        Vec::new()
+    } else {
+        let cs = splat_i64(b, b_cs, bl.vw);
+        (0..bl.nv)
+            .map(|k| {
+                let lanes = iota(b, k * bl.vw, bl.vw);
+                b.muli(lanes, cs)
+            })
+            .collect()
+    };
+    let panel = b.muli(jr, kc);
+    let cterm = b.muli(col0, b_cs);
+    let cbase = b.addi(p.b_off, cterm);
+    b.scf_for(zero, kcur, one, &[], |b, kk, _| {
+        let k = b.addi(pc, kk);
+        let rterm = b.muli(k, b_rs);
+        let base = b.addi(cbase, rterm);
+        let dst0 = b.muli(kk, nr);
+        let dst0 = b.addi(panel, dst0);
+        for k in 0..bl.nv {
+            let off = b.const_index(k * bl.vw);
+            let x = if unit_n {
+                let at = b.addi(base, off);
+                b.masked_load(p.b, &[at], masks[k as usize], vzero)
+            } else {
+                b.gather(p.b, &[base], strided[k as usize], masks[k as usize], vzero)
+            };
+            let dst = b.addi(dst0, off);
+            b.vstore(x, bp, &[dst]);
+        }
+        Vec::new()
+    });
+}
+
+/// One panel of a convolution's im2col view. `b_args` holds the input
+/// extents, the output extents and the begin pads of each spatial axis.
+#[allow(clippy::too_many_arguments)]
+fn conv_panel(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    g: &ConvGeometry,
+    bp: ValueId,
+    pc: ValueId,
+    kcur: ValueId,
+    jr: ValueId,
+    col0: ValueId,
+    valid: ValueId,
+) {
+    let bl = v.blocking;
+    let s = g.kernel.len();
+    let (ins, rest) = p.b_args.split_at(s);
+    let (outs, pads) = rest.split_at(s);
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let (kc, nr) = (b.const_index(bl.kc), b.const_index(bl.nr()));
+    let masks = lane_masks(b, bl, valid);
+    // Per vector: each axis' window origin `o·s - p` and the lane mask.
+    let origins: Vec<Vec<ValueId>> = (0..bl.nv)
+        .map(|k| window_origins(b, g, outs, pads, col0, k * bl.vw, bl.vw))
+        .collect();
+    let in_vecs: Vec<ValueId> = ins.iter().map(|&d| splat_i64(b, d, bl.vw)).collect();
+    // Element strides of the input's spatial axes, and one channel's size.
+    let mut strides = vec![one; s];
+    for d in (0..s.saturating_sub(1)).rev() {
+        strides[d] = b.muli(strides[d + 1], ins[d + 1]);
+    }
+    let chan = b.muli(strides[0], ins[0]);
+    let taps = b.const_index(g.taps());
+    let vzero = {
+        let z = b.zero(&v.elem);
+        b.broadcast(z, bl.vw)
+    };
+    let vzero_i = const_vec(b, 0, bl.vw);
+    let panel = b.muli(jr, kc);
+    b.scf_for(zero, kcur, one, &[], |b, kk, _| {
+        let k = b.addi(pc, kk);
+        let c = b.divui(k, taps);
+        let mut t = b.remui(k, taps);
+        // The tap's offset along each axis, innermost last.
+        let mut tap = vec![zero; s];
+        for d in (0..s).rev() {
+            let kd = b.const_index(g.kernel[d]);
+            let td = b.remui(t, kd);
+            t = b.divui(t, kd);
+            let dil = b.const_index(g.dilations[d]);
+            tap[d] = b.muli(td, dil);
+        }
+        let cterm = b.muli(c, chan);
+        let cbase = b.addi(p.b_off, cterm);
+        let dst0 = b.muli(kk, nr);
+        let dst0 = b.addi(panel, dst0);
+        for k in 0..bl.nv as usize {
+            let mut mask = masks[k];
+            let mut off = vzero_i;
+            for d in 0..s {
+                let td = splat_i64(b, tap[d], bl.vw);
+                let pos = b.addi(origins[k][d], td);
+                let lo = b.cmpi(CmpI::Sge, pos, vzero_i);
+                let hi = b.cmpi(CmpI::Slt, pos, in_vecs[d]);
+                let inb = b.andi(lo, hi);
+                mask = b.andi(mask, inb);
+                let sd = splat_i64(b, strides[d], bl.vw);
+                let term = b.muli(pos, sd);
+                off = b.addi(off, term);
+            }
+            let x = b.gather(p.b, &[cbase], off, mask, vzero);
+            let lane0 = b.const_index(k as i64 * bl.vw);
+            let dst = b.addi(dst0, lane0);
+            b.vstore(x, bp, &[dst]);
+        }
+        Vec::new()
+    });
+}
+
+/// The window origins `o_d · s_d - p_d` of the output positions `col0 +
+/// first + lane` (one vector per spatial axis), decomposing the flat
+/// position over the output extents `outs`.
+fn window_origins(
+    b: &mut Builder<'_>,
+    g: &ConvGeometry,
+    outs: &[ValueId],
+    pads: &[ValueId],
+    col0: ValueId,
+    first: i64,
+    vw: i64,
+) -> Vec<ValueId> {
+    let lanes = iota(b, first, vw);
+    let base = splat_i64(b, col0, vw);
+    let mut n = b.addi(base, lanes);
+    let s = g.kernel.len();
+    let mut out = vec![n; s];
+    for d in (0..s).rev() {
+        let ext = splat_i64(b, outs[d], vw);
+        let od = b.remsi(n, ext);
+        n = b.divsi(n, ext);
+        let st = const_vec(b, g.strides[d], vw);
+        let pd = splat_i64(b, pads[d], vw);
+        let scaled = b.muli(od, st);
+        out[d] = b.subi(scaled, pd);
+    }
+    out
+}
