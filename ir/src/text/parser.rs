@@ -333,9 +333,8 @@ impl<'a> Parser<'a> {
         let head = self.generic_head()?;
         let mut regions = Vec::new();
         if self.eat_punct(b'(') {
-            let isolated = Sym::lookup(&head.name)
-                .map_or(Traits::NONE, registry::traits)
-                .contains(Traits::ISOLATED);
+            let isolated = registry::lookup_name(&head.name)
+                .is_some_and(|d| d.traits.contains(Traits::ISOLATED));
             loop {
                 let r = self.scratch_region();
                 self.parse_region(r, None, isolated)?;

@@ -47,7 +47,7 @@ fn lookup(name: &str) -> Option<Form> {
         "vector" => vector::form(name),
         _ => None,
     };
-    by_name.or_else(|| match registry::lookup(Sym::lookup(name)?)?.syntax {
+    by_name.or_else(|| match registry::lookup_name(name)?.syntax {
         Syntax::SameType => Some(Form {
             print: print_same_type,
             parse: parse_same_type,
