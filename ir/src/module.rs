@@ -192,6 +192,7 @@ impl Module {
 
     /// Creates a detached op; place it with `insert`.
     pub fn create_op(&mut self, name: Sym, spec: OpSpec) -> OpId {
+        crate::cancel::poll();
         let OpSpec {
             mut operands,
             result_types,
@@ -363,6 +364,7 @@ impl Module {
     /// Erases an op and everything nested in it. Its results must be unused
     /// outside of it (replace them first).
     pub fn erase_op(&mut self, op: OpId) {
+        crate::cancel::poll();
         if self.ops[op].erased {
             return;
         }
@@ -581,6 +583,7 @@ impl Module {
             .map(|i| &attrs[i].1)
     }
     pub fn set_attr(&mut self, op: OpId, name: &'static str, value: Attribute) {
+        crate::cancel::poll();
         if name == SYM_NAME {
             self.sym_gen += 1;
         }

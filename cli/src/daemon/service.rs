@@ -524,7 +524,7 @@ impl Service {
             cancelled_outcome()
         } else {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                ir::cancel::scope(&f.cancel, || work::compile(model, job))
+                ir::cancel::run(&f.cancel, || work::compile(model, job))
             }));
             let compile_ms = ms(start.elapsed());
             self.counters.compiles.fetch_add(1, Ordering::Relaxed);

@@ -5,6 +5,7 @@ use super::*;
 impl Module {
     /// Visits `op` and every op nested in it, parents first.
     pub fn walk_pre(&mut self, op: OpId, f: &mut dyn FnMut(&mut Module, OpId)) {
+        crate::cancel::poll();
         f(self, op);
         for r in self.ops[op].regions.clone() {
             for b in self.regions[r].blocks.clone() {
@@ -52,6 +53,9 @@ impl Module {
             let d = &self.ops[op];
             *cursor = d.next;
             out.push(op);
+            if out.len().is_multiple_of(1024) {
+                crate::cancel::poll();
+            }
             if !d.regions.is_empty() {
                 stack.push((blocks_of(op), None));
             }
