@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 const POLL: Duration = Duration::from_millis(50);
 /// A connection's request scratch is kept for the next request up to this
 /// size; a larger one (a big inline model) is freed.
-const KEEP_SCRATCH: usize = 8 << 20;
+const KEEP_SCRATCH: usize = 1 << 20;
 
 pub struct ServerOptions {
     pub max_connections: usize,
