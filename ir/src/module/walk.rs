@@ -166,42 +166,62 @@ impl Module {
             }
         }
         // Pass 2: operands, successors, layout, defs.
+        let map = Remap {
+            ops: op_map,
+            values: val_map,
+            blocks: block_map,
+        };
         for (i, &op) in order.iter().enumerate() {
             if cancelled(i) {
                 return;
             }
-            let Some(nop) = op_map[op] else { continue };
-            let d = &self.ops[op];
-            for (i, &v) in d.operands.iter().enumerate() {
-                if let Some(nv) = val_map[v] {
-                    new.ops[nop].operands.push(nv);
-                    new.push_use(nv, nop, i);
+            self.link_compacted(&mut new, op, &map);
+        }
+        let op_map = map.ops;
+        new.top = op_map[self.top].unwrap_or(OpId::new(0));
+        *self = new;
+    }
+}
+
+/// Old ids → new ids during `compact` (None: not reachable).
+struct Remap {
+    ops: SecondaryMap<OpId, Option<OpId>>,
+    values: SecondaryMap<ValueId, Option<ValueId>>,
+    blocks: SecondaryMap<BlockId, Option<BlockId>>,
+}
+
+impl Module {
+    /// Pass 2 of `compact` for one op: its operands, successors, result
+    /// definitions, and the ops of its blocks, in `new`.
+    fn link_compacted(&self, new: &mut Module, op: OpId, map: &Remap) {
+        let Some(nop) = map.ops[op] else { return };
+        let d = &self.ops[op];
+        for (i, &v) in d.operands.iter().enumerate() {
+            if let Some(nv) = map.values[v] {
+                new.ops[nop].operands.push(nv);
+                new.push_use(nv, nop, i);
+            }
+        }
+        for &(b, n) in &d.successors {
+            if let Some(nb) = map.blocks[b] {
+                new.ops[nop].successors.push((nb, n));
+            }
+        }
+        for (i, &r) in new.ops[nop].results.clone().iter().enumerate() {
+            new.values[r].def = ValueDef::Result(nop, i as u32);
+        }
+        for &r in &d.regions {
+            for &b in &self.regions[r].blocks {
+                let Some(nb) = map.blocks[b] else { continue };
+                for (i, &a) in new.blocks[nb].args.clone().iter().enumerate() {
+                    new.values[a].def = ValueDef::BlockArg(nb, i as u32);
                 }
-            }
-            for &(b, n) in &d.successors {
-                if let Some(nb) = block_map[b] {
-                    new.ops[nop].successors.push((nb, n));
-                }
-            }
-            for (i, &r) in new.ops[nop].results.clone().iter().enumerate() {
-                new.values[r].def = ValueDef::Result(nop, i as u32);
-            }
-            for &r in &d.regions {
-                for &b in &self.regions[r].blocks {
-                    let Some(nb) = block_map[b] else { continue };
-                    for (i, &a) in new.blocks[nb].args.clone().iter().enumerate() {
-                        new.values[a].def = ValueDef::BlockArg(nb, i as u32);
-                    }
-                    let ops: Vec<OpId> = self.block_ops(b).collect();
-                    for o in ops {
-                        if let Some(no) = op_map[o] {
-                            new.insert(no, InsertPoint::End(nb));
-                        }
+                for o in self.block_ops(b) {
+                    if let Some(no) = map.ops[o] {
+                        new.insert(no, InsertPoint::End(nb));
                     }
                 }
             }
         }
-        new.top = op_map[self.top].unwrap_or(OpId::new(0));
-        *self = new;
     }
 }
