@@ -188,3 +188,55 @@ fn a_dead_holders_lock_expires_and_another_daemon_compiles() {
     let c = Daemon::start_named(&dir, "c", &["--cache", &url]);
     assert_eq!(compile(&c, "slow.onnx")["cache"], "hit");
 }
+
+/// `--cache-max-entry`: larger artifacts are not stored, and a larger value
+/// found under a key (another writer's) is not read; corrupt values are
+/// deleted and recompiled.
+#[test]
+fn entries_are_bounded_and_verified() {
+    let dir = workdir("redis-bounds");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    gen(&dir, "mlp", 3, "m.onnx");
+    let small = Daemon::start_named(&dir, "a", &["--cache", &url, "--cache-max-entry", "1K"]);
+    let r = compile(&small, "m.onnx");
+    assert_eq!(r["status"], "ok", "{r:.300}");
+    let key = format!("onnxc:a:{}", r["key"].as_str().unwrap());
+    let s = shared(&small);
+    assert_eq!(
+        (s["puts"].as_u64(), s["too_large"].as_u64()),
+        (Some(0), Some(1)),
+        "{s}"
+    );
+    assert_eq!(redis.cmd(&["EXISTS", &key]).as_deref(), Some("0"));
+    // Stored by a daemon with the default bound, then skipped by a
+    // daemon with a small one: not read, compiled.
+    let big = Daemon::start_named(&dir, "b", &["--cache", &url]);
+    assert_eq!(compile(&big, "m.onnx")["cache"], "miss");
+    assert_eq!(redis.cmd(&["EXISTS", &key]).as_deref(), Some("1"));
+    let small2 = Daemon::start_named(&dir, "c", &["--cache", &url, "--cache-max-entry", "1K"]);
+    assert_eq!(compile(&small2, "m.onnx")["cache"], "miss");
+    // Skipped twice on reading (before and after taking the lock), and
+    // its own artifact not stored.
+    let s = shared(&small2);
+    assert_eq!(
+        (s["too_large"].as_u64(), s["puts"].as_u64()),
+        (Some(3), Some(0)),
+        "{s}"
+    );
+    // A foreign value under the key: corrupt, deleted, recompiled.
+    assert_eq!(
+        redis.cmd(&["SET", &key, "not an artifact"]).as_deref(),
+        Some("OK")
+    );
+    let d = Daemon::start_named(&dir, "d", &["--cache", &url]);
+    let r = compile(&d, "m.onnx");
+    assert_eq!(
+        (r["status"].as_str(), r["cache"].as_str()),
+        (Some("ok"), Some("miss"))
+    );
+    assert_eq!(shared(&d)["corrupt"], 1);
+    // ... and stored again, verified by the next daemon.
+    let e = Daemon::start_named(&dir, "e", &["--cache", &url]);
+    assert_eq!(compile(&e, "m.onnx")["cache"], "hit");
+}

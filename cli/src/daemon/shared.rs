@@ -36,6 +36,12 @@ const MAX_IDLE: usize = 8;
 /// Deletes the lock only if it still holds our token.
 const UNLOCK: &str =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+/// The value only if it is at most ARGV[1] bytes: 0 when larger (a value
+/// another writer stored is never read whole), nil when absent.
+const GET_BOUNDED: &str = "local n = redis.call('strlen', KEYS[1]) \
+     if n == 0 then return false end \
+     if n > tonumber(ARGV[1]) then return 0 end \
+     return redis.call('get', KEYS[1])";
 /// Extends the lock only if it still holds our token.
 const RENEW: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then \
      return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
@@ -228,13 +234,30 @@ impl Shared {
         h.next_try = Instant::now() + h.backoff;
     }
 
-    /// The artifact stored under `key`, verified.
+    /// The artifact stored under `key`, verified; values larger than
+    /// `--cache-max-entry` (plus the header) are not read.
     pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
         let k = artifact_key(key);
-        let value: Option<Vec<u8>> = self.with_conn(|c| redis::cmd("GET").arg(&k).query(c))?;
-        let Some(value) = value else {
-            self.stats.misses.fetch_add(1, Ordering::Relaxed);
-            return None;
+        let bound = self.cfg.max_entry.saturating_add((MAGIC.len() + 32) as u64);
+        let reply: redis::Value = self.with_conn(|c| {
+            redis::cmd("EVAL")
+                .arg(GET_BOUNDED)
+                .arg(1)
+                .arg(&k)
+                .arg(bound)
+                .query(c)
+        })?;
+        let value = match reply {
+            redis::Value::BulkString(v) => v,
+            redis::Value::Int(_) => {
+                self.stats.too_large.fetch_add(1, Ordering::Relaxed);
+                self.stats.misses.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            _ => {
+                self.stats.misses.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
         };
         match unwrap_entry(value) {
             Some(data) => {
