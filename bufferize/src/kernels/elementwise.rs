@@ -105,7 +105,16 @@ pub fn reciprocal(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Res
 /// Cast and CastLike: ONNX conversion to the result element type.
 pub fn cast(b: &mut Builder<'_>, op: OpId, x: &[ValueId], out: &Type) -> Result<ValueId> {
     let v = first(b, op, x)?;
-    scalar::convert(b, op, v, out)
+    let view = onnx::ops::Cast::of(b.m, op);
+    let (sat, mode) = (view.saturate() != 0, view.round_mode().to_string());
+    scalar::cast(b, op, v, out, sat, &mode)
+}
+
+fn cast_like_body(b: &mut Builder<'_>, op: OpId, x: &[ValueId], out: &Type) -> Result<ValueId> {
+    let v = first(b, op, x)?;
+    let view = onnx::ops::CastLike::of(b.m, op);
+    let (sat, mode) = (view.saturate() != 0, view.round_mode().to_string());
+    scalar::cast(b, op, v, out, sat, &mode)
 }
 
 /// Float unary math ops: the body of each is one `math` op.
@@ -146,7 +155,7 @@ float_unary! {
 
 /// CastLike: Cast to the type of the second operand, which is not read.
 pub fn cast_like(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    nest(cx, b, op, 1, cast)
+    nest(cx, b, op, 1, cast_like_body)
 }
 
 /// Lowers an element-wise `op` with scalar body `body`.
