@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Models whose kernels must take runtime dims (issue 14): each op with its
+inputs declared by dim_params, and two input-size sets that move them.
+
+    python3 make_models.py OUT_DIR [--only a,b]
+
+Writes the corpus layout of scripts/corpus (NAME.onnx, NAME.json,
+NAME.size{k}.npz with onnxruntime's outputs; the onnx reference
+evaluator's for ops onnxruntime does not run yet), so that
+scripts/corpus/run.py compiles each model once with `--emit lib` and calls
+it at both sizes. Needs onnx, onnxruntime and numpy.
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts", "corpus"))
+from corpus_common import random_feeds, write_entry  # noqa: E402
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+
+
+def vi(name, elem, dims):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def init(name, value, dtype=np.float32):
+    return numpy_helper.from_array(np.asarray(value, dtype=dtype), name)
+
+
+def model(nodes, inputs, outputs, opset, inits=()):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="onnxc-dynamic-dims")
+    m.ir_version = 10
+    return m
+
+
+def one_op(op, inputs, outputs, opset, inits=(), **attrs):
+    """A model of one node from the names of `inputs`/`outputs` and `inits`."""
+    names = [i.name for i in inputs] + [t.name for t in inits]
+    if "_inputs" in attrs:
+        names = attrs.pop("_inputs")
+    node = helper.make_node(op, names, [o.name for o in outputs], name=op.lower() + "_0", **attrs)
+    return model([node], inputs, outputs, opset, inits)
+
+
+# ------------------------------------------------------------------ models
+
+
+def rotary_head():
+    """RotaryEmbedding with a runtime head size (4-D input, position ids)."""
+    m = one_op(
+        "RotaryEmbedding",
+        [vi("x", F, ["B", "H", "S", "D"]), vi("cos", F, ["P", "R"]), vi("sin", F, ["P", "R"]), vi("pos", I64, ["B", "S"])],
+        [vi("y", F, ["B", "H", "S", "D"])],
+        23,
+    )
+
+    def size(b, h, s, d, p):
+        return {
+            "x": ([b, h, s, d], np.float32, "normal"),
+            "cos": ([p, d // 2], np.float32, "normal"),
+            "sin": ([p, d // 2], np.float32, "normal"),
+            "pos": ([b, s], np.int64, ("int", 0, p)),
+        }
+
+    return m, [size(1, 2, 3, 8, 5), size(2, 3, 4, 6, 7)]
+
+
+def rotary_hidden():
+    """RotaryEmbedding of [B, S, H·D] with num_heads and a partial rotation."""
+    m = one_op(
+        "RotaryEmbedding",
+        [vi("x", F, ["B", "S", "HD"]), vi("cos", F, ["B", "S", 2]), vi("sin", F, ["B", "S", 2])],
+        [vi("y", F, ["B", "S", "HD"])],
+        23,
+        num_heads=2,
+        rotary_embedding_dim=4,
+        interleaved=1,
+    )
+
+    def size(b, s, d):
+        return {
+            "x": ([b, s, 2 * d], np.float32, "normal"),
+            "cos": ([b, s, 2], np.float32, "normal"),
+            "sin": ([b, s, 2], np.float32, "normal"),
+        }
+
+    return m, [size(1, 3, 8), size(2, 5, 6)]
+
+
+MODELS = [rotary_head, rotary_hidden]
+
+# Ops onnxruntime does not run yet: the onnx reference evaluator is the oracle.
+REFERENCE = set()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--only", help="comma-separated model names")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    only = set(args.only.split(",")) if args.only else None
+    failed = 0
+    for fn in MODELS:
+        name = fn.__name__
+        if only and name not in only:
+            continue
+        try:
+            m, specs = fn()
+            path = os.path.join(args.out, name + ".onnx")
+            with open(path, "wb") as f:
+                f.write(m.SerializeToString())
+            oracle = None
+            if name in REFERENCE:
+                from onnx.reference import ReferenceEvaluator
+
+                ref = ReferenceEvaluator(m)
+                oracle = lambda feeds, ref=ref: ref.run(None, feeds)  # noqa: E731
+            feeds = [random_feeds(spec, seed=10 + k) for k, spec in enumerate(specs)]
+            write_entry(args.out, name, path, feeds, source="dynamic dims", exporter="make_models.py",
+                        notes=(fn.__doc__ or "").strip(), oracle=oracle)
+            print(f"{name}: {len(feeds)} sizes")
+        except Exception as ex:  # report every model that fails, then exit 1
+            failed += 1
+            print(f"{name}: FAILED: {type(ex).__name__}: {ex}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
