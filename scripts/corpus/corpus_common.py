@@ -144,7 +144,7 @@ def write_entry(outdir, name, model_path, sizes, source, exporter, exporter_vers
         missing = [n for n in names if n not in feeds]
         if missing:
             raise ValueError(f"size {k}: no value for inputs {missing}")
-        arrays = [np.ascontiguousarray(feeds[n]) for n in names]
+        arrays = [np.asarray(feeds[n], order="C") for n in names]
         t0 = time.perf_counter()
         outs = oracle(dict(zip(names, arrays)))
         ort_ms = (time.perf_counter() - t0) * 1e3

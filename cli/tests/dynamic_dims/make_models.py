@@ -95,7 +95,41 @@ def rotary_hidden():
     return m, [size(1, 3, 8), size(2, 5, 6)]
 
 
-MODELS = [rotary_head, rotary_hidden]
+def dft_onesided():
+    """DFT (opset 20) of a signal of runtime length, one-sided, axis 1."""
+    m = one_op("DFT", [vi("x", F, ["B", "L", 1])], [vi("y", F, ["B", "K", 2])], 20, onesided=1,
+               _inputs=["x", "", "axis"], inits=[init("axis", 1, np.int64)])
+    return m, [{"x": ([2, 9, 1], np.float32, "normal")}, {"x": ([3, 16, 1], np.float32, "normal")}]
+
+
+def dft_length_input():
+    """DFT with a runtime dft_length (zero-padding or truncating) on complex input."""
+    m = one_op("DFT", [vi("x", F, ["B", "L", 2]), vi("n", I64, [])], [vi("y", F, ["B", "K", 2])], 20,
+               _inputs=["x", "n"])
+    return m, [
+        {"x": ([2, 6, 2], np.float32, "normal"), "n": ([], np.int64, ("const", 8))},
+        {"x": ([1, 12, 2], np.float32, "normal"), "n": ([], np.int64, ("const", 5))},
+    ]
+
+
+def dft_irfft():
+    """Inverse one-sided DFT (irfft): real output of runtime length 2(L-1)."""
+    m = one_op("DFT", [vi("x", F, ["B", "L", 2])], [vi("y", F, ["B", "K", 1])], 20, inverse=1, onesided=1,
+               _inputs=["x"])
+    return m, [{"x": ([2, 5, 2], np.float32, "normal")}, {"x": ([1, 9, 2], np.float32, "normal")}]
+
+
+def stft_signal():
+    """STFT of a signal of runtime length with a runtime hop and a window."""
+    m = one_op("STFT", [vi("x", F, ["B", "L", 1]), vi("hop", I64, []), vi("w", F, ["W"])],
+               [vi("y", F, ["B", "T", "K", 2])], 17, _inputs=["x", "hop", "w"])
+    return m, [
+        {"x": ([1, 40, 1], np.float32, "normal"), "hop": ([], np.int64, ("const", 8)), "w": ([16], np.float32, "uniform")},
+        {"x": ([2, 67, 1], np.float32, "normal"), "hop": ([], np.int64, ("const", 5)), "w": ([10], np.float32, "uniform")},
+    ]
+
+
+MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal]
 
 # Ops onnxruntime does not run yet: the onnx reference evaluator is the oracle.
 REFERENCE = set()
