@@ -129,10 +129,54 @@ def stft_signal():
     ]
 
 
-MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal]
+def max_unpool():
+    """MaxUnpool of runtime N, C, H, W: unpooled extents computed at run time."""
+    m = one_op("MaxUnpool", [vi("x", F, ["N", "C", "H", "W"]), vi("i", I64, ["N", "C", "H", "W"])],
+               [vi("y", F, ["N", "C", "H2", "W2"])], 11, kernel_shape=[2, 2], strides=[2, 2])
 
-# Ops onnxruntime does not run yet: the onnx reference evaluator is the oracle.
-REFERENCE = set()
+    def size(n, c, h, w):
+        # each index within its own image and channel, as MaxPool writes them
+        return {"x": ([n, c, h, w], np.float32, "normal"), "i": distinct_indices([n, c, h, w], n * c * 4 * h * w, h + w)}
+
+    return m, [size(1, 2, 3, 3), size(2, 1, 4, 5)]
+
+
+def max_unpool_shape():
+    """MaxUnpool into a larger runtime output_shape."""
+    m = one_op("MaxUnpool", [vi("x", F, ["N", "C", "H", "W"]), vi("i", I64, ["N", "C", "H", "W"]), vi("s", I64, [4])],
+               [vi("y", F, ["N", "C", "H2", "W2"])], 11, kernel_shape=[2, 2], strides=[2, 2])
+
+    def size(n, c, h, w):
+        total = n * c * (2 * h) * (2 * w)  # indices into the unpooled shape
+        return {"x": ([n, c, h, w], np.float32, "normal"), "i": distinct_indices([n, c, h, w], total, 3),
+                "s": np.array([n, c, 2 * h + 1, 2 * w + 1], dtype=np.int64)}
+
+    return m, [size(1, 1, 2, 2), size(2, 2, 3, 4)]
+
+
+MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
+          max_unpool, max_unpool_shape]
+
+# The onnx reference evaluator is the oracle for ops onnxruntime does not
+# run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
+# indices in the output shape but the reference (and the backend node test)
+# in the unpooled one, placed at the output's top-left corner.
+REFERENCE = {"max_unpool_shape"}
+
+
+def make_feeds(spec, seed):
+    """random_feeds for (shape, dtype, kind) entries; arrays pass as they are."""
+    arrays = {k: v for k, v in spec.items() if isinstance(v, np.ndarray)}
+    feeds = random_feeds({k: v for k, v in spec.items() if k not in arrays}, seed)
+    feeds.update(arrays)
+    return feeds
+
+
+def distinct_indices(shape, total, seed):
+    """int64 indices in [0, total), all different (so no write order matters)."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    return rng.permutation(total)[:n].reshape(shape).astype(np.int64)
 
 
 def main():
@@ -158,7 +202,7 @@ def main():
 
                 ref = ReferenceEvaluator(m)
                 oracle = lambda feeds, ref=ref: ref.run(None, feeds)  # noqa: E731
-            feeds = [random_feeds(spec, seed=10 + k) for k, spec in enumerate(specs)]
+            feeds = [make_feeds(spec, seed=10 + k) for k, spec in enumerate(specs)]
             write_entry(args.out, name, path, feeds, source="dynamic dims", exporter="make_models.py",
                         notes=(fn.__doc__ or "").strip(), oracle=oracle)
             print(f"{name}: {len(feeds)} sizes")
