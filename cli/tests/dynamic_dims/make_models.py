@@ -154,8 +154,14 @@ def max_unpool_shape():
     return m, [size(1, 1, 2, 2), size(2, 2, 3, 4)]
 
 
+def det():
+    """Det of a batch of matrices of runtime size."""
+    m = one_op("Det", [vi("x", F, ["B", "N", "N"])], [vi("y", F, ["B"])], 13)
+    return m, [{"x": ([2, 3, 3], np.float32, "normal")}, {"x": ([3, 5, 5], np.float32, "normal")}]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
-          max_unpool, max_unpool_shape]
+          max_unpool, max_unpool_shape, det]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
