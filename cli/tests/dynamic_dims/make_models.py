@@ -160,8 +160,27 @@ def det():
     return m, [{"x": ([2, 3, 3], np.float32, "normal")}, {"x": ([3, 5, 5], np.float32, "normal")}]
 
 
+def group_norm():
+    """GroupNormalization (opset 21) with a runtime channel count."""
+    m = one_op("GroupNormalization", [vi("x", F, ["N", "C", "H"]), vi("s", F, ["C"]), vi("b", F, ["C"])],
+               [vi("y", F, ["N", "C", "H"])], 21, num_groups=2)
+
+    def size(n, c, h):
+        return {"x": ([n, c, h], np.float32, "normal"), "s": ([c], np.float32, "normal"), "b": ([c], np.float32, "normal")}
+
+    return m, [size(1, 4, 5), size(2, 6, 3)]
+
+
+def group_norm_18():
+    """GroupNormalization (opset 18: scale and bias per group), runtime dims."""
+    m = one_op("GroupNormalization", [vi("x", F, ["N", "C", "H", "W"])], [vi("y", F, ["N", "C", "H", "W"])], 18,
+               inits=[init("s", [0.5, 2.0, -1.0]), init("b", [0.1, 0.2, 0.3])], num_groups=3)
+    return m, [{"x": ([1, 6, 2, 3], np.float32, "normal")}, {"x": ([2, 9, 3, 2], np.float32, "normal")}]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
-          max_unpool, max_unpool_shape, det]
+          max_unpool, max_unpool_shape, det, group_norm,
+          group_norm_18]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
