@@ -178,9 +178,44 @@ def group_norm_18():
     return m, [{"x": ([1, 6, 2, 3], np.float32, "normal")}, {"x": ([2, 9, 3, 2], np.float32, "normal")}]
 
 
+def expand_shape_input():
+    """Expand to a shape read at run time whose length only the declared result rank gives."""
+    m = one_op("Expand", [vi("x", F, ["A", 1]), vi("s", I64, ["K"])], [vi("y", F, ["P", "Q", "R"])], 13)
+    return m, [
+        {"x": ([3, 1], np.float32, "normal"), "s": np.array([2, 3, 4], dtype=np.int64)},
+        {"x": ([1, 1], np.float32, "normal"), "s": np.array([2, 5, 3], dtype=np.int64)},
+    ]
+
+
+def gather_nd():
+    """GatherND whose indices' last dim is dynamic: the result rank fixes it."""
+    m = one_op("GatherND", [vi("x", F, ["A", "B", "C"]), vi("i", I64, ["M", "K"])], [vi("y", F, ["M", "C2"])], 13)
+
+    def size(a, b, c, n):
+        rng = np.random.default_rng(a)
+        idx = np.stack([rng.integers(-a, a, n), rng.integers(0, b, n)], axis=1).astype(np.int64)
+        return {"x": ([a, b, c], np.float32, "normal"), "i": idx}
+
+    return m, [size(3, 4, 2, 5), size(5, 2, 6, 3)]
+
+
+def scatter_nd():
+    """ScatterND whose indices' last dim is dynamic: the ranks of data and updates fix it."""
+    m = one_op("ScatterND", [vi("x", F, ["A", "B", "C"]), vi("i", I64, ["M", "K"]), vi("u", F, ["M", "C"])],
+               [vi("y", F, ["A", "B", "C"])], 16, reduction="add")
+
+    def size(a, b, c, n):
+        cells = np.random.default_rng(b).permutation(a * b)[:n]
+        idx = np.stack([cells // b, cells % b], axis=1).astype(np.int64)
+        return {"x": ([a, b, c], np.float32, "normal"), "i": idx, "u": ([n, c], np.float32, "normal")}
+
+    return m, [size(3, 4, 2, 5), size(2, 5, 3, 7)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
-          group_norm_18]
+          group_norm_18, expand_shape_input,
+          gather_nd, scatter_nd]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
