@@ -212,10 +212,32 @@ def scatter_nd():
     return m, [size(3, 4, 2, 5), size(2, 5, 3, 7)]
 
 
+def slice_entries():
+    """Slice whose starts, ends, axes and steps have a runtime length."""
+    m = one_op("Slice", [vi("x", F, ["A", "B", "C"]), vi("s", I64, ["K"]), vi("e", I64, ["K"]), vi("a", I64, ["K"]),
+                         vi("p", I64, ["K"])], [vi("y", F, ["P", "Q", "R"])], 13)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    return m, [
+        {"x": ([4, 5, 6], np.float32, "normal"), "s": i64(1, -1), "e": i64(100, 0), "a": i64(-1, 1), "p": i64(2, -2)},
+        {"x": ([3, 7, 2], np.float32, "normal"), "s": i64(0, 1, 2), "e": i64(2, 1000, 6), "a": i64(2, 0, 1), "p": i64(1, 1, 3)},
+    ]
+
+
+def slice_no_axes():
+    """Slice with starts and ends of runtime length, no axes or steps (a view)."""
+    m = one_op("Slice", [vi("x", F, ["A", "B"]), vi("s", I64, ["K"]), vi("e", I64, ["K"])], [vi("y", F, ["P", "Q"])],
+               13)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    return m, [
+        {"x": ([4, 5], np.float32, "normal"), "s": i64(1), "e": i64(-1)},
+        {"x": ([6, 3], np.float32, "normal"), "s": i64(-4, 1), "e": i64(5, 3)},
+    ]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
-          gather_nd, scatter_nd]
+          gather_nd, scatter_nd, slice_entries, slice_no_axes]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
