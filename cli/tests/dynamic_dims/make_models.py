@@ -234,10 +234,21 @@ def slice_no_axes():
     ]
 
 
+def pad_axes():
+    """Pad (opset 18) with runtime axes of runtime length, reflect mode."""
+    m = one_op("Pad", [vi("x", F, ["A", "B", "C"]), vi("p", I64, ["P"]), vi("a", I64, ["K"])],
+               [vi("y", F, ["X", "Y", "Z"])], 18, mode="reflect", _inputs=["x", "p", "", "a"])
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    return m, [
+        {"x": ([2, 4, 5], np.float32, "normal"), "p": i64(1, 2, 2, 0), "a": i64(-1, 1)},
+        {"x": ([3, 3, 4], np.float32, "normal"), "p": i64(2, 1, 0, 1, 2, 1), "a": i64(1, 0, 2)},
+    ]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
-          gather_nd, scatter_nd, slice_entries, slice_no_axes]
+          gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
