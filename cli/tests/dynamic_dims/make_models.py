@@ -245,10 +245,20 @@ def pad_axes():
     ]
 
 
+def squeeze_axes():
+    """Squeeze with runtime axes and dynamic dims around them."""
+    m = one_op("Squeeze", [vi("x", F, ["A", "B", "C", "D"]), vi("a", I64, ["K"])], [vi("y", F, ["P", "Q"])], 13)
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    return m, [
+        {"x": ([3, 1, 4, 1], np.float32, "normal"), "a": i64(-1, 1)},
+        {"x": ([1, 5, 1, 2], np.float32, "normal"), "a": i64(2, 0)},
+    ]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
-          gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes]
+          gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the

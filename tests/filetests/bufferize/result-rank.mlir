@@ -15,3 +15,9 @@ func.func @gather_nd_index_depth(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> te
   %0 = "onnx.GatherND"(%x, %i) : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+func.func @squeeze_axes_length(%x: tensor<?x1x?xf32>, %a: tensor<?xi64>) -> tensor<*xf32> {
+  // expected-error @+1 {{the length of the axes input determines the result rank and must be known at compile time}}
+  %0 = "onnx.Squeeze"(%x, %a) : (tensor<?x1x?xf32>, tensor<?xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
