@@ -137,19 +137,135 @@ fn load_row(b: &mut Builder<'_>, src: ValueId, i: ValueId) -> ValueId {
     out
 }
 
-/// A buffer for a stacked output: `rows` × the static trailing dims of
-/// result `i`'s type.
-fn stacked(b: &mut Builder<'_>, op: OpId, i: usize, rows: ValueId) -> Result<ValueId> {
+/// The stack of a scan output: a buffer of `rows` × the slice shape,
+/// allocated before the loop when result `i`'s type fixes the slice shape
+/// (`Fixed`), else in the first iteration from the slice's own dims and
+/// carried through the loop (`Lazy`: an empty placeholder until then).
+#[derive(Clone, Copy)]
+enum Stack {
+    Fixed(ValueId),
+    Lazy,
+}
+
+fn stacked(b: &mut Builder<'_>, op: OpId, i: usize, rows: ValueId) -> Result<Stack> {
     let ty = result_memref_type(b.m, op, i)?;
     let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    if shape.is_empty() || shape[1..].contains(&DYN) {
-        return Err(op_error(b.m, op, "scan outputs need static slice shapes"));
+    if shape.is_empty() {
+        return Err(op_error(b.m, op, "a scan output must have a rank"));
+    }
+    if shape[1..].contains(&DYN) {
+        return Ok(Stack::Lazy);
     }
     let mut sizes = vec![rows];
     for &d in &shape[1..] {
         sizes.push(b.const_index(d));
     }
-    alloc_result(b, op, i, &sizes)
+    Ok(Stack::Fixed(alloc_result(b, op, i, &sizes)?))
+}
+
+/// The initial carried values of the lazy stacks: empty buffers.
+fn placeholders(b: &mut Builder<'_>, stacks: &[Stack], types: &[Type]) -> Vec<ValueId> {
+    let zero = b.const_index(0);
+    stacks
+        .iter()
+        .zip(types)
+        .filter(|(s, _)| matches!(s, Stack::Lazy))
+        .map(|(_, ty)| {
+            let n = ty
+                .shape()
+                .map_or(0, |s| s.iter().filter(|&&d| d == DYN).count());
+            alloc(b, ty, &vec![zero; n])
+        })
+        .collect()
+}
+
+/// Stores slice `y` as row `i` of its stack; a lazy stack (`carried`) is
+/// allocated at row 0 from `y`'s dims, which every later row must have.
+/// Returns the lazy stack to carry on.
+#[allow(clippy::too_many_arguments)]
+fn push_row(
+    b: &mut Builder<'_>,
+    op: OpId,
+    (stack, carried): (Stack, Option<ValueId>),
+    ty: &Type,
+    y: ValueId,
+    i: ValueId,
+    rows: ValueId,
+    out: usize,
+) -> Result<Option<ValueId>> {
+    let buf = match (stack, carried) {
+        (Stack::Fixed(s), _) => {
+            store_row(b, y, s, i);
+            return Ok(None);
+        }
+        (Stack::Lazy, Some(c)) => c,
+        (Stack::Lazy, None) => return Err(op_error(b.m, op, "a scan output lost its stack")),
+    };
+    let dy = dims(b, y);
+    let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
+    let mut sizes = vec![rows];
+    sizes.extend_from_slice(&dy);
+    let dynamic: Vec<ValueId> = shape
+        .iter()
+        .zip(&sizes)
+        .filter(|(&d, _)| d == DYN)
+        .map(|(_, &v)| v)
+        .collect();
+    let zero = b.const_index(0);
+    let first = b.cmpi(CmpI::Eq, i, zero);
+    let pick = b.scf_if(
+        first,
+        std::slice::from_ref(ty),
+        &mut |tb| vec![alloc(tb, ty, &dynamic)],
+        Some(&mut |_| vec![buf]),
+    );
+    let buf = b.m.results(pick)[0];
+    let ds = dims(b, buf);
+    for (k, (&have, &want)) in ds[1..].iter().zip(&dy).enumerate() {
+        let msg = format!("result {out}: slice dim {k} changes between iterations");
+        super::checks::equal(b, op, want, have, &msg)?;
+    }
+    store_row(b, y, buf, i);
+    Ok(Some(buf))
+}
+
+/// Stores the rows of one iteration's scan outputs `ys` at row `i`;
+/// returns the lazy stacks to carry on, in order.
+#[allow(clippy::too_many_arguments)]
+fn push_rows(
+    b: &mut Builder<'_>,
+    op: OpId,
+    stacks: &[Stack],
+    carried: &[ValueId],
+    (types, ys): (&[Type], &[ValueId]),
+    i: ValueId,
+    rows: ValueId,
+    first_out: usize,
+) -> Result<Vec<ValueId>> {
+    let mut lazy = carried.iter();
+    let mut next = Vec::with_capacity(carried.len());
+    for (j, &st) in stacks.iter().enumerate() {
+        let c = match st {
+            Stack::Lazy => lazy.next().copied(),
+            Stack::Fixed(_) => None,
+        };
+        if let Some(buf) = push_row(b, op, (st, c), &types[j], ys[j], i, rows, first_out + j)? {
+            next.push(buf);
+        }
+    }
+    Ok(next)
+}
+
+/// The final stacks in order: fixed ones and the carried lazy ones.
+fn final_stacks(stacks: &[Stack], lazy: &[ValueId]) -> Vec<ValueId> {
+    let mut l = lazy.iter();
+    stacks
+        .iter()
+        .filter_map(|s| match s {
+            Stack::Fixed(v) => Some(*v),
+            Stack::Lazy => l.next().copied(),
+        })
+        .collect()
 }
 
 pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -179,9 +295,10 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         let v = cx.input(b.m, op, 2 + i)?;
         inits.push(cast_to(b, v, t));
     }
-    let scans: Vec<ValueId> = (0..k)
+    let scans: Vec<Stack> = (0..k)
         .map(|j| stacked(b, op, n + j, max_trip))
         .collect::<Result<_>>()?;
+    inits.extend(placeholders(b, &scans, &types[n..]));
     let src = body_block(b, op, 0)?;
     if b.m.block_args(src).len() != 2 + n {
         return Err(op_error(
@@ -199,7 +316,7 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             let go = bb.andi(more, args[1]);
             (go, args.to_vec())
         },
-        &mut |ab, args| match loop_body(cx, ab, (op, src), args, (&types, &scans)) {
+        &mut |ab, args| match loop_body(cx, ab, (op, src), args, (&types, &scans), max_trip) {
             Ok(ys) => ys,
             Err(e) => {
                 err = Some(e);
@@ -211,9 +328,9 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         return Err(e);
     }
     let res = b.m.results(w).to_vec();
-    let mut out: Vec<ValueId> = res[2..].to_vec();
+    let mut out: Vec<ValueId> = res[2..2 + n].to_vec();
     // Scan outputs: the first `trips` rows of each stacked buffer.
-    for (j, &s) in scans.iter().enumerate() {
+    for (j, &s) in final_stacks(&scans, &res[2 + n..]).iter().enumerate() {
         let ty = &types[n + j];
         let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
         let mut sizes = dims(b, s);
@@ -231,10 +348,11 @@ fn loop_body(
     ab: &mut Builder<'_>,
     (op, src): (OpId, BlockId),
     args: &[ValueId],
-    (types, scans): (&[Type], &[ValueId]),
+    (types, scans): (&[Type], &[Stack]),
+    rows: ValueId,
 ) -> Result<Vec<ValueId>> {
-    let n = args.len().saturating_sub(2);
     let k = scans.len();
+    let n = types.len().saturating_sub(k);
     let body_args = ab.m.block_args(src).to_vec();
     let after = block_of(ab).ok_or_else(|| op_error(ab.m, op, "no block for the body"))?;
     let it = alloc(ab, &Type::memref(vec![], Type::i64()), &[]);
@@ -262,9 +380,9 @@ fn loop_body(
     for i in 0..n {
         yields.push(cast_to(ab, ys[1 + i], &types[i]));
     }
-    for (j, &s) in scans.iter().enumerate() {
-        store_row(ab, ys[1 + n + j], s, args[0]);
-    }
+    let lazy = &args[2 + n..];
+    let scan_io = (&types[n..], &ys[1 + n..]);
+    yields.extend(push_rows(ab, op, scans, lazy, scan_io, args[0], rows, n)?);
     Ok(yields)
 }
 
@@ -297,10 +415,11 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         .map(|i| cx.input(b.m, op, i))
         .collect::<Result<_>>()?;
     let trips = dims(b, inputs[n])[0];
-    let scans: Vec<ValueId> = (0..k)
+    let scans: Vec<Stack> = (0..k)
         .map(|j| stacked(b, op, n + j, trips))
         .collect::<Result<_>>()?;
-    let inits: Vec<ValueId> = (0..n).map(|i| cast_to(b, inputs[i], &types[i])).collect();
+    let mut inits: Vec<ValueId> = (0..n).map(|i| cast_to(b, inputs[i], &types[i])).collect();
+    inits.extend(placeholders(b, &scans, &types[n..]));
     let src = body_block(b, op, 0)?;
     let body_args = b.m.block_args(src).to_vec();
     if body_args.len() != nargs {
@@ -312,8 +431,9 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     }
     let bounds = Bounds::new(b);
     let mut err = None;
-    let f = b.scf_for(bounds.zero, trips, bounds.one, &inits, |ib, i, states| {
-        let states = states.to_vec();
+    let f = b.scf_for(bounds.zero, trips, bounds.one, &inits, |ib, i, carried| {
+        let carried = carried.to_vec();
+        let (states, lazy) = carried.split_at(n);
         for (j, &s) in states.iter().enumerate() {
             cx.bind(body_args[j], s);
         }
@@ -322,7 +442,7 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             cx.bind(body_args[n + j], row);
         }
         let Some(blk) = block_of(ib) else {
-            return states;
+            return carried;
         };
         let ys = match lower_region_block(cx, ib.m, src, blk) {
             Ok(ys) if ys.len() == n + k => ys,
@@ -332,22 +452,29 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
                     op,
                     "the body yields the wrong number of values",
                 ));
-                return states;
+                return carried;
             }
             Err(e) => {
                 err = Some(e);
-                return states;
+                return carried;
             }
         };
-        for (j, &s) in scans.iter().enumerate() {
-            store_row(ib, ys[n + j], s, i);
+        let mut next: Vec<ValueId> = (0..n).map(|j| cast_to(ib, ys[j], &types[j])).collect();
+        let scan_io = (&types[n..], &ys[n..]);
+        match push_rows(ib, op, &scans, lazy, scan_io, i, trips, n) {
+            Ok(l) => next.extend(l),
+            Err(e) => {
+                err = Some(e);
+                return carried;
+            }
         }
-        (0..n).map(|j| cast_to(ib, ys[j], &types[j])).collect()
+        next
     });
     if let Some(e) = err {
         return Err(e);
     }
-    let mut out = b.m.results(f).to_vec();
-    out.extend(scans);
+    let res = b.m.results(f).to_vec();
+    let mut out = res[..n].to_vec();
+    out.extend(final_stacks(&scans, &res[n..]));
     Ok(out)
 }

@@ -255,10 +255,46 @@ def squeeze_axes():
     ]
 
 
+def scan_rows():
+    """Scan (opset 16) whose scan output slices have runtime dims."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc", "xt"], ["acc2"]), helper.make_node("Tanh", ["acc2"], ["yt"])],
+        "body",
+        [vi("acc", F, ["B", "D"]), vi("xt", F, ["B", "D"])],
+        [vi("acc2", F, ["B", "D"]), vi("yt", F, ["B", "D"])],
+    )
+    node = helper.make_node("Scan", ["init", "x"], ["last", "ys"], body=body, num_scan_inputs=1)
+    m = model([node], [vi("init", F, ["B", "D"]), vi("x", F, ["T", "B", "D"])],
+              [vi("last", F, ["B", "D"]), vi("ys", F, ["T", "B", "D"])], 16)
+
+    def size(t, bb, d):
+        return {"init": ([bb, d], np.float32, "normal"), "x": ([t, bb, d], np.float32, "normal")}
+
+    return m, [size(3, 2, 4), size(5, 3, 2)]
+
+
+def loop_rows():
+    """Loop with a runtime trip count whose scan output rows have a runtime length."""
+    i_f = helper.make_node("Cast", ["i"], ["i_f"], to=F)
+    body = helper.make_graph(
+        [i_f, helper.make_node("Mul", ["x", "i_f"], ["row"]), helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "body",
+        [vi("i", I64, []), vi("cond", TensorProto.BOOL, [])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("row", F, ["N"])],
+    )
+    node = helper.make_node("Loop", ["m", ""], ["rows"], body=body)
+    m = model([node], [vi("m", I64, []), vi("x", F, ["N"])], [vi("rows", F, ["M", "N"])], 13)
+    return m, [
+        {"m": ([], np.int64, ("const", 3)), "x": ([4], np.float32, "normal")},
+        {"m": ([], np.int64, ("const", 5)), "x": ([7], np.float32, "normal")},
+    ]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
-          gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes]
+          gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
+          loop_rows]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the

@@ -25,3 +25,27 @@ func.func @if_else(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<?xf32> {
   }) : (tensor<i1>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// A scan output whose slices have a dynamic shape: its stack is allocated
+// in the first iteration from the slice's dims (an empty placeholder until
+// then, carried through the loop); later slices must have the same dims.
+// CHECK-LABEL: func.func @scan_dynamic_rows
+// CHECK:         %[[P:.*]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
+// CHECK:         %[[F:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %arg0, %[[S:.*]] = %[[P]])
+// CHECK:           %[[B:.*]] = scf.if %{{.*}} -> (memref<?x?xf32>) {
+// CHECK:             %[[A:.*]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
+// CHECK:             scf.yield %[[A]]
+// CHECK:           } else {
+// CHECK:             scf.yield %[[S]]
+// CHECK:           cf.assert %{{.*}}, "onnx.Scan at node 's': result 1: slice dim 0 changes between iterations"
+// CHECK:           memref.store %{{.*}}, %[[B]][%[[I]], %{{.*}}]
+// CHECK:           scf.yield %{{.*}}, %[[B]]
+// CHECK:         return %[[F]]#0, %[[F]]#1
+func.func @scan_dynamic_rows(%init: tensor<?xf32>, %x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %0:2 = "onnx.Scan"(%init, %x) ({
+  ^bb0(%acc: tensor<?xf32>, %xt: tensor<?xf32>):
+    %1 = "onnx.Add"(%acc, %xt) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+    "onnx.Yield"(%1, %1) : (tensor<?xf32>, tensor<?xf32>) -> ()
+  }) {num_scan_inputs = 1 : i64} : (tensor<?xf32>, tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) loc("s")
+  return %0#0, %0#1 : tensor<?xf32>, tensor<?x?xf32>
+}
