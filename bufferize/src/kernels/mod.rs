@@ -252,6 +252,22 @@ pub fn alloc_result(b: &mut Builder<'_>, op: OpId, i: usize, dims: &[ValueId]) -
     Ok(alloc(b, &ty, &dynamic))
 }
 
+/// A fresh buffer of `elem` with dims `sizes`: the ones that are constants
+/// are static in its type.
+pub fn alloc_sized(b: &mut Builder<'_>, elem: &Type, sizes: &[ValueId]) -> ValueId {
+    let shape: Vec<i64> = sizes
+        .iter()
+        .map(|&v| b.index_value(v).filter(|&d| d >= 0).unwrap_or(DYN))
+        .collect();
+    let dynamic: Vec<ValueId> = sizes
+        .iter()
+        .zip(&shape)
+        .filter(|(_, &d)| d == DYN)
+        .map(|(&v, _)| v)
+        .collect();
+    alloc(b, &Type::memref(shape, elem.clone()), &dynamic)
+}
+
 /// Static shape of a memref value (`DYN` for dynamic dims).
 pub fn shape_of(m: &Module, v: ValueId) -> Vec<i64> {
     m.value_type(v)

@@ -290,11 +290,40 @@ def loop_rows():
     ]
 
 
+def attention_4d():
+    """Attention (opset 23), 4-D, every dim dynamic, an additive mask [S, L] of runtime size."""
+    m = one_op("Attention", [vi("q", F, ["B", "H", "S", "D"]), vi("k", F, ["B", "H", "L", "D"]),
+                             vi("v", F, ["B", "H", "L", "E"]), vi("mask", F, ["S", "L"])],
+               [vi("y", F, ["B", "H", "S", "E"])], 23)
+
+    def size(bb, h, s, l_, d, e):
+        return {"q": ([bb, h, s, d], np.float32, "normal"), "k": ([bb, h, l_, d], np.float32, "normal"),
+                "v": ([bb, h, l_, e], np.float32, "normal"), "mask": ([s, l_], np.float32, "normal")}
+
+    return m, [size(1, 2, 3, 4, 8, 5), size(2, 1, 5, 2, 4, 3)]
+
+
+def attention_3d_cache():
+    """Attention, 3-D with grouped heads, a KV cache of runtime length and causal masking."""
+    m = one_op("Attention", [vi("q", F, ["B", "S", "QD"]), vi("k", F, ["B", "L", "KD"]), vi("v", F, ["B", "L", "KD"]),
+                             vi("pk", F, ["B", 2, "P", "D"]), vi("pv", F, ["B", 2, "P", "D"])],
+               [vi("y", F, ["B", "S", "QD"]), vi("present_k", F, ["B", 2, "T", "D"]),
+                vi("present_v", F, ["B", 2, "T", "D"])], 23,
+               q_num_heads=4, kv_num_heads=2, is_causal=1, _inputs=["q", "k", "v", "", "pk", "pv"])
+
+    def size(bb, s, p, d):
+        return {"q": ([bb, s, 4 * d], np.float32, "normal"), "k": ([bb, s, 2 * d], np.float32, "normal"),
+                "v": ([bb, s, 2 * d], np.float32, "normal"), "pk": ([bb, 2, p, d], np.float32, "normal"),
+                "pv": ([bb, 2, p, d], np.float32, "normal")}
+
+    return m, [size(1, 3, 2, 4), size(2, 2, 5, 6)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
           gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
-          loop_rows]
+          loop_rows, attention_4d, attention_3d_cache]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
