@@ -319,17 +319,34 @@ def attention_3d_cache():
     return m, [size(1, 3, 2, 4), size(2, 2, 5, 6)]
 
 
+def linear_attention():
+    """LinearAttention (opset 27, gated delta rule): runtime batch, steps and head sizes, a past state."""
+    m = one_op("LinearAttention", [vi("q", F, ["B", "T", "QD"]), vi("k", F, ["B", "T", "KD"]),
+                                   vi("v", F, ["B", "T", "VD"]), vi("s0", F, ["B", 1, "DK", "DV"]),
+                                   vi("decay", F, ["B", "T", "KD"]), vi("beta", F, ["B", "T", 1])],
+               [vi("y", F, ["B", "T", "YD"]), vi("s1", F, ["B", 1, "DK", "DV"])], 27,
+               q_num_heads=2, kv_num_heads=1, update_rule="gated_delta")
+
+    def size(bb, t, dk, dv):
+        return {"q": ([bb, t, 2 * dk], np.float32, "normal"), "k": ([bb, t, dk], np.float32, "normal"),
+                "v": ([bb, t, dv], np.float32, "normal"), "s0": ([bb, 1, dk, dv], np.float32, "normal"),
+                "decay": ([bb, t, dk], np.float32, ("const", -0.1)), "beta": ([bb, t, 1], np.float32, "uniform")}
+
+    return m, [size(1, 3, 4, 2), size(2, 5, 2, 3)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
           gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
-          loop_rows, attention_4d, attention_3d_cache]
+          loop_rows, attention_4d, attention_3d_cache,
+          linear_attention]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
 # indices in the output shape but the reference (and the backend node test)
 # in the unpooled one, placed at the output's top-left corner.
-REFERENCE = {"max_unpool_shape"}
+REFERENCE = {"max_unpool_shape", "linear_attention"}
 
 
 def make_feeds(spec, seed):
