@@ -335,12 +335,40 @@ def linear_attention():
     return m, [size(1, 3, 4, 2), size(2, 5, 2, 3)]
 
 
+def conv_transpose():
+    """ConvTranspose, runtime N/H/W: stride 2, pads, output_padding, dilation, 2 groups."""
+    w = np.random.default_rng(1).standard_normal([4, 3, 3, 2]).astype(np.float32)
+    m = one_op("ConvTranspose", [vi("x", F, ["N", 4, "H", "W"])], [vi("y", F, ["N", 6, "P", "Q"])], 11,
+               inits=[init("w", w), init("b", [0.1, -0.2, 0.3, 0.0, 0.5, -0.5])], strides=[2, 3], pads=[1, 0, 0, 1],
+               output_padding=[1, 0], dilations=[1, 2], group=2)
+    return m, [{"x": ([1, 4, 3, 4], np.float32, "normal")}, {"x": ([2, 4, 5, 2], np.float32, "normal")}]
+
+
+def conv_transpose_same():
+    """ConvTranspose with auto_pad SAME_UPPER and runtime spatial dims (output in·stride)."""
+    w = np.random.default_rng(2).standard_normal([2, 3, 3, 3]).astype(np.float32)
+    m = one_op("ConvTranspose", [vi("x", F, ["N", 2, "H", "W"])], [vi("y", F, ["N", 3, "P", "Q"])], 11,
+               inits=[init("w", w)], strides=[2, 2], auto_pad="SAME_UPPER")
+    return m, [{"x": ([1, 2, 3, 3], np.float32, "normal")}, {"x": ([2, 2, 4, 5], np.float32, "normal")}]
+
+
+def conv_transpose_weight():
+    """ConvTranspose whose weight is an input with runtime kernel extents."""
+    m = one_op("ConvTranspose", [vi("x", F, ["N", "C", "H"]), vi("w", F, ["C", "M", "K"])], [vi("y", F, ["N", "M", "P"])],
+               11, strides=[2])
+
+    def size(n, c, h, mm, k):
+        return {"x": ([n, c, h], np.float32, "normal"), "w": ([c, mm, k], np.float32, "normal")}
+
+    return m, [size(1, 2, 5, 3, 3), size(2, 3, 4, 2, 4)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
           gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
           loop_rows, attention_4d, attention_3d_cache,
-          linear_attention]
+          linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
