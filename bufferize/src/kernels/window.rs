@@ -167,6 +167,31 @@ impl Window {
     }
 }
 
+/// Windows over a padded extent whose last start is `span` (input + pads -
+/// kernel extent) with stride `s`: `span / s + 1`, or in ceil mode
+/// `ceil(span / s) + 1` less one when the last window would start at or
+/// past the end pad (`(d, begin)`: the input extent and the begin pad).
+fn window_count(
+    b: &mut Builder<'_>,
+    span: ValueId,
+    s: ValueId,
+    ceil: bool,
+    (d, begin): (ValueId, ValueId),
+) -> ValueId {
+    let one = b.const_index(1);
+    if !ceil {
+        let q = b.floordivsi(span, s);
+        return b.addi(q, one);
+    }
+    let q = b.ceildivsi(span, s);
+    let o = b.addi(q, one);
+    let start = b.muli(q, s);
+    let end = b.addi(d, begin);
+    let past = b.cmp(Cmp::Ge, start, end);
+    let less = b.subi(o, one);
+    b.select(past, less, o)
+}
+
 /// How a window op pads, from `auto_pad` and `pads`.
 #[derive(Clone, Debug)]
 pub enum Padding {
@@ -203,10 +228,11 @@ impl Spatial {
                 "strides, dilations and kernel rank must match the spatial rank",
             ));
         }
+        // A dynamic kernel extent (DYN) comes at run time (`geometry`).
         if strides
             .iter()
             .chain(&dilations)
-            .chain(&kernel)
+            .chain(kernel.iter().filter(|&&k| k != DYN))
             .any(|&v| v < 1)
         {
             return Err(op_error(
@@ -247,31 +273,52 @@ impl Spatial {
 
     /// Output extents and begin pads for input extents `ins` (floor mode).
     pub fn runtime(&self, b: &mut Builder<'_>, ins: &[ValueId]) -> (Vec<ValueId>, Vec<ValueId>) {
+        self.geometry(b, ins, None, false)
+    }
+
+    /// [`Spatial::runtime`] with the kernel extents `ks` given at run time
+    /// (`None`: the static ones) and `ceil` mode: the last window may start
+    /// past the floor if it starts before the end pad.
+    pub fn geometry(
+        &self,
+        b: &mut Builder<'_>,
+        ins: &[ValueId],
+        ks: Option<&[ValueId]>,
+        ceil: bool,
+    ) -> (Vec<ValueId>, Vec<ValueId>) {
         let mut outs = Vec::with_capacity(ins.len());
         let mut begins = Vec::with_capacity(ins.len());
         for (i, &d) in ins.iter().enumerate() {
-            let (s, ek) = (b.const_index(self.strides[i]), self.span(i));
+            let s = b.const_index(self.strides[i]);
             let one = b.const_index(1);
+            // The dilated kernel's extent (k - 1)·d + 1.
+            let ek = match ks {
+                Some(ks) => {
+                    let km1 = b.subi(ks[i], one);
+                    let t = loops::scale_add(b, None, km1, self.dilations[i]);
+                    b.addi(t, one)
+                }
+                None => b.const_index(self.span(i)),
+            };
             let (o, pb) = match &self.padding {
                 Padding::Explicit(pb, pe) => {
-                    let c = b.const_index(pb[i] + pe[i] - ek);
+                    let c = b.const_index(pb[i] + pe[i]);
                     let t = b.addi(d, c);
-                    let q = b.floordivsi(t, s);
-                    (b.addi(q, one), b.const_index(pb[i]))
+                    let t = b.subi(t, ek);
+                    let begin = b.const_index(pb[i]);
+                    (window_count(b, t, s, ceil, (d, begin)), begin)
                 }
                 Padding::Valid => {
-                    let c = b.const_index(-ek);
-                    let t = b.addi(d, c);
-                    let q = b.floordivsi(t, s);
-                    (b.addi(q, one), b.const_index(0))
+                    let t = b.subi(d, ek);
+                    let zero = b.const_index(0);
+                    (window_count(b, t, s, ceil, (d, zero)), zero)
                 }
                 Padding::Same { upper } => {
                     let o = b.ceildivsi(d, s);
                     // total = max(0, (o - 1)·s + ek - in)
                     let om1 = b.subi(o, one);
                     let span = b.muli(om1, s);
-                    let ekv = b.const_index(ek);
-                    let need = b.addi(span, ekv);
+                    let need = b.addi(span, ek);
                     let total = b.subi(need, d);
                     let zero = b.const_index(0);
                     let total = b.maxsi(total, zero);
@@ -285,6 +332,32 @@ impl Spatial {
             begins.push(pb);
         }
         (outs, begins)
+    }
+
+    /// For output positions `outs` and kernel offsets `ks` over input
+    /// extents `sizes` with the begin pads of [`Spatial::runtime`]: the
+    /// input indices clamped into range and whether all were in range.
+    pub fn input_indices(
+        &self,
+        b: &mut Builder<'_>,
+        (outs, ks): (&[ValueId], &[ValueId]),
+        sizes: &[ValueId],
+        begins: &[ValueId],
+        zero: ValueId,
+    ) -> (Vec<ValueId>, ValueId) {
+        let mut idx = Vec::with_capacity(self.kernel.len());
+        let mut inside = b.const_bool(true);
+        for i in 0..self.kernel.len() {
+            let base = loops::scale_add(b, None, outs[i], self.strides[i]);
+            let pos = loops::scale_add(b, Some(base), ks[i], self.dilations[i]);
+            let pos = b.subi(pos, begins[i]);
+            let ge = b.cmp(Cmp::Ge, pos, zero);
+            let lt = b.cmp(Cmp::Lt, pos, sizes[i]);
+            let ok = b.andi(ge, lt);
+            inside = b.andi(inside, ok);
+            idx.push(b.select(ok, pos, zero));
+        }
+        (idx, inside)
     }
 
     /// True for a 1×1 window that reads each input position once in

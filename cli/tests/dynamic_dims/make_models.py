@@ -363,12 +363,47 @@ def conv_transpose_weight():
     return m, [size(1, 2, 5, 3, 3), size(2, 3, 4, 2, 4)]
 
 
+def conv_integer():
+    """ConvInteger, runtime N/H/W: pads, strides, SAME_UPPER-free explicit window, zero points."""
+    w = np.random.default_rng(3).integers(0, 255, [3, 2, 3, 3]).astype(np.uint8)
+    m = one_op("ConvInteger", [vi("x", TensorProto.UINT8, ["N", 2, "H", "W"])], [vi("y", TensorProto.INT32, ["N", 3, "P", "Q"])],
+               10, inits=[init("w", w, np.uint8), init("xz", 128, np.uint8), init("wz", 100, np.uint8)],
+               _inputs=["x", "w", "xz", "wz"], pads=[1, 0, 2, 1], strides=[2, 1])
+    return m, [{"x": ([1, 2, 5, 4], np.uint8, ("int", 0, 255))}, {"x": ([2, 2, 3, 6], np.uint8, ("int", 0, 255))}]
+
+
+def conv_integer_weight():
+    """ConvInteger with auto_pad SAME_LOWER and a weight input of runtime kernel extents."""
+    m = one_op("ConvInteger", [vi("x", TensorProto.UINT8, ["N", "C", "H"]), vi("w", TensorProto.UINT8, ["M", "C", "K"])],
+               [vi("y", TensorProto.INT32, ["N", "M", "P"])], 10, auto_pad="SAME_LOWER", strides=[2])
+
+    def size(n, c, h, mm, k):
+        return {"x": ([n, c, h], np.uint8, ("int", 0, 255)), "w": ([mm, c, k], np.uint8, ("int", 0, 255))}
+
+    return m, [size(1, 2, 7, 3, 3), size(2, 1, 6, 2, 4)]
+
+
+def lp_pool():
+    """LpPool (opset 18), runtime N/C/H/W: ceil mode, pads, strides, dilations."""
+    m = one_op("LpPool", [vi("x", F, ["N", "C", "H", "W"])], [vi("y", F, ["N", "C", "P", "Q"])], 18,
+               kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2], ceil_mode=1, p=3)
+    return m, [{"x": ([1, 2, 6, 7], np.float32, "normal")}, {"x": ([2, 1, 9, 6], np.float32, "normal")}]
+
+
+def lp_pool_same():
+    """LpPool with auto_pad SAME_UPPER and runtime spatial dims."""
+    m = one_op("LpPool", [vi("x", F, ["N", "C", "H"])], [vi("y", F, ["N", "C", "P"])], 18,
+               kernel_shape=[3], strides=[2], auto_pad="SAME_UPPER")
+    return m, [{"x": ([1, 2, 7], np.float32, "normal")}, {"x": ([2, 3, 10], np.float32, "normal")}]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
           gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
           loop_rows, attention_4d, attention_3d_cache,
-          linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight]
+          linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
+          conv_integer, conv_integer_weight, lp_pool, lp_pool_same]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
