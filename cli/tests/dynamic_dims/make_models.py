@@ -397,13 +397,37 @@ def lp_pool_same():
     return m, [{"x": ([1, 2, 7], np.float32, "normal")}, {"x": ([2, 3, 10], np.float32, "normal")}]
 
 
+def conv_weight():
+    """Conv whose weight is an input of runtime kernel extents (the direct loop nest), SAME_UPPER, 2 groups."""
+    m = one_op("Conv", [vi("x", F, ["N", "C", "H", "W"]), vi("w", F, ["M", "CG", "KH", "KW"]), vi("b", F, ["M"])],
+               [vi("y", F, ["N", "M", "P", "Q"])], 11, auto_pad="SAME_UPPER", strides=[2, 1], group=2)
+
+    def size(n, c, h, w, mm, kh, kw):
+        return {"x": ([n, c, h, w], np.float32, "normal"), "w": ([mm, c // 2, kh, kw], np.float32, "normal"),
+                "b": ([mm], np.float32, "normal")}
+
+    return m, [size(1, 4, 5, 6, 2, 3, 3), size(2, 2, 7, 4, 4, 2, 1)]
+
+
+def conv_f16():
+    """Conv of float16 (the direct loop nest), runtime N/C/H/W and output channels."""
+    m = one_op("Conv", [vi("x", TensorProto.FLOAT16, ["N", "C", "H", "W"]), vi("w", TensorProto.FLOAT16, ["M", "C", 3, 3])],
+               [vi("y", TensorProto.FLOAT16, ["N", "M", "P", "Q"])], 11, pads=[1, 1, 0, 0], dilations=[1, 2])
+
+    def size(n, c, h, w, mm):
+        return {"x": ([n, c, h, w], np.float16, "normal"), "w": ([mm, c, 3, 3], np.float16, "normal")}
+
+    return m, [size(1, 2, 4, 6, 3), size(2, 3, 3, 5, 2)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
           gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
           loop_rows, attention_4d, attention_3d_cache,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
-          conv_integer, conv_integer_weight, lp_pool, lp_pool_same]
+          conv_integer, conv_integer_weight, lp_pool, lp_pool_same,
+          conv_weight, conv_f16]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
