@@ -63,16 +63,22 @@ pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     };
     let out_ty = super::result_memref_type(b.m, op, 0)?;
     let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
+    if out_shape.len() != rank {
+        return Err(op_error(
+            b.m,
+            op,
+            "the result rank differs from the input's",
+        ));
+    }
+    // One column per n-gram index: the attribute fixes the count.
+    let indexes = ops::TfIdfVectorizer::of(b.m, op).ngram_indexes();
     let cols = match out_shape.last() {
-        Some(&c) if c != ir::DYN && out_shape.len() == rank => c,
-        _ => {
-            return Err(op_error(
-                b.m,
-                op,
-                "expects a static number of output columns",
-            ))
-        }
+        Some(&c) if c != ir::DYN => c,
+        _ => indexes.iter().max().map_or(0, |&m| m.saturating_add(1)),
     };
+    if cols < 0 || indexes.iter().any(|&i| i < 0 || i >= cols) {
+        return Err(op_error(b.m, op, "ngram_indexes out of the output columns"));
+    }
     let cv = b.const_index(cols);
     let out_dims = if rank == 2 { vec![rows, cv] } else { vec![cv] };
     let out = alloc_result(b, op, 0, &out_dims)?;

@@ -420,6 +420,19 @@ def conv_f16():
     return m, [size(1, 2, 4, 6, 3), size(2, 3, 3, 5, 2)]
 
 
+def causal_conv():
+    """CausalConvWithState (opset 27, SiLU): runtime batch, channels, length and kernel, a past state."""
+    m = one_op("CausalConvWithState", [vi("x", F, ["B", "C", "L"]), vi("w", F, ["C", 1, "K"]), vi("b", F, ["C"]),
+                                       vi("s0", F, ["B", "C", "K1"])],
+               [vi("y", F, ["B", "C", "L"]), vi("s1", F, ["B", "C", "K1"])], 27, activation="silu")
+
+    def size(bb, c, length, k):
+        return {"x": ([bb, c, length], np.float32, "normal"), "w": ([c, 1, k], np.float32, "normal"),
+                "b": ([c], np.float32, "normal"), "s0": ([bb, c, k - 1], np.float32, "normal")}
+
+    return m, [size(1, 2, 5, 3), size(2, 3, 4, 4)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
@@ -427,13 +440,13 @@ MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft,
           loop_rows, attention_4d, attention_3d_cache,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
           conv_integer, conv_integer_weight, lp_pool, lp_pool_same,
-          conv_weight, conv_f16]
+          conv_weight, conv_f16, causal_conv]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
 # indices in the output shape but the reference (and the backend node test)
 # in the unpooled one, placed at the output's top-left corner.
-REFERENCE = {"max_unpool_shape", "linear_attention"}
+REFERENCE = {"max_unpool_shape", "linear_attention", "causal_conv"}
 
 
 def make_feeds(spec, seed):
