@@ -196,16 +196,33 @@ fn scatter_geometry(
 pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let (img, blk) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
-    let sp = match shape_of(b.m, img).as_slice() {
-        [d] if *d > 0 => *d as usize,
-        _ => {
-            return Err(op_error(
-                b.m,
-                op,
-                "image_shape must be 1-D of static length",
-            ))
-        }
+    // The image rank: image_shape's length, which the result rank gives.
+    let what = "the length of image_shape";
+    let sp = super::ranked_result(b.m, op, 0, what)?
+        .len()
+        .saturating_sub(2);
+    let (di, db) = (dims(b, img), dims(b, blk));
+    let (&[ni], &[nb]) = (di.as_slice(), db.as_slice()) else {
+        return Err(op_error(b.m, op, "image_shape and block_shape must be 1-D"));
     };
+    if sp == 0 {
+        return Err(op_error(b.m, op, "the result must have a spatial dim"));
+    }
+    let spv = b.const_index(sp as i64);
+    checks::equal(
+        b,
+        op,
+        ni,
+        spv,
+        "image_shape's length differs from the image rank",
+    )?;
+    checks::equal(
+        b,
+        op,
+        nb,
+        spv,
+        "block_shape's length differs from the image rank",
+    )?;
     if shape_of(b.m, x).len() != 3 {
         return Err(op_error(b.m, op, "input must be [N, C·K, L]"));
     }

@@ -433,6 +433,35 @@ def causal_conv():
     return m, [size(1, 2, 5, 3), size(2, 3, 4, 4)]
 
 
+def deform_conv():
+    """DeformConv (opset 19): runtime batch, spatial dims, channels and kernel extents, a mask."""
+    m = one_op("DeformConv", [vi("x", F, ["N", "C", "H", "W"]), vi("w", F, ["M", "CG", "KH", "KW"]),
+                              vi("off", F, ["N", "OC", "P", "Q"]), vi("b", F, ["M"]), vi("mask", F, ["N", "MC", "P", "Q"])],
+               [vi("y", F, ["N", "M", "P", "Q"])], 19, pads=[1, 1, 1, 1], group=2)
+
+    def size(n, c, h, w, mm, kh, kw):
+        p, q = h + 3 - kh, w + 3 - kw
+        return {"x": ([n, c, h, w], np.float32, "normal"), "w": ([mm, c // 2, kh, kw], np.float32, "normal"),
+                "off": ([n, 2 * kh * kw, p, q], np.float32, "normal"), "b": ([mm], np.float32, "normal"),
+                "mask": ([n, kh * kw, p, q], np.float32, "uniform")}
+
+    return m, [size(1, 2, 4, 5, 2, 2, 3), size(2, 4, 3, 3, 4, 3, 2)]
+
+
+def col2im():
+    """Col2Im (opset 18) with runtime image and block shapes and batch."""
+    m = one_op("Col2Im", [vi("x", F, ["N", "CK", "L"]), vi("img", I64, [2]), vi("blk", I64, [2])],
+               [vi("y", F, ["N", "C", "H", "W"])], 18, strides=[1, 2], pads=[0, 1, 1, 0])
+
+    def size(n, c, h, w, kh, kw):
+        lh = (h + 1 - kh) // 1 + 1
+        lw = (w + 1 - kw) // 2 + 1
+        return {"x": ([n, c * kh * kw, lh * lw], np.float32, "normal"), "img": np.array([h, w], dtype=np.int64),
+                "blk": np.array([kh, kw], dtype=np.int64)}
+
+    return m, [size(1, 2, 4, 5, 2, 2), size(2, 1, 5, 4, 3, 2)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
@@ -440,7 +469,7 @@ MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft,
           loop_rows, attention_4d, attention_3d_cache,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
           conv_integer, conv_integer_weight, lp_pool, lp_pool_same,
-          conv_weight, conv_f16, causal_conv]
+          conv_weight, conv_f16, causal_conv, deform_conv, col2im]
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
