@@ -60,7 +60,51 @@ fn keep_first(err: &mut Option<Diagnostic>, e: Diagnostic) {
     }
 }
 
+/// The diagnostic for an If result without a rank: what each branch yields
+/// there (a memref has one rank).
+fn rank_mismatch(b: &Builder<'_>, op: OpId) -> Option<Diagnostic> {
+    let m = &*b.m;
+    let i = m.results(op).iter().position(|&r| {
+        m.value_type(r)
+            .as_tensor()
+            .is_some_and(|t| t.shape.is_none())
+    })?;
+    let name = m
+        .attr(op, onnx::dialect::NAMES_ATTR)
+        .and_then(ir::Attribute::as_array)
+        .and_then(|a| a.get(i))
+        .and_then(ir::Attribute::as_str)
+        .map(|n| format!(" ('{n}')"))
+        .unwrap_or_default();
+    let yielded = |k: usize| -> String {
+        let y = m
+            .region(op, k)
+            .and_then(|r| m.entry_block(r))
+            .and_then(|blk| m.last_op(blk))
+            .and_then(|t| m.operands(t).get(i).copied());
+        match y.map(|v| m.value_type(v)) {
+            Some(t) => match t.shape() {
+                Some(s) => format!("rank {} ({t})", s.len()),
+                None => format!("a value of unknown rank ({t})"),
+            },
+            None => "no value".to_string(),
+        }
+    };
+    Some(op_error(
+        m,
+        op,
+        format!(
+            "output {i}{name}: the then branch yields {}, the else branch {}; a value needs one rank at compile time",
+            yielded(0),
+            yielded(1)
+        ),
+    ))
+}
+
 pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    if let Some(e) = rank_mismatch(b, op) {
+        return Err(e);
+    }
     let c = cx.input(b.m, op, 0)?;
     let cond = scalar_of(b, c);
     let types = result_types(b, op)?;
