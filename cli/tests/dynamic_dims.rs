@@ -4,7 +4,9 @@
 //! compiled once with `--emit lib` and called through the C API at two
 //! input sizes by `scripts/corpus/run.py`, which compares each output with
 //! onnxruntime's (the onnx reference evaluator's for ops onnxruntime does
-//! not run yet) at rtol 1e-3, atol 1e-4.
+//! not run yet) at rtol 1e-3, atol 1e-4. A model may come with inputs
+//! that take a branch that cannot work (`NAME.abort/`): `onnxc run` must
+//! then stop with the message the script expects.
 
 use std::path::Path;
 use std::process::Command;

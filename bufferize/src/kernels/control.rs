@@ -112,6 +112,10 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     // Both branches lower into the same conversion state.
     let state = RefCell::new((cx, None::<Diagnostic>));
     let branch = |ib: &mut Builder<'_>, src: BlockId| -> Vec<ValueId> {
+        let k = usize::from(src == else_src);
+        if let Some(e) = onnx::branches::branch_error(ib.m, op, k).map(str::to_string) {
+            return failing_branch(ib, op, k, &e, &types);
+        }
         let mut st = state.borrow_mut();
         let (cx, err) = &mut *st;
         let Some(dst) = block_of(ib) else {
@@ -144,6 +148,31 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         return Err(e);
     }
     Ok(b.m.results(scf).to_vec())
+}
+
+/// A branch that fails shape inference (`onnx::branches`): it aborts with
+/// the error when taken. It yields empty buffers cast to the result
+/// types, which nothing reads.
+fn failing_branch(
+    b: &mut Builder<'_>,
+    op: OpId,
+    k: usize,
+    err: &str,
+    types: &[Type],
+) -> Vec<ValueId> {
+    let fals = b.const_bool(false);
+    let what = format!("the {} branch fails: {err}", onnx::branches::branch_name(k));
+    super::checks::assert(b, op, fals, &what);
+    let zero = b.const_index(0);
+    types
+        .iter()
+        .map(|t| {
+            let rank = t.shape().map_or(0, <[i64]>::len);
+            let empty = Type::memref(vec![DYN; rank], t.element_type().clone());
+            let v = alloc(b, &empty, &vec![zero; rank]);
+            cast_to(b, v, t)
+        })
+        .collect()
 }
 
 /// Copies `src` (one slice) into row `i` of `dst` along dim 0.

@@ -462,6 +462,33 @@ def col2im():
     return m, [size(1, 2, 4, 5, 2, 2), size(2, 1, 5, 4, 3, 2)]
 
 
+def if_failing_branch():
+    """If on a sample rate whose 8 kHz branch is ill-typed (an LSTM over a rank-4 X) once constants
+    fold: it must compile and abort only if taken (onnxruntime runs only the taken branch)."""
+    rng = np.random.default_rng(0)
+    hd = 3
+    inits = [init("W", rng.standard_normal([1, 4 * hd, 8])), init("R", rng.standard_normal([1, 4 * hd, hd])),
+             init("z0", [0], np.int64), init("k16", [16000], np.int64)]
+    node = helper.make_node
+    then_g = helper.make_graph(
+        [node("Unsqueeze", ["x", "z0"], ["x3"]), node("LSTM", ["x3", "W", "R"], ["ty", "th"], hidden_size=hd),
+         node("Squeeze", ["th", "z0"], ["t_out"])], "then", [], [vi("t_out", F, None)])
+    # frames regrouped by a shape whose length onnxruntime cannot see
+    ones = numpy_helper.from_array(np.array([1.0], dtype=np.float32))
+    twos = numpy_helper.from_array(np.array([2], dtype=np.int64))
+    else_g = helper.make_graph(
+        [node("ConstantOfShape", ["c3"], ["ones"], value=ones), node("ReduceSum", ["ones"], ["n3f"], keepdims=1),
+         node("Cast", ["n3f"], ["n3"], to=I64), node("ConstantOfShape", ["n3"], ["twos"], value=twos),
+         node("Shape", ["x"], ["sh"]), node("Gather", ["sh", "z0"], ["n"]), node("Concat", ["n", "twos"], ["s"], axis=0),
+         node("Reshape", ["x", "s"], ["x4"]), node("LSTM", ["x4", "W", "R"], ["ey", "eh"], hidden_size=hd, name="lstm8k"),
+         node("Squeeze", ["eh", "z0"], ["e_out"])], "else", [], [vi("e_out", F, None)], [init("c3", [3], np.int64)])
+    nodes = [node("Equal", ["sr", "k16"], ["c1"]), node("Squeeze", ["c1", "z0"], ["c"]),
+             node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g, name="vad_if")]
+    m = model(nodes, [vi("x", F, ["N", 8]), vi("sr", I64, [1])], [vi("y", F, ["N", hd])], 14, inits)
+    k16 = ([1], np.int64, ("const", 16000))
+    return m, [{"x": ([2, 8], np.float32, "normal"), "sr": k16}, {"x": ([5, 8], np.float32, "normal"), "sr": k16}]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
@@ -469,7 +496,17 @@ MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft,
           loop_rows, attention_4d, attention_3d_cache,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
           conv_integer, conv_integer_weight, lp_pool, lp_pool_same,
-          conv_weight, conv_f16, causal_conv, deform_conv, col2im]
+          conv_weight, conv_f16, causal_conv, deform_conv, col2im,
+          if_failing_branch]
+
+# Inputs that take a branch that fails at compile time: the run must stop
+# with this message (cli/tests/dynamic_dims.rs runs them through `onnxc run`).
+ABORTS = {
+    "if_failing_branch": (
+        {"x": ([3, 8], np.float32, "normal"), "sr": ([1], np.int64, ("const", 8000))},
+        "onnx.If at node 'vad_if': the else branch fails: onnx.LSTM at node 'lstm8k': X must have rank 3, got 4",
+    ),
+}
 
 # The onnx reference evaluator is the oracle for ops onnxruntime does not
 # run yet, and for MaxUnpool with output_shape, where onnxruntime reads the
@@ -491,6 +528,20 @@ def distinct_indices(shape, total, seed):
     rng = np.random.default_rng(seed)
     n = int(np.prod(shape))
     return rng.permutation(total)[:n].reshape(shape).astype(np.int64)
+
+
+def write_abort(out, name, m, spec, message):
+    """NAME.abort/: input_{i}.pb in graph-input order and message.txt."""
+    d = os.path.join(out, name + ".abort")
+    os.makedirs(d, exist_ok=True)
+    feeds = make_feeds(spec, seed=99)
+    inits = {t.name for t in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in inits]
+    for i, n in enumerate(names):
+        with open(os.path.join(d, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(feeds[n], n).SerializeToString())
+    with open(os.path.join(d, "message.txt"), "w") as f:
+        f.write(message)
 
 
 def main():
@@ -519,6 +570,8 @@ def main():
             feeds = [make_feeds(spec, seed=10 + k) for k, spec in enumerate(specs)]
             write_entry(args.out, name, path, feeds, source="dynamic dims", exporter="make_models.py",
                         notes=(fn.__doc__ or "").strip(), oracle=oracle)
+            if name in ABORTS:
+                write_abort(args.out, name, m, *ABORTS[name])
             print(f"{name}: {len(feeds)} sizes")
         except Exception as ex:  # report every model that fails, then exit 1
             failed += 1

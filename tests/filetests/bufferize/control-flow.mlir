@@ -49,3 +49,27 @@ func.func @scan_dynamic_rows(%init: tensor<?xf32>, %x: tensor<?x?xf32>) -> (tens
   }) {num_scan_inputs = 1 : i64} : (tensor<?xf32>, tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) loc("s")
   return %0#0, %0#1 : tensor<?xf32>, tensor<?x?xf32>
 }
+
+// A branch that failed shape inference (recorded on the If by inference or
+// constprop) is not lowered: taken, it aborts with the error; it yields an
+// empty buffer cast to the result type, which nothing reads.
+// CHECK-LABEL: func.func @if_failing_branch
+// CHECK:         scf.if %{{.*}} -> (memref<2x3xf32>) {
+// CHECK:           memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+// CHECK:         } else {
+// CHECK-NOT:       onnx.
+// CHECK:           %[[F:.*]] = arith.constant false
+// CHECK:           cf.assert %[[F]], "onnx.If at node 'vad': the else branch fails: onnx.LSTM at node 'l': X must have rank 3, got 4"
+// CHECK:           %[[E:.*]] = memref.alloc(%{{.*}}, %{{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
+// CHECK:           %[[C:.*]] = memref.cast %[[E]] : memref<?x?xf32> to memref<2x3xf32>
+// CHECK:           scf.yield %[[C]] : memref<2x3xf32>
+func.func @if_failing_branch(%c: tensor<i1>, %x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = "onnx.If"(%c) ({
+    %1 = "onnx.Relu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    "onnx.Yield"(%1) : (tensor<2x3xf32>) -> ()
+  }, {
+    %2 = "onnx.Neg"(%x) : (tensor<2x3xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%2) : (tensor<*xf32>) -> ()
+  }) {onnx.branch_errors = ["", "onnx.LSTM at node 'l': X must have rank 3, got 4"]} : (tensor<i1>) -> tensor<2x3xf32> loc("vad")
+  return %0 : tensor<2x3xf32>
+}
