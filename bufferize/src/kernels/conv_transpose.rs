@@ -190,13 +190,9 @@ fn scatter_geometry(
     })
 }
 
-/// Col2Im: each column entry `(c·K + kernel offset, block)` of `[N, C·K, L]`
-/// adds into the image position that block and offset reach. Image and
-/// block shapes are runtime values.
-pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let (img, blk) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
-    // The image rank: image_shape's length, which the result rank gives.
+/// Col2Im's image rank: image_shape's length, which the result rank
+/// gives (checked against image_shape and block_shape at run time).
+fn image_rank(b: &mut Builder<'_>, op: OpId, img: ValueId, blk: ValueId) -> Result<usize> {
     let what = "the length of image_shape";
     let sp = super::ranked_result(b.m, op, 0, what)?
         .len()
@@ -223,6 +219,16 @@ pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         spv,
         "block_shape's length differs from the image rank",
     )?;
+    Ok(sp)
+}
+
+/// Col2Im: each column entry `(c·K + kernel offset, block)` of `[N, C·K, L]`
+/// adds into the image position that block and offset reach. Image and
+/// block shapes are runtime values.
+pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let (img, blk) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
+    let sp = image_rank(b, op, img, blk)?;
     if shape_of(b.m, x).len() != 3 {
         return Err(op_error(b.m, op, "input must be [N, C·K, L]"));
     }

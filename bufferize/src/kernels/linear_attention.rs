@@ -147,17 +147,7 @@ fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
             &format!("input {i} dim 1 differs from the query's"),
         )?;
     }
-    let one = b.const_index(1);
-    let last = |b: &mut Builder<'_>, v: Option<ValueId>| v.map(|v| dims(b, v)[2]);
-    let (decay_len, beta_len) = (last(b, decay), last(b, beta));
-    let decay_per_dim = match decay_len {
-        Some(n) => Flag::equal(b, n, key_hidden),
-        None => Flag::Known(false),
-    };
-    let beta_shared = match beta_len {
-        Some(n) => Flag::equal(b, n, one),
-        None => Flag::Known(false),
-    };
+    let (decay_per_dim, beta_shared) = layouts(b, (decay, beta), key_hidden);
     let group = qh / kvh;
     Ok(Geo {
         q,
@@ -177,6 +167,24 @@ fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
         decay_per_dim,
         beta_shared,
     })
+}
+
+/// Whether the decay has one entry per key dim (its last dim is
+/// `key_hidden`) and whether one beta serves every head (last dim 1).
+fn layouts(
+    b: &mut Builder<'_>,
+    (decay, beta): (Option<ValueId>, Option<ValueId>),
+    key_hidden: ValueId,
+) -> (Flag, Flag) {
+    let one = b.const_index(1);
+    let mut last_is = |v: Option<ValueId>, n: ValueId| match v {
+        Some(v) => {
+            let d = dims(b, v)[2];
+            Flag::equal(b, d, n)
+        }
+        None => Flag::Known(false),
+    };
+    (last_is(decay, key_hidden), last_is(beta, one))
 }
 
 /// `hidden / heads`, checked to divide at run time.

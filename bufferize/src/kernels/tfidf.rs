@@ -41,6 +41,20 @@ fn grams(b: &Builder<'_>, op: OpId, min: i64, max: i64) -> Result<Vec<(Vec<i64>,
     Ok(out)
 }
 
+/// The output columns: the result's last dim, else one past the largest
+/// n-gram index (the attribute fixes the count).
+fn columns(b: &Builder<'_>, op: OpId, last: Option<i64>) -> Result<i64> {
+    let indexes = ops::TfIdfVectorizer::of(b.m, op).ngram_indexes();
+    let cols = match last {
+        Some(c) if c != ir::DYN => c,
+        _ => indexes.iter().max().map_or(0, |&m| m.saturating_add(1)),
+    };
+    if cols < 0 || indexes.iter().any(|&i| i < 0 || i >= cols) {
+        return Err(op_error(b.m, op, "ngram_indexes out of the output columns"));
+    }
+    Ok(cols)
+}
+
 pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let rank = shape_of(b.m, x).len();
@@ -70,15 +84,7 @@ pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
             "the result rank differs from the input's",
         ));
     }
-    // One column per n-gram index: the attribute fixes the count.
-    let indexes = ops::TfIdfVectorizer::of(b.m, op).ngram_indexes();
-    let cols = match out_shape.last() {
-        Some(&c) if c != ir::DYN => c,
-        _ => indexes.iter().max().map_or(0, |&m| m.saturating_add(1)),
-    };
-    if cols < 0 || indexes.iter().any(|&i| i < 0 || i >= cols) {
-        return Err(op_error(b.m, op, "ngram_indexes out of the output columns"));
-    }
+    let cols = columns(b, op, out_shape.last().copied())?;
     let cv = b.const_index(cols);
     let out_dims = if rank == 2 { vec![rows, cv] } else { vec![cv] };
     let out = alloc_result(b, op, 0, &out_dims)?;
