@@ -199,6 +199,15 @@ def gather_nd():
     return m, [size(3, 4, 2, 5), size(5, 2, 6, 3)]
 
 
+def gather_nd_mask():
+    """torch's x[x > 0]: NonZero -> Transpose -> GatherND, no declared result shape (inference gives the rank)."""
+    node = helper.make_node
+    nodes = [node("Greater", ["x", "zero"], ["pos"]), node("NonZero", ["pos"], ["nz"]),
+             node("Transpose", ["nz"], ["idx"], perm=[1, 0]), node("GatherND", ["x", "idx"], ["y"])]
+    m = model(nodes, [vi("x", F, ["A", "B"])], [vi("y", F, None)], 13, [init("zero", 0.0)])
+    return m, [{"x": ([3, 4], np.float32, "normal")}, {"x": ([5, 2], np.float32, "normal")}]
+
+
 def scatter_nd():
     """ScatterND whose indices' last dim is dynamic: the ranks of data and updates fix it."""
     m = one_op("ScatterND", [vi("x", F, ["A", "B", "C"]), vi("i", I64, ["M", "K"]), vi("u", F, ["M", "C"])],
@@ -492,7 +501,7 @@ def if_failing_branch():
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
-          gather_nd, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
+          gather_nd, gather_nd_mask, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
           loop_rows, attention_4d, attention_3d_cache,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
           conv_integer, conv_integer_weight, lp_pool, lp_pool_same,
