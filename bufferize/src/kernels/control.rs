@@ -109,15 +109,16 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     let cond = scalar_of(b, c);
     let types = result_types(b, op)?;
     let (then_src, else_src) = (body_block(b, op, 0)?, body_block(b, op, 1)?);
-    // Both branches lower into the same conversion state.
-    let state = RefCell::new((cx, None::<Diagnostic>));
+    // Both branches lower into the same conversion state; a branch that
+    // cannot be lowered is kept with its error.
+    let state = RefCell::new((cx, None::<Diagnostic>, Vec::new()));
     let branch = |ib: &mut Builder<'_>, src: BlockId| -> Vec<ValueId> {
         let k = usize::from(src == else_src);
         if let Some(e) = onnx::branches::branch_error(ib.m, op, k).map(str::to_string) {
             return failing_branch(ib, op, k, &e, &types);
         }
         let mut st = state.borrow_mut();
-        let (cx, err) = &mut *st;
+        let (cx, err, failed) = &mut *st;
         let Some(dst) = block_of(ib) else {
             return Vec::new();
         };
@@ -133,8 +134,11 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
                 Vec::new()
             }
             Err(e) => {
-                keep_first(err, e);
-                Vec::new()
+                // As a branch that fails inference: it aborts if taken.
+                clear_block(ib.m, dst);
+                let text = onnx::branches::error_text(&e);
+                failed.push((k, e));
+                failing_branch(ib, op, k, &text, &types)
             }
         }
     };
@@ -144,10 +148,32 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         &mut |ib| branch(ib, then_src),
         Some(&mut |ib| branch(ib, else_src)),
     );
-    if let (_, Some(e)) = state.into_inner() {
+    let (_, err, mut failed) = state.into_inner();
+    if let Some(e) = err {
         return Err(e);
     }
+    let live = (0..2)
+        .filter(|&k| onnx::branches::branch_error(b.m, op, k).is_none())
+        .count();
+    match failed.as_slice() {
+        [] => {}
+        [(k, e)] if live == 2 => tracing::warn!(
+            "{}: the {} branch of 'onnx.If' cannot be compiled and aborts if taken: {}",
+            b.m.loc(op),
+            onnx::branches::branch_name(*k),
+            onnx::branches::error_text(e)
+        ),
+        _ => return Err(failed.swap_remove(0).1),
+    }
     Ok(b.m.results(scf).to_vec())
+}
+
+/// Erases the ops of `block` (a branch lowered only in part).
+fn clear_block(m: &mut ir::Module, block: BlockId) {
+    let ops: Vec<OpId> = m.block_ops(block).collect();
+    for o in ops.into_iter().rev() {
+        m.erase_op(o);
+    }
 }
 
 /// A branch that fails shape inference (`onnx::branches`): it aborts with

@@ -73,3 +73,24 @@ func.func @if_failing_branch(%c: tensor<i1>, %x: tensor<2x3xf32>) -> tensor<2x3x
   }) {onnx.branch_errors = ["", "onnx.LSTM at node 'l': X must have rank 3, got 4"]} : (tensor<i1>) -> tensor<2x3xf32> loc("vad")
   return %0 : tensor<2x3xf32>
 }
+
+// A branch a kernel cannot lower (here an index known to be out of range)
+// is treated alike: it aborts with the kernel's error if taken.
+// CHECK-LABEL: func.func @if_branch_kernel_error
+// CHECK:         scf.if %{{.*}} -> (memref<2xf32>) {
+// CHECK:           memref.alloc() {alignment = 64 : i64} : memref<2xf32>
+// CHECK:         } else {
+// CHECK-NOT:       memref.load
+// CHECK:           cf.assert %{{.*}}, "onnx.If at node 'gif': the else branch fails: onnx.Gather at node 'g': an index is out of range of data dim 0"
+// CHECK:           scf.yield
+func.func @if_branch_kernel_error(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "onnx.If"(%c) ({
+    %1 = "onnx.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    "onnx.Yield"(%1) : (tensor<2xf32>) -> ()
+  }, {
+    %i = "onnx.Constant"() {value = dense<[5, 0]> : tensor<2xi64>} : () -> tensor<2xi64>
+    %2 = "onnx.Gather"(%x, %i) {axis = 0 : i64} : (tensor<2xf32>, tensor<2xi64>) -> tensor<2xf32> loc("g")
+    "onnx.Yield"(%2) : (tensor<2xf32>) -> ()
+  }) : (tensor<i1>) -> tensor<2xf32> loc("gif")
+  return %0 : tensor<2xf32>
+}
