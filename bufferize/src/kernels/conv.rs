@@ -1,5 +1,6 @@
 //! Conv (1-D/2-D/3-D, groups, strides, pads, dilations, auto_pad).
 
+use super::epilogue;
 use super::gemm;
 use super::scalar;
 use super::window::Spatial;
@@ -31,8 +32,15 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             "group must divide the number of output channels",
         ));
     }
-    // The packed GEMM builds its im2col from the kernel's static extents.
-    if super::matmul::gemm_elem(&elem_of(b.m, x)) && !kernel.contains(&DYN) {
+    // The sliding-window and GEMM paths are built for the kernel's static
+    // extents; runtime ones take the direct nest.
+    if kernel.contains(&DYN) {
+        return direct_conv(cx, b, op, kernel, group);
+    }
+    if let Some(r) = super::sliding::depthwise_conv(cx, b, op, kernel.clone(), group)? {
+        return Ok(r);
+    }
+    if super::matmul::gemm_elem(&elem_of(b.m, x)) {
         return gemm_conv(cx, b, op, kernel, group);
     }
     direct_conv(cx, b, op, kernel, group)
@@ -68,9 +76,9 @@ fn direct_conv(
     if let Some(bv) = bias {
         super::checks::per_channel(b, op, &[(2, bv)], dw[0])?;
     }
-    let (outs, begins) = win.geometry(b, &dx[2..], Some(&ks), false);
+    let place = win.placement(b, &dx[2..], Some(&ks));
     let mut out_dims = vec![dx[0], dw[0]];
-    out_dims.extend(outs);
+    out_dims.extend(&place.outs);
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
     let acc_ty = scalar::acc_type(&elem);
@@ -91,8 +99,7 @@ fn direct_conv(
         };
         let sum = reduce_nest(b, &bounds, &red_dims, init, &mut |b, r, acc| {
             let c = b.add(c_base, r[0]);
-            let taps = (&ivs[2..], &r[1..]);
-            let (pos, inside) = win.input_indices(b, taps, &dx[2..], &begins, bounds.zero);
+            let (pos, inside) = win.input_indices(b, &place, &ivs[2..], &r[1..]);
             let mut xidx = vec![n, c];
             xidx.extend(pos);
             let xv = b.load(x, &xidx);
@@ -131,7 +138,8 @@ pub fn gemm_conv(
     let channels = b.muli(dw[1], groups);
     let msg = "the input's channels differ from the weight's times group";
     super::checks::equal(b, op, dx[1], channels, msg)?;
-    let (outs, pads) = spatial.runtime(b, &dx[2..]);
+    let place = spatial.runtime(b, &dx[2..]);
+    let (outs, pads) = (place.outs, place.begins);
     let mut out_dims = vec![dx[0], dw[0]];
     out_dims.extend(&outs);
     let out = alloc_result(b, op, 0, &out_dims)?;
@@ -163,6 +171,10 @@ pub fn gemm_conv(
     let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
     if bias.is_some() {
         v.bias = gemm::Bias::Row;
+    }
+    let fused = epilogue::fusible_consumer(b.m, op);
+    if let Some((_, act)) = fused {
+        v.act = act;
     }
     // Per image and group: M = M/g rows, K = C/g · taps, N = output size.
     let mg = b.divui(dw[0], groups);
@@ -214,5 +226,8 @@ pub fn gemm_conv(
         };
         gemm::call(b, &v, &call);
     });
+    if let Some((consumer, _)) = fused {
+        epilogue::absorb(cx, b.m, consumer, out);
+    }
     Ok(vec![out])
 }

@@ -162,9 +162,9 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     };
     let msg = "the input's channels differ from the weight's";
     super::checks::equal(b, op, dx[1], dw[1], msg)?;
-    let (outs, begins) = win.geometry(b, &dx[2..], Some(&ks), false);
+    let place = win.placement(b, &dx[2..], Some(&ks));
     let mut od = vec![dx[0], dw[0]];
-    od.extend(outs);
+    od.extend(&place.outs);
     let out = alloc_result(b, op, 0, &od)?;
     let bounds = Bounds::new(b);
     let mut red = vec![dw[1]];
@@ -173,8 +173,7 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let zero = b.const_int(0, Type::i(32));
         let s = reduce_nest(b, &bounds, &red, zero, &mut |b, r, acc| {
-            let taps = (&ivs[2..], &r[1..]);
-            let (pos, inside) = win.input_indices(b, taps, &dx[2..], &begins, bounds.zero);
+            let (pos, inside) = win.input_indices(b, &place, &ivs[2..], &r[1..]);
             let mut xi = vec![ivs[0], r[0]];
             xi.extend(pos);
             let mut wi = vec![ivs[1]];

@@ -16,11 +16,11 @@ pub fn lp_pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     if kernel.len() != sp || sp == 0 {
         return Err(op_error(b.m, op, "needs kernel_shape of the spatial rank"));
     }
-    let win = Spatial::new(b.m, op, kernel.clone(), attrs.into())?;
+    let win = Spatial::new(b.m, op, kernel.clone(), attrs.into())?.with_ceil(ceil);
     let dx = dims(b, x);
-    let (outs, begins) = win.geometry(b, &dx[2..], None, ceil);
+    let place = win.runtime(b, &dx[2..]);
     let mut od = dx[..2].to_vec();
-    od.extend(outs);
+    od.extend(&place.outs);
     let out = alloc_result(b, op, 0, &od)?;
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
@@ -30,8 +30,7 @@ pub fn lp_pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let zero = b.zero(&elem);
         let s = reduce_nest(b, &bounds, &kd, zero, &mut |b, ks, acc| {
-            let taps = (&ivs[2..], ks);
-            let (pos, inside) = win.input_indices(b, taps, &dx[2..], &begins, bounds.zero);
+            let (pos, inside) = win.input_indices(b, &place, &ivs[2..], ks);
             let mut xi = vec![ivs[0], ivs[1]];
             xi.extend(pos);
             let v = b.load(x, &xi);

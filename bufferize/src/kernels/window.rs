@@ -33,165 +33,6 @@ macro_rules! window_attrs_of {
 }
 window_attrs_of!(Conv, ConvInteger, MaxPool, AveragePool, LpPool);
 
-pub struct Window {
-    pub kernel: Vec<i64>,
-    pub strides: Vec<i64>,
-    pub dilations: Vec<i64>,
-    pub pad_begin: Vec<i64>,
-    pub pad_end: Vec<i64>,
-}
-
-impl Window {
-    /// The window of `attrs` for the spatial dims of `in_shape` (N, C, D...).
-    pub fn new(
-        m: &Module,
-        op: OpId,
-        kernel: Vec<i64>,
-        attrs: WindowAttrs<'_>,
-        in_shape: &[i64],
-        out_shape: &[i64],
-    ) -> Result<Window> {
-        let s = kernel.len();
-        let strides = attrs.strides.unwrap_or_else(|| vec![1; s]);
-        let dilations = attrs.dilations.unwrap_or_else(|| vec![1; s]);
-        if strides.len() != s
-            || dilations.len() != s
-            || in_shape.len() != s + 2
-            || out_shape.len() != s + 2
-        {
-            return Err(op_error(
-                m,
-                op,
-                "strides, dilations and kernel rank must match the spatial rank",
-            ));
-        }
-        let auto_pad = attrs.auto_pad;
-        let (pad_begin, pad_end) = match auto_pad {
-            "NOTSET" => {
-                let pads = attrs.pads.unwrap_or_else(|| vec![0; 2 * s]);
-                if pads.len() != 2 * s {
-                    return Err(op_error(
-                        m,
-                        op,
-                        "pads must have two entries per spatial dim",
-                    ));
-                }
-                (pads[..s].to_vec(), pads[s..].to_vec())
-            }
-            "VALID" => (vec![0; s], vec![0; s]),
-            "SAME_UPPER" | "SAME_LOWER" => {
-                let (mut begin, mut end) = (Vec::with_capacity(s), Vec::with_capacity(s));
-                for i in 0..s {
-                    let (inp, out) = (in_shape[i + 2], out_shape[i + 2]);
-                    if inp == DYN || out == DYN {
-                        return Err(op_error(m, op, "auto_pad SAME needs static spatial dims"));
-                    }
-                    let eff = (kernel[i] - 1) * dilations[i] + 1;
-                    let total = ((out - 1) * strides[i] + eff - inp).max(0);
-                    let b = if auto_pad == "SAME_UPPER" {
-                        total / 2
-                    } else {
-                        total - total / 2
-                    };
-                    begin.push(b);
-                    end.push(total - b);
-                }
-                (begin, end)
-            }
-            other => return Err(op_error(m, op, format!("unknown auto_pad '{other}'"))),
-        };
-        Ok(Window {
-            kernel,
-            strides,
-            dilations,
-            pad_begin,
-            pad_end,
-        })
-    }
-
-    /// Input position (unclamped, may be in the pads) of output position `o`
-    /// plus kernel offset `k` in spatial dim `i`.
-    pub fn position(&self, b: &mut Builder<'_>, i: usize, o: ValueId, k: ValueId) -> ValueId {
-        let base = loops::scale_add(b, None, o, self.strides[i]);
-        let pos = loops::scale_add(b, Some(base), k, self.dilations[i]);
-        if self.pad_begin[i] != 0 {
-            let p = b.const_index(self.pad_begin[i]);
-            b.sub(pos, p)
-        } else {
-            pos
-        }
-    }
-
-    /// For output position `o` and kernel offset `k` in spatial dim `i`:
-    /// the input index clamped into range and whether it was in range.
-    pub fn input_index(
-        &self,
-        b: &mut Builder<'_>,
-        i: usize,
-        o: ValueId,
-        k: ValueId,
-        size: ValueId,
-        zero: ValueId,
-    ) -> (ValueId, ValueId) {
-        let pos = self.position(b, i, o, k);
-        let ge = b.cmp(Cmp::Ge, pos, zero);
-        let lt = b.cmp(Cmp::Lt, pos, size);
-        let ok = b.andi(ge, lt);
-        let clamped = b.select(ok, pos, zero);
-        (clamped, ok)
-    }
-
-    /// `input_index` over every spatial dim: for output positions `outs`
-    /// and kernel offsets `ks` (one per dim) in dims of `sizes`, the clamped
-    /// indices and whether all were in range.
-    pub fn input_indices(
-        &self,
-        b: &mut Builder<'_>,
-        outs: &[ValueId],
-        ks: &[ValueId],
-        sizes: &[ValueId],
-        zero: ValueId,
-    ) -> (Vec<ValueId>, ValueId) {
-        let mut idx = Vec::with_capacity(self.kernel.len());
-        let mut inside = None;
-        for i in 0..self.kernel.len() {
-            let (pos, ok) = self.input_index(b, i, outs[i], ks[i], sizes[i], zero);
-            idx.push(pos);
-            inside = Some(match inside {
-                Some(prev) => b.andi(prev, ok),
-                None => ok,
-            });
-        }
-        let inside = inside.unwrap_or_else(|| b.const_bool(true));
-        (idx, inside)
-    }
-}
-
-/// Windows over a padded extent whose last start is `span` (input + pads -
-/// kernel extent) with stride `s`: `span / s + 1`, or in ceil mode
-/// `ceil(span / s) + 1` less one when the last window would start at or
-/// past the end pad (`(d, begin)`: the input extent and the begin pad).
-fn window_count(
-    b: &mut Builder<'_>,
-    span: ValueId,
-    s: ValueId,
-    ceil: bool,
-    (d, begin): (ValueId, ValueId),
-) -> ValueId {
-    let one = b.const_index(1);
-    if !ceil {
-        let q = b.floordivsi(span, s);
-        return b.addi(q, one);
-    }
-    let q = b.ceildivsi(span, s);
-    let o = b.addi(q, one);
-    let start = b.muli(q, s);
-    let end = b.addi(d, begin);
-    let past = b.cmp(Cmp::Ge, start, end);
-    let less = b.subi(o, one);
-    b.select(past, less, o)
-}
-
 /// How a window op pads, from `auto_pad` and `pads`.
 #[derive(Clone, Debug)]
 pub enum Padding {
@@ -214,6 +55,18 @@ pub struct Spatial {
     pub strides: Vec<i64>,
     pub dilations: Vec<i64>,
     pub padding: Padding,
+    /// Pools' `ceil_mode`: a last partial window that starts inside the
+    /// input or the begin pad counts.
+    pub ceil: bool,
+}
+
+/// A window placed over runtime input extents: per spatial axis the
+/// input and output extents and the begin and end pads.
+pub struct Placement {
+    pub ins: Vec<ValueId>,
+    pub outs: Vec<ValueId>,
+    pub begins: Vec<ValueId>,
+    pub ends: Vec<ValueId>,
 }
 
 impl Spatial {
@@ -228,7 +81,7 @@ impl Spatial {
                 "strides, dilations and kernel rank must match the spatial rank",
             ));
         }
-        // A dynamic kernel extent (DYN) comes at run time (`geometry`).
+        // A dynamic kernel extent (DYN) comes at run time (`placement`).
         if strides
             .iter()
             .chain(&dilations)
@@ -263,96 +116,156 @@ impl Spatial {
             strides,
             dilations,
             padding,
+            ceil: false,
         })
     }
 
+    pub fn with_ceil(mut self, ceil: bool) -> Spatial {
+        self.ceil = ceil;
+        self
+    }
+
     /// The extent of the dilated kernel of axis `i`.
-    fn span(&self, i: usize) -> i64 {
+    pub fn span(&self, i: usize) -> i64 {
         (self.kernel[i] - 1) * self.dilations[i] + 1
     }
 
-    /// Output extents and begin pads for input extents `ins` (floor mode).
-    pub fn runtime(&self, b: &mut Builder<'_>, ins: &[ValueId]) -> (Vec<ValueId>, Vec<ValueId>) {
-        self.geometry(b, ins, None, false)
+    /// The placement over input extents `ins`: output extents (ONNX's
+    /// formulas, `ceil` as pools define it) and the pads.
+    pub fn runtime(&self, b: &mut Builder<'_>, ins: &[ValueId]) -> Placement {
+        self.placement(b, ins, None)
     }
 
     /// [`Spatial::runtime`] with the kernel extents `ks` given at run time
-    /// (`None`: the static ones) and `ceil` mode: the last window may start
-    /// past the floor if it starts before the end pad.
-    pub fn geometry(
+    /// (`None`: the static ones; a weight of dynamic spatial dims).
+    pub fn placement(
         &self,
         b: &mut Builder<'_>,
         ins: &[ValueId],
         ks: Option<&[ValueId]>,
-        ceil: bool,
-    ) -> (Vec<ValueId>, Vec<ValueId>) {
-        let mut outs = Vec::with_capacity(ins.len());
-        let mut begins = Vec::with_capacity(ins.len());
+    ) -> Placement {
+        let mut p = Placement {
+            ins: ins.to_vec(),
+            outs: Vec::with_capacity(ins.len()),
+            begins: Vec::with_capacity(ins.len()),
+            ends: Vec::with_capacity(ins.len()),
+        };
         for (i, &d) in ins.iter().enumerate() {
-            let s = b.const_index(self.strides[i]);
-            let one = b.const_index(1);
             // The dilated kernel's extent (k - 1)·d + 1.
             let ek = match ks {
                 Some(ks) => {
+                    let one = b.const_index(1);
                     let km1 = b.subi(ks[i], one);
                     let t = loops::scale_add(b, None, km1, self.dilations[i]);
                     b.addi(t, one)
                 }
                 None => b.const_index(self.span(i)),
             };
-            let (o, pb) = match &self.padding {
+            let (o, pb, pe) = match &self.padding {
                 Padding::Explicit(pb, pe) => {
-                    let c = b.const_index(pb[i] + pe[i]);
-                    let t = b.addi(d, c);
-                    let t = b.subi(t, ek);
-                    let begin = b.const_index(pb[i]);
-                    (window_count(b, t, s, ceil, (d, begin)), begin)
+                    let (pb, pe) = (b.const_index(pb[i]), b.const_index(pe[i]));
+                    (self.windows(b, (i, ek), d, pb, pe), pb, pe)
                 }
                 Padding::Valid => {
-                    let t = b.subi(d, ek);
                     let zero = b.const_index(0);
-                    (window_count(b, t, s, ceil, (d, zero)), zero)
+                    (self.windows(b, (i, ek), d, zero, zero), zero, zero)
                 }
-                Padding::Same { upper } => {
-                    let o = b.ceildivsi(d, s);
-                    // total = max(0, (o - 1)·s + ek - in)
-                    let om1 = b.subi(o, one);
-                    let span = b.muli(om1, s);
-                    let need = b.addi(span, ek);
-                    let total = b.subi(need, d);
-                    let zero = b.const_index(0);
-                    let total = b.maxsi(total, zero);
-                    let two = b.const_index(2);
-                    let half = b.divsi(total, two);
-                    let pb = if *upper { half } else { b.subi(total, half) };
-                    (o, pb)
-                }
+                Padding::Same { upper } => self.same(b, (i, ek), d, *upper),
             };
-            outs.push(o);
-            begins.push(pb);
+            p.outs.push(o);
+            p.begins.push(pb);
+            p.ends.push(pe);
         }
-        (outs, begins)
+        p
     }
 
-    /// For output positions `outs` and kernel offsets `ks` over input
-    /// extents `sizes` with the begin pads of [`Spatial::runtime`]: the
-    /// input indices clamped into range and whether all were in range.
+    /// Number of windows over `d` padded by `pb`, `pe`.
+    fn windows(
+        &self,
+        b: &mut Builder<'_>,
+        (i, ek): (usize, ValueId),
+        d: ValueId,
+        pb: ValueId,
+        pe: ValueId,
+    ) -> ValueId {
+        let s = b.const_index(self.strides[i]);
+        let one = b.const_index(1);
+        let padded = b.addi(d, pb);
+        let padded = b.addi(padded, pe);
+        let span = b.subi(padded, ek);
+        if !self.ceil {
+            let q = b.floordivsi(span, s);
+            return b.addi(q, one);
+        }
+        let q = b.ceildivsi(span, s);
+        let o = b.addi(q, one);
+        // A last window starting in the end pad is dropped.
+        let om1 = b.subi(o, one);
+        let start = b.muli(om1, s);
+        let limit = b.addi(d, pb);
+        let drop = b.cmp(Cmp::Ge, start, limit);
+        let zero = b.const_index(0);
+        let dec = b.select(drop, one, zero);
+        b.subi(o, dec)
+    }
+
+    /// SAME padding over `d`: `ceil(d / s)` windows, the pad total split
+    /// with the odd one at the end (UPPER) or the beginning (LOWER).
+    fn same(
+        &self,
+        b: &mut Builder<'_>,
+        (i, ekv): (usize, ValueId),
+        d: ValueId,
+        upper: bool,
+    ) -> (ValueId, ValueId, ValueId) {
+        let (s, one) = (b.const_index(self.strides[i]), b.const_index(1));
+        let o = b.ceildivsi(d, s);
+        // total = max(0, (o - 1)·s + ek - in)
+        let om1 = b.subi(o, one);
+        let span = b.muli(om1, s);
+        let need = b.addi(span, ekv);
+        let total = b.subi(need, d);
+        let zero = b.const_index(0);
+        let total = b.maxsi(total, zero);
+        let two = b.const_index(2);
+        let half = b.divsi(total, two);
+        let pb = if upper { half } else { b.subi(total, half) };
+        let pe = b.subi(total, pb);
+        (o, pb, pe)
+    }
+
+    /// Input position (unclamped, may be in the pads) of output position
+    /// `o` plus kernel offset `k` on axis `i`.
+    pub fn position(
+        &self,
+        b: &mut Builder<'_>,
+        p: &Placement,
+        i: usize,
+        o: ValueId,
+        k: ValueId,
+    ) -> ValueId {
+        let base = loops::scale_add(b, None, o, self.strides[i]);
+        let pos = loops::scale_add(b, Some(base), k, self.dilations[i]);
+        b.subi(pos, p.begins[i])
+    }
+
+    /// Over every axis, for output positions `outs` and kernel offsets
+    /// `ks`: the input indices clamped into range and whether all were in
+    /// range.
     pub fn input_indices(
         &self,
         b: &mut Builder<'_>,
-        (outs, ks): (&[ValueId], &[ValueId]),
-        sizes: &[ValueId],
-        begins: &[ValueId],
-        zero: ValueId,
+        p: &Placement,
+        outs: &[ValueId],
+        ks: &[ValueId],
     ) -> (Vec<ValueId>, ValueId) {
+        let zero = b.const_index(0);
         let mut idx = Vec::with_capacity(self.kernel.len());
         let mut inside = b.const_bool(true);
         for i in 0..self.kernel.len() {
-            let base = loops::scale_add(b, None, outs[i], self.strides[i]);
-            let pos = loops::scale_add(b, Some(base), ks[i], self.dilations[i]);
-            let pos = b.subi(pos, begins[i]);
+            let pos = self.position(b, p, i, outs[i], ks[i]);
             let ge = b.cmp(Cmp::Ge, pos, zero);
-            let lt = b.cmp(Cmp::Lt, pos, sizes[i]);
+            let lt = b.cmp(Cmp::Lt, pos, p.ins[i]);
             let ok = b.andi(ge, lt);
             inside = b.andi(inside, ok);
             idx.push(b.select(ok, pos, zero));

@@ -224,7 +224,7 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     fn new(args: &'a BenchArgs, work: &Path) -> Result<Ctx<'a>, Failure> {
         let exe = std::env::current_exe().map_err(|e| Failure::Io(format!("current exe: {e}")))?;
-        let probe = match crate::tools::find_tool("clang", args.llvm_bin.as_deref()) {
+        let probe = match pipeline::tools::find_tool("clang", args.llvm_bin.as_deref()) {
             Some(clang) => probe::Probe::build(&clang, work)
                 .map_err(|e| eprintln!("bench: {e}; peak RSS falls back to ru_maxrss"))
                 .ok(),

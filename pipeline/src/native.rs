@@ -2,8 +2,8 @@
 //! file, or a shared library with its C header (`compile --emit
 //! llvm|obj|lib`, and the build of `onnxc run`).
 
-use super::{io_err, write_output, CmdResult, Failure};
 use crate::driver::{ENTRY, MAIN_GRAPH};
+use crate::{io_err, write_output, CmdResult, Failure};
 use ir::{Diagnostic, Module};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -260,6 +260,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
         cmd.args(["-shared", "-fPIC", "-Wl,--build-id=none"])
             .args(&objects)
             .arg(format!("-Wl,--version-script={}", vs.display()))
+            .args(lower::capi::LINK_ARGS)
             .arg("-lm");
     } else {
         // One relocatable object of the code and the weights.
