@@ -102,6 +102,11 @@ pub fn run_stages_bounded(
     let result = pm.run(m);
     flags.report(&reports, &pm);
     result?;
+    // Ids in walk order, whatever the passes erased: emitted names (LLVM
+    // value names follow ids) do not depend on when the GC compacted.
+    m.compact();
+    // A cancelled compact left the module uncompacted: stop here.
+    ir::cancel::check()?;
     Ok(())
 }
 

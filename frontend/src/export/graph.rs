@@ -195,6 +195,7 @@ impl<'m> Exporter<'m> {
             }
         }
         for op in m.block_ops(block) {
+            ir::cancel::check()?;
             if op != term {
                 self.op(op, &preferred, &mut graph)?;
             }
@@ -346,6 +347,9 @@ impl<'m> Exporter<'m> {
             node.attribute.push(attribute(m, op, k, a)?);
         }
         for (k, a) in &legacy.add {
+            node.attribute.push(attribute(m, op, k, a)?);
+        }
+        for (k, a) in onnx::dialect::extra_attrs(m, op) {
             node.attribute.push(attribute(m, op, k, a)?);
         }
         if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {

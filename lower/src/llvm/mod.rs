@@ -151,6 +151,7 @@ fn emit_items(
     }
     let mut e = parts::Emitted::default();
     for op in m.block_ops(m.body()) {
+        ir::cancel::check()?;
         match m.name(op).as_str() {
             "func.func" => e.funcs.extend(control::emit_func(m, op, &mut mcx)?),
             "memref.global" => e.globals.extend(globals::emit_global(m, op, &mcx.sidecar)?),
@@ -437,6 +438,7 @@ impl<'a> FnCx<'a> {
         for &b in &order {
             self.start(block_label(b), (b != entry).then_some(b));
             for op in m.block_ops(b) {
+                ir::cancel::check()?;
                 self.emit_op(op)?;
             }
             if !m.last_op(b).is_some_and(|t| m.is_terminator(t)) {
