@@ -27,8 +27,6 @@ pub struct Lowering {
     pub vector_bits: u32,
     /// Ops whose results a producer's epilogue computed.
     absorbed: SecondaryMap<OpId, bool>,
-    /// The tensor types function arguments had (their symbolic dims).
-    arg_types: SecondaryMap<ValueId, Option<Type>>,
 }
 
 /// What earlier `reusable_operand` calls established about a memref: its
@@ -89,16 +87,17 @@ impl Lowering {
     }
 
     /// The tensor type of `v` before bufferization (symbolic dims
-    /// included): arguments' types are memrefs by now.
-    pub fn tensor_type<'m>(
-        &'m self,
-        m: &'m Module,
-        v: ValueId,
-    ) -> Option<&'m ir::types::TensorType> {
-        match &self.arg_types[v] {
-            Some(t) => t.as_tensor(),
-            None => m.value_type(v).as_tensor(),
+    /// included): a function argument's is still in the function's type,
+    /// which is refreshed only once its body is converted.
+    pub fn tensor_type<'m>(&self, m: &'m Module, v: ValueId) -> Option<&'m ir::types::TensorType> {
+        if let ir::ValueDef::BlockArg(block, i) = m.value_def(v) {
+            let f = m.block_parent_op(block).filter(|&f| m.is(f, "func.func"));
+            if let Some(f) = f {
+                let ft = ir::dialects::func::function_type(m, f)?;
+                return ft.inputs.get(i as usize)?.as_tensor();
+            }
         }
+        m.value_type(v).as_tensor()
     }
 
     /// Marks `op` as computed by another op's kernel (its results bound).
@@ -316,7 +315,6 @@ pub fn bufferize_module_for(m: &mut Module, vector_bits: u32) -> Result<()> {
         verified: RefCell::default(),
         vector_bits,
         absorbed: SecondaryMap::default(),
-        arg_types: SecondaryMap::default(),
     };
     for f in funcs {
         bufferize_function(m, &mut cx, f)?;
@@ -330,7 +328,6 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     };
     // Arguments: the caller's buffers, used in place.
     for &a in &m.block_args(entry).to_vec() {
-        cx.arg_types[a] = Some(m.value_type(a).clone());
         let ty = memref_type(m, f, m.value_type(a))?;
         m.set_value_type(a, ty);
         cx.bind(a, a);

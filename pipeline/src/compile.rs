@@ -8,7 +8,7 @@ use ir::Module;
 use std::path::{Path, PathBuf};
 
 /// What `compile` writes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Emit {
     /// An ONNX model after constant propagation.
@@ -23,6 +23,50 @@ pub enum Emit {
     Obj,
     /// A shared library plus a C header next to it (built with clang).
     Lib,
+}
+
+impl Emit {
+    const NAMES: [(&'static str, Emit); 6] = [
+        ("onnx", Emit::Onnx),
+        ("onnx-ir", Emit::OnnxIr),
+        ("memref", Emit::Memref),
+        ("llvm", Emit::Llvm),
+        ("obj", Emit::Obj),
+        ("lib", Emit::Lib),
+    ];
+
+    /// The kind named as `--emit` names it (the daemon and the Python
+    /// package take the same names).
+    pub fn parse(name: &str) -> Result<Emit, String> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, e)| e)
+            .ok_or_else(|| {
+                format!("unknown emit kind '{name}' (onnx, onnx-ir, memref, llvm, obj, lib)")
+            })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, e)| *e == self)
+            .map_or("?", |(n, _)| n)
+    }
+
+    /// Text artifacts (IR), as opposed to binary ones.
+    pub fn is_text(self) -> bool {
+        matches!(self, Emit::OnnxIr | Emit::Memref | Emit::Llvm)
+    }
+
+    /// The stage the pipeline stops after for this kind, unless told.
+    pub fn last_stage(self) -> Option<&'static str> {
+        match self {
+            Emit::Onnx | Emit::OnnxIr => Some("constprop"),
+            Emit::Memref => Some("dealloc"),
+            Emit::Llvm | Emit::Obj | Emit::Lib => None,
+        }
+    }
 }
 
 /// Everything `compile` takes besides the model and the output path.
@@ -72,11 +116,7 @@ pub fn compile_module(
     opts: &CompileOptions,
     flags: &PassFlags,
 ) -> CmdResult {
-    let stop = opts.stop_after.as_deref().or(match opts.emit {
-        Emit::Onnx | Emit::OnnxIr => Some("constprop"),
-        Emit::Memref => Some("dealloc"),
-        Emit::Llvm | Emit::Obj | Emit::Lib => None,
-    });
+    let stop = opts.stop_after.as_deref().or(opts.emit.last_stage());
     let bound = opts
         .fold_expansion_bound
         .unwrap_or(DEFAULT_FOLD_EXPANSION_BOUND);

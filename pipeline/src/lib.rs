@@ -19,3 +19,12 @@ pub use driver::{
 pub use flags::{io_err, write_output, CmdResult, Failure, PassFlags, Reports, WarningSink};
 pub use fold::{fold, FoldOptions, FoldTimes};
 pub use passes::{registry, LLVM_LOWERING};
+
+/// The message a panic carried (`panic!` with a literal or a format).
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}

@@ -106,11 +106,7 @@ pub fn detached<T: Send>(
         Ok(Ok(v)) => Ok(v),
         Ok(Err(failure)) => Err(to_py(py, failure)),
         Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
+            let msg = pipeline::panic_message(panic.as_ref());
             Err(compile_error(
                 py,
                 format!("internal compiler error: {msg} (please report it with the model)"),
@@ -126,20 +122,7 @@ pub fn find_clang(llvm_bin: Option<&Path>) -> PyResult<PathBuf> {
 }
 
 fn parse_emit(emit: &str) -> PyResult<pipeline::Emit> {
-    use pipeline::Emit;
-    Ok(match emit {
-        "lib" => Emit::Lib,
-        "obj" => Emit::Obj,
-        "llvm" => Emit::Llvm,
-        "memref" => Emit::Memref,
-        "onnx" => Emit::Onnx,
-        "onnx-ir" => Emit::OnnxIr,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "emit={emit:?}: expected 'lib', 'obj', 'llvm', 'memref', 'onnx' or 'onnx-ir'"
-            )))
-        }
-    })
+    pipeline::Emit::parse(emit).map_err(PyValueError::new_err)
 }
 
 /// `onnxc compile MODEL -o OUTPUT --emit EMIT`.

@@ -43,7 +43,7 @@ fn at4(b: &mut Builder<'_>, t: ValueId, rank3: bool, size: ValueId, idx: [ValueI
 }
 
 /// `hidden / heads` for a 3-D input, checked to divide at run time.
-fn per_head(
+pub(super) fn per_head(
     b: &mut Builder<'_>,
     op: OpId,
     hidden: ValueId,
@@ -51,15 +51,8 @@ fn per_head(
     what: &str,
 ) -> Result<ValueId> {
     let h = b.const_index(heads);
-    let rem = b.remui(hidden, h);
-    let zero = b.const_index(0);
-    checks::equal(
-        b,
-        op,
-        rem,
-        zero,
-        &format!("{what} is not a multiple of its head count"),
-    )?;
+    let msg = format!("{what} is not a multiple of its head count");
+    checks::divides(b, op, hidden, h, &msg)?;
     Ok(b.divui(hidden, h))
 }
 
@@ -101,10 +94,8 @@ fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
     checks::equal(b, op, gk[2], gq[2], "K's head size differs from Q's")?;
     checks::equal(b, op, gv[0], gk[0], "V's head count differs from K's")?;
     checks::equal(b, op, gv[1], gk[1], "V's sequence length differs from K's")?;
-    let rem = b.remui(gq[0], gk[0]);
-    let zero = b.const_index(0);
     let msg = "the query heads are not a multiple of the key/value heads";
-    checks::equal(b, op, rem, zero, msg)?;
+    checks::divides(b, op, gq[0], gk[0], msg)?;
     let past = match cx.optional_input(b.m, op, 4)? {
         Some(pk) => {
             let dp = dims(b, pk);

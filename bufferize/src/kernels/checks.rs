@@ -77,6 +77,13 @@ pub fn equal(b: &mut Builder<'_>, op: OpId, x: ValueId, y: ValueId, what: &str) 
     compare(b, op, CmpI::Eq, x, y, what)
 }
 
+/// Asserts that `d` divides `x` (`x % d == 0`, unsigned).
+pub fn divides(b: &mut Builder<'_>, op: OpId, x: ValueId, d: ValueId, what: &str) -> Result<()> {
+    let rem = b.remui(x, d);
+    let zero = b.const_index(0);
+    equal(b, op, rem, zero, what)
+}
+
 /// Asserts `d >= 0` (a size read from a tensor).
 pub fn non_negative(b: &mut Builder<'_>, op: OpId, d: ValueId, what: &str) -> Result<()> {
     if let Some(v) = static_value(b.m, d) {

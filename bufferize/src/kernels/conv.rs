@@ -46,6 +46,47 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     direct_conv(cx, b, op, kernel, group)
 }
 
+/// A Conv's operands (X and W contiguous, the bias), its window, their
+/// dims, and the group count, with `C == Cg · group` checked.
+struct Operands {
+    x: ValueId,
+    w: ValueId,
+    bias: Option<ValueId>,
+    win: Spatial,
+    dx: Vec<ValueId>,
+    dw: Vec<ValueId>,
+    groups: ValueId,
+}
+
+impl Operands {
+    fn of(
+        cx: &Lowering,
+        b: &mut Builder<'_>,
+        op: OpId,
+        kernel: &[i64],
+        group: i64,
+    ) -> Result<Operands> {
+        let x = contiguous(b, cx.input(b.m, op, 0)?);
+        let w = contiguous(b, cx.input(b.m, op, 1)?);
+        let bias = cx.optional_input(b.m, op, 2)?;
+        let win = Spatial::new(b.m, op, kernel.to_vec(), ops::Conv::of(b.m, op).into())?;
+        let (dx, dw) = (dims(b, x), dims(b, w));
+        let groups = b.const_index(group);
+        let channels = b.muli(dw[1], groups);
+        let msg = "the input's channels differ from the weight's times group";
+        super::checks::equal(b, op, dx[1], channels, msg)?;
+        Ok(Operands {
+            x,
+            w,
+            bias,
+            win,
+            dx,
+            dw,
+            groups,
+        })
+    }
+}
+
 /// Conv as a loop nest per output element over the group's channels and
 /// the kernel taps (f16/bf16, or a kernel whose extents come at run time).
 fn direct_conv(
@@ -55,24 +96,22 @@ fn direct_conv(
     kernel: Vec<i64>,
     group: i64,
 ) -> Result<Vec<ValueId>> {
-    let x = contiguous(b, cx.input(b.m, op, 0)?);
-    let w = contiguous(b, cx.input(b.m, op, 1)?);
-    let bias = cx.optional_input(b.m, op, 2)?;
-    let win = Spatial::new(b.m, op, kernel.clone(), ops::Conv::of(b.m, op).into())?;
-    let (dx, dw) = (dims(b, x), dims(b, w));
+    let Operands {
+        x,
+        w,
+        bias,
+        win,
+        dx,
+        dw,
+        groups,
+    } = Operands::of(cx, b, op, &kernel, group)?;
     let ks: Vec<ValueId> = kernel
         .iter()
         .zip(&dw[2..])
         .map(|(&k, &d)| if k == DYN { d } else { b.const_index(k) })
         .collect();
-    let groups = b.const_index(group);
-    let channels = b.muli(dw[1], groups);
-    let msg = "the input's channels differ from the weight's times group";
-    super::checks::equal(b, op, dx[1], channels, msg)?;
-    let rem = b.remui(dw[0], groups);
-    let zero = b.const_index(0);
     let msg = "group does not divide the number of output channels";
-    super::checks::equal(b, op, rem, zero, msg)?;
+    super::checks::divides(b, op, dw[0], groups, msg)?;
     if let Some(bv) = bias {
         super::checks::per_channel(b, op, &[(2, bv)], dw[0])?;
     }
@@ -128,16 +167,15 @@ pub fn gemm_conv(
     kernel: Vec<i64>,
     group: i64,
 ) -> Result<Vec<ValueId>> {
-    let x = contiguous(b, cx.input(b.m, op, 0)?);
-    let w = contiguous(b, cx.input(b.m, op, 1)?);
-    let bias = cx.optional_input(b.m, op, 2)?;
-    let spatial = Spatial::new(b.m, op, kernel.clone(), ops::Conv::of(b.m, op).into())?;
-    let dx = dims(b, x);
-    let dw = dims(b, w);
-    let groups = b.const_index(group);
-    let channels = b.muli(dw[1], groups);
-    let msg = "the input's channels differ from the weight's times group";
-    super::checks::equal(b, op, dx[1], channels, msg)?;
+    let Operands {
+        x,
+        w,
+        bias,
+        win: spatial,
+        dx,
+        dw,
+        groups,
+    } = Operands::of(cx, b, op, &kernel, group)?;
     let place = spatial.runtime(b, &dx[2..]);
     let (outs, pads) = (place.outs, place.begins);
     let mut out_dims = vec![dx[0], dw[0]];
@@ -172,10 +210,8 @@ pub fn gemm_conv(
     if bias.is_some() {
         v.bias = gemm::Bias::Row;
     }
-    let fused = epilogue::fusible_consumer(b.m, op);
-    if let Some((_, act)) = fused {
-        v.act = act;
-    }
+    let fused = epilogue::Fused::of(b.m, op);
+    v.act = fused.act();
     // Per image and group: M = M/g rows, K = C/g · taps, N = output size.
     let mg = b.divui(dw[0], groups);
     let kdim = prod(b, &dw[1..]);
@@ -226,8 +262,6 @@ pub fn gemm_conv(
         };
         gemm::call(b, &v, &call);
     });
-    if let Some((consumer, _)) = fused {
-        epilogue::absorb(cx, b.m, consumer, out);
-    }
+    fused.bind(cx, b.m, out);
     Ok(vec![out])
 }

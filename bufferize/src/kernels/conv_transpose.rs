@@ -26,9 +26,7 @@ pub fn conv_transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         return Err(op_error(b.m, op, "group must be positive"));
     }
     let g = b.const_index(group);
-    let rem = b.remui(dx[1], g);
-    let zero = b.const_index(0);
-    checks::equal(b, op, rem, zero, "group does not divide the input channels")?;
+    checks::divides(b, op, dx[1], g, "group does not divide the input channels")?;
     checks::equal(b, op, dw[0], dx[1], "W's dim 0 differs from X's channels")?;
     let geo = scatter_geometry(b, op, &dx, &dw)?;
     let mg = dw[1];

@@ -51,7 +51,7 @@ fn geometry(
     if group < 1 || og < 1 {
         return Err(op_error(b.m, op, "group and offset_group must be positive"));
     }
-    let (g, ogv, zero) = (b.const_index(group), b.const_index(og), b.const_index(0));
+    let (g, ogv) = (b.const_index(group), b.const_index(og));
     let channels = b.muli(icg, g);
     checks::equal(
         b,
@@ -60,22 +60,9 @@ fn geometry(
         channels,
         "the input channels differ from W's times group",
     )?;
-    let rem = b.remui(oc, g);
-    checks::equal(
-        b,
-        op,
-        rem,
-        zero,
-        "group does not divide the output channels",
-    )?;
-    let rem = b.remui(ic, ogv);
-    checks::equal(
-        b,
-        op,
-        rem,
-        zero,
-        "offset_group does not divide the input channels",
-    )?;
+    checks::divides(b, op, oc, g, "group does not divide the output channels")?;
+    let msg = "offset_group does not divide the input channels";
+    checks::divides(b, op, ic, ogv, msg)?;
     // Two offsets (y, x) per offset group and kernel tap.
     let taps = b.muli(kh, kw);
     let per_group = b.muli(taps, ogv);

@@ -105,10 +105,37 @@ impl Act {
     }
 }
 
-/// The activation that `producer`'s only consumer applies to its first
-/// result, when the producer can apply it instead: the consumer sits in
-/// the same block and keeps the float element type.
-pub fn fusible_consumer(m: &Module, producer: OpId) -> Option<(OpId, Act)> {
+/// The consumer a producer computes in its epilogue, if any.
+#[derive(Clone, Copy)]
+pub struct Fused(Option<(OpId, Act)>);
+
+impl Fused {
+    /// The activation that `producer`'s only consumer applies to its
+    /// first result, when the producer can apply it instead: the consumer
+    /// sits in the same block and keeps the float element type.
+    pub fn of(m: &Module, producer: OpId) -> Fused {
+        Fused(consumer_act(m, producer))
+    }
+
+    /// What the producer applies (`Act::None` without a consumer).
+    pub fn act(self) -> Act {
+        self.0.map_or(Act::None, |(_, act)| act)
+    }
+
+    /// Records that the consumer's result is `out`, which the producer
+    /// computed; the consumer is then not lowered again.
+    pub fn bind(self, cx: &mut Lowering, m: &Module, out: ValueId) {
+        let Some((consumer, _)) = self.0 else {
+            return;
+        };
+        if let Some(r) = m.result(consumer, 0) {
+            cx.bind(r, out);
+            cx.absorb(consumer);
+        }
+    }
+}
+
+fn consumer_act(m: &Module, producer: OpId) -> Option<(OpId, Act)> {
     let r = m.result(producer, 0)?;
     let [u] = m.uses(r) else {
         return None;
@@ -123,13 +150,4 @@ pub fn fusible_consumer(m: &Module, producer: OpId) -> Option<(OpId, Act)> {
         return None;
     }
     Some((user, Act::of(m, user)?))
-}
-
-/// Records that `consumer`'s result is `out`, computed by its producer's
-/// epilogue; the consumer is then not lowered again.
-pub fn absorb(cx: &mut Lowering, m: &Module, consumer: OpId, out: ValueId) {
-    if let Some(r) = m.result(consumer, 0) {
-        cx.bind(r, out);
-        cx.absorb(consumer);
-    }
 }

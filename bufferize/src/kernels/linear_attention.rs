@@ -4,6 +4,7 @@
 //! the key ⊗ value outer product is added, and each query head reads its KV
 //! head's state. Inputs are `[B, T, heads·size]`.
 
+use super::attention::per_head;
 use super::{alloc_result, alloc_sized, checks, elem_of, scalar, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
@@ -185,27 +186,6 @@ fn layouts(
         None => Flag::Known(false),
     };
     (last_is(decay, key_hidden), last_is(beta, one))
-}
-
-/// `hidden / heads`, checked to divide at run time.
-fn per_head(
-    b: &mut Builder<'_>,
-    op: OpId,
-    hidden: ValueId,
-    heads: i64,
-    what: &str,
-) -> Result<ValueId> {
-    let h = b.const_index(heads);
-    let rem = b.remui(hidden, h);
-    let zero = b.const_index(0);
-    checks::equal(
-        b,
-        op,
-        rem,
-        zero,
-        &format!("{what} is not a multiple of its head count"),
-    )?;
-    Ok(b.divui(hidden, h))
 }
 
 /// The index constants and scratch buffers of the recurrence: the state

@@ -308,12 +308,10 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             n: n_dim,
             k: k_dim,
         };
-        let fused = super::epilogue::fusible_consumer(b.m, op);
-        let act = fused.map_or(gemm::Act::None, |(_, act)| act);
+        let fused = super::epilogue::Fused::of(b.m, op);
+        let act = fused.act();
         gemm_packed(cx, b, &g, alpha, beta, act);
-        if let Some((consumer, _)) = fused {
-            super::epilogue::absorb(cx, b.m, consumer, out);
-        }
+        fused.bind(cx, b.m, out);
         return Ok(vec![out]);
     }
     loop_nest(b, &bounds, &[m_dim, n_dim], &mut |b, ivs| {

@@ -409,10 +409,8 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let g = b.const_index(groups);
-    let rem = b.remui(dx[1], g);
-    let zero = b.const_index(0);
     let msg = "num_groups does not divide the channel count";
-    super::checks::equal(b, op, rem, zero, msg)?;
+    super::checks::divides(b, op, dx[1], g, msg)?;
     let pc = b.divui(dx[1], g);
     let per = if xs[1] == DYN { DYN } else { xs[1] / groups };
     let mut vshape: Vec<i64> = vec![xs[0], groups, per];

@@ -30,10 +30,8 @@ fn head_sizes(
                 return Err(op_error(b.m, op, "3-D input needs num_heads"));
             }
             let hv = b.const_index(h);
-            let rem = b.remui(dx[2], hv);
-            let zero = b.const_index(0);
             let msg = "num_heads does not divide the hidden size";
-            checks::equal(b, op, rem, zero, msg)?;
+            checks::divides(b, op, dx[2], hv, msg)?;
             (b.divui(dx[2], hv), true)
         }
         _ => return Err(op_error(b.m, op, "input must be 3-D or 4-D")),

@@ -195,7 +195,7 @@ pub fn depthwise_conv(
     let out = alloc_result(b, op, 0, &out_dims)?;
     let groups = b.const_index(group);
     let mult = b.divui(dw[0], groups);
-    let fused = epilogue::fusible_consumer(b.m, op);
+    let fused = epilogue::Fused::of(b.m, op);
     let conv = Sliding {
         red: Reduction::Depthwise { w, bias, mult },
         spatial,
@@ -205,12 +205,10 @@ pub fn depthwise_conv(
         out,
         elem,
         lanes,
-        act: fused.map_or(Act::None, |(_, act)| act),
+        act: fused.act(),
     };
     conv.run(b, &out_dims[..2]);
-    if let Some((consumer, _)) = fused {
-        epilogue::absorb(cx, b.m, consumer, out);
-    }
+    fused.bind(cx, b.m, out);
     Ok(Some(vec![out]))
 }
 
@@ -388,7 +386,7 @@ impl Sliding {
         };
         let mut all = taps.to_vec();
         all.push(full);
-        let offsets = (stride != 1).then(|| strided_lanes(b, stride, self.lanes));
+        let offsets = (stride != 1).then(|| b.i64_lanes(0, stride, self.lanes));
         let r = over_taps(b, &all, init, &mut |b, ks, acc| {
             let idx = self.input_index(b, ch, &all, ks);
             let v = match offsets {
@@ -496,17 +494,6 @@ impl Sliding {
 /// The output position of each axis's taps.
 fn outputs(taps: &[Taps]) -> impl Iterator<Item = ValueId> + '_ {
     taps.iter().map(|t| t.o)
-}
-
-/// `[0, s, 2s, ...]` as `i64` lanes: a strided row's offsets.
-fn strided_lanes(b: &mut Builder<'_>, stride: i64, lanes: i64) -> ValueId {
-    let zero = b.const_int(0, Type::i64());
-    let mut v = b.broadcast(zero, lanes);
-    for l in 0..lanes {
-        let x = b.const_int(l * stride, Type::i64());
-        v = b.insert(x, v, l);
-    }
-    v
 }
 
 /// Nested loops over the taps `lo..hi` of each axis, carrying `init`.

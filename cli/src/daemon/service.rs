@@ -732,11 +732,7 @@ fn outcome_of(
             failed(ErrorKind::Compile, vec![DiagOut::error("compile failed")])
         }
         Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
+            let msg = pipeline::panic_message(panic.as_ref());
             failed(
                 ErrorKind::Internal,
                 vec![DiagOut::error(format!("internal compiler error: {msg}"))],

@@ -8,52 +8,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// What a request asks for; part of the cache key.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Emit {
-    Onnx,
-    OnnxIr,
-    Memref,
-    Llvm,
-    /// A relocatable object (clang on the daemon).
-    Obj,
-    /// A shared library plus its C header (clang on the daemon).
-    Lib,
-}
-
-impl Emit {
-    pub fn parse(name: &str) -> Result<Emit, String> {
-        Ok(match name {
-            "onnx" => Emit::Onnx,
-            "onnx-ir" => Emit::OnnxIr,
-            "memref" => Emit::Memref,
-            "llvm" => Emit::Llvm,
-            "obj" => Emit::Obj,
-            "lib" => Emit::Lib,
-            _ => {
-                return Err(format!(
-                    "unknown emit kind '{name}' (onnx, onnx-ir, memref, llvm, obj, lib)"
-                ))
-            }
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Emit::Onnx => "onnx",
-            Emit::OnnxIr => "onnx-ir",
-            Emit::Memref => "memref",
-            Emit::Llvm => "llvm",
-            Emit::Obj => "obj",
-            Emit::Lib => "lib",
-        }
-    }
-
-    /// Text artifacts are returned inline as strings, others in base64.
-    pub fn is_text(self) -> bool {
-        matches!(self, Emit::OnnxIr | Emit::Memref | Emit::Llvm)
-    }
-}
+/// What a request asks for (part of the cache key): `--emit`'s kinds.
+pub use pipeline::Emit;
 
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -84,11 +40,7 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
     let cacheable = !uses_external_data(&loaded.proto);
     let mut m = frontend::import::import_model_with(&loaded, &job.import)?;
     drop(loaded);
-    let stop = job.stop_after.as_deref().or(match job.emit {
-        Emit::Onnx | Emit::OnnxIr => Some("constprop"),
-        Emit::Memref => Some("dealloc"),
-        Emit::Llvm | Emit::Obj | Emit::Lib => None,
-    });
+    let stop = job.stop_after.as_deref().or(job.emit.last_stage());
     driver::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
     let data = if job.emit == Emit::Onnx {
         frontend::export::encode(&frontend::export::export_model(&m)?)

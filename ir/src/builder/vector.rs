@@ -94,6 +94,17 @@ impl Builder<'_> {
             &[],
         )
     }
+    /// `[first, first + step, ...]` in `n` lanes of `i64` (offsets for
+    /// gathers, lane numbers for masks).
+    pub fn i64_lanes(&mut self, first: i64, step: i64, n: i64) -> ValueId {
+        let zero = self.const_int(0, Type::i64());
+        let mut v = self.broadcast(zero, n);
+        for l in 0..n {
+            let x = self.const_int(first + l * step, Type::i64());
+            v = self.insert(x, v, l);
+        }
+        v
+    }
     /// `x` in every lane of a vector of `n`.
     pub fn broadcast(&mut self, x: ValueId, n: i64) -> ValueId {
         let elem = self.m.value_type(x).clone();

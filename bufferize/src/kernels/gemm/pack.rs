@@ -49,16 +49,6 @@ fn const_vec(b: &mut Builder<'_>, v: i64, n: i64) -> ValueId {
     b.broadcast(x, n)
 }
 
-/// `[base, base + 1, ..., base + n - 1]` as `i64` lanes.
-fn iota(b: &mut Builder<'_>, base: i64, n: i64) -> ValueId {
-    let mut acc = const_vec(b, 0, n);
-    for i in 0..n {
-        let x = b.const_int(base + i, Type::i64());
-        acc = b.insert(x, acc, i);
-    }
-    acc
-}
-
 /// Packs rows `ic..ic+mcur`, depth `pc..pc+kcur` of A.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pack_a(
@@ -175,7 +165,7 @@ fn matrix_panel(
         let cs = splat_i64(b, b_cs, bl.vw);
         (0..bl.nv)
             .map(|k| {
-                let lanes = iota(b, k * bl.vw, bl.vw);
+                let lanes = b.i64_lanes(k * bl.vw, 1, bl.vw);
                 b.muli(lanes, cs)
             })
             .collect()
@@ -296,7 +286,7 @@ fn window_origins(
     first: i64,
     vw: i64,
 ) -> Vec<ValueId> {
-    let lanes = iota(b, first, vw);
+    let lanes = b.i64_lanes(first, 1, vw);
     let base = splat_i64(b, col0, vw);
     let mut n = b.addi(base, lanes);
     let s = g.kernel.len();

@@ -68,6 +68,48 @@ fn resolve_base(
     Ok(out)
 }
 
+/// ` : memref<..>, T1, ... into R`: the types of a masked load's or a
+/// gather's base and `rest` operands, and of its result.
+fn print_types_into(p: &mut Printer<'_>, op: OpId, base: ValueId, rest: &[ValueId]) {
+    let m = p.m;
+    p.w(" : ");
+    p.ty(m.value_type(base));
+    for &v in rest {
+        p.w(", ");
+        p.ty(m.value_type(v));
+    }
+    p.w(" into ");
+    if let Some(&r) = m.results(op).first() {
+        p.ty(m.value_type(r));
+    }
+}
+
+/// The attributes and what `print_types_into` prints, then the op over
+/// `base[idx]` and `rest`.
+fn parse_types_into(
+    p: &mut Parser<'_>,
+    name: &str,
+    (base, idx): (&OperandRef, &[OperandRef]),
+    rest: &[OperandRef],
+) -> PResult<OpId> {
+    let mut attrs = Vec::new();
+    p.opt_attr_dict(&mut attrs)?;
+    p.expect_punct(b':')?;
+    let mem = p.parse_type()?;
+    let mut tys = Vec::with_capacity(rest.len());
+    for _ in rest {
+        p.expect_punct(b',')?;
+        tys.push(p.parse_type()?);
+    }
+    p.expect_keyword("into")?;
+    let rt = p.parse_type()?;
+    let mut operands = resolve_base(p, base, idx, &mem)?;
+    for (r, t) in rest.iter().zip(&tys) {
+        operands.push(p.resolve(r, t)?);
+    }
+    simple(p, name, operands, vec![rt], attrs)
+}
+
 /// `vector.load %m[%i] : memref<?xf32>, vector<8xf32>`.
 fn print_load(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
@@ -142,14 +184,7 @@ fn print_masked_load(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     p.w(", ");
     p.values(&[mask, pass]);
     p.attr_dict(op, &[]);
-    p.w(" : ");
-    p.ty(m.value_type(base));
-    p.w(", ");
-    p.ty(m.value_type(mask));
-    p.w(", ");
-    p.ty(m.value_type(pass));
-    p.w(" into ");
-    p.ty(m.value_type(m.results(op)[0]));
+    print_types_into(p, op, base, &[mask, pass]);
     Some(())
 }
 
@@ -159,20 +194,7 @@ fn parse_masked_load(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let mask = p.operand()?;
     p.expect_punct(b',')?;
     let pass = p.operand()?;
-    let mut attrs = Vec::new();
-    p.opt_attr_dict(&mut attrs)?;
-    p.expect_punct(b':')?;
-    let mem = p.parse_type()?;
-    p.expect_punct(b',')?;
-    let mt = p.parse_type()?;
-    p.expect_punct(b',')?;
-    let pt = p.parse_type()?;
-    p.expect_keyword("into")?;
-    let rt = p.parse_type()?;
-    let mut operands = resolve_base(p, &base, &idx, &mem)?;
-    operands.push(p.resolve(&mask, &mt)?);
-    operands.push(p.resolve(&pass, &pt)?);
-    simple(p, name, operands, vec![rt], attrs)
+    parse_types_into(p, name, (&base, &idx), &[mask, pass])
 }
 
 /// `vector.maskedstore %m[%i], %mask, %v : memref<?xf32>, vector<8xi1>,
@@ -494,14 +516,7 @@ fn print_gather(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     p.w("], ");
     p.values(&[mask, pass]);
     p.attr_dict(op, &[]);
-    p.w(" : ");
-    p.ty(m.value_type(base));
-    for v in [iv, mask, pass] {
-        p.w(", ");
-        p.ty(m.value_type(v));
-    }
-    p.w(" into ");
-    p.ty(m.value_type(m.results(op)[0]));
+    print_types_into(p, op, base, &[iv, mask, pass]);
     Some(())
 }
 
@@ -514,20 +529,5 @@ fn parse_gather(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let mask = p.operand()?;
     p.expect_punct(b',')?;
     let pass = p.operand()?;
-    let mut attrs = Vec::new();
-    p.opt_attr_dict(&mut attrs)?;
-    p.expect_punct(b':')?;
-    let mem = p.parse_type()?;
-    let mut tys = Vec::new();
-    for _ in 0..3 {
-        p.expect_punct(b',')?;
-        tys.push(p.parse_type()?);
-    }
-    p.expect_keyword("into")?;
-    let rt = p.parse_type()?;
-    let mut operands = resolve_base(p, &base, &idx, &mem)?;
-    for (r, t) in [iv, mask, pass].iter().zip(&tys) {
-        operands.push(p.resolve(r, t)?);
-    }
-    simple(p, name, operands, vec![rt], attrs)
+    parse_types_into(p, name, (&base, &idx), &[iv, mask, pass])
 }
