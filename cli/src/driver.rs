@@ -2,6 +2,7 @@
 //! stages in order, and emission.
 
 use crate::cmd::{Failure, PassFlags};
+use crate::target::Codegen;
 use frontend::import::ImportOptions;
 use ir::pass::PassManager;
 use ir::Module;
@@ -54,8 +55,9 @@ pub fn run_stages(
     m: &mut Module,
     stop_after: Option<&str>,
     flags: &PassFlags,
+    cg: &Codegen,
 ) -> Result<(), Failure> {
-    run_stages_bounded(m, stop_after, flags, Some(DEFAULT_FOLD_EXPANSION_BOUND))
+    run_stages_bounded(m, stop_after, flags, Some(DEFAULT_FOLD_EXPANSION_BOUND), cg)
 }
 
 /// `run_stages` with an explicit fold expansion bound (`None`: unbounded).
@@ -64,6 +66,7 @@ pub fn run_stages_bounded(
     stop_after: Option<&str>,
     flags: &PassFlags,
     expansion_bound: Option<f64>,
+    cg: &Codegen,
 ) -> Result<(), Failure> {
     if let Some(stop) = stop_after {
         if !stage_names().contains(&stop) {
@@ -81,7 +84,7 @@ pub fn run_stages_bounded(
     for (name, pipeline) in STAGES {
         let pipeline = match (*name, expansion_bound) {
             ("constprop", Some(b)) => format!("{pipeline}{{expansion-bound={b}}}"),
-            _ => pipeline.to_string(),
+            _ => cg.stage_pipeline(name, pipeline),
         };
         pm.extend(registry.parse(&pipeline)?);
         if Some(*name) == stop_after {

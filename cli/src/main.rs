@@ -6,6 +6,7 @@ mod cmd;
 mod daemon;
 mod driver;
 mod passes;
+mod target;
 mod tools;
 
 use clap::{Parser, Subcommand};

@@ -52,6 +52,8 @@ pub struct CompileArgs {
     #[command(flatten)]
     pub flags: PassFlags,
     #[command(flatten)]
+    pub codegen: crate::target::CodegenFlags,
+    #[command(flatten)]
     pub batch: crate::batch::BatchArgs,
 }
 
@@ -69,7 +71,8 @@ fn compile_one(args: CompileArgs) -> CmdResult {
     let bound = args
         .fold_expansion_bound
         .unwrap_or(driver::DEFAULT_FOLD_EXPANSION_BOUND);
-    driver::run_stages_bounded(&mut m, stop, &args.flags, Some(bound))?;
+    let cg = args.codegen.resolve(false, args.llvm_bin.as_deref())?;
+    driver::run_stages_bounded(&mut m, stop, &args.flags, Some(bound), &cg)?;
     if let (Emit::Onnx, Some(t)) = (args.emit, args.external_data_threshold) {
         let Some(out) = args.output.as_deref().filter(|o| o.as_os_str() != "-") else {
             return Err(Failure::Io(
@@ -96,7 +99,13 @@ fn compile_one(args: CompileArgs) -> CmdResult {
             let Some(out) = &args.output else {
                 return Err(Failure::Io("--emit obj|lib needs -o OUTPUT".into()));
             };
-            super::native::build(m, args.emit == Emit::Lib, out, args.llvm_bin.as_deref())
+            super::native::build(
+                m,
+                args.emit == Emit::Lib,
+                out,
+                args.llvm_bin.as_deref(),
+                &cg,
+            )
         }
         _ => super::native::write_llvm(&m, args.output.as_deref()),
     }

@@ -36,6 +36,7 @@ pub fn run(args: FoldArgs) -> CmdResult {
         Some("constprop"),
         &args.flags,
         args.fold_expansion_bound,
+        &crate::target::Codegen::default(),
     )?;
     let folded = clock.elapsed();
     if let Some(t) = args.external_data_threshold {

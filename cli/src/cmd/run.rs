@@ -42,6 +42,21 @@ pub struct RunArgs {
     pub shapes: super::ShapeFlags,
     #[command(flatten)]
     pub flags: PassFlags,
+    #[command(flatten)]
+    pub codegen: crate::target::CodegenFlags,
+}
+
+/// The executable runs here: native by default, except under valgrind,
+/// which does not emulate AVX-512 (x86-64-v3 then, AVX2 at most).
+fn codegen(args: &RunArgs) -> Result<crate::target::Codegen, Failure> {
+    let mut flags = args.codegen.clone();
+    if args.valgrind && flags.target_cpu.is_none() && cfg!(target_arch = "x86_64") {
+        let native = flags.resolve(true, args.llvm_bin.as_deref())?;
+        if native.vector_bits > 256 {
+            flags.target_cpu = Some("x86-64-v3".into());
+        }
+    }
+    flags.resolve(true, args.llvm_bin.as_deref())
 }
 
 fn diag(msg: impl Into<String>) -> Failure {
@@ -96,7 +111,8 @@ pub fn run(args: RunArgs) -> CmdResult {
         })
         .unwrap_or_default();
     check_dim_params(&m, &inputs)?;
-    driver::run_stages(&mut m, None, &args.flags)?;
+    let cg = codegen(&args)?;
+    driver::run_stages(&mut m, None, &args.flags, &cg)?;
     check_inputs(&m, &inputs)?;
 
     let ll = super::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
@@ -122,17 +138,14 @@ pub fn run(args: RunArgs) -> CmdResult {
     })?;
     let mut build = Command::new(&clang);
     build.args(["-O2", "-ffp-contract=fast", "-w"]);
-    // The executable runs here: tune for this CPU, except under valgrind,
-    // which does not emulate AVX-512.
-    if !args.valgrind {
-        build.arg("-march=native");
-    }
+    build.args(cg.clang_args());
     let out = build
         .arg("-o")
         .arg(&exe)
         .arg(&ll_path)
         .arg(&c_path)
         .arg("-lm")
+        .args(cg.link_args())
         .output()
         .map_err(|e| io_err("run", &clang, e))?;
     if !out.status.success() {

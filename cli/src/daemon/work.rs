@@ -77,7 +77,13 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
         Emit::Memref => Some("dealloc"),
         Emit::Llvm => None,
     });
-    driver::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
+    driver::run_stages_bounded(
+        &mut m,
+        stop,
+        &PassFlags::default(),
+        job.expansion_bound,
+        &crate::target::Codegen::default(),
+    )?;
     let data = if job.emit == Emit::Onnx {
         frontend::export::encode(&frontend::export::export_model(&m)?)
     } else if stop.is_some() {
