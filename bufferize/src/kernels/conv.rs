@@ -5,7 +5,7 @@ use super::scalar;
 use super::window::{Spatial, Window};
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{parallel_loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, ValueId, DYN};
 use onnx::ops;
@@ -89,7 +89,7 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     }
     let mpg = b.const_index(m_per_group);
     let cpg = b.const_index(c_per_group);
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
+    parallel_loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let (n, mo) = (ivs[0], ivs[1]);
         let g = b.divsi(mo, mpg);
         let c_base = b.mul(g, cpg);
@@ -191,7 +191,7 @@ pub fn gemm_conv(
     let rows_g = b.muli(mg, kdim);
     let out_g = b.muli(mg, pout);
     let bounds = Bounds::new(b);
-    loop_nest(b, &bounds, &[dx[0], groups], &mut |b, ivs| {
+    parallel_loop_nest(b, &bounds, &[dx[0], groups], &mut |b, ivs| {
         let (n, g) = (ivs[0], ivs[1]);
         let a_off = b.muli(g, rows_g);
         let xi = b.muli(n, img_in);

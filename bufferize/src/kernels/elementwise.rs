@@ -6,7 +6,7 @@ use super::checks;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, Bounds};
+use crate::loops::{loop_nest_by_work, Bounds};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
@@ -205,7 +205,7 @@ fn nest(
     };
     let rank = out_shape.len();
     let mut err = None;
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
+    loop_nest_by_work(b, &bounds, &out_dims, &out_dims, &mut |b, ivs| {
         let mut loaded = Vec::with_capacity(inputs.len());
         for ((&v, s), d1) in inputs.iter().zip(&shapes).zip(&dyn_one) {
             let off = rank - s.len();

@@ -5,7 +5,7 @@ use super::gemm;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, parallel_loop_nest, reduce_nest, Bounds};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
@@ -118,7 +118,7 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     }
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
+    parallel_loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let i = (!a_vec).then(|| ivs[batch_rank]);
         let j = (!b_vec).then(|| ivs[ivs.len() - 1]);
         let mut ai = batch_index(b, &sa, &is1[0], &out_batch, ivs, zero);
@@ -242,7 +242,7 @@ fn gemm_matmul(cx: &Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem:
         })
         .collect();
     let bounds = Bounds::new(b);
-    loop_nest(b, &bounds, &o.out_dims[..o.batch_rank], &mut |b, ivs| {
+    parallel_loop_nest(b, &bounds, &o.out_dims[..o.batch_rank], &mut |b, ivs| {
         let dot = |b: &mut Builder<'_>, s: &[ValueId]| {
             let mut acc = b.const_index(0);
             for (&i, &st) in ivs.iter().zip(s) {

@@ -5,7 +5,7 @@ use super::scalar;
 use super::window::{Window, WindowAttrs};
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, loop_nest_by_work, reduce_nest, Bounds};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, Module, OpId, Result, ValueId, DYN};
@@ -103,7 +103,7 @@ pub fn pool(
     let zero = bounds.zero;
     let red: Vec<ValueId> = kernel.iter().map(|&k| b.const_index(k)).collect();
     let full: i64 = kernel.iter().product();
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
+    loop_nest_by_work(b, &bounds, &out_dims, &out_dims, &mut |b, ivs| {
         let init = neutral(b, kind, &elem);
         let mut r = reduce_nest(b, &bounds, &red, init, &mut |b, k, acc| {
             let (pos, inside) = win.input_indices(b, &ivs[2..], k, &dx[2..], zero);

@@ -4,7 +4,7 @@
 use super::scalar;
 use super::{alloc_result, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, loop_nest_by_work, reduce_nest, Bounds};
 use ir::builder::Cmp;
 use ir::{Builder, OpId, Result, ValueId};
 use onnx::ops;
@@ -43,7 +43,7 @@ pub fn softmax(
         idx[axis] = inn[0];
         idx
     };
-    loop_nest(b, &bounds, &outer_ubs, &mut |b, ovs| {
+    loop_nest_by_work(b, &bounds, &outer_ubs, &dx, &mut |b, ovs| {
         let lowest = scalar::lowest(b, &elem);
         let mx = reduce_nest(b, &bounds, &inner_ubs, lowest, &mut |b, ivs, acc| {
             let v = b.load(x, &merge(ovs, ivs));
