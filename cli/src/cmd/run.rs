@@ -59,20 +59,8 @@ fn codegen(args: &RunArgs) -> Result<crate::target::Codegen, Failure> {
     flags.resolve(true, args.llvm_bin.as_deref())
 }
 
-/// libgomp keeps its worker threads until the process exits, so their
-/// thread-local blocks (made by pthread_create) are still reachable only
-/// from live threads then: memcheck calls them possibly lost.
-const GOMP_POOL_SUPPRESSION: &str = "{
-   libgomp-worker-thread-tls
-   Memcheck:Leak
-   match-leak-kinds: possible
-   ...
-   fun:_dl_allocate_tls
-   ...
-   fun:pthread_create*
-   obj:*libgomp.so*
-}
-";
+/// Memcheck suppression of libgomp's worker threads' TLS, alive at exit.
+const GOMP_POOL_SUPPRESSION: &str = include_str!("../../../scripts/valgrind-gomp.supp");
 
 fn diag(msg: impl Into<String>) -> Failure {
     Failure::Diagnostic(Diagnostic::error(msg))
