@@ -22,6 +22,10 @@ pub struct Lowering {
     /// Width of the target's vector registers, which the kernels' vector
     /// code is written for.
     pub vector_bits: u32,
+    /// Ops whose results a producer's epilogue computed.
+    absorbed: SecondaryMap<OpId, bool>,
+    /// The tensor types function arguments had (their symbolic dims).
+    arg_types: SecondaryMap<ValueId, Option<Type>>,
 }
 
 /// Converts a ranked tensor type to an identity-layout memref type.
@@ -64,6 +68,24 @@ impl Lowering {
     pub fn has_input(&self, m: &Module, op: OpId, i: usize) -> bool {
         m.operand(op, i)
             .is_some_and(|v| *m.value_type(v) != Type::None)
+    }
+
+    /// The tensor type of `v` before bufferization (symbolic dims
+    /// included): arguments' types are memrefs by now.
+    pub fn tensor_type<'m>(
+        &'m self,
+        m: &'m Module,
+        v: ValueId,
+    ) -> Option<&'m ir::types::TensorType> {
+        match &self.arg_types[v] {
+            Some(t) => t.as_tensor(),
+            None => m.value_type(v).as_tensor(),
+        }
+    }
+
+    /// Marks `op` as computed by another op's kernel (its results bound).
+    pub fn absorb(&mut self, op: OpId) {
+        self.absorbed[op] = true;
     }
 
     /// Records that tensor value `t` now lives in memref `buf`.
@@ -196,6 +218,9 @@ pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
 /// `op`); true if `op` is now dead and must be erased by the caller.
 pub fn lower_one(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<bool> {
     let m = &*b.m;
+    if cx.absorbed[op] {
+        return Ok(true);
+    }
     let dialect = m.name(op).dialect();
     if dialect == "onnx" || dialect == "onnx_ml" {
         let results = kernels::lower_op(cx, b, op)?;
@@ -256,6 +281,8 @@ pub fn bufferize_module_for(m: &mut Module, vector_bits: u32) -> Result<()> {
         global_ip: funcs.first().copied(),
         next_global: 0,
         vector_bits,
+        absorbed: SecondaryMap::default(),
+        arg_types: SecondaryMap::default(),
     };
     for f in funcs {
         bufferize_function(m, &mut cx, f)?;
@@ -269,6 +296,7 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     };
     // Arguments: the caller's buffers, used in place.
     for &a in &m.block_args(entry).to_vec() {
+        cx.arg_types[a] = Some(m.value_type(a).clone());
         let ty = memref_type(m, f, m.value_type(a))?;
         m.set_value_type(a, ty);
         cx.bind(a, a);

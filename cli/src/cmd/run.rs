@@ -173,7 +173,7 @@ pub fn run(args: RunArgs) -> CmdResult {
         Command::new(&exe)
     };
     for (i, e) in inputs.iter().enumerate() {
-        cmd.arg(write(&format!("in_{i}.bin"), &e.to_contiguous_bytes())?);
+        cmd.arg(write(&format!("in_{i}.bin"), &e.to_unpacked_bytes())?);
     }
     let results = result_types(&m)?;
     let out_paths: Vec<PathBuf> = (0..results.len())
@@ -253,7 +253,7 @@ fn check_inputs(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> {
     }
     for (i, (t, e)) in sig.inputs.iter().zip(inputs).enumerate() {
         let want = DType::from_type(t.element_type());
-        if want != Some(e.dtype()) || byte_width(e.dtype()) * 8 != e.dtype().bits() as usize {
+        if want != Some(e.dtype()) {
             return Err(diag(format!(
                 "input {i}: expected element type {}, got {:?}",
                 t.element_type(),
@@ -351,7 +351,7 @@ fn read_output(path: &Path, dtype: DType) -> Result<Elements, Failure> {
         .map(|i| word(1 + i).ok_or_else(bad))
         .collect::<Result<_, _>>()?;
     let data = bytes::Bytes::from(bytes).slice((1 + rank) * 8..);
-    Elements::from_bytes(dtype, shape, data).map_err(|e| diag(e.to_string()))
+    Elements::from_unpacked_bytes(dtype, shape, data).map_err(|e| diag(e.to_string()))
 }
 
 fn summary(i: usize, name: &str, e: &Elements) -> String {

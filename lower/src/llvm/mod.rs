@@ -30,13 +30,17 @@
 //!
 //! Numbers: f16 arithmetic is native LLVM `half`; bf16 arithmetic and math
 //! run in f32 and are rounded back with integer code (no `__truncsfbf2`
-//! needed); f64 → bf16 rounds twice (via f32). f8/f4 types are rejected.
+//! needed); f64 → bf16 rounds twice (via f32). The 8- and 4-bit float
+//! formats are `i8` codes converted with integer code (`minifloat`);
+//! their arithmetic runs in f32. Integers narrower than a byte take a
+//! byte in memory (`types::storage`).
 
 mod arith;
 mod control;
 mod globals;
 mod math;
 mod memref;
+mod minifloat;
 mod parallel;
 mod parts;
 mod runtime;

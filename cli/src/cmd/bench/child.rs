@@ -214,7 +214,8 @@ fn sample_inputs(m: &Module, given: Option<&Path>) -> Result<Vec<Elements>, Fail
 fn write_inputs(inputs: &[Elements], dir: &Path) -> Result<(), Failure> {
     for (i, e) in inputs.iter().enumerate() {
         let p = dir.join(format!("in_{i}.bin"));
-        std::fs::write(&p, e.to_contiguous_bytes()).map_err(|err| io_err("write", &p, err))?;
+        // The driver takes sub-byte elements a byte each.
+        std::fs::write(&p, e.to_unpacked_bytes()).map_err(|err| io_err("write", &p, err))?;
         frontend::tensor_io::write_tensor_pb(&dir.join(format!("input_{i}.pb")), "", e)?;
     }
     Ok(())
