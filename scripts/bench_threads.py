@@ -15,7 +15,9 @@ with intra_op_num_threads=1, then 0 (its default: one per core). A child
 makes one warm-up call, then `--calls` timed ones; a configuration's
 figure is the median over all rounds' calls. onnxc's outputs are checked
 against onnxruntime's (largest |difference| relative to the largest
-reference magnitude). Needs numpy, onnx and onnxruntime.
+reference magnitude). `--gomp-env VAR=VALUE` sets libgomp's environment
+for the onnxc children (OMP_WAIT_POLICY, GOMP_SPINCOUNT). Needs numpy,
+onnx and onnxruntime.
 """
 
 import argparse
@@ -126,6 +128,9 @@ def bench(args, model):
             cmd = [sys.executable, __file__, "--worker", kind]
             if kind == "onnxc":
                 env["ONNXC_NUM_THREADS"] = str(n)
+                for kv in args.gomp_env:
+                    k, _, v = kv.partition("=")
+                    env[k] = v
                 cmd += [lib, prefix, npz, str(args.calls)]
             else:
                 cmd += [path, prefix, npz, str(args.calls), str(n)]
@@ -168,6 +173,13 @@ def main():
     ap.add_argument("--target-cpu", default="native")
     ap.add_argument("--work-dir", default="target/bench-threads")
     ap.add_argument("--md")
+    ap.add_argument(
+        "--gomp-env",
+        action="append",
+        default=[],
+        metavar="VAR=VALUE",
+        help="environment of the onnxc children, e.g. GOMP_SPINCOUNT=10000",
+    )
     args = ap.parse_args()
     args.onnxc = os.path.abspath(args.onnxc)
     rows = []

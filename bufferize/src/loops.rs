@@ -43,24 +43,29 @@ pub fn parallel_loop_nest(
 }
 
 /// Elements below which a nest stays serial: starting a team costs a few
-/// microseconds, what ~30k simple element updates take.
+/// microseconds, what ~30k simple element updates take (far more on a
+/// loaded machine, where a woken thread waits for a time slice).
 pub const PARALLEL_MIN_WORK: i64 = 1 << 15;
 
-/// [`parallel_loop_nest`] when the nest touches at least
-/// [`PARALLEL_MIN_WORK`] elements (the product of `work`, a dynamic dim
-/// counted as 256), else [`loop_nest`].
+/// Multiply-adds below which a product stays serial.
+pub const GEMM_MIN_WORK: i64 = 1 << 19;
+
+/// [`parallel_loop_nest`] when the nest does at least `min_work` units of
+/// work (the product of `work`, a dynamic dim counted as 256), else
+/// [`loop_nest`].
 pub fn loop_nest_by_work(
     b: &mut Builder<'_>,
     bounds: &Bounds,
     ubs: &[ValueId],
     work: &[ValueId],
+    min_work: i64,
     body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
 ) {
-    let elems = work.iter().fold(1i64, |acc, &d| {
+    let units = work.iter().fold(1i64, |acc, &d| {
         acc.saturating_mul(b.index_value(d).unwrap_or(256).max(0))
     });
     let mut ivs = Vec::with_capacity(ubs.len());
-    nest(b, bounds, ubs, &mut ivs, elems >= PARALLEL_MIN_WORK, body);
+    nest(b, bounds, ubs, &mut ivs, units >= min_work, body);
 }
 
 fn nest(

@@ -256,7 +256,13 @@ fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
     let tiles = b.select(by_cols, n_tiles, m_tiles);
     let unit = b.select(by_cols, nr, mr);
     let total = b.select(by_cols, p.n, p.m);
+    // Small products stay on one thread (see loops::GEMM_MIN_WORK).
     let threads = b.num_threads();
+    let mn = b.muli(p.m, p.n);
+    let mnk = b.muli(mn, p.k);
+    let min_work = b.const_index(crate::loops::GEMM_MIN_WORK);
+    let small = b.cmp(ir::builder::Cmp::Lt, mnk, min_work);
+    let threads = b.select(small, one, threads);
     let parts = b.minsi(threads, tiles);
     let parts = b.maxsi(parts, one);
     let per = b.ceildivsi(tiles, parts);
