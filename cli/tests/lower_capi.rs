@@ -485,3 +485,98 @@ int main(void) {
         "batch seq b_d1 null\n0 11 66\n2\n0 6\n"
     );
 }
+
+/// `NAME_run_checked`: a failed runtime check (the model of
+/// tests/runtime_checks) is a return of -1 with the check's message,
+/// truncated to the buffer, and the library stays usable; `NAME_run` still
+/// aborts with the message.
+const CHECKED_MAIN: &str = r#"#include <stdio.h>
+#include <string.h>
+#include "checks.h"
+
+int main(int argc, char **argv) {
+  float a[12] = {0}, b[4] = {0}, x[10] = {0}, w[15] = {0};
+  int64_t idx[1] = {7};
+  int64_t sa[2] = {3, 4}, sb[2] = {1, 4}, sk[1] = {1}, sx[2] = {2, 5}, sw[2] = {5, 3};
+  onnxc_tensor in[5] = {{a, sa, 2}, {b, sb, 2}, {idx, sk, 1}, {x, sx, 2}, {w, sw, 2}}, out[2];
+  char err[256], small[8];
+  printf("%d %s", checks_run_checked(in, out, err, sizeof err), err);
+  printf("%d [%s]\n", checks_run_checked(in, out, small, sizeof small), small);
+  idx[0] = 2;
+  int rc = checks_run_checked(in, out, err, sizeof err);
+  printf("%d [%s] %lld\n", rc, err, (long long)out[0].shape[0]);
+  checks_free_outputs(out);
+  if (argc > 1) {
+    idx[0] = -9;
+    checks_run(in, out);
+  }
+  return 0;
+}
+"#;
+
+#[test]
+fn run_checked_returns_failed_runtime_checks() {
+    let dir = workdir("checked");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/runtime_checks/make_model.py");
+    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let made = Command::new(py).arg(&script).arg(&dir).output().unwrap();
+    assert!(made.status.success(), "{SETUP}: {made:?}");
+    let lib = dir.join("libchecks.so");
+    onnxc_ok(&[
+        "compile",
+        s(&dir.join("model.onnx")),
+        "--emit",
+        "lib",
+        "-o",
+        s(&lib),
+    ]);
+    let main_c = dir.join("main.c");
+    std::fs::write(&main_c, CHECKED_MAIN).unwrap();
+    let exe = dir.join("main");
+    let cc = Command::new(llvm19("clang"))
+        .args(["-O1", "-Wall", "-Werror"])
+        .arg(&main_c)
+        .arg(format!("-I{}", s(&dir)))
+        .arg(format!("-L{}", s(&dir)))
+        .args(["-lchecks", "-Wl,-rpath,$ORIGIN", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let out = Command::new(&exe).output().unwrap();
+    let gather = "onnx.Gather at node 'gather1': an index is out of range of data dim 0";
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("-1 assertion failed: {gather}\n-1 [asserti]\n0 [] 1\n")
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The jump out of the model's code touches nothing it should not (it
+    // leaks what the failed calls allocated, by design).
+    let vg = Command::new("valgrind")
+        .args(["-q", "--error-exitcode=99", "--leak-check=no"])
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("valgrind: {e} ({SETUP})"));
+    assert_eq!(
+        vg.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&vg.stderr)
+    );
+    assert_eq!(vg.stdout, out.stdout);
+    let aborted = Command::new(&exe).arg("run").output().unwrap();
+    assert!(!aborted.status.success());
+    let stderr = String::from_utf8_lossy(&aborted.stderr);
+    assert!(
+        stderr.contains(&format!("assertion failed: {gather}")),
+        "{stderr}"
+    );
+}

@@ -72,6 +72,7 @@ pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
             .filter(|&op| is_nest(m, op))
             .collect();
         for nest in ops {
+            ir::cancel::check()?;
             if let (_, Some((f, _))) = out.outline(m, nest, &[], &|_, _| false) {
                 m.set_attr(f, KERNEL_ATTR, Attribute::Unit);
             }

@@ -43,12 +43,12 @@ pub struct RunArgs {
     #[command(flatten)]
     pub flags: PassFlags,
     #[command(flatten)]
-    pub codegen: crate::target::CodegenFlags,
+    pub codegen: pipeline::target::CodegenFlags,
 }
 
 /// The executable runs here: native by default, except under valgrind,
 /// which does not emulate AVX-512 (x86-64-v3 then, AVX2 at most).
-fn codegen(args: &RunArgs) -> Result<crate::target::Codegen, Failure> {
+fn codegen(args: &RunArgs) -> Result<pipeline::target::Codegen, Failure> {
     let mut flags = args.codegen.clone();
     if args.valgrind && flags.target_cpu.is_none() && cfg!(target_arch = "x86_64") {
         let native = flags.resolve(true, args.llvm_bin.as_deref())?;
@@ -115,10 +115,17 @@ pub fn run(args: RunArgs) -> CmdResult {
         .unwrap_or_default();
     check_dim_params(&m, &inputs)?;
     let cg = codegen(&args)?;
-    driver::run_stages(&mut m, None, &args.flags, &cg)?;
+    pipeline::run_stages_with(
+        &mut m,
+        None,
+        &args.flags,
+        Some(driver::DEFAULT_FOLD_EXPANSION_BOUND),
+        &cg,
+    )?;
     check_inputs(&m, &inputs)?;
 
-    let ll = super::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
+    let ll =
+        pipeline::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
     let driver_inputs: Vec<lower::cabi::DriverInput> = inputs
         .iter()
         .map(|e| lower::cabi::DriverInput {
@@ -136,7 +143,7 @@ pub fn run(args: RunArgs) -> CmdResult {
     let ll_path = write("model.ll", ll.as_bytes())?;
     let c_path = write("driver.c", c.as_bytes())?;
     let exe = dir.join("model");
-    let clang = crate::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
+    let clang = pipeline::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
         diag("clang not found (install LLVM 19: scripts/setup-test-deps.sh, or pass --llvm-bin)")
     })?;
     let mut build = Command::new(&clang);

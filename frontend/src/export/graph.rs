@@ -195,6 +195,7 @@ impl<'m> Exporter<'m> {
             }
         }
         for op in m.block_ops(block) {
+            ir::cancel::check()?;
             if op != term {
                 self.op(op, &preferred, &mut graph)?;
             }
@@ -238,8 +239,10 @@ impl<'m> Exporter<'m> {
         }
     }
 
-    /// The name result `i` of `op` gets: the one it was imported with, else
-    /// the graph output's it is returned as.
+    /// The name result `i` of `op` gets. A node's result returned as a
+    /// graph output takes the output's name (folding may have removed the
+    /// node that produced it, and an `Identity` would rename it back);
+    /// otherwise the name it was imported with, else the output's.
     fn result_name(
         &self,
         op: OpId,
@@ -247,11 +250,15 @@ impl<'m> Exporter<'m> {
         v: ValueId,
         preferred: &HashMap<ValueId, String>,
     ) -> Option<String> {
+        let returned = preferred.get(&v);
+        if let (Some(out), false) = (returned, onnx::is(self.m, op, OpKind::Constant)) {
+            return Some(out.clone());
+        }
         let stored = stored_name(self.m, op, i);
         if !stored.is_empty() {
             return Some(stored);
         }
-        preferred.get(&v).cloned()
+        returned.cloned()
     }
 
     /// An `onnx.Constant` as an initializer (inline, external, or left
@@ -340,6 +347,9 @@ impl<'m> Exporter<'m> {
             node.attribute.push(attribute(m, op, k, a)?);
         }
         for (k, a) in &legacy.add {
+            node.attribute.push(attribute(m, op, k, a)?);
+        }
+        for (k, a) in onnx::dialect::extra_attrs(m, op) {
             node.attribute.push(attribute(m, op, k, a)?);
         }
         if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {

@@ -266,7 +266,7 @@ impl Builder<'_> {
     /// left and right identities).
     fn index_op(
         &mut self,
-        name: &str,
+        name: &'static str,
         x: ValueId,
         y: ValueId,
         eval: impl Fn(i64, i64) -> Option<i64>,

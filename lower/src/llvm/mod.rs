@@ -152,6 +152,7 @@ fn emit_items(
     }
     let mut e = parts::Emitted::default();
     for op in m.block_ops(m.body()) {
+        ir::cancel::check()?;
         match m.name(op).as_str() {
             "func.func" => {
                 e.funcs.extend(control::emit_func(m, op, &mut mcx)?);
@@ -445,6 +446,7 @@ impl<'a> FnCx<'a> {
         for &b in &order {
             self.start(block_label(b), (b != entry).then_some(b));
             for op in m.block_ops(b) {
+                ir::cancel::check()?;
                 self.emit_op(op)?;
             }
             if !m.last_op(b).is_some_and(|t| m.is_terminator(t)) {

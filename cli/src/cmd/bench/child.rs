@@ -23,7 +23,7 @@ pub fn run(
     dir: &Path,
     ir_sizes: bool,
     inputs: Option<&Path>,
-    cg: &crate::target::Codegen,
+    cg: &pipeline::target::Codegen,
 ) -> Result<(), Failure> {
     let mut rep = String::new();
     let result = compile(model, dir, ir_sizes, inputs, cg, &mut rep);
@@ -44,7 +44,7 @@ fn compile(
     dir: &Path,
     ir_sizes: bool,
     given_inputs: Option<&Path>,
-    cg: &crate::target::Codegen,
+    cg: &pipeline::target::Codegen,
     rep: &mut String,
 ) -> Result<(), Failure> {
     let t = Instant::now();
@@ -60,7 +60,7 @@ fn compile(
     let samples = sample_inputs(&m, given_inputs)?;
     write_inputs(&samples, dir)?;
 
-    let registry = crate::passes::registry();
+    let registry = pipeline::registry();
     let flags = PassFlags {
         timing: true,
         ..PassFlags::default()
@@ -102,9 +102,9 @@ fn compile(
 
     let t = Instant::now();
     let ll_path = dir.join("model.ll");
-    let sidecar = crate::cmd::native::sidecar_path(&ll_path);
+    let sidecar = pipeline::native::sidecar_path(&ll_path);
     let _ = std::fs::remove_file(&sidecar);
-    let ll = crate::cmd::native::emit_ll(&m, driver::ENTRY, Some(&sidecar))?;
+    let ll = pipeline::native::emit_ll(&m, driver::ENTRY, Some(&sidecar))?;
     std::fs::write(&ll_path, ll.as_bytes()).map_err(|e| io_err("write", &ll_path, e))?;
     let _ = writeln!(rep, "stage\temit-llvm\t{}", t.elapsed().as_secs_f64());
     let _ = writeln!(rep, "llvm_ir_bytes\t{}", ll.len());

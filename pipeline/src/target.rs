@@ -7,7 +7,7 @@
 //! `__AVX512F__`, `__AVX2__`); without clang, the x86-64 levels are known
 //! and `native` reads /proc/cpuinfo.
 
-use crate::cmd::Failure;
+use crate::Failure;
 use std::path::Path;
 use std::process::Command;
 
@@ -16,17 +16,18 @@ use std::process::Command;
 /// so a library built here loads anywhere; pass `--target-cpu` for more.
 pub const PORTABLE_X86: &str = "x86-64-v2";
 
-#[derive(clap::Args, Clone, Default)]
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct CodegenFlags {
     /// CPU the code is built for: native, x86-64-v2, x86-64-v3 (AVX2),
     /// x86-64-v4 (AVX-512), or any clang -march value (default: native for
     /// run and bench, x86-64-v2 for compile).
-    #[arg(long, value_name = "CPU")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "CPU"))]
     pub target_cpu: Option<String>,
     /// Threads of the compiled code's parallel loops; 0 (default): all
     /// cores of the machine it runs on; 1: serial code without libgomp.
     /// The environment variable ONNXC_NUM_THREADS overrides it at run time.
-    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
     pub threads: Option<u64>,
 }
 
