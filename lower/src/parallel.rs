@@ -26,6 +26,9 @@
 //! marked loop inside another becomes a marked call inside the outer
 //! function, which runs serially when the outer one has a team.
 //!
+//! A marked loop holding a `cf.assert` (a runtime contract check) stays
+//! serial: a failed check must abort or unwind on the caller's thread.
+//!
 //! With `threads=1` the marks are dropped and `__onnxc_num_threads()` is 1:
 //! serial code without libgomp.
 
@@ -137,6 +140,11 @@ fn outline_loop(m: &mut Module, out: &mut Outliner, lp: OpId, team: &Attribute) 
     let bounds: Vec<ValueId> = m.operands(lp).iter().take(3).copied().collect();
     m.remove_attr(lp, scf::PARALLEL);
     if bounds.len() != 3 || !m.results(lp).is_empty() {
+        return;
+    }
+    // A failed runtime check aborts, or with `NAME_run_checked` jumps back
+    // to the caller's frame: never from a team's thread.
+    if m.collect_ops(lp).iter().any(|&o| m.is(o, "cf.assert")) {
         return;
     }
     let private = |m: &Module, v: ValueId| is_private_scratch(m, v, lp);

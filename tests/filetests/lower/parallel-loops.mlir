@@ -17,6 +17,10 @@
 // CHECK: call @__onnxc_parallel3(%0, %5, %1, %[[A:[0-9]+]]) {onnxc.parallel = 2 : i64} : (index, index, index, memref<100xi64>) -> ()
 // CHECK-NEXT: call @__onnxc_parallel2(%1, %5, %2, %[[A]]) {onnxc.parallel = 2 : i64}
 // CHECK-NEXT: call @__onnxc_parallel1(%0, %3, %1, %[[B:[0-9]+]]) {onnxc.parallel = 2 : i64}
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: arith.cmpi
+// CHECK-NEXT: cf.assert
+// CHECK-NEXT: }
 // CHECK-NEXT: call @__onnxc_num_threads() {onnxc.parallel = 2 : i64}
 // CHECK-LABEL: func.func private @__onnxc_parallel0(%arg0: index, %arg1: index, %arg2: index, %arg3: index, %arg4: memref<100xi64>) attributes {onnxc.kernel, onnxc.parallel_body}
 // CHECK: scf.for %arg5 = %arg0 to %arg1 step
@@ -82,6 +86,11 @@ func.func @main() {
       %at = arith.addi %row, %c : index
       memref.store %v, %b[%at] : memref<100xi64>
     } {onnxc.parallel}
+  } {onnxc.parallel}
+  // A loop with a runtime check stays serial (and unmarked).
+  scf.for %i = %c0 to %c4 step %c1 {
+    %ok = arith.cmpi slt, %i, %c100 : index
+    cf.assert %ok, "in range"
   } {onnxc.parallel}
   %n = func.call @__onnxc_num_threads() : () -> index
   %pos = arith.cmpi sge, %n, %c1 : index
