@@ -15,6 +15,7 @@ mod generated {
 
 pub mod axis;
 pub mod dialect;
+pub mod ml;
 pub mod model;
 pub mod schema;
 pub mod shape_value;

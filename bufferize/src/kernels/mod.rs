@@ -26,6 +26,7 @@ mod loss;
 mod lp_pool;
 mod matmul;
 mod misc;
+mod ml;
 mod nms;
 mod norm;
 mod pad;
@@ -41,6 +42,7 @@ mod slice;
 mod sliding;
 mod softmax;
 mod tfidf;
+mod trees;
 mod unique;
 mod window;
 
@@ -163,6 +165,14 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         K::Unique => k!(unique::unique),
         K::NonMaxSuppression => k!(nms::non_max_suppression),
         K::TfIdfVectorizer => k!(tfidf::tfidf),
+        // ai.onnx.ml models over rows of features.
+        K::Scaler => k!(ml::scaler),                  K::Normalizer => k!(ml::normalizer),
+        K::Imputer => k!(ml::imputer),                K::LabelEncoder => k!(ml::label_encoder),
+        K::LinearRegressor => k!(ml::linear_regressor),
+        K::LinearClassifier => k!(ml::linear_classifier),
+        K::TreeEnsembleRegressor => k!(trees::regressor),
+        K::TreeEnsembleClassifier => k!(trees::classifier),
+        K::TreeEnsemble => k!(trees::tree_ensemble),
         // Quantization, losses, windows and the rest.
         K::QuantizeLinear => k!(quant::quantize),     K::DequantizeLinear => k!(quant::dequantize),
         K::DynamicQuantizeLinear => k!(quant::dynamic_quantize),
@@ -202,10 +212,8 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         | K::QLinearConv | K::RandomNormal | K::RandomNormalLike | K::RandomUniform
         | K::RandomUniformLike | K::RegexFullMatch | K::StringConcat | K::StringNormalizer
         | K::StringSplit | K::Upsample | K::CastMap | K::CategoryMapper | K::DictVectorizer
-        | K::FeatureVectorizer | K::Imputer | K::LabelEncoder | K::LinearClassifier
-        | K::LinearRegressor | K::Normalizer | K::OneHotEncoder | K::SVMClassifier
-        | K::SVMRegressor | K::Scaler | K::TreeEnsemble | K::TreeEnsembleClassifier
-        | K::TreeEnsembleRegressor | K::ZipMap
+        | K::FeatureVectorizer | K::OneHotEncoder | K::SVMClassifier
+        | K::SVMRegressor | K::ZipMap
             => Err(op_error(b.m, op, "no bufferization for this op yet")),
     }
 }
