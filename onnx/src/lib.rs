@@ -14,6 +14,7 @@ mod generated {
 }
 
 pub mod axis;
+pub mod branches;
 pub mod dialect;
 pub mod ml;
 pub mod model;

@@ -226,6 +226,23 @@ pub fn result_memref_type(m: &Module, op: OpId, i: usize) -> Result<Type> {
     memref_type(m, op, m.value_type(r))
 }
 
+/// The static shape (`DYN` for dynamic dims) of result `i`, which must be
+/// ranked: when it is not, `what` (an operand's length, say) decides the
+/// rank at run time, which a memref cannot express.
+pub fn ranked_result(m: &Module, op: OpId, i: usize, what: &str) -> Result<Vec<i64>> {
+    let r = m
+        .result(op, i)
+        .ok_or_else(|| op_error(m, op, format!("missing result #{i}")))?;
+    match m.value_type(r).shape() {
+        Some(s) => Ok(s.to_vec()),
+        None => Err(op_error(
+            m,
+            op,
+            format!("{what} determines the result rank and must be known at compile time"),
+        )),
+    }
+}
+
 /// Allocates the buffer of result `i` given every dim's size.
 pub fn alloc_result(b: &mut Builder<'_>, op: OpId, i: usize, dims: &[ValueId]) -> Result<ValueId> {
     let ty = result_memref_type(b.m, op, i)?;
@@ -244,6 +261,22 @@ pub fn alloc_result(b: &mut Builder<'_>, op: OpId, i: usize, dims: &[ValueId]) -
         .map(|(_, &v)| v)
         .collect();
     Ok(alloc(b, &ty, &dynamic))
+}
+
+/// A fresh buffer of `elem` with dims `sizes`: the ones that are constants
+/// are static in its type.
+pub fn alloc_sized(b: &mut Builder<'_>, elem: &Type, sizes: &[ValueId]) -> ValueId {
+    let shape: Vec<i64> = sizes
+        .iter()
+        .map(|&v| b.index_value(v).filter(|&d| d >= 0).unwrap_or(DYN))
+        .collect();
+    let dynamic: Vec<ValueId> = sizes
+        .iter()
+        .zip(&shape)
+        .filter(|(_, &d)| d == DYN)
+        .map(|(&v, _)| v)
+        .collect();
+    alloc(b, &Type::memref(shape, elem.clone()), &dynamic)
 }
 
 /// Static shape of a memref value (`DYN` for dynamic dims).
