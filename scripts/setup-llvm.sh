@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the LLVM 19 toolchain onnxc uses to build compiled models (clang,
-# llc, opt, mlir-opt) plus valgrind, on Debian 12. Skips what is present.
+# llc, opt, mlir-opt) plus valgrind and libgomp, on Debian 12. Skips what is present.
 set -euo pipefail
 need=()
 for tool in clang opt mlir-opt; do
   [ -x "/usr/lib/llvm-19/bin/$tool" ] || need=(llvm-19 clang-19 mlir-19-tools)
 done
 command -v valgrind >/dev/null || need+=(valgrind)
+# libgomp (GCC's OpenMP runtime) runs the compiled models' parallel loops;
+# clang links it through GCC's libgomp.so, which libgcc-12-dev ships.
+compgen -G "/usr/lib/gcc/*/*/libgomp.so" >/dev/null || need+=(libgomp1 libgcc-12-dev)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -26,7 +26,46 @@ pub fn loop_nest(
     body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
 ) {
     let mut ivs = Vec::with_capacity(ubs.len());
-    nest(b, bounds, ubs, &mut ivs, body);
+    nest(b, bounds, ubs, &mut ivs, false, body);
+}
+
+/// [`loop_nest`] whose outermost loop (the first with more than one
+/// iteration) is marked parallel: for nests whose iterations of that loop
+/// write disjoint memory and use no buffer made outside for scratch.
+pub fn parallel_loop_nest(
+    b: &mut Builder<'_>,
+    bounds: &Bounds,
+    ubs: &[ValueId],
+    body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
+) {
+    let mut ivs = Vec::with_capacity(ubs.len());
+    nest(b, bounds, ubs, &mut ivs, true, body);
+}
+
+/// Elements below which a nest stays serial: starting a team costs a few
+/// microseconds, what ~30k simple element updates take (far more on a
+/// loaded machine, where a woken thread waits for a time slice).
+pub const PARALLEL_MIN_WORK: i64 = 1 << 15;
+
+/// Multiply-adds below which a product stays serial.
+pub const GEMM_MIN_WORK: i64 = 1 << 19;
+
+/// [`parallel_loop_nest`] when the nest does at least `min_work` units of
+/// work (the product of `work`, a dynamic dim counted as 256), else
+/// [`loop_nest`].
+pub fn loop_nest_by_work(
+    b: &mut Builder<'_>,
+    bounds: &Bounds,
+    ubs: &[ValueId],
+    work: &[ValueId],
+    min_work: i64,
+    body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
+) {
+    let units = work.iter().fold(1i64, |acc, &d| {
+        acc.saturating_mul(b.index_value(d).unwrap_or(256).max(0))
+    });
+    let mut ivs = Vec::with_capacity(ubs.len());
+    nest(b, bounds, ubs, &mut ivs, units >= min_work, body);
 }
 
 fn nest(
@@ -34,6 +73,7 @@ fn nest(
     bounds: &Bounds,
     ubs: &[ValueId],
     ivs: &mut Vec<ValueId>,
+    parallel: bool,
     body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
 ) {
     let Some((&ub, rest)) = ubs.split_first() else {
@@ -43,16 +83,19 @@ fn nest(
     // A trip count of one is no loop (a batch or group of 1).
     if b.index_value(ub) == Some(1) {
         ivs.push(bounds.zero);
-        nest(b, bounds, rest, ivs, body);
+        nest(b, bounds, rest, ivs, parallel, body);
         ivs.pop();
         return;
     }
-    b.scf_for(bounds.zero, ub, bounds.one, &[], |inner, iv, _| {
+    let lp = b.scf_for(bounds.zero, ub, bounds.one, &[], |inner, iv, _| {
         ivs.push(iv);
-        nest(inner, bounds, rest, ivs, body);
+        nest(inner, bounds, rest, ivs, false, body);
         ivs.pop();
         Vec::new()
     });
+    if parallel {
+        b.m.set_attr(lp, ir::dialects::scf::PARALLEL, ir::Attribute::Unit);
+    }
 }
 
 /// A loop nest carrying one scalar accumulator; returns the final value.

@@ -27,6 +27,9 @@ fn bench_mlp_writes_json_md_svg() {
         .args([
             "bench", "--zoo", "mlp", "--peers", "--repeat", "2", "--runs", "2",
         ])
+        // The model is also run under valgrind below, which has no AVX-512
+        // (bench builds for the native CPU by default).
+        .args(["--target-cpu", "x86-64-v3"])
         .arg("--work-dir")
         .arg(&work)
         .arg("--json")

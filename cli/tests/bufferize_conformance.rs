@@ -266,7 +266,7 @@ fn run_batch(work: &Path, batch: &[(&str, &Compiled)]) -> Result<Vec<Result<(), 
         .arg(&exe)
         .arg(work.join("batch.ll"))
         .arg(work.join("driver.c"))
-        .arg("-lm")
+        .args(["-lm", "-Wl,--as-needed", "-lgomp"])
         .output()
         .expect("clang (LLVM 19) is needed: scripts/setup-test-deps.sh");
     if !out.status.success() {

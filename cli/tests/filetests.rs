@@ -137,7 +137,7 @@ fn run_file(path: &Path) -> Result<(), Failed> {
             };
             match tool.as_str() {
                 "onnxc" if k == 0 => data = run_onnxc(rest)?,
-                "run-llvm" => data = run_llvm(&data, rest.iter().any(|w| w == "--valgrind"), path)?,
+                "run-llvm" => data = run_llvm(&data, &RunOptions::parse(rest), path)?,
                 "filecheck" => {
                     let prefix = rest
                         .iter()
@@ -178,7 +178,34 @@ fn run_onnxc(args: &[String]) -> Result<Vec<u8>, Failed> {
     Ok(out.stdout)
 }
 
-fn run_llvm(ll: &[u8], valgrind: bool, test: &Path) -> Result<Vec<u8>, Failed> {
+/// `run-llvm [--valgrind[=TOOL]] [--threads N]`: memcheck (or drd,
+/// helgrind, ...), and `ONNXC_NUM_THREADS=N` for the program.
+struct RunOptions {
+    valgrind: Option<String>,
+    threads: Option<String>,
+}
+
+impl RunOptions {
+    fn parse(words: &[String]) -> RunOptions {
+        let mut o = RunOptions {
+            valgrind: None,
+            threads: None,
+        };
+        let mut it = words.iter();
+        while let Some(w) = it.next() {
+            if w == "--valgrind" {
+                o.valgrind = Some("memcheck".into());
+            } else if let Some(t) = w.strip_prefix("--valgrind=") {
+                o.valgrind = Some(t.into());
+            } else if w == "--threads" {
+                o.threads = it.next().cloned();
+            }
+        }
+        o
+    }
+}
+
+fn run_llvm(ll: &[u8], opts: &RunOptions, test: &Path) -> Result<Vec<u8>, Failed> {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filetests");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let stem = test.to_string_lossy().replace(['/', '\\', '.'], "_");
@@ -190,25 +217,31 @@ fn run_llvm(ll: &[u8], valgrind: bool, test: &Path) -> Result<Vec<u8>, Failed> {
         .args(["-O1", "-g0", "-w", "-o"])
         .arg(&exe)
         .arg(&ll_path)
-        .arg("-lm")
+        .args(["-lm", "-Wl,--as-needed", "-lgomp"])
         .output()
         .map_err(|e| format!("cannot run clang: {e}"))?;
     if !out.status.success() {
         return Err(format!("clang failed:\n{}", String::from_utf8_lossy(&out.stderr)).into());
     }
-    let mut cmd = if valgrind {
-        let mut c = Command::new("valgrind");
-        c.args([
-            "--quiet",
-            "--error-exitcode=99",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite,indirect",
-        ])
-        .arg(&exe);
-        c
-    } else {
-        Command::new(&exe)
+    let mut cmd = match opts.valgrind.as_deref() {
+        Some(tool) => {
+            let mut c = Command::new("valgrind");
+            c.args(["--quiet", "--error-exitcode=99"])
+                .arg(format!("--tool={tool}"));
+            if tool == "memcheck" {
+                c.args([
+                    "--leak-check=full",
+                    "--errors-for-leak-kinds=definite,indirect",
+                ]);
+            }
+            c.arg(&exe);
+            c
+        }
+        None => Command::new(&exe),
     };
+    if let Some(n) = &opts.threads {
+        cmd.env("ONNXC_NUM_THREADS", n);
+    }
     let out = cmd
         .stdin(Stdio::null())
         .output()

@@ -140,6 +140,11 @@ fn abi_example_runs_against_a_generated_library() {
     let vg = Command::new("valgrind")
         .args(["-q", "--error-exitcode=99", "--leak-check=full"])
         .args(["--errors-for-leak-kinds=definite,indirect,possible"])
+        .arg(concat!(
+            "--suppressions=",
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/valgrind-gomp.supp"
+        ))
         .arg(&exe)
         .output()
         .unwrap_or_else(|e| panic!("valgrind: {e} ({SETUP})"));

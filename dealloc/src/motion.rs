@@ -2,7 +2,8 @@
 //!
 //! * `hoist-allocs`: a buffer allocated and freed in the same iteration of
 //!   an `scf.for` / `scf.while` body, with a loop-invariant size, is
-//!   allocated once before the loop and freed once after it.
+//!   allocated once before the loop and freed once after it; not out of
+//!   a loop marked parallel (`onnxc.parallel`), whose threads need one each.
 //! * `elide-copies`: `%a = alloc; copy %b -> %a; dealloc %b` (nothing
 //!   touching `%a` before the copy, nor `%b` after it) becomes a use of
 //!   `%b` itself: one allocation and one copy fewer.
@@ -63,6 +64,10 @@ fn hoist_once(m: &mut Module) -> usize {
     let loops = ops_where(m, is_loop);
     let mut n = 0;
     for lp in loops {
+        // Threads run a parallel loop's iterations: each needs its own.
+        if m.attr(lp, ir::dialects::scf::PARALLEL).is_some() {
+            continue;
+        }
         // The body that runs once per iteration: scf.for's only block,
         // scf.while's `do` block.
         let region = if m.is(lp, "scf.while") { 1 } else { 0 };

@@ -12,6 +12,7 @@ pub mod elf;
 pub mod llvm;
 pub mod noalias;
 pub mod outline;
+pub mod parallel;
 pub mod scf_to_cf;
 
 pub use llvm::{EmitOptions, WeightLayout, WeightSink};
@@ -23,13 +24,27 @@ use ir::{Diagnostic, Module};
 pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(scf_to_cf::pass_info());
     dealloc_lowering::register(reg);
+    reg.add(parallel::pass_info());
     reg.add(outline::pass_info());
     reg.add(noalias::pass_info());
     reg.add_pipeline(
         "lower-to-llvm-ready",
         "everything the LLVM IR emitter needs to run first",
-        "lower-deallocations,outline-kernels,mark-noalias,convert-scf-to-cf",
+        LLVM_READY,
     );
+}
+
+/// The passes of `lower-to-llvm-ready`.
+const LLVM_READY: &str =
+    "lower-deallocations,lower-parallel,outline-kernels,mark-noalias,convert-scf-to-cf";
+
+/// `lower-to-llvm-ready` with the compile-time thread count of the
+/// parallel loops (0: all cores at run time, 1: serial).
+pub fn llvm_ready_pipeline(threads: u64) -> String {
+    LLVM_READY.replace(
+        "lower-parallel",
+        &format!("lower-parallel{{threads={threads}}}"),
+    )
 }
 
 /// Emits LLVM IR text for a module of func/arith/math/memref/cf ops.

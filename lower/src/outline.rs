@@ -59,9 +59,7 @@ pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
         .filter(|&f| m.is(f, "func.func") && !func::is_declaration(m, f))
         .filter(|&f| m.attr(f, "sym_visibility").and_then(Attribute::as_str) != Some("private"))
         .collect();
-    let mut kernels: HashMap<String, String> = HashMap::new();
-    let mut num = Numbering::default();
-    let mut next = 0usize;
+    let mut out = Outliner::new(KERNEL_PREFIX);
     let mut nests = 0usize;
     for f in funcs {
         let Some(region) = m.region(f, 0) else {
@@ -75,11 +73,13 @@ pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
             .collect();
         for nest in ops {
             ir::cancel::check()?;
-            outline_one(m, nest, &mut kernels, &mut num, &mut next);
+            if let (_, Some((f, _))) = out.outline(m, nest, &[], &|_, _| false) {
+                m.set_attr(f, KERNEL_ATTR, Attribute::Unit);
+            }
             nests += 1;
         }
     }
-    Ok((nests, kernels.len()))
+    Ok((nests, out.kernels.len()))
 }
 
 fn is_nest(m: &Module, op: OpId) -> bool {
@@ -96,74 +96,121 @@ fn defined_inside(m: &Module, nest: OpId, v: ValueId) -> bool {
     }
 }
 
-fn is_constant(m: &Module, v: ValueId) -> bool {
+pub(crate) fn is_constant(m: &Module, v: ValueId) -> bool {
     m.defining_op(v)
         .is_some_and(|d| m.is(d, "arith.constant") && m.operands(d).is_empty())
 }
 
-fn outline_one(
-    m: &mut Module,
-    nest: OpId,
-    kernels: &mut HashMap<String, String>,
-    num: &mut Numbering,
-    next: &mut usize,
-) {
-    let ops = m.collect_ops(nest);
-    // Outside values in order of first use.
-    let mut outside: Vec<ValueId> = Vec::new();
-    for &op in &ops {
-        for &v in m.operands(op) {
-            if !defined_inside(m, nest, v) && !outside.contains(&v) {
-                outside.push(v);
+/// Moves ops into private functions, one per structurally distinct op.
+pub(crate) struct Outliner {
+    prefix: &'static str,
+    kernels: HashMap<String, String>,
+    num: Numbering,
+    next: usize,
+}
+
+impl Outliner {
+    pub(crate) fn new(prefix: &'static str) -> Self {
+        Outliner {
+            prefix,
+            kernels: HashMap::new(),
+            num: Numbering::default(),
+            next: 0,
+        }
+    }
+
+    /// Replaces `nest` by a call of a private function holding it (shared
+    /// with an equal earlier one). The call passes `lead` first, then the
+    /// values from outside in order of first use; constants, and the
+    /// operand-less definitions `clone` accepts (e.g. scratch `alloca`s
+    /// only the nest uses), are cloned into the function instead. Returns
+    /// the call, and the new function with its `lead` parameters (`None`
+    /// when shared).
+    pub(crate) fn outline(
+        &mut self,
+        m: &mut Module,
+        nest: OpId,
+        lead: &[ValueId],
+        clone: &dyn Fn(&Module, ValueId) -> bool,
+    ) -> (OpId, Option<(OpId, Vec<ValueId>)>) {
+        let ops = m.collect_ops(nest);
+        // Outside values in order of first use.
+        let mut outside: Vec<ValueId> = Vec::new();
+        for &op in &ops {
+            for &v in m.operands(op) {
+                if !defined_inside(m, nest, v) && !outside.contains(&v) {
+                    outside.push(v);
+                }
+            }
+        }
+        let (consts, args): (Vec<ValueId>, Vec<ValueId>) = outside
+            .iter()
+            .partition(|&&v| is_constant(m, v) || clone(m, v));
+        let mut key = String::new();
+        for &v in lead {
+            let _ = write!(key, "l{};", m.value_type(v));
+        }
+        key.push_str(&structural_key(m, &mut self.num, &ops, &args, &consts));
+        let existing = self.kernels.get(&key).cloned();
+        let name = existing.clone().unwrap_or_else(|| self.fresh_name(m));
+        let loc = m.loc(nest).clone();
+        let call_args: Vec<ValueId> = lead.iter().chain(&args).copied().collect();
+        let mut b = Builder::new(m, InsertPoint::Before(nest)).with_loc(loc);
+        b.call(&name, &call_args, &[]);
+        let call = m.prev_op(nest).unwrap_or(nest);
+        if existing.is_some() {
+            m.erase_op(nest);
+            return (call, None);
+        }
+        let lead_types: Vec<Type> = lead.iter().map(|&v| m.value_type(v).clone()).collect();
+        let made = move_into_function(m, nest, &name, &lead_types, &args, &consts);
+        self.kernels.insert(key, name);
+        (call, Some(made))
+    }
+
+    fn fresh_name(&mut self, m: &Module) -> String {
+        loop {
+            let name = format!("{}{}", self.prefix, self.next);
+            self.next += 1;
+            if m.lookup_symbol(&name).is_none() {
+                return name;
             }
         }
     }
-    let (consts, args): (Vec<ValueId>, Vec<ValueId>) =
-        outside.iter().partition(|&&v| is_constant(m, v));
-    let key = structural_key(m, num, &ops, &args, &consts);
-    let existing = kernels.get(&key).cloned();
-    let name = existing.clone().unwrap_or_else(|| fresh_name(m, next));
-    let loc = m.loc(nest).clone();
-    Builder::new(m, InsertPoint::Before(nest))
-        .with_loc(loc)
-        .call(&name, &args, &[]);
-    if existing.is_some() {
-        m.erase_op(nest);
-    } else {
-        move_into_kernel(m, nest, &name, &args, &consts);
-        kernels.insert(key, name);
+
+    /// How many functions were made.
+    pub(crate) fn made(&self) -> usize {
+        self.kernels.len()
     }
 }
 
-fn fresh_name(m: &Module, next: &mut usize) -> String {
-    loop {
-        let name = format!("{KERNEL_PREFIX}{next}");
-        *next += 1;
-        if m.lookup_symbol(&name).is_none() {
-            return name;
-        }
-    }
-}
-
-/// Makes the private kernel `@name` at the end of the module and moves
-/// `nest` into it, cloning the constants and rewiring outside values to
-/// the kernel's arguments.
-fn move_into_kernel(m: &mut Module, nest: OpId, name: &str, args: &[ValueId], consts: &[ValueId]) {
-    let types: Vec<Type> = args.iter().map(|&v| m.value_type(v).clone()).collect();
+/// Makes the private function `@name(lead..., args...)` at the end of the
+/// module and moves `nest` into it, cloning `consts` (operand-less
+/// definitions) and rewiring outside values to the function's arguments.
+/// Returns the function and its `lead` parameters.
+fn move_into_function(
+    m: &mut Module,
+    nest: OpId,
+    name: &str,
+    lead: &[Type],
+    args: &[ValueId],
+    consts: &[ValueId],
+) -> (OpId, Vec<ValueId>) {
+    let mut types: Vec<Type> = lead.to_vec();
+    types.extend(args.iter().map(|&v| m.value_type(v).clone()));
     let body = m.body();
     let (f, entry) = Builder::at_end(m, body).func(name, types, Vec::new());
     m.set_attr(f, "sym_visibility", Attribute::string("private"));
-    m.set_attr(f, KERNEL_ATTR, Attribute::Unit);
     let params: Vec<ValueId> = m.block_args(entry).to_vec();
     let inside = move |m: &Module, u: Use| m.is_ancestor(nest, u.op);
-    for (&a, &p) in args.iter().zip(&params) {
+    for (&a, &p) in args.iter().zip(&params[lead.len()..]) {
         m.replace_uses_where(a, p, inside);
     }
     for &c in consts {
         let Some(def) = m.defining_op(c) else {
             continue;
         };
-        // A copy of the constant op, whatever its value attribute.
+        // A copy of the defining op, whatever its attributes.
         let name = m.name(def);
         let spec = OpSpec {
             attrs: m.attrs(def).to_vec(),
@@ -177,6 +224,7 @@ fn move_into_kernel(m: &mut Module, nest: OpId, name: &str, args: &[ValueId], co
     }
     m.move_to(nest, InsertPoint::End(entry));
     Builder::at_end(m, entry).ret(&[]);
+    (f, params[..lead.len()].to_vec())
 }
 
 /// Local numbers of the values of one nest. One table serves every nest
@@ -220,9 +268,11 @@ fn structural_key(
     }
     for &c in consts {
         if let Some(def) = m.defining_op(c) {
+            let _ = write!(key, "c{}:{}", m.name(def).as_str(), m.value_type(c));
             for (k, v) in m.attrs(def) {
-                let _ = write!(key, "c{}={v}:{};", k.as_str(), m.value_type(c));
+                let _ = write!(key, ",{}={v}", k.as_str());
             }
+            key.push(';');
         }
         num.insert(c);
     }

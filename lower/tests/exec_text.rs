@@ -104,7 +104,7 @@ fn upstream_stdout(name: &str, src: &str) -> String {
         .arg(&rt)
         .arg("-o")
         .arg(&exe)
-        .arg("-lm"));
+        .args(["-lm", "-Wl,--as-needed", "-lgomp"]));
     assert_eq!(
         r.code,
         Some(0),

@@ -83,7 +83,7 @@ fn build_parts(
     let exe = dir.join(name);
     let c = run(Command::new(&t.clang)
         .args(&objects)
-        .arg("-lm")
+        .args(["-lm", "-Wl,--as-needed", "-lgomp"])
         .arg("-o")
         .arg(&exe));
     assert_eq!(c.code, Some(0), "{name}: link: {}", c.stderr);

@@ -2,6 +2,7 @@
 //! then the output in that form.
 
 use crate::driver::{self, DEFAULT_FOLD_EXPANSION_BOUND};
+use crate::target::Codegen;
 use crate::{native, write_output, CmdResult, Failure, PassFlags};
 use frontend::import::ImportOptions;
 use ir::Module;
@@ -83,6 +84,8 @@ pub struct CompileOptions {
     /// OUTPUT.data (needs an output file).
     pub external_data_threshold: Option<usize>,
     pub import: ImportOptions,
+    /// Target CPU and thread count (`--target-cpu`, `--threads`).
+    pub codegen: Codegen,
 }
 
 impl CompileOptions {
@@ -94,6 +97,7 @@ impl CompileOptions {
             fold_expansion_bound: None,
             external_data_threshold: None,
             import: ImportOptions::default(),
+            codegen: Codegen::default(),
         }
     }
 }
@@ -120,7 +124,7 @@ pub fn compile_module(
     let bound = opts
         .fold_expansion_bound
         .unwrap_or(DEFAULT_FOLD_EXPANSION_BOUND);
-    driver::run_stages_bounded(&mut m, stop, flags, Some(bound))?;
+    driver::run_stages_with(&mut m, stop, flags, Some(bound), &opts.codegen)?;
     let to_file = output.filter(|o| o.as_os_str() != "-");
     if let (Emit::Onnx, Some(t)) = (opts.emit, opts.external_data_threshold) {
         let Some(out) = to_file else {
@@ -148,7 +152,13 @@ pub fn compile_module(
             let Some(out) = output else {
                 return Err(Failure::Io("--emit obj|lib needs -o OUTPUT".into()));
             };
-            native::build(m, opts.emit == Emit::Lib, out, opts.llvm_bin.as_deref())
+            native::build(
+                m,
+                opts.emit == Emit::Lib,
+                out,
+                opts.llvm_bin.as_deref(),
+                &opts.codegen,
+            )
         }
         _ => native::write_llvm(&m, output),
     }

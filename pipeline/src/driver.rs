@@ -1,5 +1,6 @@
 //! The model pipeline: import, the pass stages in order, and emission.
 
+use crate::target::Codegen;
 use crate::{Failure, PassFlags};
 use frontend::import::ImportOptions;
 use ir::pass::PassManager;
@@ -75,6 +76,18 @@ pub fn run_stages_bounded(
     flags: &PassFlags,
     expansion_bound: Option<f64>,
 ) -> Result<(), Failure> {
+    run_stages_with(m, stop_after, flags, expansion_bound, &Codegen::default())
+}
+
+/// `run_stages_bounded` for the target and thread count of `cg` (the
+/// others build for the portable default, all cores).
+pub fn run_stages_with(
+    m: &mut Module,
+    stop_after: Option<&str>,
+    flags: &PassFlags,
+    expansion_bound: Option<f64>,
+    cg: &Codegen,
+) -> Result<(), Failure> {
     if let Some(stop) = stop_after {
         if !stage_names().contains(&stop) {
             return Err(Failure::Diagnostic(ir::Diagnostic::error(format!(
@@ -91,7 +104,7 @@ pub fn run_stages_bounded(
     for (name, pipeline) in STAGES {
         let pipeline = match (*name, expansion_bound) {
             ("constprop", Some(b)) => format!("{pipeline}{{expansion-bound={b}}}"),
-            _ => pipeline.to_string(),
+            _ => cg.stage_pipeline(name, pipeline),
         };
         pm.extend(registry.parse(&pipeline)?);
         if Some(*name) == stop_after {

@@ -9,16 +9,18 @@ mod flags;
 mod fold;
 pub mod native;
 mod passes;
+pub mod target;
 pub mod tools;
 
 pub use compile::{compile, compile_module, CompileOptions, Emit};
 pub use driver::{
-    emit_llvm, import, import_bytes, load, run_stages, run_stages_bounded, stage_names,
-    DEFAULT_FOLD_EXPANSION_BOUND, ENTRY, MAIN_GRAPH, STAGES,
+    emit_llvm, import, import_bytes, load, run_stages, run_stages_bounded, run_stages_with,
+    stage_names, DEFAULT_FOLD_EXPANSION_BOUND, ENTRY, MAIN_GRAPH, STAGES,
 };
 pub use flags::{io_err, write_output, CmdResult, Failure, PassFlags, Reports, WarningSink};
 pub use fold::{fold, FoldOptions, FoldTimes};
 pub use passes::{registry, LLVM_LOWERING};
+pub use target::{Codegen, CodegenFlags};
 
 /// The message a panic carried (`panic!` with a literal or a format).
 pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

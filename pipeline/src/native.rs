@@ -42,6 +42,14 @@ pub fn emit_ll(m: &Module, entry: &str, weights: Option<&Path>) -> Result<String
     Ok(ll)
 }
 
+/// `header` with `note` after its first line.
+fn with_note(header: String, note: &str) -> String {
+    match header.split_once('\n') {
+        Some((first, rest)) => format!("{first}\n{note}{rest}"),
+        None => format!("{header}\n{note}"),
+    }
+}
+
 /// The sidecar next to an `.ll` output: `model.ll` → `model.weights.bin`.
 pub fn sidecar_path(out: &Path) -> PathBuf {
     let stem = out
@@ -187,12 +195,21 @@ fn write_weights_object(
 /// The code is compiled by clang while onnxc writes the weights as an
 /// object of their own (`lower::elf`), then both are linked; on a host
 /// without that writer the weights go through `.incbin`.
-pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdResult {
+pub fn build(
+    m: Module,
+    lib: bool,
+    out: &Path,
+    llvm_bin: Option<&Path>,
+    cg: &crate::target::Codegen,
+) -> CmdResult {
     let clang = clang(llvm_bin)?;
     let tmp = temp_dir(out)?;
     let prefix = lower::capi::c_prefix(&file_stem(out));
     let header = match lib {
-        true => Some(lower::capi::header(&m, MAIN_GRAPH, &prefix)?),
+        true => Some(with_note(
+            lower::capi::header(&m, MAIN_GRAPH, &prefix)?,
+            &cg.header_note(&prefix),
+        )),
         false => None,
     };
     let machine = lower::elf::host_machine();
@@ -225,6 +242,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
         jobs.push(Job::spawn(
             Command::new(&clang)
                 .args(["-O2", "-ffp-contract=fast", "-w", "-c"])
+                .args(cg.clang_args())
                 .args(lib.then_some("-fPIC"))
                 .arg(&ll_path)
                 .arg("-o")
@@ -242,6 +260,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
         jobs.push(Job::spawn(
             Command::new(&clang)
                 .args(["-O2", "-ffp-contract=fast", "-w", "-c", "-fPIC"])
+                .args(cg.clang_args())
                 .arg(&c_path)
                 .arg("-o")
                 .arg(&obj),
@@ -275,7 +294,8 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
             .args(&objects)
             .arg(format!("-Wl,--version-script={}", vs.display()))
             .args(lower::capi::LINK_ARGS)
-            .arg("-lm");
+            .arg("-lm")
+            .args(cg.link_args());
     } else {
         // One relocatable object of the code and the weights.
         cmd.args(["-r", "-nostdlib"]).args(&objects);

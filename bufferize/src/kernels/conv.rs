@@ -6,7 +6,7 @@ use super::scalar;
 use super::window::Spatial;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest_by_work, reduce_nest, Bounds, GEMM_MIN_WORK};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, ValueId, DYN};
 use onnx::ops;
@@ -125,33 +125,41 @@ fn direct_conv(
     let mut red_dims = vec![dw[1]];
     red_dims.extend_from_slice(&ks);
     let (mpg, cpg) = (b.divui(dw[0], groups), dw[1]);
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        let (n, mo) = (ivs[0], ivs[1]);
-        let g = b.divsi(mo, mpg);
-        let c_base = b.mul(g, cpg);
-        let init = match bias {
-            Some(bv) => {
-                let v = b.load(bv, &[mo]);
-                scalar::fcast(b, v, &acc_ty)
-            }
-            None => b.zero(&acc_ty),
-        };
-        let sum = reduce_nest(b, &bounds, &red_dims, init, &mut |b, r, acc| {
-            let c = b.add(c_base, r[0]);
-            let (pos, inside) = win.input_indices(b, &place, &ivs[2..], &r[1..]);
-            let mut xidx = vec![n, c];
-            xidx.extend(pos);
-            let xv = b.load(x, &xidx);
-            let mut widx = vec![mo, r[0]];
-            widx.extend_from_slice(&r[1..]);
-            let wv = b.load(w, &widx);
-            let zero_v = b.zero(&elem);
-            let xv = b.select(inside, xv, zero_v);
-            scalar::mul_acc(b, acc, xv, wv)
-        });
-        let sum = scalar::fcast(b, sum, &elem);
-        b.store(sum, out, ivs);
-    });
+    let work: Vec<ValueId> = out_dims.iter().chain(&red_dims).copied().collect();
+    loop_nest_by_work(
+        b,
+        &bounds,
+        &out_dims,
+        &work,
+        GEMM_MIN_WORK,
+        &mut |b, ivs| {
+            let (n, mo) = (ivs[0], ivs[1]);
+            let g = b.divsi(mo, mpg);
+            let c_base = b.mul(g, cpg);
+            let init = match bias {
+                Some(bv) => {
+                    let v = b.load(bv, &[mo]);
+                    scalar::fcast(b, v, &acc_ty)
+                }
+                None => b.zero(&acc_ty),
+            };
+            let sum = reduce_nest(b, &bounds, &red_dims, init, &mut |b, r, acc| {
+                let c = b.add(c_base, r[0]);
+                let (pos, inside) = win.input_indices(b, &place, &ivs[2..], &r[1..]);
+                let mut xidx = vec![n, c];
+                xidx.extend(pos);
+                let xv = b.load(x, &xidx);
+                let mut widx = vec![mo, r[0]];
+                widx.extend_from_slice(&r[1..]);
+                let wv = b.load(w, &widx);
+                let zero_v = b.zero(&elem);
+                let xv = b.select(inside, xv, zero_v);
+                scalar::mul_acc(b, acc, xv, wv)
+            });
+            let sum = scalar::fcast(b, sum, &elem);
+            b.store(sum, out, ivs);
+        },
+    );
     Ok(vec![out])
 }
 
@@ -229,39 +237,47 @@ pub fn gemm_conv(
     let rows_g = b.muli(mg, kdim);
     let out_g = b.muli(mg, pout);
     let bounds = Bounds::new(b);
-    loop_nest(b, &bounds, &[dx[0], groups], &mut |b, ivs| {
-        let (n, g) = (ivs[0], ivs[1]);
-        let a_off = b.muli(g, rows_g);
-        let xi = b.muli(n, img_in);
-        let xg = b.muli(g, chan_in);
-        let b_off = b.addi(xi, xg);
-        let oi = b.muli(n, img_out);
-        let og = b.muli(g, out_g);
-        let c_off = b.addi(oi, og);
-        let bias_off = b.muli(g, mg);
-        let bias = bias.map(|buf| gemm::BiasArg {
-            buf,
-            off: bias_off,
-            rs: one,
-        });
-        let call = gemm::Call {
-            a: wf,
-            a_off,
-            a_rs: kdim,
-            a_cs: one,
-            b: xf,
-            b_off,
-            b_args: b_args.clone(),
-            c: of,
-            c_off,
-            ldc: pout,
-            bias,
-            m: mg,
-            n: pout,
-            k: kdim,
-        };
-        gemm::call(b, &v, &call);
-    });
+    let work = [dx[0], groups, mg, pout, kdim];
+    loop_nest_by_work(
+        b,
+        &bounds,
+        &[dx[0], groups],
+        &work,
+        GEMM_MIN_WORK,
+        &mut |b, ivs| {
+            let (n, g) = (ivs[0], ivs[1]);
+            let a_off = b.muli(g, rows_g);
+            let xi = b.muli(n, img_in);
+            let xg = b.muli(g, chan_in);
+            let b_off = b.addi(xi, xg);
+            let oi = b.muli(n, img_out);
+            let og = b.muli(g, out_g);
+            let c_off = b.addi(oi, og);
+            let bias_off = b.muli(g, mg);
+            let bias = bias.map(|buf| gemm::BiasArg {
+                buf,
+                off: bias_off,
+                rs: one,
+            });
+            let call = gemm::Call {
+                a: wf,
+                a_off,
+                a_rs: kdim,
+                a_cs: one,
+                b: xf,
+                b_off,
+                b_args: b_args.clone(),
+                c: of,
+                c_off,
+                ldc: pout,
+                bias,
+                m: mg,
+                n: pout,
+                k: kdim,
+            };
+            gemm::call(b, &v, &call);
+        },
+    );
     fused.bind(cx, b.m, out);
     Ok(vec![out])
 }

@@ -6,7 +6,7 @@ use super::checks;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, Bounds};
+use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
@@ -220,41 +220,48 @@ fn nest(
     };
     let rank = out_shape.len();
     let mut err = None;
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        let mut loaded = Vec::with_capacity(inputs.len());
-        for ((&v, s), d1) in inputs.iter().zip(&shapes).zip(&dyn_one) {
-            let off = rank - s.len();
-            let idx: Vec<ValueId> = s
-                .iter()
-                .enumerate()
-                .map(|(k, &d)| match d1[k] {
-                    Some(c) => b.select(c, bounds.zero, ivs[k + off]),
-                    None if d == 1 && out_shape[k + off] != 1 => bounds.zero,
-                    None => ivs[k + off],
-                })
-                .collect();
-            let x = b.load(v, &idx);
-            // bf16 bodies compute in f32 and round once (as ml_dtypes and
-            // the reference's f32 formulas do).
-            let x = if elem_of(b.m, v).float_kind() == Some(ir::types::FloatKind::BF16) {
-                scalar::fcast(b, x, &Type::f32())
-            } else {
-                x
-            };
-            loaded.push(x);
-        }
-        match body(b, op, &loaded, &out_elem) {
-            Ok(r) => {
-                let r = if out_elem.is_float() {
-                    scalar::fcast(b, r, &out_elem)
+    loop_nest_by_work(
+        b,
+        &bounds,
+        &out_dims,
+        &out_dims,
+        PARALLEL_MIN_WORK,
+        &mut |b, ivs| {
+            let mut loaded = Vec::with_capacity(inputs.len());
+            for ((&v, s), d1) in inputs.iter().zip(&shapes).zip(&dyn_one) {
+                let off = rank - s.len();
+                let idx: Vec<ValueId> = s
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &d)| match d1[k] {
+                        Some(c) => b.select(c, bounds.zero, ivs[k + off]),
+                        None if d == 1 && out_shape[k + off] != 1 => bounds.zero,
+                        None => ivs[k + off],
+                    })
+                    .collect();
+                let x = b.load(v, &idx);
+                // bf16 bodies compute in f32 and round once (as ml_dtypes and
+                // the reference's f32 formulas do).
+                let x = if elem_of(b.m, v).float_kind() == Some(ir::types::FloatKind::BF16) {
+                    scalar::fcast(b, x, &Type::f32())
                 } else {
-                    r
+                    x
                 };
-                b.store(r, out, ivs);
+                loaded.push(x);
             }
-            Err(e) => err = Some(e),
-        }
-    });
+            match body(b, op, &loaded, &out_elem) {
+                Ok(r) => {
+                    let r = if out_elem.is_float() {
+                        scalar::fcast(b, r, &out_elem)
+                    } else {
+                        r
+                    };
+                    b.store(r, out, ivs);
+                }
+                Err(e) => err = Some(e),
+            }
+        },
+    );
     super::finish(err, vec![out])
 }
 

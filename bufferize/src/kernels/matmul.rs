@@ -5,7 +5,7 @@ use super::gemm;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, loop_nest_by_work, reduce_nest, Bounds, GEMM_MIN_WORK};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
@@ -118,28 +118,37 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     }
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        let i = (!a_vec).then(|| ivs[batch_rank]);
-        let j = (!b_vec).then(|| ivs[ivs.len() - 1]);
-        let mut ai = batch_index(b, &sa, &is1[0], &out_batch, ivs, zero);
-        let mut bi = batch_index(b, &sb, &is1[1], &out_batch, ivs, zero);
-        let init = b.zero(&scalar::acc_type(&elem));
-        let sum = reduce_nest(b, &bounds, &[k_dim], init, &mut |b, k, acc| {
-            let mut aidx = ai.clone();
-            aidx.extend(i);
-            aidx.push(k[0]);
-            let mut bidx = bi.clone();
-            bidx.push(k[0]);
-            bidx.extend(j);
-            let x = b.load(a, &aidx);
-            let y = b.load(w, &bidx);
-            scalar::mul_acc(b, acc, x, y)
-        });
-        let sum = scalar::fcast(b, sum, &elem);
-        ai.clear();
-        bi.clear();
-        b.store(sum, out, ivs);
-    });
+    let mut work = out_dims.clone();
+    work.push(da[da.len() - 1]);
+    loop_nest_by_work(
+        b,
+        &bounds,
+        &out_dims,
+        &work,
+        GEMM_MIN_WORK,
+        &mut |b, ivs| {
+            let i = (!a_vec).then(|| ivs[batch_rank]);
+            let j = (!b_vec).then(|| ivs[ivs.len() - 1]);
+            let mut ai = batch_index(b, &sa, &is1[0], &out_batch, ivs, zero);
+            let mut bi = batch_index(b, &sb, &is1[1], &out_batch, ivs, zero);
+            let init = b.zero(&scalar::acc_type(&elem));
+            let sum = reduce_nest(b, &bounds, &[k_dim], init, &mut |b, k, acc| {
+                let mut aidx = ai.clone();
+                aidx.extend(i);
+                aidx.push(k[0]);
+                let mut bidx = bi.clone();
+                bidx.push(k[0]);
+                bidx.extend(j);
+                let x = b.load(a, &aidx);
+                let y = b.load(w, &bidx);
+                scalar::mul_acc(b, acc, x, y)
+            });
+            let sum = scalar::fcast(b, sum, &elem);
+            ai.clear();
+            bi.clear();
+            b.store(sum, out, ivs);
+        },
+    );
     Ok(vec![out])
 }
 
@@ -242,21 +251,30 @@ fn gemm_matmul(cx: &Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem:
         })
         .collect();
     let bounds = Bounds::new(b);
-    loop_nest(b, &bounds, &o.out_dims[..o.batch_rank], &mut |b, ivs| {
-        let dot = |b: &mut Builder<'_>, s: &[ValueId]| {
-            let mut acc = b.const_index(0);
-            for (&i, &st) in ivs.iter().zip(s) {
-                let t = b.muli(i, st);
-                acc = b.addi(acc, t);
-            }
-            acc
-        };
-        let mut c = call.clone();
-        c.a_off = dot(b, &sa_b);
-        c.b_off = dot(b, &sb_b);
-        c.c_off = dot(b, &sc_b);
-        gemm::call(b, &v, &c);
-    });
+    let mut work = o.out_dims[..o.batch_rank].to_vec();
+    work.extend([m, n, k]);
+    loop_nest_by_work(
+        b,
+        &bounds,
+        &o.out_dims[..o.batch_rank],
+        &work,
+        GEMM_MIN_WORK,
+        &mut |b, ivs| {
+            let dot = |b: &mut Builder<'_>, s: &[ValueId]| {
+                let mut acc = b.const_index(0);
+                for (&i, &st) in ivs.iter().zip(s) {
+                    let t = b.muli(i, st);
+                    acc = b.addi(acc, t);
+                }
+                acc
+            };
+            let mut c = call.clone();
+            c.a_off = dot(b, &sa_b);
+            c.b_off = dot(b, &sb_b);
+            c.c_off = dot(b, &sc_b);
+            gemm::call(b, &v, &c);
+        },
+    );
 }
 
 /// Y = alpha * A' B' + beta * C, with C broadcast to (M, N).

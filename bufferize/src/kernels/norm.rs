@@ -9,7 +9,7 @@
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, loop_nest_by_work, reduce_nest, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
@@ -61,7 +61,7 @@ fn normalize(
         }
         idx
     };
-    loop_nest(b, &bounds, &outer, &mut |b, ovs| {
+    loop_nest_by_work(b, &bounds, &outer, &dx, PARALLEL_MIN_WORK, &mut |b, ovs| {
         let mut n = bounds.one;
         for &d in &inner {
             n = b.muli(n, d);

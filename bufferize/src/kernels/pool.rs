@@ -3,7 +3,7 @@
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{loop_nest, loop_nest_by_work, reduce_nest, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, ValueId};
@@ -54,30 +54,37 @@ pub fn global_pool(
     let bounds = Bounds::new(b);
     let zero = bounds.zero;
     let spatial = dx[2..].to_vec();
-    loop_nest(b, &bounds, &[dx[0], dx[1]], &mut |b, ivs| {
-        let init = neutral(b, kind, &elem);
-        let r = reduce_nest(b, &bounds, &spatial, init, &mut |b, k, acc| {
-            let mut idx = ivs.to_vec();
-            idx.extend_from_slice(k);
-            let v = b.load(x, &idx);
-            combine(b, kind, acc, v)
-        });
-        let r = match kind {
-            PoolKind::Max => r,
-            PoolKind::Average => {
-                let mut n = b.const_index(1);
-                for &d in &spatial {
-                    n = b.mul(n, d);
+    loop_nest_by_work(
+        b,
+        &bounds,
+        &[dx[0], dx[1]],
+        &dx,
+        PARALLEL_MIN_WORK,
+        &mut |b, ivs| {
+            let init = neutral(b, kind, &elem);
+            let r = reduce_nest(b, &bounds, &spatial, init, &mut |b, k, acc| {
+                let mut idx = ivs.to_vec();
+                idx.extend_from_slice(k);
+                let v = b.load(x, &idx);
+                combine(b, kind, acc, v)
+            });
+            let r = match kind {
+                PoolKind::Max => r,
+                PoolKind::Average => {
+                    let mut n = b.const_index(1);
+                    for &d in &spatial {
+                        n = b.mul(n, d);
+                    }
+                    let as_int = b.index_cast(n, ir::Type::i64());
+                    let nf = b.sitofp(as_int, elem.clone());
+                    b.divf(r, nf)
                 }
-                let as_int = b.index_cast(n, ir::Type::i64());
-                let nf = b.sitofp(as_int, elem.clone());
-                b.divf(r, nf)
-            }
-        };
-        let mut idx = ivs.to_vec();
-        idx.extend(std::iter::repeat_n(zero, sx.len() - 2));
-        b.store(r, out, &idx);
-    });
+            };
+            let mut idx = ivs.to_vec();
+            idx.extend(std::iter::repeat_n(zero, sx.len() - 2));
+            b.store(r, out, &idx);
+        },
+    );
     Ok(vec![out])
 }
 

@@ -15,7 +15,7 @@ use super::scalar;
 use super::window::{Placement, Spatial, WindowAttrs};
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::loops::{loop_nest, Bounds};
+use crate::loops::{loop_nest, loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, Module, OpId, Result, Type, ValueId};
@@ -229,18 +229,30 @@ impl Sliding {
     /// Every output: loops over batch and channel, then the axes.
     fn run(&self, b: &mut Builder<'_>, batch_channels: &[ValueId]) {
         let bounds = Bounds::new(b);
-        loop_nest(b, &bounds, batch_channels, &mut |b, nc| {
-            let c = match self.red {
-                Reduction::Depthwise { mult, .. } => b.divui(nc[1], mult),
-                _ => nc[1],
-            };
-            let ch = Channel {
-                out: [nc[0], nc[1]],
-                input: [nc[0], c],
-            };
-            let mut taps = Vec::with_capacity(self.rank());
-            self.outer_axes(b, &ch, &mut taps);
-        });
+        let work: Vec<ValueId> = batch_channels
+            .iter()
+            .chain(&self.place.outs)
+            .copied()
+            .collect();
+        loop_nest_by_work(
+            b,
+            &bounds,
+            batch_channels,
+            &work,
+            PARALLEL_MIN_WORK,
+            &mut |b, nc| {
+                let c = match self.red {
+                    Reduction::Depthwise { mult, .. } => b.divui(nc[1], mult),
+                    _ => nc[1],
+                };
+                let ch = Channel {
+                    out: [nc[0], nc[1]],
+                    input: [nc[0], c],
+                };
+                let mut taps = Vec::with_capacity(self.rank());
+                self.outer_axes(b, &ch, &mut taps);
+            },
+        );
     }
 
     /// The output loops of every axis but the last, each with its taps.

@@ -84,6 +84,8 @@ pub struct BenchArgs {
     /// Internal: with --child-dir, run the model on these `input_N.pb`.
     #[arg(long, hide = true)]
     pub child_inputs: Option<PathBuf>,
+    #[command(flatten)]
+    pub codegen: pipeline::target::CodegenFlags,
 }
 
 /// How one tool fared on one model.
@@ -176,11 +178,13 @@ pub fn run(args: BenchArgs) -> CmdResult {
             .models
             .first()
             .ok_or_else(|| diag("--child-dir needs a model"))?;
+        let cg = args.codegen.resolve(true, args.llvm_bin.as_deref())?;
         return child::run(
             model,
             dir,
             args.child_ir_sizes,
             args.child_inputs.as_deref(),
+            &cg,
         );
     }
     if args.models.is_empty() && args.zoo.is_empty() && !args.scaling {
@@ -423,6 +427,12 @@ fn child_cmd(cx: &Ctx, dir: &Path, samples: Option<&Path>, model: &Path) -> Comm
     cmd.arg("bench").arg("--child-dir").arg(dir).arg(model);
     if let Some(s) = samples {
         cmd.arg("--child-inputs").arg(s);
+    }
+    if let Some(c) = &cx.args.codegen.target_cpu {
+        cmd.arg("--target-cpu").arg(c);
+    }
+    if let Some(n) = cx.args.codegen.threads {
+        cmd.arg("--threads").arg(n.to_string());
     }
     cmd
 }

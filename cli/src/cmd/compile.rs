@@ -37,6 +37,8 @@ pub struct CompileArgs {
     #[command(flatten)]
     pub flags: PassFlags,
     #[command(flatten)]
+    pub codegen: pipeline::CodegenFlags,
+    #[command(flatten)]
     pub batch: crate::batch::BatchArgs,
 }
 
@@ -52,6 +54,7 @@ fn compile_one(args: CompileArgs) -> CmdResult {
         fold_expansion_bound: args.fold_expansion_bound,
         external_data_threshold: args.external_data_threshold,
         import: args.shapes.options(),
+        codegen: args.codegen.resolve(false, args.llvm_bin.as_deref())?,
     };
     pipeline::compile(&args.model, args.output.as_deref(), &opts, &args.flags)
 }

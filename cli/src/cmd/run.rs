@@ -42,7 +42,25 @@ pub struct RunArgs {
     pub shapes: super::ShapeFlags,
     #[command(flatten)]
     pub flags: PassFlags,
+    #[command(flatten)]
+    pub codegen: pipeline::target::CodegenFlags,
 }
+
+/// The executable runs here: native by default, except under valgrind,
+/// which does not emulate AVX-512 (x86-64-v3 then, AVX2 at most).
+fn codegen(args: &RunArgs) -> Result<pipeline::target::Codegen, Failure> {
+    let mut flags = args.codegen.clone();
+    if args.valgrind && flags.target_cpu.is_none() && cfg!(target_arch = "x86_64") {
+        let native = flags.resolve(true, args.llvm_bin.as_deref())?;
+        if native.vector_bits > 256 {
+            flags.target_cpu = Some("x86-64-v3".into());
+        }
+    }
+    flags.resolve(true, args.llvm_bin.as_deref())
+}
+
+/// Memcheck suppression of libgomp's worker threads' TLS, alive at exit.
+const GOMP_POOL_SUPPRESSION: &str = include_str!("../../../scripts/valgrind-gomp.supp");
 
 fn diag(msg: impl Into<String>) -> Failure {
     Failure::Diagnostic(Diagnostic::error(msg))
@@ -96,7 +114,14 @@ pub fn run(args: RunArgs) -> CmdResult {
         })
         .unwrap_or_default();
     check_dim_params(&m, &inputs)?;
-    driver::run_stages(&mut m, None, &args.flags)?;
+    let cg = codegen(&args)?;
+    pipeline::run_stages_with(
+        &mut m,
+        None,
+        &args.flags,
+        Some(driver::DEFAULT_FOLD_EXPANSION_BOUND),
+        &cg,
+    )?;
     check_inputs(&m, &inputs)?;
 
     let ll =
@@ -123,17 +148,14 @@ pub fn run(args: RunArgs) -> CmdResult {
     })?;
     let mut build = Command::new(&clang);
     build.args(["-O2", "-ffp-contract=fast", "-w"]);
-    // The executable runs here: tune for this CPU, except under valgrind,
-    // which does not emulate AVX-512.
-    if !args.valgrind {
-        build.arg("-march=native");
-    }
+    build.args(cg.clang_args());
     let out = build
         .arg("-o")
         .arg(&exe)
         .arg(&ll_path)
         .arg(&c_path)
         .arg("-lm")
+        .args(cg.link_args())
         .output()
         .map_err(|e| io_err("run", &clang, e))?;
     if !out.status.success() {
@@ -143,6 +165,7 @@ pub fn run(args: RunArgs) -> CmdResult {
         )));
     }
     let mut cmd = if args.valgrind {
+        let supp = write("gomp.supp", GOMP_POOL_SUPPRESSION.as_bytes())?;
         let mut c = Command::new("valgrind");
         c.args([
             "--quiet",
@@ -150,6 +173,7 @@ pub fn run(args: RunArgs) -> CmdResult {
             "--leak-check=full",
             "--errors-for-leak-kinds=definite,indirect,possible",
         ])
+        .arg(format!("--suppressions={}", supp.display()))
         .arg(&exe);
         c
     } else {

@@ -73,7 +73,7 @@ fn native(m: ir::Module, job: &Job) -> Result<Vec<u8>, Failure> {
         } else {
             format!("{}.o", job.lib_name)
         });
-        pipeline::native::build(m, lib, &out, None)?;
+        pipeline::native::build(m, lib, &out, None, &pipeline::Codegen::default())?;
         let read = |p: &Path| std::fs::read(p).map_err(|e| crate::cmd::io_err("read", p, e));
         let bytes = read(&out)?;
         if !lib {

@@ -141,6 +141,50 @@ impl Builder<'_> {
         )
     }
 
+    /// `scf.for %iv = lb to ub step s` marked parallel (see
+    /// [`crate::dialects::scf::PARALLEL`]): the caller promises that the
+    /// iterations write disjoint memory and share no scratch buffer.
+    pub fn scf_parallel_for(
+        &mut self,
+        lb: ValueId,
+        ub: ValueId,
+        step: ValueId,
+        body: impl FnOnce(&mut Builder<'_>, ValueId),
+    ) -> OpId {
+        let op = self.scf_for(lb, ub, step, &[], |b, iv, _| {
+            body(b, iv);
+            Vec::new()
+        });
+        self.m
+            .set_attr(op, crate::dialects::scf::PARALLEL, Attribute::Unit);
+        op
+    }
+
+    /// The number of threads a parallel loop started here would get
+    /// (`func.call @__onnxc_num_threads()`, declared on first use).
+    pub fn num_threads(&mut self) -> ValueId {
+        let name = crate::dialects::scf::NUM_THREADS_FN;
+        if self.m.lookup_symbol(name).is_none() {
+            // A declaration: a `func.func` with an empty region.
+            let body = self.m.body();
+            let fty = Type::function(vec![], vec![Type::Index]);
+            let mut top = Builder::new(self.m, crate::module::InsertPoint::Start(body));
+            top.create(
+                "func.func",
+                OpSpec {
+                    attrs: vec![
+                        (Sym::new("sym_name"), Attribute::string(name)),
+                        (Sym::new("function_type"), Attribute::Type(fty)),
+                        (Sym::new("sym_visibility"), Attribute::string("private")),
+                    ],
+                    regions: 1,
+                    ..OpSpec::default()
+                },
+            );
+        }
+        self.call(name, &[], &[Type::Index])[0]
+    }
+
     /// `func.call @callee(args) : (...) -> results`; returns the results.
     pub fn call(&mut self, callee: &str, args: &[ValueId], results: &[Type]) -> Vec<ValueId> {
         let attrs = [("callee", Attribute::symbol(callee))];

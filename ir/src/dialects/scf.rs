@@ -6,6 +6,16 @@ use crate::module::{Module, OpId};
 use crate::registry::{OpDef, Syntax, Traits};
 use crate::types::Type;
 
+/// Marks an `scf.for` without results whose iterations are independent
+/// (they write disjoint memory and share no scratch buffer), so they may
+/// run on several threads (`lower-parallel` in the lower crate).
+pub const PARALLEL: &str = "onnxc.parallel";
+
+/// `() -> index`: how many threads a parallel region started here would
+/// get (1 inside a running one); kernels split their work by it. Defined
+/// by the LLVM emitter.
+pub const NUM_THREADS_FN: &str = "__onnxc_num_threads";
+
 const TERM: Traits = Traits::TERMINATOR.union(Traits::PURE);
 
 pub static OPS: [OpDef; 5] = [

@@ -36,7 +36,8 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Optio
 
     let body = m.region(f, 0).filter(|&r| m.entry_block(r).is_some());
     let Some(region) = body else {
-        if runtime::provide(mcx, name, ft) {
+        // Defined by `parallel` where it is called.
+        if runtime::provide(mcx, name, ft) || name == ir::dialects::scf::NUM_THREADS_FN {
             return Ok(None);
         }
         return Ok(Some(Item {
@@ -177,20 +178,13 @@ fn emit_call(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
         .attr(op, "callee")
         .and_then(Attribute::as_symbol)
         .ok_or_else(|| op_error(m, op, "requires a 'callee' symbol"))?;
-    let mut args = m
-        .operands(op)
-        .iter()
-        .map(|&v| cx.tv(op, v))
-        .collect::<Result<Vec<_>>>()?;
-    // `noalias` memrefs also pass their aligned pointer (see `emit_func`).
-    let noalias = cx.mcx.noalias.get(callee).cloned().unwrap_or_default();
-    for i in noalias {
-        let Some(a) = args.get(i).cloned() else {
-            return Err(op_error(m, op, "too few arguments for the callee"));
-        };
-        let p = cx.assign(format!("extractvalue {a}, 1"));
-        args.push(format!("ptr {p}"));
+    if callee == ir::dialects::scf::NUM_THREADS_FN {
+        return super::parallel::emit_num_threads(cx, op);
     }
+    if m.attr(op, ir::dialects::scf::PARALLEL).is_some() {
+        return super::parallel::emit_parallel_call(cx, op, callee);
+    }
+    let args = call_args(cx, op, callee)?;
     let results: Vec<Type> = m
         .results(op)
         .iter()
@@ -217,6 +211,26 @@ fn emit_call(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The argument list of a call of `callee`: the operands, then the
+/// aligned pointers of its `noalias` memrefs (see `emit_func`).
+pub(crate) fn call_args(cx: &mut FnCx<'_>, op: OpId, callee: &str) -> Result<Vec<String>> {
+    let m = cx.m;
+    let mut args = m
+        .operands(op)
+        .iter()
+        .map(|&v| cx.tv(op, v))
+        .collect::<Result<Vec<_>>>()?;
+    let noalias = cx.mcx.noalias.get(callee).cloned().unwrap_or_default();
+    for i in noalias {
+        let Some(a) = args.get(i).cloned() else {
+            return Err(op_error(m, op, "too few arguments for the callee"));
+        };
+        let p = cx.assign(format!("extractvalue {a}, 1"));
+        args.push(format!("ptr {p}"));
+    }
+    Ok(args)
 }
 
 fn emit_cond_br(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {

@@ -41,6 +41,7 @@ mod globals;
 mod math;
 mod memref;
 mod minifloat;
+mod parallel;
 mod parts;
 mod runtime;
 pub(crate) mod types;
@@ -153,7 +154,12 @@ fn emit_items(
     for op in m.block_ops(m.body()) {
         ir::cancel::check()?;
         match m.name(op).as_str() {
-            "func.func" => e.funcs.extend(control::emit_func(m, op, &mut mcx)?),
+            "func.func" => {
+                e.funcs.extend(control::emit_func(m, op, &mut mcx)?);
+                if m.attr(op, crate::parallel::BODY_ATTR).is_some() {
+                    e.funcs.push(parallel::trampoline(m, op, &mut mcx)?);
+                }
+            }
             "memref.global" => e.globals.extend(globals::emit_global(m, op, &mcx.sidecar)?),
             _ => {
                 return Err(op_error(
@@ -217,6 +223,8 @@ pub(crate) struct ModuleCx {
     pub(crate) sidecar: globals::SidecarMap,
     /// Metadata nodes, `!0`, `!1`, ... in order.
     metadata: Vec<String>,
+    /// The thread-count helper of `parallel` is defined.
+    team_helper: bool,
     /// Per defined function: its `llvm.noalias` memref arguments.
     pub(crate) noalias: HashMap<String, Vec<usize>>,
     /// The spelling of each IR value of the function being emitted.

@@ -106,7 +106,7 @@ pub fn build_and_run(name: &str, ll: &str) -> RunResult {
             .arg(&src)
             .arg("-o")
             .arg(&exe)
-            .arg("-lm"));
+            .args(["-lm", "-Wl,--as-needed", "-lgomp"]));
         assert_eq!(
             c.code,
             Some(0),

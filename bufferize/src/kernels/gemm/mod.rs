@@ -242,8 +242,58 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
     fb.ret(&[]);
 }
 
-/// `jc → pc → (pack B) → ic → (pack A) → jr → ir → micro-kernel`.
+/// Threads split C into bands of whole register tiles, one band each:
+/// columns when N has at least as many NR-wide tiles as M has MR-high
+/// ones, else rows. A band is a GEMM of its own, with its own packing
+/// buffers (allocated inside the parallel loop).
 fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
+    let bl = v.blocking;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let (nr, mr) = (b.const_index(bl.nr()), b.const_index(bl.mr));
+    let n_tiles = b.ceildivsi(p.n, nr);
+    let m_tiles = b.ceildivsi(p.m, mr);
+    let by_cols = b.cmp(ir::builder::Cmp::Ge, n_tiles, m_tiles);
+    let tiles = b.select(by_cols, n_tiles, m_tiles);
+    let unit = b.select(by_cols, nr, mr);
+    let total = b.select(by_cols, p.n, p.m);
+    // Small products stay on one thread (see loops::GEMM_MIN_WORK).
+    let threads = b.num_threads();
+    let mn = b.muli(p.m, p.n);
+    let mnk = b.muli(mn, p.k);
+    let min_work = b.const_index(crate::loops::GEMM_MIN_WORK);
+    let small = b.cmp(ir::builder::Cmp::Lt, mnk, min_work);
+    let threads = b.select(small, one, threads);
+    let parts = b.minsi(threads, tiles);
+    let parts = b.maxsi(parts, one);
+    let per = b.ceildivsi(tiles, parts);
+    b.scf_parallel_for(zero, parts, one, |b, t| {
+        let first = b.muli(t, per);
+        let lo = b.muli(first, unit);
+        let lo = b.minsi(lo, total);
+        let next = b.addi(first, per);
+        let hi = b.muli(next, unit);
+        let hi = b.minsi(hi, total);
+        let band = Band {
+            m0: b.select(by_cols, zero, lo),
+            m1: b.select(by_cols, p.m, hi),
+            n0: b.select(by_cols, lo, zero),
+            n1: b.select(by_cols, hi, p.n),
+        };
+        blocked(b, v, p, &band);
+    });
+}
+
+/// Rows `m0..m1` and columns `n0..n1` of C.
+struct Band {
+    m0: ValueId,
+    m1: ValueId,
+    n0: ValueId,
+    n1: ValueId,
+}
+
+/// `jc → pc → (pack B) → ic → (pack A) → jr → ir → micro-kernel` over a
+/// band.
+fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
     let bl = v.blocking;
     let zero = b.const_index(0);
     let (kc, mc, nc, nr, mr) = (
@@ -259,20 +309,23 @@ fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
         let rounded = b.ceildivsi(total, s);
         let rounded = b.muli(rounded, s);
         let len = b.minsi(rounded, cap);
+        let len = b.maxsi(len, s);
         b.muli(len, kc)
     };
-    let ap_len = panel_len(b, p.m, bl.mr, mc);
-    let bp_len = panel_len(b, p.n, bl.nr(), nc);
+    let m_len = b.subi(band.m1, band.m0);
+    let n_len = b.subi(band.n1, band.n0);
+    let ap_len = panel_len(b, m_len, bl.mr, mc);
+    let bp_len = panel_len(b, n_len, bl.nr(), nc);
     let buf_ty = Type::memref(vec![ir::DYN], v.elem.clone());
     let ap = b.alloc_aligned(&buf_ty, &[ap_len], 64);
     let bpk = b.alloc_aligned(&buf_ty, &[bp_len], 64);
-    b.scf_for(zero, p.n, nc, &[], |b, jc, _| {
-        let ncur = min_rest(b, p.n, jc, nc);
+    b.scf_for(band.n0, band.n1, nc, &[], |b, jc, _| {
+        let ncur = min_rest(b, band.n1, jc, nc);
         b.scf_for(zero, p.k, kc, &[], |b, pc, _| {
             let kcur = min_rest(b, p.k, pc, kc);
             pack::pack_b(b, v, p, bpk, pc, kcur, jc, ncur);
-            b.scf_for(zero, p.m, mc, &[], |b, ic, _| {
-                let mcur = min_rest(b, p.m, ic, mc);
+            b.scf_for(band.m0, band.m1, mc, &[], |b, ic, _| {
+                let mcur = min_rest(b, band.m1, ic, mc);
                 pack::pack_a(b, v, p, ap, ic, mcur, pc, kcur);
                 let tile = micro::Tile { pc, kcur, ic, jc };
                 b.scf_for(zero, ncur, nr, &[], |b, jr, _| {

@@ -18,9 +18,15 @@ use std::time::Instant;
 /// prints the IR after each stage to measure its size (slower, so the
 /// parent does it in a separate, untimed run).
 /// `inputs`: a directory of `input_N.pb` to run the model on.
-pub fn run(model: &Path, dir: &Path, ir_sizes: bool, inputs: Option<&Path>) -> Result<(), Failure> {
+pub fn run(
+    model: &Path,
+    dir: &Path,
+    ir_sizes: bool,
+    inputs: Option<&Path>,
+    cg: &pipeline::target::Codegen,
+) -> Result<(), Failure> {
     let mut rep = String::new();
-    let result = compile(model, dir, ir_sizes, inputs, &mut rep);
+    let result = compile(model, dir, ir_sizes, inputs, cg, &mut rep);
     if let Err(e) = &result {
         let msg = match e {
             Failure::Quiet => "failed".to_string(),
@@ -38,6 +44,7 @@ fn compile(
     dir: &Path,
     ir_sizes: bool,
     given_inputs: Option<&Path>,
+    cg: &pipeline::target::Codegen,
     rep: &mut String,
 ) -> Result<(), Failure> {
     let t = Instant::now();
@@ -66,7 +73,7 @@ fn compile(
                 "{pipeline}{{expansion-bound={}}}",
                 driver::DEFAULT_FOLD_EXPANSION_BOUND
             ),
-            _ => pipeline.to_string(),
+            _ => cg.stage_pipeline(stage, pipeline),
         };
         pm.extend(registry.parse(&pipeline)?);
         let reports = flags.instrument(&mut pm);

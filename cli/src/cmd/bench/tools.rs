@@ -111,14 +111,17 @@ pub fn build_and_run(
         return Ok(vec![skipped(BUILD, "clang not found")]);
     };
     let bin = dir.join("model");
+    // The code the child compiled for (native by default).
+    let cg = cx.args.codegen.resolve(true, cx.args.llvm_bin.as_deref())?;
     let build = cx.repeated(cx.repeat, false, || {
         let mut cmd = Command::new(&clang);
-        // Portable code (no -march=native), so valgrind can run it too.
         cmd.args(["-O2", "-ffp-contract=fast", "-w", "-o"])
             .arg(&bin)
             .arg(dir.join("model.ll"))
             .arg(dir.join("driver.c"))
-            .arg("-lm");
+            .args(cg.clang_args())
+            .arg("-lm")
+            .args(cg.link_args());
         cmd
     })?;
     let build_row = row_of(BUILD, &build, first_error(&build));

@@ -1,0 +1,219 @@
+//! `--target-cpu` and `--threads`: what the generated code is built for.
+//!
+//! The CPU goes to clang (`-march`, `-mcpu` on AArch64) and decides the
+//! width of the vectors bufferize writes the kernels for (`vector-bits`):
+//! 512 where the CPU has AVX-512, 256 with AVX2, else 128 (SSE, NEON).
+//! clang itself says what a CPU has (`clang -march=CPU -dM -E` defines
+//! `__AVX512F__`, `__AVX2__`); without clang, the x86-64 levels are known
+//! and `native` reads /proc/cpuinfo.
+
+use crate::Failure;
+use std::path::Path;
+use std::process::Command;
+
+/// The portable baseline of `--emit obj|lib|llvm`: x86-64-v2 (SSE4.2,
+/// POPCNT; every x86-64 CPU since 2009 and every x86-64 cloud machine),
+/// so a library built here loads anywhere; pass `--target-cpu` for more.
+pub const PORTABLE_X86: &str = "x86-64-v2";
+
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct CodegenFlags {
+    /// CPU the code is built for: native, x86-64-v2, x86-64-v3 (AVX2),
+    /// x86-64-v4 (AVX-512), or any clang -march value (default: native for
+    /// run and bench, x86-64-v2 for compile).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "CPU"))]
+    pub target_cpu: Option<String>,
+    /// Threads of the compiled code's parallel loops; 0 (default): all
+    /// cores of the machine it runs on; 1: serial code without libgomp.
+    /// The environment variable ONNXC_NUM_THREADS overrides it at run time.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N"))]
+    pub threads: Option<u64>,
+}
+
+/// The resolved choice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Codegen {
+    pub cpu: String,
+    pub vector_bits: u32,
+    pub threads: u64,
+}
+
+impl Default for Codegen {
+    fn default() -> Self {
+        Codegen {
+            cpu: default_cpu(false).to_string(),
+            vector_bits: 128,
+            threads: 0,
+        }
+    }
+}
+
+fn default_cpu(native: bool) -> &'static str {
+    if native {
+        "native"
+    } else if cfg!(target_arch = "x86_64") {
+        PORTABLE_X86
+    } else {
+        "generic"
+    }
+}
+
+impl CodegenFlags {
+    /// Resolves the flags; `native_default`: the code runs here (`run`,
+    /// `bench`).
+    pub fn resolve(
+        &self,
+        native_default: bool,
+        llvm_bin: Option<&Path>,
+    ) -> Result<Codegen, Failure> {
+        let cpu = self
+            .target_cpu
+            .clone()
+            .unwrap_or_else(|| default_cpu(native_default).to_string());
+        if cpu.is_empty()
+            || !cpu
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.+".contains(c))
+        {
+            return Err(Failure::Usage(format!(
+                "--target-cpu: invalid CPU name '{cpu}'"
+            )));
+        }
+        let vector_bits = vector_bits(&cpu, llvm_bin)?;
+        Ok(Codegen {
+            cpu,
+            vector_bits,
+            threads: self.threads.unwrap_or(0),
+        })
+    }
+}
+
+impl Codegen {
+    /// clang's flag for the CPU.
+    pub fn clang_args(&self) -> Vec<String> {
+        let flag = if cfg!(target_arch = "aarch64") {
+            "-mcpu"
+        } else {
+            "-march"
+        };
+        vec![format!("{flag}={}", self.cpu)]
+    }
+    /// The linker flags the code needs: libgomp unless serial.
+    pub fn link_args(&self) -> Vec<&'static str> {
+        match self.threads {
+            1 => vec![],
+            _ => vec!["-Wl,--push-state,--as-needed", "-lgomp", "-Wl,--pop-state"],
+        }
+    }
+    /// The bufferize and lower pipelines with this choice's options.
+    pub fn stage_pipeline(&self, stage: &str, pipeline: &str) -> String {
+        match stage {
+            "bufferize" => pipeline.replacen(
+                "bufferize",
+                &format!("bufferize{{vector-bits={}}}", self.vector_bits),
+                1,
+            ),
+            "lower" => lower::llvm_ready_pipeline(self.threads),
+            _ => pipeline.to_string(),
+        }
+    }
+    /// Lines for the generated header.
+    pub fn header_note(&self, prefix: &str) -> String {
+        let up = prefix.to_ascii_uppercase();
+        let threads = match self.threads {
+            0 => "all cores".to_string(),
+            n => n.to_string(),
+        };
+        format!(
+            "/* Built with --target-cpu {cpu} ({bits}-bit vectors) and --threads {t} ({threads});\n   \
+             ONNXC_NUM_THREADS overrides the thread count at run time.{gomp} */\n\
+             #define {up}_TARGET_CPU \"{cpu}\"\n#define {up}_THREADS {t}\n",
+            cpu = self.cpu,
+            bits = self.vector_bits,
+            t = self.threads,
+            gomp = if self.threads == 1 {
+                ""
+            } else {
+                "\n   The library needs libgomp (GCC's OpenMP runtime, libgomp.so.1)."
+            },
+        )
+    }
+}
+
+/// The vector width for `cpu`: from clang's target features, else known.
+fn vector_bits(cpu: &str, llvm_bin: Option<&Path>) -> Result<u32, Failure> {
+    if cfg!(not(target_arch = "x86_64")) {
+        return Ok(128);
+    }
+    if let Some(clang) = crate::tools::find_tool("clang", llvm_bin) {
+        let out = Command::new(&clang)
+            .arg(format!("-march={cpu}"))
+            .args(["-dM", "-E", "-x", "c", "/dev/null"])
+            .output();
+        if let Ok(out) = out {
+            let text = String::from_utf8_lossy(&out.stdout);
+            if !out.status.success() {
+                return Err(Failure::Usage(format!(
+                    "--target-cpu: clang does not know CPU '{cpu}'"
+                )));
+            }
+            return Ok(bits_of(&text));
+        }
+    }
+    Ok(match cpu {
+        "x86-64-v4" => 512,
+        "x86-64-v3" => 256,
+        "native" => bits_of(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default()),
+        _ => 128,
+    })
+}
+
+/// 512 with AVX-512F, 256 with AVX2, else 128, from clang's macros
+/// (`#define __AVX2__ 1`) or cpuinfo's flags (` avx2 `).
+fn bits_of(features: &str) -> u32 {
+    let has = |f: &str| {
+        let macro_ = format!("#define __{}__ ", f.to_ascii_uppercase());
+        features.contains(&macro_) || features.contains(&format!(" {f} "))
+    };
+    if has("avx512f") {
+        512
+    } else if has("avx2") {
+        256
+    } else {
+        128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_to_bits() {
+        assert_eq!(bits_of("#define __AVX2__ 1\n#define __AVX512F__ 1\n"), 512);
+        assert_eq!(
+            bits_of("#define __AVX2__ 1\n#define __AVX512FP16__ 1\n"),
+            256
+        );
+        assert_eq!(bits_of("flags : fpu sse4_2 avx avx2 bmi2 "), 256);
+        assert_eq!(bits_of("#define __SSE4_2__ 1\n"), 128);
+    }
+
+    #[test]
+    fn pipelines_carry_the_choice() {
+        let c = Codegen {
+            cpu: "x86-64-v3".into(),
+            vector_bits: 256,
+            threads: 2,
+        };
+        assert_eq!(
+            c.stage_pipeline("bufferize", "bufferize,split-alloc"),
+            "bufferize{vector-bits=256},split-alloc"
+        );
+        assert!(c
+            .stage_pipeline("lower", "x")
+            .contains("lower-parallel{threads=2}"));
+        assert_eq!(c.clang_args(), vec!["-march=x86-64-v3".to_string()]);
+    }
+}
