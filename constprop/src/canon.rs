@@ -6,8 +6,10 @@
 
 mod batchnorm;
 mod reassociate;
+mod shape;
 pub use batchnorm::FoldBatchNorm;
 pub use reassociate::{ConstantsRight, Reassociate};
+pub use shape::KnownShapeValue;
 
 use crate::fold::constant_operand;
 use ir::attr::Attribute;

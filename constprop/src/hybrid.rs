@@ -194,11 +194,12 @@ impl Pass for ConstProp {
         let fold = FoldConstants {
             bound: self.expansion_bound,
         };
-        let patterns: [&dyn Pattern; 9] = [
+        let patterns: [&dyn Pattern; 10] = [
             &RefineTypes,
             &ForwardIdentity,
             &fold,
             &canon::StaticShape,
+            &canon::KnownShapeValue,
             &canon::FoldBatchNorm,
             &canon::NeutralOperand,
             &canon::ConstantsRight,
