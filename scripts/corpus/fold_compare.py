@@ -159,6 +159,11 @@ def one_tool(args, run, entry_path, model, out, shapes, sizes):
         return r
     r["nodes"] = model_nodes(out)
     r.update(check(args, entry_path, out, sizes))
+    cached = run is run_onnxsim and args.reuse_onnxsim
+    if not args.keep and not cached:
+        for p in (out, out + ".data"):
+            if os.path.exists(p):
+                os.remove(p)
     return r
 
 
@@ -250,6 +255,7 @@ def main():
     ap.add_argument("--filter", help="only models whose name matches this regex")
     ap.add_argument("--no-shapes", action="store_true", help="skip the fixed-size column")
     ap.add_argument("--work", default=os.path.join(ROOT, "target", "fold-compare"))
+    ap.add_argument("--keep", action="store_true", help="keep the folded models in --work")
     ap.add_argument("--reuse-onnxsim", action="store_true", help="keep onnxsim results of an earlier run in --work")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per child process")
     ap.add_argument("--md", help="write the Markdown table here")

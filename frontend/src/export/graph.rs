@@ -187,7 +187,7 @@ impl<'m> Exporter<'m> {
                 .input
                 .push(value_info(m, owner, &name, m.value_type(a))?);
         }
-        // Returned results without a name of their own take the output's.
+        // Returned results take the output's name.
         let mut preferred: HashMap<ValueId, String> = HashMap::new();
         for (j, &v) in m.operands(term).iter().enumerate() {
             if let Some(out) = info.outputs.get(j) {
@@ -238,8 +238,9 @@ impl<'m> Exporter<'m> {
         }
     }
 
-    /// The name result `i` of `op` gets: the one it was imported with, else
-    /// the graph output's it is returned as.
+    /// The name result `i` of `op` gets: the graph output's it is returned
+    /// as (no Identity needed to rename it), else the one it was imported
+    /// with.
     fn result_name(
         &self,
         op: OpId,
@@ -247,11 +248,11 @@ impl<'m> Exporter<'m> {
         v: ValueId,
         preferred: &HashMap<ValueId, String>,
     ) -> Option<String> {
-        let stored = stored_name(self.m, op, i);
-        if !stored.is_empty() {
-            return Some(stored);
+        if let Some(out) = preferred.get(&v) {
+            return Some(out.clone());
         }
-        preferred.get(&v).cloned()
+        let stored = stored_name(self.m, op, i);
+        (!stored.is_empty()).then_some(stored)
     }
 
     /// An `onnx.Constant` as an initializer (inline, external, or left
