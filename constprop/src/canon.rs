@@ -7,6 +7,7 @@
 mod batchnorm;
 mod chains;
 mod conv_affine;
+mod gemm;
 mod nop;
 mod reassociate;
 mod rnn;
@@ -14,6 +15,7 @@ mod shape;
 pub use batchnorm::FoldBatchNorm;
 pub use chains::FuseChains;
 pub use conv_affine::AffineIntoConv;
+pub use gemm::MatMulAddToGemm;
 pub use nop::{known_dims, same_shape, ForwardNop};
 pub use reassociate::{ConstantsRight, Reassociate};
 pub use rnn::{is_zero, ZeroRecurrentInputs};

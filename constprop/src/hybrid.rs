@@ -233,7 +233,7 @@ impl Pass for ConstProp {
         let fold = FoldConstants {
             bound: self.expansion_bound,
         };
-        let patterns: [&dyn Pattern; 15] = [
+        let patterns: [&dyn Pattern; 16] = [
             &RefineTypes,
             &ForwardIdentity,
             &fold,
@@ -245,6 +245,7 @@ impl Pass for ConstProp {
             &canon::ZeroRecurrentInputs,
             &canon::FoldBatchNorm,
             &canon::AffineIntoConv,
+            &canon::MatMulAddToGemm,
             &canon::NeutralOperand,
             &canon::ConstantsRight,
             &canon::Reassociate,

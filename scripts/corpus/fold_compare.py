@@ -20,8 +20,11 @@ NAME.onnx, NAME.json and NAME.size{k}.npz (corpus_common.py). Per model:
 
 Prints a Markdown table (model, nodes before, after onnxc, after onnxsim,
 both times, correct?) and writes it with --md; --json keeps every result.
-Needs numpy, onnx, onnxruntime and onnxsim in this Python. Exit status 0
-whatever the models do, 2 for a usage error.
+onnxc's results must also pass onnx.checker with full_check (strict shape
+inference). Needs numpy, onnx, onnxruntime and onnxsim in this Python.
+Exit status 0 whatever the models do, 2 for a usage error; with --assert
+(the CI test), 1 unless onnxc is correct and leaves no more nodes than
+onnxsim on every model.
 """
 
 import argparse
@@ -89,6 +92,14 @@ def worker_check(args):
     entry = json.load(open(args.json))
     corpus_dir = os.path.dirname(os.path.abspath(args.json))
     names = [i["name"] for i in entry["inputs"]]
+    checker = ""
+    if args.checker:
+        import onnx
+
+        try:
+            onnx.checker.check_model(args.model, full_check=True)
+        except Exception as e:  # noqa: BLE001 (any checker complaint is the result)
+            checker = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
     sess = ort_session(args.model)
     declared = {i.name for i in sess.get_inputs()}
     worst, notes = 0.0, []
@@ -105,15 +116,19 @@ def worker_check(args):
                 worst = max(worst, mad)
             if not ok:
                 notes.append(f"size {k} out{i}: {note or f'max abs diff {mad:.3g}'}")
+    if checker:
+        notes.insert(0, f"onnx.checker: {checker}")
     print(json.dumps({"ok": not notes, "max_abs_diff": worst, "notes": notes[:4]}))
 
 
 # ---------------------------------------------------------------- driver
 
 
-def check(args, entry_path, model, sizes):
+def check(args, entry_path, model, sizes, checker):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "check", "--json", entry_path]
     cmd += ["--model", model, "--sizes", ",".join(map(str, sizes))]
+    if checker:
+        cmd.append("--checker")
     rc, out, err = run_child(cmd, args.timeout)
     r = last_json(out)
     if rc != 0 or r is None:
@@ -158,7 +173,9 @@ def one_tool(args, run, entry_path, model, out, shapes, sizes):
     if "error" in r:
         return r
     r["nodes"] = model_nodes(out)
-    r.update(check(args, entry_path, out, sizes))
+    # onnx.checker (with strict shape inference) judges our output only:
+    # onnxsim's is the reference.
+    r.update(check(args, entry_path, out, sizes, run is run_onnxc))
     cached = run is run_onnxsim and args.reuse_onnxsim
     if not args.keep and not cached:
         for p in (out, out + ".data"):
@@ -260,7 +277,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per child process")
     ap.add_argument("--md", help="write the Markdown table here")
     ap.add_argument("--json", help="write every result here")
+    ap.add_argument("--assert", dest="assert_", action="store_true", help="exit 1 unless onnxc is correct and leaves no more nodes than onnxsim on every model")
     ap.add_argument("--worker", choices=["onnxsim", "check"], help=argparse.SUPPRESS)
+    ap.add_argument("--checker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("--shapes", help=argparse.SUPPRESS)
@@ -293,7 +312,27 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    if args.assert_:
+        bad = failures(results)
+        for b in bad:
+            print(f"FAIL {b}", file=sys.stderr)
+        return 1 if bad or not results else 0
     return 0
+
+
+def failures(results):
+    """What --assert rejects: onnxc wrong or failing, or more nodes."""
+    out = []
+    for r in results:
+        for key in ("dynamic", "static"):
+            a, b = r[key].get("onnxc"), r[key].get("onnxsim")
+            if a is None:
+                continue
+            if "error" in a or not a.get("ok"):
+                out.append(f"{r['model']} ({key}): onnxc {a.get('error') or a.get('notes')}")
+            elif b and "error" not in b and a["nodes"] > b["nodes"]:
+                out.append(f"{r['model']} ({key}): onnxc leaves {a['nodes']} nodes, onnxsim {b['nodes']}")
+    return out
 
 
 if __name__ == "__main__":

@@ -121,6 +121,39 @@ fn reshapes(m: &mut Module, op: OpId, x: ValueId) -> Option<()> {
     Some(())
 }
 
+/// The Concat axis of `op`, normalized to the rank of its result.
+fn concat_axis(m: &Module, op: OpId) -> Option<usize> {
+    let r = rank(m, m.result(op, 0)?)?;
+    onnx::axis::normalize(ops::Concat::of(m, op).axis(), r)
+}
+
+/// `Concat(a, Concat(b, c), d)` → `Concat(a, b, c, d)` (same axis, the
+/// inner one used only here).
+fn concats(m: &mut Module, op: OpId) -> bool {
+    let Some(axis) = concat_axis(m, op) else {
+        return false;
+    };
+    let mut changed = false;
+    let mut operands = Vec::new();
+    for &v in m.operands(op) {
+        let inner = m
+            .defining_op(v)
+            .filter(|&d| onnx::is(m, d, OpKind::Concat) && m.uses(v).len() == 1)
+            .filter(|&d| concat_axis(m, d) == Some(axis));
+        match inner {
+            Some(d) => {
+                operands.extend_from_slice(m.operands(d));
+                changed = true;
+            }
+            None => operands.push(v),
+        }
+    }
+    if changed {
+        m.set_operands(op, &operands);
+    }
+    changed
+}
+
 impl Pattern for FuseChains {
     fn name(&self) -> &'static str {
         "fuse-chains"
@@ -129,6 +162,9 @@ impl Pattern for FuseChains {
         let Some(kind) = OpKind::of(m, op) else {
             return Ok(false);
         };
+        if kind == OpKind::Concat {
+            return Ok(concats(m, op));
+        }
         let Some((inner, ik, x)) = sole_producer(m, op) else {
             return Ok(false);
         };

@@ -130,6 +130,10 @@ pub struct Exporter<'m> {
     pub deferred: Vec<(usize, Elements)>,
     /// Graph nesting: 1 while exporting the main graph.
     depth: usize,
+    /// Output names kept for the ops computing those outputs, so that no
+    /// other value (a constant named after the node it was folded from)
+    /// takes one first.
+    reserved: HashSet<String>,
 }
 
 impl<'m> Exporter<'m> {
@@ -153,6 +157,7 @@ impl<'m> Exporter<'m> {
             defer_min: None,
             deferred: Vec::new(),
             depth: 0,
+            reserved: HashSet::new(),
         }
     }
 
@@ -187,12 +192,19 @@ impl<'m> Exporter<'m> {
                 .input
                 .push(value_info(m, owner, &name, m.value_type(a))?);
         }
-        // Returned results take the output's name.
+        // Returned results computed here take the output's name.
         let mut preferred: HashMap<ValueId, String> = HashMap::new();
         for (j, &v) in m.operands(term).iter().enumerate() {
-            if let Some(out) = info.outputs.get(j) {
-                preferred.entry(v).or_insert_with(|| out.clone());
+            let Some(out) = info.outputs.get(j) else {
+                continue;
+            };
+            let local = m
+                .defining_op(v)
+                .is_some_and(|d| m.op_block(d) == Some(block) && !onnx::is(m, d, OpKind::Constant));
+            if local && !preferred.contains_key(&v) && self.names.taken.insert(out.clone()) {
+                self.reserved.insert(out.clone());
             }
+            preferred.entry(v).or_insert_with(|| out.clone());
         }
         for op in m.block_ops(block) {
             if op != term {
@@ -208,6 +220,16 @@ impl<'m> Exporter<'m> {
             .filter(|v| !outs.contains(v.name.as_str()))
             .collect();
         Ok(graph)
+    }
+
+    /// Names `v` `wanted`, or a fresh variant of it; a reserved output name
+    /// goes only to the value returned as that output.
+    fn claim(&mut self, v: ValueId, wanted: &str, preferred: &HashMap<ValueId, String>) -> String {
+        if preferred.get(&v).is_some_and(|p| p == wanted) && self.reserved.remove(wanted) {
+            self.names.of.set(v, Some(wanted.to_string()));
+            return wanted.to_string();
+        }
+        self.names.claim(v, wanted)
     }
 
     /// Whether operand `index` of `op` is written back as an attribute.
@@ -274,7 +296,7 @@ impl<'m> Exporter<'m> {
         let wanted = self
             .result_name(op, 0, r, preferred)
             .unwrap_or_else(|| loc_name(m, op));
-        let n = self.names.claim(r, &wanted);
+        let n = self.claim(r, &wanted, preferred);
         let bytes = e.dtype().storage_bytes(e.len()).unwrap_or(0);
         let bare = |name: String| TensorProto {
             name,
@@ -427,7 +449,7 @@ impl<'m> Exporter<'m> {
         let results = m.results(op);
         for (i, &r) in results.iter().enumerate() {
             let n = match self.result_name(op, i, r, preferred) {
-                Some(n) => self.names.claim(r, &n),
+                Some(n) => self.claim(r, &n, preferred),
                 // An omitted optional output stays omitted while unused.
                 None if m.attr(op, NAMES_ATTR).is_some() && !m.has_uses(r) => String::new(),
                 None if results.len() == 1 => self.names.claim(r, &node.name),

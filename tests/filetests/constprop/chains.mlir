@@ -49,3 +49,14 @@ func.func @reshapes(%x: tensor<2x3x4xf32>, %y: tensor<2x3x4xf32>) -> (tensor<4x6
   %q = "onnx.Reshape"(%g, %z) : (tensor<6x4xf32>, tensor<3xi64>) -> tensor<6x2x2xf32>
   return %r, %q : tensor<4x6xf32>, tensor<6x2x2xf32>
 }
+
+// A Concat of a Concat on the same axis takes its operands (torchvision's
+// LRASPP: Concat(Shape(x)[:2], Concat(H, W)) for a Resize).
+// CHECK-LABEL: func.func @concats
+// CHECK-NEXT:    %[[C:.*]] = "onnx.Concat"(%arg0, %arg1, %arg2) {axis = 0 : i64}
+// CHECK-NEXT:    return %[[C]]
+func.func @concats(%a: tensor<2xi64>, %b: tensor<1xi64>, %c: tensor<1xi64>) -> tensor<4xi64> {
+  %i = "onnx.Concat"(%b, %c) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %o = "onnx.Concat"(%a, %i) {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>) -> tensor<4xi64>
+  return %o : tensor<4xi64>
+}
