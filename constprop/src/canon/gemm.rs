@@ -1,9 +1,9 @@
 //! `MatMul(a, W) + c` with constant `W` and a bias `c` Gemm can broadcast
 //! becomes one `Gemm(a, W, c)`. A 2-D `a` always; an `a` of higher rank
-//! with static dims when the sum only feeds Reshapes: then `a` is viewed
-//! as `[M, K]` and the Gemm's result reshaped back, a Reshape that merges
-//! into the consumer's, and equal input views of sibling projections (Q,
-//! K and V of one hidden state) merge by CSE.
+//! with static dims when the sum only feeds Reshapes and `a` feeds other
+//! projections: then `a` is viewed as `[M, K]` (one view for all of them,
+//! by CSE: Q, K and V of one hidden state) and the Gemm's result reshaped
+//! back, a Reshape that merges into the consumer's.
 
 use super::{make_const, make_op};
 use crate::fold::constant_operand;
@@ -67,7 +67,13 @@ fn fuse(m: &mut Module, add: OpId) -> Option<ValueId> {
                 .users(r)
                 .iter()
                 .all(|&u| onnx::is(m, u, OpKind::Reshape) && m.operand(u, 0) == Some(r));
-            if !static_dims || !into_reshapes {
+            // The rows view only pays when sibling projections share it.
+            let projections = m
+                .users(a)
+                .iter()
+                .filter(|&&u| onnx::is(m, u, OpKind::MatMul) && constant_operand(m, u, 1).is_some())
+                .count();
+            if !static_dims || !into_reshapes || projections < 2 {
                 return None;
             }
             let rows: i64 = a_shape[..rank - 1].iter().product();
