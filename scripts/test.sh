@@ -12,3 +12,5 @@ export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 cargo_clean_null fmt --all -- --check
 cargo_clean_null clippy --workspace --all-targets -- -D warnings
 cargo_clean_null test --workspace --no-fail-fast
+# The Python package (docs/PYTHON.md); pytest prints its own closing line.
+bash scripts/test-python.sh

@@ -7,6 +7,7 @@ use ir::dialects::op_error;
 use ir::entity::SecondaryMap;
 use ir::{Builder, Diagnostic, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
 use onnx::OpKind;
+use std::cell::RefCell;
 
 /// State of one module's conversion.
 pub struct Lowering {
@@ -19,9 +20,30 @@ pub struct Lowering {
     /// Where new `memref.global`s go (before the first function).
     global_ip: Option<OpId>,
     next_global: usize,
+    /// What earlier in-place checks verified, per memref.
+    verified: RefCell<SecondaryMap<ValueId, Verified>>,
     /// Width of the target's vector registers, which the kernels' vector
     /// code is written for.
     pub vector_bits: u32,
+    /// Ops whose results a producer's epilogue computed.
+    absorbed: SecondaryMap<OpId, bool>,
+    /// The tensor types function arguments had (their symbolic dims).
+    arg_types: SecondaryMap<ValueId, Option<Type>>,
+}
+
+/// What earlier `reusable_operand` calls established about a memref: its
+/// first `uses` uses are loads or stores and its first `holders` holders
+/// are dead, or it `escaped` (has another use). Both lists only grow
+/// during the conversion walk (kernels add ops, never erase them; a shrunk
+/// list is verified again from scratch), and positions only advance, so
+/// a later check need only look at what was added since: without this, a
+/// chain of in-place ops (Relu, Sigmoid, ... all in one buffer) re-scanned
+/// every earlier load, store and holder at each op, quadratic in its length.
+#[derive(Clone, Copy, Default)]
+struct Verified {
+    uses: usize,
+    holders: usize,
+    escaped: bool,
 }
 
 /// Converts a ranked tensor type to an identity-layout memref type.
@@ -66,6 +88,24 @@ impl Lowering {
             .is_some_and(|v| *m.value_type(v) != Type::None)
     }
 
+    /// The tensor type of `v` before bufferization (symbolic dims
+    /// included): arguments' types are memrefs by now.
+    pub fn tensor_type<'m>(
+        &'m self,
+        m: &'m Module,
+        v: ValueId,
+    ) -> Option<&'m ir::types::TensorType> {
+        match &self.arg_types[v] {
+            Some(t) => t.as_tensor(),
+            None => m.value_type(v).as_tensor(),
+        }
+    }
+
+    /// Marks `op` as computed by another op's kernel (its results bound).
+    pub fn absorb(&mut self, op: OpId) {
+        self.absorbed[op] = true;
+    }
+
     /// Records that tensor value `t` now lives in memref `buf`.
     pub fn bind(&mut self, t: ValueId, buf: ValueId) {
         self.map[t] = Some(buf);
@@ -98,20 +138,35 @@ impl Lowering {
             let def = m.defining_op(buf)?;
             let fresh = m.is(def, "memref.alloc")
                 && m.op_block(def) == block
-                && m.value_type(buf) == out_ty
-                && m.uses(buf)
-                    .iter()
-                    .all(|u| m.is(u.op, "memref.load") || m.is(u.op, "memref.store"));
+                && m.value_type(buf) == out_ty;
             let holders = &self.holders[buf];
-            if holders.is_empty() {
+            if !fresh || holders.is_empty() {
                 return None;
             }
-            let dead_after = holders.iter().all(|&t| {
+            let mut verified = self.verified.borrow_mut();
+            let v = &mut verified[buf];
+            let uses = m.uses(buf);
+            if uses.len() < v.uses || holders.len() < v.holders {
+                *v = Verified::default();
+            }
+            if v.escaped {
+                return None;
+            }
+            let access = |u: &ir::Use| m.is(u.op, "memref.load") || m.is(u.op, "memref.store");
+            if !uses[v.uses..].iter().all(access) {
+                v.escaped = true;
+                return None;
+            }
+            v.uses = uses.len();
+            let dead_after = holders[v.holders..].iter().all(|&t| {
                 m.uses(t)
                     .iter()
                     .all(|u| self.top_pos(m, u.op).is_some_and(|p| p <= here))
             });
-            (fresh && dead_after).then_some(buf)
+            if dead_after {
+                v.holders = holders.len();
+            }
+            dead_after.then_some(buf)
         })
     }
 
@@ -196,6 +251,9 @@ pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
 /// `op`); true if `op` is now dead and must be erased by the caller.
 pub fn lower_one(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<bool> {
     let m = &*b.m;
+    if cx.absorbed[op] {
+        return Ok(true);
+    }
     let dialect = m.name(op).dialect();
     if dialect == "onnx" || dialect == "onnx_ml" {
         let results = kernels::lower_op(cx, b, op)?;
@@ -255,7 +313,10 @@ pub fn bufferize_module_for(m: &mut Module, vector_bits: u32) -> Result<()> {
         pos: SecondaryMap::default(),
         global_ip: funcs.first().copied(),
         next_global: 0,
+        verified: RefCell::default(),
         vector_bits,
+        absorbed: SecondaryMap::default(),
+        arg_types: SecondaryMap::default(),
     };
     for f in funcs {
         bufferize_function(m, &mut cx, f)?;
@@ -269,6 +330,7 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     };
     // Arguments: the caller's buffers, used in place.
     for &a in &m.block_args(entry).to_vec() {
+        cx.arg_types[a] = Some(m.value_type(a).clone());
         let ty = memref_type(m, f, m.value_type(a))?;
         m.set_value_type(a, ty);
         cx.bind(a, a);
@@ -283,6 +345,7 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     let mut converted = Vec::new();
     let ops: Vec<OpId> = m.block_ops(entry).collect();
     for op in ops {
+        ir::cancel::check()?;
         if m.is(op, "func.return") {
             // Results are fresh buffers the caller owns: never a view.
             for i in 0..m.operands(op).len() {

@@ -11,7 +11,7 @@
 //! below) are split: a view or an alias made before the overwrite would
 //! otherwise see the wrong memory.
 
-use ir::entity::EntitySet;
+use ir::entity::{EntitySet, SecondaryMap};
 use ir::pass::{FnPass, PassInfo, PassRegistry};
 use ir::{BlockId, Builder, InsertPoint, Module, OpId, Result, ValueId};
 
@@ -35,14 +35,19 @@ pub fn register(reg: &mut PassRegistry) {
 
 /// Splits every eligible allocation; returns how many new ones were made.
 pub fn split_module(m: &mut Module) -> Result<usize> {
-    let allocs: Vec<OpId> = m
-        .collect_ops(m.top())
+    let order = m.collect_ops(m.top());
+    // Program order of the ops there are now (ids are not in order).
+    let mut pos: SecondaryMap<OpId, Option<u32>> = SecondaryMap::default();
+    for (i, &o) in order.iter().enumerate() {
+        pos[o] = Some(i as u32);
+    }
+    let allocs: Vec<OpId> = order
         .into_iter()
         .filter(|&o| m.is(o, "memref.alloc") && m.regions(o).is_empty())
         .collect();
     let mut n = 0;
     for a in allocs {
-        n += split_one(m, a);
+        n += split_one(m, a, &pos);
     }
     Ok(n)
 }
@@ -60,8 +65,15 @@ fn direct_uses_only(m: &Module, v: ValueId) -> bool {
     })
 }
 
-/// The top-level ops of `b` using `v` (directly or below), in order.
-fn users_in_order(m: &Module, b: BlockId, v: ValueId) -> Vec<OpId> {
+/// The top-level ops of `b` using `v` (directly or below), in order:
+/// by `pos` (a walk of the whole block per buffer made the pass quadratic),
+/// or by walking the block when a user was made after `pos` was taken.
+fn users_in_order(
+    m: &Module,
+    b: BlockId,
+    v: ValueId,
+    pos: &SecondaryMap<OpId, Option<u32>>,
+) -> Vec<OpId> {
     let mut tops: Vec<OpId> = m
         .uses(v)
         .iter()
@@ -69,19 +81,22 @@ fn users_in_order(m: &Module, b: BlockId, v: ValueId) -> Vec<OpId> {
         .collect();
     tops.sort_unstable();
     tops.dedup();
-    // Program order (ids are not): walk the block once.
+    if tops.iter().all(|&o| pos[o].is_some()) {
+        tops.sort_by_key(|&o| pos[o]);
+        return tops;
+    }
     let set: EntitySet<OpId> = tops.into_iter().collect();
     m.block_ops(b).filter(|&o| set.contains(o)).collect()
 }
 
-fn split_one(m: &mut Module, alloc: OpId) -> usize {
+fn split_one(m: &mut Module, alloc: OpId, pos: &SecondaryMap<OpId, Option<u32>>) -> usize {
     let (Some(v), Some(b)) = (m.result(alloc, 0), m.op_block(alloc)) else {
         return 0;
     };
     if !direct_uses_only(m, v) {
         return 0;
     }
-    let users = users_in_order(m, b, v);
+    let users = users_in_order(m, b, v, pos);
     let mut current = v;
     let mut n = 0;
     for (k, &op) in users.iter().enumerate() {

@@ -58,16 +58,27 @@ pub fn dispatch(mut args: CompileArgs, one: fn(CompileArgs) -> CmdResult) -> Cmd
     }
     if let Some(addr) = &args.batch.daemon {
         let mut c = crate::cmd::client::Client::connect(addr)?;
+        let emit = emit_name(&args);
         return crate::cmd::client::compile_remote(
             &mut c,
             &args.model,
-            &emit_name(&args),
-            args.stop_after.as_deref(),
-            args.fold_expansion_bound,
+            &remote_options(&args, &emit),
             args.output.as_deref(),
         );
     }
     one(args)
+}
+
+/// What `compile --daemon` forwards: the emit kind, --stop-after,
+/// --fold-expansion-bound and --input-shape.
+fn remote_options<'a>(args: &'a CompileArgs, emit: &'a str) -> crate::cmd::client::Remote<'a> {
+    crate::cmd::client::Remote {
+        emit,
+        stop_after: args.stop_after.as_deref(),
+        fold_expansion_bound: args.fold_expansion_bound,
+        input_shapes: &args.shapes.input_shapes,
+        ..Default::default()
+    }
 }
 
 fn emit_name(args: &CompileArgs) -> String {
@@ -354,9 +365,7 @@ fn compile_remote(
         crate::cmd::client::compile_remote(
             c,
             &it.model,
-            emit,
-            args.stop_after.as_deref(),
-            args.fold_expansion_bound,
+            &remote_options(args, emit),
             Some(&it.output),
         )
     })();

@@ -5,8 +5,6 @@ mod batch;
 mod cmd;
 mod daemon;
 mod driver;
-mod passes;
-mod tools;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

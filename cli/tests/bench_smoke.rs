@@ -197,3 +197,40 @@ fn valgrind_allocs(dir: &Path) -> f64 {
         .unwrap_or_else(|| panic!("{line}"));
     n.replace(',', "").parse().unwrap()
 }
+
+/// `--scaling`: a row per family and size, with time per node.
+#[test]
+fn bench_scaling_table() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-scaling");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let md = dir.join("s.md");
+    let out = Command::new(env!("CARGO_BIN_EXE_onnxc"))
+        .args([
+            "bench",
+            "--scaling",
+            "--scaling-sizes",
+            "100,300",
+            "--repeat",
+            "1",
+        ])
+        .arg("--md")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&md).unwrap();
+    for row in [
+        "| chain | 100 |",
+        "| chain | 300 |",
+        "| transformer | 99 |",
+        "| transformer | 295 |",
+    ] {
+        assert!(text.contains(row), "{row} missing:\n{text}");
+    }
+    assert!(text.contains("µs/node"), "{text}");
+}

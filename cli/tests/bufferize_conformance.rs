@@ -156,7 +156,7 @@ fn read_output(path: &Path, dtype: DType) -> Result<Elements, String> {
         .map(|i| word(1 + i).ok_or("malformed output"))
         .collect::<Result<_, _>>()?;
     let data = bytes::Bytes::from(bytes).slice((1 + rank) * 8..);
-    Elements::from_bytes(dtype, shape, data).map_err(|e| e.to_string())
+    Elements::from_unpacked_bytes(dtype, shape, data).map_err(|e| e.to_string())
 }
 
 fn compare(i: usize, got: &Elements, want: &Elements) -> Result<(), String> {
@@ -240,7 +240,7 @@ fn run_batch(work: &Path, batch: &[(&str, &Compiled)]) -> Result<Vec<Result<(), 
             let dir = work.join(k.to_string());
             std::fs::create_dir_all(&dir).unwrap();
             for (i, e) in set.inputs.iter().enumerate() {
-                std::fs::write(dir.join(format!("in_{i}.bin")), e.to_contiguous_bytes()).unwrap();
+                std::fs::write(dir.join(format!("in_{i}.bin")), e.to_unpacked_bytes()).unwrap();
             }
             cases.push(BatchCase {
                 entry: format!("{prefix}onnxc_entry"),

@@ -236,7 +236,8 @@ fn views_memref_ir_is_accepted_by_mlir_opt() {
     for e in std::fs::read_dir(&ft).unwrap() {
         let p = e.unwrap().path();
         let text = std::fs::read_to_string(&p).unwrap();
-        if text.contains("expected-error") {
+        // `// NO-MLIR-OPT: why` opts a file out (types mlir-opt 19 lacks).
+        if text.contains("expected-error") || text.contains("// NO-MLIR-OPT:") {
             continue;
         }
         let args = vec![

@@ -211,16 +211,23 @@ fn busy_timeout_and_joined() {
     assert_eq!(s["compiles"], 1, "identical requests compiled once: {s}");
     drop(d);
 
-    // A deadline shorter than the compile: `timeout`, yet the compile
-    // finishes and is cached.
+    // A deadline shorter than the compile: `timeout`, and the compile
+    // nobody waits for any more is cancelled (daemon_cancel.rs times it);
+    // the next request compiles afresh.
     let d = Daemon::start(&dir, &[]);
     let mut c = d.connect();
     let r = c.call(&json!({"id": 1, "op": "compile", "model_path": "c5.onnx", "timeout_ms": 0}));
     assert_eq!(r["status"], "timeout", "{r}");
-    let start = std::time::Instant::now();
-    while d.stats()["cache"]["entries"] != 1 && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(25));
-    }
+    d.wait_stats("idle", Duration::from_secs(60), |s| {
+        s["pool"]["running"] == 0 && s["pool"]["queued"] == 0
+    });
+    let s = d.stats();
+    assert_eq!(
+        (s["cancelled"].as_u64(), s["cache"]["entries"].as_u64()),
+        (Some(1), Some(0)),
+        "{s}"
+    );
     let r = c.call(&json!({"id": 2, "op": "compile", "model_path": "c5.onnx"}));
-    assert_eq!(r["cache"], "hit", "{r:.300}");
+    assert_eq!(r["cache"], "miss", "{r:.300}");
+    assert_eq!(r["status"], "ok", "{r:.300}");
 }

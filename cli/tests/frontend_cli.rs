@@ -291,3 +291,70 @@ assert np.allclose(got, want, rtol=1e-6, atol=0), np.abs(got - want).max()",
         .unwrap();
     assert_ok(&check);
 }
+
+/// `onnxc run` takes and writes the 8-, 4- and 2-bit types (packed in
+/// the .pb files as ONNX packs them): casts between them and every other
+/// kind (bf16, f64, ints, bool), BitCasts; the outputs match the ONNX
+/// reference evaluator (bit for bit, or in value where NaN payloads may
+/// differ).
+#[test]
+fn run_reads_and_writes_small_types() {
+    let dir = workdir("small_types");
+    let script = r#"
+import sys, os, numpy as np, onnx, ml_dtypes as md
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+from onnx.reference import ReferenceEvaluator
+out = sys.argv[1]
+casts = [("e", T.BFLOAT16), ("e", T.INT8), ("e", T.INT4), ("e", T.FLOAT8E4M3FN), ("e", T.BOOL),
+         ("e", T.DOUBLE), ("i", T.FLOAT8E4M3FNUZ), ("b", T.FLOAT8E5M2), ("d", T.FLOAT8E4M3FN),
+         ("d", T.FLOAT4E2M1), ("h", T.FLOAT8E5M2FNUZ), ("q", T.UINT8), ("q", T.FLOAT8E4M3FN),
+         ("f4", T.INT8), ("f4", T.FLOAT8E5M2)]
+nodes = [h.make_node("Cast", [src], [f"o{k}"], to=to) for k, (src, to) in enumerate(casts)]
+outs = [h.make_tensor_value_info(f"o{k}", to, [6]) for k, (_, to) in enumerate(casts)]
+for k, (src, to) in enumerate([("e", T.UINT8), ("q", T.UINT4), ("f4", T.INT4)]):
+    nodes.append(h.make_node("BitCast", [src], [f"bc{k}"], to=to))
+    outs.append(h.make_tensor_value_info(f"bc{k}", to, [6]))
+feeds = {"e": np.array([1.5, -3.0, 57344, -0.0, 0.0001, -5.0], np.float32).astype(md.float8_e5m2),
+         "i": np.array([0, 1, -7, 239, 100000, -250], np.int32),
+         "b": np.array([True, False, True, True, False, False]),
+         "d": np.array([0.1, 1.0000001, 449.9999, -1e300, 2.0**-10 + 1e-30, 3.0]),
+         "h": np.array([1.0, -2.5, 60000, 1e-9, -0.0, 7.0]).astype(md.bfloat16),
+         "q": np.array([-8, 7, -1, 0, 3, -3]).astype(md.int4),
+         "f4": np.array([0.5, -6, 1.5, 3, -0.0, 4]).astype(md.float4_e2m1fn)}
+ins = [h.make_tensor_value_info(n, nh.from_array(v).data_type, [6]) for n, v in feeds.items()]
+m = h.make_model(h.make_graph(nodes, "g", ins, outs), opset_imports=[h.make_opsetid("", 26)])
+m.ir_version = 12
+onnx.save(m, os.path.join(out, "model.onnx"))
+for n, v in feeds.items():
+    onnx.save_tensor(nh.from_array(v, n), os.path.join(out, n + ".pb"))
+for k, r in enumerate(ReferenceEvaluator(m).run(None, feeds)):
+    onnx.save_tensor(nh.from_array(r), os.path.join(out, f"want_{k}.pb"))
+"#;
+    run_script(script, &dir);
+    let p = |f: &str| dir.join(f).display().to_string();
+    let mut args = vec!["run".to_string(), p("model.onnx")];
+    for name in ["e", "i", "b", "d", "h", "q", "f4"] {
+        args.push("--input".into());
+        args.push(p(&format!("{name}.pb")));
+    }
+    args.extend(["--output-dir".into(), p("out")]);
+    let run = onnxc(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_ok(&run);
+    let check = Command::new(python())
+        .arg("-c")
+        .arg(
+            "import sys, os, onnx, numpy as np; from onnx import numpy_helper as nh
+d = sys.argv[1]
+for k in range(18):
+    g = onnx.load_tensor(os.path.join(d, 'out', f'output_{k}.pb'))
+    w = onnx.load_tensor(os.path.join(d, f'want_{k}.pb'))
+    assert g.data_type == w.data_type and list(g.dims) == list(w.dims), (k, g.data_type, g.dims)
+    same = g.raw_data == w.raw_data or np.array_equal(
+        nh.to_array(g).astype(np.float64), nh.to_array(w).astype(np.float64), equal_nan=True)
+    assert same, (k, g.raw_data.hex(), w.raw_data.hex())",
+        )
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_ok(&check);
+}

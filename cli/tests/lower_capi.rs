@@ -242,3 +242,336 @@ fn missing_clang_is_a_clear_error() {
         s(&empty),
     ]);
 }
+
+/// Builds a model with 8-, 4- and 2-bit tensors as inputs and outputs
+/// (Cast, CastLike, QuantizeLinear, DequantizeLinear) and prints, as JSON:
+/// its inputs' ONNX-packed bytes (hex) and shapes and the ONNX reference
+/// evaluator's outputs packed the same way.
+const SMALL_TYPES_MODEL: &str = r#"
+import json, sys, numpy as np, onnx
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+from onnx.reference import ReferenceEvaluator
+ins = [h.make_tensor_value_info("x", T.FLOAT, [2, 3]),
+       h.make_tensor_value_info("q", T.INT4, [5]),
+       h.make_tensor_value_info("e", T.FLOAT8E4M3FN, [4]),
+       h.make_tensor_value_info("u", T.UINT2, [3]),
+       h.make_tensor_value_info("f", T.FLOAT, [4])]
+outs = [("x4", T.INT4, [2, 3]), ("q32", T.FLOAT, [5]), ("e16", T.FLOAT16, [4]),
+        ("f8", T.FLOAT8E5M2, [4]), ("u8", T.UINT8, [3]), ("xl", T.INT4, [2, 3]),
+        ("f4", T.FLOAT4E2M1, [4]), ("dq", T.FLOAT, [5]), ("xq", T.UINT4, [2, 3]),
+        ("fe", T.FLOAT8E4M3FNUZ, [4])]
+nodes = [h.make_node("Cast", ["x"], ["x4"], to=T.INT4),
+         h.make_node("Cast", ["q"], ["q32"], to=T.FLOAT),
+         h.make_node("Cast", ["e"], ["e16"], to=T.FLOAT16),
+         h.make_node("Cast", ["f"], ["f8"], to=T.FLOAT8E5M2, saturate=0),
+         h.make_node("Cast", ["u"], ["u8"], to=T.UINT8),
+         h.make_node("CastLike", ["x", "q"], ["xl"]),
+         h.make_node("Cast", ["f"], ["f4"], to=T.FLOAT4E2M1),
+         h.make_node("DequantizeLinear", ["q", "s", "z4"], ["dq"]),
+         h.make_node("QuantizeLinear", ["x", "s", "zu4"], ["xq"]),
+         h.make_node("Cast", ["f"], ["fe"], to=T.FLOAT8E4M3FNUZ)]
+inits = [nh.from_array(np.array(0.5, np.float32), "s"),
+         h.make_tensor("z4", T.INT4, [], [-1]),
+         h.make_tensor("zu4", T.UINT4, [], [3])]
+g = h.make_graph(nodes, "small", ins, [h.make_tensor_value_info(n, t, s) for n, t, s in outs], inits)
+m = h.make_model(g, opset_imports=[h.make_opsetid("", 25)])
+m.ir_version = 11
+onnx.checker.check_model(m, full_check=True)
+onnx.save(m, sys.argv[1])
+feeds = {"x": np.array([[-9.0, 7.4, 100.0], [-0.6, 3.5, -2.0]], np.float32),
+         "q": np.array([-8, 7, 0, -1, 5], np.int32),
+         "e": np.array([0.5, -448.0, float("nan"), 0.001953125], np.float32),
+         "u": np.array([3, 0, 2], np.int32),
+         "f": np.array([1e9, -np.inf, np.nan, -0.3], np.float32)}
+types = {"q": T.INT4, "e": T.FLOAT8E4M3FN, "u": T.UINT2}
+tensors = {k: (h.make_tensor(k, types[k], list(v.shape), v.ravel().tolist())
+               if k in types else nh.from_array(v, k)) for k, v in feeds.items()}
+arrays = {k: nh.to_array(t) for k, t in tensors.items()}
+ref = ReferenceEvaluator(m).run(None, {n.name: arrays[n.name] for n in ins})
+hexes = lambda a: nh.from_array(a).raw_data.hex()
+print(json.dumps({"inputs": [[hexes(arrays[n.name]), list(arrays[n.name].shape)] for n in ins],
+                  "outputs": [hexes(a) for a in ref]}))
+"#;
+
+/// A C program that feeds the given ONNX-packed inputs to `small_run` and
+/// prints each output's packed bytes in hex, one output a line.
+fn small_types_program(inputs: &[(String, Vec<i64>)]) -> String {
+    let mut c = String::from(
+        "#include <stdio.h>\n#include \"small.h\"\n\n\
+         static int bits(int dtype) {\n  switch (dtype) {\n\
+         \x20 case ONNXC_INT4: case ONNXC_UINT4: case ONNXC_FLOAT4E2M1: return 4;\n\
+         \x20 case ONNXC_INT2: case ONNXC_UINT2: return 2;\n\
+         \x20 case ONNXC_FLOAT16: return 16;\n\
+         \x20 case ONNXC_FLOAT: return 32;\n\
+         \x20 default: return 8;\n  }\n}\n\nint main(void) {\n",
+    );
+    for (i, (hex, shape)) in inputs.iter().enumerate() {
+        let bytes: Vec<String> = (0..hex.len() / 2)
+            .map(|k| format!("0x{}", &hex[2 * k..2 * k + 2]))
+            .collect();
+        let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+        c.push_str(&format!(
+            "  static unsigned char d{i}[] = {{ {} }};\n  static const int64_t s{i}[] = {{ {} }};\n",
+            bytes.join(", "),
+            dims.join(", ")
+        ));
+    }
+    c.push_str("  onnxc_tensor in[SMALL_NUM_INPUTS] = {\n");
+    for (i, (_, shape)) in inputs.iter().enumerate() {
+        c.push_str(&format!("    {{ d{i}, s{i}, {} }},\n", shape.len()));
+    }
+    c.push_str(
+        "  }, out[SMALL_NUM_OUTPUTS];\n\
+         \x20 if (small_run(in, out) != 0) return 1;\n\
+         \x20 for (int o = 0; o < SMALL_NUM_OUTPUTS; o++) {\n\
+         \x20   int64_t n = 1;\n\
+         \x20   for (int d = 0; d < out[o].rank; d++) n *= out[o].shape[d];\n\
+         \x20   int64_t size = (n * bits(small_output_dtype(o)) + 7) / 8;\n\
+         \x20   for (int64_t k = 0; k < size; k++) printf(\"%02x\", ((unsigned char *)out[o].data)[k]);\n\
+         \x20   printf(\"\\n\");\n  }\n\
+         \x20 small_free_outputs(out);\n  return 0;\n}\n",
+    );
+    c
+}
+
+/// 8-, 4- and 2-bit tensors cross the C API packed as ONNX packs them;
+/// the outputs match the ONNX reference evaluator byte for byte, and the
+/// program is clean under valgrind.
+#[test]
+fn small_types_cross_the_c_api_packed() {
+    let dir = workdir("small_types");
+    let model = dir.join("small.onnx");
+    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(py)
+        .args(["-c", SMALL_TYPES_MODEL, s(&model)])
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "onnx reference failed ({SETUP}):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spec: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let inputs: Vec<(String, Vec<i64>)> = spec["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let shape = i[1].as_array().unwrap();
+            let shape = shape.iter().map(|d| d.as_i64().unwrap()).collect();
+            (i[0].as_str().unwrap().to_string(), shape)
+        })
+        .collect();
+    let want: Vec<&str> = spec["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    let lib = dir.join("libsmall.so");
+    onnxc_ok(&["compile", s(&model), "--emit", "lib", "-o", s(&lib)]);
+    let header = std::fs::read_to_string(dir.join("small.h")).unwrap();
+    assert!(header.contains("ONNXC_INT4 = 22") && header.contains("ONNXC_FLOAT8E4M3FN = 17"));
+    let main_c = dir.join("main.c");
+    std::fs::write(&main_c, small_types_program(&inputs)).unwrap();
+    let exe = dir.join("main");
+    let cc = Command::new(llvm19("clang"))
+        .args(["-O1", "-Wall", "-Werror"])
+        .arg(&main_c)
+        .arg(format!("-I{}", s(&dir)))
+        .arg(format!("-L{}", s(&dir)))
+        .args(["-lsmall", "-Wl,-rpath,$ORIGIN", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("run clang");
+    assert!(
+        cc.status.success(),
+        "the program does not build:\n{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let vg = Command::new("valgrind")
+        .args(["-q", "--error-exitcode=99", "--leak-check=full"])
+        .args(["--errors-for-leak-kinds=definite,indirect,possible"])
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("valgrind: {e} ({SETUP})"));
+    assert_eq!(
+        vg.status.code(),
+        Some(0),
+        "valgrind:\n{}",
+        String::from_utf8_lossy(&vg.stderr)
+    );
+    let got = String::from_utf8_lossy(&vg.stdout);
+    let got: Vec<&str> = got.lines().collect();
+    assert_eq!(got, want, "outputs (packed hex) against the ONNX reference");
+}
+
+#[test]
+fn dynamic_dims_are_named_in_the_header_and_checked_at_entry() {
+    let dir = workdir("dims");
+    let model = dir.join("pair.onnx");
+    let script = r#"
+import sys, onnx
+from onnx import helper, TensorProto as T
+a = helper.make_tensor_value_info("a", T.FLOAT, ["batch", "seq"])
+b = helper.make_tensor_value_info("b", T.FLOAT, ["batch", None])
+y = helper.make_tensor_value_info("y", T.FLOAT, ["batch", "seq"])
+g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "pair", [a, b], [y])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+"#;
+    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(py)
+        .args(["-c", script, s(&model)])
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lib = dir.join("libpair.so");
+    onnxc_ok(&["compile", s(&model), "--emit", "lib", "-o", s(&lib)]);
+    let header = std::fs::read_to_string(dir.join("pair.h")).unwrap();
+    assert!(header.contains("input 0 'a': [batch, seq]"), "{header}");
+    assert!(header.contains("input 1 'b': [batch, b_d1]"), "{header}");
+    let main_c = dir.join("main.c");
+    std::fs::write(
+        &main_c,
+        r#"#include <stdio.h>
+#include "pair.h"
+int main(void) {
+  float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {10, 20, 30, 40, 50, 60};
+  int64_t s23[2] = {2, 3}, s32[2] = {3, 2}, s16[2] = {1, 6};
+  printf("%s %s %s %s\n", pair_input_dim_name(0, 0), pair_input_dim_name(0, 1),
+         pair_input_dim_name(1, 1), pair_input_dim_name(2, 0) ? "?" : "null");
+  onnxc_tensor in[2] = {{a, s23, 2}, {b, s23, 2}}, out[1];
+  int rc = pair_run(in, out);
+  printf("%d %g %g\n", rc, ((float *)out[0].data)[0], ((float *)out[0].data)[5]);
+  pair_free_outputs(out);
+  in[1].shape = s32; /* batch 3 != 2 */
+  printf("%d\n", pair_run(in, out));
+  in[0].shape = s16; in[1].shape = s16; /* another size, one compile */
+  rc = pair_run(in, out);
+  printf("%d %lld\n", rc, (long long)out[0].shape[1]);
+  pair_free_outputs(out);
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.join("main");
+    let cc = Command::new(llvm19("clang"))
+        .args(["-O1", "-Wall", "-Werror"])
+        .arg(&main_c)
+        .arg(format!("-I{}", s(&dir)))
+        .arg(format!("-L{}", s(&dir)))
+        .args(["-lpair", "-Wl,-rpath,$ORIGIN", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("run clang");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let run = Command::new(&exe).output().expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "batch seq b_d1 null\n0 11 66\n2\n0 6\n"
+    );
+}
+
+/// `NAME_run_checked`: a failed runtime check (the model of
+/// tests/runtime_checks) is a return of -1 with the check's message,
+/// truncated to the buffer, and the library stays usable; `NAME_run` still
+/// aborts with the message.
+const CHECKED_MAIN: &str = r#"#include <stdio.h>
+#include <string.h>
+#include "checks.h"
+
+int main(int argc, char **argv) {
+  float a[12] = {0}, b[4] = {0}, x[10] = {0}, w[15] = {0};
+  int64_t idx[1] = {7};
+  int64_t sa[2] = {3, 4}, sb[2] = {1, 4}, sk[1] = {1}, sx[2] = {2, 5}, sw[2] = {5, 3};
+  onnxc_tensor in[5] = {{a, sa, 2}, {b, sb, 2}, {idx, sk, 1}, {x, sx, 2}, {w, sw, 2}}, out[2];
+  char err[256], small[8];
+  printf("%d %s", checks_run_checked(in, out, err, sizeof err), err);
+  printf("%d [%s]\n", checks_run_checked(in, out, small, sizeof small), small);
+  idx[0] = 2;
+  int rc = checks_run_checked(in, out, err, sizeof err);
+  printf("%d [%s] %lld\n", rc, err, (long long)out[0].shape[0]);
+  checks_free_outputs(out);
+  if (argc > 1) {
+    idx[0] = -9;
+    checks_run(in, out);
+  }
+  return 0;
+}
+"#;
+
+#[test]
+fn run_checked_returns_failed_runtime_checks() {
+    let dir = workdir("checked");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/runtime_checks/make_model.py");
+    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let made = Command::new(py).arg(&script).arg(&dir).output().unwrap();
+    assert!(made.status.success(), "{SETUP}: {made:?}");
+    let lib = dir.join("libchecks.so");
+    onnxc_ok(&[
+        "compile",
+        s(&dir.join("model.onnx")),
+        "--emit",
+        "lib",
+        "-o",
+        s(&lib),
+    ]);
+    let main_c = dir.join("main.c");
+    std::fs::write(&main_c, CHECKED_MAIN).unwrap();
+    let exe = dir.join("main");
+    let cc = Command::new(llvm19("clang"))
+        .args(["-O1", "-Wall", "-Werror"])
+        .arg(&main_c)
+        .arg(format!("-I{}", s(&dir)))
+        .arg(format!("-L{}", s(&dir)))
+        .args(["-lchecks", "-Wl,-rpath,$ORIGIN", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let out = Command::new(&exe).output().unwrap();
+    let gather = "onnx.Gather at node 'gather1': an index is out of range of data dim 0";
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("-1 assertion failed: {gather}\n-1 [asserti]\n0 [] 1\n")
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The jump out of the model's code touches nothing it should not (it
+    // leaks what the failed calls allocated, by design).
+    let vg = Command::new("valgrind")
+        .args(["-q", "--error-exitcode=99", "--leak-check=no"])
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("valgrind: {e} ({SETUP})"));
+    assert_eq!(
+        vg.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&vg.stderr)
+    );
+    assert_eq!(vg.stdout, out.stdout);
+    let aborted = Command::new(&exe).arg("run").output().unwrap();
+    assert!(!aborted.status.success());
+    let stderr = String::from_utf8_lossy(&aborted.stderr);
+    assert!(
+        stderr.contains(&format!("assertion failed: {gather}")),
+        "{stderr}"
+    );
+}

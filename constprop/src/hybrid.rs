@@ -36,6 +36,8 @@ impl Pattern for FoldConstants {
         // A kernel bug on odd input must not abort compilation: leave the op.
         let folded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fold_op(m, op)));
         let Ok(folded) = folded else {
+            // Or the compile was cancelled meanwhile (ir::cancel::poll).
+            ir::cancel::check()?;
             tracing::warn!("folding {} panicked; op left unfolded", m.name(op).as_str());
             return Ok(false);
         };

@@ -176,6 +176,7 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
         flagged: regions::add_flags(m, f, falsity),
     };
     regions::add_call_flags(m, f, &mut st.flagged);
+    ir::cancel::check()?;
     let mut cfg = if m.region_blocks(body).len() > 1 {
         Some(Cfg::new(m, body, falsity, &mut st.flagged)?)
     } else {
@@ -186,6 +187,7 @@ pub fn deallocate_function(m: &mut Module, f: OpId) -> Result<Stats> {
             regions::flag_return(m, ret, falsity, &mut st.flagged);
         }
     }
+    ir::cancel::check()?;
     let transfers = loop_transfers(m, &st.flagged);
     let moved: EntitySet<ValueId> = transfers.iter().map(|t| t.0).collect();
     st.alias = match &cfg {
@@ -269,6 +271,7 @@ fn walk(
     // nested in it, so the last ancestor seen is the last use.
     let ops = m.collect_ops(f);
     for &op in ops.iter().skip(1) {
+        ir::cancel::check()?;
         if region_ops.contains(op) {
             for &r in m.regions(op) {
                 for &b in m.region_blocks(r) {

@@ -37,9 +37,28 @@ impl LoadedModel {
     }
 }
 
-/// Maps a file read-only; an empty file gives empty bytes (mmap refuses it).
+/// Opens `path` for reading only if it is a regular file. The open does
+/// not block (a FIFO would wait for a writer forever) and the check is on
+/// the opened file, so a path swapped meanwhile cannot slip through.
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
+/// Maps a regular file read-only; an empty file gives empty bytes (mmap
+/// refuses it).
 pub fn map_file(path: &Path) -> std::io::Result<Bytes> {
-    let file = File::open(path)?;
+    let file = open_regular(path)?;
     if file.metadata()?.len() == 0 {
         return Ok(Bytes::new());
     }

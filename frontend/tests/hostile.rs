@@ -620,10 +620,24 @@ fn ops_are_checked_against_their_table_row() {
     // Too many operands.
     let err = import_err(&model(|g| g.node[1] = node("Relu", &["s", "s"], &["y"])));
     assert!(err.contains("takes at most 1 operands, has 2"), "{err}");
-    // An attribute the table does not know is kept, not an error.
+    // An attribute the table does not know is kept, not an error: with the
+    // module (never in the global symbol table), and exported back.
     let m = model(|g| g.node[1].attribute.push(int_attr("onnxc_hint", 3)));
     let loaded = load_model_bytes(Bytes::from(m.encode_to_vec()), PathBuf::from(".")).unwrap();
     let module = import_model(&loaded).unwrap();
     let text = ir::text::print_module(&module, &ir::text::PrintOptions::default());
-    assert!(text.contains("onnxc_hint = 3"), "{text}");
+    assert!(
+        text.contains(r#"onnx.extra_attrs = [["onnxc_hint", 3]]"#),
+        "{text}"
+    );
+    assert_eq!(ir::Sym::lookup("onnxc_hint"), None, "not interned");
+    let back = frontend::export::export_model(&module).unwrap();
+    let g = back.graph.unwrap();
+    let a = g
+        .node
+        .iter()
+        .flat_map(|n| &n.attribute)
+        .find(|a| a.name == "onnxc_hint")
+        .expect("exported back");
+    assert_eq!(a.i, 3);
 }

@@ -15,7 +15,7 @@ mod pack;
 pub mod pool;
 
 use codec::push_raw;
-pub use codec::{decode, encode, read_raw};
+pub use codec::{decode, encode, encode_exact, read_raw};
 pub use lazy::MapFn;
 
 /// Element types of tensor constants: every numeric ONNX dtype.
@@ -273,7 +273,7 @@ impl Elements {
     /// One value broadcast to `shape`: all strides zero, one element stored.
     pub fn splat(dtype: DType, shape: Vec<i64>, v: WideNum) -> Result<Self, ElementsError> {
         checked_count(&shape)?;
-        let raw = encode(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
+        let raw = encode_exact(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
         let mut out = Vec::with_capacity(8);
         push_raw(&mut out, dtype, 0, raw);
         let strides = vec![0; shape.len()];
@@ -303,7 +303,7 @@ impl Elements {
         }
         let mut out = Vec::with_capacity(dtype.storage_bytes(n).unwrap_or(0));
         for (i, &v) in values.iter().enumerate() {
-            let raw = encode(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
+            let raw = encode_exact(dtype, v).ok_or(ElementsError::Unencodable(dtype))?;
             push_raw(&mut out, dtype, i, raw);
         }
         Self::from_bytes(dtype, shape, pool::heap(out))
@@ -385,6 +385,54 @@ impl Elements {
         let mut out = Vec::with_capacity(self.0.dtype.storage_bytes(n).unwrap_or(0));
         self.pack_range(0, n, &mut out);
         pool::heap(out)
+    }
+    /// Row-major bytes as compiled code holds them: one byte per element
+    /// for dtypes under 8 bits (integers sign- or zero-extended, 4-bit
+    /// float codes in the low bits), the packed bytes otherwise.
+    pub fn to_unpacked_bytes(&self) -> Bytes {
+        let d = self.0.dtype;
+        let packed = self.to_contiguous_bytes();
+        if d.bits() >= 8 {
+            return packed;
+        }
+        let bits = d.bits();
+        let signed = d.class() == NumClass::Signed;
+        let out = (0..self.len())
+            .map(|i| {
+                let raw = read_raw(&packed, d, i).unwrap_or(0) as u8;
+                if signed {
+                    (((raw << (8 - bits)) as i8) >> (8 - bits)) as u8
+                } else {
+                    raw
+                }
+            })
+            .collect();
+        pool::heap(out)
+    }
+
+    /// The inverse of [`Elements::to_unpacked_bytes`]: for dtypes under 8
+    /// bits `bytes` holds one element per byte (its low bits count).
+    pub fn from_unpacked_bytes(
+        dtype: DType,
+        shape: Vec<i64>,
+        bytes: Bytes,
+    ) -> Result<Self, ElementsError> {
+        if dtype.bits() >= 8 {
+            return Self::from_bytes(dtype, shape, bytes);
+        }
+        let n = checked_count(&shape)?;
+        if bytes.len() < n {
+            return Err(ElementsError::TooSmall {
+                dtype,
+                have: bytes.len(),
+                want: n,
+            });
+        }
+        let mut out = Vec::with_capacity(dtype.storage_bytes(n).unwrap_or(0));
+        for (i, &b) in bytes.iter().take(n).enumerate() {
+            push_raw(&mut out, dtype, i, u64::from(b));
+        }
+        Self::from_bytes(dtype, shape, pool::heap(out))
     }
     fn with_view(&self, shape: Vec<i64>, strides: Vec<i64>, offset: usize) -> Elements {
         if let Some(l) = &self.0.lazy {

@@ -2,6 +2,7 @@
 //! dialects, the MLIR text format, the verifier and the pass manager.
 
 pub mod attr;
+pub mod cancel;
 pub mod diag;
 pub mod dim;
 pub mod elements;

@@ -33,6 +33,8 @@ crate::entity!(
     "region"
 );
 
+const SYM_NAME: &str = "sym_name";
+
 /// One use of a value: operand `index` of `op`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Use {
@@ -59,6 +61,10 @@ pub struct OpData {
     pub name: Sym,
     /// Regular operands, then the arguments of each successor in order.
     operands: SmallVec<[ValueId; 4]>,
+    /// Per operand, the position of its `Use` in the value's use list, so
+    /// removing a use is O(1) (a value used by thousands of ops, like a
+    /// loop bound constant, made erasing them one by one quadratic).
+    use_pos: SmallVec<[u32; 4]>,
     results: SmallVec<[ValueId; 2]>,
     /// Sorted by key.
     attrs: Vec<(Sym, Attribute)>,
@@ -115,6 +121,30 @@ pub struct Module {
     blocks: PrimaryMap<BlockId, BlockData>,
     regions: PrimaryMap<RegionId, RegionData>,
     top: OpId,
+    /// Tombstones in `ops` (erased since the last compaction).
+    erased_ops: usize,
+    /// Bumped when the top-level ops or a `sym_name` change: the
+    /// generation `symbols` was built at tells whether it is current.
+    sym_gen: u64,
+    symbols: SymbolIndex,
+}
+
+/// `sym_name` → top-level op, built on the first lookup after a change
+/// (a linear scan per lookup made passes that resolve every call
+/// quadratic in the number of functions and globals).
+#[derive(Default)]
+struct SymbolIndex(std::sync::Mutex<Option<(u64, std::collections::HashMap<String, OpId>)>>);
+
+impl Clone for SymbolIndex {
+    fn clone(&self) -> Self {
+        SymbolIndex::default()
+    }
+}
+
+impl std::fmt::Debug for SymbolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SymbolIndex")
+    }
 }
 
 impl Default for Module {
@@ -132,6 +162,9 @@ impl Module {
             blocks: PrimaryMap::new(),
             regions: PrimaryMap::new(),
             top: OpId::new(0),
+            erased_ops: 0,
+            sym_gen: 0,
+            symbols: SymbolIndex::default(),
         };
         let top = m.create_op(
             Sym::new("builtin.module"),
@@ -159,6 +192,7 @@ impl Module {
 
     /// Creates a detached op; place it with `insert`.
     pub fn create_op(&mut self, name: Sym, spec: OpSpec) -> OpId {
+        crate::cancel::poll();
         let OpSpec {
             mut operands,
             result_types,
@@ -177,6 +211,7 @@ impl Module {
         let op = self.ops.push(OpData {
             name,
             operands: SmallVec::from_vec(operands),
+            use_pos: SmallVec::new(),
             results: SmallVec::new(),
             attrs,
             regions: SmallVec::new(),
@@ -188,10 +223,7 @@ impl Module {
             erased: false,
         });
         for (i, &v) in self.ops[op].operands.clone().iter().enumerate() {
-            self.values[v].uses.push(Use {
-                op,
-                index: i as u32,
-            });
+            self.push_use(v, op, i);
         }
         for (i, ty) in result_types.into_iter().enumerate() {
             let v = self.values.push(ValueData {
@@ -220,6 +252,7 @@ impl Module {
             InsertPoint::Before(o) => (self.parent_block_or_panic(o), self.ops[o].prev, Some(o)),
             InsertPoint::After(o) => (self.parent_block_or_panic(o), Some(o), self.ops[o].next),
         };
+        self.symbol_inserted(block, op);
         self.ops[op].parent = Some(block);
         self.ops[op].prev = prev;
         self.ops[op].next = next;
@@ -245,6 +278,7 @@ impl Module {
         let Some(block) = self.ops[op].parent else {
             return;
         };
+        self.touch_symbols(block);
         let (prev, next) = (self.ops[op].prev, self.ops[op].next);
         match prev {
             Some(p) => self.ops[p].next = next,
@@ -260,6 +294,68 @@ impl Module {
         data.next = None;
     }
 
+    fn is_top_block(&self, block: BlockId) -> bool {
+        let top = self.ops.get(self.top).and_then(|t| t.regions.first());
+        top.and_then(|&r| self.regions[r].blocks.first()) == Some(&block)
+    }
+
+    /// A change in `block`: the symbol index is stale if it is the top one.
+    fn touch_symbols(&mut self, block: BlockId) {
+        if self.is_top_block(block) {
+            self.sym_gen += 1;
+        }
+    }
+
+    /// `op` goes into `block`: a new symbol is added to a current index
+    /// (passes that add globals between lookups would rebuild it each
+    /// time); a name already there makes the index stale.
+    fn symbol_inserted(&mut self, block: BlockId, op: OpId) {
+        if !self.is_top_block(block) {
+            return;
+        }
+        // Fields borrowed apart: the name lives in `ops`, the index beside.
+        let attrs = &self.ops[op].attrs;
+        let name = attrs
+            .binary_search_by(|(k, _)| k.as_str().cmp(SYM_NAME))
+            .ok()
+            .and_then(|i| attrs[i].1.as_str());
+        let Some(name) = name else {
+            return;
+        };
+        let index = match self.symbols.0.get_mut() {
+            Ok(i) => i,
+            Err(p) => p.into_inner(),
+        };
+        match index {
+            Some((gen, map)) if *gen == self.sym_gen && !map.contains_key(name) => {
+                map.insert(name.to_string(), op);
+            }
+            _ => self.sym_gen += 1,
+        }
+    }
+
+    /// Finds a top-level op by its `sym_name` (the first, like a scan).
+    pub fn lookup_symbol(&self, sym: &str) -> Option<OpId> {
+        let mut index = match self.symbols.0.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if let Some((gen, map)) = index.as_ref() {
+            if *gen == self.sym_gen {
+                return map.get(sym).copied();
+            }
+        }
+        let mut map = std::collections::HashMap::new();
+        for o in self.block_ops(self.body()) {
+            if let Some(name) = self.attr(o, SYM_NAME).and_then(Attribute::as_str) {
+                map.entry(name.to_string()).or_insert(o);
+            }
+        }
+        let found = map.get(sym).copied();
+        *index = Some((self.sym_gen, map));
+        found
+    }
+
     pub fn move_to(&mut self, op: OpId, ip: InsertPoint) {
         self.detach(op);
         self.insert(op, ip);
@@ -268,6 +364,7 @@ impl Module {
     /// Erases an op and everything nested in it. Its results must be unused
     /// outside of it (replace them first).
     pub fn erase_op(&mut self, op: OpId) {
+        crate::cancel::poll();
         if self.ops[op].erased {
             return;
         }
@@ -278,6 +375,7 @@ impl Module {
             }
         }
         self.drop_operands(op);
+        self.erased_ops += 1;
         let data = &mut self.ops[op];
         data.erased = true;
         data.attrs = Vec::new();
@@ -312,13 +410,42 @@ impl Module {
                 },
             );
         }
+        self.ops[op].use_pos.clear();
         self.ops[op].successors.clear();
     }
 
-    fn remove_use(&mut self, v: ValueId, u: Use) {
+    /// Records that operand `index` of `op` (already set to `v`) uses `v`.
+    pub(crate) fn push_use(&mut self, v: ValueId, op: OpId, index: usize) {
         let uses = &mut self.values[v].uses;
-        if let Some(pos) = uses.iter().position(|x| *x == u) {
-            uses.swap_remove(pos);
+        let pos = uses.len() as u32;
+        uses.push(Use {
+            op,
+            index: index as u32,
+        });
+        let slots = &mut self.ops[op].use_pos;
+        if slots.len() <= index {
+            slots.resize(index + 1, 0);
+        }
+        slots[index] = pos;
+    }
+
+    /// Removes `u` from the uses of `v`, in O(1) through the operand's
+    /// recorded position (a search only if that were ever stale).
+    fn remove_use(&mut self, v: ValueId, u: Use) {
+        let hint = self.ops[u.op].use_pos.get(u.index as usize).copied();
+        let uses = &mut self.values[v].uses;
+        let pos = match hint {
+            Some(p) if uses.get(p as usize) == Some(&u) => p as usize,
+            _ => match uses.iter().position(|x| *x == u) {
+                Some(p) => p,
+                None => return,
+            },
+        };
+        uses.swap_remove(pos);
+        if let Some(&moved) = uses.get(pos) {
+            if let Some(slot) = self.ops[moved.op].use_pos.get_mut(moved.index as usize) {
+                *slot = pos as u32;
+            }
         }
     }
 
@@ -404,7 +531,7 @@ impl Module {
         };
         self.remove_use(old, u);
         self.ops[op].operands[i] = v;
-        self.values[v].uses.push(u);
+        self.push_use(v, op, i);
     }
 
     /// Replaces the regular operands (successor arguments stay).
@@ -419,13 +546,10 @@ impl Module {
         self.ops[op].successors = succs;
         let mut all: SmallVec<[ValueId; 4]> = SmallVec::from_slice(new);
         all.extend(tail);
+        self.ops[op].operands = all.clone();
         for (i, &v) in all.iter().enumerate() {
-            self.values[v].uses.push(Use {
-                op,
-                index: i as u32,
-            });
+            self.push_use(v, op, i);
         }
-        self.ops[op].operands = all;
     }
 
     /// Appends an argument to successor `i` of a branch.
@@ -440,13 +564,10 @@ impl Module {
         let mut succs = succs;
         succs[i].1 += 1;
         self.ops[op].successors = succs;
+        self.ops[op].operands = SmallVec::from_slice(&operands);
         for (k, &val) in operands.iter().enumerate() {
-            self.values[val].uses.push(Use {
-                op,
-                index: k as u32,
-            });
+            self.push_use(val, op, k);
         }
-        self.ops[op].operands = SmallVec::from_vec(operands);
     }
 
     // ---- attributes ----
@@ -461,7 +582,11 @@ impl Module {
             .ok()
             .map(|i| &attrs[i].1)
     }
-    pub fn set_attr(&mut self, op: OpId, name: &str, value: Attribute) {
+    pub fn set_attr(&mut self, op: OpId, name: &'static str, value: Attribute) {
+        crate::cancel::poll();
+        if name == SYM_NAME {
+            self.sym_gen += 1;
+        }
         let key = Sym::new(name);
         let attrs = &mut self.ops[op].attrs;
         match attrs.binary_search_by(|(k, _)| k.as_str().cmp(name)) {
@@ -470,6 +595,9 @@ impl Module {
         }
     }
     pub fn remove_attr(&mut self, op: OpId, name: &str) -> Option<Attribute> {
+        if name == SYM_NAME {
+            self.sym_gen += 1;
+        }
         let attrs = &mut self.ops[op].attrs;
         let i = attrs.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok()?;
         Some(attrs.remove(i).1)
@@ -511,10 +639,10 @@ impl Module {
             return;
         }
         let uses = std::mem::take(&mut self.values[old].uses);
-        for u in &uses {
+        for u in uses {
             self.ops[u.op].operands[u.index as usize] = new;
+            self.push_use(new, u.op, u.index as usize);
         }
-        self.values[new].uses.extend(uses);
     }
     /// Replaces uses of `old` for which `keep` says false... i.e. where `pred` holds.
     pub fn replace_uses_where(

@@ -245,8 +245,9 @@ impl Instrumentation for PrintIr {
     }
 }
 
-/// The constants GC: compacts the module after each pass so erased ops and
-/// the constant buffers only they held are freed, then reports live bytes.
+/// The constants GC: after each pass, compacts the module when enough of it
+/// was erased (erased ops have dropped their constants already), then
+/// reports live bytes.
 pub struct ConstantGc {
     /// Called with (pass, live constant bytes) after each compaction.
     pub on_collect: GcSink,
@@ -254,7 +255,13 @@ pub struct ConstantGc {
 
 impl Instrumentation for ConstantGc {
     fn after_pass(&mut self, pass: &str, m: &mut Module, _elapsed: Duration) -> Result<()> {
-        m.compact();
+        // Erasing an op already drops its attributes (and the constants
+        // they held); compaction only returns the tombstones' memory. On a
+        // large module that rebuild costs more than most passes, so it is
+        // done once a quarter of the op arena is tombstones.
+        if m.erased_ops() * 4 >= m.arena_sizes().0 {
+            m.compact();
+        }
         (self.on_collect)(pass, crate::elements::live_constant_bytes(m));
         Ok(())
     }
@@ -285,9 +292,11 @@ impl PassManager {
         self.passes.iter().map(|p| p.name()).collect()
     }
 
-    /// Runs every pass in order; stops at the first error.
+    /// Runs every pass in order; stops at the first error, or before the
+    /// next pass once the thread's compile is cancelled (crate::cancel).
     pub fn run(&mut self, m: &mut Module) -> Result<()> {
         for pass in &self.passes {
+            crate::cancel::check()?;
             let name = pass.name();
             let span = tracing::info_span!("pass", name);
             let _guard = span.enter();

@@ -115,6 +115,17 @@ pub fn register(defs: &'static [OpDef]) {
     }
 }
 
+/// The definition of the op spelled `name`, without interning it. The
+/// table is read first: building it interns the builtin ops' names, which
+/// `Sym::lookup` would otherwise not find yet in a fresh process.
+pub fn lookup_name(name: &str) -> Option<&'static OpDef> {
+    let t = match table().read() {
+        Ok(t) => t,
+        Err(p) => p.into_inner(),
+    };
+    t.get(&Sym::lookup(name)?).copied()
+}
+
 pub fn lookup(name: Sym) -> Option<&'static OpDef> {
     let t = match table().read() {
         Ok(t) => t,

@@ -86,6 +86,7 @@ pub fn apply_greedily(
             queued[o] = true;
         }
         while let Some(op) = work.pop_front() {
+            crate::cancel::check()?;
             queued[op] = false;
             if m.is_erased(op) || m.op_block(op).is_none() || !m.is_ancestor(root, op) {
                 continue;

@@ -1,8 +1,17 @@
 //! Interned names: op names and attribute keys compare as integers.
 //!
-//! Names live for the whole process. The set is bounded in practice (op
-//! names of the registered dialects, ONNX attribute names), so leaking the
-//! few distinct strings is cheaper than reference counting every compare.
+//! The table holds the fixed vocabulary of the compiler only: names that
+//! are `&'static str` in onnxc itself (op names of the registered
+//! dialects, attribute names of the ONNX op table and of the builtin
+//! dialects, onnxc's own `onnx.*` attributes). `Sym::new` takes a
+//! `&'static str`, so a name read from a model cannot be interned: the
+//! importer keeps attribute names outside the vocabulary in a module-local
+//! attribute (see `frontend::import`), which dies with the module. The
+//! table thus stays bounded whatever a long-running process is fed.
+//!
+//! The one exception is the textual IR parser (`onnxc opt`, tests), which
+//! may meet arbitrary names in developer-written IR; it interns them
+//! through the crate-private [`Sym::intern_text`].
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
@@ -16,11 +25,29 @@ fn table() -> &'static RwLock<HashMap<&'static str, Sym>> {
 }
 
 impl Sym {
-    pub fn new(s: &str) -> Sym {
-        if let Ok(t) = table().read() {
-            if let Some(&sym) = t.get(s) {
-                return sym;
-            }
+    /// The symbol of a vocabulary name (a string of onnxc itself).
+    pub fn new(s: &'static str) -> Sym {
+        Sym::intern(s, |s| s)
+    }
+
+    /// The symbol of `s` when it has been interned already; never grows
+    /// the table.
+    pub fn lookup(s: &str) -> Option<Sym> {
+        match table().read() {
+            Ok(t) => t.get(s).copied(),
+            Err(p) => p.into_inner().get(s).copied(),
+        }
+    }
+
+    /// Interns a name found in textual IR, copying it once. Only the text
+    /// parser may: it reads developer input, never a model.
+    pub(crate) fn intern_text(s: &str) -> Sym {
+        Sym::intern(s, |s| Box::leak(s.to_owned().into_boxed_str()))
+    }
+
+    fn intern<'a>(s: &'a str, to_static: impl FnOnce(&'a str) -> &'static str) -> Sym {
+        if let Some(sym) = Sym::lookup(s) {
+            return sym;
         }
         let mut t = match table().write() {
             Ok(t) => t,
@@ -29,11 +56,20 @@ impl Sym {
         if let Some(&sym) = t.get(s) {
             return sym;
         }
-        let leaked: &'static str = Box::leak(s.to_owned().into_boxed_str());
-        let sym = Sym(leaked);
-        t.insert(leaked, sym);
+        let name = to_static(s);
+        let sym = Sym(name);
+        t.insert(name, sym);
         sym
     }
+
+    /// Names in the table (for tests that check it stays bounded).
+    pub fn table_len() -> usize {
+        match table().read() {
+            Ok(t) => t.len(),
+            Err(p) => p.into_inner().len(),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         self.0
     }
@@ -43,7 +79,7 @@ impl Sym {
     }
 }
 
-// Pointer identity is name identity: each string is leaked exactly once.
+// One string per name: the table hands out the first one interned.
 impl PartialOrd for Sym {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
@@ -65,8 +101,8 @@ impl std::fmt::Display for Sym {
         f.write_str(self.0)
     }
 }
-impl From<&str> for Sym {
-    fn from(s: &str) -> Sym {
+impl From<&'static str> for Sym {
+    fn from(s: &'static str) -> Sym {
         Sym::new(s)
     }
 }
@@ -78,5 +114,24 @@ impl PartialEq<str> for Sym {
 impl PartialEq<&str> for Sym {
     fn eq(&self, other: &&str) -> bool {
         self.0 == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_string_per_name() {
+        let a = Sym::new("sym.test.a");
+        let owned = String::from("sym.test.a");
+        assert_eq!(Sym::lookup(&owned), Some(a));
+        assert_eq!(
+            Sym::lookup(&owned).unwrap().as_str().as_ptr(),
+            a.as_str().as_ptr()
+        );
+        assert_eq!(Sym::lookup("sym.test.never"), None);
+        let t = Sym::intern_text(&String::from("sym.test.text"));
+        assert_eq!(Sym::new("sym.test.text"), t);
     }
 }

@@ -68,6 +68,94 @@ impl FloatKind {
     pub fn from_name(s: &str) -> Option<FloatKind> {
         FloatKind::ALL.into_iter().find(|k| k.name() == s)
     }
+    /// The layout of the 8- and 4-bit formats; `None` for the others.
+    pub fn minifloat(self) -> Option<MiniFloat> {
+        let f = |bits, man, bias, max, overflow, nan, signed_specials, neg_zero| MiniFloat {
+            bits,
+            man,
+            bias,
+            sign: 1 << (bits - 1),
+            max,
+            overflow,
+            nan,
+            signed_specials,
+            neg_zero,
+        };
+        Some(match self {
+            FloatKind::F8E4M3FN => f(8, 3, 7, 0x7e, 0x7f, Some(0x7f), true, true),
+            FloatKind::F8E4M3FNUZ => f(8, 3, 8, 0x7f, 0x80, Some(0x80), false, false),
+            FloatKind::F8E5M2 => f(8, 2, 15, 0x7b, 0x7c, Some(0x7e), true, true),
+            FloatKind::F8E5M2FNUZ => f(8, 2, 16, 0x7f, 0x80, Some(0x80), false, false),
+            FloatKind::F8E8M0FNU => MiniFloat {
+                sign: 0,
+                ..f(8, 0, 127, 0xfe, 0xff, Some(0xff), false, false)
+            },
+            FloatKind::F4E2M1FN => f(4, 1, 1, 0x7, 0x7, None, true, true),
+            _ => return None,
+        })
+    }
+}
+
+/// An 8- or 4-bit float format: its fields and special codes (codes of
+/// the magnitude, before the sign).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct MiniFloat {
+    pub bits: u32,
+    /// Mantissa bits (the exponent takes the rest but the sign).
+    pub man: u32,
+    pub bias: i64,
+    /// The sign bit (0 for the unsigned f8E8M0FNU).
+    pub sign: u32,
+    /// Largest finite magnitude code.
+    pub max: u32,
+    /// What a finite value past `max` rounds to: infinity (E5M2), NaN,
+    /// or `max` itself (f4E2M1FN saturates: it has neither).
+    pub overflow: u32,
+    /// The NaN code; `None`: NaN becomes -0 (f4E2M1FN).
+    pub nan: Option<u32>,
+    /// Whether NaN and overflow codes take the sign.
+    pub signed_specials: bool,
+    /// Whether -0 exists (not in the FNUZ formats).
+    pub neg_zero: bool,
+}
+
+impl MiniFloat {
+    /// The code nearest to `v` (IEEE semantics: round to nearest even,
+    /// overflow to `overflow`, NaN to `nan`, no -0 without `neg_zero`),
+    /// computed on the f64 bits as `lower`'s emitter does on f32/f64.
+    /// f8E8M0FNU has no mantissa, so its ties round up.
+    pub fn encode(&self, v: f64) -> u32 {
+        let bits = v.to_bits();
+        let abs = bits & !(1u64 << 63);
+        let es = (abs >> 52) as i64;
+        let sig = (abs & ((1u64 << 52) - 1)) | if es != 0 { 1u64 << 52 } else { 0 };
+        let ce = es.max(1) + self.bias - 1023;
+        let m = i64::from(self.man);
+        let s = (1 - ce).clamp(0, m + 2) + 52 - m;
+        let half = (1u64 << (s - 1)) - 1;
+        let r = (sig + half + ((sig >> s) & 1)) >> s;
+        let code = r + (((ce.max(1) - 1) as u64) << m);
+        let mut mag = if code > u64::from(self.max) {
+            self.overflow
+        } else {
+            code as u32
+        };
+        if v.is_nan() {
+            mag = self.nan.unwrap_or(0);
+        }
+        if self.sign == 0 {
+            return mag;
+        }
+        let special = !self.signed_specials && mag == self.overflow;
+        let zero = !self.neg_zero && mag == 0;
+        let takes =
+            (v.is_sign_negative() && !special && !zero) || (v.is_nan() && self.nan.is_none());
+        if takes {
+            mag | self.sign
+        } else {
+            mag
+        }
+    }
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -10,7 +10,9 @@
 //! ```
 //!
 //! Inputs are borrowed; each output descriptor is filled with a fresh buffer
-//! the caller frees with `free(allocated)`.
+//! the caller frees with `free(allocated)`. Elements below 8 bits (int4,
+//! int2, float4) take a byte each in these buffers, as in compiled code;
+//! the driver's files hold them that way too (`Elements::to_unpacked_bytes`).
 
 use crate::llvm::types::{desc_type, global_name, llvm_type};
 use ir::dialects::{func, op_error};

@@ -18,7 +18,14 @@ struct Port {
     name: String,
     dtype: i32,
     bytes: u64,
+    /// Bits of a sub-byte element (0 for whole bytes) and whether it is a
+    /// signed integer: the C API packs these as ONNX does.
+    sub_bits: u32,
+    signed: bool,
     shape: Vec<i64>,
+    /// The symbol of each dynamic dim: the model's `dim_param`, else
+    /// `NAME_d<k>` for an input (the frontend's name for it).
+    dim_names: Vec<Option<String>>,
 }
 
 /// The ONNX `TensorProto.DataType` code of an element type.
@@ -29,6 +36,12 @@ fn onnx_dtype(t: &Type) -> Option<i32> {
         Type::Float(F::F16) => 10,
         Type::Float(F::F64) => 11,
         Type::Float(F::BF16) => 16,
+        Type::Float(F::F8E4M3FN) => 17,
+        Type::Float(F::F8E4M3FNUZ) => 18,
+        Type::Float(F::F8E5M2) => 19,
+        Type::Float(F::F8E5M2FNUZ) => 20,
+        Type::Float(F::F4E2M1FN) => 23,
+        Type::Float(F::F8E8M0FNU) => 24,
         Type::Int { width: 1, .. } => 9,
         Type::Index => 7,
         Type::Int { width, sign } => {
@@ -42,6 +55,10 @@ fn onnx_dtype(t: &Type) -> Option<i32> {
                 (64, false) => 7,
                 (32, true) => 12,
                 (64, true) => 13,
+                (4, true) => 21,
+                (4, false) => 22,
+                (2, true) => 25,
+                (2, false) => 26,
                 _ => return None,
             }
         }
@@ -79,7 +96,28 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
             })
             .unwrap_or_default()
     };
+    let params = |attr: &str| -> Vec<Vec<String>> {
+        let Some(a) = m.attr(f, attr).and_then(Attribute::as_array) else {
+            return Vec::new();
+        };
+        a.iter()
+            .map(|row| {
+                row.as_array()
+                    .map(|r| {
+                        r.iter()
+                            .map(|s| s.as_str().unwrap_or("").to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
     let make = |types: &[Type], names: Vec<String>, kind: &str| -> Result<Vec<Port>> {
+        let declared = params(if kind == "input" {
+            "onnx.input_dim_params"
+        } else {
+            "onnx.output_dim_params"
+        });
         types
             .iter()
             .enumerate()
@@ -90,14 +128,36 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
                 let dtype = onnx_dtype(&mt.elem).ok_or_else(|| {
                     op_error(m, f, format!("no C element type for {kind} {i} ({t})"))
                 })?;
+                let name = names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| format!("{kind}_{i}"));
+                let dim_names = mt
+                    .shape
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &size)| {
+                        let param = declared
+                            .get(i)
+                            .and_then(|r| r.get(d))
+                            .filter(|p| !p.is_empty());
+                        match (size == ir::DYN, param) {
+                            (false, _) => None,
+                            (true, Some(p)) => Some(p.clone()),
+                            (true, None) if kind == "input" => Some(format!("{name}_d{d}")),
+                            (true, None) => None,
+                        }
+                    })
+                    .collect();
+                let bits = mt.elem.bit_width().unwrap_or(8);
                 Ok(Port {
-                    name: names
-                        .get(i)
-                        .cloned()
-                        .unwrap_or_else(|| format!("{kind}_{i}")),
+                    name,
                     dtype,
                     bytes: elem_size(&mt.elem).map_err(|e| op_error(m, f, e))?,
+                    sub_bits: if bits < 8 && bits > 1 { bits } else { 0 },
+                    signed: mt.elem.is_int() && !ir::builder::is_unsigned(&mt.elem),
                     shape: mt.shape.clone(),
+                    dim_names,
                 })
             })
             .collect()
@@ -113,10 +173,57 @@ pub fn header(m: &Module, func_name: &str, p: &str) -> Result<String> {
     let (ins, outs) = ports(m, func_name)?;
     let up = p.to_ascii_uppercase();
     Ok(HEADER
+        .replace("@SIG@", &signature(&ins, &outs))
         .replace("@P@", p)
         .replace("@UP@", &up)
         .replace("@NI@", &ins.len().to_string())
         .replace("@NO@", &outs.len().to_string()))
+}
+
+/// The comment lines of the header listing each port's dims by name.
+fn signature(ins: &[Port], outs: &[Port]) -> String {
+    let mut s = String::new();
+    for (kind, list) in [("input", ins), ("output", outs)] {
+        for (i, q) in list.iter().enumerate() {
+            let dims: Vec<String> = q
+                .shape
+                .iter()
+                .zip(&q.dim_names)
+                .map(|(&d, n)| match n {
+                    Some(n) => n.clone(),
+                    None if d == ir::DYN => "?".into(),
+                    None => d.to_string(),
+                })
+                .collect();
+            let name = q.name.replace("*/", "* /");
+            let dims = dims.join(", ").replace("*/", "* /");
+            let _ = writeln!(s, " *   {kind} {i} '{name}': [{dims}]");
+        }
+    }
+    s
+}
+
+/// C statements returning `i + 1` when input `i` has a dim whose name an
+/// earlier input dim has with another size.
+fn symbol_checks(ins: &[Port]) -> String {
+    let mut first: Vec<(&str, usize, usize)> = Vec::new();
+    let mut s = String::new();
+    for (i, q) in ins.iter().enumerate() {
+        for (d, n) in q.dim_names.iter().enumerate() {
+            let Some(n) = n.as_deref() else { continue };
+            match first.iter().find(|(f, ..)| *f == n) {
+                Some(&(_, j, e)) => {
+                    let _ = writeln!(
+                        s,
+                        "  if (inputs[{i}].shape[{d}] != inputs[{j}].shape[{e}]) return {};",
+                        i + 1
+                    );
+                }
+                None => first.push((n, i, d)),
+            }
+        }
+    }
+    s
 }
 
 /// The C source of the wrapper, calling the descriptor entry `entry`.
@@ -124,6 +231,7 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     let (ins, outs) = ports(m, func_name)?;
     let mut s = header(m, func_name, p)?;
     s.push_str(WRAPPER_PRELUDE);
+    s.push_str(WRAPPER_CHECKS);
     s.push_str(crate::cabi::C_FILL_DESC);
     s.push_str(WRAPPER_OUTPUTS);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
@@ -149,20 +257,50 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
         r#"int {p}_run(const onnxc_tensor *inputs, onnxc_tensor *outputs) {{
   int64_t in_desc[{ni1}][{words}], out_desc[{no1}][{words}];
   void *ins[{ni1}], *outs[{no1}];
+  unsigned char *unpacked[{ni1}] = {{0}};
   for (int i = 0; i < {ni}; i++) {{
     if (inputs[i].rank != input_ranks[i] || (!inputs[i].data && count_of(inputs[i].shape, inputs[i].rank) != 0))
       return i + 1;
     for (int d = 0; d < input_ranks[i]; d++)
       if (inputs[i].shape[d] < 0 || (input_shapes[i][d] >= 0 && inputs[i].shape[d] != input_shapes[i][d]))
         return i + 1;
-    fill_desc(in_desc[i], inputs[i].data, input_ranks[i], inputs[i].shape);
+  }}
+{checks}  for (int i = 0; i < {ni}; i++) {{
+    void *data = inputs[i].data;
+    if (input_sub_bits[i]) {{
+      unpacked[i] = unpack_sub(data, count_of(inputs[i].shape, inputs[i].rank), input_sub_bits[i], input_signed[i]);
+      if (!unpacked[i]) {{
+        for (int j = 0; j < i; j++) free(unpacked[j]);
+        return -1;
+      }}
+      data = unpacked[i];
+    }}
+    fill_desc(in_desc[i], data, input_ranks[i], inputs[i].shape);
     ins[i] = in_desc[i];
   }}
   for (int i = 0; i < {no}; i++) outs[i] = out_desc[i];
   {entry}(ins, outs);
-  for (int i = 0; i < {no}; i++)
+  for (int i = 0; i < {ni}; i++) free(unpacked[i]);
+  for (int i = 0; i < {no}; i++) {{
     take_output(&outputs[i], out_desc[i], output_ranks[i], output_esize[i]);
+    if (output_sub_bits[i]) pack_sub(&outputs[i], output_sub_bits[i]);
+  }}
   return 0;
+}}
+
+int {p}_run_checked(const onnxc_tensor *inputs, onnxc_tensor *outputs, char *err, size_t cap) {{
+  jmp_buf jump;
+  if (cap) err[0] = 0;
+  check_err = err;
+  check_cap = cap;
+  if (setjmp(jump)) {{
+    check_jump = 0;
+    return -1;
+  }}
+  check_jump = &jump;
+  int rc = {p}_run(inputs, outputs);
+  check_jump = 0;
+  return rc;
 }}
 
 void {p}_free_outputs(onnxc_tensor *outputs) {{
@@ -176,6 +314,7 @@ void {p}_free_outputs(onnxc_tensor *outputs) {{
 "#,
         ni1 = ni.max(1),
         no1 = no.max(1),
+        checks = symbol_checks(&ins),
     );
     Ok(s)
 }
@@ -210,6 +349,16 @@ fn write_port_tables(s: &mut String, p: &str, kind: &str, list: &[Port]) {
         "static const size_t {kind}_esize[{n}] = {{ {} }};",
         strs(&|q| q.bytes.to_string())
     );
+    let _ = writeln!(
+        s,
+        "static const int {kind}_sub_bits[{n}] = {{ {} }};",
+        strs(&|q| q.sub_bits.to_string())
+    );
+    let _ = writeln!(
+        s,
+        "static const int {kind}_signed[{n}] = {{ {} }};",
+        strs(&|q| u8::from(q.signed).to_string())
+    );
     for (i, q) in list.iter().enumerate() {
         let dims: Vec<String> = q
             .shape
@@ -239,7 +388,43 @@ fn write_port_tables(s: &mut String, p: &str, kind: &str, list: &[Port]) {
                 .join(", ")
         }
     );
+    for (i, q) in list.iter().enumerate() {
+        let names: Vec<String> = q
+            .dim_names
+            .iter()
+            .map(|n| {
+                n.as_ref()
+                    .map_or("0".into(), |n| format!("\"{}\"", c_escape(n)))
+            })
+            .collect();
+        let names = if names.is_empty() {
+            "0".into()
+        } else {
+            names.join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "static const char *const {kind}_dimnames{i}[{}] = {{ {names} }};",
+            q.dim_names.len().max(1)
+        );
+    }
+    let tables: Vec<String> = (0..list.len())
+        .map(|i| format!("{kind}_dimnames{i}"))
+        .collect();
+    let tables = if tables.is_empty() {
+        "0".into()
+    } else {
+        tables.join(", ")
+    };
+    let _ = writeln!(
+        s,
+        "static const char *const *const {kind}_dimnames[{n}] = {{ {tables} }};"
+    );
     let count = list.len();
+    let _ = writeln!(
+        s,
+        "const char *{p}_{kind}_dim_name(int i, int d) {{ return i >= 0 && i < {count} && d >= 0 && d < {kind}_ranks[i] ? {kind}_dimnames[i][d] : 0; }}"
+    );
     let _ = writeln!(
         s,
         "int {p}_num_{kind}s(void) {{ return {count}; }}\n\
@@ -265,6 +450,7 @@ fn c_escape(s: &str) -> String {
 const HEADER: &str = r#"/* Generated by onnxc: the C interface of model '@P@'. See docs/ABI.md. */
 #ifndef ONNXC_@UP@_H
 #define ONNXC_@UP@_H
+#include <stddef.h>
 #include <stdint.h>
 #ifdef __cplusplus
 extern "C" {
@@ -277,9 +463,15 @@ enum {
   ONNXC_FLOAT = 1, ONNXC_UINT8 = 2, ONNXC_INT8 = 3, ONNXC_UINT16 = 4,
   ONNXC_INT16 = 5, ONNXC_INT32 = 6, ONNXC_INT64 = 7, ONNXC_BOOL = 9,
   ONNXC_FLOAT16 = 10, ONNXC_DOUBLE = 11, ONNXC_UINT32 = 12,
-  ONNXC_UINT64 = 13, ONNXC_BFLOAT16 = 16
+  ONNXC_UINT64 = 13, ONNXC_BFLOAT16 = 16, ONNXC_FLOAT8E4M3FN = 17,
+  ONNXC_FLOAT8E4M3FNUZ = 18, ONNXC_FLOAT8E5M2 = 19, ONNXC_FLOAT8E5M2FNUZ = 20,
+  ONNXC_UINT4 = 21, ONNXC_INT4 = 22, ONNXC_FLOAT4E2M1 = 23,
+  ONNXC_FLOAT8E8M0 = 24, ONNXC_UINT2 = 25, ONNXC_INT2 = 26
 };
-/* A dense tensor: `rank` sizes in `shape`, elements packed row-major. */
+/* A dense tensor: `rank` sizes in `shape`, elements packed row-major.
+ * The float8 types take a byte per element (their code); INT4, UINT4 and
+ * FLOAT4E2M1 two per byte, INT2 and UINT2 four, as ONNX packs them:
+ * element i in bits [i*b, (i+1)*b) of the buffer, low bits first. */
 typedef struct onnxc_tensor {
   void *data;
   const int64_t *shape;
@@ -290,8 +482,13 @@ typedef struct onnxc_tensor {
 #define @UP@_NUM_INPUTS @NI@
 #define @UP@_NUM_OUTPUTS @NO@
 
+/* The signature; a name is a dynamic dim (the model's dim_param, or
+ * NAME_d<k> for an unnamed input dim), '?' an output dim without one:
+@SIG@ */
+
 /* Signature queries; i out of range gives 0 / -1 / NULL. Shapes use -1 for
- * a dynamic dim. */
+ * a dynamic dim. dim_name gives a dynamic dim's name, NULL for a static
+ * dim. */
 int @P@_num_inputs(void);
 int @P@_num_outputs(void);
 const char *@P@_input_name(int i);
@@ -302,13 +499,23 @@ int @P@_input_rank(int i);
 int @P@_output_rank(int i);
 const int64_t *@P@_input_shape(int i);
 const int64_t *@P@_output_shape(int i);
+const char *@P@_input_dim_name(int i, int d);
+const char *@P@_output_dim_name(int i, int d);
 
 /* Runs the model on @UP@_NUM_INPUTS borrowed tensors of the declared
  * element types and shapes. Returns 0 and fills outputs[0..@UP@_NUM_OUTPUTS)
  * with newly allocated tensors (release them with @P@_free_outputs), or
- * returns k > 0 when input k-1 has the wrong rank or a wrong static dim
- * (outputs untouched). Reentrant: calls share no mutable state. */
+ * returns k > 0 when input k-1 has the wrong rank, a wrong static dim, or a
+ * dim whose name an earlier input's dim has with another size (outputs
+ * untouched), or -1 when memory for unpacking 4- or 2-bit inputs runs out.
+ * Reentrant: calls share no mutable state. */
 int @P@_run(const onnxc_tensor *inputs, onnxc_tensor *outputs);
+
+/* @P@_run, except that a failed runtime check of the model (an index out
+ * of range, dynamic dims an op needs equal that differ) returns -1 with
+ * the check's message in err (cap bytes, NUL-terminated) instead of
+ * aborting the process. What the failed call allocated is not freed. */
+int @P@_run_checked(const onnxc_tensor *inputs, onnxc_tensor *outputs, char *err, size_t cap);
 void @P@_free_outputs(onnxc_tensor *outputs);
 
 #ifdef __cplusplus
@@ -329,7 +536,83 @@ static int64_t count_of(const int64_t *shape, int64_t rank) {
 
 "#;
 
+/// Linker flags the wrapper needs: a failed check of the model's code
+/// (`cf.assert`: its message to stderr, by `fputs` or the `fwrite` clang
+/// makes of it, then `abort`) reaches `WRAPPER_CHECKS`, which
+/// `_run_checked` turns into a return.
+pub const LINK_ARGS: &[&str] = &["-Wl,--wrap=abort", "-Wl,--wrap=fputs", "-Wl,--wrap=fwrite"];
+
+const WRAPPER_CHECKS: &str = r#"#include <setjmp.h>
+#include <stdio.h>
+
+/* Set while this thread is inside _run_checked. */
+static _Thread_local jmp_buf *check_jump;
+static _Thread_local char *check_err;
+static _Thread_local size_t check_cap;
+
+int __real_fputs(const char *s, FILE *f);
+size_t __real_fwrite(const void *p, size_t size, size_t n, FILE *f);
+void __real_abort(void);
+
+/* Appends n bytes to the message (truncated to check_cap - 1). */
+static void check_note(const char *s, size_t n) {
+  size_t len = check_cap ? strlen(check_err) : 0;
+  if (len + 1 >= check_cap) return;
+  if (n > check_cap - 1 - len) n = check_cap - 1 - len;
+  memcpy(check_err + len, s, n);
+  check_err[len + n] = 0;
+}
+
+int __wrap_fputs(const char *s, FILE *f) {
+  if (!check_jump || f != stderr) return __real_fputs(s, f);
+  check_note(s, strlen(s));
+  return 0;
+}
+
+size_t __wrap_fwrite(const void *p, size_t size, size_t n, FILE *f) {
+  if (!check_jump || f != stderr) return __real_fwrite(p, size, n, f);
+  check_note(p, size * n);
+  return n;
+}
+
+void __wrap_abort(void) {
+  if (check_jump) longjmp(*check_jump, 1);
+  __real_abort();
+}
+
+"#;
+
 const WRAPPER_OUTPUTS: &str = r#"
+/* 4- and 2-bit elements: the compiled code holds one per byte (signed
+ * ones sign-extended), the API packs them as ONNX does. */
+static unsigned char *unpack_sub(const void *data, int64_t count, int bits, int is_signed) {
+  const unsigned char *p = data;
+  unsigned char *out = malloc(count ? (size_t)count : 1);
+  if (!out) return 0;
+  int mask = (1 << bits) - 1;
+  for (int64_t n = 0; n < count; n++) {
+    int64_t bit = n * bits;
+    int v = (p[bit / 8] >> (bit % 8)) & mask;
+    if (is_signed && (v >> (bits - 1))) v -= 1 << bits;
+    out[n] = (unsigned char)v;
+  }
+  return out;
+}
+
+/* Packs a byte-per-element output in place (byte k gathers elements at
+ * k and after, which are read before it is written). */
+static void pack_sub(onnxc_tensor *t, int bits) {
+  int64_t count = count_of(t->shape, t->rank), per = 8 / bits;
+  unsigned char *p = t->data;
+  int mask = (1 << bits) - 1;
+  for (int64_t k = 0; k * per < count; k++) {
+    int byte = 0;
+    for (int64_t j = 0; j < per && k * per + j < count; j++)
+      byte |= (p[k * per + j] & mask) << (j * bits);
+    p[k] = (unsigned char)byte;
+  }
+}
+
 /* Moves an output descriptor into a tensor: the buffer itself when it is
  * packed row-major from its start, otherwise a packed copy. */
 static void take_output(onnxc_tensor *t, const int64_t *d, int rank, size_t esize) {

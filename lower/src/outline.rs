@@ -74,6 +74,7 @@ pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
             .filter(|&op| is_nest(m, op))
             .collect();
         for nest in ops {
+            ir::cancel::check()?;
             outline_one(m, nest, &mut kernels, &mut num, &mut next);
             nests += 1;
         }

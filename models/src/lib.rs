@@ -13,6 +13,7 @@
 
 pub mod graph;
 pub mod rng;
+pub mod scaling;
 pub mod zoo;
 
 use frontend::proto::ModelProto;
@@ -37,8 +38,12 @@ impl Default for GenOptions {
     }
 }
 
-/// Builds zoo model `name`; an unknown name lists the known ones.
+/// Builds zoo model `name` (or a scaling model, `chain-N` or
+/// `transformer-N`); an unknown name lists the known ones.
 pub fn generate(name: &str, opts: &GenOptions) -> Result<ModelProto, String> {
+    if let Some((build, n)) = scaling::parse(name) {
+        return build(n);
+    }
     (find(name)?.build)(opts)
 }
 
@@ -79,6 +84,9 @@ pub fn entry(name: &str) -> Result<&'static ZooEntry, String> {
 fn find(name: &str) -> Result<&'static ZooEntry, String> {
     zoo().iter().find(|e| e.name == name).ok_or_else(|| {
         let names: Vec<&str> = zoo().iter().map(|e| e.name).collect();
-        format!("unknown model `{name}`; known models: {}", names.join(", "))
+        format!(
+            "unknown model `{name}`; known models: {}, and chain-N, transformer-N",
+            names.join(", ")
+        )
     })
 }

@@ -26,6 +26,66 @@ pub const DIM_PARAMS_IN: &str = "onnx.input_dim_params";
 pub const DIM_PARAMS_OUT: &str = "onnx.output_dim_params";
 /// Op, function or module attribute: the ONNX `doc_string`.
 pub const DOC_ATTR: &str = "onnx.doc_string";
+/// Op attribute: the node's attributes whose names are not in the
+/// vocabulary (see [`attr_sym`]), kept for export as `[name, value]`
+/// pairs. Their names live with the module, never in the global symbol
+/// table, so a model cannot grow it.
+pub const EXTRA_ATTRS: &str = "onnx.extra_attrs";
+
+/// onnxc's own attribute names on imported ops and functions.
+pub const OWN_ATTRS: &[&str] = &[
+    NAMES_ATTR,
+    GRAPHS_ATTR,
+    DIM_PARAMS_IN,
+    DIM_PARAMS_OUT,
+    DOC_ATTR,
+    EXTRA_ATTRS,
+];
+
+/// The symbol of an attribute name of the fixed vocabulary: a name of the
+/// op table (any op's) or one of onnxc's own; `None` for any other name.
+pub fn attr_sym(name: &str) -> Option<ir::Sym> {
+    static VOCAB: OnceLock<std::collections::HashMap<&'static str, ir::Sym>> = OnceLock::new();
+    VOCAB
+        .get_or_init(|| {
+            let table = SCHEMAS.iter().flat_map(|s| s.attrs.iter().map(|a| a.name));
+            table
+                .chain(OWN_ATTRS.iter().copied())
+                .map(|n| (n, ir::Sym::new(n)))
+                .collect()
+        })
+        .get(name)
+        .copied()
+}
+
+/// The `(name, value)` pairs kept under [`EXTRA_ATTRS`].
+pub fn extra_attrs(m: &Module, op: OpId) -> impl Iterator<Item = (&str, &Attribute)> {
+    let pairs = m.attr(op, EXTRA_ATTRS).and_then(Attribute::as_array);
+    pairs
+        .into_iter()
+        .flatten()
+        .filter_map(|p| match p.as_array()? {
+            [name, value] => Some((name.as_str()?, value)),
+            _ => None,
+        })
+}
+
+/// Splits a node's attributes into vocabulary ones and the rest, which
+/// become one [`EXTRA_ATTRS`] attribute.
+pub fn intern_attrs(attrs: Vec<(String, Attribute)>) -> Vec<(ir::Sym, Attribute)> {
+    let mut out = Vec::with_capacity(attrs.len());
+    let mut extra = Vec::new();
+    for (k, v) in attrs {
+        match attr_sym(&k) {
+            Some(sym) => out.push((sym, v)),
+            None => extra.push(Attribute::Array(vec![Attribute::string(&k), v].into())),
+        }
+    }
+    if !extra.is_empty() {
+        out.push((ir::Sym::new(EXTRA_ATTRS), Attribute::Array(extra.into())));
+    }
+    out
+}
 
 /// The graph attributes of an op, one per region, in region order.
 pub fn region_attr_names(kind: OpKind) -> &'static [&'static str] {

@@ -25,6 +25,9 @@ Models (each is named after the exporter habit it copies):
   ci_if_shapes         VAD-style If on a sample-rate input whose branches
                        yield different shapes
   ci_if_ranks          the same with branches of different ranks
+  ci_mobile_block      MobileNet-style: depthwise convs with fused
+                       activations, padded / ceil / SAME_LOWER pools,
+                       dynamic batch, height and width
   ci_paddle_dims       paddle2onnx-style inputs declared with -1 dims and an
                        output declared with a 0 dim
 """
@@ -285,11 +288,38 @@ def ci_paddle_dims():
     return m, sizes, "graph input dims declared -1, output dim declared 0 (paddle2onnx / old converters)"
 
 
+def ci_mobile_block():
+    b = Builder(9)
+    # MobileNet/EfficientNet habits: 1x1 conv + HardSwish, depthwise 3x3
+    # + Clip(0, 6), strided depthwise + HardSigmoid, dilated depthwise with
+    # a channel multiplier + LeakyRelu, SE-style Sigmoid gate, pools with
+    # pads, ceil mode and SAME_LOWER; Gemm + Relu head.
+    h = b.op("Conv", ["x", b.w("pw.w", [12, 3, 1, 1]), b.w("pw.b", [12], 0.1)], kernel_shape=[1, 1])
+    h = b.op("HardSwish", [h])
+    h = b.op("Conv", [h, b.w("dw1.w", [12, 1, 3, 3]), b.w("dw1.b", [12], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=12)
+    h = b.op("Clip", [h, b.const("lo", np.float32(0.0), np.float32), b.const("hi", np.float32(6.0), np.float32)])
+    h = b.op("Conv", [h, b.w("dw2.w", [12, 1, 3, 3])], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 1, 2], group=12)
+    h = b.op("HardSigmoid", [h], alpha=0.25, beta=0.4)
+    h = b.op("Conv", [h, b.w("dw3.w", [24, 1, 3, 3]), b.w("dw3.b", [24], 0.1)], kernel_shape=[3, 3], dilations=[2, 2], pads=[2, 2, 2, 2], group=12)
+    h = b.op("LeakyRelu", [h], alpha=0.1)
+    gate = b.op("Sigmoid", [b.op("Conv", [b.op("GlobalAveragePool", [h]), b.w("se.w", [24, 24, 1, 1])], kernel_shape=[1, 1])])
+    h = b.op("Mul", [h, gate])
+    h = b.op("MaxPool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)
+    h = b.op("AveragePool", [h], kernel_shape=[2, 3], auto_pad="SAME_LOWER", count_include_pad=1)
+    h = b.op("ReduceMean", [h], axes=[2, 3], keepdims=0)
+    h = b.op("Gemm", [h, b.w("fc.w", [24, 7]), b.w("fc.b", [7], 0.1)])
+    b.op("Relu", [h])
+    b.rename_last("y")
+    m = b.model("ci_mobile_block", [vi("x", F, ["N", 3, "H", "W"])], [vi("y", F, ["N", 7])], 14)
+    sizes = [{"x": ([1, 3, 33, 21], np.float32, "normal")}, {"x": ([2, 3, 16, 47], np.float32, "normal")}]
+    return m, sizes, "depthwise convs (stride, dilation, multiplier) with fused activations, padded/ceil/SAME pools, dynamic N/H/W"
+
+
 # onnx.checker refuses what these exporters write (-1 dims, an output
 # without a shape); onnxruntime runs them.
 UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims]
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims]
 
 
 def main():

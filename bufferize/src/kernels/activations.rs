@@ -2,16 +2,10 @@
 //! element-wise broadcasting nest.
 
 use super::elementwise::{first, float_arg, float_type, two};
+use super::epilogue::Act;
 use ir::builder::{Cmp, CmpF};
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
-
-fn clamp01(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    let zero = b.constant_like(x, 0.0);
-    let one = b.constant_like(x, 1.0);
-    let lo = b.max(x, zero);
-    b.min(lo, one)
-}
 
 /// `log(exp(x) + 1)`.
 fn softplus_of(b: &mut Builder<'_>, x: ValueId) -> ValueId {
@@ -21,41 +15,27 @@ fn softplus_of(b: &mut Builder<'_>, x: ValueId) -> ValueId {
     b.log(s)
 }
 
-/// `1 / (1 + exp(-x))`.
-fn sigmoid_of(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    let neg = b.negf(x);
-    let e = b.exp(neg);
-    let one = b.constant_like(x, 1.0);
-    let den = b.addf(one, e);
-    b.divf(one, den)
-}
-
 /// `x · sigmoid(alpha · x)`.
 fn swish_of(b: &mut Builder<'_>, x: ValueId, alpha: f64) -> ValueId {
     let a = b.constant_like(x, alpha);
     let ax = b.mulf(a, x);
-    let s = sigmoid_of(b, ax);
+    let s = Act::Sigmoid.apply(b, ax);
     b.mulf(x, s)
 }
 
 pub fn relu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
     let x = first(b, op, x)?;
-    let zero = b.constant_like(x, 0.0);
-    Ok(b.max(x, zero))
+    Ok(Act::Relu.apply(b, x))
 }
 
 pub fn sigmoid(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
     let x = float_arg(b, op, x)?;
-    Ok(sigmoid_of(b, x))
+    Ok(Act::Sigmoid.apply(b, x))
 }
 
 pub fn leaky_relu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
     let x = float_arg(b, op, x)?;
-    let a = b.constant_like(x, ops::LeakyRelu::of(b.m, op).alpha());
-    let zero = b.constant_like(x, 0.0);
-    let scaled = b.mulf(x, a);
-    let pos = b.cmpf(CmpF::Ogt, x, zero);
-    Ok(b.select(pos, x, scaled))
+    Ok(Act::LeakyRelu(ops::LeakyRelu::of(b.m, op).alpha()).apply(b, x))
 }
 
 pub fn elu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
@@ -102,22 +82,12 @@ pub fn celu(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<Va
 pub fn hard_sigmoid(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
     let x = float_arg(b, op, x)?;
     let v = ops::HardSigmoid::of(b.m, op);
-    let (alpha, beta) = (v.alpha(), v.beta());
-    let a = b.constant_like(x, alpha);
-    let be = b.constant_like(x, beta);
-    let ax = b.mulf(a, x);
-    let s = b.addf(ax, be);
-    Ok(clamp01(b, s))
+    Ok(Act::HardSigmoid(v.alpha(), v.beta()).apply(b, x))
 }
 
 pub fn hard_swish(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {
     let x = float_arg(b, op, x)?;
-    let a = b.constant_like(x, 1.0 / 6.0);
-    let be = b.constant_like(x, 0.5);
-    let ax = b.mulf(a, x);
-    let s = b.addf(ax, be);
-    let h = clamp01(b, s);
-    Ok(b.mulf(x, h))
+    Ok(Act::HardSwish.apply(b, x))
 }
 
 pub fn softplus(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<ValueId> {

@@ -1,8 +1,9 @@
 //! Conv (1-D/2-D/3-D, groups, strides, pads, dilations, auto_pad).
 
+use super::epilogue;
 use super::gemm;
 use super::scalar;
-use super::window::{Spatial, Window};
+use super::window::Spatial;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{contiguous, dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
@@ -45,6 +46,9 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             "group must divide the number of output channels",
         ));
     }
+    if let Some(r) = super::sliding::depthwise_conv(cx, b, op, kernel.clone(), group)? {
+        return Ok(r);
+    }
     if super::matmul::gemm_elem(&elem) {
         return gemm_conv(cx, b, op, kernel, group);
     }
@@ -55,34 +59,19 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             "Conv of this element type needs a weight of static shape",
         ));
     }
-    let out_ty = super::result_memref_type(b.m, op, 0)?;
-    let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    let win = Window::new(b.m, op, kernel.clone(), attrs.into(), &sx, &out_shape)?;
+    let spatial = Spatial::new(b.m, op, kernel.clone(), ops::Conv::of(b.m, op).into())?;
     let dx = dims(b, x);
     let c = b.const_index(sw[1].saturating_mul(group));
     let msg = "the input's channels differ from the weight's times group";
     super::checks::equal(b, op, dx[1], c, msg)?;
+    let place = spatial.runtime(b, &dx[2..]);
     let mut out_dims = vec![dx[0], b.const_index(sw[0])];
-    for (i, &d) in out_shape[2..].iter().enumerate() {
-        if d == DYN {
-            // out = floor((in + pads - eff) / stride) + 1.
-            let eff = (kernel[i] - 1) * win.dilations[i] + 1;
-            let c = b.const_index(win.pad_begin[i] + win.pad_end[i] - eff);
-            let t = b.add(dx[i + 2], c);
-            let s = b.const_index(win.strides[i]);
-            let q = b.divsi(t, s);
-            let one = b.const_index(1);
-            out_dims.push(b.add(q, one));
-        } else {
-            out_dims.push(b.const_index(d));
-        }
-    }
+    out_dims.extend(&place.outs);
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
     let (m_per_group, c_per_group) = (sw[0] / group, sw[1]);
     let acc_ty = scalar::acc_type(&elem);
     let bounds = Bounds::new(b);
-    let zero = bounds.zero;
     let mut red_dims = vec![b.const_index(c_per_group)];
     for &k in &kernel {
         red_dims.push(b.const_index(k));
@@ -102,7 +91,7 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         };
         let sum = reduce_nest(b, &bounds, &red_dims, init, &mut |b, r, acc| {
             let c = b.add(c_base, r[0]);
-            let (pos, inside) = win.input_indices(b, &ivs[2..], &r[1..], &dx[2..], zero);
+            let (pos, inside) = spatial.input_indices(b, &place, &ivs[2..], &r[1..]);
             let mut xidx = vec![n, c];
             xidx.extend(pos);
             let xv = b.load(x, &xidx);
@@ -141,7 +130,8 @@ pub fn gemm_conv(
     let channels = b.muli(dw[1], groups);
     let msg = "the input's channels differ from the weight's times group";
     super::checks::equal(b, op, dx[1], channels, msg)?;
-    let (outs, pads) = spatial.runtime(b, &dx[2..]);
+    let place = spatial.runtime(b, &dx[2..]);
+    let (outs, pads) = (place.outs, place.begins);
     let mut out_dims = vec![dx[0], dw[0]];
     out_dims.extend(&outs);
     let out = alloc_result(b, op, 0, &out_dims)?;
@@ -173,6 +163,10 @@ pub fn gemm_conv(
     let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
     if bias.is_some() {
         v.bias = gemm::Bias::Row;
+    }
+    let fused = epilogue::fusible_consumer(b.m, op);
+    if let Some((_, act)) = fused {
+        v.act = act;
     }
     // Per image and group: M = M/g rows, K = C/g · taps, N = output size.
     let mg = b.divui(dw[0], groups);
@@ -224,5 +218,8 @@ pub fn gemm_conv(
         };
         gemm::call(b, &v, &call);
     });
+    if let Some((consumer, _)) = fused {
+        epilogue::absorb(cx, b.m, consumer, out);
+    }
     Ok(vec![out])
 }

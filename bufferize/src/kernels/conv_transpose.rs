@@ -116,7 +116,6 @@ fn scatter_window(m: &Module, op: OpId, xs: &[i64], ws: &[i64], os: &[i64]) -> R
         strides,
         dilations: dil,
         pad_begin: begin,
-        pad_end: vec![0; sp],
     })
 }
 

@@ -32,7 +32,7 @@ pub(super) fn two(b: &Builder<'_>, op: OpId, x: &[ValueId]) -> Result<(ValueId, 
 
 /// The type of `x`, which must be a float.
 pub(super) fn float_type(b: &Builder<'_>, op: OpId, x: ValueId) -> Result<Type> {
-    let t = b.m.value_type(x).clone();
+    let t = b.m.value_type(x).element_type().clone();
     if t.is_float() {
         Ok(t)
     } else {
@@ -105,7 +105,16 @@ pub fn reciprocal(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Res
 /// Cast and CastLike: ONNX conversion to the result element type.
 pub fn cast(b: &mut Builder<'_>, op: OpId, x: &[ValueId], out: &Type) -> Result<ValueId> {
     let v = first(b, op, x)?;
-    scalar::convert(b, op, v, out)
+    let view = onnx::ops::Cast::of(b.m, op);
+    let (sat, mode) = (view.saturate() != 0, view.round_mode().to_string());
+    scalar::cast(b, op, v, out, sat, &mode)
+}
+
+fn cast_like_body(b: &mut Builder<'_>, op: OpId, x: &[ValueId], out: &Type) -> Result<ValueId> {
+    let v = first(b, op, x)?;
+    let view = onnx::ops::CastLike::of(b.m, op);
+    let (sat, mode) = (view.saturate() != 0, view.round_mode().to_string());
+    scalar::cast(b, op, v, out, sat, &mode)
 }
 
 /// Float unary math ops: the body of each is one `math` op.
@@ -146,7 +155,7 @@ float_unary! {
 
 /// CastLike: Cast to the type of the second operand, which is not read.
 pub fn cast_like(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    nest(cx, b, op, 1, cast)
+    nest(cx, b, op, 1, cast_like_body)
 }
 
 /// Lowers an element-wise `op` with scalar body `body`.
@@ -184,14 +193,20 @@ fn nest(
     let in_dims: Vec<Vec<ValueId>> = inputs.iter().map(|&v| dims(b, v)).collect();
     let bounds = Bounds::new(b);
     let out_dims = broadcast_dims(b, op, &operand_ids, &shapes, &in_dims, &out_shape)?;
-    // A dynamic input dim may be 1 at runtime: it broadcasts then.
+    // A dynamic input dim may be 1 at runtime: it broadcasts then, unless
+    // inference proved it the output's own size.
     let dyn_one: Vec<Vec<Option<ValueId>>> = shapes
         .iter()
         .zip(&in_dims)
-        .map(|(s, dv)| {
+        .zip(&operand_ids)
+        .map(|((s, dv), &i)| {
+            let same = same_sized_dims(cx, b.m, op, i, s.len());
             s.iter()
                 .zip(dv)
-                .map(|(&d, &v)| (d == DYN).then(|| b.cmpi(CmpI::Eq, v, bounds.one)))
+                .zip(same)
+                .map(|((&d, &v), same)| {
+                    (d == DYN && !same).then(|| b.cmpi(CmpI::Eq, v, bounds.one))
+                })
                 .collect()
         })
         .collect();
@@ -241,6 +256,23 @@ fn nest(
         }
     });
     super::finish(err, vec![out])
+}
+
+/// Per dim of operand `i` (rank `rank`): whether shape inference gave it
+/// the same symbolic size as the result's dim it maps to, so it never
+/// broadcasts (where both are 1, the index is 0 either way).
+fn same_sized_dims(cx: &Lowering, m: &ir::Module, op: OpId, i: usize, rank: usize) -> Vec<bool> {
+    let sym = |v: Option<ValueId>| v.and_then(|v| cx.tensor_type(m, v)?.sym_dims());
+    let (Some(ins), Some(outs)) = (sym(m.operand(op, i)), sym(m.result(op, 0))) else {
+        return vec![false; rank];
+    };
+    let off = outs.len().saturating_sub(ins.len());
+    (0..rank)
+        .map(|k| match (ins.get(k), outs.get(k + off)) {
+            (Some(Some(a)), Some(Some(o))) => a == o,
+            _ => false,
+        })
+        .collect()
 }
 
 /// The output dims: static ones as constants, each dynamic one the input

@@ -26,9 +26,10 @@ pub fn bitcast(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         .element_type()
         .clone();
     let (fw, tw) = (from.bit_width(), to.bit_width());
-    // bool is stored as one byte holding 0 or 1.
+    // bool is stored as one byte holding 0 or 1; 4- and 2-bit values are
+    // values of their width (a byte each in memory).
     let from_bool = fw == Some(1) && tw == Some(8);
-    if !from_bool && (fw != tw || fw.is_none_or(|w| w < 8)) {
+    if !from_bool && (fw != tw || fw.is_none_or(|w| w < 2)) {
         return Err(op_error(
             b.m,
             op,

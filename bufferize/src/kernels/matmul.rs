@@ -308,7 +308,12 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             n: n_dim,
             k: k_dim,
         };
-        gemm_packed(cx, b, &g, alpha, beta);
+        let fused = super::epilogue::fusible_consumer(b.m, op);
+        let act = fused.map_or(gemm::Act::None, |(_, act)| act);
+        gemm_packed(cx, b, &g, alpha, beta, act);
+        if let Some((consumer, _)) = fused {
+            super::epilogue::absorb(cx, b.m, consumer, out);
+        }
         return Ok(vec![out]);
     }
     loop_nest(b, &bounds, &[m_dim, n_dim], &mut |b, ivs| {
@@ -369,7 +374,14 @@ struct GemmOperands {
 /// Gemm on the packed GEMM: transposes are strides, alpha and beta · C
 /// are the epilogue (C per row when its last dim is 1, else per column
 /// with row stride 0 when it broadcasts along M).
-fn gemm_packed(cx: &Lowering, b: &mut Builder<'_>, g: &GemmOperands, alpha: f64, beta: f64) {
+fn gemm_packed(
+    cx: &Lowering,
+    b: &mut Builder<'_>,
+    g: &GemmOperands,
+    alpha: f64,
+    beta: f64,
+    act: gemm::Act,
+) {
     let elem = elem_of(b.m, g.out);
     let one = b.const_index(1);
     let zero = b.const_index(0);
@@ -385,6 +397,7 @@ fn gemm_packed(cx: &Lowering, b: &mut Builder<'_>, g: &GemmOperands, alpha: f64,
     let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
     v.alpha_bits = alpha.to_bits();
     v.beta_bits = beta.to_bits();
+    v.act = act;
     let bias = g.c.map(|(c, rows_is1)| {
         let sc = shape_of(b.m, c);
         let dc = dims(b, c);

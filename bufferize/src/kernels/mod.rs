@@ -12,6 +12,7 @@ mod conv_transpose;
 mod deform_conv;
 mod dft;
 mod elementwise;
+pub mod epilogue;
 mod extra;
 mod gather;
 pub mod gemm;
@@ -37,6 +38,7 @@ mod rotary;
 pub mod scalar;
 mod shape;
 mod slice;
+mod sliding;
 mod softmax;
 mod tfidf;
 mod unique;
@@ -52,9 +54,10 @@ use ir::dialects::op_error;
 use ir::{Attribute, Builder, Module, OpId, Result, Type, ValueId, DYN};
 use logic as lg;
 use onnx::{ops, OpKind as K};
-use pool::{global_pool, pool, PoolKind as Pool};
+use pool::{global_pool, PoolKind as Pool};
 use reduce::{arg, reduce, Arg, Reduce as R};
 use rnn::{rnn, Cell};
+use sliding::pool;
 use softmax::{softmax, Norm};
 
 /// Lowers one op at `b` and returns the memrefs of its results.
@@ -258,6 +261,13 @@ pub fn constant_ints(m: &Module, op: OpId, i: usize) -> Option<Vec<i64>> {
     let def = onnx::defined_by(m, m.operand(op, i)?, K::Constant)?;
     let e = ops::Constant::of(m, def).value()?;
     Some(e.iter().map(|w| w.i64()).collect())
+}
+
+/// Constant float values of operand `i` when it comes from `onnx.Constant`.
+pub fn constant_floats(m: &Module, op: OpId, i: usize) -> Option<Vec<f64>> {
+    let def = onnx::defined_by(m, m.operand(op, i)?, K::Constant)?;
+    let e = ops::Constant::of(m, def).value()?;
+    Some(e.iter().map(|w| w.f64()).collect())
 }
 
 /// A private function `name(inputs)` without results at the end of the

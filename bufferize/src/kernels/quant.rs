@@ -67,6 +67,36 @@ fn param_at(b: &mut Builder<'_>, p: ValueId, how: ParamIndex, ivs: &[ValueId]) -
     b.load(p, &idx)
 }
 
+/// `v` (a float) quantized to `out`: for integers
+/// `clamp(roundeven(v) + zp)`; for the 8-bit floats a cast (saturating
+/// when `saturate`; no zero point); for f4E2M1FN `v + zp` cast
+/// (saturating).
+fn quantize_to(
+    b: &mut Builder<'_>,
+    op: OpId,
+    v: ValueId,
+    zp: Option<ValueId>,
+    out: &Type,
+    saturate: bool,
+) -> Result<ValueId> {
+    match out {
+        Type::Float(k) if k.bits() == 8 => scalar::cast(b, op, v, out, saturate, "up"),
+        // f4E2M1FN: the zero point is added (the ONNX reference).
+        Type::Float(_) => {
+            let f = b.m.value_type(v).clone();
+            let v = match zp {
+                Some(z) => {
+                    let zf = scalar::convert(b, op, z, &f)?;
+                    b.add(v, zf)
+                }
+                None => v,
+            };
+            scalar::cast(b, op, v, out, true, "up")
+        }
+        _ => quantize_value(b, op, v, zp, out),
+    }
+}
+
 /// `saturate(roundeven(v) + zp)` converted to `out` (v, zp as floats).
 fn quantize_value(
     b: &mut Builder<'_>,
@@ -100,28 +130,69 @@ pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
+    // The 8-bit float outputs take no zero point (the ONNX reference).
+    let zp = zp.filter(|_| !matches!(out_t, Type::Float(k) if k.bits() == 8));
     let view = ops::QuantizeLinear::of(b.m, op);
+    let (saturate, precision) = (view.saturate() != 0, view.precision());
     let how = param_index(b, op, (x, scale), view.axis(), view.block_size())?;
+    let div_t = division_type(b, op, (x, scale), precision)?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
     let mut err = None;
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
-        let v = b.load(x, ivs);
-        let s = param_at(b, scale, how, ivs);
-        // Divide in the wider of the two float types.
-        let s = match scalar::convert(b, op, s, &elem_of(b.m, x)) {
-            Ok(s) => s,
-            Err(e) => return err = Some(e),
+        let mut body = || -> Result<ValueId> {
+            let v = b.load(x, ivs);
+            let v = scalar::convert(b, op, v, &div_t)?;
+            let s = param_at(b, scale, how, ivs);
+            let s = scalar::convert(b, op, s, &div_t)?;
+            let q = b.div(v, s);
+            let z = zp.map(|z| param_at(b, z, how, ivs));
+            quantize_to(b, op, q, z, &out_t, saturate)
         };
-        let q = b.div(v, s);
-        let z = zp.map(|z| param_at(b, z, how, ivs));
-        match quantize_value(b, op, q, z, &out_t) {
+        match body() {
             Ok(r) => b.store(r, out, ivs),
             Err(e) => err = Some(e),
         }
     });
     finish(err, vec![out])
+}
+
+/// The float type `x / scale` is computed in: `precision` when given (an
+/// ONNX dtype code), else the wider of the two (numpy's promotion, which
+/// the ONNX reference follows).
+fn division_type(
+    b: &Builder<'_>,
+    op: OpId,
+    (x, scale): (ValueId, ValueId),
+    precision: i64,
+) -> Result<Type> {
+    use ir::types::FloatKind as F;
+    let k = match precision {
+        0 => {
+            let (tx, ts) = (elem_of(b.m, x), elem_of(b.m, scale));
+            let bits = |t: &Type| {
+                if t.is_float() {
+                    t.bit_width().unwrap_or(0)
+                } else {
+                    0
+                }
+            };
+            return Ok(if bits(&ts) > bits(&tx) { ts } else { tx });
+        }
+        1 => F::F32,
+        10 => F::F16,
+        11 => F::F64,
+        16 => F::BF16,
+        other => {
+            return Err(op_error(
+                b.m,
+                op,
+                format!("precision {other} is not a float type"),
+            ))
+        }
+    };
+    Ok(Type::Float(k))
 }
 
 pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -131,9 +202,9 @@ pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
-    if !elem_of(b.m, x).is_int() {
-        return Err(op_error(b.m, op, "expects an integer input"));
-    }
+    // Float inputs (the 8- and 4-bit formats) have no zero point (the
+    // ONNX reference ignores it).
+    let zp = zp.filter(|_| elem_of(b.m, x).is_int());
     let view = ops::DequantizeLinear::of(b.m, op);
     let how = param_index(b, op, (x, scale), view.axis(), view.block_size())?;
     let dx = dims(b, x);
@@ -143,7 +214,8 @@ pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let mut body = || -> Result<ValueId> {
             let v = b.load(x, ivs);
-            // The difference in f64 (exact for all 32-bit ints).
+            // The difference in f64 (exact for all 32-bit ints and small
+            // floats).
             let f = Type::f64();
             let mut d = scalar::convert(b, op, v, &f)?;
             if let Some(z) = zp {

@@ -3,8 +3,9 @@
 //! multiply-add.
 
 use ir::builder::is_unsigned;
-use ir::builder::CmpF;
+use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
+use ir::types::FloatKind;
 use ir::{Builder, OpId, Result, Signedness, Type, ValueId};
 
 /// The lowest value of `t` (identity of max): -inf for floats.
@@ -92,12 +93,22 @@ pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<V
     Ok(match (from.is_float(), to.is_float()) {
         (true, true) if fw < tw => b.extf(x, to),
         (true, true) if fw > tw => b.truncf(x, to),
+        // f16 ↔ bf16, f8 ↔ f8: through f32 (exact).
+        (true, true) if fw <= 16 => {
+            let w = b.extf(x, Type::f32());
+            b.truncf(w, to)
+        }
         (true, true) => return Err(op_error(b.m, op, format!("cannot convert {from} to {to}"))),
         (false, true) if is_unsigned(&from) || fw == 1 => b.uitofp(x, to),
         (false, true) => b.sitofp(x, to),
         (true, false) if tw == 1 => {
             let zero = b.zero(&from);
             b.cmpf(CmpF::Une, x, zero)
+        }
+        // Sub-byte integers wrap (as the ONNX reference does): via i32.
+        (true, false) if tw < 8 => {
+            let w = b.fptosi(x, Type::i(32));
+            b.trunci(w, to)
         }
         (true, false) if is_unsigned(&to) => b.fptoui(x, to),
         (true, false) => b.fptosi(x, to),
@@ -110,4 +121,102 @@ pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<V
         (false, false) if fw > tw => b.trunci(x, to),
         (false, false) => b.bitcast(x, to),
     })
+}
+
+/// ONNX Cast with its `saturate` and `round_mode` attributes (only the
+/// 8- and 4-bit float targets read them): a saturating cast to an f8
+/// format clamps to its largest finite value first (NaN stays NaN), so
+/// that `arith.truncf`, which overflows to infinity or NaN, never
+/// overflows; f8E8M0FNU rounds as `round_mode` says.
+pub fn cast(
+    b: &mut Builder<'_>,
+    op: OpId,
+    x: ValueId,
+    to: &Type,
+    saturate: bool,
+    round_mode: &str,
+) -> Result<ValueId> {
+    let Type::Float(k) = to else {
+        return convert(b, op, x, to);
+    };
+    if *k == FloatKind::F8E8M0FNU {
+        return e8m0(b, op, x, saturate, round_mode);
+    }
+    let Some(max) = largest_finite(*k).filter(|_| saturate) else {
+        return convert(b, op, x, to);
+    };
+    // Clamp where the value is exact: its own float type, f32 for the
+    // small formats, f64 for integers.
+    let wide = match b.m.value_type(x) {
+        Type::Float(f) if f.bits() > 8 => Type::Float(*f),
+        Type::Float(_) => Type::f32(),
+        _ => Type::f64(),
+    };
+    let v = convert(b, op, x, &wide)?;
+    let (hi, lo) = (b.constant(&wide, max), b.constant(&wide, -max));
+    let v = b.minimumf(v, hi);
+    let v = b.maximumf(v, lo);
+    convert(b, op, v, to)
+}
+
+/// The largest finite value of the 8- and 4-bit signed float formats.
+fn largest_finite(k: FloatKind) -> Option<f64> {
+    Some(match k {
+        FloatKind::F8E4M3FN => 448.0,
+        FloatKind::F8E4M3FNUZ => 240.0,
+        FloatKind::F8E5M2 | FloatKind::F8E5M2FNUZ => 57344.0,
+        FloatKind::F4E2M1FN => 6.0,
+        _ => return None,
+    })
+}
+
+/// f8E8M0FNU (a biased power-of-two exponent) from the f32 exponent
+/// field, rounded as ONNX's `round_mode`: `up` when any fraction bit is
+/// set, `nearest` from the half bit (ties up), `down` never; saturating
+/// casts stop at the largest code, 0xFE; infinities and NaN give NaN, 0xFF.
+fn e8m0(b: &mut Builder<'_>, op: OpId, x: ValueId, saturate: bool, mode: &str) -> Result<ValueId> {
+    let f = convert(b, op, x, &Type::f32())?;
+    let i32t = Type::i(32);
+    let bits = b.bitcast(f, i32t.clone());
+    let mut c = |v: i64| b.const_int(v, i32t.clone());
+    let (c23, cff, cfrac, chalf, crest, zero, cfe) = (
+        c(23),
+        c(0xff),
+        c(0x7f_ffff),
+        c(0x40_0000),
+        c(0x3f_ffff),
+        c(0),
+        c(0xfe),
+    );
+    let sh = b.shrui(bits, c23);
+    let exp = b.andi(sh, cff);
+    let nonzero = |b: &mut Builder<'_>, mask| {
+        let v = b.andi(bits, mask);
+        b.cmpi(CmpI::Ne, v, zero)
+    };
+    let up = match mode {
+        "up" => nonzero(b, cfrac),
+        "nearest" => {
+            let g = nonzero(b, chalf);
+            let rest = nonzero(b, crest);
+            let normal = b.cmpi(CmpI::Ne, exp, zero);
+            let tie_up = b.ori(rest, normal);
+            b.andi(g, tie_up)
+        }
+        "down" => b.const_bool(false),
+        other => {
+            return Err(op_error(b.m, op, format!("unknown round_mode '{other}'")));
+        }
+    };
+    let up = if saturate {
+        let below = b.cmpi(CmpI::Ne, exp, cfe);
+        b.andi(up, below)
+    } else {
+        up
+    };
+    let inc = b.extui(up, i32t);
+    let code = b.addi(exp, inc);
+    let code = b.minui(code, cff);
+    let byte = b.trunci(code, Type::i(8));
+    Ok(b.bitcast(byte, Type::Float(FloatKind::F8E8M0FNU)))
 }

@@ -16,15 +16,26 @@ pub fn constant(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     Ok(vec![cx.global(b, &e)])
 }
 
-/// Identity and inference-mode Dropout: the result is the input buffer.
+/// Identity and Dropout that drops nothing (inference, or a ratio of 0):
+/// the result is the input buffer. Training with a runtime mode or ratio
+/// is checked at run time.
 pub fn identity(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let training = cx.has_input(b.m, op, 2)
-        && constant_ints(b.m, op, 2).is_none_or(|v| v.iter().any(|&t| t != 0));
-    // Training with ratio 0 drops nothing: deterministic, like inference.
-    let zero_ratio = cx.has_input(b.m, op, 1)
-        && constant_ints(b.m, op, 1).is_some_and(|v| v.iter().all(|&r| r == 0));
-    if training && !zero_ratio {
-        return Err(op_error(b.m, op, "training-mode Dropout is not supported"));
+    let known = |b: &Builder<'_>, i| constant_ints(b.m, op, i).map(|v| v.iter().any(|&t| t != 0));
+    // Some(true): certainly drops; None: known at run time.
+    let training = match cx.has_input(b.m, op, 2) {
+        false => Some(false),
+        true => known(b, 2),
+    };
+    let nonzero_ratio = match cx.has_input(b.m, op, 1) {
+        false => Some(true), // the default, 0.5
+        true => known(b, 1),
+    };
+    match (training, nonzero_ratio) {
+        (Some(false), _) | (_, Some(false)) => {}
+        (Some(true), Some(true)) => {
+            return Err(op_error(b.m, op, "training-mode Dropout is not supported"));
+        }
+        _ => dropout_check(cx, b, op, training, nonzero_ratio)?,
     }
     let x = cx.input(b.m, op, 0)?;
     let mut out = vec![x];
@@ -38,6 +49,43 @@ pub fn identity(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         out.push(mask);
     }
     Ok(out)
+}
+
+/// Asserts at run time that a Dropout drops nothing: not training, or a
+/// ratio of 0 (random drops are not supported).
+fn dropout_check(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    training: Option<bool>,
+    nonzero_ratio: Option<bool>,
+) -> Result<()> {
+    let t = match training {
+        Some(t) => b.const_bool(t),
+        None => {
+            let m = cx.input(b.m, op, 2)?;
+            b.load(m, &[])
+        }
+    };
+    let r = match nonzero_ratio {
+        Some(r) => b.const_bool(r),
+        None => {
+            let m = cx.input(b.m, op, 1)?;
+            let v = b.load(m, &[]);
+            let zero = b.constant_like(v, 0.0);
+            b.cmpf(ir::builder::CmpF::Une, v, zero)
+        }
+    };
+    let drops = b.andi(t, r);
+    let yes = b.const_bool(true);
+    let ok = b.xori(drops, yes);
+    checks::assert(
+        b,
+        op,
+        ok,
+        "training-mode Dropout with a ratio other than 0 is not supported",
+    );
+    Ok(())
 }
 
 fn product(b: &mut Builder<'_>, vals: &[ValueId]) -> ValueId {

@@ -38,7 +38,6 @@ pub struct Window {
     pub strides: Vec<i64>,
     pub dilations: Vec<i64>,
     pub pad_begin: Vec<i64>,
-    pub pad_end: Vec<i64>,
 }
 
 impl Window {
@@ -66,7 +65,7 @@ impl Window {
             ));
         }
         let auto_pad = attrs.auto_pad;
-        let (pad_begin, pad_end) = match auto_pad {
+        let pad_begin = match auto_pad {
             "NOTSET" => {
                 let pads = attrs.pads.unwrap_or_else(|| vec![0; 2 * s]);
                 if pads.len() != 2 * s {
@@ -76,11 +75,11 @@ impl Window {
                         "pads must have two entries per spatial dim",
                     ));
                 }
-                (pads[..s].to_vec(), pads[s..].to_vec())
+                pads[..s].to_vec()
             }
-            "VALID" => (vec![0; s], vec![0; s]),
+            "VALID" => vec![0; s],
             "SAME_UPPER" | "SAME_LOWER" => {
-                let (mut begin, mut end) = (Vec::with_capacity(s), Vec::with_capacity(s));
+                let mut begin = Vec::with_capacity(s);
                 for i in 0..s {
                     let (inp, out) = (in_shape[i + 2], out_shape[i + 2]);
                     if inp == DYN || out == DYN {
@@ -94,9 +93,8 @@ impl Window {
                         total - total / 2
                     };
                     begin.push(b);
-                    end.push(total - b);
                 }
-                (begin, end)
+                begin
             }
             other => return Err(op_error(m, op, format!("unknown auto_pad '{other}'"))),
         };
@@ -105,7 +103,6 @@ impl Window {
             strides,
             dilations,
             pad_begin,
-            pad_end,
         })
     }
 
@@ -189,6 +186,18 @@ pub struct Spatial {
     pub strides: Vec<i64>,
     pub dilations: Vec<i64>,
     pub padding: Padding,
+    /// Pools' `ceil_mode`: a last partial window that starts inside the
+    /// input or the begin pad counts.
+    pub ceil: bool,
+}
+
+/// A window placed over runtime input extents: per spatial axis the
+/// input and output extents and the begin and end pads.
+pub struct Placement {
+    pub ins: Vec<ValueId>,
+    pub outs: Vec<ValueId>,
+    pub begins: Vec<ValueId>,
+    pub ends: Vec<ValueId>,
 }
 
 impl Spatial {
@@ -237,54 +246,142 @@ impl Spatial {
             strides,
             dilations,
             padding,
+            ceil: false,
         })
     }
 
+    pub fn with_ceil(mut self, ceil: bool) -> Spatial {
+        self.ceil = ceil;
+        self
+    }
+
     /// The extent of the dilated kernel of axis `i`.
-    fn span(&self, i: usize) -> i64 {
+    pub fn span(&self, i: usize) -> i64 {
         (self.kernel[i] - 1) * self.dilations[i] + 1
     }
 
-    /// Output extents and begin pads for input extents `ins` (floor mode).
-    pub fn runtime(&self, b: &mut Builder<'_>, ins: &[ValueId]) -> (Vec<ValueId>, Vec<ValueId>) {
-        let mut outs = Vec::with_capacity(ins.len());
-        let mut begins = Vec::with_capacity(ins.len());
+    /// The placement over input extents `ins`: output extents (ONNX's
+    /// formulas, `ceil` as pools define it) and the pads.
+    pub fn runtime(&self, b: &mut Builder<'_>, ins: &[ValueId]) -> Placement {
+        let mut p = Placement {
+            ins: ins.to_vec(),
+            outs: Vec::with_capacity(ins.len()),
+            begins: Vec::with_capacity(ins.len()),
+            ends: Vec::with_capacity(ins.len()),
+        };
         for (i, &d) in ins.iter().enumerate() {
-            let (s, ek) = (b.const_index(self.strides[i]), self.span(i));
-            let one = b.const_index(1);
-            let (o, pb) = match &self.padding {
+            let (o, pb, pe) = match &self.padding {
                 Padding::Explicit(pb, pe) => {
-                    let c = b.const_index(pb[i] + pe[i] - ek);
-                    let t = b.addi(d, c);
-                    let q = b.floordivsi(t, s);
-                    (b.addi(q, one), b.const_index(pb[i]))
+                    let (pb, pe) = (b.const_index(pb[i]), b.const_index(pe[i]));
+                    (self.windows(b, i, d, pb, pe), pb, pe)
                 }
                 Padding::Valid => {
-                    let c = b.const_index(-ek);
-                    let t = b.addi(d, c);
-                    let q = b.floordivsi(t, s);
-                    (b.addi(q, one), b.const_index(0))
-                }
-                Padding::Same { upper } => {
-                    let o = b.ceildivsi(d, s);
-                    // total = max(0, (o - 1)·s + ek - in)
-                    let om1 = b.subi(o, one);
-                    let span = b.muli(om1, s);
-                    let ekv = b.const_index(ek);
-                    let need = b.addi(span, ekv);
-                    let total = b.subi(need, d);
                     let zero = b.const_index(0);
-                    let total = b.maxsi(total, zero);
-                    let two = b.const_index(2);
-                    let half = b.divsi(total, two);
-                    let pb = if *upper { half } else { b.subi(total, half) };
-                    (o, pb)
+                    (self.windows(b, i, d, zero, zero), zero, zero)
                 }
+                Padding::Same { upper } => self.same(b, i, d, *upper),
             };
-            outs.push(o);
-            begins.push(pb);
+            p.outs.push(o);
+            p.begins.push(pb);
+            p.ends.push(pe);
         }
-        (outs, begins)
+        p
+    }
+
+    /// Number of windows over `d` padded by `pb`, `pe`.
+    fn windows(
+        &self,
+        b: &mut Builder<'_>,
+        i: usize,
+        d: ValueId,
+        pb: ValueId,
+        pe: ValueId,
+    ) -> ValueId {
+        let s = b.const_index(self.strides[i]);
+        let one = b.const_index(1);
+        let ek = b.const_index(self.span(i));
+        let padded = b.addi(d, pb);
+        let padded = b.addi(padded, pe);
+        let span = b.subi(padded, ek);
+        if !self.ceil {
+            let q = b.floordivsi(span, s);
+            return b.addi(q, one);
+        }
+        let q = b.ceildivsi(span, s);
+        let o = b.addi(q, one);
+        // A last window starting in the end pad is dropped.
+        let om1 = b.subi(o, one);
+        let start = b.muli(om1, s);
+        let limit = b.addi(d, pb);
+        let drop = b.cmp(Cmp::Ge, start, limit);
+        let zero = b.const_index(0);
+        let dec = b.select(drop, one, zero);
+        b.subi(o, dec)
+    }
+
+    /// SAME padding over `d`: `ceil(d / s)` windows, the pad total split
+    /// with the odd one at the end (UPPER) or the beginning (LOWER).
+    fn same(
+        &self,
+        b: &mut Builder<'_>,
+        i: usize,
+        d: ValueId,
+        upper: bool,
+    ) -> (ValueId, ValueId, ValueId) {
+        let (s, one) = (b.const_index(self.strides[i]), b.const_index(1));
+        let o = b.ceildivsi(d, s);
+        // total = max(0, (o - 1)·s + ek - in)
+        let om1 = b.subi(o, one);
+        let span = b.muli(om1, s);
+        let ekv = b.const_index(self.span(i));
+        let need = b.addi(span, ekv);
+        let total = b.subi(need, d);
+        let zero = b.const_index(0);
+        let total = b.maxsi(total, zero);
+        let two = b.const_index(2);
+        let half = b.divsi(total, two);
+        let pb = if upper { half } else { b.subi(total, half) };
+        let pe = b.subi(total, pb);
+        (o, pb, pe)
+    }
+
+    /// Input position (unclamped, may be in the pads) of output position
+    /// `o` plus kernel offset `k` on axis `i`.
+    pub fn position(
+        &self,
+        b: &mut Builder<'_>,
+        p: &Placement,
+        i: usize,
+        o: ValueId,
+        k: ValueId,
+    ) -> ValueId {
+        let base = loops::scale_add(b, None, o, self.strides[i]);
+        let pos = loops::scale_add(b, Some(base), k, self.dilations[i]);
+        b.subi(pos, p.begins[i])
+    }
+
+    /// Over every axis, for output positions `outs` and kernel offsets
+    /// `ks`: the input indices clamped into range and whether all were in
+    /// range.
+    pub fn input_indices(
+        &self,
+        b: &mut Builder<'_>,
+        p: &Placement,
+        outs: &[ValueId],
+        ks: &[ValueId],
+    ) -> (Vec<ValueId>, ValueId) {
+        let zero = b.const_index(0);
+        let mut idx = Vec::with_capacity(self.kernel.len());
+        let mut inside = b.const_bool(true);
+        for i in 0..self.kernel.len() {
+            let pos = self.position(b, p, i, outs[i], ks[i]);
+            let ge = b.cmp(Cmp::Ge, pos, zero);
+            let lt = b.cmp(Cmp::Lt, pos, p.ins[i]);
+            let ok = b.andi(ge, lt);
+            inside = b.andi(inside, ok);
+            idx.push(b.select(ok, pos, zero));
+        }
+        (idx, inside)
     }
 
     /// True for a 1×1 window that reads each input position once in

@@ -11,6 +11,7 @@ mod child;
 mod measure;
 mod probe;
 mod report;
+mod scaling;
 mod svg;
 mod tools;
 
@@ -67,6 +68,13 @@ pub struct BenchArgs {
     /// Python interpreter for the peers.
     #[arg(long, default_value = "python3")]
     pub python: String,
+    /// Compile time against model size instead: generated chains and
+    /// transformer-like graphs of --scaling-sizes nodes.
+    #[arg(long, conflicts_with_all = ["models", "zoo"])]
+    pub scaling: bool,
+    /// Node counts for --scaling.
+    #[arg(long, value_delimiter = ',', default_values_t = scaling::SIZES.to_vec())]
+    pub scaling_sizes: Vec<usize>,
     /// Internal: run the measured compile of MODELS[0] into this directory.
     #[arg(long, hide = true)]
     pub child_dir: Option<PathBuf>,
@@ -175,9 +183,9 @@ pub fn run(args: BenchArgs) -> CmdResult {
             args.child_inputs.as_deref(),
         );
     }
-    if args.models.is_empty() && args.zoo.is_empty() {
+    if args.models.is_empty() && args.zoo.is_empty() && !args.scaling {
         return Err(diag(
-            "nothing to benchmark: give model files or --zoo NAME,...",
+            "nothing to benchmark: give model files, --zoo NAME,... or --scaling",
         ));
     }
     let temp = args.work_dir.is_none();
@@ -186,6 +194,13 @@ pub fn run(args: BenchArgs) -> CmdResult {
         None => std::env::temp_dir().join(format!("onnxc-bench-{}", std::process::id())),
     };
     std::fs::create_dir_all(&work).map_err(|e| io_err("create", &work, e))?;
+    if args.scaling {
+        let r = scaling::command(&args.scaling_sizes, args.repeat, args.md.as_deref(), &work);
+        if temp {
+            let _ = std::fs::remove_dir_all(&work);
+        }
+        return r;
+    }
     let machine = report::Machine::detect();
     let result = Ctx::new(&args, &work).and_then(|cx| bench_all(&cx, &work));
     if temp {
@@ -224,7 +239,7 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     fn new(args: &'a BenchArgs, work: &Path) -> Result<Ctx<'a>, Failure> {
         let exe = std::env::current_exe().map_err(|e| Failure::Io(format!("current exe: {e}")))?;
-        let probe = match crate::tools::find_tool("clang", args.llvm_bin.as_deref()) {
+        let probe = match pipeline::tools::find_tool("clang", args.llvm_bin.as_deref()) {
             Some(clang) => probe::Probe::build(&clang, work)
                 .map_err(|e| eprintln!("bench: {e}; peak RSS falls back to ru_maxrss"))
                 .ok(),

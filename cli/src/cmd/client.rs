@@ -13,6 +13,10 @@ pub struct ClientArgs {
     /// unix:PATH or tcp:HOST:PORT
     #[arg(long, value_name = "ADDR")]
     pub connect: String,
+    /// The daemon's token (its --auth-token-file); default: the file named
+    /// by $ONNXC_AUTH_TOKEN_FILE, if set.
+    #[arg(long, value_name = "FILE")]
+    pub auth_token_file: Option<PathBuf>,
     #[command(subcommand)]
     pub cmd: ClientCmd,
 }
@@ -51,16 +55,33 @@ pub struct ModelArgs {
     /// As for `onnxc compile`/`fold`.
     #[arg(long, value_name = "F")]
     pub fold_expansion_bound: Option<f64>,
+    #[command(flatten)]
+    pub shapes: super::ShapeFlags,
 }
 
 /// One connection; requests go one at a time.
 pub struct Client {
     writer: Stream,
     reader: BufReader<Stream>,
+    /// Added to every request as `token`.
+    token: Option<String>,
 }
 
+/// Names the token file when no --auth-token-file is given.
+pub const TOKEN_ENV: &str = "ONNXC_AUTH_TOKEN_FILE";
+
 impl Client {
+    /// Connects; the token comes from `$ONNXC_AUTH_TOKEN_FILE` when set.
     pub fn connect(addr: &str) -> Result<Client, Failure> {
+        let token_file = std::env::var_os(TOKEN_ENV).map(PathBuf::from);
+        Client::connect_with(addr, token_file.as_deref())
+    }
+
+    pub fn connect_with(addr: &str, token_file: Option<&Path>) -> Result<Client, Failure> {
+        let token = token_file
+            .map(crate::daemon::auth::read_token)
+            .transpose()
+            .map_err(Failure::Io)?;
         let a = Addr::parse(addr).map_err(Failure::Io)?;
         let s = Stream::connect(&a)
             .map_err(|e| Failure::Io(format!("cannot connect to {addr}: {e}")))?;
@@ -68,6 +89,7 @@ impl Client {
         Ok(Client {
             writer,
             reader: BufReader::new(s),
+            token,
         })
     }
 
@@ -86,7 +108,14 @@ impl Client {
     }
 
     pub fn call(&mut self, req: &Value) -> Result<Value, Failure> {
-        self.call_line(req.to_string().as_bytes())
+        match (&self.token, req) {
+            (Some(t), Value::Object(o)) if !o.contains_key("token") => {
+                let mut with = o.clone();
+                with.insert("token".into(), json!(t));
+                self.call_line(Value::Object(with).to_string().as_bytes())
+            }
+            _ => self.call_line(req.to_string().as_bytes()),
+        }
     }
 }
 
@@ -120,30 +149,55 @@ fn describe_failure(resp: &Value) -> String {
     msg
 }
 
-/// The request for compiling (or folding) one local model.
+/// The options of a compile forwarded to a daemon.
+#[derive(Default)]
+pub struct Remote<'a> {
+    pub emit: &'a str,
+    pub stop_after: Option<&'a str>,
+    pub by_path: bool,
+    pub timeout_ms: Option<u64>,
+    pub fold_expansion_bound: Option<f64>,
+    pub input_shapes: &'a [frontend::import::InputShape],
+}
+
+/// `NAME=1x3x?` as the daemon parses it.
+fn shape_text(s: &frontend::import::InputShape) -> String {
+    let dims: Vec<String> = s
+        .dims
+        .iter()
+        .map(|d| d.map_or("?".into(), |n| n.to_string()))
+        .collect();
+    format!("{}={}", s.name, dims.join("x"))
+}
+
+/// The request for compiling (or folding) one local model; `output` names
+/// a library's C prefix (`-o libNAME.so`).
 pub fn model_request(
     op: &str,
     model: &Path,
-    emit: &str,
-    stop_after: Option<&str>,
-    by_path: bool,
-    timeout_ms: Option<u64>,
-    fold_expansion_bound: Option<f64>,
+    o: &Remote<'_>,
+    output: Option<&Path>,
 ) -> Result<Value, Failure> {
     let mut req = json!({"id": model.display().to_string(), "op": op});
     if op == "compile" {
-        req["emit"] = json!(emit);
+        req["emit"] = json!(o.emit);
     }
-    if let Some(s) = stop_after {
+    if let Some(s) = o.stop_after {
         req["stop_after"] = json!(s);
     }
-    if let Some(t) = timeout_ms {
+    if let Some(t) = o.timeout_ms {
         req["timeout_ms"] = json!(t);
     }
-    if let Some(b) = fold_expansion_bound {
+    if let Some(b) = o.fold_expansion_bound {
         req["fold_expansion_bound"] = json!(b);
     }
-    if by_path {
+    if !o.input_shapes.is_empty() {
+        req["input_shapes"] = json!(o.input_shapes.iter().map(shape_text).collect::<Vec<_>>());
+    }
+    if let (Some(stem), "lib") = (output.and_then(Path::file_stem), o.emit) {
+        req["lib_name"] = json!(stem.to_string_lossy());
+    }
+    if o.by_path {
         let p = model
             .canonicalize()
             .map_err(|e| super::io_err("open", model, e))?;
@@ -155,31 +209,45 @@ pub fn model_request(
     Ok(req)
 }
 
+/// Writes the artifact of an `ok` response to `output` (or stdout); a
+/// library's header goes next to it, as `onnxc compile --emit lib` does.
+fn write_artifact(resp: &Value, emit: &str, output: Option<&Path>) -> CmdResult {
+    let data = artifact(resp)?;
+    if matches!(emit, "obj" | "lib") && output.is_none_or(|o| o.as_os_str() == "-") {
+        return Err(Failure::Io("--emit obj|lib needs -o OUTPUT".into()));
+    }
+    write_output(output, &data)?;
+    if let (Some(out), Some(h)) = (output, resp["header"].as_str()) {
+        let stem = out
+            .file_stem()
+            .map_or("model".into(), |s| s.to_string_lossy());
+        let path = out.with_file_name(format!("{}.h", lower::capi::c_prefix(&stem)));
+        write_output(Some(&path), h.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// `onnxc compile --daemon ADDR MODEL -o OUT`: same artifact, compiled
 /// (or found in the cache) by the daemon.
 pub fn compile_remote(
     client: &mut Client,
     model: &Path,
-    emit: &str,
-    stop_after: Option<&str>,
-    fold_expansion_bound: Option<f64>,
+    o: &Remote<'_>,
     output: Option<&Path>,
 ) -> CmdResult {
-    let req = model_request(
-        "compile",
-        model,
-        emit,
-        stop_after,
-        false,
-        None,
-        fold_expansion_bound,
-    )?;
+    if matches!(o.emit, "obj" | "lib") && output.is_none_or(|p| p.as_os_str() == "-") {
+        return Err(Failure::Io("--emit obj|lib needs -o OUTPUT".into()));
+    }
+    let req = model_request("compile", model, o, output)?;
     let resp = client.call(&req)?;
-    write_output(output, &artifact(&resp)?)
+    write_artifact(&resp, o.emit, output)
 }
 
 pub fn run(args: ClientArgs) -> CmdResult {
-    let mut c = Client::connect(&args.connect)?;
+    let mut c = match &args.auth_token_file {
+        Some(f) => Client::connect_with(&args.connect, Some(f))?,
+        None => Client::connect(&args.connect)?,
+    };
     let print = |resp: &Value| -> CmdResult {
         println!("{}", serde_json::to_string_pretty(resp).unwrap_or_default());
         if resp["status"] == "ok" {
@@ -209,20 +277,20 @@ pub fn run(args: ClientArgs) -> CmdResult {
 }
 
 fn model_cmd(c: &mut Client, op: &str, m: &ModelArgs) -> CmdResult {
-    let req = model_request(
-        op,
-        &m.model,
-        &m.emit,
-        m.stop_after.as_deref(),
-        m.by_path,
-        m.timeout_ms,
-        m.fold_expansion_bound,
-    )?;
+    let o = Remote {
+        emit: &m.emit,
+        stop_after: m.stop_after.as_deref(),
+        by_path: m.by_path,
+        timeout_ms: m.timeout_ms,
+        fold_expansion_bound: m.fold_expansion_bound,
+        input_shapes: &m.shapes.input_shapes,
+    };
+    let req = model_request(op, &m.model, &o, m.output.as_deref())?;
     let resp = c.call(&req)?;
     for d in resp["diagnostics"].as_array().into_iter().flatten() {
         if resp["status"] == "ok" {
             eprintln!("{}", d["message"].as_str().unwrap_or(""));
         }
     }
-    write_output(m.output.as_deref(), &artifact(&resp)?)
+    write_artifact(&resp, &m.emit, m.output.as_deref())
 }

@@ -1,24 +1,9 @@
 //! `onnxc compile MODEL.onnx -o OUT --emit KIND`.
 
-use super::{write_output, CmdResult, Failure, PassFlags};
-use crate::driver;
+use super::{CmdResult, PassFlags};
 use std::path::PathBuf;
 
-#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
-pub enum Emit {
-    /// An ONNX model after constant propagation.
-    Onnx,
-    /// The onnx-dialect IR after import and constant propagation.
-    OnnxIr,
-    /// Memref-level IR after bufferization and deallocation.
-    Memref,
-    /// Textual LLVM IR.
-    Llvm,
-    /// An object file (built with clang).
-    Obj,
-    /// A shared library plus a C header next to it (built with clang).
-    Lib,
-}
+pub use pipeline::Emit;
 
 #[derive(clap::Args)]
 pub struct CompileArgs {
@@ -60,44 +45,13 @@ pub fn run(args: CompileArgs) -> CmdResult {
 }
 
 fn compile_one(args: CompileArgs) -> CmdResult {
-    let mut m = driver::import(&args.model, &args.shapes.options())?;
-    let stop = args.stop_after.as_deref().or(match args.emit {
-        Emit::Onnx | Emit::OnnxIr => Some("constprop"),
-        Emit::Memref => Some("dealloc"),
-        Emit::Llvm | Emit::Obj | Emit::Lib => None,
-    });
-    let bound = args
-        .fold_expansion_bound
-        .unwrap_or(driver::DEFAULT_FOLD_EXPANSION_BOUND);
-    driver::run_stages_bounded(&mut m, stop, &args.flags, Some(bound))?;
-    if let (Emit::Onnx, Some(t)) = (args.emit, args.external_data_threshold) {
-        let Some(out) = args.output.as_deref().filter(|o| o.as_os_str() != "-") else {
-            return Err(Failure::Io(
-                "--external-data-threshold needs -o OUTPUT".into(),
-            ));
-        };
-        return Ok(frontend::export::write_model(&m, out, Some(t))?);
-    }
-    if args.emit == Emit::Onnx {
-        // To a file: the streaming writer of `onnxc fold` (no whole model
-        // in memory); to stdout: encoded at once.
-        if let Some(out) = args.output.as_deref().filter(|o| o.as_os_str() != "-") {
-            return Ok(constprop::stream::write_model(&m, out, None)?);
-        }
-        let model = frontend::export::export_model(&m)?;
-        return write_output(args.output.as_deref(), &frontend::export::encode(&model));
-    }
-    if stop.is_some() {
-        let text = ir::text::print_module(&m, &ir::text::PrintOptions::default());
-        return write_output(args.output.as_deref(), text.as_bytes());
-    }
-    match args.emit {
-        Emit::Obj | Emit::Lib => {
-            let Some(out) = &args.output else {
-                return Err(Failure::Io("--emit obj|lib needs -o OUTPUT".into()));
-            };
-            super::native::build(m, args.emit == Emit::Lib, out, args.llvm_bin.as_deref())
-        }
-        _ => super::native::write_llvm(&m, args.output.as_deref()),
-    }
+    let opts = pipeline::CompileOptions {
+        emit: args.emit,
+        stop_after: args.stop_after.clone(),
+        llvm_bin: args.llvm_bin.clone(),
+        fold_expansion_bound: args.fold_expansion_bound,
+        external_data_threshold: args.external_data_threshold,
+        import: args.shapes.options(),
+    };
+    pipeline::compile(&args.model, args.output.as_deref(), &opts, &args.flags)
 }

@@ -1,7 +1,6 @@
 //! `onnxc fold MODEL.onnx -o OUT.onnx`: constant folding, ONNX to ONNX.
 
 use super::{CmdResult, PassFlags};
-use crate::driver;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -24,32 +23,18 @@ pub struct FoldArgs {
 }
 
 pub fn run(args: FoldArgs) -> CmdResult {
-    let clock = std::time::Instant::now();
-    let opts = args.shapes.options();
-    let loaded = driver::load(&args.model, &opts)?;
-    let mut m = frontend::import::import_model_with(&loaded, &opts)?;
-    // Untouched weights are copied from this file in the kernel.
-    let source = constprop::stream::MappedSource::open(&args.model, loaded).ok();
-    let imported = clock.elapsed();
-    driver::run_stages_bounded(
-        &mut m,
-        Some("constprop"),
-        &args.flags,
-        args.fold_expansion_bound,
-    )?;
-    let folded = clock.elapsed();
-    if let Some(t) = args.external_data_threshold {
-        frontend::export::write_model(&m, &args.output, Some(t))?;
-    } else {
-        constprop::stream::write_model(&m, &args.output, source.as_ref())?;
-    }
+    let opts = pipeline::FoldOptions {
+        expansion_bound: args.fold_expansion_bound,
+        external_data_threshold: args.external_data_threshold,
+        import: args.shapes.options(),
+    };
+    let t = pipeline::fold(&args.model, &args.output, &opts, &args.flags)?;
     if args.flags.timing {
-        let written = clock.elapsed();
         eprintln!(
             "  fold phases (wall s): load+import {:.4}, passes {:.4}, write {:.4}",
-            imported.as_secs_f64(),
-            (folded - imported).as_secs_f64(),
-            (written - folded).as_secs_f64()
+            t.imported.as_secs_f64(),
+            (t.folded - t.imported).as_secs_f64(),
+            (t.written - t.folded).as_secs_f64()
         );
     }
     if args.flags.stats {

@@ -40,7 +40,7 @@ pub struct OptArgs {
 }
 
 pub fn run(args: OptArgs) -> CmdResult {
-    let registry = crate::passes::registry();
+    let registry = pipeline::registry();
     if args.list_passes {
         for (name, summary) in registry.list() {
             println!("  {name:<32} {summary}");
@@ -81,7 +81,7 @@ fn compile(
     let mut pm = PassManager::new();
     pm.extend(registry.parse(&args.pipeline)?);
     if args.emit == OptEmit::Llvm {
-        pm.extend(registry.parse(crate::passes::LLVM_LOWERING)?);
+        pm.extend(registry.parse(pipeline::LLVM_LOWERING)?);
     }
     let reports = args.flags.instrument(&mut pm);
     let run = pm.run(&mut m);

@@ -99,7 +99,8 @@ pub fn run(args: RunArgs) -> CmdResult {
     driver::run_stages(&mut m, None, &args.flags)?;
     check_inputs(&m, &inputs)?;
 
-    let ll = super::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
+    let ll =
+        pipeline::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
     let driver_inputs: Vec<lower::cabi::DriverInput> = inputs
         .iter()
         .map(|e| lower::cabi::DriverInput {
@@ -117,7 +118,7 @@ pub fn run(args: RunArgs) -> CmdResult {
     let ll_path = write("model.ll", ll.as_bytes())?;
     let c_path = write("driver.c", c.as_bytes())?;
     let exe = dir.join("model");
-    let clang = crate::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
+    let clang = pipeline::tools::find_tool("clang", args.llvm_bin.as_deref()).ok_or_else(|| {
         diag("clang not found (install LLVM 19: scripts/setup-test-deps.sh, or pass --llvm-bin)")
     })?;
     let mut build = Command::new(&clang);
@@ -155,7 +156,7 @@ pub fn run(args: RunArgs) -> CmdResult {
         Command::new(&exe)
     };
     for (i, e) in inputs.iter().enumerate() {
-        cmd.arg(write(&format!("in_{i}.bin"), &e.to_contiguous_bytes())?);
+        cmd.arg(write(&format!("in_{i}.bin"), &e.to_unpacked_bytes())?);
     }
     let results = result_types(&m)?;
     let out_paths: Vec<PathBuf> = (0..results.len())
@@ -235,7 +236,7 @@ fn check_inputs(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> {
     }
     for (i, (t, e)) in sig.inputs.iter().zip(inputs).enumerate() {
         let want = DType::from_type(t.element_type());
-        if want != Some(e.dtype()) || byte_width(e.dtype()) * 8 != e.dtype().bits() as usize {
+        if want != Some(e.dtype()) {
             return Err(diag(format!(
                 "input {i}: expected element type {}, got {:?}",
                 t.element_type(),
@@ -333,7 +334,7 @@ fn read_output(path: &Path, dtype: DType) -> Result<Elements, Failure> {
         .map(|i| word(1 + i).ok_or_else(bad))
         .collect::<Result<_, _>>()?;
     let data = bytes::Bytes::from(bytes).slice((1 + rank) * 8..);
-    Elements::from_bytes(dtype, shape, data).map_err(|e| diag(e.to_string()))
+    Elements::from_unpacked_bytes(dtype, shape, data).map_err(|e| diag(e.to_string()))
 }
 
 fn summary(i: usize, name: &str, e: &Elements) -> String {

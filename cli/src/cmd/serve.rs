@@ -12,10 +12,13 @@ pub struct ServeArgs {
     /// printed on stdout).
     #[arg(long, value_name = "ADDR")]
     pub listen: String,
-    /// Allow a TCP address that is not loopback (the protocol has no
-    /// authentication).
+    /// Allow a TCP address that is not loopback; needs --auth-token-file.
     #[arg(long)]
     pub allow_remote: bool,
+    /// A file whose first line is the token every request (but `health`)
+    /// must carry in its `token` field; compared in constant time.
+    #[arg(long, value_name = "FILE")]
+    pub auth_token_file: Option<PathBuf>,
     /// Paths in requests (models, outputs) must resolve inside this
     /// directory [default: the current directory].
     #[arg(long, value_name = "DIR")]
@@ -32,6 +35,21 @@ pub struct ServeArgs {
     /// Persist cache entries here (checksummed, written atomically).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// Shared cache tier and cross-daemon compile locks:
+    /// redis://HOST:PORT/DB.
+    #[arg(long, value_name = "URL")]
+    pub cache: Option<String>,
+    /// Larger artifacts are not stored in the shared tier (K/M/G).
+    #[arg(long, default_value = "64M", value_parser = parse_size)]
+    pub cache_max_entry: u64,
+    /// Lifetime of a shared entry, in seconds.
+    #[arg(long, default_value_t = 7.0 * 86400.0)]
+    pub cache_ttl: f64,
+    /// Lifetime of a shared compile lock, in milliseconds; renewed every
+    /// third of it while the compile runs, so a dead holder's lock expires
+    /// within this time.
+    #[arg(long, default_value_t = 10_000)]
+    pub cache_lock_ms: u64,
     /// Largest model accepted, by path or inline (K/M/G suffixes).
     #[arg(long, default_value = "256M", value_parser = parse_size)]
     pub max_model_bytes: u64,
@@ -44,6 +62,14 @@ pub struct ServeArgs {
     /// Close connections idle for this many seconds.
     #[arg(long, default_value_t = 600.0)]
     pub idle_timeout: f64,
+    /// Seconds to complete a request line after its first byte; then the
+    /// connection is closed.
+    #[arg(long, default_value_t = 30.0)]
+    pub line_timeout: f64,
+    /// Bound of the request bytes buffered across all connections; a line
+    /// that would pass it is answered `busy` (K/M/G).
+    #[arg(long, default_value = "1G", value_parser = parse_size)]
+    pub max_buffered_bytes: u64,
 }
 
 /// `123`, `64K`, `256M`, `2G` (binary multiples; `KiB`/`MiB`/`GiB` too).
@@ -78,18 +104,47 @@ pub fn run(args: ServeArgs) -> CmdResult {
         .canonicalize()
         .map_err(|e| super::io_err("open root", &root, e))?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let token = match &args.auth_token_file {
+        Some(f) => Some(crate::daemon::auth::read_token(f).map_err(Failure::Io)?),
+        None if args.allow_remote => {
+            return Err(Failure::Usage(
+                "--allow-remote needs --auth-token-file: a daemon on the network must \
+                 authenticate its clients"
+                    .into(),
+            ))
+        }
+        None => None,
+    };
+    let shared = match &args.cache {
+        Some(url) if url.starts_with("redis://") => Some(crate::daemon::shared::SharedConfig {
+            url: url.clone(),
+            max_entry: args.cache_max_entry,
+            ttl: secs(args.cache_ttl, "--cache-ttl")?,
+            lock_ttl: Duration::from_millis(args.cache_lock_ms.max(30)),
+        }),
+        Some(url) => {
+            return Err(Failure::Usage(format!(
+                "--cache '{url}': only redis://HOST:PORT/DB is supported"
+            )))
+        }
+        None => None,
+    };
     let cfg = service::Config {
         root,
         workers: args.workers.unwrap_or(cores).max(1),
         queue: args.queue,
         cache_bytes: args.cache_bytes,
         cache_dir: args.cache_dir.clone(),
+        shared,
         max_model_bytes: args.max_model_bytes,
         request_timeout: secs(args.request_timeout, "--request-timeout")?,
+        token,
     };
     let opts = server::ServerOptions {
         max_connections: args.max_connections.max(1),
         idle_timeout: secs(args.idle_timeout, "--idle-timeout")?,
+        line_timeout: secs(args.line_timeout, "--line-timeout")?,
+        max_buffered: args.max_buffered_bytes,
     };
     let svc = service::Service::new(cfg).map_err(|e| Failure::Io(format!("cannot start: {e}")))?;
     let listener = addr::Listener::bind(&listen, args.allow_remote).map_err(Failure::Io)?;

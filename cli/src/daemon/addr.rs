@@ -140,8 +140,8 @@ impl Listener {
                 }
                 if !allow_remote && addrs.iter().any(|s| !s.ip().is_loopback()) {
                     return Err(format!(
-                        "'{a}' is not a loopback address: the protocol has no authentication; \
-                         pass --allow-remote to listen on it anyway"
+                        "'{a}' is not a loopback address: pass --allow-remote (with \
+                         --auth-token-file) to listen on it"
                     ));
                 }
                 let l =
@@ -166,6 +166,36 @@ impl Listener {
         match self {
             Listener::Unix(l, _) => l.set_nonblocking(true),
             Listener::Tcp(l) => l.set_nonblocking(true),
+        }
+    }
+
+    /// Waits until a connection is pending or `timeout` passes (so the
+    /// accept loop can look at its shutdown flag without sleeping through
+    /// arriving connections).
+    pub fn wait_pending(&self, timeout: Duration) -> std::io::Result<bool> {
+        use std::os::fd::AsRawFd;
+        let fd = match self {
+            Listener::Unix(l, _) => l.as_raw_fd(),
+            Listener::Tcp(l) => l.as_raw_fd(),
+        };
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+        // SAFETY: one valid pollfd for the duration of the call.
+        let n = unsafe { libc::poll(&mut p, 1, ms) };
+        match n {
+            n if n > 0 => Ok(true),
+            0 => Ok(false),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                match e.kind() {
+                    std::io::ErrorKind::Interrupted => Ok(false),
+                    _ => Err(e),
+                }
+            }
         }
     }
 

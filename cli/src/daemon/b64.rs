@@ -3,24 +3,41 @@
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-pub fn encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk.first().copied().unwrap_or(0),
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
+/// Base64 of a byte slice as `Display`: a serializer writes it straight
+/// into its output (serde_json's `collect_str`), without a `String`.
+pub struct Encoded<'a>(pub &'a [u8]);
+
+impl std::fmt::Display for Encoded<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // 3 input bytes → 4 characters, written 1 KiB at a time.
+        let mut out = [0u8; 1024];
+        for block in self.0.chunks(768) {
+            let mut n = 0;
+            for chunk in block.chunks(3) {
+                let b = [
+                    chunk.first().copied().unwrap_or(0),
+                    chunk.get(1).copied().unwrap_or(0),
+                    chunk.get(2).copied().unwrap_or(0),
+                ];
+                let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+                for i in 0..4 {
+                    out[n + i] = if i <= chunk.len() {
+                        ALPHABET[((v >> (18 - 6 * i)) & 63) as usize]
+                    } else {
+                        b'='
+                    };
+                }
+                n += 4;
             }
+            // Only ASCII from the alphabet was written.
+            f.write_str(std::str::from_utf8(&out[..n]).map_err(|_| std::fmt::Error)?)?;
         }
+        Ok(())
     }
-    out
+}
+
+pub fn encode(data: &[u8]) -> String {
+    Encoded(data).to_string()
 }
 
 fn value(c: u8) -> Option<u32> {
@@ -34,14 +51,23 @@ fn value(c: u8) -> Option<u32> {
     }))
 }
 
-/// Decodes padded or unpadded base64; whitespace is not allowed.
-pub fn decode(text: &str) -> Result<Vec<u8>, String> {
+/// The exact decoded size of padded or unpadded base64 (whitespace is not
+/// allowed), or why it cannot be base64.
+pub fn decoded_size(text: &str) -> Result<usize, String> {
     let bytes = text.trim_end_matches('=').as_bytes();
     if text.len() - bytes.len() > 2 || bytes.len() % 4 == 1 {
         return Err("invalid base64 length".into());
     }
-    let mut out = Vec::with_capacity(bytes.len() / 4 * 3 + 2);
-    for chunk in bytes.chunks(4) {
+    Ok(bytes.len() / 4 * 3 + (bytes.len() % 4).saturating_sub(1))
+}
+
+/// Decodes into `out`, which holds exactly `decoded_size(text)` bytes.
+pub fn decode_into(text: &str, out: &mut [u8]) -> Result<(), String> {
+    if decoded_size(text)? != out.len() {
+        return Err("base64 output of the wrong size".into());
+    }
+    let bytes = text.trim_end_matches('=').as_bytes();
+    for (chunk, dst) in bytes.chunks(4).zip(out.chunks_mut(3)) {
         let mut n = 0u32;
         for (i, &c) in chunk.iter().enumerate() {
             let v =
@@ -49,14 +75,17 @@ pub fn decode(text: &str) -> Result<Vec<u8>, String> {
             n |= v << (18 - 6 * i);
         }
         let full = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&full[..chunk.len() - 1]);
+        let k = dst.len();
+        dst.copy_from_slice(&full[..k]);
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Upper bound of the decoded size, to refuse oversized input before decoding.
-pub fn decoded_len(text: &str) -> usize {
-    text.len() / 4 * 3 + 3
+/// Decodes padded or unpadded base64; whitespace is not allowed.
+pub fn decode(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = vec![0; decoded_size(text)?];
+    decode_into(text, &mut out)?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -76,5 +105,10 @@ mod tests {
         assert_eq!(decode("Zm8").unwrap(), b"fo");
         assert!(decode("Zm9v!").is_err());
         assert!(decode("Z").is_err());
+        assert!(decode("Zm8===").is_err());
+        assert_eq!(decoded_size("Zm9vYmE").unwrap(), 5);
+        // Longer than one 768-byte block of the encoder.
+        let big: Vec<u8> = (0..5000u32).map(|i| (i * 7 + i / 256) as u8).collect();
+        assert_eq!(decode(&encode(&big)).unwrap(), big);
     }
 }

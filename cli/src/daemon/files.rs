@@ -5,13 +5,40 @@ use super::protocol::{ErrorKind, Response};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The model bytes and the directory its external data may come from.
-pub fn load_model(
+/// A request's model: read from a file, or decoded from base64 into the
+/// connection's per-request scratch (copied out only when it is compiled,
+/// so a cache hit allocates nothing for it).
+pub enum Model<'s> {
+    File(bytes::Bytes),
+    Scratch(&'s [u8]),
+}
+
+impl Model<'_> {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Model::File(b) => b,
+            Model::Scratch(s) => s,
+        }
+    }
+
+    /// Owned bytes for a compile, which may outlive the request.
+    pub fn to_owned_bytes(&self) -> bytes::Bytes {
+        match self {
+            Model::File(b) => b.clone(),
+            Model::Scratch(s) => bytes::Bytes::copy_from_slice(s),
+        }
+    }
+}
+
+/// The model bytes and the directory its external data may come from;
+/// an inline model is decoded into `scratch`.
+pub fn load_model<'s>(
     root: &Path,
     max: u64,
     path: Option<&str>,
     inline: Option<&str>,
-) -> Result<(bytes::Bytes, PathBuf), Box<Response>> {
+    scratch: &'s bumpalo::Bump,
+) -> Result<(Model<'s>, PathBuf), Box<Response>> {
     let refuse = |msg: String| Box::new(Response::error(Value::Null, ErrorKind::Refused, msg));
     let too_big = |n: u64| {
         refuse(format!(
@@ -21,38 +48,42 @@ pub fn load_model(
     match (path, inline) {
         (Some(p), None) => {
             let real = confine(root, p)?;
-            let meta =
-                std::fs::metadata(&real).map_err(|e| refuse(format!("cannot open '{p}': {e}")))?;
-            if !meta.is_file() {
-                return Err(refuse(format!("'{p}' is not a file")));
-            }
+            // Only regular files: a FIFO would block the connection.
+            let file = frontend::load::open_regular(&real)
+                .map_err(|e| refuse(format!("cannot open '{p}': {e}")))?;
+            let meta = file
+                .metadata()
+                .map_err(|e| refuse(format!("cannot open '{p}': {e}")))?;
             if meta.len() > max {
                 return Err(too_big(meta.len()));
             }
-            let data =
-                std::fs::read(&real).map_err(|e| refuse(format!("cannot read '{p}': {e}")))?;
+            let mut data = Vec::new();
+            use std::io::Read;
+            file.take(max + 1)
+                .read_to_end(&mut data)
+                .map_err(|e| refuse(format!("cannot read '{p}': {e}")))?;
             if data.len() as u64 > max {
                 return Err(too_big(data.len() as u64));
             }
-            Ok((data.into(), frontend::load::parent_dir(&real)))
+            Ok((Model::File(data.into()), frontend::load::parent_dir(&real)))
         }
         (None, Some(b)) => {
-            if super::b64::decoded_len(b) as u64 > max + 3 {
-                return Err(too_big(super::b64::decoded_len(b) as u64));
-            }
-            let data = super::b64::decode(b).map_err(|e| {
+            let bad = |e: String| {
                 Box::new(Response::error(
                     Value::Null,
                     ErrorKind::BadRequest,
                     format!("model_base64: {e}"),
                 ))
-            })?;
-            if data.len() as u64 > max {
-                return Err(too_big(data.len() as u64));
+            };
+            let n = super::b64::decoded_size(b).map_err(bad)?;
+            if n as u64 > max {
+                return Err(too_big(n as u64));
             }
+            let data = scratch.alloc_slice_fill_copy(n, 0u8);
+            super::b64::decode_into(b, data).map_err(bad)?;
             // Inline models have no directory: external data is refused.
             Ok((
-                data.into(),
+                Model::Scratch(data),
                 root.join(".onnxc-inline-model-has-no-directory"),
             ))
         }

@@ -2,6 +2,7 @@
 //! JSON (docs/DAEMON.md), with a content-addressed artifact cache.
 
 pub mod addr;
+pub mod auth;
 pub mod b64;
 pub mod cache;
 pub mod files;
@@ -10,6 +11,7 @@ pub mod pool;
 pub mod protocol;
 pub mod server;
 pub mod service;
+pub mod shared;
 pub mod work;
 
 /// A `kB` field of /proc/self/status (VmRSS, VmHWM), in KiB.

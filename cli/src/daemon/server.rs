@@ -5,16 +5,23 @@ use super::protocol::{ErrorKind, Response, Status};
 use super::service::Service;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often blocked reads and the accept loop look at the shutdown flag.
 const POLL: Duration = Duration::from_millis(50);
+/// A connection's request scratch is kept for the next request up to this
+/// size; a larger one (a big inline model) is freed.
+const KEEP_SCRATCH: usize = 1 << 20;
 
 pub struct ServerOptions {
     pub max_connections: usize,
     pub idle_timeout: Duration,
+    /// Time to complete a request line after its first byte.
+    pub line_timeout: Duration,
+    /// Bound of the bytes of partial lines held by all connections.
+    pub max_buffered: u64,
 }
 
 /// Serves until SIGTERM/SIGINT or a `shutdown` request; then finishes the
@@ -34,9 +41,18 @@ pub fn serve(svc: Arc<Service>, listener: Listener, opts: &ServerOptions) -> std
             svc.begin_shutdown();
             break;
         }
+        match listener.wait_pending(POLL) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, "poll failed");
+                std::thread::sleep(POLL);
+                continue;
+            }
+        }
         match listener.accept() {
             Ok(stream) => accept(&svc, stream, opts),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(POLL),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(e) => {
                 tracing::warn!(error = %e, "accept failed");
                 std::thread::sleep(POLL);
@@ -70,11 +86,15 @@ fn accept(svc: &Arc<Service>, mut stream: Stream, opts: &ServerOptions) {
         return;
     }
     let svc2 = svc.clone();
-    let idle = opts.idle_timeout;
+    let limits = Limits {
+        idle: opts.idle_timeout,
+        line: opts.line_timeout,
+        max_buffered: opts.max_buffered,
+    };
     let spawned = std::thread::Builder::new()
         .name("onnxc-conn".into())
         .spawn(move || {
-            if let Err(e) = connection(&svc2, stream, idle) {
+            if let Err(e) = connection(&svc2, stream, &limits) {
                 tracing::debug!(error = %e, "connection closed");
             }
             svc2.connections.fetch_sub(1, Ordering::SeqCst);
@@ -85,21 +105,69 @@ fn accept(svc: &Arc<Service>, mut stream: Stream, opts: &ServerOptions) {
     }
 }
 
+struct Limits {
+    idle: Duration,
+    line: Duration,
+    max_buffered: u64,
+}
+
 enum Line {
     Complete,
+    /// Longer than the per-line bound.
     TooLong,
+    /// The bound on bytes buffered across connections was reached.
+    Busy,
     Eof,
     /// Nothing more yet (read timeout).
     Pending,
 }
 
-/// Reads up to a newline, keeping at most `max` bytes of it; partial lines
-/// survive read timeouts in `buf`.
+/// Why the rest of a line is being skipped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    No,
+    TooLong,
+    Busy,
+}
+
+/// This connection's share of the daemon-wide bound on buffered bytes
+/// (`--max-buffered-bytes`); given back when the line is done or dropped.
+struct Budget<'a> {
+    total: &'a AtomicU64,
+    max: u64,
+    mine: u64,
+}
+
+impl Budget<'_> {
+    fn reserve(&mut self, n: usize) -> bool {
+        let n = n as u64;
+        if self.total.fetch_add(n, Ordering::SeqCst) + n > self.max {
+            self.total.fetch_sub(n, Ordering::SeqCst);
+            return false;
+        }
+        self.mine += n;
+        true
+    }
+    fn release(&mut self) {
+        self.total
+            .fetch_sub(std::mem::take(&mut self.mine), Ordering::SeqCst);
+    }
+}
+
+impl Drop for Budget<'_> {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Reads up to a newline, keeping at most `max` bytes of it and only what
+/// `budget` grants; partial lines survive read timeouts in `buf`.
 fn read_line(
     r: &mut impl BufRead,
     buf: &mut Vec<u8>,
-    overflow: &mut bool,
+    skip: &mut Skip,
     max: usize,
+    budget: &mut Budget<'_>,
 ) -> std::io::Result<Line> {
     loop {
         let avail = match r.fill_buf() {
@@ -123,61 +191,104 @@ fn read_line(
             None => (avail, avail.len()),
         };
         let newline = done > chunk.len();
-        if !*overflow {
+        if *skip == Skip::No {
             if buf.len() + chunk.len() > max {
-                *overflow = true;
-                buf.clear();
+                *skip = Skip::TooLong;
+            } else if !budget.reserve(chunk.len()) {
+                *skip = Skip::Busy;
             } else {
                 buf.extend_from_slice(chunk);
+            }
+            if *skip != Skip::No {
+                *buf = Vec::new();
+                budget.release();
             }
         }
         r.consume(done);
         if newline {
-            return Ok(if std::mem::take(overflow) {
-                Line::TooLong
-            } else {
-                Line::Complete
+            return Ok(match std::mem::replace(skip, Skip::No) {
+                Skip::No => Line::Complete,
+                Skip::TooLong => Line::TooLong,
+                Skip::Busy => Line::Busy,
             });
         }
     }
 }
 
-fn connection(svc: &Arc<Service>, stream: Stream, idle_timeout: Duration) -> std::io::Result<()> {
+fn connection(svc: &Arc<Service>, stream: Stream, limits: &Limits) -> std::io::Result<()> {
     stream.set_read_timeout(Some(POLL))?;
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     let mut buf = Vec::new();
-    let mut overflow = false;
+    let mut skip = Skip::No;
+    let mut budget = Budget {
+        total: &svc.buffered,
+        max: limits.max_buffered,
+        mine: 0,
+    };
     let max = svc.max_line();
+    // Per-request scratch (decoded inline model, response line), reset
+    // when the request is answered.
+    let mut scratch = bumpalo::Bump::new();
     let mut last = Instant::now();
+    // When the first byte of the pending line arrived.
+    let mut line_start: Option<Instant> = None;
     loop {
-        match read_line(&mut reader, &mut buf, &mut overflow, max)? {
-            Line::Complete => {
-                if buf.iter().all(u8::is_ascii_whitespace) {
-                    buf.clear();
-                    continue;
-                }
-                let resp = svc.handle(&buf);
-                buf.clear();
-                writer.write_all(&resp.to_line())?;
-                last = Instant::now();
-            }
-            Line::TooLong => {
-                let r = Response::error(
-                    Value::Null,
-                    ErrorKind::BadRequest,
-                    format!("request line longer than {max} bytes"),
-                );
-                writer.write_all(&r.to_line())?;
-                last = Instant::now();
-            }
+        let resp = match read_line(&mut reader, &mut buf, &mut skip, max, &mut budget)? {
+            Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => None,
+            Line::Complete => Some(svc.handle(&buf, &scratch)),
+            Line::TooLong => Some(Response::error(
+                Value::Null,
+                ErrorKind::BadRequest,
+                format!("request line longer than {max} bytes"),
+            )),
+            Line::Busy => Some(Response::status(
+                Value::Null,
+                Status::Busy,
+                format!(
+                    "the daemon holds too many request bytes (--max-buffered-bytes {}); retry later",
+                    limits.max_buffered
+                ),
+            )),
             Line::Eof => return Ok(()),
             Line::Pending => {
-                let idle = buf.is_empty() && !overflow;
-                if idle && (svc.shutting_down() || last.elapsed() > idle_timeout) {
+                let partial = !buf.is_empty() || skip != Skip::No;
+                if !partial && (svc.shutting_down() || last.elapsed() > limits.idle) {
                     return Ok(());
                 }
+                let started = *line_start.get_or_insert_with(Instant::now);
+                if partial && started.elapsed() > limits.line {
+                    let r = Response::error(
+                        Value::Null,
+                        ErrorKind::BadRequest,
+                        format!(
+                            "request line not completed within {} s of its first byte",
+                            limits.line.as_secs_f64()
+                        ),
+                    );
+                    let _ = writer.write_all(&r.to_line());
+                    return Ok(());
+                }
+                if !partial {
+                    line_start = None;
+                }
+                continue;
             }
+        };
+        buf = Vec::new();
+        budget.release();
+        line_start = None;
+        last = Instant::now();
+        if let Some(r) = resp {
+            writer.write_all(r.line_in(&scratch))?;
+            if r.error == Some(ErrorKind::Unauthorized) {
+                return Ok(());
+            }
+        }
+        if scratch.allocated_bytes() > KEEP_SCRATCH {
+            scratch = bumpalo::Bump::new();
+        } else {
+            scratch.reset();
         }
     }
 }
@@ -190,16 +301,47 @@ mod tests {
     fn lines_are_bounded() {
         let input = b"short\nthis one is far too long\n\nok\npartial".to_vec();
         let mut r = BufReader::with_capacity(4, &input[..]);
-        let (mut buf, mut of) = (Vec::new(), false);
+        let (mut buf, mut skip) = (Vec::new(), Skip::No);
+        let total = AtomicU64::new(0);
+        let mut budget = Budget {
+            total: &total,
+            max: u64::MAX,
+            mine: 0,
+        };
         let mut got = Vec::new();
         loop {
-            match read_line(&mut r, &mut buf, &mut of, 10).unwrap() {
-                Line::Complete => got.push(String::from_utf8(std::mem::take(&mut buf)).unwrap()),
+            match read_line(&mut r, &mut buf, &mut skip, 10, &mut budget).unwrap() {
+                Line::Complete => {
+                    got.push(String::from_utf8(std::mem::take(&mut buf)).unwrap());
+                    budget.release();
+                }
                 Line::TooLong => got.push("<too long>".into()),
+                Line::Busy => got.push("<busy>".into()),
                 Line::Eof => break,
                 Line::Pending => unreachable!(),
             }
         }
         assert_eq!(got, ["short", "<too long>", "", "ok"]);
+        assert_eq!(total.load(Ordering::SeqCst), 7, "the partial line is held");
+        drop(budget);
+        assert_eq!(total.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn the_shared_budget_says_busy() {
+        let total = AtomicU64::new(90);
+        let mut budget = Budget {
+            total: &total,
+            max: 100,
+            mine: 0,
+        };
+        let input = b"0123456789ab\nok\n".to_vec();
+        let mut r = BufReader::with_capacity(64, &input[..]);
+        let (mut buf, mut skip) = (Vec::new(), Skip::No);
+        let mut read = || read_line(&mut r, &mut buf, &mut skip, 1000, &mut budget).unwrap();
+        assert!(matches!(read(), Line::Busy));
+        assert!(matches!(read(), Line::Complete));
+        assert_eq!(buf, b"ok");
+        assert_eq!(total.load(Ordering::SeqCst), 92);
     }
 }

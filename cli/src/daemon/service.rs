@@ -3,12 +3,14 @@
 
 use super::cache::{hex, Cache, Key};
 use super::files;
-use super::flight::{Flight, Outcome};
+use super::flight::{Flight, Outcome, Source};
 use super::pool::Pool;
 use super::protocol::{self, DiagOut, ErrorKind, Op, Request, Response, Status, Timings};
+use super::shared::{Lock, Shared, SharedConfig};
 use super::work::{self, Emit};
 use crate::cmd::Failure;
 use dashmap::DashMap;
+use frontend::import::{ImportOptions, InputShape};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -23,8 +25,12 @@ pub struct Config {
     pub queue: usize,
     pub cache_bytes: u64,
     pub cache_dir: Option<PathBuf>,
+    /// The shared tier (`--cache redis://...`).
+    pub shared: Option<SharedConfig>,
     pub max_model_bytes: u64,
     pub request_timeout: Duration,
+    /// `--auth-token-file` contents: every request but `health` carries it.
+    pub token: Option<String>,
 }
 
 #[derive(Default)]
@@ -36,16 +42,21 @@ struct Counters {
     timeouts: AtomicU64,
     compiles: AtomicU64,
     joined: AtomicU64,
+    cancelled: AtomicU64,
+    unauthorized: AtomicU64,
 }
 
 pub struct Service {
     cfg: Config,
     cache: Cache,
+    shared: Option<Arc<Shared>>,
     pool: Pool,
     flights: DashMap<Key, Arc<Flight>>,
     counters: Counters,
     shutting_down: AtomicBool,
     pub connections: AtomicUsize,
+    /// Bytes of partial request lines held by all connections.
+    pub buffered: AtomicU64,
     started: Instant,
 }
 
@@ -55,16 +66,38 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// How often a flight waiting on another daemon's lock polls Redis.
+const REMOTE_POLL: Duration = Duration::from_millis(40);
+
+/// What a compile or fold request asks for, checked.
+struct Spec {
+    op: Op,
+    emit: Emit,
+    stop_after: Option<String>,
+    expansion_bound: Option<f64>,
+    import: ImportOptions,
+    lib_name: String,
+}
+
 impl Service {
-    pub fn new(cfg: Config) -> std::io::Result<Service> {
+    pub fn new(mut cfg: Config) -> std::io::Result<Service> {
+        let shared = match cfg.shared.take() {
+            Some(s) => Some(Arc::new(Shared::new(s).map_err(std::io::Error::other)?)),
+            None => None,
+        };
+        if let Some(sh) = &shared {
+            start_renewer(Arc::downgrade(sh))?;
+        }
         Ok(Service {
             cache: Cache::open(cfg.cache_bytes, cfg.cache_dir.clone())?,
+            shared,
             pool: Pool::new(cfg.workers, cfg.queue)?,
             cfg,
             flights: DashMap::new(),
             counters: Counters::default(),
             shutting_down: AtomicBool::new(false),
             connections: AtomicUsize::new(0),
+            buffered: AtomicU64::new(0),
             started: Instant::now(),
         })
     }
@@ -92,15 +125,19 @@ impl Service {
         usize::try_from(self.cfg.max_model_bytes / 3 * 4 + (64 << 10)).unwrap_or(usize::MAX)
     }
 
-    /// Answers one request line.
-    pub fn handle(self: &Arc<Self>, line: &[u8]) -> Response {
+    /// Answers one request line; `scratch` holds what the request needs
+    /// only while it is handled (the connection resets it afterwards).
+    pub fn handle(self: &Arc<Self>, line: &[u8], scratch: &bumpalo::Bump) -> Response {
         let t0 = Instant::now();
         self.counters.requests.fetch_add(1, Ordering::Relaxed);
         let (op, mut resp) = match protocol::parse(line) {
             Ok(req) => {
                 let op = req.op;
                 let id = req.id.clone();
-                let mut r = match self.dispatch(req, t0) {
+                let mut r = match self
+                    .authorize(&req)
+                    .and_then(|()| self.dispatch(req, t0, scratch))
+                {
                     Ok(r) => r,
                     Err(r) => *r,
                 };
@@ -130,7 +167,24 @@ impl Service {
         resp
     }
 
-    fn dispatch(self: &Arc<Self>, req: Request, t0: Instant) -> Reply {
+    /// With `--auth-token-file`, every request but `health` must carry the
+    /// token; compared in constant time.
+    fn authorize(&self, req: &Request<'_>) -> Result<(), Box<Response>> {
+        let Some(expected) = &self.cfg.token else {
+            return Ok(());
+        };
+        if req.op == Op::Health || super::auth::token_matches(req.token.as_deref(), expected) {
+            return Ok(());
+        }
+        self.counters.unauthorized.fetch_add(1, Ordering::Relaxed);
+        Err(Box::new(Response::error(
+            Value::Null,
+            ErrorKind::Unauthorized,
+            "missing or wrong token (see --auth-token-file)",
+        )))
+    }
+
+    fn dispatch(self: &Arc<Self>, req: Request<'_>, t0: Instant, scratch: &bumpalo::Bump) -> Reply {
         match req.op {
             Op::Health => Ok(Response {
                 stats: Some(json!({"healthy": true, "shutting_down": self.shutting_down()})),
@@ -149,21 +203,21 @@ impl Service {
                 Status::ShuttingDown,
                 "the daemon is shutting down",
             ))),
-            Op::Compile | Op::Fold => self.compile(req, t0),
+            Op::Compile | Op::Fold => self.compile(req, t0, scratch),
         }
     }
 
-    fn compile(self: &Arc<Self>, req: Request, t0: Instant) -> Reply {
+    /// Checks the options of a compile or fold request.
+    fn spec(req: &Request<'_>) -> Result<Spec, Box<Response>> {
         let bad = |msg: String| Box::new(Response::error(Value::Null, ErrorKind::BadRequest, msg));
         let emit = match (req.op, req.emit.as_deref()) {
             (Op::Fold, None | Some("onnx")) => Emit::Onnx,
             (Op::Fold, Some(e)) => return Err(bad(format!("fold always emits onnx, not '{e}'"))),
             (_, e) => Emit::parse(e.unwrap_or("llvm")).map_err(bad)?,
         };
-        let stop_after = match (req.op, req.stop_after) {
+        let stop_after = match (req.op, &req.stop_after) {
             (Op::Fold, Some(_)) => return Err(bad("fold takes no stop_after".into())),
-            (Op::Fold, None) => None,
-            (_, s) => s,
+            (_, s) => s.clone(),
         };
         // The defaults of `onnxc compile` and `onnxc fold`.
         let expansion_bound = match (req.op, req.fold_expansion_bound) {
@@ -184,6 +238,30 @@ impl Service {
                 )));
             }
         }
+        let input_shapes = req
+            .input_shapes
+            .iter()
+            .map(|s| InputShape::parse(s).map_err(|e| bad(format!("input_shapes: {e}"))))
+            .collect::<Result<_, _>>()?;
+        let stem = match (&req.lib_name, &req.output) {
+            (Some(n), _) => n.clone(),
+            (None, Some(o)) => Path::new(o)
+                .file_stem()
+                .map_or("model".into(), |s| s.to_string_lossy().into_owned()),
+            (None, None) => "model".into(),
+        };
+        Ok(Spec {
+            op: req.op,
+            emit,
+            stop_after,
+            expansion_bound,
+            import: ImportOptions { input_shapes },
+            lib_name: lower::capi::c_prefix(&stem),
+        })
+    }
+
+    fn compile(self: &Arc<Self>, req: Request<'_>, t0: Instant, scratch: &bumpalo::Bump) -> Reply {
+        let spec = Self::spec(&req)?;
         let output = req
             .output
             .as_deref()
@@ -194,71 +272,51 @@ impl Service {
             self.cfg.max_model_bytes,
             req.model_path.as_deref(),
             req.model_base64.as_deref(),
+            scratch,
         )?;
-        let key = cache_key(req.op, emit, stop_after.as_deref(), expansion_bound, &model);
-        let finish = |data: Arc<Vec<u8>>, cache: &'static str, queue_ms, compile_ms| {
-            self.respond(
-                &data,
-                emit,
-                output.as_deref(),
-                key,
-                cache,
+        let key = cache_key(&spec, model.bytes());
+        let respond = |data: &Arc<Vec<u8>>, cache: &'static str, queue_ms, compile_ms| {
+            let t = Timings {
                 queue_ms,
                 compile_ms,
-            )
+                total_ms: 0.0,
+            };
+            self.respond(data, &spec, output.as_deref(), key, cache, t)
         };
         if let Some(data) = self.cache.get(&key) {
-            return finish(data, "hit", 0.0, 0.0);
+            return respond(&data, "hit", 0.0, 0.0);
         }
         let timeout = req
             .timeout_ms
             .map_or(self.cfg.request_timeout, Duration::from_millis)
             .min(self.cfg.request_timeout);
-        let (flight, leader) = match self.flights.entry(key) {
-            dashmap::Entry::Occupied(e) => (e.get().clone(), false),
-            dashmap::Entry::Vacant(v) => {
-                let f = Arc::new(Flight::default());
-                v.insert(f.clone());
-                (f, true)
-            }
-        };
+        let (flight, leader) = self.join_flight(key);
         if leader {
             let job = work::Job {
-                emit,
-                stop_after,
+                emit: spec.emit,
+                stop_after: spec.stop_after.clone(),
                 dir,
-                expansion_bound,
+                expansion_bound: spec.expansion_bound,
+                import: spec.import.clone(),
+                lib_name: spec.lib_name.clone(),
             };
-            let svc = self.clone();
-            let f = flight.clone();
-            let enqueued = Instant::now();
-            let submitted = self.pool.try_submit(Box::new(move || {
-                svc.run_job(key, model, &job, &f, enqueued)
-            }));
-            if submitted.is_err() {
-                self.flights.remove(&key);
-                flight.complete(Outcome::Busy);
-            }
+            self.start(key, model.to_owned_bytes(), job, flight.clone());
         } else {
             self.counters.joined.fetch_add(1, Ordering::Relaxed);
         }
-        let cache = if leader { "miss" } else { "joined" };
         let Some(outcome) = flight.wait(t0 + timeout) else {
-            return Err(Box::new(Response::status(
-                Value::Null,
-                Status::Timeout,
-                format!(
-                    "no result within {} ms (the compile goes on and will be cached)",
-                    timeout.as_millis()
-                ),
-            )));
+            return Err(self.give_up(key, &flight, timeout));
         };
         match &*outcome {
             Outcome::Done {
                 data,
                 queue_ms,
                 compile_ms,
-            } => finish(data.clone(), cache, *queue_ms, *compile_ms),
+                source,
+            } => {
+                let cache = if leader { source.cache_tag() } else { "joined" };
+                respond(data, cache, *queue_ms, *compile_ms)
+            }
             Outcome::Failed {
                 kind,
                 diagnostics,
@@ -267,7 +325,7 @@ impl Service {
             } => Err(Box::new(Response {
                 status: Status::Error,
                 error: Some(*kind),
-                cache: Some(cache),
+                cache: Some(if leader { "miss" } else { "joined" }),
                 key: Some(hex(&key)),
                 diagnostics: diagnostics.clone(),
                 timings: Timings {
@@ -289,27 +347,199 @@ impl Service {
         }
     }
 
-    /// Runs on a worker: compiles, caches, wakes the waiters. A panic in
+    /// The flight of `key` with this request counted as a waiter; true
+    /// when this request leads it (it is new).
+    fn join_flight(&self, key: Key) -> (Arc<Flight>, bool) {
+        match self.flights.entry(key) {
+            dashmap::Entry::Occupied(e) => {
+                e.get().join();
+                (e.get().clone(), false)
+            }
+            dashmap::Entry::Vacant(v) => {
+                let f = Arc::new(Flight::default());
+                f.join();
+                v.insert(f.clone());
+                (f, true)
+            }
+        }
+    }
+
+    /// A waiter's deadline passed: it leaves the flight; the last one to
+    /// leave cancels the compile (under the map's entry lock, so no new
+    /// request can join a cancelled flight).
+    fn give_up(&self, key: Key, flight: &Arc<Flight>, timeout: Duration) -> Box<Response> {
+        let cancelled = match self.flights.entry(key) {
+            dashmap::Entry::Occupied(e) if Arc::ptr_eq(e.get(), flight) => {
+                let last = flight.leave();
+                if last {
+                    flight.cancel.cancel();
+                    e.remove();
+                }
+                last
+            }
+            _ => {
+                flight.leave();
+                false
+            }
+        };
+        let what = if cancelled {
+            self.counters.cancelled.fetch_add(1, Ordering::Relaxed);
+            "its compile was cancelled"
+        } else {
+            "the compile goes on for the other requests waiting for it"
+        };
+        Box::new(Response::status(
+            Value::Null,
+            Status::Timeout,
+            format!("no result within {} ms: {what}", timeout.as_millis()),
+        ))
+    }
+
+    /// Starts a new flight: through the shared tier when there is one
+    /// (on a thread of its own, as it may wait for another daemon), else
+    /// straight to the workers.
+    fn start(self: &Arc<Self>, key: Key, model: bytes::Bytes, job: work::Job, f: Arc<Flight>) {
+        let Some(shared) = self.shared.clone() else {
+            return self.submit(key, model, job, f, false);
+        };
+        let svc = self.clone();
+        let (model2, job2, f2) = (model.clone(), job.clone(), f.clone());
+        let spawned = std::thread::Builder::new()
+            .name("onnxc-shared".into())
+            .spawn(move || svc.drive_shared(&shared, key, model2, job2, f2));
+        if spawned.is_err() {
+            self.submit(key, model, job, f, false);
+        }
+    }
+
+    /// The shared tier's part of a flight: a hit ends it; otherwise the
+    /// compile lock decides who compiles. While another daemon holds it,
+    /// this flight polls for its artifact; when the lock disappears without
+    /// one (the holder failed or died), it takes the lock and compiles.
+    fn drive_shared(
+        self: &Arc<Self>,
+        shared: &Shared,
+        key: Key,
+        model: bytes::Bytes,
+        job: work::Job,
+        f: Arc<Flight>,
+    ) {
+        let mut waited = false;
+        loop {
+            if f.cancel.is_cancelled() {
+                return self.finish_flight(key, &f, cancelled_outcome());
+            }
+            if let Some(data) = shared.get(&key) {
+                return self.shared_done(key, &f, data, waited);
+            }
+            match shared.try_lock(&key) {
+                Lock::Acquired => {
+                    // It may have been stored between the get and the lock.
+                    if let Some(data) = shared.get(&key) {
+                        shared.unlock(&key);
+                        return self.shared_done(key, &f, data, waited);
+                    }
+                    if waited {
+                        shared.stats.takeovers.fetch_add(1, Ordering::Relaxed);
+                    }
+                    return self.submit(key, model, job, f, true);
+                }
+                Lock::Unavailable => return self.submit(key, model, job, f, false),
+                Lock::Held => {
+                    if !waited {
+                        shared.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
+                        waited = true;
+                    }
+                    std::thread::sleep(REMOTE_POLL);
+                }
+            }
+        }
+    }
+
+    fn shared_done(&self, key: Key, f: &Arc<Flight>, data: Vec<u8>, waited: bool) {
+        let data = Arc::new(data);
+        self.cache.insert(key, data.clone());
+        let source = if waited {
+            Source::SharedJoined
+        } else {
+            Source::SharedHit
+        };
+        self.finish_flight(
+            key,
+            f,
+            Outcome::Done {
+                data,
+                queue_ms: 0.0,
+                compile_ms: 0.0,
+                source,
+            },
+        );
+    }
+
+    /// Queues the compile; `locked`: this daemon holds the shared lock.
+    fn submit(
+        self: &Arc<Self>,
+        key: Key,
+        model: bytes::Bytes,
+        job: work::Job,
+        f: Arc<Flight>,
+        locked: bool,
+    ) {
+        let svc = self.clone();
+        let f2 = f.clone();
+        let enqueued = Instant::now();
+        let submitted = self.pool.try_submit(Box::new(move || {
+            svc.run_job(key, model, &job, &f2, enqueued, locked)
+        }));
+        if submitted.is_err() {
+            if let (true, Some(sh)) = (locked, &self.shared) {
+                sh.unlock(&key);
+            }
+            self.finish_flight(key, &f, Outcome::Busy);
+        }
+    }
+
+    /// Removes the flight from the map (unless a newer one replaced it)
+    /// and wakes its waiters.
+    fn finish_flight(&self, key: Key, f: &Arc<Flight>, outcome: Outcome) {
+        self.flights.remove_if(&key, |_, g| Arc::ptr_eq(g, f));
+        f.complete(outcome);
+    }
+
+    /// Runs on a worker: compiles (unless cancelled meanwhile), caches in
+    /// every tier, releases the shared lock, wakes the waiters. A panic in
     /// the compiler becomes an `internal` error for this request only.
     fn run_job(
         &self,
         key: Key,
         model: bytes::Bytes,
         job: &work::Job,
-        flight: &Flight,
+        f: &Arc<Flight>,
         enqueued: Instant,
+        locked: bool,
     ) {
         let start = Instant::now();
         let queue_ms = ms(start - enqueued);
-        let result =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work::compile(model, job)));
-        let compile_ms = ms(start.elapsed());
-        self.counters.compiles.fetch_add(1, Ordering::Relaxed);
-        let outcome = outcome_of(result, queue_ms, compile_ms, |data| {
-            if let Some(data) = data {
-                self.cache.insert(key, data);
-            }
-        });
+        let outcome = if f.cancel.is_cancelled() {
+            cancelled_outcome()
+        } else {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                ir::cancel::run(&f.cancel, || work::compile(model, job))
+            }));
+            let compile_ms = ms(start.elapsed());
+            self.counters.compiles.fetch_add(1, Ordering::Relaxed);
+            outcome_of(result, queue_ms, compile_ms, |data| {
+                if let Some(data) = data {
+                    if let Some(sh) = &self.shared {
+                        sh.put(&key, &data);
+                    }
+                    self.cache.insert(key, data);
+                }
+            })
+        };
+        if let (true, Some(sh)) = (locked, &self.shared) {
+            sh.unlock(&key);
+        }
         if let Outcome::Failed {
             kind: ErrorKind::Internal,
             diagnostics,
@@ -318,45 +548,57 @@ impl Service {
         {
             tracing::error!(key = %hex(&key), diagnostics = ?diagnostics, "internal compiler error");
         }
-        self.flights.remove(&key);
-        flight.complete(outcome);
+        self.finish_flight(key, f, outcome);
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn respond(
         &self,
-        data: &[u8],
-        emit: Emit,
+        data: &Arc<Vec<u8>>,
+        spec: &Spec,
         output: Option<&Path>,
         key: Key,
         cache: &'static str,
-        queue_ms: f64,
-        compile_ms: f64,
+        timings: Timings,
     ) -> Reply {
+        let internal =
+            |msg: String| Box::new(Response::error(Value::Null, ErrorKind::Internal, msg));
+        // The part of the entry that is the artifact (a library's entry
+        // also holds its header).
+        let (range, header) = match spec.emit {
+            Emit::Lib => {
+                let (so, h) = work::split_lib(data)
+                    .ok_or_else(|| internal("malformed library artifact".into()))?;
+                let h = data.get(h).unwrap_or_default();
+                (so, Some(String::from_utf8_lossy(h).into_owned()))
+            }
+            _ => (0..data.len(), None),
+        };
+        let bytes = data.get(range.clone()).unwrap_or_default();
         let mut r = Response {
             cache: Some(cache),
             key: Some(hex(&key)),
-            bytes: Some(data.len() as u64),
-            timings: Timings {
-                queue_ms,
-                compile_ms,
-                total_ms: 0.0,
-            },
+            bytes: Some(bytes.len() as u64),
+            timings,
             ..Response::default()
         };
+        let write = |path: &Path, bytes: &[u8]| {
+            ir::output::write_file(path, bytes)
+                .map_err(|e| internal(format!("cannot write '{}': {e}", path.display())))
+        };
         if let Some(out) = output {
-            ir::output::write_file(out, data).map_err(|e| {
-                Box::new(Response::error(
-                    Value::Null,
-                    ErrorKind::Internal,
-                    format!("cannot write '{}': {e}", out.display()),
-                ))
-            })?;
+            write(out, bytes)?;
+            if let Some(h) = &header {
+                write(
+                    &out.with_file_name(format!("{}.h", spec.lib_name)),
+                    h.as_bytes(),
+                )?;
+            }
             r.artifact_path = Some(out.display().to_string());
-        } else if emit.is_text() {
-            r.artifact = Some(String::from_utf8_lossy(data).into_owned());
+        } else if spec.emit.is_text() {
+            r.artifact = Some(protocol::Text(data.clone()));
         } else {
-            r.artifact_base64 = Some(super::b64::encode(data));
+            r.artifact_base64 = Some(protocol::Base64(data.clone(), range));
+            r.header = header;
         }
         Ok(r)
     }
@@ -365,6 +607,23 @@ impl Service {
         let c = &self.counters;
         let cs = &self.cache.stats;
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let shared = self.shared.as_ref().map(|s| {
+            let st = &s.stats;
+            json!({
+                "url": s.display_url(),
+                "up": s.is_up(),
+                "hits": get(&st.hits),
+                "misses": get(&st.misses),
+                "puts": get(&st.puts),
+                "too_large": get(&st.too_large),
+                "corrupt": get(&st.corrupt),
+                "errors": get(&st.errors),
+                "outages": get(&st.outages),
+                "lock_waits": get(&st.lock_waits),
+                "takeovers": get(&st.takeovers),
+                "locks_held": s.locks_held(),
+            })
+        });
         json!({
             "requests": get(&c.requests),
             "ok": get(&c.ok),
@@ -373,8 +632,11 @@ impl Service {
             "timeouts": get(&c.timeouts),
             "compiles": get(&c.compiles),
             "joined": get(&c.joined),
+            "cancelled": get(&c.cancelled),
+            "unauthorized": get(&c.unauthorized),
             "in_flight": self.flights.len(),
             "connections": self.connections.load(Ordering::Relaxed),
+            "buffered_bytes": get(&self.buffered),
             "cache": {
                 "entries": self.cache.len(),
                 "bytes": self.cache.bytes(),
@@ -387,6 +649,7 @@ impl Service {
                 "persist_errors": get(&cs.persist_errors),
                 "dir": self.cfg.cache_dir.as_ref().map(|d| d.display().to_string()),
             },
+            "shared": shared,
             "pool": {
                 "workers": self.pool.workers(),
                 "queue": self.cfg.queue,
@@ -394,8 +657,37 @@ impl Service {
                 "running": self.pool.running(),
             },
             "rss_bytes": super::proc_status_kib("VmRSS").map(|k| k * 1024),
+            // Interned names: the fixed vocabulary, whatever the models.
+            "symbols": ir::Sym::table_len(),
             "uptime_s": self.started.elapsed().as_secs_f64(),
         })
+    }
+}
+
+/// Renews the shared locks every third of their lifetime, for as long as
+/// the tier exists.
+fn start_renewer(shared: std::sync::Weak<Shared>) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("onnxc-renew".into())
+        .spawn(move || loop {
+            let Some(period) = shared.upgrade().map(|s| s.lock_ttl() / 3) else {
+                return;
+            };
+            std::thread::sleep(period);
+            match shared.upgrade() {
+                Some(s) => s.renew_all(),
+                None => return,
+            }
+        })?;
+    Ok(())
+}
+
+fn cancelled_outcome() -> Outcome {
+    Outcome::Failed {
+        kind: ErrorKind::Compile,
+        diagnostics: vec![DiagOut::error(ir::cancel::CANCELLED)],
+        queue_ms: 0.0,
+        compile_ms: 0.0,
     }
 }
 
@@ -429,12 +721,13 @@ fn outcome_of(
                 data,
                 queue_ms,
                 compile_ms,
+                source: Source::Compiled,
             }
         }
         Ok(Err(Failure::Diagnostic(d))) => failed(ErrorKind::Compile, vec![DiagOut::from_diag(&d)]),
-        Ok(Err(Failure::Io(msg) | Failure::Usage(msg))) => {
-            failed(ErrorKind::Compile, vec![DiagOut::error(msg)])
-        }
+        // Options that do not fit the model (input_shapes).
+        Ok(Err(Failure::Usage(msg))) => failed(ErrorKind::BadRequest, vec![DiagOut::error(msg)]),
+        Ok(Err(Failure::Io(msg))) => failed(ErrorKind::Compile, vec![DiagOut::error(msg)]),
         Ok(Err(Failure::Quiet)) => {
             failed(ErrorKind::Compile, vec![DiagOut::error("compile failed")])
         }
@@ -454,20 +747,29 @@ fn outcome_of(
 
 /// sha256 over a format tag, the compiler version, the options and the
 /// model bytes: equal keys mean byte-identical artifacts.
-fn cache_key(
-    op: Op,
-    emit: Emit,
-    stop_after: Option<&str>,
-    expansion_bound: Option<f64>,
-    model: &[u8],
-) -> Key {
+fn cache_key(spec: &Spec, model: &[u8]) -> Key {
     let mut h = Sha256::new();
-    h.update(b"onnxc-artifact-v1\0");
+    h.update(b"onnxc-artifact-v2\0");
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    let mut shapes: Vec<String> = spec
+        .import
+        .input_shapes
+        .iter()
+        .map(|s| format!("{:?}={:?}", s.name, s.dims))
+        .collect();
+    shapes.sort();
+    // Only a library's exported names depend on its name.
+    let lib = if spec.emit == Emit::Lib {
+        spec.lib_name.as_str()
+    } else {
+        "-"
+    };
     let options = format!(
-        "\0{op:?}\0{}\0{}\0{expansion_bound:?}\0",
-        emit.name(),
-        stop_after.unwrap_or("-")
+        "\0{:?}\0{}\0{}\0{:?}\0{shapes:?}\0{lib}\0",
+        spec.op,
+        spec.emit.name(),
+        spec.stop_after.as_deref().unwrap_or("-"),
+        spec.expansion_bound,
     );
     h.update(options.as_bytes());
     h.update(model);
@@ -496,15 +798,73 @@ mod tests {
 
     #[test]
     fn keys_separate_options() {
+        let spec = |op, emit, stop: Option<&str>, bound, shapes: &[&str], lib: &str| Spec {
+            op,
+            emit,
+            stop_after: stop.map(String::from),
+            expansion_bound: bound,
+            import: ImportOptions {
+                input_shapes: shapes
+                    .iter()
+                    .map(|s| InputShape::parse(s).unwrap())
+                    .collect(),
+            },
+            lib_name: lib.into(),
+        };
         let b = Some(16.0);
-        let key = |op, emit, stop, bound, model: &[u8]| cache_key(op, emit, stop, bound, model);
-        let a = key(Op::Compile, Emit::Llvm, None, b, b"m");
-        assert_ne!(a, key(Op::Compile, Emit::Memref, None, b, b"m"));
-        assert_ne!(a, key(Op::Compile, Emit::Llvm, Some("bufferize"), b, b"m"));
-        assert_ne!(a, key(Op::Compile, Emit::Llvm, None, b, b"n"));
-        assert_ne!(a, key(Op::Compile, Emit::Llvm, None, Some(4.0), b"m"));
-        assert_ne!(a, key(Op::Compile, Emit::Llvm, None, None, b"m"));
-        assert_ne!(a, key(Op::Fold, Emit::Llvm, None, b, b"m"));
-        assert_eq!(a, key(Op::Compile, Emit::Llvm, None, b, b"m"));
+        let key = |s: Spec, model: &[u8]| cache_key(&s, model);
+        let base = || spec(Op::Compile, Emit::Llvm, None, b, &[], "model");
+        let a = key(base(), b"m");
+        assert_eq!(a, key(base(), b"m"));
+        assert_ne!(a, key(base(), b"n"));
+        assert_ne!(
+            a,
+            key(spec(Op::Compile, Emit::Memref, None, b, &[], "model"), b"m")
+        );
+        assert_ne!(
+            a,
+            key(
+                spec(Op::Compile, Emit::Llvm, Some("bufferize"), b, &[], "model"),
+                b"m"
+            )
+        );
+        assert_ne!(
+            a,
+            key(
+                spec(Op::Compile, Emit::Llvm, None, Some(4.0), &[], "model"),
+                b"m"
+            )
+        );
+        assert_ne!(
+            a,
+            key(
+                spec(Op::Compile, Emit::Llvm, None, None, &[], "model"),
+                b"m"
+            )
+        );
+        assert_ne!(
+            a,
+            key(spec(Op::Fold, Emit::Llvm, None, b, &[], "model"), b"m")
+        );
+        let shaped = key(
+            spec(Op::Compile, Emit::Llvm, None, b, &["x=1x3", "y=2"], "model"),
+            b"m",
+        );
+        assert_ne!(a, shaped);
+        let reordered = key(
+            spec(Op::Compile, Emit::Llvm, None, b, &["y=2", "x=1x3"], "model"),
+            b"m",
+        );
+        assert_eq!(
+            shaped, reordered,
+            "the order of input_shapes does not matter"
+        );
+        // The name matters for a library only.
+        assert_eq!(
+            a,
+            key(spec(Op::Compile, Emit::Llvm, None, b, &[], "net"), b"m")
+        );
+        let lib = |n| key(spec(Op::Compile, Emit::Lib, None, b, &[], n), b"m");
+        assert_ne!(lib("model"), lib("net"));
     }
 }

@@ -3,7 +3,10 @@
 
 use crate::cmd::{Failure, PassFlags};
 use crate::driver;
-use std::path::PathBuf;
+use frontend::import::ImportOptions;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a request asks for; part of the cache key.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -12,6 +15,10 @@ pub enum Emit {
     OnnxIr,
     Memref,
     Llvm,
+    /// A relocatable object (clang on the daemon).
+    Obj,
+    /// A shared library plus its C header (clang on the daemon).
+    Lib,
 }
 
 impl Emit {
@@ -21,14 +28,11 @@ impl Emit {
             "onnx-ir" => Emit::OnnxIr,
             "memref" => Emit::Memref,
             "llvm" => Emit::Llvm,
-            "obj" | "lib" => {
-                return Err(format!(
-                    "emit '{name}' is not served by the daemon: emit llvm and build it locally"
-                ))
-            }
+            "obj" => Emit::Obj,
+            "lib" => Emit::Lib,
             _ => {
                 return Err(format!(
-                    "unknown emit kind '{name}' (onnx, onnx-ir, memref, llvm)"
+                    "unknown emit kind '{name}' (onnx, onnx-ir, memref, llvm, obj, lib)"
                 ))
             }
         })
@@ -40,12 +44,14 @@ impl Emit {
             Emit::OnnxIr => "onnx-ir",
             Emit::Memref => "memref",
             Emit::Llvm => "llvm",
+            Emit::Obj => "obj",
+            Emit::Lib => "lib",
         }
     }
 
     /// Text artifacts are returned inline as strings, others in base64.
     pub fn is_text(self) -> bool {
-        self != Emit::Onnx
+        matches!(self, Emit::OnnxIr | Emit::Memref | Emit::Llvm)
     }
 }
 
@@ -56,6 +62,10 @@ pub struct Job {
     /// Where external data files are looked up (never outside the root).
     pub dir: PathBuf,
     pub expansion_bound: Option<f64>,
+    /// `input_shapes` of the request.
+    pub import: ImportOptions,
+    /// `emit: lib`: the library's C prefix.
+    pub lib_name: String,
 }
 
 pub struct Compiled {
@@ -66,28 +76,89 @@ pub struct Compiled {
 }
 
 /// Compiles a model held in memory. Everything it builds (IR, constants)
-/// is dropped before it returns.
+/// is dropped before it returns. Stops early once the thread's
+/// cancellation token is set (ir::cancel).
 pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
     let loaded = frontend::load::load_model_bytes(model, job.dir.clone())?;
+    job.import.check(&loaded).map_err(Failure::Usage)?;
     let cacheable = !uses_external_data(&loaded.proto);
-    let mut m = frontend::import::import_model(&loaded)?;
+    let mut m = frontend::import::import_model_with(&loaded, &job.import)?;
     drop(loaded);
     let stop = job.stop_after.as_deref().or(match job.emit {
         Emit::Onnx | Emit::OnnxIr => Some("constprop"),
         Emit::Memref => Some("dealloc"),
-        Emit::Llvm => None,
+        Emit::Llvm | Emit::Obj | Emit::Lib => None,
     });
     driver::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
     let data = if job.emit == Emit::Onnx {
         frontend::export::encode(&frontend::export::export_model(&m)?)
     } else if stop.is_some() {
-        ir::text::print_module(&m, &ir::text::PrintOptions::default()).into_bytes()
+        let text = ir::text::print_module(&m, &ir::text::PrintOptions::default());
+        ir::cancel::check()?; // the printer stops early when cancelled
+        text.into_bytes()
+    } else if matches!(job.emit, Emit::Obj | Emit::Lib) {
+        native(m, job)?
     } else {
         driver::emit_llvm(&m)?.into_bytes()
     };
     Ok(Compiled { data, cacheable })
 }
 
+/// Builds with clang in a private temp directory (removed afterwards) and
+/// returns the object, or the library bundled with its header.
+fn native(m: ir::Module, job: &Job) -> Result<Vec<u8>, Failure> {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "onnxc-serve-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| crate::cmd::io_err("create", &dir, e))?;
+    let result = (|| {
+        let lib = job.emit == Emit::Lib;
+        let out = dir.join(if lib {
+            format!("lib{}.so", job.lib_name)
+        } else {
+            format!("{}.o", job.lib_name)
+        });
+        pipeline::native::build(m, lib, &out, None)?;
+        let read = |p: &Path| std::fs::read(p).map_err(|e| crate::cmd::io_err("read", p, e));
+        let bytes = read(&out)?;
+        if !lib {
+            return Ok(bytes);
+        }
+        let prefix = lower::capi::c_prefix(&format!("lib{}", job.lib_name));
+        let header = read(&dir.join(format!("{prefix}.h")))?;
+        Ok(lib_bundle(&bytes, &header))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+const LIB_MAGIC: &[u8; 11] = b"ONNXC-LIB1\n";
+
+/// One cache entry for a library: magic, length of the `.so`, the `.so`,
+/// then the header.
+pub fn lib_bundle(so: &[u8], header: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(LIB_MAGIC.len() + 8 + so.len() + header.len());
+    v.extend_from_slice(LIB_MAGIC);
+    v.extend_from_slice(&(so.len() as u64).to_le_bytes());
+    v.extend_from_slice(so);
+    v.extend_from_slice(header);
+    v
+}
+
+/// Where the `.so` and the header of a [`lib_bundle`] lie in it.
+pub fn split_lib(data: &[u8]) -> Option<(Range<usize>, Range<usize>)> {
+    let rest = data.strip_prefix(LIB_MAGIC)?;
+    let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
+    let start = LIB_MAGIC.len() + 8;
+    let end = usize::try_from(len)
+        .ok()
+        .and_then(|l| start.checked_add(l))
+        .filter(|&e| e <= data.len())?;
+    Some((start..end, end..data.len()))
+}
 fn uses_external_data(model: &frontend::proto::ModelProto) -> bool {
     let Some(g) = &model.graph else {
         return false;
@@ -99,4 +170,19 @@ fn uses_external_data(model: &frontend::proto::ModelProto) -> bool {
             .flat_map(|n| n.attribute.iter())
             .filter_map(|a| a.t.as_ref())
             .any(external)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lib_bundles_split_back() {
+        let b = lib_bundle(b"\x7fELF...", b"#include <stdint.h>\n");
+        let (so, h) = split_lib(&b).unwrap();
+        assert_eq!(&b[so], b"\x7fELF...");
+        assert_eq!(&b[h], b"#include <stdint.h>\n");
+        assert!(split_lib(&b[..15]).is_none());
+        assert!(split_lib(b"nope").is_none());
+    }
 }

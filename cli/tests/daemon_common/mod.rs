@@ -227,3 +227,139 @@ pub fn b64(data: &[u8]) -> String {
     }
     out
 }
+
+/// `onnxc zoo gen NAME` (a zoo or scaling model, e.g. `chain-12000`)
+/// into DIR/FILE, once: later calls reuse the file.
+pub fn gen_once(dir: &Path, name: &str, file: &str) -> PathBuf {
+    let p = dir.join(file);
+    if !p.exists() {
+        onnxc_ok(&["zoo", "gen", name, "-o", p.to_str().unwrap()]);
+    }
+    p
+}
+
+impl Daemon {
+    /// A second (third...) daemon in the same root: its own socket name.
+    pub fn start_named(dir: &Path, name: &str, extra: &[&str]) -> Daemon {
+        let addr = format!("unix:{}", dir.join(format!("{name}.sock")).display());
+        Daemon::start_at(dir, &addr, extra).expect("daemon starts")
+    }
+
+    /// Polls `stats` until `pred` holds (bounded); returns the stats.
+    pub fn wait_stats(&self, what: &str, limit: Duration, pred: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            let s = self.stats();
+            if pred(&s) {
+                return s;
+            }
+            assert!(start.elapsed() < limit, "{what}: not within {limit:?}: {s}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// A `redis-server` (installed by scripts/setup-test-deps.sh) on a free
+/// loopback port, without persistence; killed when dropped.
+pub struct Redis {
+    child: Option<Child>,
+    pub port: u16,
+    dir: PathBuf,
+}
+
+impl Redis {
+    pub fn start(dir: &Path) -> Redis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        Redis::start_on(dir, port)
+    }
+
+    /// On a given port (a restart after `kill`).
+    pub fn start_on(dir: &Path, port: u16) -> Redis {
+        let dir = dir.join("redis");
+        std::fs::create_dir_all(&dir).unwrap();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server (scripts/setup-test-deps.sh installs it)");
+        let r = Redis {
+            child: Some(child),
+            port,
+            dir,
+        };
+        let start = Instant::now();
+        while r.cmd(&["PING"]).as_deref() != Some("PONG") {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "redis did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        r
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// One command through redis-cli (an oracle that is not ours); its
+    /// output, trimmed, or None when the server does not answer.
+    pub fn cmd(&self, args: &[&str]) -> Option<String> {
+        let out = Command::new("redis-cli")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (out.status.success() && !text.starts_with("Could not connect")).then_some(text)
+    }
+
+    /// SIGKILL: the server is gone at once.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl Conn {
+    /// Sends a line without waiting for the answer.
+    pub fn call_raw_nowait(&mut self, line: &str) -> std::io::Result<()> {
+        self.w.write_all(line.as_bytes())?;
+        self.w.write_all(b"\n")
+    }
+
+    /// Everything until the daemon closes the connection.
+    pub fn read_rest(&mut self, out: &mut String) {
+        use std::io::Read;
+        let _ = self.r.read_to_string(out);
+    }
+}
+
+impl Daemon {
+    /// `stats` of a daemon started with --auth-token-file.
+    pub fn stats_with_token(&self, token: &str) -> Value {
+        let r = self
+            .connect()
+            .call(&json!({"id": "stats", "op": "stats", "token": token}));
+        assert_eq!(r["status"], "ok", "{r}");
+        r["stats"].clone()
+    }
+}

@@ -130,10 +130,11 @@ pub struct Exporter<'m> {
     pub deferred: Vec<(usize, Elements)>,
     /// Graph nesting: 1 while exporting the main graph.
     depth: usize,
-    /// Output names kept for the ops computing those outputs, so that no
+    /// Graph output names taken before any value is named, so that no
     /// other value (a constant named after the node it was folded from)
-    /// takes one first.
-    reserved: HashSet<String>,
+    /// takes one: each goes to the value computed here as that output, or
+    /// (`None`) to the Identity that outputs it.
+    reserved: HashMap<String, Option<ValueId>>,
 }
 
 impl<'m> Exporter<'m> {
@@ -157,7 +158,7 @@ impl<'m> Exporter<'m> {
             defer_min: None,
             deferred: Vec::new(),
             depth: 0,
-            reserved: HashSet::new(),
+            reserved: HashMap::new(),
         }
     }
 
@@ -192,7 +193,7 @@ impl<'m> Exporter<'m> {
                 .input
                 .push(value_info(m, owner, &name, m.value_type(a))?);
         }
-        // Returned results computed here take the output's name.
+        // Returned results take the output's name (see `result_name`).
         let mut preferred: HashMap<ValueId, String> = HashMap::new();
         for (j, &v) in m.operands(term).iter().enumerate() {
             let Some(out) = info.outputs.get(j) else {
@@ -201,12 +202,15 @@ impl<'m> Exporter<'m> {
             let local = m
                 .defining_op(v)
                 .is_some_and(|d| m.op_block(d) == Some(block) && !onnx::is(m, d, OpKind::Constant));
-            if local && !preferred.contains_key(&v) && self.names.taken.insert(out.clone()) {
-                self.reserved.insert(out.clone());
+            let first = !preferred.contains_key(&v);
+            if self.names.taken.insert(out.clone()) {
+                self.reserved
+                    .insert(out.clone(), (local && first).then_some(v));
             }
             preferred.entry(v).or_insert_with(|| out.clone());
         }
         for op in m.block_ops(block) {
+            ir::cancel::check()?;
             if op != term {
                 self.op(op, &preferred, &mut graph)?;
             }
@@ -223,9 +227,10 @@ impl<'m> Exporter<'m> {
     }
 
     /// Names `v` `wanted`, or a fresh variant of it; a reserved output name
-    /// goes only to the value returned as that output.
-    fn claim(&mut self, v: ValueId, wanted: &str, preferred: &HashMap<ValueId, String>) -> String {
-        if preferred.get(&v).is_some_and(|p| p == wanted) && self.reserved.remove(wanted) {
+    /// goes only to the value it is reserved for.
+    fn claim(&mut self, v: ValueId, wanted: &str) -> String {
+        if self.reserved.get(wanted) == Some(&Some(v)) {
+            self.reserved.remove(wanted);
             self.names.of.set(v, Some(wanted.to_string()));
             return wanted.to_string();
         }
@@ -260,9 +265,10 @@ impl<'m> Exporter<'m> {
         }
     }
 
-    /// The name result `i` of `op` gets: the graph output's it is returned
-    /// as (no Identity needed to rename it), else the one it was imported
-    /// with.
+    /// The name result `i` of `op` gets. A node's result returned as a
+    /// graph output takes the output's name (folding may have removed the
+    /// node that produced it, and an `Identity` would rename it back);
+    /// otherwise the name it was imported with, else the output's.
     fn result_name(
         &self,
         op: OpId,
@@ -270,11 +276,15 @@ impl<'m> Exporter<'m> {
         v: ValueId,
         preferred: &HashMap<ValueId, String>,
     ) -> Option<String> {
-        if let Some(out) = preferred.get(&v) {
+        let returned = preferred.get(&v);
+        if let (Some(out), false) = (returned, onnx::is(self.m, op, OpKind::Constant)) {
             return Some(out.clone());
         }
         let stored = stored_name(self.m, op, i);
-        (!stored.is_empty()).then_some(stored)
+        if !stored.is_empty() {
+            return Some(stored);
+        }
+        returned.cloned()
     }
 
     /// An `onnx.Constant` as an initializer (inline, external, or left
@@ -296,7 +306,7 @@ impl<'m> Exporter<'m> {
         let wanted = self
             .result_name(op, 0, r, preferred)
             .unwrap_or_else(|| loc_name(m, op));
-        let n = self.claim(r, &wanted, preferred);
+        let n = self.claim(r, &wanted);
         let bytes = e.dtype().storage_bytes(e.len()).unwrap_or(0);
         let bare = |name: String| TensorProto {
             name,
@@ -363,6 +373,9 @@ impl<'m> Exporter<'m> {
             node.attribute.push(attribute(m, op, k, a)?);
         }
         for (k, a) in &legacy.add {
+            node.attribute.push(attribute(m, op, k, a)?);
+        }
+        for (k, a) in onnx::dialect::extra_attrs(m, op) {
             node.attribute.push(attribute(m, op, k, a)?);
         }
         if let Some(doc) = m.attr(op, DOC_ATTR).and_then(Attribute::as_str) {
@@ -449,7 +462,7 @@ impl<'m> Exporter<'m> {
         let results = m.results(op);
         for (i, &r) in results.iter().enumerate() {
             let n = match self.result_name(op, i, r, preferred) {
-                Some(n) => self.claim(r, &n, preferred),
+                Some(n) => self.claim(r, &n),
                 // An omitted optional output stays omitted while unused.
                 None if m.attr(op, NAMES_ATTR).is_some() && !m.has_uses(r) => String::new(),
                 None if results.len() == 1 => self.names.claim(r, &node.name),
@@ -519,7 +532,10 @@ impl<'m> Exporter<'m> {
             let name = if current == wanted && local && done.insert(current.clone()) {
                 current
             } else {
-                let out = self.names.fresh(&wanted);
+                let out = match self.reserved.remove(&wanted) {
+                    Some(_) => wanted.clone(),
+                    None => self.names.fresh(&wanted),
+                };
                 done.insert(out.clone());
                 graph.node.push(NodeProto {
                     name: format!("{out}_identity"),

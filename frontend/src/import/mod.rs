@@ -369,6 +369,7 @@ impl<'a> Importer<'a> {
         let order = order::topo_order(&g.node, &local, &|n: &str| self.lookup(n).is_some())?;
         for i in order {
             if let Some(node) = g.node.get(i) {
+                ir::cancel::check()?;
                 self.import_node(node)?;
             }
         }

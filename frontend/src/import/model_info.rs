@@ -69,7 +69,7 @@ fn pairs(items: impl Iterator<Item = (Attribute, Attribute)>) -> Attribute {
     )
 }
 
-fn set_str(m: &mut Module, op: OpId, name: &str, value: &str) {
+fn set_str(m: &mut Module, op: OpId, name: &'static str, value: &str) {
     if !value.is_empty() {
         m.set_attr(op, name, Attribute::string(value));
     }

@@ -10,7 +10,7 @@ use crate::forms::{self, Legacy, Role};
 use crate::load::ExternalData;
 use crate::proto::{AttributeProto, NodeProto};
 use ir::elements::{DType, Elements, WideNum};
-use ir::{Attribute, Diagnostic, Location, OpSpec, Sym, Type, ValueId};
+use ir::{Attribute, Diagnostic, Location, OpSpec, Type, ValueId};
 use onnx::OpKind;
 use std::borrow::Cow;
 
@@ -197,7 +197,7 @@ impl<'a> Importer<'a> {
         let spec = OpSpec {
             operands,
             result_types,
-            attrs: attrs.into_iter().map(|(k, v)| (Sym::new(&k), v)).collect(),
+            attrs: onnx::dialect::intern_attrs(attrs),
             loc: loc.clone(),
             ..OpSpec::default()
         };

@@ -57,10 +57,7 @@ impl<'a> Importer<'a> {
         let spec = OpSpec {
             operands,
             result_types: self.result_types(node),
-            attrs: ir_attrs
-                .into_iter()
-                .map(|(k, v)| (Sym::new(&k), v))
-                .collect(),
+            attrs: onnx::dialect::intern_attrs(ir_attrs),
             regions: graphs.len(),
             loc: loc.clone(),
             ..OpSpec::default()

@@ -53,7 +53,7 @@ impl G {
         &mut self,
         name: &str,
         operands: &[ValueId],
-        attrs: &[(&str, Attribute)],
+        attrs: &[(&'static str, Attribute)],
         results: usize,
     ) -> OpId {
         let spec = ir::OpSpec {
@@ -65,17 +65,23 @@ impl G {
                 .collect(),
             ..Default::default()
         };
-        Builder::at_end(&mut self.m, self.block).create(&format!("onnx.{name}"), spec)
+        let kind = onnx::OpKind::from_model("", name).unwrap_or_else(|| panic!("no op {name}"));
+        Builder::at_end(&mut self.m, self.block).create(kind.ir_name(), spec)
     }
     /// Result types of a one-result op as text, or the error message.
-    fn infer(&mut self, name: &str, operands: &[ValueId], attrs: &[(&str, Attribute)]) -> String {
+    fn infer(
+        &mut self,
+        name: &str,
+        operands: &[ValueId],
+        attrs: &[(&'static str, Attribute)],
+    ) -> String {
         self.infer_n(name, operands, attrs, 1)
     }
     fn infer_n(
         &mut self,
         name: &str,
         operands: &[ValueId],
-        attrs: &[(&str, Attribute)],
+        attrs: &[(&'static str, Attribute)],
         results: usize,
     ) -> String {
         let op = self.op(name, operands, attrs, results);

@@ -178,12 +178,12 @@ impl Builder<'_> {
     /// `x <p> y`: `i1`, or a vector of `i1` for vectors.
     pub fn cmpf(&mut self, p: CmpF, x: ValueId, y: ValueId) -> ValueId {
         let attrs = [("predicate", Attribute::i64(p as i64))];
-        let ty = self.ty(x).with_elem(Type::i1());
+        let ty = self.m.value_type(x).with_elem(Type::i1());
         self.op1("arith.cmpf", &[x, y], ty, &attrs)
     }
     pub fn cmpi(&mut self, p: CmpI, x: ValueId, y: ValueId) -> ValueId {
         let attrs = [("predicate", Attribute::i64(p as i64))];
-        let ty = self.ty(x).with_elem(Type::i1());
+        let ty = self.m.value_type(x).with_elem(Type::i1());
         self.op1("arith.cmpi", &[x, y], ty, &attrs)
     }
     /// `x * y + z`, fused.
@@ -266,7 +266,7 @@ impl Builder<'_> {
     /// left and right identities).
     fn index_op(
         &mut self,
-        name: &str,
+        name: &'static str,
         x: ValueId,
         y: ValueId,
         eval: impl Fn(i64, i64) -> Option<i64>,
@@ -296,8 +296,10 @@ impl Builder<'_> {
         self.m.attr(d, "value")?.as_int()
     }
 
+    /// The scalar type of `v`, or of its lanes: what the type-generic
+    /// helpers dispatch on, so a kernel's body also works on vectors.
     fn ty(&self, v: ValueId) -> Type {
-        self.m.value_type(v).clone()
+        self.m.value_type(v).element_type().clone()
     }
 
     /// `x + y` in the class of `x`'s type.
@@ -359,7 +361,7 @@ impl Builder<'_> {
         if t.is_float() {
             self.negf(x)
         } else {
-            let zero = self.zero(&t);
+            let zero = self.constant_like(x, 0.0);
             self.subi(zero, x)
         }
     }
@@ -410,10 +412,14 @@ impl Builder<'_> {
     pub fn one(&mut self, t: &Type) -> ValueId {
         self.constant(t, 1.0)
     }
-    /// A constant of `x`'s type.
+    /// A constant of `x`'s type (in every lane when `x` is a vector).
     pub fn constant_like(&mut self, x: ValueId, v: f64) -> ValueId {
-        let t = self.ty(x);
-        self.constant(&t, v)
+        let t = self.m.value_type(x).clone();
+        let c = self.constant(t.element_type(), v);
+        match t.as_vector() {
+            Some(vt) => self.broadcast(c, vt.shape.iter().product()),
+            None => c,
+        }
     }
 }
 

@@ -35,7 +35,7 @@ impl<'m> Builder<'m> {
     }
 
     /// Creates an op from a full spec and places it at the insertion point.
-    pub fn create(&mut self, name: &str, mut spec: OpSpec) -> OpId {
+    pub fn create(&mut self, name: &'static str, mut spec: OpSpec) -> OpId {
         if !spec.loc.is_known() {
             spec.loc = self.loc.clone();
         }
@@ -49,10 +49,10 @@ impl<'m> Builder<'m> {
 
     pub fn op(
         &mut self,
-        name: &str,
+        name: &'static str,
         operands: &[ValueId],
         results: &[Type],
-        attrs: &[(&str, Attribute)],
+        attrs: &[(&'static str, Attribute)],
     ) -> OpId {
         self.create(
             name,
@@ -71,17 +71,17 @@ impl<'m> Builder<'m> {
     /// An op with exactly one result; returns that result.
     pub fn op1(
         &mut self,
-        name: &str,
+        name: &'static str,
         operands: &[ValueId],
         result: Type,
-        attrs: &[(&str, Attribute)],
+        attrs: &[(&'static str, Attribute)],
     ) -> ValueId {
         let op = self.op(name, operands, &[result], attrs);
         self.m.results(op)[0]
     }
 
     /// `op` on operands of one type, result of that type.
-    pub fn same(&mut self, name: &str, operands: &[ValueId]) -> ValueId {
+    pub fn same(&mut self, name: &'static str, operands: &[ValueId]) -> ValueId {
         let ty = operands
             .first()
             .map_or(Type::None, |&v| self.m.value_type(v).clone());

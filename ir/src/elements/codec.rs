@@ -2,6 +2,7 @@
 //! to and from `WideNum`.
 
 use super::{DType, WideNum};
+use crate::types::Type;
 
 fn decode_minifloat(bits: u32, exp_bits: u32, man_bits: u32, bias: i32) -> f64 {
     let man_mask = (1u32 << man_bits) - 1;
@@ -121,7 +122,7 @@ pub(super) fn push_raw(out: &mut Vec<u8>, dtype: DType, index: usize, raw: u64) 
 
 /// Encodes a widened number in a dtype. Floats narrower than f32 round to
 /// nearest even; the 8- and 4-bit float formats are encoded by `constprop`'s
-/// cast kernels, so here they are refused.
+/// cast kernels (ONNX's saturating casts), so here they are refused.
 pub fn encode(dtype: DType, v: WideNum) -> Option<u64> {
     use DType::*;
     Some(match dtype {
@@ -133,4 +134,19 @@ pub fn encode(dtype: DType, v: WideNum) -> Option<u64> {
         F64 => v.f64().to_bits(),
         F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E8M0FNU | F4E2M1FN => return None,
     })
+}
+
+/// Like [`encode`], and for the 8- and 4-bit float formats the code of a
+/// value the format holds exactly (or NaN): no rounding, so no cast
+/// semantics to choose.
+pub fn encode_exact(dtype: DType, v: WideNum) -> Option<u64> {
+    if let Some(raw) = encode(dtype, v) {
+        return Some(raw);
+    }
+    let Type::Float(k) = dtype.to_type() else {
+        return None;
+    };
+    let raw = u64::from(k.minifloat()?.encode(v.f64()));
+    let back = decode(dtype, raw).f64();
+    (back == v.f64() || (back.is_nan() && v.f64().is_nan())).then_some(raw)
 }

@@ -207,3 +207,94 @@ fn pool_holds_each_buffer_once() {
     drop(e);
     assert_eq!(pool::views_of(&buf), 0);
 }
+
+/// Sub-byte elements unpack to one byte each (signed ones sign-extended)
+/// and pack back; wider dtypes keep their bytes.
+#[test]
+fn unpacked_bytes_round_trip() {
+    // int4 [-9 wrapped .. ]: ONNX packs low nibble first.
+    let packed = Bytes::from(vec![0x87u8, 0x0f]);
+    let e = Elements::from_bytes(DType::I4, vec![3], packed.clone()).unwrap();
+    assert_eq!(&e.to_unpacked_bytes()[..], &[0x07, 0xf8, 0xff]);
+    let back = Elements::from_unpacked_bytes(DType::I4, vec![3], e.to_unpacked_bytes()).unwrap();
+    assert_eq!(&back.to_contiguous_bytes()[..], &[0x87, 0x0f]);
+    let u2 = Elements::from_bytes(DType::U2, vec![4], Bytes::from(vec![0b11_10_01_00u8])).unwrap();
+    assert_eq!(&u2.to_unpacked_bytes()[..], &[0, 1, 2, 3]);
+    let f4 = Elements::from_bytes(DType::F4E2M1FN, vec![2], Bytes::from(vec![0x8fu8])).unwrap();
+    assert_eq!(&f4.to_unpacked_bytes()[..], &[0x0f, 0x08]);
+    let i8s = Elements::from_bytes(DType::I8, vec![2], Bytes::from(vec![1u8, 255])).unwrap();
+    assert_eq!(&i8s.to_unpacked_bytes()[..], &[1, 255]);
+    assert!(Elements::from_unpacked_bytes(DType::I4, vec![3], Bytes::from(vec![0u8; 2])).is_err());
+}
+
+/// Every code of the 8- and 4-bit formats encodes back to itself, and a
+/// value halfway between two neighbours rounds to the even code.
+#[test]
+fn minifloat_encode_round_trips_and_ties_to_even() {
+    use crate::types::FloatKind;
+    for d in [
+        DType::F8E4M3FN,
+        DType::F8E4M3FNUZ,
+        DType::F8E5M2,
+        DType::F8E5M2FNUZ,
+        DType::F8E8M0FNU,
+        DType::F4E2M1FN,
+    ] {
+        let Type::Float(k) = d.to_type() else {
+            unreachable!()
+        };
+        let fm = k.minifloat().unwrap();
+        let codes = 1u64 << d.bits();
+        let mut finite: Vec<(f64, u64)> = Vec::new();
+        for c in 0..codes {
+            let v = decode(d, c).f64();
+            if v.is_nan() {
+                assert!(
+                    decode(d, u64::from(fm.encode(v))).f64().is_nan(),
+                    "{d:?} {c:#x}"
+                );
+                continue;
+            }
+            assert_eq!(u64::from(fm.encode(v)), c, "{d:?} {v}");
+            if v.is_finite() && v > 0.0 {
+                finite.push((v, c));
+            }
+        }
+        finite.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for w in finite.windows(2) {
+            let (lo, hi) = (w[0], w[1]);
+            // f8E8M0FNU's significand is the hidden 1 alone: ties go up.
+            let even = if lo.1 % 2 == 0 && fm.man > 0 {
+                lo.1
+            } else {
+                hi.1
+            };
+            assert_eq!(
+                u64::from(fm.encode((lo.0 + hi.0) / 2.0)),
+                even,
+                "{d:?} {lo:?} {hi:?}"
+            );
+        }
+    }
+    // Past the largest finite value: infinity (E5M2), NaN, or saturation.
+    let e5m2 = FloatKind::F8E5M2.minifloat().unwrap();
+    assert_eq!(e5m2.encode(1e9), 0x7c);
+    assert_eq!(e5m2.encode(-1e9), 0xfc);
+    assert_eq!(FloatKind::F8E4M3FN.minifloat().unwrap().encode(465.0), 0x7f);
+    assert_eq!(FloatKind::F8E4M3FNUZ.minifloat().unwrap().encode(-1e-9), 0);
+    assert_eq!(
+        FloatKind::F4E2M1FN.minifloat().unwrap().encode(f64::NAN),
+        0x8
+    );
+}
+
+/// A splat of a value an 8-bit float holds exactly is encoded; one that
+/// would need rounding (a cast's business) is refused.
+#[test]
+fn minifloat_splats_take_exact_values() {
+    let e = Elements::splat(DType::F8E4M3FNUZ, vec![2], WideNum::from_f64(0.75)).unwrap();
+    assert_eq!(e.get(1).unwrap().f64(), 0.75);
+    assert!(Elements::splat(DType::F8E4M3FN, vec![2], WideNum::from_f64(0.1)).is_err());
+    let n = Elements::splat(DType::F8E5M2, vec![1], WideNum::from_f64(f64::NAN)).unwrap();
+    assert!(n.get(0).unwrap().f64().is_nan());
+}

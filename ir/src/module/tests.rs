@@ -41,6 +41,12 @@ fn build_replace_erase_compact() {
     assert_eq!(m.operands(c), &[nv]);
     assert_eq!(m.uses(x).len(), 1);
     assert_eq!(m.arena_sizes().0, 5);
+    // Cancelled: left as it was (tombstone kept, ids valid).
+    let t = crate::cancel::Token::new();
+    t.cancel();
+    crate::cancel::scope(&t, || m.compact());
+    assert_eq!(m.arena_sizes().0, 5);
+    assert_eq!(m.operands(c), &[nv]);
     m.compact();
     assert_eq!(m.arena_sizes().0, 4);
     assert_eq!(m.num_ops(), 4);

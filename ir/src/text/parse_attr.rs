@@ -47,7 +47,7 @@ impl<'a> Parser<'a> {
                 } else {
                     Attribute::Unit
                 };
-                attrs.push((Sym::new(&key), value));
+                attrs.push((Sym::intern_text(&key), value));
                 if !self.eat_punct(b',') {
                     break;
                 }

@@ -243,7 +243,7 @@ impl<'a> Parser<'a> {
             ));
         }
         spec.regions = regions.len();
-        let op = self.m.create_op(Sym::new(name), spec);
+        let op = self.m.create_op(Sym::intern_text(name), spec);
         for (i, r) in regions.into_iter().enumerate() {
             if let Some(dst) = self.m.region(op, i) {
                 self.m.take_blocks(r, dst);
@@ -333,7 +333,8 @@ impl<'a> Parser<'a> {
         let head = self.generic_head()?;
         let mut regions = Vec::new();
         if self.eat_punct(b'(') {
-            let isolated = registry::traits(Sym::new(&head.name)).contains(Traits::ISOLATED);
+            let isolated = registry::lookup_name(&head.name)
+                .is_some_and(|d| d.traits.contains(Traits::ISOLATED));
             loop {
                 let r = self.scratch_region();
                 self.parse_region(r, None, isolated)?;

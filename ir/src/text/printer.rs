@@ -248,6 +248,10 @@ impl<'m> Printer<'m> {
 
     /// Prints one op (results, form, location) at the current indentation.
     pub(crate) fn op(&mut self, op: OpId) {
+        // A cancelled compile's text is thrown away: stop printing.
+        if crate::cancel::cancelled() {
+            return;
+        }
         let m = self.m;
         let results = m.results(op);
         if let Some(&first) = results.first() {

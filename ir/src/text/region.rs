@@ -22,7 +22,7 @@ impl<'a> Parser<'a> {
 
     /// Appends an empty `term` op to the last block of `r` unless it already
     /// ends with a terminator (MLIR's implicit `scf.yield`).
-    pub(crate) fn ensure_terminator(&mut self, r: RegionId, term: &str) {
+    pub(crate) fn ensure_terminator(&mut self, r: RegionId, term: &'static str) {
         let block = match self.m.region_blocks(r).last() {
             Some(&b) => b,
             None => self.m.append_block(r, &[]),

@@ -3,6 +3,7 @@
 //! bf16 arithmetic is done in f32 and rounded back with integer code: LLVM
 //! would call `__truncsfbf2`, which older libgcc (Debian 12) lacks.
 
+use super::minifloat;
 use super::types::{float_literal, int_literal};
 use super::{unsupported, FnCx};
 use ir::attr::Attribute;
@@ -204,7 +205,8 @@ pub(crate) fn float_compute(
     let k = float_kind(cx, op, r)?;
     let ty = cx.vty(op, r)?;
     let a = operands_text(cx, op)?;
-    let promote = k == FloatKind::BF16 || (promote_f16 && k == FloatKind::F16);
+    let small = k.minifloat();
+    let promote = small.is_some() || k == FloatKind::BF16 || (promote_f16 && k == FloatKind::F16);
     if promote && cx.m.value_type(r).as_vector().is_some() {
         return Err(op_error(
             cx.m,
@@ -217,15 +219,30 @@ pub(crate) fn float_compute(
         cx.define(r, rhs);
         return Ok(());
     }
-    let wide: Vec<String> = a
-        .iter()
-        .map(|x| cx.assign(format!("fpext {ty} {x} to float")))
-        .collect();
+    let wide: Vec<String> = a.iter().map(|x| to_float(cx, x, &ty, k)).collect();
     let rhs = f(cx, "float", FloatKind::F32, &wide)?;
     let t = cx.assign(rhs);
+    if let Some(fm) = small {
+        let code = minifloat::narrow(cx, &t, "float", &fm);
+        cx.alias(r, code);
+        return Ok(());
+    }
     let back = narrow_from_float(cx, &t, k);
     cx.define(r, back);
     Ok(())
+}
+
+/// The f32 value of `x` of type `ty` (kind `k`), exact for every kind
+/// narrower than f32.
+fn to_float(cx: &mut FnCx<'_>, x: &str, ty: &str, k: FloatKind) -> String {
+    match k {
+        FloatKind::F32 => x.to_string(),
+        FloatKind::F64 => cx.assign(format!("fptrunc double {x} to float")),
+        k => match k.minifloat() {
+            Some(fm) => minifloat::widen(cx, x, &fm),
+            None => cx.assign(format!("fpext {ty} {x} to float")),
+        },
+    }
 }
 
 /// The instruction that narrows the f32 value `x` to `k` (f16, bf16 or
@@ -310,12 +327,12 @@ fn cmp(cx: &mut FnCx<'_>, op: OpId, float: bool) -> Result<()> {
     let lhs = cx.operand(op, 0)?;
     let mut ty = cx.vty(op, lhs)?;
     let mut a = operands_text(cx, op)?;
-    if float && float_kind(cx, op, lhs)? == FloatKind::BF16 {
-        a = a
-            .iter()
-            .map(|x| cx.assign(format!("fpext bfloat {x} to float")))
-            .collect();
-        ty = "float".into();
+    if float {
+        let k = float_kind(cx, op, lhs)?;
+        if k == FloatKind::BF16 || k.minifloat().is_some() {
+            a = a.iter().map(|x| to_float(cx, x, &ty, k)).collect();
+            ty = "float".into();
+        }
     }
     let inst = if float { "fcmp" } else { "icmp" };
     cx.define(
@@ -344,6 +361,9 @@ fn select(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
 
 fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
+    if minifloat_of(cx.m.value_type(src)).is_some() || minifloat_of(cx.m.value_type(r)).is_some() {
+        return minifloat_cast(cx, op, which);
+    }
     let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
     let mut x = cx.val(src)?;
     let mut from_ty = from.clone();
@@ -383,6 +403,75 @@ fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     Ok(())
 }
 
+/// The format of an 8- or 4-bit float type.
+fn minifloat_of(t: &ir::Type) -> Option<ir::types::MiniFloat> {
+    match t {
+        ir::Type::Float(k) => k.minifloat(),
+        _ => None,
+    }
+}
+
+/// A cast from or to an 8- or 4-bit float: through f32 (from one; exact),
+/// or from f32 or f64 (to one; integers via f64, so one rounding up to 53
+/// bits).
+fn minifloat_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+    if cx.m.value_type(cx.operand(op, 0)?).as_vector().is_some() {
+        return Err(op_error(
+            cx.m,
+            op,
+            "vectors of 8- or 4-bit floats are unsupported in codegen",
+        ));
+    }
+    let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
+    let (from_t, to_t) = (cx.m.value_type(src).clone(), cx.m.value_type(r).clone());
+    let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
+    let x = cx.val(src)?;
+    // The source as f32 or f64.
+    let (v, vty) = match (&from_t, which) {
+        (ir::Type::Float(FloatKind::F64), _) => (x, "double"),
+        (ir::Type::Float(k), _) => (to_float(cx, &x, &from, *k), "float"),
+        (_, "sitofp") => (cx.assign(format!("sitofp {from} {x} to double")), "double"),
+        (_, "uitofp") => (cx.assign(format!("uitofp {from} {x} to double")), "double"),
+        _ => {
+            return Err(op_error(
+                cx.m,
+                op,
+                format!("invalid cast from {from_t} to {to_t}"),
+            ))
+        }
+    };
+    if let Some(fm) = minifloat_of(&to_t) {
+        let code = minifloat::narrow(cx, &v, vty, &fm);
+        cx.alias(r, code);
+        return Ok(());
+    }
+    let rhs = match (&to_t, which) {
+        (ir::Type::Float(FloatKind::BF16), _) => {
+            let f = match vty {
+                "double" => cx.assign(format!("fptrunc double {v} to float")),
+                _ => v,
+            };
+            narrow_from_float(cx, &f, FloatKind::BF16)
+        }
+        (ir::Type::Float(_), _) if to == vty => {
+            cx.alias(r, v);
+            return Ok(());
+        }
+        (ir::Type::Float(FloatKind::F64), _) => format!("fpext {vty} {v} to double"),
+        (ir::Type::Float(_), _) => format!("fptrunc {vty} {v} to {to}"),
+        (_, "fptosi" | "fptoui") => format!("{which} {vty} {v} to {to}"),
+        _ => {
+            return Err(op_error(
+                cx.m,
+                op,
+                format!("invalid cast from {from_t} to {to_t}"),
+            ))
+        }
+    };
+    cx.define(r, rhs);
+    Ok(())
+}
+
 fn int_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
     let (from, to) = (int_width(cx, op, src)?, int_width(cx, op, r)?);
@@ -406,8 +495,13 @@ fn bitcast(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
     let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
     let x = cx.val(src)?;
+    // A 4-bit float is an i8 code: to and from i4 by width.
+    let width = |t: &str| t.strip_prefix('i').and_then(|w| w.parse::<u32>().ok());
     if from == to {
         cx.alias(r, x);
+    } else if let (Some(a), Some(b)) = (width(&from), width(&to)) {
+        let inst = if a > b { "trunc" } else { "zext" };
+        cx.define(r, format!("{inst} {from} {x} to {to}"));
     } else {
         cx.define(r, format!("bitcast {from} {x} to {to}"));
     }

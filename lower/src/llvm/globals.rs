@@ -11,7 +11,7 @@
 
 use super::memref::HEAP_ALIGN;
 use super::parts::Item;
-use super::types::{elem_size, escape_bytes, float_literal, global_name, int_literal, scalar};
+use super::types::{elem_size, escape_bytes, float_literal, global_name, int_literal, storage};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
 use ir::elements::{Elements, NumClass};
@@ -177,7 +177,7 @@ pub(crate) fn emit_global(m: &Module, op: OpId, sidecar: &SidecarMap) -> Result<
         .num_elements()
         .and_then(|n| usize::try_from(n).ok())
         .ok_or_else(|| err("type must have a static shape".into()))?;
-    let elem = scalar(&mt.elem).map_err(err)?;
+    let (elem, _) = storage(&mt.elem).map_err(err)?;
     elem_size(&mt.elem).map_err(err)?;
     let align = m
         .attr(op, "alignment")
@@ -218,7 +218,7 @@ pub(crate) fn emit_global(m: &Module, op: OpId, sidecar: &SidecarMap) -> Result<
 
 /// The global's type and initializer for `e`.
 fn initializer(e: &Elements, elem: &Type, n: usize) -> Result<(String, String), String> {
-    let ety = scalar(elem)?;
+    let (ety, narrow) = storage(elem)?;
     if e.len() != n {
         return Err(format!(
             "initial value has {} elements, the type {n}",
@@ -239,12 +239,17 @@ fn initializer(e: &Elements, elem: &Type, n: usize) -> Result<(String, String), 
         ));
     }
     let class = e.dtype().class();
+    // Sub-byte integers are stored as bytes (`types::storage`).
+    let width = match narrow {
+        Some(_) => 8,
+        None => elem.bit_width().unwrap_or(64),
+    };
     let mut items = Vec::with_capacity(n);
     for v in e.iter() {
         let lit = match (elem, class) {
             (Type::Float(k), _) => float_literal(v.f64(), *k)?,
-            (_, NumClass::Signed) => int_literal(v.i64(), elem.bit_width().unwrap_or(64)),
-            (_, NumClass::Unsigned) => int_literal(v.u64() as i64, elem.bit_width().unwrap_or(64)),
+            (_, NumClass::Signed) => int_literal(v.i64(), width),
+            (_, NumClass::Unsigned) => int_literal(v.u64() as i64, width),
             (_, NumClass::Float) => return Err("float data for an integer global".into()),
         };
         items.push(format!("{ety} {lit}"));

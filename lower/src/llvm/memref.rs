@@ -6,7 +6,7 @@
 //! strides and offsets the memref type knows statically are used as
 //! constants; only dynamic ones are read from the descriptor.
 
-use super::types::{desc_type, elem_size, global_name, scalar};
+use super::types::{desc_type, elem_size, global_name, scalar, storage};
 use super::{unsupported, views, FnCx};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
@@ -174,12 +174,19 @@ pub(crate) struct Addressing {
     aligned: String,
     offset: String,
     strides: Vec<String>,
+    /// The element's type in memory (`types::storage`).
     elem: String,
+    /// The value type and signedness of sub-byte integers stored as `i8`.
+    narrow: Option<(String, bool)>,
 }
 
 pub(crate) fn addressing(cx: &mut FnCx<'_>, op: OpId, v: ValueId) -> Result<Addressing> {
     let mt = memref_type(cx.m, op, v)?;
-    let elem = scalar(&mt.elem).map_err(|e| op_error(cx.m, op, e))?;
+    let (elem, ext) = storage(&mt.elem).map_err(|e| op_error(cx.m, op, e))?;
+    let narrow = match ext {
+        Some(signed) => Some((scalar(&mt.elem).map_err(|e| op_error(cx.m, op, e))?, signed)),
+        None => None,
+    };
     let d = desc_of(cx, op, v)?;
     let aligned = ev(cx, &d, "1");
     let offset = offset(cx, &d, mt);
@@ -189,6 +196,7 @@ pub(crate) fn addressing(cx: &mut FnCx<'_>, op: OpId, v: ValueId) -> Result<Addr
         offset,
         strides,
         elem,
+        narrow,
     })
 }
 
@@ -218,7 +226,13 @@ fn load(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let a = addressing(cx, op, src)?;
     let idx = index_texts(cx, cx.m.operands(op).get(1..).unwrap_or(&[]))?;
     let p = element_ptr(cx, &a, &idx);
-    cx.define(r, format!("load {}, ptr {p}", a.elem));
+    match &a.narrow {
+        Some((ty, _)) => {
+            let byte = cx.assign(format!("load i8, ptr {p}"));
+            cx.define(r, format!("trunc i8 {byte} to {ty}"));
+        }
+        None => cx.define(r, format!("load {}, ptr {p}", a.elem)),
+    }
     Ok(())
 }
 
@@ -227,7 +241,11 @@ fn store(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let a = addressing(cx, op, dst)?;
     let idx = index_texts(cx, cx.m.operands(op).get(2..).unwrap_or(&[]))?;
     let p = element_ptr(cx, &a, &idx);
-    let v = cx.val(val)?;
+    let mut v = cx.val(val)?;
+    if let Some((ty, signed)) = &a.narrow {
+        let ext = if *signed { "sext" } else { "zext" };
+        v = cx.assign(format!("{ext} {ty} {v} to i8"));
+    }
     cx.line(format!("store {} {v}, ptr {p}", a.elem));
     Ok(())
 }
@@ -279,7 +297,7 @@ fn alloc(cx: &mut FnCx<'_>, op: OpId, stack: bool) -> Result<()> {
     let r = cx.result(op, 0)?;
     let mt = memref_type(m, op, r)?;
     let esize = elem_size(&mt.elem).map_err(|e| op_error(m, op, e))?;
-    let elem = scalar(&mt.elem).map_err(|e| op_error(m, op, e))?;
+    let (elem, _) = storage(&mt.elem).map_err(|e| op_error(m, op, e))?;
     let mut dyn_sizes = m.operands(op).iter();
     let mut sizes = Vec::with_capacity(mt.rank());
     for &d in &mt.shape {

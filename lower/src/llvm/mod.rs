@@ -30,13 +30,17 @@
 //!
 //! Numbers: f16 arithmetic is native LLVM `half`; bf16 arithmetic and math
 //! run in f32 and are rounded back with integer code (no `__truncsfbf2`
-//! needed); f64 → bf16 rounds twice (via f32). f8/f4 types are rejected.
+//! needed); f64 → bf16 rounds twice (via f32). The 8- and 4-bit float
+//! formats are `i8` codes converted with integer code (`minifloat`);
+//! their arithmetic runs in f32. Integers narrower than a byte take a
+//! byte in memory (`types::storage`).
 
 mod arith;
 mod control;
 mod globals;
 mod math;
 mod memref;
+mod minifloat;
 mod parts;
 mod runtime;
 pub(crate) mod types;
@@ -147,6 +151,7 @@ fn emit_items(
     }
     let mut e = parts::Emitted::default();
     for op in m.block_ops(m.body()) {
+        ir::cancel::check()?;
         match m.name(op).as_str() {
             "func.func" => e.funcs.extend(control::emit_func(m, op, &mut mcx)?),
             "memref.global" => e.globals.extend(globals::emit_global(m, op, &mcx.sidecar)?),
@@ -433,6 +438,7 @@ impl<'a> FnCx<'a> {
         for &b in &order {
             self.start(block_label(b), (b != entry).then_some(b));
             for op in m.block_ops(b) {
+                ir::cancel::check()?;
                 self.emit_op(op)?;
             }
             if !m.last_op(b).is_some_and(|t| m.is_terminator(t)) {

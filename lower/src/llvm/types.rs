@@ -1,4 +1,10 @@
 //! IR types to LLVM types, element sizes and literal syntax.
+//!
+//! The 8- and 4-bit float formats (f8E4M3FN, f8E4M3FNUZ, f8E5M2,
+//! f8E5M2FNUZ, f8E8M0FNU, f4E2M1FN) have no LLVM type: a value is its
+//! code in an `i8` (4-bit codes in the low bits), converted with integer
+//! code (`minifloat`). In memory every element below 8 bits takes a byte:
+//! `i2`/`i4` are stored sign- or zero-extended to `i8` (see [`storage`]).
 
 use ir::types::{FloatKind, Type};
 
@@ -18,10 +24,24 @@ pub(crate) fn float(k: FloatKind) -> Result<&'static str, String> {
         FloatKind::BF16 => Ok("bfloat"),
         FloatKind::F32 => Ok("float"),
         FloatKind::F64 => Ok("double"),
-        other => Err(format!(
-            "element type {} is unsupported in codegen",
-            other.name()
-        )),
+        FloatKind::F8E4M3FN
+        | FloatKind::F8E4M3FNUZ
+        | FloatKind::F8E5M2
+        | FloatKind::F8E5M2FNUZ
+        | FloatKind::F8E8M0FNU
+        | FloatKind::F4E2M1FN => Ok("i8"),
+    }
+}
+
+/// The LLVM type of an element in memory: integers narrower than a byte
+/// are stored as `i8` (extended by their signedness), the rest as
+/// [`scalar`]. `Some(signed)` when loads and stores must convert.
+pub(crate) fn storage(ty: &Type) -> Result<(String, Option<bool>), String> {
+    match ty {
+        Type::Int { width, sign } if (2..8).contains(width) => {
+            Ok(("i8".into(), Some(*sign != ir::types::Signedness::Unsigned)))
+        }
+        _ => Ok((scalar(ty)?, None)),
     }
 }
 
@@ -70,7 +90,7 @@ pub(crate) fn elem_size(ty: &Type) -> Result<u64, String> {
         },
         Type::Float(k) => {
             float(*k)?;
-            Ok(u64::from(k.bits() / 8))
+            Ok(u64::from(k.bits().div_ceil(8)))
         }
         other => Err(format!("element type {other} is unsupported in codegen")),
     }
@@ -91,19 +111,19 @@ pub(crate) fn int_literal(v: i64, width: u32) -> String {
 
 /// A float literal LLVM reads back exactly: integral values in decimal,
 /// everything else as the bits of the (exactly widened) double; half and
-/// bfloat in their own hex forms.
+/// bfloat in their own hex forms; the 8- and 4-bit formats as their `i8`
+/// code (rounded to nearest even).
 pub(crate) fn float_literal(v: f64, k: FloatKind) -> Result<String, String> {
     Ok(match k {
         FloatKind::F64 => double_literal(v),
         FloatKind::F32 => double_literal(f64::from(v as f32)),
         FloatKind::F16 => format!("0xH{:04X}", half::f16::from_f64(v).to_bits()),
         FloatKind::BF16 => format!("0xR{:04X}", half::bf16::from_f64(v).to_bits()),
-        other => {
-            return Err(format!(
-                "element type {} is unsupported in codegen",
-                other.name()
-            ))
-        }
+        other => match other.minifloat() {
+            // The code as the `i8` that holds it.
+            Some(fm) => (fm.encode(v) as u8 as i8).to_string(),
+            None => return Err(format!("no literal for {}", other.name())),
+        },
     })
 }
 
@@ -195,7 +215,10 @@ mod tests {
             "0x7FF8000000000000"
         );
         assert_eq!(float_literal(1.0, FloatKind::F16).unwrap(), "0xH3C00");
-        assert!(float_literal(1.0, FloatKind::F8E4M3FN).is_err());
+        assert_eq!(float_literal(1.0, FloatKind::F8E4M3FN).unwrap(), "56");
+        assert_eq!(float_literal(-0.0, FloatKind::F8E5M2).unwrap(), "-128");
+        assert_eq!(float_literal(6.0, FloatKind::F4E2M1FN).unwrap(), "7");
+        assert_eq!(float_literal(f64::NAN, FloatKind::F4E2M1FN).unwrap(), "8");
         assert_eq!(global_name("main"), "@main");
         assert_eq!(global_name("a b"), "@\"a b\"");
     }

@@ -56,6 +56,14 @@ fn pointer(cx: &mut FnCx<'_>, op: OpId, at: usize, rank_end: usize) -> Result<St
 /// Alignment of one element (what any index guarantees).
 fn align(cx: &FnCx<'_>, op: OpId, v: ValueId) -> Result<u64> {
     let t = cx.m.value_type(v).element_type();
+    // LLVM packs such vectors' elements in memory; ours take a byte each.
+    if t.int_width().is_some_and(|w| (2..8).contains(&w)) {
+        return Err(op_error(
+            cx.m,
+            op,
+            format!("vectors of {t} are unsupported in codegen"),
+        ));
+    }
     super::types::elem_size(t).map_err(|e| op_error(cx.m, op, e))
 }
 

@@ -28,3 +28,18 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = "onnx.Sigmoid"(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// Dynamic dims that inference proved equal to the result's (the same
+// symbols) never broadcast: the inputs are indexed by the loop variables
+// directly, no per-element select, so LLVM can vectorize the loop.
+// CHECK-LABEL: func.func @add_same_symbols
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:        scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:          memref.load %arg0[%[[I]], %[[J]], %[[K]]]
+// CHECK-NEXT:          memref.load %arg1[%[[I]], %[[J]], %[[K]]]
+// CHECK-NEXT:          arith.addf
+func.func @add_same_symbols(%x: tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>, %y: tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>) -> tensor<?x8x?xf32, #onnx.dims<"n, 8, l">> {
+  %0 = "onnx.Add"(%x, %y) : (tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>, tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>) -> tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>
+  return %0 : tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>
+}

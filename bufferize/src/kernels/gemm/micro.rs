@@ -7,8 +7,8 @@
 //! lane masks and row tests: the packed panels are zero-padded, so the
 //! arithmetic never branches.
 
-use super::{Act, Bias, Params, Variant};
-use ir::builder::{Cmp, CmpF};
+use super::{Bias, Params, Variant};
+use ir::builder::Cmp;
 use ir::{Builder, Type, ValueId};
 
 /// Where one micro-kernel call sits in the blocked loops.
@@ -224,22 +224,5 @@ fn epilogue(
         }
         x = b.addf(x, s);
     }
-    match v.act {
-        Act::None => x,
-        Act::Relu => {
-            let z = splat(b, 0.0);
-            b.maximumf(x, z)
-        }
-        Act::Clip(lo, hi) => {
-            let (l, h) = (splat(b, lo), splat(b, hi));
-            let x = b.maximumf(x, l);
-            b.minimumf(x, h)
-        }
-        Act::LeakyRelu(alpha) => {
-            let (z, a) = (splat(b, 0.0), splat(b, alpha));
-            let pos = b.cmpf(CmpF::Ogt, x, z);
-            let scaled = b.mulf(x, a);
-            b.select(pos, x, scaled)
-        }
-    }
+    v.act.apply(b, x)
 }

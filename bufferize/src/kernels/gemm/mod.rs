@@ -88,27 +88,7 @@ pub struct BiasArg {
     pub rs: ValueId,
 }
 
-/// The element-wise activation applied last.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum Act {
-    None,
-    Relu,
-    /// `min(max(x, lo), hi)`.
-    Clip(f64, f64),
-    LeakyRelu(f64),
-}
-
-impl Eq for Act {}
-impl std::hash::Hash for Act {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        std::mem::discriminant(self).hash(h);
-        match *self {
-            Act::Clip(a, b) => (a.to_bits(), b.to_bits()).hash(h),
-            Act::LeakyRelu(a) => a.to_bits().hash(h),
-            Act::None | Act::Relu => {}
-        }
-    }
-}
+pub use super::epilogue::Act;
 
 /// The static shape of one GEMM function.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

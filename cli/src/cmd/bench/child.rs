@@ -53,7 +53,7 @@ fn compile(
     let samples = sample_inputs(&m, given_inputs)?;
     write_inputs(&samples, dir)?;
 
-    let registry = crate::passes::registry();
+    let registry = pipeline::registry();
     let flags = PassFlags {
         timing: true,
         ..PassFlags::default()
@@ -95,9 +95,9 @@ fn compile(
 
     let t = Instant::now();
     let ll_path = dir.join("model.ll");
-    let sidecar = crate::cmd::native::sidecar_path(&ll_path);
+    let sidecar = pipeline::native::sidecar_path(&ll_path);
     let _ = std::fs::remove_file(&sidecar);
-    let ll = crate::cmd::native::emit_ll(&m, driver::ENTRY, Some(&sidecar))?;
+    let ll = pipeline::native::emit_ll(&m, driver::ENTRY, Some(&sidecar))?;
     std::fs::write(&ll_path, ll.as_bytes()).map_err(|e| io_err("write", &ll_path, e))?;
     let _ = writeln!(rep, "stage\temit-llvm\t{}", t.elapsed().as_secs_f64());
     let _ = writeln!(rep, "llvm_ir_bytes\t{}", ll.len());
@@ -207,7 +207,8 @@ fn sample_inputs(m: &Module, given: Option<&Path>) -> Result<Vec<Elements>, Fail
 fn write_inputs(inputs: &[Elements], dir: &Path) -> Result<(), Failure> {
     for (i, e) in inputs.iter().enumerate() {
         let p = dir.join(format!("in_{i}.bin"));
-        std::fs::write(&p, e.to_contiguous_bytes()).map_err(|err| io_err("write", &p, err))?;
+        // The driver takes sub-byte elements a byte each.
+        std::fs::write(&p, e.to_unpacked_bytes()).map_err(|err| io_err("write", &p, err))?;
         frontend::tensor_io::write_tensor_pb(&dir.join(format!("input_{i}.pb")), "", e)?;
     }
     Ok(())

@@ -41,6 +41,9 @@ impl Stat {
 /// One finished child process.
 pub struct Run {
     pub wall_s: f64,
+    /// User plus system CPU time of the child (less sensitive than wall
+    /// time to other work on the machine).
+    pub cpu_s: f64,
     pub peak_rss_kib: u64,
     /// `peak_rss_kib` is the process's own VmHWM (else `ru_maxrss`).
     pub rss_own: bool,
@@ -72,7 +75,7 @@ pub fn run(mut cmd: Command, probe: Option<&Probe>, heap: bool) -> std::io::Resu
     };
     let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
     let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
-    let (status, rss) = wait4(child.id())?;
+    let (status, rss, cpu_s) = wait4(child.id())?;
     let wall_s = start.elapsed().as_secs_f64();
     let pid = child.id();
     // The pid is reaped; keep std from waiting on it again.
@@ -80,6 +83,7 @@ pub fn run(mut cmd: Command, probe: Option<&Probe>, heap: bool) -> std::io::Resu
     let own = attached.and_then(|a| a.collect(pid));
     Ok(Run {
         wall_s,
+        cpu_s,
         peak_rss_kib: own.map_or(rss, |f| f.hwm_kib),
         rss_own: own.is_some(),
         heap: own.and_then(|f| f.heap),
@@ -89,8 +93,9 @@ pub fn run(mut cmd: Command, probe: Option<&Probe>, heap: bool) -> std::io::Resu
     })
 }
 
-/// Waits for `pid`; returns (exit code or 128 + signal, ru_maxrss in KiB).
-fn wait4(pid: u32) -> std::io::Result<(i32, u64)> {
+/// Waits for `pid`; returns (exit code or 128 + signal, ru_maxrss in KiB,
+/// user + system CPU seconds).
+fn wait4(pid: u32) -> std::io::Result<(i32, u64, f64)> {
     let pid = libc::pid_t::try_from(pid).map_err(std::io::Error::other)?;
     let mut status: libc::c_int = 0;
     // SAFETY: zeroed rusage is a valid value of this plain C struct.
@@ -112,8 +117,10 @@ fn wait4(pid: u32) -> std::io::Result<(i32, u64)> {
     } else {
         128 + libc::WTERMSIG(status)
     };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
     // Linux reports ru_maxrss in KiB.
-    Ok((code, u64::try_from(usage.ru_maxrss).unwrap_or(0)))
+    Ok((code, u64::try_from(usage.ru_maxrss).unwrap_or(0), cpu))
 }
 
 #[cfg(test)]

@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn measures_a_process_of_its_own() {
-        let Some(clang) = crate::tools::find_tool("clang", None) else {
+        let Some(clang) = pipeline::tools::find_tool("clang", None) else {
             panic!("clang is a test dependency (scripts/setup-llvm.sh)");
         };
         let dir = std::env::temp_dir().join(format!("onnxc-probe-{}", std::process::id()));

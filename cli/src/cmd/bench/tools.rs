@@ -107,7 +107,7 @@ pub fn build_and_run(
     dir: &Path,
     reports: &[ChildReport],
 ) -> Result<Vec<ToolRow>, Failure> {
-    let Some(clang) = crate::tools::find_tool("clang", cx.args.llvm_bin.as_deref()) else {
+    let Some(clang) = pipeline::tools::find_tool("clang", cx.args.llvm_bin.as_deref()) else {
         return Ok(vec![skipped(BUILD, "clang not found")]);
     };
     let bin = dir.join("model");

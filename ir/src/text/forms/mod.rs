@@ -47,7 +47,7 @@ fn lookup(name: &str) -> Option<Form> {
         "vector" => vector::form(name),
         _ => None,
     };
-    by_name.or_else(|| match registry::lookup(Sym::new(name))?.syntax {
+    by_name.or_else(|| match registry::lookup_name(name)?.syntax {
         Syntax::SameType => Some(Form {
             print: print_same_type,
             parse: parse_same_type,
@@ -150,7 +150,7 @@ pub(crate) fn simple(
     p.create(name, spec, Vec::new())
 }
 
-pub(crate) fn attr(key: &str, value: Attribute) -> (Sym, Attribute) {
+pub(crate) fn attr(key: &'static str, value: Attribute) -> (Sym, Attribute) {
     (Sym::new(key), value)
 }
 

@@ -2,8 +2,8 @@
 //! file, or a shared library with its C header (`compile --emit
 //! llvm|obj|lib`, and the build of `onnxc run`).
 
-use super::{io_err, write_output, CmdResult, Failure};
 use crate::driver::{ENTRY, MAIN_GRAPH};
+use crate::{io_err, write_output, CmdResult, Failure};
 use ir::{Diagnostic, Module};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -98,45 +98,57 @@ fn temp_dir(near: &Path) -> Result<TempDir, Failure> {
     Ok(TempDir(dir))
 }
 
-fn run_clang(cmd: &mut Command, clang: &Path) -> CmdResult {
-    let out = cmd.output().map_err(|e| io_err("run", clang, e))?;
-    if !out.status.success() {
-        return Err(diag(format!(
-            "clang failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    Ok(())
-}
-
 fn file_stem(out: &Path) -> String {
     out.file_stem()
         .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned())
 }
 
-/// A spawned tool, killed and reaped if dropped before `finish`.
-struct Job(Option<std::process::Child>, PathBuf);
+/// A spawned tool, killed and reaped if dropped before `finish` (or when
+/// the compile is cancelled, see ir::cancel). Its stderr goes to a file
+/// so that waiting can poll without a full pipe blocking the tool.
+struct Job {
+    child: Option<std::process::Child>,
+    tool: PathBuf,
+    log: PathBuf,
+}
+
+/// How often a wait on a tool looks at the cancellation token.
+const POLL: std::time::Duration = std::time::Duration::from_millis(5);
 
 impl Job {
-    fn spawn(cmd: &mut Command, tool: &Path) -> Result<Job, Failure> {
+    fn spawn(cmd: &mut Command, tool: &Path, log: PathBuf) -> Result<Job, Failure> {
+        let err = std::fs::File::create(&log).map_err(|e| io_err("create", &log, e))?;
         let child = cmd
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
+            .stderr(err)
             .spawn()
             .map_err(|e| io_err("run", tool, e))?;
-        Ok(Job(Some(child), tool.to_path_buf()))
+        Ok(Job {
+            child: Some(child),
+            tool: tool.to_path_buf(),
+            log,
+        })
     }
     fn finish(mut self) -> CmdResult {
-        let Some(child) = self.0.take() else {
+        let Some(child) = self.child.as_mut() else {
             return Ok(());
         };
-        let out = child
-            .wait_with_output()
-            .map_err(|e| io_err("run", &self.1, e))?;
-        if !out.status.success() {
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) => {}
+                Err(e) => return Err(io_err("run", &self.tool, e)),
+            }
+            // Dropping `self` kills the child.
+            ir::cancel::check()?;
+            std::thread::sleep(POLL);
+        };
+        self.child = None;
+        if !status.success() {
+            let log = std::fs::read(&self.log).unwrap_or_default();
             return Err(diag(format!(
                 "clang failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
+                String::from_utf8_lossy(&log)
             )));
         }
         Ok(())
@@ -145,7 +157,7 @@ impl Job {
 
 impl Drop for Job {
     fn drop(&mut self) {
-        if let Some(mut c) = self.0.take() {
+        if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -218,6 +230,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
                 .arg("-o")
                 .arg(&obj),
             &clang,
+            tmp.0.join(format!("model{i}.log")),
         )?);
         objects.push(obj);
     }
@@ -233,6 +246,7 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
                 .arg("-o")
                 .arg(&obj),
             &clang,
+            tmp.0.join("capi.log"),
         )?);
         objects.push(obj);
     }
@@ -260,13 +274,14 @@ pub fn build(m: Module, lib: bool, out: &Path, llvm_bin: Option<&Path>) -> CmdRe
         cmd.args(["-shared", "-fPIC", "-Wl,--build-id=none"])
             .args(&objects)
             .arg(format!("-Wl,--version-script={}", vs.display()))
+            .args(lower::capi::LINK_ARGS)
             .arg("-lm");
     } else {
         // One relocatable object of the code and the weights.
         cmd.args(["-r", "-nostdlib"]).args(&objects);
     }
     cmd.arg("-o").arg(&tmp_out);
-    run_clang(&mut cmd, &clang)?;
+    Job::spawn(&mut cmd, &clang, tmp.0.join("link.log"))?.finish()?;
     ir::output::install(&tmp_out, out).map_err(|e| io_err("write", out, e))?;
     if let Some(h) = header {
         let path = out.with_file_name(format!("{prefix}.h"));

@@ -1,0 +1,94 @@
+//! The CI subset of the real-model corpus (`scripts/corpus/ci_models.py`:
+//! small models written the way exporters write them, dynamic dims
+//! included): each is compiled once with its declared dims (`--emit lib`)
+//! and called through the C API at two input sizes by
+//! `scripts/corpus/run.py`, which compares every output with onnxruntime.
+
+// Test helpers outside #[test] fns panic on failure by design.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run_python(args: &[&str]) {
+    let out = Command::new(python())
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("python3 runs (scripts/setup-test-deps.sh)");
+    assert!(
+        out.status.success(),
+        "python3 {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Models that must be refused, with words the diagnostic must contain:
+/// If branches of different ranks (the C ABI has no unranked results).
+const REFUSED: &[(&str, &[&str])] = &[("ci_if_ranks", &["onnx.If", "rank"])];
+
+/// One model's outcome: `None` when every size matched onnxruntime, else
+/// what went wrong.
+fn failure(result: &serde_json::Value) -> Option<String> {
+    let name = result["model"].as_str().unwrap_or("?");
+    if let Some((_, words)) = REFUSED.iter().find(|(n, _)| *n == name) {
+        let error = result["error"].as_str().unwrap_or("");
+        let named = result["compiled"] == false && words.iter().all(|w| error.contains(w));
+        return (!named)
+            .then(|| format!("{name}: want a diagnostic with {words:?}, got {error:?}"));
+    }
+    if result["compiled"] != serde_json::Value::Bool(true) {
+        return Some(format!("{name}: does not compile: {}", result["error"]));
+    }
+    let sizes = result["sizes"].as_array()?;
+    if sizes.len() < 2 {
+        return Some(format!("{name}: {} sizes run, want 2", sizes.len()));
+    }
+    let bad: Vec<String> = sizes
+        .iter()
+        .filter(|s| s["status"] != "match")
+        .map(|s| format!("size {}: {} {}", s["size"], s["status"], s["error"]))
+        .collect();
+    (!bad.is_empty()).then(|| format!("{name}: {}", bad.join("; ")))
+}
+
+#[test]
+fn ci_corpus_compiles_once_and_matches_onnxruntime_at_two_sizes() {
+    let target = repo().join("target");
+    let corpus = target.join("corpus-ci");
+    let work = target.join("corpus-ci-run");
+    let results = work.join("results.json");
+    let (corpus_s, work_s, results_s) = (
+        corpus.to_string_lossy().into_owned(),
+        work.to_string_lossy().into_owned(),
+        results.to_string_lossy().into_owned(),
+    );
+    run_python(&["scripts/corpus/ci_models.py", "-o", &corpus_s]);
+    run_python(&[
+        "scripts/corpus/run.py",
+        "--corpus",
+        &corpus_s,
+        "--onnxc",
+        env!("CARGO_BIN_EXE_onnxc"),
+        "--work",
+        &work_s,
+        "--json",
+        &results_s,
+        "--no-time",
+    ]);
+    let text = std::fs::read_to_string(&results).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let results = doc["results"].as_array().expect("a results array");
+    assert!(results.len() >= 8, "{} models run", results.len());
+    let failures: Vec<String> = results.iter().filter_map(failure).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

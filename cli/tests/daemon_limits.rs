@@ -1,0 +1,263 @@
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+//! What a daemon on a network needs: slow clients and request bytes
+//! bounded, FIFOs refused, the auth token; and the request options
+//! `input_shapes`, `emit: obj|lib`. Cancellation: daemon_cancel.rs.
+
+mod daemon_common;
+use daemon_common::*;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+/// Connections that send part of a line and stop are closed after
+/// --line-timeout, so they cannot hold every connection slot.
+#[test]
+fn slow_clients_are_dropped() {
+    let dir = workdir("slowloris");
+    let d = Daemon::start(&dir, &["--max-connections", "3", "--line-timeout", "1"]);
+    let t = Instant::now();
+    let mut slow: Vec<UnixStream> = (0..3)
+        .map(|_| {
+            let mut s = UnixStream::connect(&d.socket).unwrap();
+            s.write_all(b"{").unwrap();
+            s
+        })
+        .collect();
+    // All slots taken: a fourth connection gets `busy`.
+    let r = try_call(&d.socket, &json!({"id": 1, "op": "health"})).unwrap();
+    assert_eq!(r["status"], "busy", "{r}");
+    for s in &mut slow {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap(); // until the daemon closes it
+        assert!(text.contains("not completed within"), "{text}");
+    }
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    let r = d.wait_stats("slots free", Duration::from_secs(5), |s| {
+        s["connections"] == 1
+    });
+    // Only the `stats` line itself is held.
+    assert!(r["buffered_bytes"].as_u64().unwrap() < 64, "{r}");
+    let r = try_call(&d.socket, &json!({"id": 2, "op": "health"})).unwrap();
+    assert_eq!(r["status"], "ok");
+}
+
+/// --max-buffered-bytes bounds the partial lines of all connections
+/// together: beyond it a line is answered `busy`, and the connection goes on.
+#[test]
+fn buffered_bytes_are_bounded() {
+    let dir = workdir("buffered");
+    let d = Daemon::start(&dir, &["--max-buffered-bytes", "64K"]);
+    let mut big = UnixStream::connect(&d.socket).unwrap();
+    big.write_all(&vec![b' '; 50 << 10]).unwrap();
+    d.wait_stats("50K held", Duration::from_secs(10), |s| {
+        s["buffered_bytes"].as_u64().unwrap() >= 50 << 10
+    });
+    let line = format!(
+        "{{\"id\": 3, \"op\": \"health\", \"pad\": \"{}\"}}",
+        "x".repeat(30 << 10)
+    );
+    let mut c = d.connect();
+    let r = c.call_raw(&line);
+    assert_eq!(r["status"], "busy", "{r}");
+    big.write_all(b"\n").unwrap(); // a blank line: nothing to answer
+    d.wait_stats("released", Duration::from_secs(10), |s| {
+        s["buffered_bytes"].as_u64().unwrap() < 64 // the `stats` line
+    });
+    let r = c.call_raw(&line);
+    assert_eq!(
+        r["error"], "bad_request",
+        "unknown field, no longer busy: {r}"
+    );
+    assert_eq!(r["id"], 3);
+}
+
+/// A FIFO is never opened for reading: neither as a model nor as external
+/// data (either would block a worker), and shutdown stays prompt.
+#[test]
+fn fifos_are_refused() {
+    let dir = workdir("fifo");
+    let m = gen(&dir, "mlp", 8, "m.onnx");
+    let ext = dir.join("ext.onnx");
+    onnxc_ok(&[
+        "compile",
+        m.to_str().unwrap(),
+        "--emit",
+        "onnx",
+        "-o",
+        ext.to_str().unwrap(),
+        "--external-data-threshold",
+        "64",
+    ]);
+    let data = dir.join("ext.onnx.data");
+    assert!(data.exists());
+    std::fs::remove_file(&data).unwrap();
+    let mkfifo = |p: &std::path::Path| {
+        assert!(std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap()
+            .success());
+    };
+    mkfifo(&data);
+    mkfifo(&dir.join("pipe.onnx"));
+    let mut d = Daemon::start(&dir, &[]);
+    let t = Instant::now();
+    let mut c = d.connect();
+    let r = c.call(&json!({"id": 1, "op": "compile", "model_path": "pipe.onnx"}));
+    assert_eq!(r["error"], "refused", "{r}");
+    assert!(
+        r["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("regular file"),
+        "{r}"
+    );
+    let r = c.call(&json!({"id": 2, "op": "compile", "model_path": "ext.onnx"}));
+    assert_eq!(r["error"], "compile", "{r}");
+    assert!(
+        r["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("regular file"),
+        "{r}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    drop(c);
+    d.signal("TERM");
+    assert!(d.wait(Duration::from_secs(10)).success());
+}
+
+/// With --auth-token-file every request but `health` carries the token; a
+/// wrong one closes the connection. --allow-remote requires the file.
+#[test]
+fn the_token_is_required() {
+    let dir = workdir("auth");
+    gen(&dir, "mlp", 9, "m.onnx");
+    let token = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    let file = dir.join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let out = onnxc(&["serve", "--listen", "tcp:127.0.0.1:0", "--allow-remote"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--auth-token-file"));
+    let file_arg = file.to_str().unwrap();
+    let d = Daemon::start(&dir, &["--auth-token-file", file_arg]);
+    let mut c = d.connect();
+    assert_eq!(c.call(&json!({"id": 1, "op": "health"}))["status"], "ok");
+    let r = c.call(&json!({"id": 2, "op": "stats", "token": token}));
+    assert_eq!(r["status"], "ok", "{r}");
+    let r = c.call(&json!({"id": 3, "op": "compile", "model_path": "m.onnx", "token": "nope"}));
+    assert_eq!(r["error"], "unauthorized", "{r}");
+    let mut rest = String::new();
+    let _ = c.call_raw_nowait("{\"id\": 4, \"op\": \"health\"}");
+    c.read_rest(&mut rest);
+    assert_eq!(rest, "", "the connection was closed");
+    let r = d
+        .connect()
+        .call(&json!({"id": 5, "op": "compile", "model_path": "m.onnx"}));
+    assert_eq!(r["error"], "unauthorized", "{r}");
+    // The client sends the token of --auth-token-file.
+    let ok = onnxc(&[
+        "client",
+        "--connect",
+        &d.addr,
+        "--auth-token-file",
+        file_arg,
+        "stats",
+    ]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    let no = onnxc(&["client", "--connect", &d.addr, "stats"]);
+    assert!(!no.status.success());
+    assert_eq!(d.stats_with_token(token)["unauthorized"], 3);
+}
+
+/// `input_shapes` is part of the key and checked against the model.
+#[test]
+fn input_shapes_are_checked_and_keyed() {
+    let dir = workdir("shapes");
+    gen(&dir, "cnn", 4, "c.onnx");
+    let d = Daemon::start(&dir, &[]);
+    let mut c = d.connect();
+    let req = |shapes: Value| json!({"id": "s", "op": "compile", "model_path": "c.onnx", "emit": "onnx-ir", "input_shapes": shapes});
+    let plain = c.call(&req(json!([])));
+    let fixed = c.call(&req(json!(["x=1x3x32x32"])));
+    assert_eq!(
+        (plain["status"].as_str(), fixed["status"].as_str()),
+        (Some("ok"), Some("ok"))
+    );
+    assert_ne!(plain["key"], fixed["key"]);
+    let r = c.call(&req(json!(["nope=1x2"])));
+    assert_eq!(r["error"], "bad_request", "{r}");
+    assert!(
+        r["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'nope'"),
+        "{r}"
+    );
+    let r = c.call(&req(json!(["x=1x3"])));
+    assert_eq!(r["error"], "bad_request", "{r}");
+    assert!(
+        r["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'x'"),
+        "{r}"
+    );
+    let r = c.call(&req(json!(["x=1xQ"])));
+    assert_eq!(r["error"], "bad_request", "{r}");
+}
+
+/// `obj` and `lib` are built by the daemon's clang: thin clients need no
+/// LLVM. The header matches `onnxc compile --emit lib`'s.
+#[test]
+fn objects_and_libraries_are_served() {
+    let dir = workdir("native");
+    let m = gen(&dir, "mlp", 6, "m.onnx");
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let d = Daemon::start(&dir, &[]);
+    let mut c = d.connect();
+    let r = c.call(&json!({"id": 1, "op": "compile", "model_path": "m.onnx", "emit": "obj"}));
+    assert_eq!(r["status"], "ok", "{r:.300}");
+    let obj = r["artifact_base64"].as_str().unwrap();
+    assert!(obj.starts_with("f0VMR"), "an ELF object"); // "\x7fELF"
+    let r = c.call(&json!({"id": 2, "op": "compile", "model_path": "m.onnx", "emit": "lib", "output": "out/libnet.so"}));
+    assert_eq!(r["status"], "ok", "{r:.300}");
+    let so = std::fs::read(dir.join("out/libnet.so")).unwrap();
+    assert_eq!(&so[..4], b"\x7fELF");
+    let local = dir.join("local");
+    std::fs::create_dir_all(&local).unwrap();
+    let lib = local.join("libnet.so");
+    onnxc_ok(&[
+        "compile",
+        m.to_str().unwrap(),
+        "--emit",
+        "lib",
+        "-o",
+        lib.to_str().unwrap(),
+    ]);
+    let header = std::fs::read(dir.join("out/net.h")).unwrap();
+    assert!(header == std::fs::read(local.join("net.h")).unwrap());
+    // Inline: the library in base64 and its header as text; cached.
+    let r = c.call(&json!({"id": 3, "op": "compile", "model_path": "m.onnx", "emit": "lib", "lib_name": "net"}));
+    assert_eq!(r["cache"], "hit", "{r:.300}");
+    assert_eq!(r["header"].as_str().unwrap().as_bytes(), &header[..]);
+    // Through the client, like a local compile.
+    let out = dir.join("out/libcli.so");
+    onnxc_ok(&[
+        "compile",
+        m.to_str().unwrap(),
+        "--emit",
+        "lib",
+        "-o",
+        out.to_str().unwrap(),
+        "--daemon",
+        &d.addr,
+    ]);
+    assert!(dir.join("out/cli.h").exists());
+}

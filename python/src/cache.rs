@@ -1,0 +1,134 @@
+//! The content-addressed library cache of sessions: like the daemon's, the
+//! key is a sha256 of the model's bytes, the options and the compiler, and
+//! an entry is `DIR/<key>/libmodel.so` (installed by rename, so a reader
+//! never sees half a file). A lock file per entry makes concurrent sessions
+//! on one model, in this process or others, compile it once.
+
+use frontend::import::ImportOptions;
+use frontend::load::LoadedModel;
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The library's file name; its stem gives the C prefix `model_`.
+pub const LIB_NAME: &str = "libmodel.so";
+pub const PREFIX: &str = "model";
+
+/// sha256 over a format tag, the compiler (version and this build's file,
+/// clang), the import options and the model's bytes, with the bytes of its
+/// external data.
+pub fn key(bytes: &[u8], model: &LoadedModel, opts: &ImportOptions, clang: &Path) -> String {
+    let mut h = Sha256::new();
+    h.update(b"onnxc-python-lib-v1\0");
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(build_stamp().as_bytes());
+    h.update(file_stamp(clang).as_bytes());
+    let mut shapes: Vec<String> = opts
+        .input_shapes
+        .iter()
+        .map(|s| format!("{}={:?}", s.name, s.dims))
+        .collect();
+    shapes.sort();
+    h.update(format!("\0{}\0", shapes.join("\0")).as_bytes());
+    h.update((bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
+    for t in external_tensors(model) {
+        // Unreadable data fails the compile later, with a diagnostic.
+        if let Ok(data) = model.external_bytes(t) {
+            h.update((data.len() as u64).to_le_bytes());
+            h.update(&data);
+        }
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn external_tensors(model: &LoadedModel) -> Vec<&frontend::proto::TensorProto> {
+    let Some(g) = &model.proto.graph else {
+        return Vec::new();
+    };
+    let external = |t: &&frontend::proto::TensorProto| !t.external_data.is_empty();
+    g.initializer
+        .iter()
+        .chain(
+            g.node
+                .iter()
+                .flat_map(|n| n.attribute.iter())
+                .filter_map(|a| a.t.as_ref()),
+        )
+        .filter(external)
+        .collect()
+}
+
+/// Path, size and modification time of a file: a rebuilt or reinstalled
+/// compiler gets new keys.
+fn file_stamp(path: &Path) -> String {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let meta = std::fs::metadata(&path).ok();
+    let mtime = meta
+        .as_ref()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}\0{}\0{mtime}\0",
+        path.display(),
+        meta.map_or(0, |m| m.len())
+    )
+}
+
+/// The stamp of the file this extension module was loaded from.
+fn build_stamp() -> &'static str {
+    static STAMP: OnceLock<String> = OnceLock::new();
+    STAMP.get_or_init(|| {
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        let addr = build_stamp as *const () as *const libc::c_void;
+        // SAFETY: dladdr only reads the loader's tables; `info` is valid.
+        let found = unsafe { libc::dladdr(addr, &mut info) } != 0 && !info.dli_fname.is_null();
+        if !found {
+            return String::new();
+        }
+        // SAFETY: dli_fname is a NUL-terminated path owned by the loader.
+        let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+        file_stamp(Path::new(&*name.to_string_lossy()))
+    })
+}
+
+/// The default cache directory: `$ONNXC_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/onnxc/sessions`, else `~/.cache/onnxc/sessions`.
+pub fn default_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("ONNXC_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("onnxc").join("sessions")
+}
+
+/// An exclusive lock on a cache entry, released on drop (closing the file).
+pub struct Lock(#[allow(dead_code)] File);
+
+impl Lock {
+    pub fn take(entry: &Path) -> std::io::Result<Lock> {
+        std::fs::create_dir_all(entry)?;
+        let f = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(entry.join("lock"))?;
+        use std::os::fd::AsRawFd as _;
+        // SAFETY: flock on a descriptor this function owns.
+        loop {
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(Lock(f));
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! `onnxc._onnxc`: the native half of the onnxc Python package. It runs
+//! the compile pipeline of the CLI (the `pipeline` crate) and calls
+//! compiled models through their C API (docs/ABI.md); `onnxc/__init__.py`
+//! is the Python-facing layer.
+
+mod cache;
+mod errors;
+mod session;
+mod signature;
+
+use errors::{clang_not_found, compile_error, to_py, Diagnostic};
+use frontend::import::{ImportOptions, InputShape};
+use pipeline::{Failure, PassFlags, WarningSink};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::{Path, PathBuf};
+
+pyo3::create_exception!(
+    _onnxc,
+    CompileWarning,
+    pyo3::exceptions::PyUserWarning,
+    "A warning of the compiler (e.g. a pass that did not converge)."
+);
+
+/// A model given as a file or as its bytes.
+pub enum Source {
+    Path(PathBuf),
+    Bytes(bytes::Bytes),
+}
+
+impl Source {
+    /// `str`/`os.PathLike` is a path, `bytes` the model itself.
+    pub fn extract(model: &Bound<'_, PyAny>) -> PyResult<Source> {
+        if let Ok(b) = model.cast::<PyBytes>() {
+            return Ok(Source::Bytes(bytes::Bytes::copy_from_slice(b.as_bytes())));
+        }
+        match model.extract::<PathBuf>() {
+            Ok(p) => Ok(Source::Path(p)),
+            Err(_) => Err(PyTypeError::new_err(
+                "model must be a path (str or os.PathLike) or the model's bytes",
+            )),
+        }
+    }
+
+    /// Imports the model (external data resolves next to a file, or in the
+    /// current directory for bytes).
+    pub fn import(self, opts: &ImportOptions) -> Result<ir::Module, Failure> {
+        match self {
+            Source::Path(p) => pipeline::import(&p, opts),
+            Source::Bytes(b) => pipeline::import_bytes(b, PathBuf::from("."), opts),
+        }
+    }
+}
+
+/// `["x=1x3x?x?", ...]` → import options; a bad spec is a ValueError.
+pub fn import_options(specs: &[String]) -> PyResult<ImportOptions> {
+    let input_shapes = specs
+        .iter()
+        .map(|s| {
+            InputShape::parse(s).map_err(|e| PyValueError::new_err(format!("input_shapes: {e}")))
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(ImportOptions { input_shapes })
+}
+
+/// Stack of the thread a compile runs on: the passes recurse over the IR
+/// (the daemon's workers get 16 MiB; reserved, not committed).
+const COMPILE_STACK: usize = 64 << 20;
+
+/// Runs `f` without the GIL, on a thread with a compiler-sized stack (a
+/// Python thread's may be small). A panic (a compiler bug) becomes a
+/// CompileError instead of taking the interpreter down; the passes'
+/// warnings become `onnxc.CompileWarning`s.
+pub fn detached<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&PassFlags) -> Result<T, Failure> + Send,
+) -> PyResult<T> {
+    let sink = WarningSink::default();
+    let flags = PassFlags {
+        warnings: Some(sink.clone()),
+        ..PassFlags::default()
+    };
+    let result = py.detach(|| {
+        std::thread::scope(|s| {
+            let worker = std::thread::Builder::new()
+                .name("onnxc-compile".into())
+                .stack_size(COMPILE_STACK)
+                .spawn_scoped(s, || f(&flags));
+            match worker {
+                Ok(h) => h.join(),
+                // No thread to be had (resource limits).
+                Err(_) => Ok(Err(Failure::Io("cannot start the compile thread".into()))),
+            }
+        })
+    });
+    let warnings: Vec<ir::Diagnostic> = match sink.lock() {
+        Ok(mut w) => std::mem::take(&mut *w),
+        Err(_) => Vec::new(),
+    };
+    for w in warnings {
+        let text = std::ffi::CString::new(w.to_string().replace('\0', " ")).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<CompileWarning>(), &text, 1)?;
+    }
+    match result {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(failure)) => Err(to_py(py, failure)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(compile_error(
+                py,
+                format!("internal compiler error: {msg} (please report it with the model)"),
+                Vec::new(),
+            ))
+        }
+    }
+}
+
+/// clang's path, or the error saying what to install.
+pub fn find_clang(llvm_bin: Option<&Path>) -> PyResult<PathBuf> {
+    pipeline::tools::find_tool("clang", llvm_bin).ok_or_else(|| clang_not_found(llvm_bin))
+}
+
+fn parse_emit(emit: &str) -> PyResult<pipeline::Emit> {
+    use pipeline::Emit;
+    Ok(match emit {
+        "lib" => Emit::Lib,
+        "obj" => Emit::Obj,
+        "llvm" => Emit::Llvm,
+        "memref" => Emit::Memref,
+        "onnx" => Emit::Onnx,
+        "onnx-ir" => Emit::OnnxIr,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "emit={emit:?}: expected 'lib', 'obj', 'llvm', 'memref', 'onnx' or 'onnx-ir'"
+            )))
+        }
+    })
+}
+
+/// `onnxc compile MODEL -o OUTPUT --emit EMIT`.
+#[pyfunction]
+#[pyo3(signature = (model, output, emit, input_shapes, llvm_bin=None))]
+fn compile(
+    py: Python<'_>,
+    model: PathBuf,
+    output: PathBuf,
+    emit: &str,
+    input_shapes: Vec<String>,
+    llvm_bin: Option<PathBuf>,
+) -> PyResult<()> {
+    let mut opts = pipeline::CompileOptions::new(parse_emit(emit)?);
+    opts.import = import_options(&input_shapes)?;
+    if matches!(opts.emit, pipeline::Emit::Lib | pipeline::Emit::Obj) {
+        find_clang(llvm_bin.as_deref())?;
+    }
+    opts.llvm_bin = llvm_bin;
+    detached(py, |flags| {
+        pipeline::compile(&model, Some(&output), &opts, flags)
+    })
+}
+
+/// `onnxc fold SRC -o DST`: streamed file to file.
+#[pyfunction]
+fn fold(py: Python<'_>, src: PathBuf, dst: PathBuf, input_shapes: Vec<String>) -> PyResult<()> {
+    let opts = pipeline::FoldOptions {
+        import: import_options(&input_shapes)?,
+        ..pipeline::FoldOptions::default()
+    };
+    detached(py, |flags| {
+        pipeline::fold(&src, &dst, &opts, flags).map(|_| ())
+    })
+}
+
+/// The folded model's bytes (what `onnxc fold` writes), for `simplify`.
+#[pyfunction]
+fn simplify(
+    py: Python<'_>,
+    model: &Bound<'_, PyAny>,
+    input_shapes: Vec<String>,
+) -> PyResult<Py<PyBytes>> {
+    let source = Source::extract(model)?;
+    let opts = import_options(&input_shapes)?;
+    let bytes = detached(py, |flags| {
+        let mut m = source.import(&opts)?;
+        pipeline::run_stages_bounded(&mut m, Some("constprop"), flags, None)?;
+        let model = frontend::export::export_model(&m)?;
+        Ok(frontend::export::encode(&model))
+    })?;
+    Ok(PyBytes::new(py, &bytes).unbind())
+}
+
+#[pymodule]
+fn _onnxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("CompileError", py.get_type::<errors::CompileError>())?;
+    m.add(
+        "ClangNotFoundError",
+        py.get_type::<errors::ClangNotFoundError>(),
+    )?;
+    m.add("CompileWarning", py.get_type::<CompileWarning>())?;
+    m.add_class::<Diagnostic>()?;
+    m.add_class::<session::Session>()?;
+    m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(fold, m)?)?;
+    m.add_function(wrap_pyfunction!(simplify, m)?)?;
+    Ok(())
+}
