@@ -292,6 +292,44 @@ assert np.allclose(got, want, rtol=1e-6, atol=0), np.abs(got - want).max()",
     assert_ok(&check);
 }
 
+#[test]
+fn ml_outputs_without_a_c_form_name_their_node() {
+    let dir = workdir("ml-outputs");
+    // A classifier with string labels; skl2onnx's default ZipMap after one
+    // with integer labels.
+    let script = "
+import sys, os, onnx
+from onnx import helper, TensorProto as T
+out = sys.argv[1]
+x = helper.make_tensor_value_info('x', T.FLOAT, ['N', 2])
+def save(name, nodes, outputs):
+    g = helper.make_graph(nodes, name, [x], outputs)
+    m = helper.make_model(g, ir_version=8, opset_imports=[helper.make_opsetid('', 17), helper.make_opsetid('ai.onnx.ml', 1)])
+    onnx.save(m, os.path.join(out, name + '.onnx'))
+lc = dict(domain='ai.onnx.ml', coefficients=[1.0, 2.0, -1.0, 0.5])
+save('strings', [helper.make_node('LinearClassifier', ['x'], ['label', 'prob'], name='clf', classlabels_strings=['no', 'yes'], **lc)],
+     [helper.make_tensor_value_info('label', T.STRING, ['N']), helper.make_tensor_value_info('prob', T.FLOAT, ['N', 2])])
+zipped = helper.make_sequence_type_proto(helper.make_map_type_proto(T.INT64, helper.make_tensor_type_proto(T.FLOAT, [])))
+save('zipmap', [helper.make_node('LinearClassifier', ['x'], ['label', 'prob'], name='clf', classlabels_ints=[0, 1], **lc),
+                helper.make_node('ZipMap', ['prob'], ['probs'], name='zip', domain='ai.onnx.ml', classlabels_int64s=[0, 1])],
+     [helper.make_tensor_value_info('label', T.INT64, ['N']), helper.make_value_info('probs', zipped)])
+";
+    run_script(script, &dir);
+    for (name, want) in [
+        (
+            "strings",
+            "'onnx_ml.LinearClassifier' output 'label': string class labels are not supported",
+        ),
+        ("zipmap", "'onnx_ml.ZipMap' output 'probs'"),
+    ] {
+        let model = dir.join(format!("{name}.onnx"));
+        let out = onnxc(&["compile", &model.display().to_string(), "--emit", "onnx-ir"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(want), "{err}");
+    }
+}
+
 /// `onnxc run` takes and writes the 8-, 4- and 2-bit types (packed in
 /// the .pb files as ONNX packs them): casts between them and every other
 /// kind (bf16, f64, ints, bool), BitCasts; the outputs match the ONNX

@@ -8,7 +8,7 @@ use ir::attr::Attribute;
 use ir::pass::{Pass, PassContext};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type};
-use onnx::OpKind;
+use onnx::{branches, OpKind};
 
 /// Replaces an op whose operands are all constants by constants, unless
 /// the results would take more than `bound` times the operands' bytes.
@@ -152,6 +152,43 @@ impl Pattern for RefineTypes {
     }
 }
 
+/// A pattern that leaves ops in a failing If branch alone (the branch
+/// aborts if taken, see `onnx::branches`); an error inside an If branch
+/// marks that branch failing instead of failing the compile, as long as
+/// the other branch is live.
+struct Live<'a>(&'a dyn Pattern);
+
+impl Pattern for Live<'_> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn root(&self) -> Option<&'static str> {
+        self.0.root()
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        if branches::in_dead_branch(m, op) {
+            return Ok(false);
+        }
+        let err = match self.0.rewrite(m, op) {
+            Err(e) => e,
+            done => return done,
+        };
+        match branches::enclosing_branch(m, op) {
+            Some((iff, k)) if branches::set_branch_error(m, iff, k, Some(&err)) => {
+                tracing::warn!(
+                    "{}: the {} branch of '{}' fails shape inference and aborts if taken: {}",
+                    m.loc(iff),
+                    branches::branch_name(k),
+                    m.name(iff),
+                    branches::error_text(&err)
+                );
+                Ok(true)
+            }
+            _ => Err(err),
+        }
+    }
+}
+
 /// Keeps `function_type` in step with the argument and returned types.
 pub fn refresh_function_types(m: &mut Module) {
     for f in m.top_level_ops("func.func") {
@@ -235,7 +272,7 @@ impl Pass for ConstProp {
         let fold = FoldConstants {
             bound: self.expansion_bound,
         };
-        let patterns: [&dyn Pattern; 16] = [
+        let inner: [&dyn Pattern; 16] = [
             &RefineTypes,
             &ForwardIdentity,
             &fold,
@@ -253,6 +290,8 @@ impl Pass for ConstProp {
             &canon::Reassociate,
             &canon::ConstantIf,
         ];
+        let live = inner.map(Live);
+        let patterns: Vec<&dyn Pattern> = live.iter().map(|p| p as &dyn Pattern).collect();
         // Merging equal ops (two Shape(x), the same Unsqueeze of a size)
         // can make more fold: rewrite again while CSE finds something.
         for _ in 0..MAX_CSE_ROUNDS {

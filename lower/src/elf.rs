@@ -98,7 +98,8 @@ pub fn write_weights_object(
     tail.extend_from_slice(&size.to_le_bytes());
     tail.extend_from_slice(&strtab);
     tail.extend_from_slice(&shstrtab);
-    tail.resize((sh_at - sym_at) as usize, 0);
+    // `tail` starts where the blob ends, before the padding to `sym_at`.
+    tail.resize((sh_at - data_at - size) as usize, 0);
     tail.extend_from_slice(&[0; SHDR as usize]);
     let sh = |ty, flags, off, len, link, info, align, entsize| Shdr {
         ty,

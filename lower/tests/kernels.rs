@@ -134,14 +134,15 @@ fn programs_run_outlined_and_split() {
     }
 }
 
-/// Two identical element-wise nests over a 3000-element weight global
-/// share one kernel; the weights come from the object onnxc writes.
+/// Two identical element-wise nests over a 3001-element weight global
+/// share one kernel; the weights come from the object onnxc writes (a
+/// blob whose size is not a multiple of 8: padding before the symbols).
 #[test]
 fn weights_object_feeds_shared_kernels() {
-    let n = 3000;
+    let n = 3001;
     let values: Vec<String> = (0..n).map(|i| format!("{}.0", i % 7)).collect();
-    // sum(w) = 428 full cycles of 0..6 (21 each) + 0 + 1 + 2 + 3 = 8994;
-    // b = 2w + w: 3 * 8994 = 26982.
+    // sum(w) = 428 full cycles of 0..6 (21 each) + 0 + 1 + 2 + 3 + 4 = 8998;
+    // b = 2w + w: 3 * 8998 = 26994.
     let src = format!(
         r#"
 memref.global "private" constant @w : memref<{n}xf32> = dense<[{vals}]>
@@ -202,9 +203,9 @@ func.func @main() {{
     assert_eq!(layout.size, 4 * n as u64);
     for p in &parts {
         assert!(p.len() < 10_000, "weights stay out of the IR");
-        assert!(p.contains("@__onnxc_weights = external hidden constant [12000 x i8]"));
+        assert!(p.contains("@__onnxc_weights = external hidden constant [12004 x i8]"));
     }
     let (code, out) = build_parts("weights", &parts, &m, &layout);
     assert_eq!(code, Some(0));
-    assert_eq!(out, "26982\n");
+    assert_eq!(out, "26994\n");
 }

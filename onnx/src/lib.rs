@@ -14,7 +14,9 @@ mod generated {
 }
 
 pub mod axis;
+pub mod branches;
 pub mod dialect;
+pub mod ml;
 pub mod model;
 pub mod schema;
 pub mod shape_value;

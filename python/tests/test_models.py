@@ -91,6 +91,10 @@ CORPUS_CI = {
     "ci_paddle_dims": None,
     "ci_conv_hw": None,
     "ci_mobile_block": None,
+    "ci_ml_linear": None,
+    "ci_ml_trees": None,
+    "ci_ml_tree_ensemble": None,
+    "ci_ml_folded": None,
     "ci_if_ranks": "If branches of different ranks (issue 14)",
 }
 

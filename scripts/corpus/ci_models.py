@@ -30,6 +30,17 @@ Models (each is named after the exporter habit it copies):
                        dynamic batch, height and width
   ci_paddle_dims       paddle2onnx-style inputs declared with -1 dims and an
                        output declared with a 0 dim
+  ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
+                       writes them (Scaler, Normalizer, Binarizer, Imputer,
+                       ArrayFeatureExtractor, LabelEncoder, LinearClassifier/
+                       Regressor under every post transform), dynamic batch
+                       (ml_models.py)
+  ci_ml_trees          TreeEnsembleRegressor/Classifier: every node mode,
+                       missing values, aggregates, post transforms, the binary
+                       conventions of skl2onnx's forests and boosting
+  ci_ml_tree_ensemble  ai.onnx.ml opset 5 TreeEnsemble with set membership
+  ci_ml_folded         the ML models on constant features (constprop folds
+                       them) scaling a dynamic input
 """
 
 import argparse
@@ -42,6 +53,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus_common import random_feeds, write_entry  # noqa: E402
+from ml_models import MODELS as ML_MODELS  # noqa: E402
 
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
@@ -319,7 +331,7 @@ def ci_mobile_block():
 # without a shape); onnxruntime runs them.
 UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims]
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
 
 
 def main():

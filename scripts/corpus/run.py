@@ -166,7 +166,7 @@ class CModel:
         ins = (Tensor * max(n_in, 1))()
         keep = []
         for i, a in enumerate(arrays):
-            a = np.ascontiguousarray(a)
+            a = np.asarray(a, order="C")  # keeps a 0-d array 0-d
             shp = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
             keep.append((a, shp))
             ins[i].data = a.ctypes.data if a.size else a.ctypes.data or None

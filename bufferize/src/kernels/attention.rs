@@ -5,39 +5,36 @@
 //! `softmax_precision`, fully masked rows zeroed, then P·V. 3-D inputs are
 //! read as `[batch, seq, heads·size]`; grouped-query heads share KV heads.
 
+use super::interp::{f64c, idx_to_f};
 use super::scalar;
-use super::{alloc_result, elem_of, shape_of};
-use crate::convert::{alloc, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use super::{alloc_result, alloc_sized, checks, elem_of, shape_of};
+use crate::convert::{dims, Lowering};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::builder::{Cmp, CmpF};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
 
-/// Static geometry: batch, heads, lengths and head sizes.
+/// The geometry, every size a runtime value: batch, heads, lengths (the
+/// cache's, the new keys', their total) and head sizes.
 struct Geo {
-    batch: i64,
-    q_heads: i64,
-    kv_heads: i64,
-    q_len: i64,
-    new_len: i64,
-    past: i64,
-    head: i64,
-    v_head: i64,
+    batch: ValueId,
+    q_heads: ValueId,
+    kv_heads: ValueId,
+    q_len: ValueId,
+    new_len: ValueId,
+    past: Option<ValueId>,
+    total: ValueId,
+    head: ValueId,
+    v_head: ValueId,
     rank3: bool,
 }
 
-impl Geo {
-    fn total(&self) -> i64 {
-        self.past + self.new_len
-    }
-}
-
 /// `t[b, h, s, d]` of a 4-D tensor, or of a 3-D `[b, s, h·size + d]` one.
-fn at4(b: &mut Builder<'_>, t: ValueId, rank3: bool, size: i64, idx: [ValueId; 4]) -> ValueId {
+fn at4(b: &mut Builder<'_>, t: ValueId, rank3: bool, size: ValueId, idx: [ValueId; 4]) -> ValueId {
     let [n, h, s, d] = idx;
     if rank3 {
-        let base = loops::scale_add(b, None, h, size);
+        let base = b.muli(h, size);
         let col = b.add(base, d);
         b.load(t, &[n, s, col])
     } else {
@@ -45,67 +42,108 @@ fn at4(b: &mut Builder<'_>, t: ValueId, rank3: bool, size: i64, idx: [ValueId; 4
     }
 }
 
-fn geometry(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Geo> {
-    let m = &*b.m;
-    let shape = |i: usize| -> Result<Vec<i64>> {
-        let s = shape_of(m, cx.input(m, op, i)?);
-        if s.contains(&DYN) {
-            return Err(op_error(m, op, "Attention needs static shapes"));
-        }
-        Ok(s)
-    };
-    let (q, k, v) = (shape(0)?, shape(1)?, shape(2)?);
-    let past = if cx.has_input(m, op, 4) {
-        shape(4)?.get(2).copied().unwrap_or(0)
-    } else {
-        0
-    };
-    let bad = || op_error(m, op, "Q, K and V must all be 3-D or all 4-D");
-    match (q.as_slice(), k.as_slice(), v.as_slice()) {
-        ([bq, sq, hq], [_, sk, hk], [_, _, hv]) => {
-            let attrs = ops::Attention::of(m, op);
-            let qh = attrs.q_num_heads().unwrap_or(0);
-            let kvh = attrs.kv_num_heads().unwrap_or(0);
-            if qh <= 0 || kvh <= 0 || hq % qh != 0 || hk % kvh != 0 || hv % kvh != 0 {
-                return Err(op_error(
-                    m,
-                    op,
-                    "3-D Attention needs q_num_heads and kv_num_heads dividing the hidden sizes",
-                ));
+/// `hidden / heads` for a 3-D input, checked to divide at run time.
+fn per_head(
+    b: &mut Builder<'_>,
+    op: OpId,
+    hidden: ValueId,
+    heads: i64,
+    what: &str,
+) -> Result<ValueId> {
+    let h = b.const_index(heads);
+    let rem = b.remui(hidden, h);
+    let zero = b.const_index(0);
+    checks::equal(
+        b,
+        op,
+        rem,
+        zero,
+        &format!("{what} is not a multiple of its head count"),
+    )?;
+    Ok(b.divui(hidden, h))
+}
+
+fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
+    let (q, k, v) = (
+        cx.input(b.m, op, 0)?,
+        cx.input(b.m, op, 1)?,
+        cx.input(b.m, op, 2)?,
+    );
+    let (dq, dk, dv) = (dims(b, q), dims(b, k), dims(b, v));
+    let attrs = ops::Attention::of(b.m, op);
+    let (qh, kvh) = (
+        attrs.q_num_heads().unwrap_or(0),
+        attrs.kv_num_heads().unwrap_or(0),
+    );
+    // (heads, length, head size) of Q, K and V.
+    let (gq, gk, gv, rank3) = match (dq.len(), dk.len(), dv.len()) {
+        (3, 3, 3) => {
+            if qh <= 0 || kvh <= 0 {
+                let msg = "3-D Attention needs q_num_heads and kv_num_heads";
+                return Err(op_error(b.m, op, msg));
             }
-            Ok(Geo {
-                batch: *bq,
-                q_heads: qh,
-                kv_heads: kvh,
-                q_len: *sq,
-                new_len: *sk,
-                past,
-                head: hq / qh,
-                v_head: hv / kvh,
-                rank3: true,
-            })
+            let (hq, hk) = (b.const_index(qh), b.const_index(kvh));
+            let d = per_head(b, op, dq[2], qh, "Q's hidden size")?;
+            let dk_ = per_head(b, op, dk[2], kvh, "K's hidden size")?;
+            let dv_ = per_head(b, op, dv[2], kvh, "V's hidden size")?;
+            ([hq, dq[1], d], [hk, dk[1], dk_], [hk, dv[1], dv_], true)
         }
-        ([bq, qh, sq, d], [_, kvh, sk, _], [_, _, _, dv]) => Ok(Geo {
-            batch: *bq,
-            q_heads: *qh,
-            kv_heads: *kvh,
-            q_len: *sq,
-            new_len: *sk,
-            past,
-            head: *d,
-            v_head: *dv,
-            rank3: false,
-        }),
-        _ => Err(bad()),
-    }
+        (4, 4, 4) => (
+            [dq[1], dq[2], dq[3]],
+            [dk[1], dk[2], dk[3]],
+            [dv[1], dv[2], dv[3]],
+            false,
+        ),
+        _ => return Err(op_error(b.m, op, "Q, K and V must all be 3-D or all 4-D")),
+    };
+    checks::equal(b, op, dk[0], dq[0], "K's batch differs from Q's")?;
+    checks::equal(b, op, dv[0], dq[0], "V's batch differs from Q's")?;
+    checks::equal(b, op, gk[2], gq[2], "K's head size differs from Q's")?;
+    checks::equal(b, op, gv[0], gk[0], "V's head count differs from K's")?;
+    checks::equal(b, op, gv[1], gk[1], "V's sequence length differs from K's")?;
+    let rem = b.remui(gq[0], gk[0]);
+    let zero = b.const_index(0);
+    let msg = "the query heads are not a multiple of the key/value heads";
+    checks::equal(b, op, rem, zero, msg)?;
+    let past = match cx.optional_input(b.m, op, 4)? {
+        Some(pk) => {
+            let dp = dims(b, pk);
+            if dp.len() != 4 {
+                return Err(op_error(b.m, op, "past_key must be 4-D"));
+            }
+            Some(dp[2])
+        }
+        None => None,
+    };
+    let total = match past {
+        Some(p) => b.addi(p, gk[1]),
+        None => gk[1],
+    };
+    Ok(Geo {
+        batch: dq[0],
+        q_heads: gq[0],
+        kv_heads: gk[0],
+        q_len: gq[1],
+        new_len: gk[1],
+        past,
+        total,
+        head: gq[2],
+        v_head: gv[2],
+        rank3,
+    })
 }
 
 /// The result buffer `i` when the op has that result, else a scratch buffer.
-fn output(b: &mut Builder<'_>, op: OpId, i: usize, shape: &[i64], elem: &Type) -> Result<ValueId> {
-    let sizes: Vec<ValueId> = shape.iter().map(|&d| b.const_index(d)).collect();
+fn output(
+    b: &mut Builder<'_>,
+    op: OpId,
+    i: usize,
+    sizes: &[ValueId],
+    elem: &Type,
+) -> Result<ValueId> {
     match b.m.result(op, i) {
-        Some(r) if b.m.has_uses(r) => alloc_result(b, op, i, &sizes),
-        _ => Ok(alloc(b, &Type::memref(shape.to_vec(), elem.clone()), &[])),
+        Some(r) if b.m.has_uses(r) => alloc_result(b, op, i, sizes),
+        _ => Ok(alloc_sized(b, elem, sizes)),
     }
 }
 
@@ -116,46 +154,59 @@ fn present(
     op: OpId,
     g: &Geo,
     (new_i, past_i, out_i): (usize, usize, usize),
-    size: i64,
+    size: ValueId,
 ) -> Result<ValueId> {
     let new = cx.input(b.m, op, new_i)?;
     let elem = elem_of(b.m, new);
-    let out = output(b, op, out_i, &[g.batch, g.kv_heads, g.total(), size], &elem)?;
+    let out = output(b, op, out_i, &[g.batch, g.kv_heads, g.total, size], &elem)?;
     let bounds = Bounds::new(b);
-    let dims = |b: &mut Builder<'_>, len: i64| -> Vec<ValueId> {
-        [g.batch, g.kv_heads, len, size]
-            .iter()
-            .map(|&d| b.const_index(d))
-            .collect()
+    let offset = match g.past {
+        Some(len) => {
+            let past = cx.input(b.m, op, past_i)?;
+            let dp = dims(b, past);
+            let want = [g.batch, g.kv_heads, len, size];
+            for (k, (&have, &w)) in dp.iter().zip(&want).enumerate() {
+                let msg = format!("input {past_i} dim {k} does not fit the keys and values");
+                checks::equal(b, op, have, w, &msg)?;
+            }
+            loop_nest(b, &bounds, &want, &mut |b, ivs| {
+                let v = b.load(past, ivs);
+                b.store(v, out, ivs);
+            });
+            len
+        }
+        None => bounds.zero,
     };
-    if g.past > 0 {
-        let past = cx.input(b.m, op, past_i)?;
-        let d = dims(b, g.past);
-        loop_nest(b, &bounds, &d, &mut |b, ivs| {
-            let v = b.load(past, ivs);
-            b.store(v, out, ivs);
-        });
-    }
-    let d = dims(b, g.new_len);
-    let off = b.const_index(g.past);
+    let d = [g.batch, g.kv_heads, g.new_len, size];
     loop_nest(b, &bounds, &d, &mut |b, ivs| {
         let v = at4(b, new, g.rank3, size, [ivs[0], ivs[1], ivs[2], ivs[3]]);
-        let s = b.add(ivs[2], off);
+        let s = b.add(ivs[2], offset);
         b.store(v, out, &[ivs[0], ivs[1], s, ivs[3]]);
     });
     Ok(out)
 }
 
+/// The attention mask: its buffer, static shape and sizes, and whether it
+/// is boolean (else additive).
+struct Mask {
+    buf: ValueId,
+    shape: Vec<i64>,
+    sizes: Vec<ValueId>,
+    boolean: bool,
+}
+
 /// The additive bias of score (n, h, i, j): the mask value, or -inf where
 /// the mask, the causal frontier, the window or the non-pad length forbid.
 struct Bias {
-    mask: Option<(ValueId, Vec<i64>, bool)>,
+    mask: Option<Mask>,
     causal: bool,
     left: i64,
     right: i64,
     nonpad: Option<ValueId>,
-    past: i64,
-    q_len: i64,
+    /// The cache length (0 without one).
+    past: ValueId,
+    has_past: bool,
+    q_len: ValueId,
 }
 
 impl Bias {
@@ -165,27 +216,31 @@ impl Bias {
         let ninf = scalar::lowest(b, elem);
         let mut allowed = b.const_bool(true);
         let mut value = zero;
-        if let Some((mask, shape, boolean)) = &self.mask {
+        if let Some(mk) = &self.mask {
             // Right-aligned broadcast; the key axis is padded with -inf.
-            let r = shape.len();
+            let r = mk.shape.len();
             let full = [n, h, i, j];
             let z = b.const_index(0);
-            let len = b.const_index(shape.last().copied().unwrap_or(1));
+            let one = b.const_index(1);
+            let len = mk.sizes[r - 1];
             let inside = b.cmp(Cmp::Lt, j, len);
             let mut midx = Vec::with_capacity(r);
-            for (k, &d) in shape.iter().enumerate() {
+            for (k, &d) in mk.shape.iter().enumerate() {
                 let v = full[4 - r + k];
                 midx.push(if k + 1 == r {
                     b.select(inside, v, z)
                 } else if d == 1 {
                     z
+                } else if d == ir::DYN {
+                    let is1 = b.cmp(Cmp::Eq, mk.sizes[k], one);
+                    b.select(is1, z, v)
                 } else {
                     v
                 });
             }
-            let mv = b.load(*mask, &midx);
+            let mv = b.load(mk.buf, &midx);
             allowed = b.andi(allowed, inside);
-            if *boolean {
+            if mk.boolean {
                 allowed = b.andi(allowed, mv);
             } else {
                 value = scalar::fcast(b, mv, elem);
@@ -193,15 +248,14 @@ impl Bias {
         }
         // Key positions are offset by the cache (or the non-pad length).
         let offset = match self.nonpad {
-            Some(np) if self.past == 0 => {
+            Some(np) if !self.has_past => {
                 let len = b.load(np, &[n]);
                 let len = b.index_cast(len, Type::Index);
-                let q = b.const_index(self.q_len);
-                Some(b.sub(len, q))
+                Some(b.sub(len, self.q_len))
             }
             _ => None,
         };
-        let offset = offset.unwrap_or_else(|| b.const_index(self.past));
+        let offset = offset.unwrap_or(self.past);
         let frontier = b.add(i, offset);
         if self.causal {
             let ok = b.cmp(Cmp::Le, j, frontier);
@@ -228,19 +282,23 @@ impl Bias {
     }
 }
 
-/// The attention mask operand: the buffer, its static shape and whether
-/// it is boolean (else additive).
-fn mask(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Option<(ValueId, Vec<i64>, bool)>> {
-    if !cx.has_input(b.m, op, 3) {
+/// The attention mask operand, of rank 1 to 4.
+fn mask(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Option<Mask>> {
+    let Some(buf) = cx.optional_input(b.m, op, 3)? else {
         return Ok(None);
+    };
+    let shape = shape_of(b.m, buf);
+    if shape.is_empty() || shape.len() > 4 {
+        return Err(op_error(b.m, op, "attn_mask must have rank 1 to 4"));
     }
-    let mv = cx.input(b.m, op, 3)?;
-    let shape = shape_of(b.m, mv);
-    if shape.is_empty() || shape.len() > 4 || shape.contains(&DYN) {
-        return Err(op_error(b.m, op, "attn_mask must be static of rank 1 to 4"));
-    }
-    let boolean = elem_of(b.m, mv).int_width() == Some(1);
-    Ok(Some((mv, shape, boolean)))
+    let boolean = elem_of(b.m, buf).int_width() == Some(1);
+    let sizes = dims(b, buf);
+    Ok(Some(Mask {
+        buf,
+        shape,
+        sizes,
+        boolean,
+    }))
 }
 
 /// What the three phases share: the geometry, the operands and the
@@ -252,7 +310,8 @@ struct Plan<'a> {
     /// `qk_matmul_output_mode`: which stage `qk_out` records.
     mode: i64,
     softcap: f64,
-    scale: f64,
+    /// The `scale` attribute (default 1/sqrt(head size)).
+    scale: Option<f64>,
     q: ValueId,
     pk: ValueId,
     pv: ValueId,
@@ -273,19 +332,21 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
     }
     let pk = present(cx, b, op, &g, (1, 4, 1), g.head)?;
     let pv = present(cx, b, op, &g, (2, 5, 2), g.v_head)?;
+    let mask = mask(cx, b, op)?;
+    let nonpad = cx.optional_input(b.m, op, 6)?;
+    let zero = b.const_index(0);
     let attrs = ops::Attention::of(b.m, op);
     let bias = Bias {
-        mask: mask(cx, b, op)?,
+        mask,
         causal: attrs.is_causal() != 0,
         left: attrs.left_window_size(),
         right: attrs.right_window_size(),
-        nonpad: cx.optional_input(b.m, op, 6)?,
-        past: g.past,
+        nonpad,
+        past: g.past.unwrap_or(zero),
+        has_past: g.past.is_some(),
         q_len: g.q_len,
     };
-    let scale = attrs
-        .scale()
-        .unwrap_or_else(|| 1.0 / (g.head as f64).sqrt());
+    let scale = attrs.scale();
     let sp = match attrs.softmax_precision().unwrap_or(0) {
         1 => Type::f32(),
         10 => Type::Float(ir::types::FloatKind::F16),
@@ -294,17 +355,14 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         _ => elem.clone(),
     };
     let (mode, softcap) = (attrs.qk_matmul_output_mode(), attrs.softcap());
-    let scores_shape = [g.batch, g.q_heads, g.q_len, g.total()];
+    let scores_shape = [g.batch, g.q_heads, g.q_len, g.total];
     let qk_out = output(b, op, 3, &scores_shape, &elem)?;
     // Logits with bias in softmax precision, then probabilities in `elem`.
-    let logits = alloc(b, &Type::memref(scores_shape.to_vec(), sp.clone()), &[]);
-    let probs = alloc(b, &Type::memref(scores_shape.to_vec(), elem.clone()), &[]);
+    let logits = alloc_sized(b, &sp, &scores_shape);
+    let probs = alloc_sized(b, &elem, &scores_shape);
     let bounds = Bounds::new(b);
-    let group = if g.q_heads != g.kv_heads && g.kv_heads > 0 && g.q_heads % g.kv_heads == 0 {
-        g.q_heads / g.kv_heads
-    } else {
-        1
-    };
+    // Checked to divide (geometry).
+    let group_v = b.divui(g.q_heads, g.kv_heads);
     let plan = Plan {
         g: &g,
         elem,
@@ -319,7 +377,7 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         logits,
         probs,
         bias,
-        group_v: b.const_index(group),
+        group_v,
     };
     let all = scores(b, &plan, &bounds);
     softmax_rows(b, &plan, &bounds, &all);
@@ -335,12 +393,21 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
 fn scores(b: &mut Builder<'_>, p: &Plan<'_>, bounds: &Bounds) -> Vec<ValueId> {
     let (g, elem) = (p.g, &p.elem);
     let acc_ty = scalar::acc_type(elem);
-    let sq = b.constant(elem, p.scale.sqrt());
-    let all: Vec<ValueId> = [g.batch, g.q_heads, g.q_len, g.total()]
-        .iter()
-        .map(|&d| b.const_index(d))
-        .collect();
-    let head_ub = b.const_index(g.head);
+    // sqrt(scale), the scale defaulting to 1/sqrt(head size).
+    let sq = match (p.scale, b.index_value(g.head)) {
+        (Some(s), _) => b.constant(elem, s.sqrt()),
+        (None, Some(h)) => b.constant(elem, (h as f64).powf(-0.25)),
+        (None, None) => {
+            let hf = idx_to_f(b, g.head);
+            let r = b.sqrt(hf);
+            let r = b.sqrt(r);
+            let one = f64c(b, 1.0);
+            let v = b.divf(one, r);
+            scalar::fcast(b, v, elem)
+        }
+    };
+    let all = vec![g.batch, g.q_heads, g.q_len, g.total];
+    let head_ub = g.head;
     loop_nest(b, bounds, &all, &mut |b, ivs| {
         let (n, h, i, j) = (ivs[0], ivs[1], ivs[2], ivs[3]);
         let kh = b.divui(h, p.group_v);
@@ -432,18 +499,15 @@ fn weighted_values(
     bounds: &Bounds,
 ) -> Result<ValueId> {
     let g = p.g;
-    let y_shape = if g.rank3 {
-        vec![g.batch, g.q_len, g.q_heads * g.v_head]
+    let y_sizes = if g.rank3 {
+        let hidden = b.muli(g.q_heads, g.v_head);
+        vec![g.batch, g.q_len, hidden]
     } else {
         vec![g.batch, g.q_heads, g.q_len, g.v_head]
     };
-    let y_sizes: Vec<ValueId> = y_shape.iter().map(|&d| b.const_index(d)).collect();
     let y = alloc_result(b, op, 0, &y_sizes)?;
-    let ubs: Vec<ValueId> = [g.batch, g.q_heads, g.q_len, g.v_head]
-        .iter()
-        .map(|&d| b.const_index(d))
-        .collect();
-    let t_ub = [b.const_index(g.total())];
+    let ubs = [g.batch, g.q_heads, g.q_len, g.v_head];
+    let t_ub = [g.total];
     let acc_ty = scalar::acc_type(&p.elem);
     loop_nest(b, bounds, &ubs, &mut |b, ivs| {
         let (n, h, i, d) = (ivs[0], ivs[1], ivs[2], ivs[3]);
@@ -456,7 +520,7 @@ fn weighted_values(
         });
         let r = scalar::fcast(b, acc, &p.elem);
         if g.rank3 {
-            let base = loops::scale_add(b, None, h, g.v_head);
+            let base = b.muli(h, g.v_head);
             let col = b.add(base, d);
             b.store(r, y, &[n, i, col]);
         } else {

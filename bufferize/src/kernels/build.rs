@@ -245,22 +245,40 @@ pub fn tile(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
 pub fn expand(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let s = cx.input(b.m, op, 1)?;
-    let out_rank = super::result_memref_type(b.m, op, 0)?
-        .shape()
-        .map_or(0, <[i64]>::len);
+    let what = "the length of the shape input";
+    let out_rank = super::ranked_result(b.m, op, 0, what)?.len();
     let dx = dims(b, x);
-    let n = shape_of(b.m, s).first().copied().unwrap_or(0);
-    if n < 0 || n as usize > out_rank || dx.len() > out_rank {
-        return Err(op_error(b.m, op, "Expand needs a static shape length"));
+    if shape_of(b.m, s).len() != 1 || dx.len() > out_rank {
+        return Err(op_error(b.m, op, "Expand needs a 1-D shape"));
+    }
+    let n = dims(b, s)[0];
+    let r = b.const_index(out_rank as i64);
+    let msg = "the shape's length differs from the result rank";
+    if dx.len() < out_rank {
+        checks::equal(b, op, n, r, msg)?;
+    } else {
+        checks::compare(b, op, CmpI::Sle, n, r, msg)?;
     }
     let one = b.const_index(1);
+    let zero = b.const_index(0);
     let mut out_dims = Vec::with_capacity(out_rank);
     for j in 0..out_rank {
         let xk = (j + dx.len()).checked_sub(out_rank);
         let xd = xk.map_or(one, |k| dx[k]);
-        let sd = match (j + n as usize).checked_sub(out_rank) {
-            Some(k) => index_at(b, s, Some(k as i64)),
-            None => one,
+        // Shape entries align to the right: entry j + n - rank, if any.
+        let jv = b.const_index(j as i64);
+        let t = b.addi(jv, n);
+        let k = b.subi(t, r);
+        let sd = match b.index_value(k) {
+            Some(k) if k >= 0 => index_at(b, s, Some(k)),
+            Some(_) => one,
+            None => {
+                let present = b.cmpi(CmpI::Sge, k, zero);
+                let k = b.select(present, k, zero);
+                let v = b.load(s, &[k]);
+                let v = to_index(b, v);
+                b.select(present, v, one)
+            }
         };
         let o = b.maxsi(xd, sd);
         if let Some(k) = xk {

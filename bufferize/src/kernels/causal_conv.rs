@@ -2,13 +2,12 @@
 //! padded with `past_state` (or zeros), an optional fused SiLU computed in
 //! f32, and the last `k - 1` padded positions as `present_state`.
 
-use super::scalar;
-use super::{alloc_result, elem_of, shape_of};
-use crate::convert::Lowering;
+use super::{alloc_result, checks, elem_of, scalar};
+use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
-use ir::builder::Cmp;
+use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
 
 pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -21,25 +20,30 @@ pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
         "silu" | "swish" => true,
         other => return Err(op_error(b.m, op, format!("unknown activation '{other}'"))),
     };
-    let (sx, sw) = (shape_of(b.m, x), shape_of(b.m, w));
-    let ([n, c, len], [wc, 1, k]) = (sx.as_slice(), sw.as_slice()) else {
+    let (dx, dw) = (dims(b, x), dims(b, w));
+    let (&[n, c, len], &[wc, one, k]) = (dx.as_slice(), dw.as_slice()) else {
         return Err(op_error(
             b.m,
             op,
             "expects input [B, C, L] and weight [C, 1, K]",
         ));
     };
-    let (n, c, len, k) = (*n, *c, *len, *k);
-    if [n, c, len, k].contains(&DYN) || *wc != c || k < 1 {
-        return Err(op_error(
-            b.m,
-            op,
-            "expects static shapes with one filter per channel",
-        ));
+    let bounds = Bounds::new(b);
+    checks::equal(b, op, wc, c, "the weight has not one filter per channel")?;
+    checks::equal(b, op, one, bounds.one, "the weight's dim 1 is not 1")?;
+    checks::compare(b, op, CmpI::Sge, k, bounds.one, "the kernel is empty")?;
+    let lead = b.subi(k, bounds.one);
+    if let Some(ps) = past {
+        let dp = dims(b, ps);
+        if dp.len() != 3 {
+            return Err(op_error(b.m, op, "past_state must be [B, C, K-1]"));
+        }
+        for (i, (&have, &want)) in dp.iter().zip(&[n, c, lead]).enumerate() {
+            let msg = format!("past_state dim {i} differs from [B, C, K-1]'s");
+            checks::equal(b, op, have, want, &msg)?;
+        }
     }
     let elem = elem_of(b.m, x);
-    let bounds = Bounds::new(b);
-    let lead = b.const_index(k - 1);
     let zero_v = b.zero(&elem);
     // Position p of the padded input [B, C, K-1+L].
     let padded = |b: &mut Builder<'_>, nn: ValueId, cc: ValueId, p: ValueId| {
@@ -56,13 +60,10 @@ pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
         };
         b.select(in_x, xv, pv)
     };
-    let idx = |b: &mut Builder<'_>, v: &[i64]| -> Vec<ValueId> {
-        v.iter().map(|&d| b.const_index(d)).collect()
-    };
-    let out_dims = idx(b, &[n, c, len]);
+    let out_dims = [n, c, len];
     let out = alloc_result(b, op, 0, &out_dims)?;
     let acc_ty = scalar::acc_type(&elem);
-    let taps = [b.const_index(k)];
+    let taps = [k];
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let init = match bias {
             Some(bv) => {
@@ -94,9 +95,9 @@ pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
     });
     let mut results = vec![out];
     if b.m.results(op).len() > 1 {
-        let state_dims = idx(b, &[n, c, k - 1]);
+        let state_dims = [n, c, lead];
         let state = alloc_result(b, op, 1, &state_dims)?;
-        let shift = b.const_index(len);
+        let shift = len;
         loop_nest(b, &bounds, &state_dims, &mut |b, ivs| {
             let p = b.add(ivs[2], shift);
             let v = padded(b, ivs[0], ivs[1], p);

@@ -60,16 +60,65 @@ fn keep_first(err: &mut Option<Diagnostic>, e: Diagnostic) {
     }
 }
 
+/// The diagnostic for an If result without a rank: what each branch yields
+/// there (a memref has one rank).
+fn rank_mismatch(b: &Builder<'_>, op: OpId) -> Option<Diagnostic> {
+    let m = &*b.m;
+    let i = m.results(op).iter().position(|&r| {
+        m.value_type(r)
+            .as_tensor()
+            .is_some_and(|t| t.shape.is_none())
+    })?;
+    let name = m
+        .attr(op, onnx::dialect::NAMES_ATTR)
+        .and_then(ir::Attribute::as_array)
+        .and_then(|a| a.get(i))
+        .and_then(ir::Attribute::as_str)
+        .map(|n| format!(" ('{n}')"))
+        .unwrap_or_default();
+    let yielded = |k: usize| -> String {
+        let y = m
+            .region(op, k)
+            .and_then(|r| m.entry_block(r))
+            .and_then(|blk| m.last_op(blk))
+            .and_then(|t| m.operands(t).get(i).copied());
+        match y.map(|v| m.value_type(v)) {
+            Some(t) => match t.shape() {
+                Some(s) => format!("rank {} ({t})", s.len()),
+                None => format!("a value of unknown rank ({t})"),
+            },
+            None => "no value".to_string(),
+        }
+    };
+    Some(op_error(
+        m,
+        op,
+        format!(
+            "output {i}{name}: the then branch yields {}, the else branch {}; a value needs one rank at compile time",
+            yielded(0),
+            yielded(1)
+        ),
+    ))
+}
+
 pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    if let Some(e) = rank_mismatch(b, op) {
+        return Err(e);
+    }
     let c = cx.input(b.m, op, 0)?;
     let cond = scalar_of(b, c);
     let types = result_types(b, op)?;
     let (then_src, else_src) = (body_block(b, op, 0)?, body_block(b, op, 1)?);
-    // Both branches lower into the same conversion state.
-    let state = RefCell::new((cx, None::<Diagnostic>));
+    // Both branches lower into the same conversion state; a branch that
+    // cannot be lowered is kept with its error.
+    let state = RefCell::new((cx, None::<Diagnostic>, Vec::new()));
     let branch = |ib: &mut Builder<'_>, src: BlockId| -> Vec<ValueId> {
+        let k = usize::from(src == else_src);
+        if let Some(e) = onnx::branches::branch_error(ib.m, op, k).map(str::to_string) {
+            return failing_branch(ib, op, k, &e, &types);
+        }
         let mut st = state.borrow_mut();
-        let (cx, err) = &mut *st;
+        let (cx, err, failed) = &mut *st;
         let Some(dst) = block_of(ib) else {
             return Vec::new();
         };
@@ -85,8 +134,11 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
                 Vec::new()
             }
             Err(e) => {
-                keep_first(err, e);
-                Vec::new()
+                // As a branch that fails inference: it aborts if taken.
+                clear_block(ib.m, dst);
+                let text = onnx::branches::error_text(&e);
+                failed.push((k, e));
+                failing_branch(ib, op, k, &text, &types)
             }
         }
     };
@@ -96,10 +148,57 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         &mut |ib| branch(ib, then_src),
         Some(&mut |ib| branch(ib, else_src)),
     );
-    if let (_, Some(e)) = state.into_inner() {
+    let (_, err, mut failed) = state.into_inner();
+    if let Some(e) = err {
         return Err(e);
     }
+    let live = (0..2)
+        .filter(|&k| onnx::branches::branch_error(b.m, op, k).is_none())
+        .count();
+    match failed.as_slice() {
+        [] => {}
+        [(k, e)] if live == 2 => tracing::warn!(
+            "{}: the {} branch of 'onnx.If' cannot be compiled and aborts if taken: {}",
+            b.m.loc(op),
+            onnx::branches::branch_name(*k),
+            onnx::branches::error_text(e)
+        ),
+        _ => return Err(failed.swap_remove(0).1),
+    }
     Ok(b.m.results(scf).to_vec())
+}
+
+/// Erases the ops of `block` (a branch lowered only in part).
+fn clear_block(m: &mut ir::Module, block: BlockId) {
+    let ops: Vec<OpId> = m.block_ops(block).collect();
+    for o in ops.into_iter().rev() {
+        m.erase_op(o);
+    }
+}
+
+/// A branch that fails shape inference (`onnx::branches`): it aborts with
+/// the error when taken. It yields empty buffers cast to the result
+/// types, which nothing reads.
+fn failing_branch(
+    b: &mut Builder<'_>,
+    op: OpId,
+    k: usize,
+    err: &str,
+    types: &[Type],
+) -> Vec<ValueId> {
+    let fals = b.const_bool(false);
+    let what = format!("the {} branch fails: {err}", onnx::branches::branch_name(k));
+    super::checks::assert(b, op, fals, &what);
+    let zero = b.const_index(0);
+    types
+        .iter()
+        .map(|t| {
+            let rank = t.shape().map_or(0, <[i64]>::len);
+            let empty = Type::memref(vec![DYN; rank], t.element_type().clone());
+            let v = alloc(b, &empty, &vec![zero; rank]);
+            cast_to(b, v, t)
+        })
+        .collect()
 }
 
 /// Copies `src` (one slice) into row `i` of `dst` along dim 0.
@@ -137,19 +236,135 @@ fn load_row(b: &mut Builder<'_>, src: ValueId, i: ValueId) -> ValueId {
     out
 }
 
-/// A buffer for a stacked output: `rows` × the static trailing dims of
-/// result `i`'s type.
-fn stacked(b: &mut Builder<'_>, op: OpId, i: usize, rows: ValueId) -> Result<ValueId> {
+/// The stack of a scan output: a buffer of `rows` × the slice shape,
+/// allocated before the loop when result `i`'s type fixes the slice shape
+/// (`Fixed`), else in the first iteration from the slice's own dims and
+/// carried through the loop (`Lazy`: an empty placeholder until then).
+#[derive(Clone, Copy)]
+enum Stack {
+    Fixed(ValueId),
+    Lazy,
+}
+
+fn stacked(b: &mut Builder<'_>, op: OpId, i: usize, rows: ValueId) -> Result<Stack> {
     let ty = result_memref_type(b.m, op, i)?;
     let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    if shape.is_empty() || shape[1..].contains(&DYN) {
-        return Err(op_error(b.m, op, "scan outputs need static slice shapes"));
+    if shape.is_empty() {
+        return Err(op_error(b.m, op, "a scan output must have a rank"));
+    }
+    if shape[1..].contains(&DYN) {
+        return Ok(Stack::Lazy);
     }
     let mut sizes = vec![rows];
     for &d in &shape[1..] {
         sizes.push(b.const_index(d));
     }
-    alloc_result(b, op, i, &sizes)
+    Ok(Stack::Fixed(alloc_result(b, op, i, &sizes)?))
+}
+
+/// The initial carried values of the lazy stacks: empty buffers.
+fn placeholders(b: &mut Builder<'_>, stacks: &[Stack], types: &[Type]) -> Vec<ValueId> {
+    let zero = b.const_index(0);
+    stacks
+        .iter()
+        .zip(types)
+        .filter(|(s, _)| matches!(s, Stack::Lazy))
+        .map(|(_, ty)| {
+            let n = ty
+                .shape()
+                .map_or(0, |s| s.iter().filter(|&&d| d == DYN).count());
+            alloc(b, ty, &vec![zero; n])
+        })
+        .collect()
+}
+
+/// Stores slice `y` as row `i` of its stack; a lazy stack (`carried`) is
+/// allocated at row 0 from `y`'s dims, which every later row must have.
+/// Returns the lazy stack to carry on.
+#[allow(clippy::too_many_arguments)]
+fn push_row(
+    b: &mut Builder<'_>,
+    op: OpId,
+    (stack, carried): (Stack, Option<ValueId>),
+    ty: &Type,
+    y: ValueId,
+    i: ValueId,
+    rows: ValueId,
+    out: usize,
+) -> Result<Option<ValueId>> {
+    let buf = match (stack, carried) {
+        (Stack::Fixed(s), _) => {
+            store_row(b, y, s, i);
+            return Ok(None);
+        }
+        (Stack::Lazy, Some(c)) => c,
+        (Stack::Lazy, None) => return Err(op_error(b.m, op, "a scan output lost its stack")),
+    };
+    let dy = dims(b, y);
+    let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
+    let mut sizes = vec![rows];
+    sizes.extend_from_slice(&dy);
+    let dynamic: Vec<ValueId> = shape
+        .iter()
+        .zip(&sizes)
+        .filter(|(&d, _)| d == DYN)
+        .map(|(_, &v)| v)
+        .collect();
+    let zero = b.const_index(0);
+    let first = b.cmpi(CmpI::Eq, i, zero);
+    let pick = b.scf_if(
+        first,
+        std::slice::from_ref(ty),
+        &mut |tb| vec![alloc(tb, ty, &dynamic)],
+        Some(&mut |_| vec![buf]),
+    );
+    let buf = b.m.results(pick)[0];
+    let ds = dims(b, buf);
+    for (k, (&have, &want)) in ds[1..].iter().zip(&dy).enumerate() {
+        let msg = format!("result {out}: slice dim {k} changes between iterations");
+        super::checks::equal(b, op, want, have, &msg)?;
+    }
+    store_row(b, y, buf, i);
+    Ok(Some(buf))
+}
+
+/// Stores the rows of one iteration's scan outputs `ys` at row `i`;
+/// returns the lazy stacks to carry on, in order.
+#[allow(clippy::too_many_arguments)]
+fn push_rows(
+    b: &mut Builder<'_>,
+    op: OpId,
+    stacks: &[Stack],
+    carried: &[ValueId],
+    (types, ys): (&[Type], &[ValueId]),
+    i: ValueId,
+    rows: ValueId,
+    first_out: usize,
+) -> Result<Vec<ValueId>> {
+    let mut lazy = carried.iter();
+    let mut next = Vec::with_capacity(carried.len());
+    for (j, &st) in stacks.iter().enumerate() {
+        let c = match st {
+            Stack::Lazy => lazy.next().copied(),
+            Stack::Fixed(_) => None,
+        };
+        if let Some(buf) = push_row(b, op, (st, c), &types[j], ys[j], i, rows, first_out + j)? {
+            next.push(buf);
+        }
+    }
+    Ok(next)
+}
+
+/// The final stacks in order: fixed ones and the carried lazy ones.
+fn final_stacks(stacks: &[Stack], lazy: &[ValueId]) -> Vec<ValueId> {
+    let mut l = lazy.iter();
+    stacks
+        .iter()
+        .filter_map(|s| match s {
+            Stack::Fixed(v) => Some(*v),
+            Stack::Lazy => l.next().copied(),
+        })
+        .collect()
 }
 
 pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -179,9 +394,10 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         let v = cx.input(b.m, op, 2 + i)?;
         inits.push(cast_to(b, v, t));
     }
-    let scans: Vec<ValueId> = (0..k)
+    let scans: Vec<Stack> = (0..k)
         .map(|j| stacked(b, op, n + j, max_trip))
         .collect::<Result<_>>()?;
+    inits.extend(placeholders(b, &scans, &types[n..]));
     let src = body_block(b, op, 0)?;
     if b.m.block_args(src).len() != 2 + n {
         return Err(op_error(
@@ -199,7 +415,7 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             let go = bb.andi(more, args[1]);
             (go, args.to_vec())
         },
-        &mut |ab, args| match loop_body(cx, ab, (op, src), args, (&types, &scans)) {
+        &mut |ab, args| match loop_body(cx, ab, (op, src), args, (&types, &scans), max_trip) {
             Ok(ys) => ys,
             Err(e) => {
                 err = Some(e);
@@ -211,9 +427,9 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         return Err(e);
     }
     let res = b.m.results(w).to_vec();
-    let mut out: Vec<ValueId> = res[2..].to_vec();
+    let mut out: Vec<ValueId> = res[2..2 + n].to_vec();
     // Scan outputs: the first `trips` rows of each stacked buffer.
-    for (j, &s) in scans.iter().enumerate() {
+    for (j, &s) in final_stacks(&scans, &res[2 + n..]).iter().enumerate() {
         let ty = &types[n + j];
         let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
         let mut sizes = dims(b, s);
@@ -231,10 +447,11 @@ fn loop_body(
     ab: &mut Builder<'_>,
     (op, src): (OpId, BlockId),
     args: &[ValueId],
-    (types, scans): (&[Type], &[ValueId]),
+    (types, scans): (&[Type], &[Stack]),
+    rows: ValueId,
 ) -> Result<Vec<ValueId>> {
-    let n = args.len().saturating_sub(2);
     let k = scans.len();
+    let n = types.len().saturating_sub(k);
     let body_args = ab.m.block_args(src).to_vec();
     let after = block_of(ab).ok_or_else(|| op_error(ab.m, op, "no block for the body"))?;
     let it = alloc(ab, &Type::memref(vec![], Type::i64()), &[]);
@@ -262,9 +479,9 @@ fn loop_body(
     for i in 0..n {
         yields.push(cast_to(ab, ys[1 + i], &types[i]));
     }
-    for (j, &s) in scans.iter().enumerate() {
-        store_row(ab, ys[1 + n + j], s, args[0]);
-    }
+    let lazy = &args[2 + n..];
+    let scan_io = (&types[n..], &ys[1 + n..]);
+    yields.extend(push_rows(ab, op, scans, lazy, scan_io, args[0], rows, n)?);
     Ok(yields)
 }
 
@@ -297,10 +514,11 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         .map(|i| cx.input(b.m, op, i))
         .collect::<Result<_>>()?;
     let trips = dims(b, inputs[n])[0];
-    let scans: Vec<ValueId> = (0..k)
+    let scans: Vec<Stack> = (0..k)
         .map(|j| stacked(b, op, n + j, trips))
         .collect::<Result<_>>()?;
-    let inits: Vec<ValueId> = (0..n).map(|i| cast_to(b, inputs[i], &types[i])).collect();
+    let mut inits: Vec<ValueId> = (0..n).map(|i| cast_to(b, inputs[i], &types[i])).collect();
+    inits.extend(placeholders(b, &scans, &types[n..]));
     let src = body_block(b, op, 0)?;
     let body_args = b.m.block_args(src).to_vec();
     if body_args.len() != nargs {
@@ -312,8 +530,9 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     }
     let bounds = Bounds::new(b);
     let mut err = None;
-    let f = b.scf_for(bounds.zero, trips, bounds.one, &inits, |ib, i, states| {
-        let states = states.to_vec();
+    let f = b.scf_for(bounds.zero, trips, bounds.one, &inits, |ib, i, carried| {
+        let carried = carried.to_vec();
+        let (states, lazy) = carried.split_at(n);
         for (j, &s) in states.iter().enumerate() {
             cx.bind(body_args[j], s);
         }
@@ -322,7 +541,7 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             cx.bind(body_args[n + j], row);
         }
         let Some(blk) = block_of(ib) else {
-            return states;
+            return carried;
         };
         let ys = match lower_region_block(cx, ib.m, src, blk) {
             Ok(ys) if ys.len() == n + k => ys,
@@ -332,22 +551,29 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
                     op,
                     "the body yields the wrong number of values",
                 ));
-                return states;
+                return carried;
             }
             Err(e) => {
                 err = Some(e);
-                return states;
+                return carried;
             }
         };
-        for (j, &s) in scans.iter().enumerate() {
-            store_row(ib, ys[n + j], s, i);
+        let mut next: Vec<ValueId> = (0..n).map(|j| cast_to(ib, ys[j], &types[j])).collect();
+        let scan_io = (&types[n..], &ys[n..]);
+        match push_rows(ib, op, &scans, lazy, scan_io, i, trips, n) {
+            Ok(l) => next.extend(l),
+            Err(e) => {
+                err = Some(e);
+                return carried;
+            }
         }
-        (0..n).map(|j| cast_to(ib, ys[j], &types[j])).collect()
+        next
     });
     if let Some(e) = err {
         return Err(e);
     }
-    let mut out = b.m.results(f).to_vec();
-    out.extend(scans);
+    let res = b.m.results(f).to_vec();
+    let mut out = res[..n].to_vec();
+    out.extend(final_stacks(&scans, &res[n..]));
     Ok(out)
 }

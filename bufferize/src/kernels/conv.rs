@@ -12,33 +12,19 @@ use ir::{Builder, OpId, Result, ValueId, DYN};
 use onnx::ops;
 
 pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    // The im2col/GEMM path wants unit strides.
-    let x = contiguous(b, cx.input(b.m, op, 0)?);
-    let w = contiguous(b, cx.input(b.m, op, 1)?);
-    let bias = if cx.has_input(b.m, op, 2) {
-        Some(cx.input(b.m, op, 2)?)
-    } else {
-        None
-    };
+    let (x, w) = (cx.input(b.m, op, 0)?, cx.input(b.m, op, 1)?);
     let (sx, sw) = (shape_of(b.m, x), shape_of(b.m, w));
     if sx.len() < 3 || sw.len() != sx.len() {
         return Err(op_error(b.m, op, "Conv expects X and W of equal rank >= 3"));
     }
     let attrs = ops::Conv::of(b.m, op);
-    // The kernel's extents: the weight's, else the kernel_shape attribute.
+    // The kernel's extents: the weight's, else the kernel_shape attribute
+    // (DYN: known at run time only).
     let kernel = match attrs.kernel_shape() {
         Some(k) if k.len() + 2 == sw.len() => k,
         _ => sw[2..].to_vec(),
     };
-    if kernel.contains(&DYN) {
-        return Err(op_error(
-            b.m,
-            op,
-            "Conv needs the kernel's extents: a weight of static spatial shape or kernel_shape",
-        ));
-    }
     let group = attrs.group();
-    let elem = elem_of(b.m, x);
     if group <= 0 || (sw[0] != DYN && sw[0] % group != 0) {
         return Err(op_error(
             b.m,
@@ -46,38 +32,60 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
             "group must divide the number of output channels",
         ));
     }
+    // The sliding-window and GEMM paths are built for the kernel's static
+    // extents; runtime ones take the direct nest.
+    if kernel.contains(&DYN) {
+        return direct_conv(cx, b, op, kernel, group);
+    }
     if let Some(r) = super::sliding::depthwise_conv(cx, b, op, kernel.clone(), group)? {
         return Ok(r);
     }
-    if super::matmul::gemm_elem(&elem) {
+    if super::matmul::gemm_elem(&elem_of(b.m, x)) {
         return gemm_conv(cx, b, op, kernel, group);
     }
-    if sw[1] == DYN || sw[0] == DYN {
-        return Err(op_error(
-            b.m,
-            op,
-            "Conv of this element type needs a weight of static shape",
-        ));
-    }
-    let spatial = Spatial::new(b.m, op, kernel.clone(), ops::Conv::of(b.m, op).into())?;
-    let dx = dims(b, x);
-    let c = b.const_index(sw[1].saturating_mul(group));
+    direct_conv(cx, b, op, kernel, group)
+}
+
+/// Conv as a loop nest per output element over the group's channels and
+/// the kernel taps (f16/bf16, or a kernel whose extents come at run time).
+fn direct_conv(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    kernel: Vec<i64>,
+    group: i64,
+) -> Result<Vec<ValueId>> {
+    let x = contiguous(b, cx.input(b.m, op, 0)?);
+    let w = contiguous(b, cx.input(b.m, op, 1)?);
+    let bias = cx.optional_input(b.m, op, 2)?;
+    let win = Spatial::new(b.m, op, kernel.clone(), ops::Conv::of(b.m, op).into())?;
+    let (dx, dw) = (dims(b, x), dims(b, w));
+    let ks: Vec<ValueId> = kernel
+        .iter()
+        .zip(&dw[2..])
+        .map(|(&k, &d)| if k == DYN { d } else { b.const_index(k) })
+        .collect();
+    let groups = b.const_index(group);
+    let channels = b.muli(dw[1], groups);
     let msg = "the input's channels differ from the weight's times group";
-    super::checks::equal(b, op, dx[1], c, msg)?;
-    let place = spatial.runtime(b, &dx[2..]);
-    let mut out_dims = vec![dx[0], b.const_index(sw[0])];
+    super::checks::equal(b, op, dx[1], channels, msg)?;
+    let rem = b.remui(dw[0], groups);
+    let zero = b.const_index(0);
+    let msg = "group does not divide the number of output channels";
+    super::checks::equal(b, op, rem, zero, msg)?;
+    if let Some(bv) = bias {
+        super::checks::per_channel(b, op, &[(2, bv)], dw[0])?;
+    }
+    let place = win.placement(b, &dx[2..], Some(&ks));
+    let mut out_dims = vec![dx[0], dw[0]];
     out_dims.extend(&place.outs);
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, out);
-    let (m_per_group, c_per_group) = (sw[0] / group, sw[1]);
     let acc_ty = scalar::acc_type(&elem);
     let bounds = Bounds::new(b);
-    let mut red_dims = vec![b.const_index(c_per_group)];
-    for &k in &kernel {
-        red_dims.push(b.const_index(k));
-    }
-    let mpg = b.const_index(m_per_group);
-    let cpg = b.const_index(c_per_group);
+    let mut red_dims = vec![dw[1]];
+    red_dims.extend_from_slice(&ks);
+    let (mpg, cpg) = (b.divui(dw[0], groups), dw[1]);
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let (n, mo) = (ivs[0], ivs[1]);
         let g = b.divsi(mo, mpg);
@@ -91,7 +99,7 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         };
         let sum = reduce_nest(b, &bounds, &red_dims, init, &mut |b, r, acc| {
             let c = b.add(c_base, r[0]);
-            let (pos, inside) = spatial.input_indices(b, &place, &ivs[2..], &r[1..]);
+            let (pos, inside) = win.input_indices(b, &place, &ivs[2..], &r[1..]);
             let mut xidx = vec![n, c];
             xidx.extend(pos);
             let xv = b.load(x, &xidx);

@@ -4,36 +4,50 @@
 //! the same scatter of column blocks into an image.
 
 use super::build::index_at;
-use super::window::Window;
-use super::{alloc_result, elem_of, shape_of};
+use super::{alloc_result, checks, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, Bounds};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
-use ir::{Builder, Module, OpId, Result, ValueId};
+use ir::{Builder, OpId, Result, ValueId};
 use onnx::ops;
 
 pub fn conv_transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let w = cx.input(b.m, op, 1)?;
     let bias = cx.optional_input(b.m, op, 2)?;
-    let xs = shape_of(b.m, x);
-    let ws = shape_of(b.m, w);
-    let out_ty = super::result_memref_type(b.m, op, 0)?;
-    let os = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    let sp = xs.len().saturating_sub(2);
-    let static_ok = |s: &[i64]| s.iter().all(|&d| d >= 0);
-    if sp == 0 || ws.len() != xs.len() || !static_ok(&xs) || !static_ok(&ws) || !static_ok(&os) {
-        return Err(op_error(b.m, op, "ConvTranspose needs static shapes"));
+    let (dx, dw) = (dims(b, x), dims(b, w));
+    let sp = dx.len().saturating_sub(2);
+    if sp == 0 || dw.len() != dx.len() {
+        return Err(op_error(b.m, op, "X and W must have the same rank >= 3"));
     }
     let group = ops::ConvTranspose::of(b.m, op).group();
-    if group < 1 || xs[1] % group != 0 {
-        return Err(op_error(b.m, op, "group must divide the input channels"));
+    if group < 1 {
+        return Err(op_error(b.m, op, "group must be positive"));
     }
-    let win = scatter_window(b.m, op, &xs, &ws, &os)?;
-    let dx = dims(b, x);
-    let od: Vec<ValueId> = os.iter().map(|&d| b.const_index(d)).collect();
+    let g = b.const_index(group);
+    let rem = b.remui(dx[1], g);
+    let zero = b.const_index(0);
+    checks::equal(b, op, rem, zero, "group does not divide the input channels")?;
+    checks::equal(b, op, dw[0], dx[1], "W's dim 0 differs from X's channels")?;
+    let geo = scatter_geometry(b, op, &dx, &dw)?;
+    let mg = dw[1];
+    let mut od = vec![dx[0], b.muli(mg, g)];
+    od.extend_from_slice(&geo.outs);
     let out = alloc_result(b, op, 0, &od)?;
+    if let Some(bb) = bias {
+        let n = dims(b, bb);
+        if n.len() != 1 {
+            return Err(op_error(b.m, op, "B must be 1-D"));
+        }
+        checks::equal(
+            b,
+            op,
+            n[0],
+            od[1],
+            "B's length differs from the output channels",
+        )?;
+    }
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
     let zero_v = b.zero(&elem);
@@ -44,22 +58,30 @@ pub fn conv_transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         };
         b.store(v, out, ivs);
     });
-    let cg = b.const_index(xs[1] / group);
-    let mg = b.const_index(ws[1]);
-    let kd: Vec<ValueId> = win.kernel.iter().map(|&k| b.const_index(k)).collect();
+    let cg = b.divui(dx[1], g);
     let mut ubs = dx.clone();
     ubs.push(mg);
-    ubs.extend_from_slice(&kd);
+    ubs.extend_from_slice(&geo.kernel);
     loop_nest(b, &bounds, &ubs, &mut |b, ivs| {
         let (n, ci) = (ivs[0], ivs[1]);
         let m = ivs[2 + sp];
         let ks = &ivs[3 + sp..];
         let mut oi = vec![n];
-        let g = b.divui(ci, cg);
-        let base = b.mul(g, mg);
-        oi.push(b.add(base, m));
-        let (pos, inside) = win.input_indices(b, &ivs[2..2 + sp], ks, &od[2..], bounds.zero);
-        oi.extend(pos);
+        let gi = b.divui(ci, cg);
+        let base = b.muli(gi, mg);
+        oi.push(b.addi(base, m));
+        let mut inside = b.const_bool(true);
+        for d in 0..sp {
+            // Input position i and kernel offset k reach i·s + k·d - pad.
+            let p = loops::scale_add(b, None, ivs[2 + d], geo.strides[d]);
+            let p = loops::scale_add(b, Some(p), ks[d], geo.dilations[d]);
+            let p = b.subi(p, geo.begins[d]);
+            let ge = b.cmp(Cmp::Ge, p, bounds.zero);
+            let lt = b.cmp(Cmp::Lt, p, od[2 + d]);
+            let ok = b.andi(ge, lt);
+            inside = b.andi(inside, ok);
+            oi.push(b.select(ok, p, bounds.zero));
+        }
         let xv = b.load(x, &ivs[..2 + sp]);
         let mut wi = vec![ci, m];
         wi.extend_from_slice(ks);
@@ -74,49 +96,130 @@ pub fn conv_transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
     Ok(vec![out])
 }
 
-/// The scatter as a Conv window read backwards: input position i and
-/// kernel offset k reach output i·s + k·d - pad_begin. Shapes are static
-/// (x, w, out of equal rank >= 3).
-fn scatter_window(m: &Module, op: OpId, xs: &[i64], ws: &[i64], os: &[i64]) -> Result<Window> {
-    let sp = xs.len() - 2;
-    let attrs = ops::ConvTranspose::of(m, op);
+/// The scatter as a Conv window read backwards, every extent a runtime
+/// value: the kernel (kernel_shape, else W's dims), the output extents
+/// and the begin pads.
+struct Scatter {
+    kernel: Vec<ValueId>,
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    outs: Vec<ValueId>,
+    begins: Vec<ValueId>,
+}
+
+/// Output extents: output_shape, else `in·s` for SAME, else
+/// `s·(in - 1) + output_padding + (k - 1)·d + 1 - pads`. Begin pads, as the
+/// ONNX reference: explicit pads win; else SAME_* split the total (floor
+/// division); else none.
+fn scatter_geometry(
+    b: &mut Builder<'_>,
+    op: OpId,
+    dx: &[ValueId],
+    dw: &[ValueId],
+) -> Result<Scatter> {
+    let sp = dx.len() - 2;
+    let attrs = ops::ConvTranspose::of(b.m, op);
     let or_all = |v: Option<Vec<i64>>, default: i64| v.unwrap_or_else(|| vec![default; sp]);
     let strides = or_all(attrs.strides(), 1);
     let dil = or_all(attrs.dilations(), 1);
     let out_pad = or_all(attrs.output_padding(), 0);
-    let kernel = attrs.kernel_shape().unwrap_or_else(|| ws[2..].to_vec());
-    if [&strides, &dil, &out_pad, &kernel]
-        .iter()
-        .any(|v| v.len() != sp)
+    let (auto, pads, given) = (
+        attrs.auto_pad().to_string(),
+        attrs.pads(),
+        attrs.output_shape(),
+    );
+    let kernel: Vec<ValueId> = match attrs.kernel_shape() {
+        Some(k) => k.iter().map(|&k| b.const_index(k)).collect(),
+        None => dw[2..].to_vec(),
+    };
+    let given = given.map(|g| g[g.len().saturating_sub(sp)..].to_vec());
+    if [&strides, &dil, &out_pad].iter().any(|v| v.len() != sp)
+        || kernel.len() != sp
+        || given.as_ref().is_some_and(|g| g.len() != sp)
+        || pads.as_ref().is_some_and(|p| p.len() != 2 * sp)
     {
         return Err(op_error(
-            m,
+            b.m,
             op,
             "attribute lengths differ from the spatial rank",
         ));
     }
-    let auto = attrs.auto_pad();
-    let pads = attrs.pads();
-    let begin: Vec<i64> = (0..sp)
-        .map(|i| {
-            let full = strides[i] * (xs[2 + i] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1;
-            let total = full - os[2 + i];
-            // As the ONNX reference: explicit pads win; else SAME_* split
-            // the total (floor division); else no padding.
-            match (&pads, auto) {
-                (Some(p), _) => p.get(i).copied().unwrap_or(0),
-                (None, "SAME_UPPER") => total.div_euclid(2),
-                (None, "SAME_LOWER") => total - total.div_euclid(2),
-                _ => 0,
+    let (mut outs, mut begins) = (Vec::with_capacity(sp), Vec::with_capacity(sp));
+    let (one, two) = (b.const_index(1), b.const_index(2));
+    for i in 0..sp {
+        // full = s·(in - 1) + output_padding + (k - 1)·d + 1
+        let m1 = b.subi(dx[2 + i], one);
+        let t = loops::scale_add(b, None, m1, strides[i]);
+        let km1 = b.subi(kernel[i], one);
+        let t = loops::scale_add(b, Some(t), km1, dil[i]);
+        let c = b.const_index(out_pad[i] + 1);
+        let full = b.addi(t, c);
+        let out = match (&given, auto.as_str(), &pads) {
+            (Some(g), _, _) => b.const_index(g[i]),
+            (None, "SAME_UPPER" | "SAME_LOWER", _) => {
+                loops::scale_add(b, None, dx[2 + i], strides[i])
             }
-        })
-        .collect();
-    Ok(Window {
+            (None, "NOTSET", Some(p)) => {
+                let c = b.const_index(p[i] + p[sp + i]);
+                b.subi(full, c)
+            }
+            (None, _, _) => full,
+        };
+        let total = b.subi(full, out);
+        let begin = match (&pads, auto.as_str()) {
+            (Some(p), _) => b.const_index(p[i]),
+            (None, "SAME_UPPER") => b.floordivsi(total, two),
+            (None, "SAME_LOWER") => {
+                let h = b.floordivsi(total, two);
+                b.subi(total, h)
+            }
+            _ => b.const_index(0),
+        };
+        let msg = format!("spatial axis {i} has no output extent");
+        let zero = b.const_index(0);
+        checks::compare(b, op, ir::builder::CmpI::Sgt, out, zero, &msg)?;
+        outs.push(out);
+        begins.push(begin);
+    }
+    Ok(Scatter {
         kernel,
         strides,
         dilations: dil,
-        pad_begin: begin,
+        outs,
+        begins,
     })
+}
+
+/// Col2Im's image rank: image_shape's length, which the result rank
+/// gives (checked against image_shape and block_shape at run time).
+fn image_rank(b: &mut Builder<'_>, op: OpId, img: ValueId, blk: ValueId) -> Result<usize> {
+    let what = "the length of image_shape";
+    let sp = super::ranked_result(b.m, op, 0, what)?
+        .len()
+        .saturating_sub(2);
+    let (di, db) = (dims(b, img), dims(b, blk));
+    let (&[ni], &[nb]) = (di.as_slice(), db.as_slice()) else {
+        return Err(op_error(b.m, op, "image_shape and block_shape must be 1-D"));
+    };
+    if sp == 0 {
+        return Err(op_error(b.m, op, "the result must have a spatial dim"));
+    }
+    let spv = b.const_index(sp as i64);
+    checks::equal(
+        b,
+        op,
+        ni,
+        spv,
+        "image_shape's length differs from the image rank",
+    )?;
+    checks::equal(
+        b,
+        op,
+        nb,
+        spv,
+        "block_shape's length differs from the image rank",
+    )?;
+    Ok(sp)
 }
 
 /// Col2Im: each column entry `(c·K + kernel offset, block)` of `[N, C·K, L]`
@@ -125,16 +228,7 @@ fn scatter_window(m: &Module, op: OpId, xs: &[i64], ws: &[i64], os: &[i64]) -> R
 pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let (img, blk) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
-    let sp = match shape_of(b.m, img).as_slice() {
-        [d] if *d > 0 => *d as usize,
-        _ => {
-            return Err(op_error(
-                b.m,
-                op,
-                "image_shape must be 1-D of static length",
-            ))
-        }
-    };
+    let sp = image_rank(b, op, img, blk)?;
     if shape_of(b.m, x).len() != 3 {
         return Err(op_error(b.m, op, "input must be [N, C·K, L]"));
     }

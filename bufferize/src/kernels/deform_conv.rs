@@ -4,21 +4,22 @@
 
 use super::interp::{self, Tap};
 use super::scalar;
-use super::{alloc_result, elem_of, finish, shape_of, store_converted};
+use super::{alloc_result, checks, elem_of, finish, store_converted};
 use crate::convert::{dims, Lowering};
 use crate::loops::{self, loop_nest, reduce_nest, Bounds};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
 
-/// Static channel and kernel sizes, and the window attributes.
+/// Channel and kernel sizes (runtime values), groups and the window
+/// attributes.
 struct Geometry {
-    ic: i64,
-    oc: i64,
-    icg: i64,
-    kh: i64,
-    kw: i64,
+    ic: ValueId,
+    oc: ValueId,
+    icg: ValueId,
+    kh: ValueId,
+    kw: ValueId,
     group: i64,
     offset_group: i64,
     strides: Vec<i64>,
@@ -27,41 +28,66 @@ struct Geometry {
 }
 
 fn geometry(
-    b: &Builder<'_>,
+    b: &mut Builder<'_>,
     op: OpId,
     x: ValueId,
     w: ValueId,
     offset: ValueId,
 ) -> Result<Geometry> {
-    let (sx, sw, so) = (shape_of(b.m, x), shape_of(b.m, w), shape_of(b.m, offset));
-    let ([_, ic, _, _], [oc, icg, kh, kw], [_, _, _, _]) =
-        (sx.as_slice(), sw.as_slice(), so.as_slice())
+    let (dx, dw, doff) = (dims(b, x), dims(b, w), dims(b, offset));
+    let (&[_, ic, _, _], &[oc, icg, kh, kw], &[_, oc2, _, _]) =
+        (dx.as_slice(), dw.as_slice(), doff.as_slice())
     else {
         return Err(op_error(b.m, op, "only 2-D DeformConv is supported"));
     };
-    let (ic, oc, icg, kh, kw) = (*ic, *oc, *icg, *kh, *kw);
     let attrs = ops::DeformConv::of(b.m, op);
-    let group = attrs.group();
-    let og = attrs.offset_group();
-    if [ic, oc, icg, kh, kw].contains(&DYN)
-        || group < 1
-        || og < 1
-        || ic != icg * group
-        || oc % group != 0
-        || ic % og != 0
-    {
-        return Err(op_error(
-            b.m,
-            op,
-            "inconsistent static channel and group sizes",
-        ));
-    }
+    let (group, og) = (attrs.group(), attrs.offset_group());
     let or_all = |v: Option<Vec<i64>>, n: usize, d: i64| v.unwrap_or_else(|| vec![d; n]);
     let (strides, dilations, pads) = (
         or_all(attrs.strides(), 2, 1),
         or_all(attrs.dilations(), 2, 1),
         or_all(attrs.pads(), 4, 0),
     );
+    if group < 1 || og < 1 {
+        return Err(op_error(b.m, op, "group and offset_group must be positive"));
+    }
+    let (g, ogv, zero) = (b.const_index(group), b.const_index(og), b.const_index(0));
+    let channels = b.muli(icg, g);
+    checks::equal(
+        b,
+        op,
+        ic,
+        channels,
+        "the input channels differ from W's times group",
+    )?;
+    let rem = b.remui(oc, g);
+    checks::equal(
+        b,
+        op,
+        rem,
+        zero,
+        "group does not divide the output channels",
+    )?;
+    let rem = b.remui(ic, ogv);
+    checks::equal(
+        b,
+        op,
+        rem,
+        zero,
+        "offset_group does not divide the input channels",
+    )?;
+    // Two offsets (y, x) per offset group and kernel tap.
+    let taps = b.muli(kh, kw);
+    let per_group = b.muli(taps, ogv);
+    let two = b.const_index(2);
+    let want = b.muli(per_group, two);
+    checks::equal(
+        b,
+        op,
+        oc2,
+        want,
+        "offset channels differ from 2 × offset_group × taps",
+    )?;
     if strides.len() != 2 || dilations.len() != 2 || pads.len() != 4 {
         return Err(op_error(
             b.m,
@@ -179,20 +205,15 @@ pub fn deform_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
     let geo = geometry(b, op, x, w, offset)?;
     let dx = dims(b, x);
     let doff = dims(b, offset);
-    let ocv = b.const_index(geo.oc);
-    let od = vec![dx[0], ocv, doff[2], doff[3]];
+    let od = vec![dx[0], geo.oc, doff[2], doff[3]];
     let out = alloc_result(b, op, 0, &od)?;
     let elem = elem_of(b.m, x);
     let f64t = Type::f64();
     let bounds = Bounds::new(b);
-    let (ocg, icg_v, icog) = (
-        b.const_index(geo.oc / geo.group),
-        b.const_index(geo.icg),
-        b.const_index(geo.ic / geo.offset_group),
-    );
-    let red = [icg_v, b.const_index(geo.kh), b.const_index(geo.kw)];
-    let kwv = b.const_index(geo.kw);
-    let khv = b.const_index(geo.kh);
+    let (g, og) = (b.const_index(geo.group), b.const_index(geo.offset_group));
+    let (ocg, icg_v, icog) = (b.divui(geo.oc, g), geo.icg, b.divui(geo.ic, og));
+    let red = [icg_v, geo.kh, geo.kw];
+    let (khv, kwv) = (geo.kh, geo.kw);
     let sampler = Sampler {
         op,
         geo: &geo,

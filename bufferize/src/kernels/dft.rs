@@ -6,11 +6,11 @@
 use super::build::index_at;
 use super::gather::wrap;
 use super::interp::{f64c, idx_to_f};
-use super::scalar;
 use super::{alloc_result, elem_of, finish, shape_of, store_converted};
+use super::{checks, scalar};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, Bounds};
-use ir::builder::Cmp;
+use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, Diagnostic, OpId, Result, Type, ValueId};
 use onnx::ops;
@@ -204,7 +204,8 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     }
     let attrs = ops::DFT::of(b.m, op);
     let inverse = attrs.inverse() != 0;
-    let irfft = inverse && attrs.onesided() != 0;
+    let onesided = attrs.onesided() != 0;
+    let irfft = inverse && onesided;
     let dx = dims(b, x);
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);
@@ -228,16 +229,21 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     } else {
         in_len
     };
-    let out_ty = super::result_memref_type(b.m, op, 0)?;
-    let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    if out_shape.len() != rank || out_shape.contains(&ir::DYN) {
-        return Err(op_error(b.m, op, "DFT needs a static result shape"));
-    }
-    let out_dims: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d)).collect();
-    let out = alloc_result(b, op, 0, &out_dims)?;
-    let (tw, lf) = Twiddle::new(b, length, if inverse { 1.0 } else { -1.0 });
     let two = b.const_index(2);
     let half = b.divui(length, two);
+    // Bins along the axis: the full length, or L/2 + 1 one-sided forward.
+    let bins = if onesided && !inverse {
+        b.addi(half, one)
+    } else {
+        length
+    };
+    let mut sizes: Vec<ValueId> = (0..rank - 1)
+        .map(|d| b.select(is_axis[d], bins, dx[d]))
+        .collect();
+    sizes.push(b.const_index(if irfft { 1 } else { 2 }));
+    let out_dims = static_or(b, op, &sizes)?;
+    let out = alloc_result(b, op, 0, &out_dims)?;
+    let (tw, lf) = Twiddle::new(b, length, if inverse { 1.0 } else { -1.0 });
     // Terms summed: the input bins (truncated/zero-padded to the length), or
     // every bin of the mirrored full spectrum for irfft.
     let terms = if irfft {
@@ -260,7 +266,7 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
         elem: elem_of(b.m, x),
         tw,
     };
-    let components = out_shape[rank - 1] as usize;
+    let components = if irfft { 1 } else { 2 };
     let mut err = None;
     loop_nest(b, &bounds, &out_dims[..rank - 1], &mut |b, ivs| {
         let mut acc = p.bin(b, &bounds, ivs, &mut err);
@@ -283,6 +289,25 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
         }
     });
     finish(err, vec![out])
+}
+
+/// The result's sizes: `sizes` where they are runtime values, the result
+/// type's where it fixes them (which shape inference already checked).
+fn static_or(b: &mut Builder<'_>, op: OpId, sizes: &[ValueId]) -> Result<Vec<ValueId>> {
+    let ty = super::result_memref_type(b.m, op, 0)?;
+    let shape = ty.shape().unwrap_or_default();
+    if shape.len() != sizes.len() {
+        return Err(op_error(
+            b.m,
+            op,
+            "result rank differs from the computed shape",
+        ));
+    }
+    Ok(shape
+        .iter()
+        .zip(sizes)
+        .map(|(&d, &v)| if d == ir::DYN { v } else { b.const_index(d) })
+        .collect())
 }
 
 /// STFT frames: the signal `[B, L, 1 or 2]`, the hop, the window and the
@@ -352,15 +377,7 @@ pub fn stft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     let hop = cx.input(b.m, op, 1)?;
     let window = cx.optional_input(b.m, op, 2)?;
     let flen_in = cx.optional_input(b.m, op, 3)?;
-    let out_ty = super::result_memref_type(b.m, op, 0)?;
-    let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    if out_shape.len() != 4 || out_shape.contains(&ir::DYN) {
-        return Err(op_error(
-            b.m,
-            op,
-            "STFT needs a static [B, frames, bins, 2] result",
-        ));
-    }
+    let onesided = ops::STFT::of(b.m, op).onesided() != 0;
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);
     let scalar_of = |b: &mut Builder<'_>, v: ValueId| {
@@ -381,8 +398,23 @@ pub fn stft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         Some(w) => b.minsi(w, length),
         None => length,
     };
-    let sig_len = dims(b, x)[1];
-    let out_dims: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d)).collect();
+    let dx = dims(b, x);
+    let sig_len = dx[1];
+    checks::compare(b, op, CmpI::Sgt, step, zero, "frame_step must be positive")?;
+    // frames = (L - frame_length) / step + 1 (none when the frame is longer).
+    let rest = b.subi(sig_len, length);
+    let q = b.floordivsi(rest, step);
+    let frames = b.addi(q, one);
+    let frames = b.maxsi(frames, zero);
+    let bins = if onesided {
+        let two = b.const_index(2);
+        let half = b.divui(length, two);
+        b.addi(half, one)
+    } else {
+        length
+    };
+    let two = b.const_index(2);
+    let out_dims = static_or(b, op, &[dx[0], frames, bins, two])?;
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, x);
     let (tw, _) = Twiddle::new(b, length, -1.0);

@@ -180,16 +180,19 @@ pub fn scatter_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let ind = cx.input(b.m, op, 1)?;
     let upd = cx.input(b.m, op, 2)?;
     let how = ops::ScatterND::of(b.m, op).reduction().to_string();
-    let si = shape_of(b.m, ind);
-    let k = si.last().copied().unwrap_or(-1);
     let rank = shape_of(b.m, x).len();
-    if k < 0 || k as usize > rank {
-        return Err(op_error(b.m, op, "needs indices with a static last dim"));
-    }
-    let k = k as usize;
+    // updates = indices[:-1] + data[k:]: their ranks give k.
+    let (ri, ru) = (shape_of(b.m, ind).len(), shape_of(b.m, upd).len());
+    let k = (ri + rank)
+        .checked_sub(ru + 1)
+        .filter(|&k| ri >= 1 && k <= rank)
+        .ok_or_else(|| op_error(b.m, op, "the ranks of data, indices and updates do not fit"))?;
     let dx = dims(b, x);
     let di = dims(b, ind);
     let q = di.len() - 1;
+    let kv = b.const_index(k as i64);
+    let msg = "the last dim of indices does not fit the ranks of data and updates";
+    checks::equal(b, op, di[q], kv, msg)?;
     let mut ubs = di[..q].to_vec();
     ubs.extend_from_slice(&dx[k..]);
     let du = dims(b, upd);
@@ -218,16 +221,27 @@ pub fn gather_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
     let x = cx.input(b.m, op, 0)?;
     let ind = cx.input(b.m, op, 1)?;
     let nb = usize::try_from(ops::GatherND::of(b.m, op).batch_dims()).unwrap_or(usize::MAX);
-    let si = shape_of(b.m, ind);
+    let ri = shape_of(b.m, ind).len();
     let rank = shape_of(b.m, x).len();
-    let k = si.last().copied().unwrap_or(-1);
-    if k < 0 || nb >= si.len() || nb + k as usize > rank {
-        return Err(op_error(b.m, op, "needs indices with a static last dim"));
-    }
-    let k = k as usize;
+    let what = "the last dim of indices";
+    let ro = super::ranked_result(b.m, op, 0, what)?.len();
+    // result = indices[:-1] + data[batch_dims + k:]: the ranks give k.
+    let k = (ri + rank)
+        .checked_sub(nb.saturating_add(ro).saturating_add(1))
+        .filter(|&k| nb < ri && nb + k <= rank)
+        .ok_or_else(|| {
+            op_error(
+                b.m,
+                op,
+                "the ranks of data, indices and the result do not fit",
+            )
+        })?;
     let dx = dims(b, x);
     let di = dims(b, ind);
     let q = di.len() - 1;
+    let kv = b.const_index(k as i64);
+    let msg = "the last dim of indices does not fit the ranks of data and the result";
+    checks::equal(b, op, di[q], kv, msg)?;
     let mut out_dims = di[..q].to_vec();
     out_dims.extend_from_slice(&dx[nb + k..]);
     same_dims(b, op, ("indices", &di[..nb]), &dx[..nb])?;

@@ -2,7 +2,7 @@
 //! accumulated in i32.
 
 use super::scalar;
-use super::window::Window;
+use super::window::Spatial;
 use super::{alloc_result, finish, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
@@ -143,36 +143,37 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
         cx.optional_input(b.m, op, 2)?,
         cx.optional_input(b.m, op, 3)?,
     );
-    let xs = shape_of(b.m, x);
-    let ws = shape_of(b.m, w);
-    let os = super::result_memref_type(b.m, op, 0)?
-        .shape()
-        .map(<[i64]>::to_vec)
-        .unwrap_or_default();
-    let sp = xs.len().saturating_sub(2);
-    if sp == 0
-        || ws.len() != xs.len()
-        || os.len() != xs.len()
-        || os.iter().chain(&ws).any(|&d| d < 0)
-    {
-        return Err(op_error(b.m, op, "ConvInteger needs static shapes"));
+    let (dx, dw) = (dims(b, x), dims(b, w));
+    let sp = dx.len().saturating_sub(2);
+    if sp == 0 || dw.len() != dx.len() {
+        return Err(op_error(b.m, op, "x and w must have the same rank >= 3"));
     }
     let attrs = ops::ConvInteger::of(b.m, op);
     if attrs.group() != 1 {
         return Err(op_error(b.m, op, "grouped ConvInteger is not supported"));
     }
-    let win = Window::new(b.m, op, ws[2..].to_vec(), attrs.into(), &xs, &os)?;
-    let dx = dims(b, x);
-    let od: Vec<ValueId> = os.iter().map(|&d| b.const_index(d)).collect();
+    // The kernel's extents: kernel_shape, else w's (runtime) dims.
+    let given = attrs.kernel_shape().filter(|k| k.len() == sp);
+    let kernel = given.clone().unwrap_or_else(|| vec![ir::DYN; sp]);
+    let win = Spatial::new(b.m, op, kernel, attrs.into())?;
+    let ks: Vec<ValueId> = match given {
+        Some(k) => k.iter().map(|&k| b.const_index(k)).collect(),
+        None => dw[2..].to_vec(),
+    };
+    let msg = "the input's channels differ from the weight's";
+    super::checks::equal(b, op, dx[1], dw[1], msg)?;
+    let place = win.placement(b, &dx[2..], Some(&ks));
+    let mut od = vec![dx[0], dw[0]];
+    od.extend(&place.outs);
     let out = alloc_result(b, op, 0, &od)?;
     let bounds = Bounds::new(b);
-    let mut red = vec![b.const_index(ws[1])];
-    red.extend(ws[2..].iter().map(|&k| b.const_index(k)));
+    let mut red = vec![dw[1]];
+    red.extend_from_slice(&ks);
     let mut err = None;
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let zero = b.const_int(0, Type::i(32));
         let s = reduce_nest(b, &bounds, &red, zero, &mut |b, r, acc| {
-            let (pos, inside) = win.input_indices(b, &ivs[2..], &r[1..], &dx[2..], bounds.zero);
+            let (pos, inside) = win.input_indices(b, &place, &ivs[2..], &r[1..]);
             let mut xi = vec![ivs[0], r[0]];
             xi.extend(pos);
             let mut wi = vec![ivs[1]];

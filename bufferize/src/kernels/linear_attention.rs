@@ -4,24 +4,25 @@
 //! the key ⊗ value outer product is added, and each query head reads its KV
 //! head's state. Inputs are `[B, T, heads·size]`.
 
-use super::scalar;
-use super::{alloc_result, elem_of, shape_of};
-use crate::convert::{alloc, Lowering};
-use crate::loops::{self, loop_nest, reduce_nest, Bounds};
+use super::{alloc_result, alloc_sized, checks, elem_of, scalar, shape_of};
+use crate::convert::{dims, Lowering};
+use crate::loops::{loop_nest, reduce_nest, Bounds};
+use ir::builder::CmpI;
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
 
 /// `t[n, s, h·size + d]` as f32.
-fn at3(b: &mut Builder<'_>, t: ValueId, size: i64, [n, s, h, d]: [ValueId; 4]) -> ValueId {
-    let base = loops::scale_add(b, None, h, size);
+fn at3(b: &mut Builder<'_>, t: ValueId, size: ValueId, [n, s, h, d]: [ValueId; 4]) -> ValueId {
+    let base = b.muli(h, size);
     let col = b.add(base, d);
     let v = b.load(t, &[n, s, col]);
     scalar::fcast(b, v, &Type::f32())
 }
 
-/// The operands and static sizes: batch, steps, heads, key and value
-/// head sizes, and the flags of the decay and beta layouts.
+/// The operands and sizes (runtime values but the head counts): batch,
+/// steps, heads, key and value head sizes, and the layouts of the decay
+/// and beta.
 struct Geo {
     q: ValueId,
     k: ValueId,
@@ -29,21 +30,53 @@ struct Geo {
     past: Option<ValueId>,
     decay: Option<ValueId>,
     beta: Option<ValueId>,
-    bs: i64,
-    t: i64,
+    bs: ValueId,
+    t: ValueId,
     qh: i64,
     kvh: i64,
-    dk: i64,
-    dv: i64,
+    dk: ValueId,
+    dv: ValueId,
     group: i64,
+    /// The `scale` attribute; 0 means 1/sqrt(d_k).
     scale: f64,
     /// The decay has one entry per key dim (else one per head).
-    decay_per_dim: bool,
+    decay_per_dim: Flag,
     /// One beta for every head.
-    beta_shared: bool,
+    beta_shared: Flag,
 }
 
-fn geometry(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Geo> {
+/// A condition known now or only at run time.
+#[derive(Clone, Copy)]
+enum Flag {
+    Known(bool),
+    Runtime(ValueId),
+}
+
+impl Flag {
+    /// `x == y` of two sizes.
+    fn equal(b: &mut Builder<'_>, x: ValueId, y: ValueId) -> Flag {
+        match (b.index_value(x), b.index_value(y)) {
+            (Some(p), Some(q)) => Flag::Known(p == q),
+            _ => Flag::Runtime(b.cmpi(CmpI::Eq, x, y)),
+        }
+    }
+
+    /// `x` when the condition holds, else `y`.
+    fn pick(self, b: &mut Builder<'_>, x: ValueId, y: ValueId) -> ValueId {
+        match self {
+            Flag::Known(c) => {
+                if c {
+                    x
+                } else {
+                    y
+                }
+            }
+            Flag::Runtime(c) => b.select(c, x, y),
+        }
+    }
+}
+
+fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
     let (q, k, v) = (
         cx.input(b.m, op, 0)?,
         cx.input(b.m, op, 1)?,
@@ -69,28 +102,53 @@ fn geometry(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Geo> {
             "decay/beta inputs do not fit the update_rule",
         ));
     }
-    let (qh, kvh) = (attrs.q_num_heads(), attrs.kv_num_heads());
-    let (sq, sv) = (shape_of(b.m, q), shape_of(b.m, v));
-    let ([bs, t, qhd], [_, _, vhd]) = (sq.as_slice(), sv.as_slice()) else {
-        return Err(op_error(b.m, op, "query, key and value must be 3-D"));
-    };
-    let (bs, t) = (*bs, *t);
+    let (qh, kvh, scale) = (attrs.q_num_heads(), attrs.kv_num_heads(), attrs.scale());
     let rank3 = |v: Option<ValueId>| v.is_none_or(|v| shape_of(b.m, v).len() == 3);
-    if !rank3(Some(k)) || !rank3(decay) || !rank3(beta) {
-        return Err(op_error(b.m, op, "key, decay and beta must be 3-D"));
-    }
-    if qh <= 0 || kvh <= 0 || qh % kvh != 0 || [bs, t, *qhd, *vhd].contains(&DYN) {
+    if !rank3(Some(q)) || !rank3(Some(k)) || !rank3(Some(v)) || !rank3(decay) || !rank3(beta) {
         return Err(op_error(
             b.m,
             op,
-            "needs static shapes and q_num_heads a multiple of kv_num_heads",
+            "query, key, value, decay and beta must be 3-D",
         ));
     }
-    let (dk, dv, group) = (qhd / qh, vhd / kvh, qh / kvh);
-    // 0 (the default) means 1/sqrt(d_k).
-    let scale = Some(attrs.scale())
-        .filter(|&s| s != 0.0)
-        .unwrap_or(1.0 / (dk as f64).sqrt());
+    if qh <= 0 || kvh <= 0 || qh % kvh != 0 {
+        return Err(op_error(
+            b.m,
+            op,
+            "needs q_num_heads a multiple of kv_num_heads",
+        ));
+    }
+    let (dq, dkey, dval) = (dims(b, q), dims(b, k), dims(b, v));
+    let (bs, t) = (dq[0], dq[1]);
+    let dk = per_head(b, op, dq[2], qh, "the query's hidden size")?;
+    let dv = per_head(b, op, dval[2], kvh, "the value's hidden size")?;
+    let kvh_v = b.const_index(kvh);
+    let key_hidden = b.muli(kvh_v, dk);
+    checks::equal(
+        b,
+        op,
+        dkey[2],
+        key_hidden,
+        "the key's hidden size differs from kv_num_heads × d_k",
+    )?;
+    for (i, d) in [(1, &dkey), (2, &dval)] {
+        checks::equal(
+            b,
+            op,
+            d[0],
+            bs,
+            &format!("input {i} dim 0 differs from the query's"),
+        )?;
+        checks::equal(
+            b,
+            op,
+            d[1],
+            t,
+            &format!("input {i} dim 1 differs from the query's"),
+        )?;
+    }
+    let (decay_per_dim, beta_shared) = layouts(b, (decay, beta), key_hidden);
+    let group = qh / kvh;
     Ok(Geo {
         q,
         k,
@@ -106,9 +164,48 @@ fn geometry(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<Geo> {
         dv,
         group,
         scale,
-        decay_per_dim: decay.is_some_and(|d| shape_of(b.m, d).last() == Some(&(kvh * dk))),
-        beta_shared: beta.is_some_and(|d| shape_of(b.m, d).last() == Some(&1)),
+        decay_per_dim,
+        beta_shared,
     })
+}
+
+/// Whether the decay has one entry per key dim (its last dim is
+/// `key_hidden`) and whether one beta serves every head (last dim 1).
+fn layouts(
+    b: &mut Builder<'_>,
+    (decay, beta): (Option<ValueId>, Option<ValueId>),
+    key_hidden: ValueId,
+) -> (Flag, Flag) {
+    let one = b.const_index(1);
+    let mut last_is = |v: Option<ValueId>, n: ValueId| match v {
+        Some(v) => {
+            let d = dims(b, v)[2];
+            Flag::equal(b, d, n)
+        }
+        None => Flag::Known(false),
+    };
+    (last_is(decay, key_hidden), last_is(beta, one))
+}
+
+/// `hidden / heads`, checked to divide at run time.
+fn per_head(
+    b: &mut Builder<'_>,
+    op: OpId,
+    hidden: ValueId,
+    heads: i64,
+    what: &str,
+) -> Result<ValueId> {
+    let h = b.const_index(heads);
+    let rem = b.remui(hidden, h);
+    let zero = b.const_index(0);
+    checks::equal(
+        b,
+        op,
+        rem,
+        zero,
+        &format!("{what} is not a multiple of its head count"),
+    )?;
+    Ok(b.divui(hidden, h))
 }
 
 /// The index constants and scratch buffers of the recurrence: the state
@@ -127,11 +224,9 @@ impl Rec<'_> {
     fn decay(&self, b: &mut Builder<'_>, dc: ValueId, [n, s, g]: [ValueId; 3]) {
         let (geo, bounds) = (self.g, self.bounds);
         loop_nest(b, bounds, &[self.dk_ub, self.dv_ub], &mut |b, dm| {
-            let e = if geo.decay_per_dim {
-                at3(b, dc, geo.dk, [n, s, g, dm[0]])
-            } else {
-                at3(b, dc, 1, [n, s, g, bounds.zero])
-            };
+            let size = geo.decay_per_dim.pick(b, geo.dk, bounds.one);
+            let d = geo.decay_per_dim.pick(b, dm[0], bounds.zero);
+            let e = at3(b, dc, size, [n, s, g, d]);
             let e = b.exp(e);
             let idx = [n, g, dm[0], dm[1]];
             let st = b.load(self.state, &idx);
@@ -154,8 +249,8 @@ impl Rec<'_> {
                         let kv = at3(b, geo.k, geo.dk, [n, s, g, d[0]]);
                         scalar::mul_acc(b, acc, st, kv)
                     });
-                    let head = if geo.beta_shared { bounds.zero } else { g };
-                    let be = at3(b, bt, 1, [n, s, head, bounds.zero]);
+                    let head = geo.beta_shared.pick(b, bounds.zero, g);
+                    let be = at3(b, bt, bounds.one, [n, s, head, bounds.zero]);
                     let diff = b.sub(vv, got);
                     b.mul(be, diff)
                 }
@@ -181,15 +276,23 @@ impl Rec<'_> {
 
 pub fn linear_attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let geo = geometry(cx, b, op)?;
-    let (bs, kvh, dk, dv) = (geo.bs, geo.kvh, geo.dk, geo.dv);
+    let (bs, dk, dv) = (geo.bs, geo.dk, geo.dv);
     let elem = elem_of(b.m, geo.q);
     let f32t = Type::f32();
     let bounds = Bounds::new(b);
-    let c = |b: &mut Builder<'_>, v: &[i64]| -> Vec<ValueId> {
-        v.iter().map(|&d| b.const_index(d)).collect()
-    };
-    let state_dims = c(b, &[bs, kvh, dk, dv]);
-    let state = alloc(b, &Type::memref(vec![bs, kvh, dk, dv], f32t.clone()), &[]);
+    let (kvh, qh) = (b.const_index(geo.kvh), b.const_index(geo.qh));
+    let state_dims = [bs, kvh, dk, dv];
+    if let Some(p) = geo.past {
+        let dp = dims(b, p);
+        if dp.len() != 4 {
+            return Err(op_error(b.m, op, "past_state must be 4-D"));
+        }
+        for (k, (&have, &want)) in dp.iter().zip(&state_dims).enumerate() {
+            let msg = format!("past_state dim {k} does not fit the query, key and value");
+            checks::equal(b, op, have, want, &msg)?;
+        }
+    }
+    let state = alloc_sized(b, &f32t, &state_dims);
     loop_nest(b, &bounds, &state_dims, &mut |b, ivs| {
         let s = match geo.past {
             Some(p) => {
@@ -200,15 +303,26 @@ pub fn linear_attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
         };
         b.store(s, state, ivs);
     });
-    let vt = alloc(b, &Type::memref(vec![bs, kvh, dv], f32t.clone()), &[]);
-    let y_dims = c(b, &[bs, geo.t, geo.qh * dv]);
-    let y = alloc_result(b, op, 0, &y_dims)?;
+    let vt = alloc_sized(b, &f32t, &[bs, kvh, dv]);
+    let hidden = b.muli(qh, dv);
+    let y = alloc_result(b, op, 0, &[bs, geo.t, hidden])?;
     let group_v = b.const_index(geo.group);
-    let t_ub = b.const_index(geo.t);
-    let bg = c(b, &[bs, kvh]);
-    let (dk_ub, dv_ub) = (b.const_index(dk), b.const_index(dv));
-    let read_dims = c(b, &[bs, geo.qh, dv]);
-    let scale_c = b.constant(&f32t, geo.scale);
+    let t_ub = geo.t;
+    let bg = [bs, kvh];
+    let (dk_ub, dv_ub) = (dk, dv);
+    let read_dims = [bs, qh, dv];
+    // 0 (the default) means 1/sqrt(d_k).
+    let scale_c = match (geo.scale, b.index_value(dk)) {
+        (s, _) if s != 0.0 => b.constant(&f32t, s),
+        (_, Some(d)) => b.constant(&f32t, 1.0 / (d as f64).sqrt()),
+        _ => {
+            let df = super::interp::idx_to_f(b, dk);
+            let r = b.sqrt(df);
+            let one = super::interp::f64c(b, 1.0);
+            let v = b.divf(one, r);
+            scalar::fcast(b, v, &f32t)
+        }
+    };
     let rec = Rec {
         g: &geo,
         bounds: &bounds,
@@ -238,7 +352,7 @@ pub fn linear_attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
             });
             let r = b.mul(scale_c, sum);
             let r = scalar::fcast(b, r, &elem);
-            let base = loops::scale_add(b, None, h, dv);
+            let base = b.muli(h, dv);
             let col = b.add(base, m);
             b.store(r, y, &[n, s, col]);
         });

@@ -264,22 +264,24 @@ pub fn det(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     let x = cx.input(b.m, op, 0)?;
     let sx = shape_of(b.m, x);
     let r = sx.len();
-    if r < 2 || sx[r - 1] != sx[r - 2] || sx[r - 1] == ir::DYN {
+    if r < 2 {
         return Err(op_error(
             b.m,
             op,
-            "Det needs square trailing dims of static size",
+            "Det needs square matrices in the last two dims",
         ));
     }
-    let n = sx[r - 1];
     let dx = dims(b, x);
+    let nv = dx[r - 1];
+    checks::equal(b, op, dx[r - 2], nv, "the last two dims differ")?;
     let out = alloc_result(b, op, 0, &dx[..r - 2])?;
     let elem = elem_of(b.m, x);
     let f64t = ir::Type::f64();
     let bounds = Bounds::new(b);
     let one = bounds.one;
-    let nv = b.const_index(n);
-    let a = crate::convert::alloc(b, &ir::Type::memref(vec![n, n], f64t.clone()), &[]);
+    let n = sx[r - 1];
+    let dynamic = if n == ir::DYN { vec![nv, nv] } else { vec![] };
+    let a = crate::convert::alloc(b, &ir::Type::memref(vec![n, n], f64t.clone()), &dynamic);
     let mut err = None;
     loop_nest(b, &bounds, &dx[..r - 2], &mut |b, batch| {
         let at = |i: ValueId, j: ValueId| -> Vec<ValueId> {

@@ -26,6 +26,7 @@ mod loss;
 mod lp_pool;
 mod matmul;
 mod misc;
+mod ml;
 mod nms;
 mod norm;
 mod pad;
@@ -41,6 +42,7 @@ mod slice;
 mod sliding;
 mod softmax;
 mod tfidf;
+mod trees;
 mod unique;
 mod window;
 
@@ -163,6 +165,14 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         K::Unique => k!(unique::unique),
         K::NonMaxSuppression => k!(nms::non_max_suppression),
         K::TfIdfVectorizer => k!(tfidf::tfidf),
+        // ai.onnx.ml models over rows of features.
+        K::Scaler => k!(ml::scaler),                  K::Normalizer => k!(ml::normalizer),
+        K::Imputer => k!(ml::imputer),                K::LabelEncoder => k!(ml::label_encoder),
+        K::LinearRegressor => k!(ml::linear_regressor),
+        K::LinearClassifier => k!(ml::linear_classifier),
+        K::TreeEnsembleRegressor => k!(trees::regressor),
+        K::TreeEnsembleClassifier => k!(trees::classifier),
+        K::TreeEnsemble => k!(trees::tree_ensemble),
         // Quantization, losses, windows and the rest.
         K::QuantizeLinear => k!(quant::quantize),     K::DequantizeLinear => k!(quant::dequantize),
         K::DynamicQuantizeLinear => k!(quant::dynamic_quantize),
@@ -202,10 +212,8 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         | K::QLinearConv | K::RandomNormal | K::RandomNormalLike | K::RandomUniform
         | K::RandomUniformLike | K::RegexFullMatch | K::StringConcat | K::StringNormalizer
         | K::StringSplit | K::Upsample | K::CastMap | K::CategoryMapper | K::DictVectorizer
-        | K::FeatureVectorizer | K::Imputer | K::LabelEncoder | K::LinearClassifier
-        | K::LinearRegressor | K::Normalizer | K::OneHotEncoder | K::SVMClassifier
-        | K::SVMRegressor | K::Scaler | K::TreeEnsemble | K::TreeEnsembleClassifier
-        | K::TreeEnsembleRegressor | K::ZipMap
+        | K::FeatureVectorizer | K::OneHotEncoder | K::SVMClassifier
+        | K::SVMRegressor | K::ZipMap
             => Err(op_error(b.m, op, "no bufferization for this op yet")),
     }
 }
@@ -216,6 +224,23 @@ pub fn result_memref_type(m: &Module, op: OpId, i: usize) -> Result<Type> {
         .result(op, i)
         .ok_or_else(|| op_error(m, op, format!("missing result #{i}")))?;
     memref_type(m, op, m.value_type(r))
+}
+
+/// The static shape (`DYN` for dynamic dims) of result `i`, which must be
+/// ranked: when it is not, `what` (an operand's length, say) decides the
+/// rank at run time, which a memref cannot express.
+pub fn ranked_result(m: &Module, op: OpId, i: usize, what: &str) -> Result<Vec<i64>> {
+    let r = m
+        .result(op, i)
+        .ok_or_else(|| op_error(m, op, format!("missing result #{i}")))?;
+    match m.value_type(r).shape() {
+        Some(s) => Ok(s.to_vec()),
+        None => Err(op_error(
+            m,
+            op,
+            format!("{what} determines the result rank and must be known at compile time"),
+        )),
+    }
 }
 
 /// Allocates the buffer of result `i` given every dim's size.
@@ -236,6 +261,22 @@ pub fn alloc_result(b: &mut Builder<'_>, op: OpId, i: usize, dims: &[ValueId]) -
         .map(|(_, &v)| v)
         .collect();
     Ok(alloc(b, &ty, &dynamic))
+}
+
+/// A fresh buffer of `elem` with dims `sizes`: the ones that are constants
+/// are static in its type.
+pub fn alloc_sized(b: &mut Builder<'_>, elem: &Type, sizes: &[ValueId]) -> ValueId {
+    let shape: Vec<i64> = sizes
+        .iter()
+        .map(|&v| b.index_value(v).filter(|&d| d >= 0).unwrap_or(DYN))
+        .collect();
+    let dynamic: Vec<ValueId> = sizes
+        .iter()
+        .zip(&shape)
+        .filter(|(_, &d)| d == DYN)
+        .map(|(&v, _)| v)
+        .collect();
+    alloc(b, &Type::memref(shape, elem.clone()), &dynamic)
 }
 
 /// Static shape of a memref value (`DYN` for dynamic dims).

@@ -12,7 +12,7 @@ use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::builder::{CmpF, CmpI};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId};
+use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 use onnx::ops;
 
 /// Which statistic the normalized value divides by.
@@ -398,19 +398,23 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let view = ops::GroupNormalization::of(b.m, op);
     let (eps, groups) = (view.epsilon(), view.num_groups());
     let xs = shape_of(b.m, x);
-    if xs.len() < 2 || xs[1] < 1 || groups < 1 || xs[1] % groups != 0 {
+    if xs.len() < 2 || groups < 1 || (xs[1] != DYN && xs[1] % groups != 0) {
         return Err(op_error(
             b.m,
             op,
-            "needs a static channel count divisible by num_groups",
+            "needs num_groups dividing the channel count",
         ));
     }
-    let per = xs[1] / groups;
     // View x as [N, G, C/G, spatial...] and normalize over dims 2.. of it.
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let g = b.const_index(groups);
-    let pc = b.const_index(per);
+    let rem = b.remui(dx[1], g);
+    let zero = b.const_index(0);
+    let msg = "num_groups does not divide the channel count";
+    super::checks::equal(b, op, rem, zero, msg)?;
+    let pc = b.divui(dx[1], g);
+    let per = if xs[1] == DYN { DYN } else { xs[1] / groups };
     let mut vshape: Vec<i64> = vec![xs[0], groups, per];
     vshape.extend_from_slice(&xs[2..]);
     let mut vsizes = vec![dx[0], g, pc];
@@ -419,6 +423,7 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let vty = Type::memref(vshape.clone(), elem);
     let xv = super::shape::reinterpret(b, x, &vty, &vshape, &vsizes);
     let reduced: Vec<usize> = (2..vshape.len()).collect();
+    let by_channel = group_params(b, op, (s, bias), dx[1], g)?;
     normalize(
         b,
         xv,
@@ -430,13 +435,49 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
             // Channel = group * per + k.
             let base = b.muli(idx[1], pc);
             let c = b.addi(base, idx[2]);
-            let r = affine(b, v, Some(s), Some(bias), &[c]);
+            let p = match by_channel {
+                Ok(true) => c,
+                Ok(false) => idx[1],
+                Err(flag) => b.select(flag, c, idx[1]),
+            };
+            let r = affine(b, v, Some(s), Some(bias), &[p]);
             let mut oi = vec![idx[0], c];
             oi.extend_from_slice(&idx[3..]);
             b.store(r, out, &oi);
         },
     );
     Ok(vec![out])
+}
+
+/// Whether GroupNormalization's scale and bias hold one entry per channel
+/// (opset 21) rather than per group (opset 18): known now, or a flag
+/// computed at run time. Their lengths are checked to be one or the other.
+fn group_params(
+    b: &mut Builder<'_>,
+    op: OpId,
+    (s, bias): (ValueId, ValueId),
+    c: ValueId,
+    g: ValueId,
+) -> Result<std::result::Result<bool, ValueId>> {
+    let (ds, db) = (dims(b, s), dims(b, bias));
+    let ([n], [nb]) = (ds.as_slice(), db.as_slice()) else {
+        return Err(op_error(b.m, op, "scale and bias must be 1-D"));
+    };
+    let msg = "bias length differs from the scale's";
+    super::checks::equal(b, op, *nb, *n, msg)?;
+    let msg = "scale length is neither the channel count nor num_groups";
+    let value = |v| super::checks::static_value(b.m, v);
+    if let (Some(n), Some(c), Some(g)) = (value(*n), value(c), value(g)) {
+        return match (n == c, n == g) {
+            (false, false) => Err(op_error(b.m, op, msg)),
+            (by_channel, _) => Ok(Ok(by_channel)),
+        };
+    }
+    let by_channel = b.cmpi(CmpI::Eq, *n, c);
+    let by_group = b.cmpi(CmpI::Eq, *n, g);
+    let ok = b.ori(by_channel, by_group);
+    super::checks::assert(b, op, ok, msg);
+    Ok(Err(by_channel))
 }
 
 pub fn mvn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {

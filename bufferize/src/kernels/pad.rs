@@ -111,24 +111,48 @@ fn amounts(
         }
         return Ok((begin, end));
     };
-    let n = shape_of(b.m, av).first().copied().unwrap_or(-1);
-    if n < 0 {
-        return Err(op_error(b.m, op, "Pad needs axes of static length"));
-    }
+    let (Some(&n), Some(&np)) = (dims(b, av).first(), dims(b, p).first()) else {
+        return Err(op_error(b.m, op, "pads and axes must be 1-D"));
+    };
+    let twice = b.addi(n, n);
+    super::checks::equal(b, op, np, twice, "pads does not have two entries per axis")?;
     let r = b.const_index(rank as i64);
-    for j in 0..n {
-        let a = index_at(b, av, Some(j));
+    // Each entry j sets the pads of the dim its axis names.
+    let pick = |b: &mut Builder<'_>, j: ValueId, acc: &[ValueId]| -> Vec<ValueId> {
+        let load = |b: &mut Builder<'_>, v: ValueId, i: ValueId| {
+            let e = b.load(v, &[i]);
+            super::build::to_index(b, e)
+        };
+        let a = load(b, av, j);
         let a = super::gather::wrap(b, a, r, bounds.zero);
-        let pb = index_at(b, p, Some(j));
-        let pe = index_at(b, p, Some(j + n));
+        let pb = load(b, p, j);
+        let jn = b.addi(j, n);
+        let pe = load(b, p, jn);
+        let mut next = acc.to_vec();
         for d in 0..rank {
             let dv = b.const_index(d as i64);
             let hit = b.cmpi(CmpI::Eq, a, dv);
-            begin[d] = b.select(hit, pb, begin[d]);
-            end[d] = b.select(hit, pe, end[d]);
+            next[d] = b.select(hit, pb, acc[d]);
+            next[rank + d] = b.select(hit, pe, acc[rank + d]);
+        }
+        next
+    };
+    let mut acc: Vec<ValueId> = begin.into_iter().chain(end).collect();
+    match b.index_value(n) {
+        // A few entries known now: unrolled.
+        Some(c) => {
+            for j in 0..c {
+                let jv = b.const_index(j);
+                acc = pick(b, jv, &acc);
+            }
+        }
+        None => {
+            let f = b.scf_for(bounds.zero, n, bounds.one, &acc, |b, j, a| pick(b, j, a));
+            acc = b.m.results(f).to_vec();
         }
     }
-    Ok((begin, end))
+    let end = acc.split_off(rank);
+    Ok((acc, end))
 }
 
 /// What an output position reads along one dim.

@@ -6,7 +6,7 @@ use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, ValueId, DYN};
+use ir::{Builder, OpId, Result, ValueId};
 use onnx::ops;
 
 /// The reduction of a pool: MaxPool / GlobalMaxPool or AveragePool /
@@ -31,11 +31,6 @@ fn combine(b: &mut Builder<'_>, kind: PoolKind, acc: ValueId, v: ValueId) -> Val
         PoolKind::Max => b.max(acc, v),
         PoolKind::Average => b.add(acc, v),
     }
-}
-
-fn shape_of_result(b: &Builder<'_>, op: OpId) -> Result<Vec<i64>> {
-    let ty = super::result_memref_type(b.m, op, 0)?;
-    Ok(ty.shape().map(<[i64]>::to_vec).unwrap_or_default())
 }
 
 pub fn global_pool(
@@ -92,40 +87,52 @@ pub fn global_pool(
 pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let ind = cx.input(b.m, op, 1)?;
-    let out_shape = shape_of_result(b, op)?;
+    let given = cx.optional_input(b.m, op, 2)?;
     let sx = shape_of(b.m, x);
     let attrs = ops::MaxUnpool::of(b.m, op);
     let kernel = attrs.kernel_shape();
     let sp = kernel.len();
     let strides = attrs.strides().unwrap_or_else(|| vec![1; sp]);
     let pads = attrs.pads().unwrap_or_else(|| vec![0; 2 * sp]);
-    if out_shape.contains(&DYN)
-        || sx.contains(&DYN)
-        || shape_of(b.m, ind) != sx
+    if shape_of(b.m, ind).len() != sx.len()
         || sx.len() != sp + 2
-        || out_shape.len() != sp + 2
         || strides.len() != sp
         || pads.len() != 2 * sp
     {
         return Err(op_error(
             b.m,
             op,
-            "MaxUnpool needs static shapes, indices shaped like X and window attributes per spatial dim",
+            "MaxUnpool needs indices of X's rank and window attributes per spatial dim",
         ));
     }
-    let mut unpooled = sx[..2].to_vec();
-    for d in 0..sp {
-        unpooled.push((sx[d + 2] - 1) * strides[d] - (pads[d] + pads[sp + d]) + kernel[d]);
+    let dx = dims(b, x);
+    let di = dims(b, ind);
+    for (d, (&a, &c)) in di.iter().zip(&dx).enumerate() {
+        super::checks::equal(b, op, a, c, &format!("indices dim {d} differs from X's"))?;
     }
-    let od: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d)).collect();
+    // The unpooled extents (in - 1)·stride - pads + kernel.
+    let mut ud = dx[..2].to_vec();
+    for d in 0..sp {
+        let one = b.const_index(1);
+        let m1 = b.subi(dx[d + 2], one);
+        let s = crate::loops::scale_add(b, None, m1, strides[d]);
+        let c = b.const_index(kernel[d] - pads[d] - pads[sp + d]);
+        let e = b.addi(s, c);
+        // An empty extent drops every index; 1 keeps the decoding defined.
+        ud.push(b.maxsi(e, one));
+    }
+    let od: Vec<ValueId> = match given {
+        Some(g) => (0..sp as i64 + 2)
+            .map(|d| super::build::index_at(b, g, Some(d)))
+            .collect(),
+        None => ud.clone(),
+    };
     let out = alloc_result(b, op, 0, &od)?;
     let elem = elem_of(b.m, out);
     let bounds = Bounds::new(b);
     let zero_v = b.zero(&elem);
     loop_nest(b, &bounds, &od, &mut |b, ivs| b.store(zero_v, out, ivs));
-    let total: i64 = unpooled.iter().product();
-    let ud: Vec<ValueId> = unpooled.iter().map(|&d| b.const_index(d)).collect();
-    let dx = dims(b, x);
+    let total = super::checks::count(b, &ud);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let v = b.load(x, ivs);
         let i = b.load(ind, ivs);
@@ -133,8 +140,7 @@ pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
         // Indices outside the unpooled tensor, or positions outside the
         // result, are dropped.
         let ge = b.cmp(Cmp::Ge, i, bounds.zero);
-        let n = b.const_index(total);
-        let lt = b.cmp(Cmp::Lt, i, n);
+        let lt = b.cmp(Cmp::Lt, i, total);
         let mut ok = b.andi(ge, lt);
         let mut rest = b.select(ok, i, bounds.zero);
         let mut idx = vec![bounds.zero; ud.len()];

@@ -4,71 +4,83 @@
 //! `[B, S, H·D]` with `num_heads`; caches `[P, R/2]` indexed by
 //! `position_ids [B, S]`, or `[B, S, R/2]` without them.
 
-use super::scalar;
-use super::{alloc_result, elem_of, shape_of};
+use super::{alloc_result, elem_of};
+use super::{checks, scalar};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, Bounds};
-use ir::builder::Cmp;
+use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
+
+/// The head size D (a runtime value), whether the input is 3-D, and the
+/// rotated size (checked against D at run time).
+fn head_sizes(
+    b: &mut Builder<'_>,
+    op: OpId,
+    dx: &[ValueId],
+    num_heads: Option<i64>,
+    rot_attr: i64,
+) -> Result<(ValueId, bool, ValueId)> {
+    let (head_v, heads3) = match dx.len() {
+        4 => (dx[3], false),
+        3 => {
+            let h = num_heads.unwrap_or(0);
+            if h <= 0 {
+                return Err(op_error(b.m, op, "3-D input needs num_heads"));
+            }
+            let hv = b.const_index(h);
+            let rem = b.remui(dx[2], hv);
+            let zero = b.const_index(0);
+            let msg = "num_heads does not divide the hidden size";
+            checks::equal(b, op, rem, zero, msg)?;
+            (b.divui(dx[2], hv), true)
+        }
+        _ => return Err(op_error(b.m, op, "input must be 3-D or 4-D")),
+    };
+    let rot_v = match rot_attr {
+        0 => head_v,
+        r if r > 0 && r % 2 == 0 => {
+            let rv = b.const_index(r);
+            let msg = "rotary_embedding_dim exceeds the head size";
+            checks::compare(b, op, CmpI::Sle, rv, head_v, msg)?;
+            rv
+        }
+        _ => return Err(op_error(b.m, op, "invalid rotary_embedding_dim")),
+    };
+    Ok((head_v, heads3, rot_v))
+}
 
 pub fn rotary(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let (cos, sin) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
     let pos = cx.optional_input(b.m, op, 3)?;
-    let sx = shape_of(b.m, x);
     let attrs = ops::RotaryEmbedding::of(b.m, op);
-    // Head size D and, for 3-D input, the head count.
-    let (head, heads3) = match sx.as_slice() {
-        [_, _, _, d] => (*d, None),
-        [_, _, hidden] => {
-            let h = attrs.num_heads().unwrap_or(0);
-            if h <= 0 || *hidden == DYN || hidden % h != 0 {
-                return Err(op_error(
-                    b.m,
-                    op,
-                    "3-D input needs num_heads dividing the hidden size",
-                ));
-            }
-            (hidden / h, Some(h))
-        }
-        _ => return Err(op_error(b.m, op, "input must be 3-D or 4-D")),
-    };
-    if head == DYN {
-        return Err(op_error(b.m, op, "needs a static head size"));
-    }
-    let rot = match attrs.rotary_embedding_dim() {
-        0 => head,
-        r if r > 0 && r <= head && r % 2 == 0 => r,
-        _ => return Err(op_error(b.m, op, "invalid rotary_embedding_dim")),
-    };
-    let half = rot / 2;
     let interleaved = attrs.interleaved() != 0;
-    let elem = elem_of(b.m, x);
+    let (num_heads, rot_attr) = (attrs.num_heads(), attrs.rotary_embedding_dim());
     let dx = dims(b, x);
-    let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
-    let (head_v, half_v, rot_v) = (b.const_index(head), b.const_index(half), b.const_index(rot));
+    let (head_v, heads3, rot_v) = head_sizes(b, op, &dx, num_heads, rot_attr)?;
+    let elem = elem_of(b.m, x);
+    let out = alloc_result(b, op, 0, &dx)?;
     let two = b.const_index(2);
+    let half_v = b.divui(rot_v, two);
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         // (batch, seq, d within the head) and the index of entry d' of this head.
-        let (n, s, d) = match heads3 {
-            Some(_) => {
-                let d = b.remui(ivs[2], head_v);
-                (ivs[0], ivs[1], d)
-            }
-            None => (ivs[0], ivs[2], ivs[3]),
+        let (n, s, d) = if heads3 {
+            let d = b.remui(ivs[2], head_v);
+            (ivs[0], ivs[1], d)
+        } else {
+            (ivs[0], ivs[2], ivs[3])
         };
         let at = |b: &mut Builder<'_>, dd: ValueId| -> Vec<ValueId> {
             let mut idx = ivs.to_vec();
             let last = idx.len() - 1;
-            idx[last] = match heads3 {
-                Some(_) => {
-                    let base = b.sub(ivs[last], d);
-                    b.add(base, dd)
-                }
-                None => dd,
+            idx[last] = if heads3 {
+                let base = b.sub(ivs[last], d);
+                b.add(base, dd)
+            } else {
+                dd
             };
             idx
         };

@@ -179,18 +179,11 @@ pub fn squeeze(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let x = cx.input(b.m, op, 0)?;
     let sx = shape_of(b.m, x);
     let dx = dims(b, x);
-    let out_shape = result_shape(b, op)?;
     let axes = constant_ints(b.m, op, 1);
     let out = if axes.is_none() && cx.has_input(b.m, op, 1) {
-        // Axes known only at runtime: the inferred result shape.
-        if out_shape.contains(&DYN) {
-            return Err(op_error(
-                b.m,
-                op,
-                "Squeeze with runtime axes needs a static result shape",
-            ));
-        }
-        out_shape.iter().map(|&d| b.const_index(d)).collect()
+        let a = cx.input(b.m, op, 1)?;
+        let out_shape = super::ranked_result(b.m, op, 0, "the length of the axes input")?;
+        runtime_squeeze(b, op, a, &dx, &out_shape)?
     } else {
         let drop: Vec<usize> = match axes {
             Some(a) => a
@@ -241,6 +234,72 @@ pub fn unsqueeze(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         }
     }
     finish_reshape(b, op, x, out)
+}
+
+/// Squeeze sizes with axes known only at runtime: their count is the
+/// rank difference; output dim j is the j-th input dim no axis names.
+/// Checks that the named dims are 1 and that no axis repeats.
+fn runtime_squeeze(
+    b: &mut Builder<'_>,
+    op: OpId,
+    a: ValueId,
+    dx: &[ValueId],
+    out_shape: &[i64],
+) -> Result<Vec<ValueId>> {
+    let (r, q) = (dx.len(), out_shape.len());
+    let n = r
+        .checked_sub(q)
+        .ok_or_else(|| op_error(b.m, op, "the result rank exceeds the input rank"))?;
+    let Some(&len) = dims(b, a).first() else {
+        return Err(op_error(b.m, op, "axes must be 1-D"));
+    };
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let nv = b.const_index(n as i64);
+    checks::equal(
+        b,
+        op,
+        len,
+        nv,
+        "axes has another length than the rank difference",
+    )?;
+    let rv = b.const_index(r as i64);
+    let listed: Vec<ValueId> = (0..n)
+        .map(|j| {
+            let v = super::build::index_at(b, a, Some(j as i64));
+            super::gather::wrap(b, v, rv, zero)
+        })
+        .collect();
+    let mut out: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d.max(1))).collect();
+    let mut src = zero;
+    let mut ones = b.const_bool(true);
+    for (i, &d) in dx.iter().enumerate() {
+        let iv = b.const_index(i as i64);
+        let mut named = b.const_bool(false);
+        for &l in &listed {
+            let e = b.cmpi(CmpI::Eq, l, iv);
+            named = b.ori(named, e);
+        }
+        let fals = b.const_bool(false);
+        let kept = b.cmpi(CmpI::Eq, named, fals);
+        let is1 = b.cmpi(CmpI::Eq, d, one);
+        let ok = b.ori(is1, kept);
+        ones = b.andi(ones, ok);
+        for (j, o) in out.iter_mut().enumerate() {
+            if out_shape[j] != DYN {
+                continue;
+            }
+            let jv = b.const_index(j as i64);
+            let at = b.cmpi(CmpI::Eq, src, jv);
+            let here = b.andi(at, kept);
+            *o = b.select(here, d, *o);
+        }
+        let inc = b.addi(src, one);
+        src = b.select(named, src, inc);
+    }
+    checks::assert(b, op, ones, "an axis names a dim that is not 1");
+    let qv = b.const_index(q as i64);
+    checks::equal(b, op, src, qv, "axes repeat an axis")?;
+    Ok(out)
 }
 
 /// Unsqueeze sizes with axes known only at runtime: position `i` is 1 when

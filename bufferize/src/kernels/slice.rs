@@ -161,12 +161,16 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
     let dx = dims(b, x);
     let starts = cx.input(b.m, op, 1)?;
     let ends = cx.input(b.m, op, 2)?;
-    let n = shape_of(b.m, starts).first().copied().unwrap_or(-1);
-    if n < 0 {
-        return Err(op_error(b.m, op, "Slice needs starts of static length"));
-    }
     let axes = cx.optional_input(b.m, op, 3)?;
     let steps = cx.optional_input(b.m, op, 4)?;
+    // The entry count: starts', else the constant axes' (checked below).
+    let n = match (shape_of(b.m, starts).as_slice(), constant_ints(b.m, op, 3)) {
+        ([n], _) if *n != DYN => *n,
+        (_, Some(a)) if axes.is_some() => a.len() as i64,
+        ([_], _) => return runtime_count_params(b, op, x, [starts, ends], (axes, steps)),
+        _ => return Err(op_error(b.m, op, "starts must be 1-D")),
+    };
+    entry_counts(b, op, [Some(starts), Some(ends), axes, steps], Some(n))?;
     let const_steps = match steps {
         Some(_) => constant_ints(b.m, op, 4),
         None => Some(vec![1; n as usize]),
@@ -229,6 +233,106 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
             }
         }
     }
+    let (first, sizes) = extents(b, &dx, [&st, &en, &sp], &touched);
+    Ok(Params {
+        first,
+        sizes,
+        steps: sp,
+        positive_steps: static_sp,
+    })
+}
+
+/// Asserts that starts, ends, axes and steps (the ones given) have `n`
+/// entries, or, without `n`, as many as starts; returns the count.
+fn entry_counts(
+    b: &mut Builder<'_>,
+    op: OpId,
+    ops: [Option<ValueId>; 4],
+    n: Option<i64>,
+) -> Result<ValueId> {
+    let names = ["starts", "ends", "axes", "steps"];
+    let mut count = n.map(|n| b.const_index(n));
+    for (v, name) in ops.iter().zip(names) {
+        let Some(v) = *v else { continue };
+        let Some(&len) = dims(b, v).first() else {
+            return Err(op_error(b.m, op, format!("{name} must be 1-D")));
+        };
+        match count {
+            None => count = Some(len),
+            Some(c) => {
+                let msg = format!("{name} has another length than starts");
+                super::checks::equal(b, op, len, c, &msg)?;
+            }
+        }
+    }
+    count.ok_or_else(|| op_error(b.m, op, "Slice needs starts"))
+}
+
+/// Runtime parameters when the entry count is known only at run time: a
+/// loop over the entries picks, per dim, the start, end and step of the
+/// entry whose axis names it.
+fn runtime_count_params(
+    b: &mut Builder<'_>,
+    op: OpId,
+    x: ValueId,
+    [starts, ends]: [ValueId; 2],
+    (axes, steps): (Option<ValueId>, Option<ValueId>),
+) -> Result<Params> {
+    let dx = dims(b, x);
+    let rank = dx.len();
+    let n = entry_counts(b, op, [Some(starts), Some(ends), axes, steps], None)?;
+    let bounds = Bounds::new(b);
+    let (zero, one) = (bounds.zero, bounds.one);
+    let rank_v = b.const_index(rank as i64);
+    let mut init = vec![zero; rank];
+    init.extend_from_slice(&dx);
+    init.extend(std::iter::repeat_n(one, rank));
+    let f = b.scf_for(zero, n, one, &init, |b, j, acc| {
+        let at = |b: &mut Builder<'_>, v: ValueId| {
+            let e = b.load(v, &[j]);
+            super::build::to_index(b, e)
+        };
+        let (s, e) = (at(b, starts), at(b, ends));
+        let p = steps.map_or(one, |v| at(b, v));
+        let a = match axes {
+            Some(av) => {
+                let a = at(b, av);
+                wrap(b, a, rank_v, zero)
+            }
+            None => j,
+        };
+        let mut next = acc.to_vec();
+        for d in 0..rank {
+            let dv = b.const_index(d as i64);
+            let hit = b.cmpi(CmpI::Eq, a, dv);
+            for (k, v) in [s, e, p].into_iter().enumerate() {
+                next[k * rank + d] = b.select(hit, v, acc[k * rank + d]);
+            }
+        }
+        next
+    });
+    let r = b.m.results(f).to_vec();
+    let (st, en, sp) = (&r[..rank], &r[rank..2 * rank], r[2 * rank..].to_vec());
+    let touched = vec![Some(one); rank];
+    let (first, sizes) = extents(b, &dx, [st, en, &sp], &touched);
+    Ok(Params {
+        first,
+        sizes,
+        steps: sp,
+        positive_steps: steps.is_none().then(|| vec![1; rank]),
+    })
+}
+
+/// First index and count per dim from the (unclamped) starts, ends and
+/// steps; dims no entry touches keep their size.
+fn extents(
+    b: &mut Builder<'_>,
+    dx: &[ValueId],
+    [st, en, sp]: [&[ValueId]; 3],
+    touched: &[Option<ValueId>],
+) -> (Vec<Ix>, Vec<ValueId>) {
+    let rank = dx.len();
+    let (zero, one) = (b.const_index(0), b.const_index(1));
     let mut sizes = Vec::with_capacity(rank);
     let mut first = Vec::with_capacity(rank);
     for d in 0..rank {
@@ -257,12 +361,7 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
         sizes.push(cnt);
         first.push(Ix::V(s));
     }
-    Ok(Params {
-        first,
-        sizes,
-        steps: sp,
-        positive_steps: static_sp,
-    })
+    (first, sizes)
 }
 
 /// `memref.subview` of `x` (same rank) with positive static `steps`; the

@@ -41,6 +41,20 @@ fn grams(b: &Builder<'_>, op: OpId, min: i64, max: i64) -> Result<Vec<(Vec<i64>,
     Ok(out)
 }
 
+/// The output columns: the result's last dim, else one past the largest
+/// n-gram index (the attribute fixes the count).
+fn columns(b: &Builder<'_>, op: OpId, last: Option<i64>) -> Result<i64> {
+    let indexes = ops::TfIdfVectorizer::of(b.m, op).ngram_indexes();
+    let cols = match last {
+        Some(c) if c != ir::DYN => c,
+        _ => indexes.iter().max().map_or(0, |&m| m.saturating_add(1)),
+    };
+    if cols < 0 || indexes.iter().any(|&i| i < 0 || i >= cols) {
+        return Err(op_error(b.m, op, "ngram_indexes out of the output columns"));
+    }
+    Ok(cols)
+}
+
 pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = cx.input(b.m, op, 0)?;
     let rank = shape_of(b.m, x).len();
@@ -63,16 +77,14 @@ pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     };
     let out_ty = super::result_memref_type(b.m, op, 0)?;
     let out_shape = out_ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    let cols = match out_shape.last() {
-        Some(&c) if c != ir::DYN && out_shape.len() == rank => c,
-        _ => {
-            return Err(op_error(
-                b.m,
-                op,
-                "expects a static number of output columns",
-            ))
-        }
-    };
+    if out_shape.len() != rank {
+        return Err(op_error(
+            b.m,
+            op,
+            "the result rank differs from the input's",
+        ));
+    }
+    let cols = columns(b, op, out_shape.last().copied())?;
     let cv = b.const_index(cols);
     let out_dims = if rank == 2 { vec![rows, cv] } else { vec![cv] };
     let out = alloc_result(b, op, 0, &out_dims)?;

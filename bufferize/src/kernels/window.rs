@@ -33,137 +33,6 @@ macro_rules! window_attrs_of {
 }
 window_attrs_of!(Conv, ConvInteger, MaxPool, AveragePool, LpPool);
 
-pub struct Window {
-    pub kernel: Vec<i64>,
-    pub strides: Vec<i64>,
-    pub dilations: Vec<i64>,
-    pub pad_begin: Vec<i64>,
-}
-
-impl Window {
-    /// The window of `attrs` for the spatial dims of `in_shape` (N, C, D...).
-    pub fn new(
-        m: &Module,
-        op: OpId,
-        kernel: Vec<i64>,
-        attrs: WindowAttrs<'_>,
-        in_shape: &[i64],
-        out_shape: &[i64],
-    ) -> Result<Window> {
-        let s = kernel.len();
-        let strides = attrs.strides.unwrap_or_else(|| vec![1; s]);
-        let dilations = attrs.dilations.unwrap_or_else(|| vec![1; s]);
-        if strides.len() != s
-            || dilations.len() != s
-            || in_shape.len() != s + 2
-            || out_shape.len() != s + 2
-        {
-            return Err(op_error(
-                m,
-                op,
-                "strides, dilations and kernel rank must match the spatial rank",
-            ));
-        }
-        let auto_pad = attrs.auto_pad;
-        let pad_begin = match auto_pad {
-            "NOTSET" => {
-                let pads = attrs.pads.unwrap_or_else(|| vec![0; 2 * s]);
-                if pads.len() != 2 * s {
-                    return Err(op_error(
-                        m,
-                        op,
-                        "pads must have two entries per spatial dim",
-                    ));
-                }
-                pads[..s].to_vec()
-            }
-            "VALID" => vec![0; s],
-            "SAME_UPPER" | "SAME_LOWER" => {
-                let mut begin = Vec::with_capacity(s);
-                for i in 0..s {
-                    let (inp, out) = (in_shape[i + 2], out_shape[i + 2]);
-                    if inp == DYN || out == DYN {
-                        return Err(op_error(m, op, "auto_pad SAME needs static spatial dims"));
-                    }
-                    let eff = (kernel[i] - 1) * dilations[i] + 1;
-                    let total = ((out - 1) * strides[i] + eff - inp).max(0);
-                    let b = if auto_pad == "SAME_UPPER" {
-                        total / 2
-                    } else {
-                        total - total / 2
-                    };
-                    begin.push(b);
-                }
-                begin
-            }
-            other => return Err(op_error(m, op, format!("unknown auto_pad '{other}'"))),
-        };
-        Ok(Window {
-            kernel,
-            strides,
-            dilations,
-            pad_begin,
-        })
-    }
-
-    /// Input position (unclamped, may be in the pads) of output position `o`
-    /// plus kernel offset `k` in spatial dim `i`.
-    pub fn position(&self, b: &mut Builder<'_>, i: usize, o: ValueId, k: ValueId) -> ValueId {
-        let base = loops::scale_add(b, None, o, self.strides[i]);
-        let pos = loops::scale_add(b, Some(base), k, self.dilations[i]);
-        if self.pad_begin[i] != 0 {
-            let p = b.const_index(self.pad_begin[i]);
-            b.sub(pos, p)
-        } else {
-            pos
-        }
-    }
-
-    /// For output position `o` and kernel offset `k` in spatial dim `i`:
-    /// the input index clamped into range and whether it was in range.
-    pub fn input_index(
-        &self,
-        b: &mut Builder<'_>,
-        i: usize,
-        o: ValueId,
-        k: ValueId,
-        size: ValueId,
-        zero: ValueId,
-    ) -> (ValueId, ValueId) {
-        let pos = self.position(b, i, o, k);
-        let ge = b.cmp(Cmp::Ge, pos, zero);
-        let lt = b.cmp(Cmp::Lt, pos, size);
-        let ok = b.andi(ge, lt);
-        let clamped = b.select(ok, pos, zero);
-        (clamped, ok)
-    }
-
-    /// `input_index` over every spatial dim: for output positions `outs`
-    /// and kernel offsets `ks` (one per dim) in dims of `sizes`, the clamped
-    /// indices and whether all were in range.
-    pub fn input_indices(
-        &self,
-        b: &mut Builder<'_>,
-        outs: &[ValueId],
-        ks: &[ValueId],
-        sizes: &[ValueId],
-        zero: ValueId,
-    ) -> (Vec<ValueId>, ValueId) {
-        let mut idx = Vec::with_capacity(self.kernel.len());
-        let mut inside = None;
-        for i in 0..self.kernel.len() {
-            let (pos, ok) = self.input_index(b, i, outs[i], ks[i], sizes[i], zero);
-            idx.push(pos);
-            inside = Some(match inside {
-                Some(prev) => b.andi(prev, ok),
-                None => ok,
-            });
-        }
-        let inside = inside.unwrap_or_else(|| b.const_bool(true));
-        (idx, inside)
-    }
-}
-
 /// How a window op pads, from `auto_pad` and `pads`.
 #[derive(Clone, Debug)]
 pub enum Padding {
@@ -212,10 +81,11 @@ impl Spatial {
                 "strides, dilations and kernel rank must match the spatial rank",
             ));
         }
+        // A dynamic kernel extent (DYN) comes at run time (`placement`).
         if strides
             .iter()
             .chain(&dilations)
-            .chain(&kernel)
+            .chain(kernel.iter().filter(|&&k| k != DYN))
             .any(|&v| v < 1)
         {
             return Err(op_error(
@@ -263,6 +133,17 @@ impl Spatial {
     /// The placement over input extents `ins`: output extents (ONNX's
     /// formulas, `ceil` as pools define it) and the pads.
     pub fn runtime(&self, b: &mut Builder<'_>, ins: &[ValueId]) -> Placement {
+        self.placement(b, ins, None)
+    }
+
+    /// [`Spatial::runtime`] with the kernel extents `ks` given at run time
+    /// (`None`: the static ones; a weight of dynamic spatial dims).
+    pub fn placement(
+        &self,
+        b: &mut Builder<'_>,
+        ins: &[ValueId],
+        ks: Option<&[ValueId]>,
+    ) -> Placement {
         let mut p = Placement {
             ins: ins.to_vec(),
             outs: Vec::with_capacity(ins.len()),
@@ -270,16 +151,26 @@ impl Spatial {
             ends: Vec::with_capacity(ins.len()),
         };
         for (i, &d) in ins.iter().enumerate() {
+            // The dilated kernel's extent (k - 1)·d + 1.
+            let ek = match ks {
+                Some(ks) => {
+                    let one = b.const_index(1);
+                    let km1 = b.subi(ks[i], one);
+                    let t = loops::scale_add(b, None, km1, self.dilations[i]);
+                    b.addi(t, one)
+                }
+                None => b.const_index(self.span(i)),
+            };
             let (o, pb, pe) = match &self.padding {
                 Padding::Explicit(pb, pe) => {
                     let (pb, pe) = (b.const_index(pb[i]), b.const_index(pe[i]));
-                    (self.windows(b, i, d, pb, pe), pb, pe)
+                    (self.windows(b, (i, ek), d, pb, pe), pb, pe)
                 }
                 Padding::Valid => {
                     let zero = b.const_index(0);
-                    (self.windows(b, i, d, zero, zero), zero, zero)
+                    (self.windows(b, (i, ek), d, zero, zero), zero, zero)
                 }
-                Padding::Same { upper } => self.same(b, i, d, *upper),
+                Padding::Same { upper } => self.same(b, (i, ek), d, *upper),
             };
             p.outs.push(o);
             p.begins.push(pb);
@@ -292,14 +183,13 @@ impl Spatial {
     fn windows(
         &self,
         b: &mut Builder<'_>,
-        i: usize,
+        (i, ek): (usize, ValueId),
         d: ValueId,
         pb: ValueId,
         pe: ValueId,
     ) -> ValueId {
         let s = b.const_index(self.strides[i]);
         let one = b.const_index(1);
-        let ek = b.const_index(self.span(i));
         let padded = b.addi(d, pb);
         let padded = b.addi(padded, pe);
         let span = b.subi(padded, ek);
@@ -324,7 +214,7 @@ impl Spatial {
     fn same(
         &self,
         b: &mut Builder<'_>,
-        i: usize,
+        (i, ekv): (usize, ValueId),
         d: ValueId,
         upper: bool,
     ) -> (ValueId, ValueId, ValueId) {
@@ -333,7 +223,6 @@ impl Spatial {
         // total = max(0, (o - 1)·s + ek - in)
         let om1 = b.subi(o, one);
         let span = b.muli(om1, s);
-        let ekv = b.const_index(self.span(i));
         let need = b.addi(span, ekv);
         let total = b.subi(need, d);
         let zero = b.const_index(0);

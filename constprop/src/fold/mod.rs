@@ -15,6 +15,7 @@ mod gather;
 mod lazy_map;
 mod linalg;
 mod misc;
+mod ml;
 mod nn;
 mod norm;
 mod quant;
@@ -226,14 +227,22 @@ fn fold_kind(kind: OpKind, o: Op) -> Fold {
         K::Constant | K::NoValue | K::Yield => Ok(None),
         K::Bernoulli | K::Multinomial | K::RandomNormal | K::RandomNormalLike
         | K::RandomUniform | K::RandomUniformLike | K::If | K::Loop | K::Scan => Ok(None),
-        // Strings, maps, optionals and the ML domain hold no numeric constants.
+        // ai.onnx.ml models over rows of features.
+        K::Scaler => ml::scaler(o),                 K::Normalizer => ml::normalizer(o),
+        K::Binarizer => ml::binarizer(o),           K::Imputer => ml::imputer(o),
+        K::ArrayFeatureExtractor => ml::array_feature_extractor(o),
+        K::LinearRegressor => ml::linear_regressor(o),
+        K::LinearClassifier => ml::linear_classifier(o),
+        K::TreeEnsembleRegressor => ml::tree_regressor(o),
+        K::TreeEnsembleClassifier => ml::tree_classifier(o),
+        K::TreeEnsemble => ml::tree_ensemble(o),   K::LabelEncoder => ml::label_encoder(o),
+        // Strings, maps, optionals and the rest of the ML domain hold no
+        // numeric constants.
         K::StringConcat | K::StringNormalizer | K::StringSplit | K::RegexFullMatch
         | K::ImageDecoder | K::OptionalGetElement | K::OptionalHasElement
-        | K::ArrayFeatureExtractor | K::Binarizer | K::CastMap | K::CategoryMapper
-        | K::DictVectorizer | K::FeatureVectorizer | K::Imputer | K::LabelEncoder
-        | K::LinearClassifier | K::LinearRegressor | K::Normalizer | K::OneHotEncoder
-        | K::SVMClassifier | K::SVMRegressor | K::Scaler | K::TreeEnsemble
-        | K::TreeEnsembleClassifier | K::TreeEnsembleRegressor | K::ZipMap => Ok(None),
+        | K::CastMap | K::CategoryMapper | K::DictVectorizer | K::FeatureVectorizer
+        | K::OneHotEncoder | K::SVMClassifier | K::SVMRegressor
+        | K::ZipMap => Ok(None),
         // No fold kernel: left to the generated code.
         K::AffineGrid | K::Col2Im | K::DFT | K::DeformConv | K::GlobalLpPool
         | K::LinearAttention | K::MaxRoiPool | K::MaxUnpool | K::MelWeightMatrix

@@ -89,6 +89,39 @@ pub fn node_diag(node: &NodeProto, msg: String) -> Diagnostic {
         .on_op(format!("onnx.{}", node.op_type))
 }
 
+/// A graph output of a type onnxc cannot import. One made by a node names
+/// it: the string labels of a classifier, skl2onnx's ZipMap.
+fn output_type_error(g: &GraphProto, vi: &ValueInfoProto, e: String) -> Diagnostic {
+    let string = matches!(
+        vi.r#type.as_ref().and_then(|t| t.value.as_ref()),
+        Some(crate::proto::type_proto::Value::TensorType(t))
+            if t.elem_type == crate::proto::tensor_proto::DataType::String as i32
+    );
+    let plain = || Diagnostic::error(format!("value '{}': {e}", vi.name));
+    let Some(node) = g.node.iter().find(|n| n.output.contains(&vi.name)) else {
+        return plain();
+    };
+    let kind = OpKind::from_model(&node.domain, &node.op_type);
+    let why = match kind {
+        Some(OpKind::LinearClassifier | OpKind::TreeEnsembleClassifier | OpKind::SVMClassifier)
+            if string =>
+        {
+            onnx::ml::STRING_LABELS.to_string()
+        }
+        Some(OpKind::ZipMap) => format!(
+            "{e}: ZipMap's sequence of maps has no C ABI form; export the classifier \
+             without it (skl2onnx: options={{'zipmap': False}})"
+        ),
+        _ if string => {
+            "string tensors are not supported: onnxc and its C ABI have numeric tensors only".into()
+        }
+        _ => return plain(),
+    };
+    Diagnostic::error(format!("output '{}': {why}", vi.name))
+        .at(Location::name(node_label(node)))
+        .on_op(kind.map_or_else(|| node.op_type.clone(), |k| k.ir_name().to_string()))
+}
+
 /// One lexical scope: a graph, a subgraph or an inlined function body.
 #[derive(Default)]
 struct Scope {
@@ -282,8 +315,7 @@ impl<'a> Importer<'a> {
         for vi in &g.output {
             // Outputs may omit their type, but not have one we cannot import.
             if let Some(tp) = &vi.r#type {
-                types::convert_type(tp)
-                    .map_err(|e| Diagnostic::error(format!("value '{}': {e}", vi.name)))?;
+                types::convert_type(tp).map_err(|e| output_type_error(g, vi, e))?;
             }
         }
         let body = self.m.body();

@@ -113,6 +113,14 @@ pub(super) fn if_(cx: &Ctx<'_>) -> Inferred {
             b.len()
         )));
     }
+    // A branch that fails shape inference aborts if taken: the other one
+    // alone types the results.
+    let dead = |k| onnx::branches::branch_error(m, op, k).is_some();
+    match (dead(0), dead(1)) {
+        (false, true) => return Ok(Some(a)),
+        (true, false) => return Ok(Some(b)),
+        _ => {}
+    }
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         if x.element_type() != y.element_type() {
             return Err(cx.err(format!("branches yield {x} and {y} for result #{i}")));

@@ -21,7 +21,7 @@ pub(crate) use ctx::Ctx;
 use ir::dialects::op_error;
 use ir::entity::SecondaryMap;
 use ir::{Diagnostic, Module, OpId, Type, ValueId, DYN};
-use onnx::OpKind;
+use onnx::{branches, OpKind};
 
 /// A rule's answer: the result types, or `None` when the rule cannot tell
 /// (the declared types stay).
@@ -245,10 +245,7 @@ impl Walk<'_> {
             .filter_map(|&r| m.entry_block(r))
             .collect();
         let Some(mut carried) = control::initial_carried(m, op) else {
-            for b in blocks {
-                self.block(m, b)?;
-            }
-            return Ok(());
+            return self.branches(m, op, &blocks);
         };
         let Some(&body) = blocks.first() else {
             return Ok(());
@@ -304,6 +301,45 @@ impl Walk<'_> {
             } else {
                 joined
             };
+        }
+        Ok(())
+    }
+}
+
+impl Walk<'_> {
+    /// Infers the branches of an If. A branch that fails is recorded on
+    /// the If (`onnx::branches`): it aborts if taken, and the other branch
+    /// alone types the results. Both failing is the error.
+    fn branches(
+        &mut self,
+        m: &mut Module,
+        op: OpId,
+        blocks: &[ir::BlockId],
+    ) -> Result<(), Diagnostic> {
+        let is_if = onnx::is(m, op, OpKind::If);
+        for (k, &b) in blocks.iter().enumerate() {
+            match self.block(m, b) {
+                Ok(()) if is_if => {
+                    branches::set_branch_error(m, op, k, None);
+                }
+                Ok(()) => {}
+                Err(e) if is_if => {
+                    let first = branches::branch_error(m, op, k).is_none();
+                    if !branches::set_branch_error(m, op, k, Some(&e)) {
+                        return Err(e);
+                    }
+                    if first {
+                        tracing::warn!(
+                            "{}: the {} branch of '{}' fails shape inference and aborts if taken: {}",
+                            m.loc(op),
+                            branches::branch_name(k),
+                            m.name(op),
+                            branches::error_text(&e)
+                        );
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
         Ok(())
     }

@@ -132,16 +132,16 @@ pub(super) fn infer(cx: &Ctx<'_>, kind: OpKind) -> Inferred {
         TreeEnsemble => ml::tree_ensemble(cx),
         FeatureVectorizer => ml::feature_vectorizer(cx),
         OneHotEncoder => ml::one_hot_encoder(cx),
+        LinearClassifier => ml::linear_classifier(cx),
+        TreeEnsembleClassifier => ml::tree_ensemble_classifier(cx),
+        LabelEncoder => ml::label_encoder(cx),
         Constant => constant(cx),
         NoValue => Ok(Some(vec![Type::None])),
         // No rule: string, map and sequence results, random tensors of an
-        // attribute shape, classifiers; their declared types stay.
-        CastMap | CategoryMapper | DictVectorizer | LabelEncoder | LinearClassifier
-        | MaxRoiPool | Multinomial | RandomNormal | RandomUniform | RegexFullMatch
-        | SVMClassifier | SVMRegressor | StringConcat | StringNormalizer | StringSplit | ZipMap => {
-            Ok(None)
-        }
-        TreeEnsembleClassifier => Ok(None),
+        // attribute shape, SVM classifiers; their declared types stay.
+        CastMap | CategoryMapper | DictVectorizer | MaxRoiPool | Multinomial | RandomNormal
+        | RandomUniform | RegexFullMatch | SVMClassifier | SVMRegressor | StringConcat
+        | StringNormalizer | StringSplit | ZipMap => Ok(None),
     }
 }
 

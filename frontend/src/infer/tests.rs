@@ -701,3 +701,56 @@ fn dft_axis_defaults_to_the_last_signal_axis() {
         "tensor<2x16x3x2xf32>"
     );
 }
+
+/// An If (with `else_x` as the else branch's Reshape target) in a function.
+fn if_module(then_rank4: bool) -> (Module, OpId, OpId) {
+    onnx::dialect::register();
+    let then_target = if then_rank4 {
+        "[1, 2, 5, 8]"
+    } else {
+        "[2, 5, 8]"
+    };
+    let src = format!(
+        r#"func.func @f(%c: tensor<i1>, %x: tensor<2x5x8xf32>, %w: tensor<1x12x8xf32>, %r: tensor<1x12x3xf32>) -> tensor<*xf32> {{
+  %0 = "onnx.If"(%c) ({{
+    %s = "onnx.Constant"() {{value = dense<{then_target}> : tensor<{n}xi64>}} : () -> tensor<{n}xi64>
+    %x1 = "onnx.Reshape"(%x, %s) : (tensor<2x5x8xf32>, tensor<{n}xi64>) -> tensor<*xf32>
+    %y:3 = "onnx.LSTM"(%x1, %w, %r) {{hidden_size = 3 : i64}} : (tensor<*xf32>, tensor<1x12x8xf32>, tensor<1x12x3xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
+    "onnx.Yield"(%y#1) : (tensor<*xf32>) -> ()
+  }}, {{
+    %s = "onnx.Constant"() {{value = dense<[1, 2, 5, 8]> : tensor<4xi64>}} : () -> tensor<4xi64>
+    %x4 = "onnx.Reshape"(%x, %s) : (tensor<2x5x8xf32>, tensor<4xi64>) -> tensor<*xf32>
+    %y:3 = "onnx.LSTM"(%x4, %w, %r) {{hidden_size = 3 : i64}} : (tensor<*xf32>, tensor<1x12x8xf32>, tensor<1x12x3xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
+    "onnx.Yield"(%y#1) : (tensor<*xf32>) -> ()
+  }}) : (tensor<i1>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}}"#,
+        n = if then_rank4 { 4 } else { 3 }
+    );
+    let m = ir::text::parse_module(&src, "if.mlir").unwrap();
+    let f = m.top_level_ops("func.func")[0];
+    let iff = m
+        .collect_ops(f)
+        .into_iter()
+        .find(|&o| onnx::is(&m, o, OpKind::If))
+        .unwrap();
+    (m, f, iff)
+}
+
+#[test]
+fn an_if_branch_that_fails_inference_aborts_if_taken() {
+    // The else branch runs an LSTM over a rank-4 X: recorded on the If,
+    // and the then branch alone types the result.
+    let (mut m, f, iff) = if_module(false);
+    infer_function(&mut m, f).unwrap();
+    let err = onnx::branches::branch_error(&m, iff, 1).unwrap();
+    assert!(err.contains("X must have rank 3, got 4"), "{err}");
+    assert_eq!(onnx::branches::branch_error(&m, iff, 0), None);
+    let r = m.results(iff)[0];
+    assert_eq!(m.value_type(r).to_string(), "tensor<1x5x3xf32>");
+    ir::verify(&m).unwrap();
+    // Both branches failing is the compile error.
+    let (mut m, f, _) = if_module(true);
+    let e = infer_function(&mut m, f).unwrap_err();
+    assert!(e.to_string().contains("X must have rank 3, got 4"), "{e}");
+}

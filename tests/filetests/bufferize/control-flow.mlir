@@ -25,3 +25,72 @@ func.func @if_else(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<?xf32> {
   }) : (tensor<i1>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// A scan output whose slices have a dynamic shape: its stack is allocated
+// in the first iteration from the slice's dims (an empty placeholder until
+// then, carried through the loop); later slices must have the same dims.
+// CHECK-LABEL: func.func @scan_dynamic_rows
+// CHECK:         %[[P:.*]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
+// CHECK:         %[[F:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %arg0, %[[S:.*]] = %[[P]])
+// CHECK:           %[[B:.*]] = scf.if %{{.*}} -> (memref<?x?xf32>) {
+// CHECK:             %[[A:.*]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
+// CHECK:             scf.yield %[[A]]
+// CHECK:           } else {
+// CHECK:             scf.yield %[[S]]
+// CHECK:           cf.assert %{{.*}}, "onnx.Scan at node 's': result 1: slice dim 0 changes between iterations"
+// CHECK:           memref.store %{{.*}}, %[[B]][%[[I]], %{{.*}}]
+// CHECK:           scf.yield %{{.*}}, %[[B]]
+// CHECK:         return %[[F]]#0, %[[F]]#1
+func.func @scan_dynamic_rows(%init: tensor<?xf32>, %x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %0:2 = "onnx.Scan"(%init, %x) ({
+  ^bb0(%acc: tensor<?xf32>, %xt: tensor<?xf32>):
+    %1 = "onnx.Add"(%acc, %xt) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+    "onnx.Yield"(%1, %1) : (tensor<?xf32>, tensor<?xf32>) -> ()
+  }) {num_scan_inputs = 1 : i64} : (tensor<?xf32>, tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) loc("s")
+  return %0#0, %0#1 : tensor<?xf32>, tensor<?x?xf32>
+}
+
+// A branch that failed shape inference (recorded on the If by inference or
+// constprop) is not lowered: taken, it aborts with the error; it yields an
+// empty buffer cast to the result type, which nothing reads.
+// CHECK-LABEL: func.func @if_failing_branch
+// CHECK:         scf.if %{{.*}} -> (memref<2x3xf32>) {
+// CHECK:           memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+// CHECK:         } else {
+// CHECK-NOT:       onnx.
+// CHECK:           %[[F:.*]] = arith.constant false
+// CHECK:           cf.assert %[[F]], "onnx.If at node 'vad': the else branch fails: onnx.LSTM at node 'l': X must have rank 3, got 4"
+// CHECK:           %[[E:.*]] = memref.alloc(%{{.*}}, %{{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
+// CHECK:           %[[C:.*]] = memref.cast %[[E]] : memref<?x?xf32> to memref<2x3xf32>
+// CHECK:           scf.yield %[[C]] : memref<2x3xf32>
+func.func @if_failing_branch(%c: tensor<i1>, %x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = "onnx.If"(%c) ({
+    %1 = "onnx.Relu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    "onnx.Yield"(%1) : (tensor<2x3xf32>) -> ()
+  }, {
+    %2 = "onnx.Neg"(%x) : (tensor<2x3xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%2) : (tensor<*xf32>) -> ()
+  }) {onnx.branch_errors = ["", "onnx.LSTM at node 'l': X must have rank 3, got 4"]} : (tensor<i1>) -> tensor<2x3xf32> loc("vad")
+  return %0 : tensor<2x3xf32>
+}
+
+// A branch a kernel cannot lower (here an index known to be out of range)
+// is treated alike: it aborts with the kernel's error if taken.
+// CHECK-LABEL: func.func @if_branch_kernel_error
+// CHECK:         scf.if %{{.*}} -> (memref<2xf32>) {
+// CHECK:           memref.alloc() {alignment = 64 : i64} : memref<2xf32>
+// CHECK:         } else {
+// CHECK-NOT:       memref.load
+// CHECK:           cf.assert %{{.*}}, "onnx.If at node 'gif': the else branch fails: onnx.Gather at node 'g': an index is out of range of data dim 0"
+// CHECK:           scf.yield
+func.func @if_branch_kernel_error(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "onnx.If"(%c) ({
+    %1 = "onnx.Relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+    "onnx.Yield"(%1) : (tensor<2xf32>) -> ()
+  }, {
+    %i = "onnx.Constant"() {value = dense<[5, 0]> : tensor<2xi64>} : () -> tensor<2xi64>
+    %2 = "onnx.Gather"(%x, %i) {axis = 0 : i64} : (tensor<2xf32>, tensor<2xi64>) -> tensor<2xf32> loc("g")
+    "onnx.Yield"(%2) : (tensor<2xf32>) -> ()
+  }) : (tensor<i1>) -> tensor<2xf32> loc("gif")
+  return %0 : tensor<2xf32>
+}

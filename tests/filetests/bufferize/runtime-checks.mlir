@@ -153,3 +153,32 @@ func.func @conv(%x: tensor<1x?x5x5xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x
   %0 = "onnx.Conv"(%x, %w) {group = 1 : i64} : (tensor<1x?x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x3x3xf32> loc("cv")
   return %0 : tensor<1x4x3x3xf32>
 }
+
+// Kernels take runtime sizes where shapes are dynamic; what they must
+// agree on is checked once before the loop nest. Expand's shape of runtime
+// length (the result rank is known): its length against the rank.
+// CHECK-LABEL: func.func @expand_runtime_length
+// CHECK:         cf.assert %{{.*}}, "onnx.Expand at node 'e2': the shape's length differs from the result rank"
+// CHECK:         scf.for
+func.func @expand_runtime_length(%x: tensor<?xf32>, %s: tensor<?xi64>) -> tensor<?x?xf32> {
+  %0 = "onnx.Expand"(%x, %s) : (tensor<?xf32>, tensor<?xi64>) -> tensor<?x?xf32> loc("e2")
+  return %0 : tensor<?x?xf32>
+}
+
+// GatherND whose indices' last dim is dynamic: the ranks fix it.
+// CHECK-LABEL: func.func @gather_nd_depth
+// CHECK:         cf.assert %{{.*}}, "onnx.GatherND at node 'gnd': the last dim of indices does not fit the ranks of data and the result"
+// CHECK:         scf.for
+func.func @gather_nd_depth(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> tensor<?xf32> {
+  %0 = "onnx.GatherND"(%x, %i) : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?xf32> loc("gnd")
+  return %0 : tensor<?xf32>
+}
+
+// Det of matrices of runtime size: square.
+// CHECK-LABEL: func.func @det_runtime
+// CHECK:         cf.assert %{{.*}}, "onnx.Det at node 'det': the last two dims differ"
+// CHECK:         scf.for
+func.func @det_runtime(%x: tensor<?x?x?xf32>) -> tensor<?xf32> {
+  %0 = "onnx.Det"(%x) : (tensor<?x?x?xf32>) -> tensor<?xf32> loc("det")
+  return %0 : tensor<?xf32>
+}
