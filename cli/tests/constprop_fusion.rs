@@ -1,7 +1,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test harness: setup failures abort
 //! `onnxc fold` end to end on the canonicalizations onnxruntime checks:
 //! BatchNormalization fused into Gemm (both layouts, with and without C)
-//! and MatMul, constant Sub/Div chains regrouped, and a weight computed by
+//! and MatMul (then with its shift a Gemm), constant Sub/Div chains regrouped, and a weight computed by
 //! a chain of element-wise ops (Neg, Mul by a splat, Clip, Cast) that folds
 //! to a lazy view packed in chunks by the streaming writer. The folded
 //! model must have none of those ops left and give the original's outputs.
@@ -59,10 +59,11 @@ onnx.save(m, sys.argv[1])
 const CHECK: &str = r#"
 import sys, numpy as np, onnx, onnxruntime as ort
 ops = [n.op_type for n in onnx.load(sys.argv[2]).graph.node]
-for gone in ["BatchNormalization", "Neg", "Clip", "Cast", "Sub"]:
+for gone in ["BatchNormalization", "Neg", "Clip", "Cast", "Sub", "Add", "MatMul", "Identity"]:
     assert gone not in ops, (gone, ops)
-# The MatMul's BN shift and the Subs are one Add; Div and Mul one op.
-assert ops.count("Add") == 1 and ops.count("Div") + ops.count("Mul") == 1, ops
+# The MatMul's BN shift and the Subs are one bias of a Gemm; Div and Mul
+# one op, which computes the output under its name (no Identity).
+assert ops.count("Gemm") == 3 and ops.count("Div") + ops.count("Mul") == 1, ops
 x = np.random.default_rng(5).standard_normal((4, 64)).astype(np.float32)
 def run(p):
     s = ort.InferenceSession(p, providers=["CPUExecutionProvider"])

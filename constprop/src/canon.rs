@@ -5,9 +5,21 @@
 //! constant Add/Sub and Mul/Div chains on both sides (`reassociate`).
 
 mod batchnorm;
+mod chains;
+mod conv_affine;
+mod gemm;
+mod nop;
 mod reassociate;
+mod rnn;
+mod shape;
 pub use batchnorm::FoldBatchNorm;
+pub use chains::FuseChains;
+pub use conv_affine::AffineIntoConv;
+pub use gemm::MatMulAddToGemm;
+pub use nop::{known_dims, same_shape, ForwardNop};
 pub use reassociate::{ConstantsRight, Reassociate};
+pub use rnn::{is_zero, ZeroRecurrentInputs};
+pub use shape::{ConstantTarget, KnownShapeValue};
 
 use crate::fold::constant_operand;
 use ir::attr::Attribute;
@@ -104,15 +116,25 @@ impl Pattern for StaticShape {
     }
 }
 
-fn splat_value(e: &Elements) -> Option<f64> {
-    if !e.is_splat() || e.is_empty() {
+/// Constants up to this many elements are scanned for one repeated value
+/// (exporters store all-ones scales and all-zeros biases densely).
+const MAX_SCANNED: usize = 1 << 16;
+
+/// The value every element of `e` has, if they all have one.
+pub fn uniform_value(e: &Elements) -> Option<f64> {
+    let class = e.dtype().class();
+    let first = e.get(0)?.to_f64(class);
+    if e.is_splat() {
+        return Some(first);
+    }
+    if e.len() > MAX_SCANNED {
         return None;
     }
-    let v = e.get(0)?;
-    Some(v.to_f64(e.dtype().class()))
+    e.iter().all(|w| w.to_f64(class) == first).then_some(first)
 }
 
-/// x+0, 0+x, x-0, x*1, 1*x, x/1 forward x when the (ranked) types agree.
+/// x+0, 0+x, x-0, x*1, 1*x, x/1, x^1, x and true, x or false forward x
+/// when the (ranked) types agree.
 pub struct NeutralOperand;
 
 impl Pattern for NeutralOperand {
@@ -121,10 +143,10 @@ impl Pattern for NeutralOperand {
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
         let (neutral, commutes) = match OpKind::of(m, op) {
-            Some(OpKind::Add) => (0.0, true),
+            Some(OpKind::Add | OpKind::Or) => (0.0, true),
             Some(OpKind::Sub) => (0.0, false),
-            Some(OpKind::Mul) => (1.0, true),
-            Some(OpKind::Div) => (1.0, false),
+            Some(OpKind::Mul | OpKind::And) => (1.0, true),
+            Some(OpKind::Div | OpKind::Pow) => (1.0, false),
             _ => return Ok(false),
         };
         let Some(r) = m.result(op, 0) else {
@@ -139,7 +161,7 @@ impl Pattern for NeutralOperand {
             let Some(e) = constant_operand(m, op, c) else {
                 continue;
             };
-            if splat_value(&e) != Some(neutral) {
+            if uniform_value(&e) != Some(neutral) {
                 continue;
             }
             let Some(x) = m.operand(op, other) else {

@@ -225,6 +225,45 @@ pub struct ConstProp {
     pub lazy_min: usize,
 }
 
+/// Rewrite-then-CSE rounds at most (each round is cheap once nothing folds).
+const MAX_CSE_ROUNDS: usize = 4;
+
+/// Ops CSE may merge: pure ONNX ops except a Dropout that may be training;
+/// the names and doc strings the importer keeps (`onnx.*`) do not count.
+const CSE_RULES: ir::transforms::cse::Rules<'static> = ir::transforms::cse::Rules {
+    keep: &|m, op| match OpKind::of(m, op) {
+        Some(OpKind::Dropout) => m.operands(op).len() < 3,
+        _ => true,
+    },
+    metadata: &|name| name.starts_with("onnx."),
+};
+
+impl ConstProp {
+    fn rewrite(
+        &self,
+        m: &mut Module,
+        f: OpId,
+        patterns: &[&dyn Pattern],
+        cx: &mut PassContext,
+    ) -> Result<()> {
+        let before = m.num_ops();
+        let report = crate::fold::with_lazy_min(self.lazy_min, || {
+            apply_greedily(m, f, patterns, &self.config)
+        })?;
+        cx.bump("constprop.rewrites", report.rewrites as u64);
+        cx.bump("constprop.erased", report.erased as u64);
+        cx.bump(
+            "constprop.ops-removed",
+            before.saturating_sub(m.num_ops()) as u64,
+        );
+        if let Some(w) = report.warning("constprop") {
+            tracing::warn!("{w}");
+            cx.warnings.push(w);
+        }
+        Ok(())
+    }
+}
+
 impl Pass for ConstProp {
     fn name(&self) -> &'static str {
         "constprop"
@@ -233,12 +272,19 @@ impl Pass for ConstProp {
         let fold = FoldConstants {
             bound: self.expansion_bound,
         };
-        let inner: [&dyn Pattern; 9] = [
+        let inner: [&dyn Pattern; 16] = [
             &RefineTypes,
             &ForwardIdentity,
             &fold,
             &canon::StaticShape,
+            &canon::KnownShapeValue,
+            &canon::ForwardNop,
+            &canon::ConstantTarget,
+            &canon::FuseChains,
+            &canon::ZeroRecurrentInputs,
             &canon::FoldBatchNorm,
+            &canon::AffineIntoConv,
+            &canon::MatMulAddToGemm,
             &canon::NeutralOperand,
             &canon::ConstantsRight,
             &canon::Reassociate,
@@ -246,20 +292,16 @@ impl Pass for ConstProp {
         ];
         let live = inner.map(Live);
         let patterns: Vec<&dyn Pattern> = live.iter().map(|p| p as &dyn Pattern).collect();
-        for f in m.top_level_ops("func.func") {
-            let before = m.num_ops();
-            let report = crate::fold::with_lazy_min(self.lazy_min, || {
-                apply_greedily(m, f, &patterns, &self.config)
-            })?;
-            cx.bump("constprop.rewrites", report.rewrites as u64);
-            cx.bump("constprop.erased", report.erased as u64);
-            cx.bump(
-                "constprop.ops-removed",
-                before.saturating_sub(m.num_ops()) as u64,
-            );
-            if let Some(w) = report.warning("constprop") {
-                tracing::warn!("{w}");
-                cx.warnings.push(w);
+        // Merging equal ops (two Shape(x), the same Unsqueeze of a size)
+        // can make more fold: rewrite again while CSE finds something.
+        for _ in 0..MAX_CSE_ROUNDS {
+            for f in m.top_level_ops("func.func") {
+                self.rewrite(m, f, &patterns, cx)?;
+            }
+            let merged = ir::transforms::cse::cse_with(m, &CSE_RULES);
+            cx.bump("constprop.cse-merged", merged as u64);
+            if merged == 0 {
+                break;
             }
         }
         refresh_function_types(m);

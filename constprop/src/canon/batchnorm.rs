@@ -14,7 +14,7 @@ use ir::{Module, OpId, Result, Type, ValueId};
 use onnx::{ops, OpKind};
 
 /// Per-channel values as `Elements` of `shape`; a splat when all are equal.
-fn channel_elements(dtype: DType, vals: &[f64], shape: Vec<i64>) -> Option<Elements> {
+pub(super) fn channel_elements(dtype: DType, vals: &[f64], shape: Vec<i64>) -> Option<Elements> {
     let first = *vals.first()?;
     if vals
         .iter()
@@ -27,7 +27,7 @@ fn channel_elements(dtype: DType, vals: &[f64], shape: Vec<i64>) -> Option<Eleme
 }
 
 /// Values of a per-channel constant, broadcast to `c` entries.
-fn per_channel(e: &Elements, c: usize) -> Option<Vec<f64>> {
+pub(super) fn per_channel(e: &Elements, c: usize) -> Option<Vec<f64>> {
     let class = e.dtype().class();
     let v: Vec<f64> = e.iter().map(|x| x.to_f64(class)).collect();
     match v.len() {
@@ -38,7 +38,7 @@ fn per_channel(e: &Elements, c: usize) -> Option<Vec<f64>> {
 }
 
 /// `w` scaled by `k[i]` along dim `axis` (of size `k.len()`).
-fn scale_along(w: &Elements, axis: usize, k: &[f64]) -> Option<Elements> {
+pub(super) fn scale_along(w: &Elements, axis: usize, k: &[f64]) -> Option<Elements> {
     let shape = w.shape();
     let c = k.len();
     if shape.get(axis) != Some(&(c as i64)) || w.dtype().class() != NumClass::Float {
@@ -56,9 +56,9 @@ fn scale_along(w: &Elements, axis: usize, k: &[f64]) -> Option<Elements> {
 }
 
 /// The folded BatchNormalization: `y = x * k + shift` per channel.
-struct Affine {
-    k: Vec<f64>,
-    shift: Vec<f64>,
+pub(super) struct Affine {
+    pub k: Vec<f64>,
+    pub shift: Vec<f64>,
 }
 
 /// Optional bias operand `i` as per-channel values (zeros when omitted);
@@ -77,7 +77,7 @@ fn optional_channels(m: &Module, op: OpId, i: usize, c: usize) -> Option<Vec<f64
 }
 
 /// Conv(x, w, b) → Conv(x, w * k, b * k + shift).
-fn into_conv(m: &mut Module, conv: OpId, bn: &Affine) -> Option<()> {
+pub(super) fn into_conv(m: &mut Module, conv: OpId, bn: &Affine) -> Option<()> {
     let c = bn.k.len();
     let w = constant_operand(m, conv, 1)?;
     let b = optional_channels(m, conv, 2, c)?;

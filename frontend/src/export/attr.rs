@@ -24,8 +24,9 @@ pub fn type_proto(m: &Module, op: OpId, t: &Type) -> Result<TypeProto> {
     let shape = tt.shape.as_ref().map(|dims| TensorShapeProto {
         dim: dims
             .iter()
-            .map(|&d| tensor_shape_proto::Dimension {
-                value: (d != DYN).then_some(tensor_shape_proto::dimension::Value::DimValue(d)),
+            .enumerate()
+            .map(|(i, &d)| tensor_shape_proto::Dimension {
+                value: dim_value(tt, i, d),
                 denotation: String::new(),
             })
             .collect(),
@@ -37,6 +38,25 @@ pub fn type_proto(m: &Module, op: OpId, t: &Type) -> Result<TypeProto> {
         })),
         denotation: String::new(),
     })
+}
+
+/// A dim as ONNX writes it: its size, else the symbolic size inference
+/// found as a `dim_param` (a symbol by its name, an expression such as
+/// `(H - 1) floordiv 2 + 1` as printed), else nothing.
+fn dim_value(
+    tt: &ir::types::TensorType,
+    i: usize,
+    d: i64,
+) -> Option<tensor_shape_proto::dimension::Value> {
+    use tensor_shape_proto::dimension::Value;
+    if d != DYN {
+        return Some(Value::DimValue(d));
+    }
+    let e = tt.dims.as_ref()?.get(i)?.as_ref()?;
+    Some(Value::DimParam(match e.as_sym() {
+        Some(name) => name.to_string(),
+        None => e.to_string(),
+    }))
 }
 
 pub fn value_info(m: &Module, op: OpId, name: &str, t: &Type) -> Result<ValueInfoProto> {

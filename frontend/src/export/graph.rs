@@ -130,6 +130,11 @@ pub struct Exporter<'m> {
     pub deferred: Vec<(usize, Elements)>,
     /// Graph nesting: 1 while exporting the main graph.
     depth: usize,
+    /// Graph output names taken before any value is named, so that no
+    /// other value (a constant named after the node it was folded from)
+    /// takes one: each goes to the value computed here as that output, or
+    /// (`None`) to the Identity that outputs it.
+    reserved: HashMap<String, Option<ValueId>>,
 }
 
 impl<'m> Exporter<'m> {
@@ -153,6 +158,7 @@ impl<'m> Exporter<'m> {
             defer_min: None,
             deferred: Vec::new(),
             depth: 0,
+            reserved: HashMap::new(),
         }
     }
 
@@ -187,12 +193,21 @@ impl<'m> Exporter<'m> {
                 .input
                 .push(value_info(m, owner, &name, m.value_type(a))?);
         }
-        // Returned results without a name of their own take the output's.
+        // Returned results take the output's name (see `result_name`).
         let mut preferred: HashMap<ValueId, String> = HashMap::new();
         for (j, &v) in m.operands(term).iter().enumerate() {
-            if let Some(out) = info.outputs.get(j) {
-                preferred.entry(v).or_insert_with(|| out.clone());
+            let Some(out) = info.outputs.get(j) else {
+                continue;
+            };
+            let local = m
+                .defining_op(v)
+                .is_some_and(|d| m.op_block(d) == Some(block) && !onnx::is(m, d, OpKind::Constant));
+            let first = !preferred.contains_key(&v);
+            if self.names.taken.insert(out.clone()) {
+                self.reserved
+                    .insert(out.clone(), (local && first).then_some(v));
             }
+            preferred.entry(v).or_insert_with(|| out.clone());
         }
         for op in m.block_ops(block) {
             ir::cancel::check()?;
@@ -209,6 +224,17 @@ impl<'m> Exporter<'m> {
             .filter(|v| !outs.contains(v.name.as_str()))
             .collect();
         Ok(graph)
+    }
+
+    /// Names `v` `wanted`, or a fresh variant of it; a reserved output name
+    /// goes only to the value it is reserved for.
+    fn claim(&mut self, v: ValueId, wanted: &str) -> String {
+        if self.reserved.get(wanted) == Some(&Some(v)) {
+            self.reserved.remove(wanted);
+            self.names.of.set(v, Some(wanted.to_string()));
+            return wanted.to_string();
+        }
+        self.names.claim(v, wanted)
     }
 
     /// Whether operand `index` of `op` is written back as an attribute.
@@ -280,7 +306,7 @@ impl<'m> Exporter<'m> {
         let wanted = self
             .result_name(op, 0, r, preferred)
             .unwrap_or_else(|| loc_name(m, op));
-        let n = self.names.claim(r, &wanted);
+        let n = self.claim(r, &wanted);
         let bytes = e.dtype().storage_bytes(e.len()).unwrap_or(0);
         let bare = |name: String| TensorProto {
             name,
@@ -436,7 +462,7 @@ impl<'m> Exporter<'m> {
         let results = m.results(op);
         for (i, &r) in results.iter().enumerate() {
             let n = match self.result_name(op, i, r, preferred) {
-                Some(n) => self.names.claim(r, &n),
+                Some(n) => self.claim(r, &n),
                 // An omitted optional output stays omitted while unused.
                 None if m.attr(op, NAMES_ATTR).is_some() && !m.has_uses(r) => String::new(),
                 None if results.len() == 1 => self.names.claim(r, &node.name),
@@ -506,7 +532,10 @@ impl<'m> Exporter<'m> {
             let name = if current == wanted && local && done.insert(current.clone()) {
                 current
             } else {
-                let out = self.names.fresh(&wanted);
+                let out = match self.reserved.remove(&wanted) {
+                    Some(_) => wanted.clone(),
+                    None => self.names.fresh(&wanted),
+                };
                 done.insert(out.clone());
                 graph.node.push(NodeProto {
                     name: format!("{out}_identity"),

@@ -116,3 +116,90 @@ fn round_trip_keeps_empty_list_kinds_and_value_types() {
         );
     }
 }
+
+/// Dims inference knows only symbolically are written as `dim_param`s: a
+/// symbol by name, an expression as printed.
+#[test]
+fn symbolic_dims_become_dim_params() {
+    let dim = |d: Value| Dimension {
+        value: Some(d),
+        denotation: String::new(),
+    };
+    let typed = |name: &str, dims: Vec<Dimension>| ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: 1,
+                shape: Some(TensorShapeProto { dim: dims }),
+            })),
+            denotation: String::new(),
+        }),
+        ..ValueInfoProto::default()
+    };
+    let node = |op: &str, ins: &[&str], out: &str| NodeProto {
+        op_type: op.into(),
+        input: ins.iter().map(|s| s.to_string()).collect(),
+        output: vec![out.into()],
+        attribute: if op == "Concat" {
+            vec![AttributeProto {
+                name: "axis".into(),
+                r#type: AttributeType::Int as i32,
+                i: 0,
+                ..AttributeProto::default()
+            }]
+        } else {
+            vec![]
+        },
+        ..NodeProto::default()
+    };
+    let proto = ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: 17,
+        }],
+        graph: Some(GraphProto {
+            name: "g".into(),
+            node: vec![node("Relu", &["x"], "a"), node("Concat", &["a", "a"], "y")],
+            input: vec![typed(
+                "x",
+                vec![dim(Value::DimParam("N".into())), dim(Value::DimValue(3))],
+            )],
+            output: vec![ValueInfoProto {
+                name: "y".into(),
+                ..ValueInfoProto::default()
+            }],
+            ..GraphProto::default()
+        }),
+        ..ModelProto::default()
+    };
+    let loaded =
+        crate::load::load_model_bytes(Bytes::from(proto.encode_to_vec()), ".".into()).unwrap();
+    let m = crate::import::import_model(&loaded).unwrap();
+    let g = export_model(&m).unwrap().graph.unwrap();
+    let dims = |vi: &ValueInfoProto| -> Vec<Option<Value>> {
+        match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(type_proto::Value::TensorType(t)) => t
+                .shape
+                .as_ref()
+                .unwrap()
+                .dim
+                .iter()
+                .map(|d| d.value.clone())
+                .collect(),
+            _ => panic!("not a tensor type"),
+        }
+    };
+    let a = g.value_info.iter().find(|v| v.name == "a").unwrap();
+    assert_eq!(
+        dims(a),
+        [Some(Value::DimParam("N".into())), Some(Value::DimValue(3))]
+    );
+    assert_eq!(
+        dims(&g.output[0]),
+        [
+            Some(Value::DimParam("2 * N".into())),
+            Some(Value::DimValue(3))
+        ]
+    );
+}

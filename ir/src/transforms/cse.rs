@@ -60,7 +60,7 @@ impl Scope {
             }
         }
     }
-    fn find(&self, m: &Module, op: OpId, k: &Key) -> Option<OpId> {
+    fn find(&self, m: &Module, op: OpId, k: &Key, rules: &Rules<'_>) -> Option<OpId> {
         let same_types = |o: OpId| {
             m.results(o)
                 .iter()
@@ -72,7 +72,7 @@ impl Scope {
             .iter()
             .rev()
             .copied()
-            .find(|&o| m.attrs(o) == m.attrs(op) && same_types(o))
+            .find(|&o| rules.same_attrs(m, o, op) && same_types(o))
     }
     fn insert(&mut self, k: Key, op: OpId) {
         self.map.entry(k.clone()).or_default().push(op);
@@ -80,7 +80,31 @@ impl Scope {
     }
 }
 
-fn candidate(m: &Module, op: OpId) -> bool {
+/// What a dialect adds to the rule: which of its pure ops must still not
+/// merge (random ones it models as pure), and which attributes are
+/// metadata two equal ops may differ in (names kept for export).
+pub struct Rules<'a> {
+    pub keep: &'a dyn Fn(&Module, OpId) -> bool,
+    pub metadata: &'a dyn Fn(&str) -> bool,
+}
+
+impl Rules<'_> {
+    fn same_attrs(&self, m: &Module, a: OpId, b: OpId) -> bool {
+        let kept = |o: OpId| {
+            m.attrs(o)
+                .iter()
+                .filter(|(k, _)| !(self.metadata)(k.as_str()))
+        };
+        kept(a).eq(kept(b))
+    }
+}
+
+const PLAIN: Rules<'static> = Rules {
+    keep: &|_, _| true,
+    metadata: &|_| false,
+};
+
+fn candidate(m: &Module, op: OpId, rules: &Rules<'_>) -> bool {
     let small = m.attrs(op).iter().all(|(_, a)| match a {
         Attribute::Elements(e) => e.len() <= MAX_COMPARED_ELEMENTS,
         _ => true,
@@ -91,22 +115,28 @@ fn candidate(m: &Module, op: OpId) -> bool {
         && m.num_successors(op) == 0
         && !m.results(op).is_empty()
         && small
+        && (rules.keep)(m, op)
 }
 
 /// Runs CSE over the module; returns how many ops it erased.
 pub fn cse(m: &mut Module) -> usize {
+    cse_with(m, &PLAIN)
+}
+
+/// CSE with a dialect's `rules`.
+pub fn cse_with(m: &mut Module, rules: &Rules<'_>) -> usize {
     let mut n = 0;
     let top = m.top();
     for r in m.regions(top).to_vec() {
-        region(m, r, &mut Scope::default(), &mut n);
+        region(m, r, &mut Scope::default(), &mut n, rules);
     }
     n
 }
 
-fn region(m: &mut Module, r: RegionId, scope: &mut Scope, n: &mut usize) {
+fn region(m: &mut Module, r: RegionId, scope: &mut Scope, n: &mut usize, rules: &Rules<'_>) {
     let blocks = m.region_blocks(r).to_vec();
     if let [b] = blocks.as_slice() {
-        block(m, *b, scope, n);
+        block(m, *b, scope, n, rules);
         return;
     }
     // Several blocks: walk the dominator tree, each block in the scope of
@@ -131,7 +161,7 @@ fn region(m: &mut Module, r: RegionId, scope: &mut Scope, n: &mut usize) {
             continue;
         }
         let mark = scope.mark();
-        block_ops(m, b, scope, n);
+        block_ops(m, b, scope, n, rules);
         stack.push((b, Some(mark)));
         for &k in kids.get(&b).map(Vec::as_slice).unwrap_or_default() {
             stack.push((k, None));
@@ -139,19 +169,19 @@ fn region(m: &mut Module, r: RegionId, scope: &mut Scope, n: &mut usize) {
     }
 }
 
-fn block(m: &mut Module, b: BlockId, scope: &mut Scope, n: &mut usize) {
+fn block(m: &mut Module, b: BlockId, scope: &mut Scope, n: &mut usize, rules: &Rules<'_>) {
     let mark = scope.mark();
-    block_ops(m, b, scope, n);
+    block_ops(m, b, scope, n, rules);
     scope.undo(mark);
 }
 
 /// The ops of `b` in order, leaving their entries in `scope`.
-fn block_ops(m: &mut Module, b: BlockId, scope: &mut Scope, n: &mut usize) {
+fn block_ops(m: &mut Module, b: BlockId, scope: &mut Scope, n: &mut usize, rules: &Rules<'_>) {
     let ops: Vec<OpId> = m.block_ops(b).collect();
     for op in ops {
-        if candidate(m, op) {
+        if candidate(m, op, rules) {
             let k: Key = (m.name(op), m.operands(op).to_vec());
-            if let Some(prev) = scope.find(m, op, &k) {
+            if let Some(prev) = scope.find(m, op, &k, rules) {
                 let new = m.results(prev).to_vec();
                 m.replace_op(op, &new);
                 *n += 1;
@@ -162,9 +192,9 @@ fn block_ops(m: &mut Module, b: BlockId, scope: &mut Scope, n: &mut usize) {
         let isolated = m.has_trait(op, Traits::ISOLATED);
         for r in m.regions(op).to_vec() {
             if isolated {
-                region(m, r, &mut Scope::default(), n);
+                region(m, r, &mut Scope::default(), n, rules);
             } else {
-                region(m, r, scope, n);
+                region(m, r, scope, n, rules);
             }
         }
     }

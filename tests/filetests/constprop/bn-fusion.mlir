@@ -42,13 +42,13 @@ func.func @bn_into_gemm_transposed(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   return %z : tensor<1x2xf32>
 }
 
-// A 2-D MatMul: the weight's columns are scaled and the shift is added.
+// A 2-D MatMul: the weight's columns are scaled and the shift is added,
+// which makes a Gemm (gemm.mlir).
 // CHECK-LABEL: func.func @bn_into_matmul
 // CHECK-NEXT:    %[[W:.*]] = "onnx.Constant"() {value = dense<{{\[\[}}2.0e+00, 1.0e+00], [6.0e+00, 2.0e+00]]>
-// CHECK-NEXT:    %[[M:.*]] = "onnx.MatMul"(%arg0, %[[W]])
 // CHECK-NEXT:    %[[S:.*]] = "onnx.Constant"() {value = dense<[0.0e+00, -1.0e+00]>
-// CHECK-NEXT:    %[[A:.*]] = "onnx.Add"(%[[M]], %[[S]])
-// CHECK-NEXT:    return %[[A]]
+// CHECK-NEXT:    %[[G:.*]] = "onnx.Gemm"(%arg0, %[[W]], %[[S]])
+// CHECK-NEXT:    return %[[G]]
 func.func @bn_into_matmul(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %w = "onnx.Constant"() {value = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
   %y = "onnx.MatMul"(%x, %w) : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>

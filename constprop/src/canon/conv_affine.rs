@@ -1,0 +1,102 @@
+//! Constant scales and shifts next to a Conv go into its weights: a
+//! per-output-channel `Mul` or `Add` of a Conv's result (its only use) into
+//! the weight and bias (as inference-mode BatchNormalization is), and a
+//! uniform `Mul` of a Conv's input into the weight (zero padding scales to
+//! zero). ConvNeXt's layer scale and GELU's `* 0.5` before a 1x1 Conv.
+
+use super::batchnorm::{into_conv, per_channel, scale_along, Affine};
+use super::{make_const, uniform_value};
+use crate::fold::constant_operand;
+use ir::elements::{Elements, NumClass};
+use ir::rewrite::Pattern;
+use ir::{Module, OpId, Result, ValueId};
+use onnx::OpKind;
+
+pub struct AffineIntoConv;
+
+/// `(value, constant)` of a binary op with one constant operand.
+fn split(m: &Module, op: OpId) -> Option<(ValueId, Elements)> {
+    match (constant_operand(m, op, 0), constant_operand(m, op, 1)) {
+        (None, Some(c)) => Some((m.operand(op, 0)?, c)),
+        (Some(c), None) => Some((m.operand(op, 1)?, c)),
+        _ => None,
+    }
+}
+
+/// The per-channel values of `c` broadcast against a rank-`rank` value
+/// with `ch` channels on dim 1; `None` when `c` varies along another dim.
+fn channels_of(c: &Elements, rank: usize, ch: usize) -> Option<Vec<f64>> {
+    let shape = c.shape();
+    let lead = rank.checked_sub(shape.len())?;
+    let varies_elsewhere = shape
+        .iter()
+        .enumerate()
+        .any(|(i, &d)| d != 1 && i + lead != 1);
+    if varies_elsewhere || c.dtype().class() != NumClass::Float {
+        return None;
+    }
+    per_channel(c, ch)
+}
+
+/// `Mul`/`Add` of a Conv's only result use by per-channel constants.
+fn after_conv(m: &mut Module, op: OpId, kind: OpKind) -> Option<ValueId> {
+    let (y, c) = split(m, op)?;
+    let conv = m.defining_op(y).filter(|&d| onnx::is(m, d, OpKind::Conv))?;
+    let r = m.result(op, 0)?;
+    if m.uses(y).len() != 1 || m.value_type(r) != m.value_type(y) {
+        return None;
+    }
+    let shape = m.value_type(y).shape()?.to_vec();
+    let ch = usize::try_from(*shape.get(1)?).ok().filter(|&c| c > 0)?;
+    let v = channels_of(&c, shape.len(), ch)?;
+    let affine = match kind {
+        OpKind::Mul => Affine {
+            k: v,
+            shift: vec![0.0; ch],
+        },
+        _ => Affine {
+            k: vec![1.0; ch],
+            shift: v,
+        },
+    };
+    into_conv(m, conv, &affine)?;
+    Some(y)
+}
+
+/// `Conv(x * s, W, B)` → `Conv(x, W * s, B)` for a uniform constant `s`.
+fn before_conv(m: &mut Module, conv: OpId) -> Option<()> {
+    let xs = m.operand(conv, 0)?;
+    let mul = m.defining_op(xs).filter(|&d| onnx::is(m, d, OpKind::Mul))?;
+    let (x, s) = split(m, mul)?;
+    if m.uses(xs).len() != 1 || m.value_type(x) != m.value_type(xs) {
+        return None;
+    }
+    let s = uniform_value(&s)?;
+    let w = constant_operand(m, conv, 1)?;
+    let cout = usize::try_from(*w.shape().first()?).ok()?;
+    let nw = scale_along(&w, 0, &vec![s; cout])?;
+    let wv = make_const(m, conv, nw)?;
+    m.set_operand(conv, 0, x);
+    m.set_operand(conv, 1, wv);
+    Some(())
+}
+
+impl Pattern for AffineIntoConv {
+    fn name(&self) -> &'static str {
+        "affine-into-conv"
+    }
+    fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
+        match OpKind::of(m, op) {
+            Some(k @ (OpKind::Mul | OpKind::Add)) => {
+                let (Some(r), Some(y)) = (m.result(op, 0), after_conv(m, op, k)) else {
+                    return Ok(false);
+                };
+                m.replace_all_uses(r, y);
+                m.erase_op(op);
+                Ok(true)
+            }
+            Some(OpKind::Conv) => Ok(before_conv(m, op).is_some()),
+            _ => Ok(false),
+        }
+    }
+}
