@@ -4,6 +4,7 @@
 //! x-0, x/1), constants to the right of Add/Mul and reassociation of
 //! constant Add/Sub and Mul/Div chains on both sides (`reassociate`).
 
+mod affine_bn;
 mod batchnorm;
 mod chains;
 mod conv_affine;
@@ -12,6 +13,7 @@ mod nop;
 mod reassociate;
 mod rnn;
 mod shape;
+pub use affine_bn::{pass_info as affine_bn_pass, AffineAsBatchNorm};
 pub use batchnorm::FoldBatchNorm;
 pub use chains::FuseChains;
 pub use conv_affine::AffineIntoConv;

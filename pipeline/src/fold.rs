@@ -36,6 +36,10 @@ pub fn fold(
     let source = constprop::stream::MappedSource::open(model, loaded).ok();
     let imported = clock.elapsed();
     driver::run_stages_bounded(&mut m, Some("constprop"), flags, opts.expansion_bound)?;
+    // What compiles keep as Mul+Add for fusion is one node in a model.
+    let mut pm = ir::pass::PassManager::new();
+    pm.extend(crate::passes::registry().parse("affine-as-batchnorm")?);
+    pm.run(&mut m)?;
     let folded = clock.elapsed();
     let written: CmdResult = match opts.external_data_threshold {
         Some(t) => Ok(frontend::export::write_model(&m, output, Some(t))?),

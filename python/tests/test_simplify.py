@@ -19,21 +19,6 @@ ZOO = [
     "mobilenetv2", "squeezenet", "bert-base", "gpt2-small", "bert-tiny", "gpt2-tiny",
 ]
 
-# Where onnx-simplifier leaves fewer nodes today, and why. Both are
-# constant-propagation work of issue 14 ("onnxc fold leaves no more nodes
-# than onnx-simplifier"); the outputs are still checked.
-SHAPE_CHAINS = "Shape→Gather→Unsqueeze→Concat over a partly dynamic shape is not folded yet (issue 14)"
-BATCHNORM = "a BatchNormalization that folds into no weight becomes Mul+Add, 2 nodes for 1 (issue 14)"
-NODE_GAPS = {
-    "bert-tiny": SHAPE_CHAINS,
-    "gpt2-tiny": SHAPE_CHAINS,
-    "bert-base": SHAPE_CHAINS,
-    "gpt2-small": SHAPE_CHAINS,
-    "densenet121": BATCHNORM,
-    "arcface100": BATCHNORM,
-}
-
-
 def outputs(model_bytes, feed):
     return ort_session(model_bytes).run(None, feed)
 
@@ -50,10 +35,7 @@ def test_simplify_vs_onnx_simplifier(name, zoo):
     assert_close(outputs(ours.SerializeToString(), feed), want, f"{name} simplified")
     assert_close(outputs(model.SerializeToString(), feed), want, f"{name} original")
     n_ours, n_theirs = len(ours.graph.node), len(theirs.graph.node)
-    if n_ours > n_theirs:
-        if name in NODE_GAPS:
-            pytest.xfail(f"{n_ours} nodes vs onnx-simplifier's {n_theirs}: {NODE_GAPS[name]}")
-        pytest.fail(f"{name}: {n_ours} nodes, onnx-simplifier {n_theirs}")
+    assert n_ours <= n_theirs, f"{name}: {n_ours} nodes, onnx-simplifier {n_theirs}"
 
 
 def test_simplify_takes_a_model_a_path_or_bytes(zoo):

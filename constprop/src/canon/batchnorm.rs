@@ -37,6 +37,30 @@ pub(super) fn per_channel(e: &Elements, c: usize) -> Option<Vec<f64>> {
     }
 }
 
+/// `(value, constant)` of a binary op with one constant operand.
+pub(super) fn split(m: &Module, op: OpId) -> Option<(ValueId, Elements)> {
+    match (constant_operand(m, op, 0), constant_operand(m, op, 1)) {
+        (None, Some(c)) => Some((m.operand(op, 0)?, c)),
+        (Some(c), None) => Some((m.operand(op, 1)?, c)),
+        _ => None,
+    }
+}
+
+/// The per-channel values of `c` broadcast against a rank-`rank` value
+/// with `ch` channels on dim 1; `None` when `c` varies along another dim.
+pub(super) fn channels_of(c: &Elements, rank: usize, ch: usize) -> Option<Vec<f64>> {
+    let shape = c.shape();
+    let lead = rank.checked_sub(shape.len())?;
+    let varies_elsewhere = shape
+        .iter()
+        .enumerate()
+        .any(|(i, &d)| d != 1 && i + lead != 1);
+    if varies_elsewhere || c.dtype().class() != NumClass::Float {
+        return None;
+    }
+    per_channel(c, ch)
+}
+
 /// `w` scaled by `k[i]` along dim `axis` (of size `k.len()`).
 pub(super) fn scale_along(w: &Elements, axis: usize, k: &[f64]) -> Option<Elements> {
     let shape = w.shape();

@@ -4,39 +4,14 @@
 //! uniform `Mul` of a Conv's input into the weight (zero padding scales to
 //! zero). ConvNeXt's layer scale and GELU's `* 0.5` before a 1x1 Conv.
 
-use super::batchnorm::{into_conv, per_channel, scale_along, Affine};
+use super::batchnorm::{channels_of, into_conv, scale_along, split, Affine};
 use super::{make_const, uniform_value};
 use crate::fold::constant_operand;
-use ir::elements::{Elements, NumClass};
 use ir::rewrite::Pattern;
 use ir::{Module, OpId, Result, ValueId};
 use onnx::OpKind;
 
 pub struct AffineIntoConv;
-
-/// `(value, constant)` of a binary op with one constant operand.
-fn split(m: &Module, op: OpId) -> Option<(ValueId, Elements)> {
-    match (constant_operand(m, op, 0), constant_operand(m, op, 1)) {
-        (None, Some(c)) => Some((m.operand(op, 0)?, c)),
-        (Some(c), None) => Some((m.operand(op, 1)?, c)),
-        _ => None,
-    }
-}
-
-/// The per-channel values of `c` broadcast against a rank-`rank` value
-/// with `ch` channels on dim 1; `None` when `c` varies along another dim.
-fn channels_of(c: &Elements, rank: usize, ch: usize) -> Option<Vec<f64>> {
-    let shape = c.shape();
-    let lead = rank.checked_sub(shape.len())?;
-    let varies_elsewhere = shape
-        .iter()
-        .enumerate()
-        .any(|(i, &d)| d != 1 && i + lead != 1);
-    if varies_elsewhere || c.dtype().class() != NumClass::Float {
-        return None;
-    }
-    per_channel(c, ch)
-}
 
 /// `Mul`/`Add` of a Conv's only result use by per-channel constants.
 fn after_conv(m: &mut Module, op: OpId, kind: OpKind) -> Option<ValueId> {
