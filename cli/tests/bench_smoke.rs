@@ -85,11 +85,35 @@ fn bench_mlp_writes_json_md_svg() {
         "{infer}"
     );
     // Its heap: the activations and the driver's buffers, counted by the
-    // probe; valgrind must count the same allocations.
+    // probe; valgrind must count the same allocations in the same calls.
     let heap = num(infer, &["peak_heap_bytes", "median"]);
     assert!((1000.0..1e6).contains(&heap), "{infer}");
     let allocs = num(infer, &["allocations", "median"]);
     assert_eq!(allocs, valgrind_allocs(&work.join("0-mlp")), "{infer}");
+    // Time per call of the compiled model (ONNXC_REPEAT=--runs in each
+    // of the --repeat processes) and of onnxruntime on the same inputs, at
+    // the default threads and at one.
+    for name in [
+        "inference",
+        "inference, 1 thread",
+        "onnxruntime inference",
+        "onnxruntime inference, 1 thread",
+    ] {
+        let t = tool(name);
+        assert_eq!(t["status"], "ok", "{t}");
+        let calls = num(t, &["inner_s", "n"]);
+        assert_eq!(calls, 4.0, "2 processes × 2 calls: {t}");
+        let per_call = num(t, &["inner_s", "median"]);
+        assert!(
+            0.0 < per_call && per_call < num(t, &["wall_s", "max"]),
+            "{t}"
+        );
+    }
+    for pair in ["1 thread", "default threads"] {
+        let g = &v["inference_vs_onnxruntime"][pair];
+        assert_eq!(g["models"], 1, "{g}");
+        assert!(num(g, &["geomean_ratio"]) > 0.0, "{g}");
+    }
     // mlp's Transpose and bias Add fold away.
     assert!(num(tool("onnxc fold"), &["onnx_nodes_after"]) < 9.0);
     for peer in ["onnxruntime", "onnxsim"] {
@@ -127,7 +151,10 @@ fn bench_mlp_writes_json_md_svg() {
 
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(
-        md.contains("### mlp") && md.contains("| onnxc fold |"),
+        md.contains("### mlp")
+            && md.contains("| onnxc fold |")
+            && md.contains("### Inference vs onnxruntime")
+            && md.contains("| **geomean** |"),
         "{md}"
     );
     let svg = std::fs::read_to_string(&svg).unwrap();
@@ -137,6 +164,8 @@ fn bench_mlp_writes_json_md_svg() {
         "seconds (bar: median",
         "MiB (bar: median",
         "onnxruntime</text>",
+        "Inference, time per call",
+        "onnxruntime inference, 1 thread</text>",
     ] {
         assert!(svg.contains(label), "no {label} in {svg}");
     }
@@ -182,7 +211,9 @@ fn bench_without_clang_falls_back_to_ru_maxrss() {
 
 /// Allocations of the compiled model's run per valgrind's heap summary.
 fn valgrind_allocs(dir: &Path) -> f64 {
+    // As the bench ran it: `--runs 2` more calls after the written one.
     let out = Command::new("valgrind")
+        .env("ONNXC_REPEAT", "2")
         .arg(dir.join("model"))
         .arg(dir.join("in_0.bin"))
         .arg(dir.join("out_0.bin"))
@@ -199,6 +230,97 @@ fn valgrind_allocs(dir: &Path) -> f64 {
         .and_then(|s| s.split_whitespace().next())
         .unwrap_or_else(|| panic!("{line}"));
     n.replace(',', "").parse().unwrap()
+}
+
+/// A model file with dynamic dims: `--input-shape` fixes them for the
+/// compile, the fold and the sample inputs; a name that is not an input is
+/// a usage error before any work.
+#[test]
+fn bench_input_shape_specializes_a_model_file() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-input-shape");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("conv.onnx");
+    let script = r#"
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+g = helper.make_graph(
+    [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+     helper.make_node("Relu", ["c"], ["y"])],
+    "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4, "H", "W"])],
+    [w],
+)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1])
+"#;
+    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let made = Command::new(py)
+        .args(["-c", script])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let (json, work) = (dir.join("b.json"), dir.join("work"));
+    let bench = |shape: &str| {
+        Command::new(env!("CARGO_BIN_EXE_onnxc"))
+            .arg("bench")
+            .arg(&model)
+            .args(["--input-shape", shape, "--repeat", "1", "--runs", "2"])
+            .args(["--no-ir-sizes", "--target-cpu", "x86-64-v3"])
+            .arg("--work-dir")
+            .arg(&work)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap()
+    };
+    let out = bench("x=2x3x17x19");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let m = &v["models"][0];
+    for t in m["tools"].as_array().unwrap() {
+        let name = t["tool"].as_str().unwrap();
+        if name != "onnxruntime" && name != "onnxsim" {
+            assert_eq!(t["status"], "ok", "{t}");
+        }
+    }
+    assert_eq!(m["accuracy"]["status"], "ok", "{m}");
+    // The sample input has the given dims (f32), and so has the folded
+    // model's input.
+    let input = std::fs::metadata(work.join("0-conv/in_0.bin"))
+        .unwrap()
+        .len();
+    assert_eq!(input, 2 * 3 * 17 * 19 * 4);
+    let dims = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
+        .args(["-c", "import onnx, sys; t = onnx.load(sys.argv[1]).graph.input[0].type.tensor_type; print([d.dim_value for d in t.shape.dim])"])
+        .arg(work.join("0-conv/onnxc.onnx"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&dims.stdout).trim(),
+        "[2, 3, 17, 19]"
+    );
+
+    let out = bench("nope=1x3x8x8");
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'nope'") && err.contains("not an input"),
+        "{err}"
+    );
 }
 
 /// `--scaling`: a row per family and size, with time per node.

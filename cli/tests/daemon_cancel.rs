@@ -36,17 +36,30 @@ fn cancellation() {
 /// pipeline: import, constprop, bufferize, dealloc, lowering).
 fn frees_the_worker(d: &Daemon) {
     // The deadlines are spread over the compile's own duration (measured
-    // under another cache key, `stop_after` spelled out: the same work), so
-    // a faster compiler or a quieter machine still lands them inside it.
-    let mut measure = slow_req("measure", None);
-    measure["stop_after"] = json!("dealloc");
-    let t = Instant::now();
-    let r = d.connect().call(&measure);
-    assert_eq!(r["status"], "ok", "{r:.300}");
-    let whole = ms(t.elapsed());
+    // under other cache keys), so a faster compiler or a quieter machine
+    // still lands them inside it.
+    // The faster of two measurements (the first also warms the caches),
+    // and deadlines in its first half: a compile varies by a third from
+    // run to run on a shared machine.
+    let whole = ["measure", "measure-again"]
+        .iter()
+        .map(|tag| {
+            // Other cache keys for the same work.
+            let mut measure = slow_req(tag, None);
+            if *tag == "measure" {
+                measure["stop_after"] = json!("dealloc");
+            } else {
+                measure["fold_expansion_bound"] = json!(17.0);
+            }
+            let t = Instant::now();
+            let r = d.connect().call(&measure);
+            assert_eq!(r["status"], "ok", "{r:.300}");
+            ms(t.elapsed())
+        })
+        .fold(f64::INFINITY, f64::min);
     let mut worst = Duration::ZERO;
     let mut n = 0;
-    for fraction in [0.05, 0.2, 0.35, 0.5, 0.65, 0.8] {
+    for fraction in [0.05, 0.15, 0.25, 0.35, 0.45, 0.55] {
         let deadline = (whole * fraction).max(10.0) as u64;
         // Best of two tries: a load spike on a shared CI machine may slow
         // one, an unchecked stretch of compile would slow both.
@@ -74,7 +87,7 @@ fn frees_the_worker(d: &Daemon) {
         r["timings"]["queue_ms"].as_f64().unwrap() < 50.0,
         "{r:.300}"
     );
-    assert_eq!(d.stats()["compiles"], n + 2);
+    assert_eq!(d.stats()["compiles"], n + 3);
 }
 
 fn ms(d: Duration) -> f64 {

@@ -36,7 +36,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
 
 /// The passes of `lower-to-llvm-ready`.
 const LLVM_READY: &str =
-    "lower-deallocations,lower-parallel,outline-kernels,mark-noalias,convert-scf-to-cf";
+    "lower-deallocations,lower-parallel,outline-kernels,mark-noalias,convert-scf-to-cf,symbol-dce";
 
 /// `lower-to-llvm-ready` with the compile-time thread count of the
 /// parallel loops (0: all cores at run time, 1: serial).

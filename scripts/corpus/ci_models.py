@@ -28,6 +28,9 @@ Models (each is named after the exporter habit it copies):
   ci_mobile_block      MobileNet-style: depthwise convs with fused
                        activations, padded / ceil / SAME_LOWER pools,
                        dynamic batch, height and width
+  ci_winograd          3x3 stride-1 convs (VGG/ResNet bodies) with channels
+                       and pads of every kind, dynamic batch, height and width:
+                       sizes on both sides of the Winograd threshold
   ci_paddle_dims       paddle2onnx-style inputs declared with -1 dims and an
                        output declared with a 0 dim
   ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
@@ -327,11 +330,35 @@ def ci_mobile_block():
     return m, sizes, "depthwise convs (stride, dilation, multiplier) with fused activations, padded/ceil/SAME pools, dynamic N/H/W"
 
 
+def ci_winograd():
+    b = Builder(10)
+    # Channels below and above the Winograd minimum, products in both
+    # orientations (130 output channels: tiles as rows), biases or none,
+    # symmetric, asymmetric and large pads, fused Relu / Clip / Sigmoid.
+    h = b.op("Conv", ["x", b.w("c1.w", [16, 3, 3, 3]), b.w("c1.b", [16], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    h = b.op("Relu", [h])
+    h = b.op("Conv", [h, b.w("c2.w", [24, 16, 3, 3]), b.w("c2.b", [24], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    h = b.op("Relu", [h])
+    h = b.op("Conv", [h, b.w("c3.w", [20, 24, 3, 3])], kernel_shape=[3, 3], pads=[0, 2, 1, 0])
+    h = b.op("Clip", [h, b.const("lo", np.float32(0.0), np.float32), b.const("hi", np.float32(6.0), np.float32)])
+    h = b.op("Conv", [h, b.w("c4.w", [130, 20, 3, 3]), b.w("c4.b", [130], 0.1)], kernel_shape=[3, 3], pads=[2, 2, 2, 2])
+    h = b.op("Sigmoid", [h])
+    b.op("Conv", [h, b.w("c5.w", [9, 130, 3, 3]), b.w("c5.b", [9], 0.1)], kernel_shape=[3, 3], auto_pad="SAME_UPPER")
+    b.rename_last("y")
+    m = b.model("ci_winograd", [vi("x", F, ["N", 3, "H", "W"])], [vi("y", F, ["N", 9, "OH", "OW"])], 13)
+    sizes = [
+        {"x": ([1, 3, 19, 23], np.float32, "normal")},
+        {"x": ([2, 3, 5, 6], np.float32, "normal")},
+        {"x": ([2, 3, 40, 33], np.float32, "normal")},
+    ]
+    return m, sizes, "3x3 stride-1 convs: Winograd at sizes 0 and 2 (>= 16 tiles), the im2col GEMM at size 1"
+
+
 # onnx.checker refuses what these exporters write (-1 dims, an output
 # without a shape); onnxruntime runs them.
 UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
 
 
 def main():

@@ -48,14 +48,14 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
 
 /// A Conv's operands (X and W contiguous, the bias), its window, their
 /// dims, and the group count, with `C == Cg · group` checked.
-struct Operands {
-    x: ValueId,
-    w: ValueId,
-    bias: Option<ValueId>,
-    win: Spatial,
-    dx: Vec<ValueId>,
-    dw: Vec<ValueId>,
-    groups: ValueId,
+pub(super) struct Operands {
+    pub x: ValueId,
+    pub w: ValueId,
+    pub bias: Option<ValueId>,
+    pub win: Spatial,
+    pub dx: Vec<ValueId>,
+    pub dw: Vec<ValueId>,
+    pub groups: ValueId,
 }
 
 impl Operands {
@@ -163,11 +163,10 @@ fn direct_conv(
     Ok(vec![out])
 }
 
-/// Conv of float elements on the packed GEMM, per image and group:
-/// `out[n, g·Mg + m, p] = bias[g·Mg + m] + Σ_k W[g·Mg + m, k] · col[k, p]`
-/// with `col` the im2col view of the image's group channels (gathered
-/// while packing; the input itself for a pointwise window). Every extent
-/// is a runtime value, so dynamic batch and spatial dims run this code.
+/// Conv of float elements on the packed GEMM, or for a 3×3 stride-1
+/// window with constant weights on Winograd F(2×2, 3×3) when the output
+/// has enough tiles (decided at compile time when the sizes are static,
+/// else at run time).
 pub fn gemm_conv(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
@@ -175,23 +174,72 @@ pub fn gemm_conv(
     kernel: Vec<i64>,
     group: i64,
 ) -> Result<Vec<ValueId>> {
-    let Operands {
-        x,
-        w,
-        bias,
-        win: spatial,
-        dx,
-        dw,
-        groups,
-    } = Operands::of(cx, b, op, &kernel, group)?;
-    let place = spatial.runtime(b, &dx[2..]);
-    let (outs, pads) = (place.outs, place.begins);
-    let mut out_dims = vec![dx[0], dw[0]];
-    out_dims.extend(&outs);
+    let ops = Operands::of(cx, b, op, &kernel, group)?;
+    let place = ops.win.runtime(b, &ops.dx[2..]);
+    let mut out_dims = vec![ops.dx[0], ops.dw[0]];
+    out_dims.extend(&place.outs);
     let out = alloc_result(b, op, 0, &out_dims)?;
+    let fused = epilogue::Fused::of(b.m, op);
+    let act = fused.act();
+    let bits = cx.vector_bits;
+    let im2col = |b: &mut Builder<'_>| {
+        gemm_into(
+            b,
+            bits,
+            &ops,
+            &kernel,
+            (&place.outs, &place.begins),
+            out,
+            act,
+        );
+        Vec::new()
+    };
+    use super::winograd::Choice;
+    match super::winograd::plan(cx, b, op, &ops, &kernel, group)? {
+        Some(plan) => match plan.worthwhile(b, &place.outs) {
+            Choice::Static(true) => plan.run(b, &ops, &place, out, act),
+            Choice::Static(false) => {
+                im2col(b);
+            }
+            Choice::Runtime(cond) => {
+                let mut im2col = im2col;
+                let mut winograd = |b: &mut Builder<'_>| {
+                    plan.run(b, &ops, &place, out, act);
+                    Vec::new()
+                };
+                b.scf_if(cond, &[], &mut winograd, Some(&mut im2col));
+            }
+        },
+        None => {
+            im2col(b);
+        }
+    }
+    fused.bind(cx, b.m, out);
+    Ok(vec![out])
+}
+
+/// The GEMM path into `out`, per image and group:
+/// `out[n, g·Mg + m, p] = bias[g·Mg + m] + Σ_k W[g·Mg + m, k] · col[k, p]`
+/// with `col` the im2col view of the image's group channels (gathered
+/// while packing; the input itself for a pointwise window). Every extent
+/// is a runtime value, so dynamic batch and spatial dims run this code.
+fn gemm_into(
+    b: &mut Builder<'_>,
+    vector_bits: u32,
+    ops: &Operands,
+    kernel: &[i64],
+    (outs, pads): (&[ValueId], &[ValueId]),
+    out: ValueId,
+    act: epilogue::Act,
+) {
+    let (x, w, bias, spatial, dx, dw, groups) = (
+        ops.x, ops.w, ops.bias, &ops.win, &ops.dx, &ops.dw, ops.groups,
+    );
+    let mut out_dims = vec![dx[0], dw[0]];
+    out_dims.extend(outs);
     let elem = elem_of(b.m, out);
     let prod = gemm::product;
-    let (xlen, wlen, olen) = (prod(b, &dx), prod(b, &dw), prod(b, &out_dims));
+    let (xlen, wlen, olen) = (prod(b, dx), prod(b, dw), prod(b, &out_dims));
     let (xf, wf, of) = (
         gemm::flat(b, x, xlen),
         gemm::flat(b, w, wlen),
@@ -209,27 +257,26 @@ pub fn gemm_conv(
         gemm::BSource::Matrix { unit_n: true }
     } else {
         gemm::BSource::Conv(gemm::ConvGeometry {
-            kernel: kernel.clone(),
+            kernel: kernel.to_vec(),
             strides: spatial.strides.clone(),
             dilations: spatial.dilations.clone(),
         })
     };
-    let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
+    let mut v = gemm::Variant::plain(&elem, vector_bits, source);
     if bias.is_some() {
         v.bias = gemm::Bias::Row;
     }
-    let fused = epilogue::Fused::of(b.m, op);
-    v.act = fused.act();
+    v.act = act;
     // Per image and group: M = M/g rows, K = C/g · taps, N = output size.
     let mg = b.divui(dw[0], groups);
     let kdim = prod(b, &dw[1..]);
-    let pout = prod(b, &outs);
+    let pout = prod(b, outs);
     let pin = prod(b, &dx[2..]);
     let one = b.const_index(1);
     let b_args: Vec<ValueId> = if pointwise {
         vec![pin, one]
     } else {
-        dx[2..].iter().chain(&outs).chain(&pads).copied().collect()
+        dx[2..].iter().chain(outs).chain(pads).copied().collect()
     };
     let chan_in = b.muli(dw[1], pin);
     let img_in = b.muli(dx[1], pin);
@@ -278,6 +325,4 @@ pub fn gemm_conv(
             gemm::call(b, &v, &call);
         },
     );
-    fused.bind(cx, b.m, out);
-    Ok(vec![out])
 }

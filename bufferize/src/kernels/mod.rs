@@ -45,6 +45,7 @@ mod tfidf;
 mod trees;
 mod unique;
 mod window;
+mod winograd;
 
 use crate::convert::{alloc, memref_type, Lowering};
 use activations as act;

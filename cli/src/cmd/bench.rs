@@ -12,6 +12,7 @@ mod measure;
 mod probe;
 mod report;
 mod scaling;
+mod speed;
 mod svg;
 mod tools;
 
@@ -86,6 +87,8 @@ pub struct BenchArgs {
     pub child_inputs: Option<PathBuf>,
     #[command(flatten)]
     pub codegen: pipeline::target::CodegenFlags,
+    #[command(flatten)]
+    pub shapes: super::ShapeFlags,
 }
 
 /// How one tool fared on one model.
@@ -166,6 +169,9 @@ pub const COMPILE: &str = "onnxc compile";
 pub const FOLD: &str = "onnxc fold";
 pub const BUILD: &str = "clang build";
 pub const INFER: &str = "inference";
+pub const INFER_1T: &str = "inference, 1 thread";
+pub const ORT_INFER: &str = "onnxruntime inference";
+pub const ORT_INFER_1T: &str = "onnxruntime inference, 1 thread";
 pub const PEERS: [&str; 2] = ["onnxruntime", "onnxsim"];
 
 fn diag(msg: impl Into<String>) -> Failure {
@@ -179,13 +185,11 @@ pub fn run(args: BenchArgs) -> CmdResult {
             .first()
             .ok_or_else(|| diag("--child-dir needs a model"))?;
         let cg = args.codegen.resolve(true, args.llvm_bin.as_deref())?;
-        return child::run(
-            model,
-            dir,
-            args.child_ir_sizes,
-            args.child_inputs.as_deref(),
-            &cg,
-        );
+        let inputs = child::Inputs {
+            given: args.child_inputs.as_deref(),
+            import: args.shapes.options(),
+        };
+        return child::run(model, dir, args.child_ir_sizes, &inputs, &cg);
     }
     if args.models.is_empty() && args.zoo.is_empty() && !args.scaling {
         return Err(diag(
@@ -315,7 +319,17 @@ fn bench_all(cx: &Ctx, work: &Path) -> Result<Vec<ModelResult>, Failure> {
         }
         inputs.push((tag, path, Some(samples)));
     }
+    let shapes = args.shapes.options();
+    if !shapes.input_shapes.is_empty() && !args.zoo.is_empty() {
+        return Err(Failure::Usage(
+            "--input-shape applies to model files: zoo models bring their sample inputs".into(),
+        ));
+    }
     for p in &args.models {
+        if !shapes.input_shapes.is_empty() {
+            // A name that is not an input is a usage error before any work.
+            pipeline::load(p, &shapes)?;
+        }
         let stem = p
             .file_stem()
             .map_or_else(|| "model".to_string(), |s| s.to_string_lossy().into_owned());
@@ -377,6 +391,7 @@ fn bench_model(
     let fold = cx.repeated(cx.repeat, false, || {
         let mut cmd = Command::new(&cx.exe);
         cmd.arg("fold").arg(path).arg("-o").arg(&folded);
+        cmd.args(shape_args(args));
         cmd
     })?;
     let mut fold_row = row_of(FOLD, &fold, first_error(&fold));
@@ -399,6 +414,11 @@ fn bench_model(
     let ran = rows
         .iter()
         .any(|r| r.tool == INFER && r.status == Status::Ok);
+    if let Some(rep) = reports.first().filter(|_| ran) {
+        for threads in [0, 1] {
+            rows.push(tools::ort_inference(cx, path, dir, rep.inputs, threads));
+        }
+    }
     let accuracy = match reports.first() {
         Some(rep) if ran && !args.no_check => Some(check::against_onnxruntime(
             &args.python,
@@ -434,7 +454,17 @@ fn child_cmd(cx: &Ctx, dir: &Path, samples: Option<&Path>, model: &Path) -> Comm
     if let Some(n) = cx.args.codegen.threads {
         cmd.arg("--threads").arg(n.to_string());
     }
+    cmd.args(shape_args(cx.args));
     cmd
+}
+
+/// `--input-shape NAME=DIMS` for each of the bench's own.
+fn shape_args(args: &BenchArgs) -> Vec<String> {
+    args.shapes
+        .input_shapes
+        .iter()
+        .flat_map(|s| ["--input-shape".to_string(), s.to_string()])
+        .collect()
 }
 
 fn compile_failure(runs: &[Run], reports: &[report::ChildReport]) -> Option<String> {

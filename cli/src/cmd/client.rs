@@ -161,15 +161,6 @@ pub struct Remote<'a> {
 }
 
 /// `NAME=1x3x?` as the daemon parses it.
-fn shape_text(s: &frontend::import::InputShape) -> String {
-    let dims: Vec<String> = s
-        .dims
-        .iter()
-        .map(|d| d.map_or("?".into(), |n| n.to_string()))
-        .collect();
-    format!("{}={}", s.name, dims.join("x"))
-}
-
 /// The request for compiling (or folding) one local model; `output` names
 /// a library's C prefix (`-o libNAME.so`).
 pub fn model_request(
@@ -192,7 +183,11 @@ pub fn model_request(
         req["fold_expansion_bound"] = json!(b);
     }
     if !o.input_shapes.is_empty() {
-        req["input_shapes"] = json!(o.input_shapes.iter().map(shape_text).collect::<Vec<_>>());
+        req["input_shapes"] = json!(o
+            .input_shapes
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>());
     }
     if let (Some(stem), "lib") = (output.and_then(Path::file_stem), o.emit) {
         req["lib_name"] = json!(stem.to_string_lossy());

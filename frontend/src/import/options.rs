@@ -45,6 +45,18 @@ impl InputShape {
     }
 }
 
+/// The form `parse` reads: `NAME=1x3x?x?`.
+impl std::fmt::Display for InputShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dims: Vec<String> = self
+            .dims
+            .iter()
+            .map(|d| d.map_or("?".into(), |n| n.to_string()))
+            .collect();
+        write!(f, "{}={}", self.name, dims.join("x"))
+    }
+}
+
 /// Options of [`super::import_model_with`].
 #[derive(Clone, Debug, Default)]
 pub struct ImportOptions {

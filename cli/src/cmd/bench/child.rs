@@ -17,12 +17,11 @@ use std::time::Instant;
 /// Runs the measured compile of `model` into `dir`. With `ir_sizes`, also
 /// prints the IR after each stage to measure its size (slower, so the
 /// parent does it in a separate, untimed run).
-/// `inputs`: a directory of `input_N.pb` to run the model on.
 pub fn run(
     model: &Path,
     dir: &Path,
     ir_sizes: bool,
-    inputs: Option<&Path>,
+    inputs: &Inputs,
     cg: &pipeline::target::Codegen,
 ) -> Result<(), Failure> {
     let mut rep = String::new();
@@ -39,16 +38,24 @@ pub fn run(
     result
 }
 
+/// What the model runs on: `given`, a directory of `input_N.pb` (a zoo
+/// model's samples), else samples of the declared types after `import`'s
+/// `--input-shape`s, whose dims the compile also specializes to.
+pub struct Inputs<'a> {
+    pub given: Option<&'a Path>,
+    pub import: frontend::import::ImportOptions,
+}
+
 fn compile(
     model: &Path,
     dir: &Path,
     ir_sizes: bool,
-    given_inputs: Option<&Path>,
+    inputs: &Inputs,
     cg: &pipeline::target::Codegen,
     rep: &mut String,
 ) -> Result<(), Failure> {
     let t = Instant::now();
-    let mut m = driver::import(model, &frontend::import::ImportOptions::default())?;
+    let mut m = driver::import(model, &inputs.import)?;
     let _ = writeln!(rep, "stage\timport\t{}", t.elapsed().as_secs_f64());
     let (ops, consts) = count_ops(&m);
     let _ = writeln!(rep, "nodes_before\t{ops}\t{consts}");
@@ -57,7 +64,7 @@ fn compile(
     if ir_sizes {
         ir_size(&m, "import", rep);
     }
-    let samples = sample_inputs(&m, given_inputs)?;
+    let samples = sample_inputs(&m, inputs.given)?;
     write_inputs(&samples, dir)?;
 
     let registry = pipeline::registry();

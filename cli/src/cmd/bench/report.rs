@@ -150,8 +150,10 @@ fn secs(s: f64) -> String {
         format!("{s:.1} s")
     } else if s >= 0.1 {
         format!("{s:.2} s")
-    } else {
+    } else if s >= 1e-3 {
         format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.0} µs", s * 1e6)
     }
 }
 
@@ -209,6 +211,7 @@ pub fn markdown(results: &[ModelResult], machine: &Machine, repeat: usize, runs:
          {rss_note}\n",
         machine.describe(),
     );
+    s += &super::speed::markdown(results);
     for r in results {
         let _ = writeln!(
             s,
@@ -247,7 +250,7 @@ pub fn markdown(results: &[ModelResult], machine: &Machine, repeat: usize, runs:
                 Some(b)
                     if row.tool != FOLD
                         && !row.tool.starts_with("clang")
-                        && row.tool != "inference" =>
+                        && !row.tool.contains("inference") =>
                 {
                     (
                         ratio(row.wall_s.median, b.wall_s.median),
@@ -398,6 +401,11 @@ pub fn json(results: &[ModelResult], machine: &Machine, repeat: usize, runs: usi
         machine.floor_kib
     );
     let _ = writeln!(s, "  \"repeat\": {repeat},\n  \"inference_runs\": {runs},");
+    let _ = writeln!(
+        s,
+        "  \"inference_vs_onnxruntime\": {},",
+        super::speed::json(results)
+    );
     s.push_str("  \"models\": [");
     for (i, r) in results.iter().enumerate() {
         s.push_str(if i == 0 { "\n" } else { ",\n" });

@@ -1,8 +1,12 @@
-//! A self-contained SVG bar chart: per model, one bar per tool for wall
-//! time and for peak RSS (median, with a min–max whisker), written as text.
+//! A self-contained SVG bar chart, written as text: per model, one bar per
+//! tool for wall time and for peak RSS, then (when the model ran) one per
+//! inference configuration for the time per call (median, with a min–max
+//! whisker).
 
 use super::report::Machine;
-use super::{ModelResult, Status, ToolRow, COMPILE, FOLD, PEERS};
+use super::{
+    ModelResult, Status, ToolRow, COMPILE, FOLD, INFER, INFER_1T, ORT_INFER, ORT_INFER_1T, PEERS,
+};
 use std::fmt::Write as _;
 
 const TOOLS: [(&str, &str); 4] = [
@@ -11,14 +15,20 @@ const TOOLS: [(&str, &str); 4] = [
     (PEERS[0], "#ff7f0e"),
     (PEERS[1], "#2ca02c"),
 ];
+const INFERENCE: [(&str, &str); 4] = [
+    (INFER, "#6a3d9a"),
+    (INFER_1T, "#cab2d6"),
+    (ORT_INFER, "#d95f02"),
+    (ORT_INFER_1T, "#fdbf6f"),
+];
 const WIDTH: f64 = 960.0;
 const LABEL_W: f64 = 130.0;
 const PANEL_GAP: f64 = 70.0;
-const PANEL_W: f64 = (WIDTH - LABEL_W - PANEL_GAP - 60.0) / 2.0;
 const BAR_H: f64 = 14.0;
 const BAR_GAP: f64 = 4.0;
 const GROUP_GAP: f64 = 16.0;
 const TOP: f64 = 100.0;
+const SECTION_GAP: f64 = 56.0;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -69,70 +79,205 @@ fn fmt_val(v: f64) -> String {
 
 struct Panel {
     x0: f64,
+    width: f64,
     title: &'static str,
     /// The x axis's label.
     axis: &'static str,
     unit: &'static str,
     max: f64,
     step: f64,
-    pick: fn(&ToolRow) -> (f64, f64, f64),
+    pick: Pick,
+}
+
+/// Bars of `tools` on `panels`, one group of rows per model.
+struct Section {
+    tools: &'static [(&'static str, &'static str)],
+    panels: Vec<Panel>,
+}
+
+type Pick = fn(&ToolRow) -> (f64, f64, f64);
+
+fn rows_of<'a>(
+    m: &'a ModelResult,
+    tools: &[(&'static str, &'static str)],
+) -> Vec<(&'static str, &'static str, &'a ToolRow)> {
+    tools
+        .iter()
+        .filter_map(|&(tool, color)| m.row(tool).map(|r| (tool, color, r)))
+        .collect()
+}
+
+fn group_h(m: &ModelResult, tools: &[(&'static str, &'static str)]) -> f64 {
+    rows_of(m, tools).len() as f64 * (BAR_H + BAR_GAP) + GROUP_GAP
+}
+
+impl Section {
+    fn new(
+        results: &[ModelResult],
+        tools: &'static [(&'static str, &'static str)],
+        specs: &[(&'static str, &'static str, &'static str, Pick)],
+    ) -> Section {
+        let width =
+            (WIDTH - LABEL_W - 60.0 - PANEL_GAP * (specs.len() - 1) as f64) / specs.len() as f64;
+        let panels = specs
+            .iter()
+            .enumerate()
+            .map(|(i, &(title, axis, unit, pick))| {
+                let top = results
+                    .iter()
+                    .flat_map(|m| rows_of(m, tools))
+                    .filter(|r| r.2.status == Status::Ok)
+                    .map(|r| pick(r.2).2)
+                    .fold(0.0, f64::max);
+                Panel {
+                    x0: LABEL_W + i as f64 * (width + PANEL_GAP),
+                    width,
+                    title,
+                    axis,
+                    unit,
+                    max: axis_max(top),
+                    step: nice_step(top),
+                    pick,
+                }
+            })
+            .collect();
+        Section { tools, panels }
+    }
+
+    fn body(&self, results: &[ModelResult]) -> f64 {
+        results.iter().map(|m| group_h(m, self.tools)).sum()
+    }
+
+    /// Draws the section from `top`; returns where the next one starts.
+    fn draw(&self, s: &mut String, results: &[ModelResult], top: f64) -> f64 {
+        let body = self.body(results);
+        for p in &self.panels {
+            p.axes(s, top, body);
+        }
+        let mut y = top;
+        for m in results {
+            let rs = rows_of(m, self.tools);
+            let h = group_h(m, self.tools) - GROUP_GAP;
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" text-anchor="end" font-weight="bold">{}</text>"#,
+                LABEL_W - 8.0,
+                y + h / 2.0 + 4.0,
+                esc(&m.name)
+            );
+            let _ = writeln!(
+                s,
+                r##"<text x="{}" y="{}" text-anchor="end" fill="#555">{} file</text>"##,
+                LABEL_W - 8.0,
+                y + h / 2.0 + 18.0,
+                super::report::bytes(m.file_bytes)
+            );
+            for (tool, color, row) in rs {
+                for p in &self.panels {
+                    bar(s, p, y, tool, color, row);
+                }
+                y += BAR_H + BAR_GAP;
+            }
+            y += GROUP_GAP;
+        }
+        top + body + SECTION_GAP
+    }
+}
+
+impl Panel {
+    /// Title, axis label and ticks around a body of height `body`.
+    fn axes(&self, s: &mut String, top: f64, body: f64) {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" font-weight="bold">{}</text>"#,
+            self.x0,
+            top - 12.0,
+            esc(self.title)
+        );
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">{}</text>"##,
+            self.x0 + self.width / 2.0,
+            top + body + 32.0,
+            esc(self.axis)
+        );
+        let ticks = (self.max / self.step).round() as u32;
+        for t in 0..=ticks {
+            let v = self.step * f64::from(t);
+            let x = self.x0 + self.width * v / self.max;
+            let _ = writeln!(
+                s,
+                r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#ddd"/><text x="{x}" y="{}" text-anchor="middle" fill="#555">{}</text>"##,
+                top - 4.0,
+                top + body,
+                top + body + 14.0,
+                fmt_tick(v, self.step)
+            );
+        }
+    }
+}
+
+fn legend(s: &mut String, tools: &[(&str, &str)], y: f64) {
+    for (i, (tool, color)) in tools.iter().enumerate() {
+        let x = 10.0 + i as f64 * 200.0;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/><text x="{}" y="{}">{}</text>"#,
+            x + 16.0,
+            y + 10.0,
+            esc(tool)
+        );
+    }
 }
 
 pub fn chart(results: &[ModelResult], machine: &Machine) -> String {
-    let time = |r: &ToolRow| (r.wall_s.median, r.wall_s.min, r.wall_s.max);
-    let mem = |r: &ToolRow| {
+    let time: Pick = |r| (r.wall_s.median, r.wall_s.min, r.wall_s.max);
+    let mem: Pick = |r| {
         let k = 1024.0;
-        (
-            r.peak_rss_kib.median / k,
-            r.peak_rss_kib.min / k,
-            r.peak_rss_kib.max / k,
-        )
+        let m = &r.peak_rss_kib;
+        (m.median / k, m.min / k, m.max / k)
     };
-    let rows = |m: &ModelResult| -> Vec<(&'static str, &'static str, Option<ToolRow>)> {
-        TOOLS
-            .iter()
-            .filter_map(|&(tool, color)| m.row(tool).map(|r| (tool, color, Some(r.clone()))))
-            .collect()
+    let per_call: Pick = |r| {
+        r.inner_s.map_or((0.0, 0.0, 0.0), |t| {
+            (t.median * 1e3, t.min * 1e3, t.max * 1e3)
+        })
     };
-    let max_of = |f: fn(&ToolRow) -> (f64, f64, f64)| {
-        results
-            .iter()
-            .flat_map(|m| rows(m).into_iter().filter_map(|r| r.2))
-            .filter(|r| r.status == Status::Ok)
-            .map(|r| f(&r).2)
-            .fold(0.0, f64::max)
+    let tools = Section::new(
+        results,
+        &TOOLS,
+        &[
+            (
+                "Wall time (whole process)",
+                "seconds (bar: median, whisker: min–max)",
+                "s",
+                time,
+            ),
+            (
+                "Peak RSS (the process's own VmHWM)",
+                "MiB (bar: median, whisker: min–max)",
+                "MiB",
+                mem,
+            ),
+        ],
+    );
+    let inference = Section::new(
+        results,
+        &INFERENCE,
+        &[(
+            "Inference, time per call",
+            "milliseconds (bar: median, whisker: min–max)",
+            "ms",
+            per_call,
+        )],
+    );
+    let ran = results.iter().any(|m| !rows_of(m, &INFERENCE).is_empty());
+    let first_top = TOP;
+    let second_top = first_top + tools.body(results) + SECTION_GAP + 40.0;
+    let height = if ran {
+        second_top + inference.body(results) + 56.0
+    } else {
+        first_top + tools.body(results) + 56.0
     };
-    let panels = [
-        Panel {
-            x0: LABEL_W,
-            title: "Wall time (whole process)",
-            axis: "seconds (bar: median, whisker: min–max)",
-            unit: "s",
-            max: axis_max(max_of(time)),
-            step: nice_step(max_of(time)),
-            pick: time,
-        },
-        Panel {
-            x0: LABEL_W + PANEL_W + PANEL_GAP,
-            title: "Peak RSS (the process's own VmHWM)",
-            axis: "MiB (bar: median, whisker: min–max)",
-            unit: "MiB",
-            max: axis_max(max_of(mem)),
-            step: nice_step(max_of(mem)),
-            pick: mem,
-        },
-    ];
-    // Runs of the charted tools (inference has its own count).
-    let runs = results
-        .iter()
-        .flat_map(|m| rows(m).into_iter().filter_map(|r| r.2))
-        .map(|r| r.wall_s.n)
-        .max()
-        .unwrap_or(0);
-    let group_h = |m: &ModelResult| rows(m).len() as f64 * (BAR_H + BAR_GAP) + GROUP_GAP;
-    let body: f64 = results.iter().map(group_h).sum();
-    let height = TOP + body + 56.0;
-
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -145,74 +290,14 @@ pub fn chart(results: &[ModelResult], machine: &Machine) -> String {
     );
     let _ = writeln!(
         s,
-        r##"<text x="10" y="36" fill="#555">{}. Median of {runs} runs per tool.</text><text x="10" y="50" fill="#555">onnxc fold = import + constant propagation + ONNX export (the peers' job); onnxc compile = ONNX to LLVM IR; peers: one Python process each.</text>"##,
+        r##"<text x="10" y="36" fill="#555">{}. Bars: median over the runs.</text><text x="10" y="50" fill="#555">onnxc fold = import + constant propagation + ONNX export (the peers' job); onnxc compile = ONNX to LLVM IR; peers: one Python process each.</text>"##,
         esc(&machine.describe()),
     );
-    // Legend.
-    for (i, (tool, color)) in TOOLS.iter().enumerate() {
-        let x = 10.0 + i as f64 * 150.0;
-        let _ = writeln!(
-            s,
-            r#"<rect x="{x}" y="60" width="12" height="12" fill="{color}"/><text x="{}" y="70">{}</text>"#,
-            x + 16.0,
-            esc(tool)
-        );
-    }
-    for p in &panels {
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" font-weight="bold">{}</text>"#,
-            p.x0,
-            TOP - 12.0,
-            esc(p.title)
-        );
-        let _ = writeln!(
-            s,
-            r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">{}</text>"##,
-            p.x0 + PANEL_W / 2.0,
-            TOP + body + 32.0,
-            esc(p.axis)
-        );
-        let ticks = (p.max / p.step).round() as u32;
-        for t in 0..=ticks {
-            let v = p.step * f64::from(t);
-            let x = p.x0 + PANEL_W * v / p.max;
-            let _ = writeln!(
-                s,
-                r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#ddd"/><text x="{x}" y="{}" text-anchor="middle" fill="#555">{}</text>"##,
-                TOP - 4.0,
-                TOP + body,
-                TOP + body + 14.0,
-                fmt_tick(v, p.step)
-            );
-        }
-    }
-    let mut y = TOP;
-    for m in results {
-        let rs = rows(m);
-        let h = group_h(m) - GROUP_GAP;
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="end" font-weight="bold">{}</text>"#,
-            LABEL_W - 8.0,
-            y + h / 2.0 + 4.0,
-            esc(&m.name)
-        );
-        let _ = writeln!(
-            s,
-            r##"<text x="{}" y="{}" text-anchor="end" fill="#555">{} file</text>"##,
-            LABEL_W - 8.0,
-            y + h / 2.0 + 18.0,
-            super::report::bytes(m.file_bytes)
-        );
-        for (tool, color, row) in rs {
-            let Some(row) = row else { continue };
-            for p in &panels {
-                bar(&mut s, p, y, tool, color, &row);
-            }
-            y += BAR_H + BAR_GAP;
-        }
-        y += GROUP_GAP;
+    legend(&mut s, &TOOLS, 60.0);
+    tools.draw(&mut s, results, first_top);
+    if ran {
+        legend(&mut s, &INFERENCE, second_top - 40.0);
+        inference.draw(&mut s, results, second_top);
     }
     s.push_str("</svg>\n");
     s
@@ -235,7 +320,7 @@ fn bar(s: &mut String, p: &Panel, y: f64, tool: &str, color: &str, row: &ToolRow
         return;
     }
     let (med, lo, hi) = (p.pick)(row);
-    let scale = |v: f64| p.x0 + PANEL_W * (v / p.max).clamp(0.0, 1.0);
+    let scale = |v: f64| p.x0 + p.width * (v / p.max).clamp(0.0, 1.0);
     let w = scale(med) - p.x0;
     let _ = writeln!(
         s,

@@ -1,14 +1,16 @@
 //! The measured tools other than onnxc's own compile: the peers (one Python
 //! process each, scripts/peers.py), the clang build of the compiled model
-//! and its runs; and the rows their runs become.
+//! and its runs, onnxruntime's inference on the same inputs
+//! (scripts/ort_time.py); and the rows their runs become.
 
 use super::measure::{Run, Stat};
 use super::report::ChildReport;
-use super::{Ctx, Failure, Status, ToolRow, BUILD, INFER};
+use super::{Ctx, Failure, Status, ToolRow, BUILD, INFER, INFER_1T, ORT_INFER, ORT_INFER_1T};
 use std::path::Path;
 use std::process::Command;
 
 const PEERS_PY: &str = include_str!("../../../../scripts/peers.py");
+const ORT_TIME_PY: &str = include_str!("../../../../scripts/ort_time.py");
 
 /// The first non-empty line of the first failed run's output.
 pub fn first_error(runs: &[Run]) -> Option<String> {
@@ -63,6 +65,14 @@ pub fn onnx_nodes(path: &Path) -> Option<u64> {
     Some(m.proto.graph?.node.len() as u64)
 }
 
+/// The value of a `key<TAB>value` line of a script's output.
+fn field(stdout: &str, key: &str) -> Option<String> {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix('\t'))
+        .map(str::to_string)
+}
+
 /// One peer on `model`, `cx.repeat` times; missing peers are reported so.
 pub fn run_peer(cx: &Ctx, peer: &str, model: &Path, dir: &Path) -> Result<ToolRow, Failure> {
     let python = &cx.args.python;
@@ -76,12 +86,7 @@ pub fn run_peer(cx: &Ctx, peer: &str, model: &Path, dir: &Path) -> Result<ToolRo
             Ok(r) => r,
             Err(e) => return Ok(missing(peer, &format!("cannot run {python}: {e}"))),
         };
-        let field = |k: &str| {
-            r.stdout
-                .lines()
-                .find_map(|l| l.strip_prefix(k)?.strip_prefix('\t'))
-                .map(str::to_string)
-        };
+        let field = |k: &str| field(&r.stdout, k);
         if let Some(why) = field("missing") {
             return Ok(missing(peer, &why));
         }
@@ -128,12 +133,89 @@ pub fn build_and_run(
     if build_row.status != Status::Ok {
         return Ok(vec![build_row, skipped(INFER, "the build failed")]);
     }
-    let (ins, outs) = reports.first().map_or((0, 0), |r| (r.inputs, r.outputs));
-    let infer = cx.repeated(cx.args.runs.max(1), true, || {
-        let mut cmd = Command::new(&bin);
+    let io = reports.first().map_or((0, 0), |r| (r.inputs, r.outputs));
+    Ok(vec![
+        build_row,
+        time_calls(cx, &bin, dir, io, None)?,
+        time_calls(cx, &bin, dir, io, Some(1))?,
+    ])
+}
+
+/// `cx.repeat` runs of the compiled model, each calling it `--runs` more
+/// times after the written call (the driver's ONNXC_REPEAT), on its
+/// default threads or `threads`; `inner_s` is the time per call. The
+/// default-threads runs carry the heap probe.
+fn time_calls(
+    cx: &Ctx,
+    bin: &Path,
+    dir: &Path,
+    (ins, outs): (usize, usize),
+    threads: Option<usize>,
+) -> Result<ToolRow, Failure> {
+    let runs = cx.repeated(cx.repeat, threads.is_none(), || {
+        let mut cmd = Command::new(bin);
         cmd.args((0..ins).map(|i| dir.join(format!("in_{i}.bin"))));
         cmd.args((0..outs).map(|i| dir.join(format!("out_{i}.bin"))));
+        cmd.env("ONNXC_REPEAT", cx.args.runs.max(1).to_string());
+        if let Some(n) = threads {
+            cmd.env("ONNXC_NUM_THREADS", n.to_string());
+        }
         cmd
     })?;
-    Ok(vec![build_row, row_of(INFER, &infer, first_error(&infer))])
+    let calls: Vec<f64> = runs
+        .iter()
+        .flat_map(|r| r.stderr.lines())
+        .filter_map(|l| {
+            l.strip_prefix("onnxc-run-ns ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .map(|ns: f64| ns * 1e-9)
+        .collect();
+    let tool = if threads.is_some() { INFER_1T } else { INFER };
+    let mut row = row_of(tool, &runs, first_error(&runs));
+    row.inner_s = (!calls.is_empty()).then(|| Stat::of(&calls));
+    Ok(row)
+}
+
+/// onnxruntime's time per call on the child's `input_N.pb`, with all graph
+/// optimizations, on `threads` (0: its default, one per core).
+pub fn ort_inference(cx: &Ctx, model: &Path, dir: &Path, inputs: usize, threads: usize) -> ToolRow {
+    let tool = if threads == 0 {
+        ORT_INFER
+    } else {
+        ORT_INFER_1T
+    };
+    let python = &cx.args.python;
+    let mut cmd = Command::new(python);
+    cmd.arg("-c")
+        .arg(ORT_TIME_PY)
+        .arg(model)
+        .arg(threads.to_string())
+        .arg((cx.args.runs.max(1) * cx.repeat).to_string());
+    cmd.args((0..inputs).map(|i| dir.join(format!("input_{i}.pb"))));
+    let r = match super::measure::run(cmd, None, false) {
+        Ok(r) => r,
+        Err(e) => return missing(tool, &format!("cannot run {python}: {e}")),
+    };
+    let field = |k: &str| field(&r.stdout, k);
+    if let Some(why) = field("missing") {
+        return missing(tool, &why);
+    }
+    let calls: Vec<f64> = field("calls_s")
+        .map(|c| c.split(' ').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_default();
+    if !r.ok || calls.is_empty() {
+        let why = field("error").or_else(|| first_error(std::slice::from_ref(&r)));
+        return row_of(
+            tool,
+            std::slice::from_ref(&r),
+            why.or(Some("no timings".into())),
+        );
+    }
+    let mut row = row_of(tool, std::slice::from_ref(&r), None);
+    row.inner_s = Some(Stat::of(&calls));
+    row
 }

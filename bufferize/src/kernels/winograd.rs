@@ -1,0 +1,577 @@
+//! 3×3 stride-1 convolution by Winograd F(2×2, 3×3): each 2×2 output tile
+//! is `Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A` of its 4×4 input tile `d`, so the
+//! products become 16 GEMMs, one per position ξ of the transformed tile:
+//! `M[ξ] (K × T) = U[ξ] (K × C) · V[ξ] (C × T)` over the T tiles, 16
+//! multiply-adds per 2×2 outputs and channel pair instead of 36.
+//!
+//! The weights' transform U is computed at compile time (the weights are
+//! constants). The input and output transforms are vector loops over a
+//! row of tiles (a lane per tile): a row of the input is read as two
+//! masked vectors and split into the tiles' columns by shuffles, so the
+//! zero padding and the ragged last tiles are masks, and every size runs
+//! the same code.
+
+use super::conv::Operands;
+use super::epilogue::Act;
+use super::gemm;
+use super::window::Placement;
+use super::{elem_of, shape_of};
+use crate::convert::Lowering;
+use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
+use ir::builder::Cmp;
+use ir::elements::{DType, Elements, WideNum};
+use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+
+/// Output tiles below which the im2col GEMM is used.
+const MIN_TILES: i64 = 16;
+/// Output channels from which the products are `M[ξ]ᵀ = V[ξ]ᵀ · U[ξ]ᵀ`
+/// (tiles as rows, channels as columns): a few tiles then fill the
+/// register tile's rows instead of leaving most of its columns empty.
+const TRANSPOSED_MIN_K: i64 = 128;
+/// Channels (in and out) below which the transforms outweigh the saving.
+const MIN_CHANNELS: i64 = 8;
+/// `G` of F(2, 3): the 3-tap filter to its 4-point transform.
+const G: [[f64; 3]; 4] = [
+    [1.0, 0.0, 0.0],
+    [0.5, 0.5, 0.5],
+    [0.5, -0.5, 0.5],
+    [0.0, 0.0, 1.0],
+];
+
+/// Whether the Winograd path runs: known at compile time or a condition.
+pub enum Choice {
+    Static(bool),
+    Runtime(ValueId),
+}
+
+/// A convolution the Winograd path can compute.
+pub struct Plan {
+    /// `U[ξ][k][c]` as a flat `memref<?xf32>` (`U[ξ][c][k]` transposed).
+    u: ValueId,
+    /// The products as `M[ξ]ᵀ (T × K) = V[ξ]ᵀ (T × C) · U[ξ]ᵀ (C × K)`.
+    transposed: bool,
+    k: i64,
+    c: i64,
+    vector_bits: u32,
+    elem: Type,
+}
+
+/// The plan for `op` when it is a 2-D 3×3 stride-1 undilated single-group
+/// f32 convolution with constant weights of at least `MIN_CHANNELS` in
+/// and out channels.
+pub fn plan(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    ops: &Operands,
+    kernel: &[i64],
+    group: i64,
+) -> Result<Option<Plan>> {
+    let win = &ops.win;
+    let elem = elem_of(b.m, ops.x);
+    let shape = shape_of(b.m, ops.w);
+    let eligible = kernel == [3, 3]
+        && group == 1
+        && win.strides == [1, 1]
+        && win.dilations == [1, 1]
+        && elem == Type::f32();
+    let (k, c) = match shape[..] {
+        [k, c, 3, 3] if eligible && k != DYN && c != DYN => (k, c),
+        _ => return Ok(None),
+    };
+    if k < MIN_CHANNELS || c < MIN_CHANNELS {
+        return Ok(None);
+    }
+    let Some(w) = super::constant_floats(b.m, op, 1) else {
+        return Ok(None);
+    };
+    let (ku, cu) = (k as usize, c as usize);
+    if w.len() != ku * cu * 9 {
+        return Ok(None);
+    }
+    let transposed = k >= TRANSPOSED_MIN_K;
+    let u: Vec<WideNum> = transform_weights(&w, ku, cu, transposed)
+        .into_iter()
+        .map(WideNum::from_f64)
+        .collect();
+    let e = Elements::from_wide(DType::F32, vec![16 * k * c], &u)
+        .map_err(|e| ir::dialects::op_error(b.m, op, e.to_string()))?;
+    let global = cx.global(b, &e);
+    let len = b.const_index(16 * k * c);
+    Ok(Some(Plan {
+        u: gemm::flat(b, global, len),
+        transposed,
+        k,
+        c,
+        vector_bits: cx.vector_bits,
+        elem,
+    }))
+}
+
+/// `U[ξ = 4i + j][k][c] = (G g Gᵀ)[i][j]` of each filter `g = w[k][c]`,
+/// in f64; `[ξ][c][k]` when `transposed`.
+fn transform_weights(w: &[f64], k: usize, c: usize, transposed: bool) -> Vec<f64> {
+    let mut u = vec![0.0; 16 * k * c];
+    for (f, g) in w.chunks_exact(9).enumerate() {
+        let mut gg = [[0.0; 3]; 4];
+        for (i, row) in gg.iter_mut().enumerate() {
+            for (s, v) in row.iter_mut().enumerate() {
+                *v = (0..3).map(|r| G[i][r] * g[r * 3 + s]).sum();
+            }
+        }
+        for (i, row) in gg.iter().enumerate() {
+            for (j, gj) in G.iter().enumerate() {
+                let v: f64 = (0..3).map(|s| row[s] * gj[s]).sum();
+                let at = if transposed { (f % c) * k + f / c } else { f };
+                u[(i * 4 + j) * k * c + at] = v;
+            }
+        }
+    }
+    u
+}
+
+/// The tile grid of one convolution.
+struct Grid {
+    h: ValueId,
+    w: ValueId,
+    oh: ValueId,
+    ow: ValueId,
+    pad_top: ValueId,
+    pad_left: ValueId,
+    /// Tiles per column and per row, and in all.
+    th: ValueId,
+    tw: ValueId,
+    t: ValueId,
+}
+
+fn tiles(b: &mut Builder<'_>, outs: &[ValueId]) -> (ValueId, ValueId, ValueId) {
+    let two = b.const_index(2);
+    let th = b.ceildivsi(outs[0], two);
+    let tw = b.ceildivsi(outs[1], two);
+    let t = b.muli(th, tw);
+    (th, tw, t)
+}
+
+impl Plan {
+    /// Enough tiles for the transforms to pay off.
+    pub fn worthwhile(&self, b: &mut Builder<'_>, outs: &[ValueId]) -> Choice {
+        let (_, _, t) = tiles(b, outs);
+        match b.index_value(t) {
+            Some(t) => Choice::Static(t >= MIN_TILES),
+            None => {
+                let min = b.const_index(MIN_TILES);
+                Choice::Runtime(b.cmp(Cmp::Ge, t, min))
+            }
+        }
+    }
+
+    fn lanes(&self) -> i64 {
+        i64::from(self.vector_bits / 32).max(4)
+    }
+
+    /// The convolution into `out`, image by image.
+    pub fn run(
+        &self,
+        b: &mut Builder<'_>,
+        ops: &Operands,
+        place: &Placement,
+        out: ValueId,
+        act: Act,
+    ) {
+        let (th, tw, t) = tiles(b, &place.outs);
+        let grid = Grid {
+            h: ops.dx[2],
+            w: ops.dx[3],
+            oh: place.outs[0],
+            ow: place.outs[1],
+            pad_top: place.begins[0],
+            pad_left: place.begins[1],
+            th,
+            tw,
+            t,
+        };
+        let buf_ty = Type::memref(vec![DYN], self.elem.clone());
+        let sixteen = b.const_index(16);
+        let (kk, cc) = (b.const_index(self.k), b.const_index(self.c));
+        let ct = b.muli(cc, t);
+        let kt = b.muli(kk, t);
+        let v_len = b.muli(sixteen, ct);
+        let m_len = b.muli(sixteen, kt);
+        let v = b.alloc_aligned(&buf_ty, &[v_len], 64);
+        let m = b.alloc_aligned(&buf_ty, &[m_len], 64);
+        let (zero, one) = (b.const_index(0), b.const_index(1));
+        b.scf_for(zero, ops.dx[0], one, &[], |b, n, _| {
+            self.input_transform(b, ops.x, n, &grid, v);
+            self.products(b, &grid, v, m);
+            self.output_transform(b, ops.bias, &grid, m, (n, out), act);
+            Vec::new()
+        });
+        // The buffers are freed by the deallocation pass.
+    }
+
+    /// `M[ξ] = U[ξ] · V[ξ]` for the 16 positions (`M[ξ][k][t]`, or
+    /// `M[ξ][t][k]` transposed).
+    fn products(&self, b: &mut Builder<'_>, g: &Grid, v: ValueId, m: ValueId) {
+        let variant = gemm::Variant::plain(
+            &self.elem,
+            self.vector_bits,
+            gemm::BSource::Matrix { unit_n: true },
+        );
+        let (kk, cc, one) = (
+            b.const_index(self.k),
+            b.const_index(self.c),
+            b.const_index(1),
+        );
+        let ct = b.muli(cc, g.t);
+        let kt = b.muli(kk, g.t);
+        let u_block = self.k * self.c;
+        for xi in 0..16 {
+            let x = b.const_index(xi);
+            let (v_off, u_off) = (b.muli(x, ct), b.const_index(xi * u_block));
+            let c_off = b.muli(x, kt);
+            let call = if self.transposed {
+                gemm::Call {
+                    a: v,
+                    a_off: v_off,
+                    a_rs: one,
+                    a_cs: g.t,
+                    b: self.u,
+                    b_off: u_off,
+                    b_args: vec![kk, one],
+                    c: m,
+                    c_off,
+                    ldc: kk,
+                    bias: None,
+                    m: g.t,
+                    n: kk,
+                    k: cc,
+                }
+            } else {
+                gemm::Call {
+                    a: self.u,
+                    a_off: u_off,
+                    a_rs: cc,
+                    a_cs: one,
+                    b: v,
+                    b_off: v_off,
+                    b_args: vec![g.t, one],
+                    c: m,
+                    c_off,
+                    ldc: g.t,
+                    bias: None,
+                    m: kk,
+                    n: g.t,
+                    k: cc,
+                }
+            };
+            gemm::call(b, &variant, &call);
+        }
+    }
+
+    /// `body(b, [channel, ty, tx])` for every channel, tile row and run of
+    /// `lanes` tiles from `tx`, the channels and rows in parallel.
+    fn for_tile_runs(
+        &self,
+        b: &mut Builder<'_>,
+        channels: i64,
+        g: &Grid,
+        body: &mut dyn FnMut(&mut Builder<'_>, [ValueId; 3]),
+    ) {
+        let chans = b.const_index(channels);
+        let bounds = Bounds::new(b);
+        let sixteen = b.const_index(16);
+        let work = [chans, g.th, g.tw, sixteen];
+        let lanes = self.lanes();
+        let nest = |b: &mut Builder<'_>, ivs: &[ValueId]| {
+            let step = b.const_index(lanes);
+            b.scf_for(bounds.zero, g.tw, step, &[], |b, tx, _| {
+                body(b, [ivs[0], ivs[1], tx]);
+                Vec::new()
+            });
+        };
+        let mut nest = nest;
+        loop_nest_by_work(
+            b,
+            &bounds,
+            &[chans, g.th],
+            &work,
+            PARALLEL_MIN_WORK,
+            &mut nest,
+        );
+    }
+
+    /// The tiles of a run that exist, and the index of each position ξ of
+    /// the run's first tile in `[ξ][channel][tile]` (`channels` per ξ), or
+    /// in `[ξ][tile][channel]` when `tiles_major`.
+    fn run_slots(
+        &self,
+        b: &mut Builder<'_>,
+        g: &Grid,
+        [ch, ty, tx]: [ValueId; 3],
+        (channels, tiles_major): (i64, bool),
+    ) -> (ValueId, Vec<ValueId>) {
+        let left = b.subi(g.tw, tx);
+        let mask = b.create_mask(left, self.lanes());
+        let row = b.muli(ty, g.tw);
+        let tile = b.addi(row, tx);
+        let chans = b.const_index(channels);
+        let base = if tiles_major {
+            let at = b.muli(tile, chans);
+            b.addi(at, ch)
+        } else {
+            let chan = b.muli(ch, g.t);
+            b.addi(chan, tile)
+        };
+        let block = b.muli(chans, g.t);
+        (mask, positions(b, base, block))
+    }
+
+    /// `V[ξ][c][t] = (Bᵀ d B)[ξ]` of every input tile `d` of image `n`.
+    fn input_transform(&self, b: &mut Builder<'_>, x: ValueId, n: ValueId, g: &Grid, v: ValueId) {
+        self.for_tile_runs(b, self.c, g, &mut |b, run| {
+            let d = self.input_tile(b, x, n, run, g);
+            let rows = d.map(|row| winograd_bt(b, row));
+            // cols[j][i] is position (i, j).
+            let cols: Vec<[ValueId; 4]> = (0..4)
+                .map(|j| winograd_bt(b, [rows[0][j], rows[1][j], rows[2][j], rows[3][j]]))
+                .collect();
+            let (mask, at) = self.run_slots(b, g, run, (self.c, false));
+            for (xi, &idx) in at.iter().enumerate() {
+                b.masked_store(cols[xi % 4][xi / 4], v, &[idx], mask);
+            }
+        });
+    }
+
+    /// The 4×4 input tiles of `lanes` tiles from `tx` in tile row `ty`:
+    /// `d[i][j]` holds, in lane `l`, `x[n, c, 2ty + i - pt, 2(tx + l) + j - pl]`
+    /// (0 outside the image).
+    fn input_tile(
+        &self,
+        b: &mut Builder<'_>,
+        x: ValueId,
+        n: ValueId,
+        [c, ty, tx]: [ValueId; 3],
+        g: &Grid,
+    ) -> [[ValueId; 4]; 4] {
+        let (lanes, wide) = (self.lanes(), 2 * self.lanes());
+        let two = b.const_index(2);
+        let r0 = b.muli(ty, two);
+        let r0 = b.subi(r0, g.pad_top);
+        let c0 = b.muli(tx, two);
+        let c0 = b.subi(c0, g.pad_left);
+        let span = b.const_index(wide);
+        let c1 = b.addi(c0, span);
+        // Columns of the two loads in the image, and which two lanes of
+        // the second are wanted.
+        let in_a = columns_inside(b, c0, g.w, wide);
+        let in_b = columns_inside(b, c1, g.w, wide);
+        let two_lanes = b.create_mask(two, wide);
+        let in_b = b.andi(in_b, two_lanes);
+        let zero = b.zero(&self.elem);
+        let pass = b.broadcast(zero, wide);
+        let (izero, last) = (b.const_index(0), b.const_index(1));
+        let last = b.subi(g.h, last);
+        let evens: Vec<i64> = (0..lanes).map(|l| 2 * l).collect();
+        let odds: Vec<i64> = (0..lanes).map(|l| 2 * l + 1).collect();
+        let shifted = |s: &[i64]| s.iter().map(|i| i + 2).collect::<Vec<i64>>();
+        let mut d = [[izero; 4]; 4];
+        for (i, row) in d.iter_mut().enumerate() {
+            let at = b.const_index(i as i64);
+            let r = b.addi(r0, at);
+            let above = b.cmp(Cmp::Ge, r, izero);
+            let below = b.cmp(Cmp::Le, r, last);
+            let ok = b.andi(above, below);
+            let ok = b.broadcast(ok, wide);
+            let rc = b.maxsi(r, izero);
+            let rc = b.minsi(rc, last);
+            let ma = b.andi(in_a, ok);
+            let mb = b.andi(in_b, ok);
+            let la = b.masked_load(x, &[n, c, rc, c0], ma, pass);
+            let lb = b.masked_load(x, &[n, c, rc, c1], mb, pass);
+            row[0] = b.shuffle(la, la, &evens);
+            row[1] = b.shuffle(la, la, &odds);
+            row[2] = b.shuffle(la, lb, &shifted(&evens));
+            row[3] = b.shuffle(la, lb, &shifted(&odds));
+        }
+        d
+    }
+
+    /// `out[n, k, 2ty + a, 2tx + b] = act(bias[k] + (Aᵀ m A)[a][b])` of the
+    /// products `m` of every tile.
+    fn output_transform(
+        &self,
+        b: &mut Builder<'_>,
+        bias: Option<ValueId>,
+        g: &Grid,
+        m: ValueId,
+        (n, out): (ValueId, ValueId),
+        act: Act,
+    ) {
+        let (lanes, wide) = (self.lanes(), 2 * self.lanes());
+        let interleave: Vec<i64> = (0..lanes).flat_map(|l| [l, l + lanes]).collect();
+        self.for_tile_runs(b, self.k, g, &mut |b, run| {
+            let [k, ty, tx] = run;
+            let shift = bias.map(|bv| {
+                let s = b.load(bv, &[k]);
+                b.broadcast(s, lanes)
+            });
+            let y = self.output_tile(b, m, run, g);
+            let y = y.map(|row| {
+                row.map(|v| {
+                    let v = match shift {
+                        Some(s) => b.addf(v, s),
+                        None => v,
+                    };
+                    act.apply(b, v)
+                })
+            });
+            let two = b.const_index(2);
+            let col = b.muli(tx, two);
+            let cols = b.subi(g.ow, col);
+            let zero = b.const_index(0);
+            let last = b.const_index(1);
+            let last = b.subi(g.oh, last);
+            for (a, pair) in y.iter().enumerate() {
+                let at = b.const_index(a as i64);
+                let row = b.muli(ty, two);
+                let row = b.addi(row, at);
+                let inside = b.cmp(Cmp::Lt, row, g.oh);
+                let count = b.select(inside, cols, zero);
+                let mask = b.create_mask(count, wide);
+                let row = b.minsi(row, last);
+                let v = b.shuffle(pair[0], pair[1], &interleave);
+                b.masked_store(v, out, &[n, k, row, col], mask);
+            }
+        });
+    }
+
+    /// `(Aᵀ m A)` of `lanes` tiles from `tx`: `[row][col]`, a lane per tile.
+    fn output_tile(
+        &self,
+        b: &mut Builder<'_>,
+        m: ValueId,
+        [k, ty, tx]: [ValueId; 3],
+        g: &Grid,
+    ) -> [[ValueId; 2]; 2] {
+        let lanes = self.lanes();
+        let zero = b.zero(&self.elem);
+        let pass = b.broadcast(zero, lanes);
+        // Transposed, a run's tiles are K apart: gathered.
+        let (mask, at) = self.run_slots(b, g, [k, ty, tx], (self.k, self.transposed));
+        let offsets = self.transposed.then(|| b.i64_lanes(0, self.k, lanes));
+        let p: Vec<ValueId> = at
+            .iter()
+            .map(|&idx| match offsets {
+                Some(offs) => b.gather(m, &[idx], offs, mask, pass),
+                None => b.masked_load(m, &[idx], mask, pass),
+            })
+            .collect();
+        let p = |i: usize, j: usize| p[i * 4 + j];
+        // Aᵀ on the columns, then on the rows.
+        let cols: Vec<[ValueId; 2]> = (0..4)
+            .map(|j| winograd_at(b, [p(0, j), p(1, j), p(2, j), p(3, j)]))
+            .collect();
+        let top = winograd_at(b, [cols[0][0], cols[1][0], cols[2][0], cols[3][0]]);
+        let bottom = winograd_at(b, [cols[0][1], cols[1][1], cols[2][1], cols[3][1]]);
+        [top, bottom]
+    }
+}
+
+/// `base + ξ · block` for the 16 positions ξ.
+fn positions(b: &mut Builder<'_>, base: ValueId, block: ValueId) -> Vec<ValueId> {
+    (0..16)
+        .map(|xi| {
+            let x = b.const_index(xi);
+            let off = b.muli(x, block);
+            b.addi(off, base)
+        })
+        .collect()
+}
+
+/// Lanes `0..lanes` of `first + lane` that lie in `[0, len)`.
+fn columns_inside(b: &mut Builder<'_>, first: ValueId, len: ValueId, lanes: i64) -> ValueId {
+    let first = b.index_cast(first, Type::i64());
+    let first = b.broadcast(first, lanes);
+    let offsets = b.i64_lanes(0, 1, lanes);
+    let pos = b.addi(first, offsets);
+    let len = b.index_cast(len, Type::i64());
+    let len = b.broadcast(len, lanes);
+    let zero = b.constant_like(pos, 0.0);
+    let lo = b.cmp(Cmp::Ge, pos, zero);
+    let hi = b.cmp(Cmp::Lt, pos, len);
+    b.andi(lo, hi)
+}
+
+/// `Bᵀ d` of F(2, 3) on four points.
+fn winograd_bt(b: &mut Builder<'_>, [d0, d1, d2, d3]: [ValueId; 4]) -> [ValueId; 4] {
+    [
+        b.subf(d0, d2),
+        b.addf(d1, d2),
+        b.subf(d2, d1),
+        b.subf(d1, d3),
+    ]
+}
+
+/// `Aᵀ m` of F(2, 3) on four points.
+fn winograd_at(b: &mut Builder<'_>, [m0, m1, m2, m3]: [ValueId; 4]) -> [ValueId; 2] {
+    let s = b.addf(m0, m1);
+    let first = b.addf(s, m2);
+    let d = b.subf(m1, m2);
+    let second = b.subf(d, m3);
+    [first, second]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The transposed layout holds the same values at `[ξ][c][k]`.
+    #[test]
+    fn transposed_weights_swap_channels() {
+        let (k, c) = (2, 3);
+        let w: Vec<f64> = (0..k * c * 9).map(|i| (i as f64).sin()).collect();
+        let (u, ut) = (
+            transform_weights(&w, k, c, false),
+            transform_weights(&w, k, c, true),
+        );
+        for xi in 0..16 {
+            for (ko, ci) in (0..k).flat_map(|ko| (0..c).map(move |ci| (ko, ci))) {
+                let block = xi * k * c;
+                assert_eq!(u[block + ko * c + ci], ut[block + ci * k + ko]);
+            }
+        }
+    }
+
+    /// F(2, 3) on one tile equals the direct 3×3 correlation.
+    #[test]
+    fn transforms_compute_the_correlation() {
+        let g: Vec<f64> = (0..9).map(|i| f64::from(i) * 0.5 - 1.0).collect();
+        let d: Vec<f64> = (0..16).map(|i| f64::from(i * 7 % 11) - 3.0).collect();
+        let u = transform_weights(&g, 1, 1, false);
+        let bt = |p: [f64; 4]| [p[0] - p[2], p[1] + p[2], p[2] - p[1], p[1] - p[3]];
+        let at = |p: [f64; 4]| [p[0] + p[1] + p[2], p[1] - p[2] - p[3]];
+        let rows: Vec<[f64; 4]> = (0..4)
+            .map(|i| bt([d[i * 4], d[i * 4 + 1], d[i * 4 + 2], d[i * 4 + 3]]))
+            .collect();
+        let mut v = [[0.0; 4]; 4];
+        for j in 0..4 {
+            let col = bt([rows[0][j], rows[1][j], rows[2][j], rows[3][j]]);
+            for i in 0..4 {
+                v[i][j] = col[i] * u[i * 4 + j];
+            }
+        }
+        let cols: Vec<[f64; 2]> = (0..4)
+            .map(|j| at([v[0][j], v[1][j], v[2][j], v[3][j]]))
+            .collect();
+        for a in 0..2 {
+            let y = at([cols[0][a], cols[1][a], cols[2][a], cols[3][a]]);
+            for (bb, got) in y.iter().enumerate() {
+                let want: f64 = (0..3)
+                    .flat_map(|r| (0..3).map(move |s| (r, s)))
+                    .map(|(r, s)| d[(a + r) * 4 + bb + s] * g[r * 3 + s])
+                    .sum();
+                assert!((got - want).abs() < 1e-9, "({a}, {bb}): {got} vs {want}");
+            }
+        }
+    }
+}
