@@ -85,7 +85,7 @@ fn skeleton(name: &str, folded_op: &str) {
     );
     let llvm = onnxc(&["compile", m, "--emit", "llvm"]);
     assert!(
-        (llvm.contains("call void @free") || llvm.contains(" = alloca "))
+        (llvm.contains("call void @__onnxc_release") || llvm.contains(" = alloca "))
             && llvm.contains("define void @onnxc_entry")
     );
 

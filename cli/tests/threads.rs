@@ -221,11 +221,14 @@ fn one_thread_compiles_serial_code_and_the_choice_is_recorded() {
         "team size from the trip count"
     );
     assert!(three.contains(", i32 3)"), "the compiled default");
-    // The vector width follows the CPU: 4 f32 lanes for x86-64-v2, 8 for v3.
+    // The vector width follows the CPU: 4 f32 lanes for x86-64-v2, 8 for
+    // v3 (the GEMM's name carries it; Winograd's transforms also read a
+    // row of input as two vectors' worth).
     let v2 = ll(&["--target-cpu", "x86-64-v2"]);
     let v3 = ll(&["--target-cpu", "x86-64-v3"]);
-    assert!(v2.contains("<4 x float>") && !v2.contains("<8 x float>"));
-    assert!(v3.contains("<8 x float>"));
+    assert!(v2.contains("@__onnxc_gemm_f32_v4_") && !v2.contains("@__onnxc_gemm_f32_v8_"));
+    assert!(v2.contains("<4 x float>") && !v2.contains("<16 x float>"));
+    assert!(v3.contains("@__onnxc_gemm_f32_v8_") && v3.contains("<8 x float>"));
     let bad = onnxc()
         .arg("compile")
         .arg(&model)

@@ -27,6 +27,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(parallel::pass_info());
     reg.add(outline::pass_info());
     reg.add(noalias::pass_info());
+    reg.add(ir::transforms::symbol_dce::pass_info());
     reg.add_pipeline(
         "lower-to-llvm-ready",
         "everything the LLVM IR emitter needs to run first",

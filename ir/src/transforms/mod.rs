@@ -1,5 +1,6 @@
 //! Generic passes on the builtin dialects: `canonicalize` (folding, scf
-//! simplification, dead code), `cse` and `symbol-dce`.
+//! simplification, dead code) and `cse`; `symbol-dce`, which the LLVM
+//! lowering registers with its pipeline.
 
 pub mod canonicalize;
 pub mod cse;
@@ -11,5 +12,4 @@ use crate::pass::PassRegistry;
 pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(canonicalize::pass_info());
     reg.add(cse::pass_info());
-    reg.add(symbol_dce::pass_info());
 }

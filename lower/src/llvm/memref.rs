@@ -283,6 +283,16 @@ fn round_up(cx: &mut FnCx<'_>, bytes: &str, align: i64) -> String {
     cx.assign(format!("and i64 {up}, {}", -align))
 }
 
+/// A heap block through the block cache (`alloc_cache`).
+fn cached_alloc(cx: &mut FnCx<'_>, bytes: &str, align: i64) -> String {
+    let rounded = round_up(cx, bytes, align);
+    super::alloc_cache::ensure(cx.mcx);
+    cx.assign(format!(
+        "call ptr {}(i64 {align}, i64 {rounded})",
+        super::alloc_cache::ALLOC
+    ))
+}
+
 fn aligned_alloc(cx: &mut FnCx<'_>, bytes: &str, align: i64) -> String {
     let rounded = round_up(cx, bytes, align);
     cx.mcx
@@ -349,7 +359,7 @@ fn alloc(cx: &mut FnCx<'_>, op: OpId, stack: bool) -> Result<()> {
         cx.assign(format!("alloca {elem}, i64 {count}, align {a}"))
     } else {
         let bytes = mul(cx, &count, &esize.to_string());
-        aligned_alloc(cx, &bytes, align.unwrap_or(HEAP_ALIGN).max(HEAP_ALIGN))
+        cached_alloc(cx, &bytes, align.unwrap_or(HEAP_ALIGN).max(HEAP_ALIGN))
     };
     build_desc(
         cx,
@@ -369,8 +379,11 @@ fn dealloc(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let src = cx.operand(op, 0)?;
     let d = desc_of(cx, op, src)?;
     let p = ev(cx, &d, "0");
-    cx.mcx.declare("free", "declare void @free(ptr)");
-    cx.line(format!("call void @free(ptr {p})"));
+    super::alloc_cache::ensure(cx.mcx);
+    cx.line(format!(
+        "call void {}(ptr {p})",
+        super::alloc_cache::RELEASE
+    ));
     Ok(())
 }
 

@@ -24,8 +24,9 @@
 //! definitions over `printf`.
 //!
 //! Memory: heap buffers come from `aligned_alloc(max(64, alignment), size
-//! rounded up to that alignment)` with allocated == aligned, are released
-//! with `free(allocated)`; `memref.alloca` is an `alloca` where the op is
+//! rounded up to that alignment)` with allocated == aligned, through a
+//! per-call cache of large freed blocks (`alloc_cache`), and are released
+//! to it; `memref.alloca` is an `alloca` where the op is
 //! (no stack save/restore: keep dynamic allocas out of loops).
 //!
 //! Numbers: f16 arithmetic is native LLVM `half`; bf16 arithmetic and math
@@ -35,6 +36,7 @@
 //! their arithmetic runs in f32. Integers narrower than a byte take a
 //! byte in memory (`types::storage`).
 
+mod alloc_cache;
 mod arith;
 mod control;
 mod globals;
@@ -225,6 +227,8 @@ pub(crate) struct ModuleCx {
     metadata: Vec<String>,
     /// The thread-count helper of `parallel` is defined.
     team_helper: bool,
+    /// The heap block cache's helpers are defined (`alloc_cache`).
+    alloc_cache: bool,
     /// Per defined function: its `llvm.noalias` memref arguments.
     pub(crate) noalias: HashMap<String, Vec<usize>>,
     /// The spelling of each IR value of the function being emitted.
@@ -299,6 +303,9 @@ pub(crate) struct FnCx<'a> {
     pub(crate) main_void: bool,
     /// Lines at the top of the entry block.
     pub(crate) prologue: Vec<String>,
+    /// A public function that allocates: it turns the block cache on at
+    /// entry and empties it before each return.
+    pub(crate) cache_scope: bool,
 }
 
 impl<'a> FnCx<'a> {
@@ -313,6 +320,7 @@ impl<'a> FnCx<'a> {
             cur: None,
             main_void,
             prologue: Vec::new(),
+            cache_scope: false,
         }
     }
 

@@ -1,0 +1,168 @@
+//! A per-thread cache of large freed heap blocks, for the span of one call
+//! of a public function (`main_graph`): a model frees an activation or a
+//! scratch buffer (Winograd's transformed tiles, GEMM panels) and soon
+//! allocates one of about the same size. Without the cache, glibc returns
+//! large blocks to the system and every later one is page-faulted in
+//! afresh, a quarter of a CNN's run time.
+//!
+//! `__onnxc_alloc(align, bytes)` takes the smallest cached block that fits
+//! (its capacity from `malloc_usable_size`), else calls `aligned_alloc`;
+//! `__onnxc_release(p)` keeps a block of at least `MIN_CACHED` bytes in one
+//! of `SLOTS` slots (evicting a smaller one), else frees it. Blocks are
+//! ordinary `aligned_alloc` blocks, so a returned buffer is freed by the
+//! caller with `free`. The public function turns the cache on at entry and
+//! empties it and turns it off before it returns: nothing is held between
+//! calls, and other threads (libgomp's workers) never use it. The helpers
+//! are `linkonce_odr hidden`, so the parts of a split module share one
+//! cache.
+
+use super::ModuleCx;
+
+pub(crate) const ALLOC: &str = "@__onnxc_alloc";
+pub(crate) const RELEASE: &str = "@__onnxc_release";
+pub(crate) const ENTER: &str = "@__onnxc_cache_enter";
+pub(crate) const EXIT: &str = "@__onnxc_cache_exit";
+
+/// Blocks below this size go straight back to malloc (its own bins).
+const MIN_CACHED: u64 = 64 * 1024;
+const SLOTS: u64 = 8;
+
+/// Defines the helpers once per module.
+pub(crate) fn ensure(mcx: &mut ModuleCx) {
+    if mcx.alloc_cache {
+        return;
+    }
+    mcx.alloc_cache = true;
+    for (sym, decl) in [
+        ("aligned_alloc", "declare ptr @aligned_alloc(i64, i64)"),
+        ("free", "declare void @free(ptr)"),
+        ("malloc_usable_size", "declare i64 @malloc_usable_size(ptr)"),
+    ] {
+        mcx.declare(sym, decl);
+    }
+    mcx.helpers.push(helpers());
+}
+
+fn helpers() -> String {
+    format!(
+        r#"@__onnxc_cache_on = linkonce_odr hidden thread_local global i32 0
+@__onnxc_cache = linkonce_odr hidden thread_local global [{SLOTS} x {{ ptr, i64 }}] zeroinitializer
+
+define linkonce_odr hidden ptr {ALLOC}(i64 %align, i64 %bytes) {{
+entry:
+  %on = load i32, ptr @__onnxc_cache_on
+  %enabled = icmp ne i32 %on, 0
+  %large = icmp uge i64 %bytes, {MIN_CACHED}
+  %look = and i1 %enabled, %large
+  br i1 %look, label %scan, label %fresh
+scan:
+  %i = phi i64 [ 0, %entry ], [ %i1, %scan ]
+  %best = phi i64 [ -1, %entry ], [ %best1, %scan ]
+  %bestcap = phi i64 [ -1, %entry ], [ %bestcap1, %scan ]
+  %p = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %i, i32 0
+  %capp = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %i, i32 1
+  %blk = load ptr, ptr %p
+  %cap = load i64, ptr %capp
+  %pi = ptrtoint ptr %blk to i64
+  %am1 = sub i64 %align, 1
+  %mis = and i64 %pi, %am1
+  %held = icmp ne ptr %blk, null
+  %fits = icmp uge i64 %cap, %bytes
+  %tighter = icmp ult i64 %cap, %bestcap
+  %aligned = icmp eq i64 %mis, 0
+  %c1 = and i1 %held, %fits
+  %c2 = and i1 %c1, %tighter
+  %ok = and i1 %c2, %aligned
+  %best1 = select i1 %ok, i64 %i, i64 %best
+  %bestcap1 = select i1 %ok, i64 %cap, i64 %bestcap
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, {SLOTS}
+  br i1 %more, label %scan, label %pick
+pick:
+  %found = icmp sge i64 %best1, 0
+  br i1 %found, label %take, label %fresh
+take:
+  %tp = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %best1, i32 0
+  %tb = load ptr, ptr %tp
+  store ptr null, ptr %tp
+  ret ptr %tb
+fresh:
+  %r = call ptr @aligned_alloc(i64 %align, i64 %bytes)
+  ret ptr %r
+}}
+
+define linkonce_odr hidden void {RELEASE}(ptr %blk) {{
+entry:
+  %on = load i32, ptr @__onnxc_cache_on
+  %enabled = icmp ne i32 %on, 0
+  %held = icmp ne ptr %blk, null
+  %both = and i1 %enabled, %held
+  br i1 %both, label %size, label %plain
+size:
+  %cap = call i64 @malloc_usable_size(ptr %blk)
+  %large = icmp uge i64 %cap, {MIN_CACHED}
+  br i1 %large, label %scan, label %plain
+scan:
+  %i = phi i64 [ 0, %size ], [ %i1, %scan ]
+  %low = phi i64 [ 0, %size ], [ %low1, %scan ]
+  %lowcap = phi i64 [ -1, %size ], [ %lowcap1, %scan ]
+  %capp = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %i, i32 1
+  %p = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %i, i32 0
+  %sb = load ptr, ptr %p
+  %sc = load i64, ptr %capp
+  %empty = icmp eq ptr %sb, null
+  %slotcap = select i1 %empty, i64 0, i64 %sc
+  %lower = icmp ult i64 %slotcap, %lowcap
+  %low1 = select i1 %lower, i64 %i, i64 %low
+  %lowcap1 = select i1 %lower, i64 %slotcap, i64 %lowcap
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, {SLOTS}
+  br i1 %more, label %scan, label %choose
+choose:
+  %keep = icmp ult i64 %lowcap1, %cap
+  br i1 %keep, label %swap, label %plain
+swap:
+  %vp = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %low1, i32 0
+  %vc = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %low1, i32 1
+  %victim = load ptr, ptr %vp
+  call void @free(ptr %victim)
+  store ptr %blk, ptr %vp
+  store i64 %cap, ptr %vc
+  ret void
+plain:
+  call void @free(ptr %blk)
+  ret void
+}}
+
+define linkonce_odr hidden void @__onnxc_cache_flush() {{
+entry:
+  br label %scan
+scan:
+  %i = phi i64 [ 0, %entry ], [ %i1, %scan ]
+  %p = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %i, i32 0
+  %blk = load ptr, ptr %p
+  call void @free(ptr %blk)
+  store ptr null, ptr %p
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, {SLOTS}
+  br i1 %more, label %scan, label %done
+done:
+  ret void
+}}
+
+define linkonce_odr hidden void {ENTER}() {{
+entry:
+  call void @__onnxc_cache_flush()
+  store i32 1, ptr @__onnxc_cache_on
+  ret void
+}}
+
+define linkonce_odr hidden void {EXIT}() {{
+entry:
+  call void @__onnxc_cache_flush()
+  store i32 0, ptr @__onnxc_cache_on
+  ret void
+}}
+"#
+    )
+}
