@@ -334,9 +334,15 @@ def ci_winograd():
     b = Builder(10)
     # Channels below and above the Winograd minimum, products in both
     # orientations (130 output channels: tiles as rows), biases or none,
-    # symmetric, asymmetric and large pads, fused Relu / Clip / Sigmoid.
+    # symmetric, asymmetric and large pads, fused Relu / Clip / Sigmoid,
+    # residual Adds fused into Winograd and into a 1x1 conv's GEMM.
     h = b.op("Conv", ["x", b.w("c1.w", [16, 3, 3, 3]), b.w("c1.b", [16], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
-    h = b.op("Relu", [h])
+    skip = b.op("Relu", [h])
+    # Residual blocks: the Add (and the Relu after it) go into the conv.
+    h = b.op("Conv", [skip, b.w("r1.w", [16, 16, 3, 3]), b.w("r1.b", [16], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    h = b.op("Relu", [b.op("Add", [skip, h])])
+    p = b.op("Conv", [h, b.w("r2.w", [16, 16, 1, 1])], kernel_shape=[1, 1])
+    h = b.op("Add", [p, h])
     h = b.op("Conv", [h, b.w("c2.w", [24, 16, 3, 3]), b.w("c2.b", [24], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     h = b.op("Relu", [h])
     h = b.op("Conv", [h, b.w("c3.w", [20, 24, 3, 3])], kernel_shape=[3, 3], pads=[0, 2, 1, 0])

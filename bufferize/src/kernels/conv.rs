@@ -179,9 +179,18 @@ pub fn gemm_conv(
     let mut out_dims = vec![ops.dx[0], ops.dw[0]];
     out_dims.extend(&place.outs);
     let out = alloc_result(b, op, 0, &out_dims)?;
-    let fused = epilogue::Fused::of(b.m, op);
+    let fused = epilogue::Fused::with_residual(b.m, op);
     let act = fused.act();
+    let residual = fused.residual(cx, b.m)?.map(|r| contiguous(b, r));
+    if let Some(r) = residual {
+        let dr = dims(b, r);
+        for (&have, &want) in dr.iter().zip(&out_dims) {
+            let msg = "the residual Add's other operand differs from the conv's result in shape";
+            super::checks::equal(b, op, have, want, msg)?;
+        }
+    }
     let bits = cx.vector_bits;
+    let epi = Epilogue { act, residual };
     let im2col = |b: &mut Builder<'_>| {
         gemm_into(
             b,
@@ -190,21 +199,21 @@ pub fn gemm_conv(
             &kernel,
             (&place.outs, &place.begins),
             out,
-            act,
+            epi,
         );
         Vec::new()
     };
     use super::winograd::Choice;
     match super::winograd::plan(cx, b, op, &ops, &kernel, group)? {
         Some(plan) => match plan.worthwhile(b, &place.outs) {
-            Choice::Static(true) => plan.run(b, &ops, &place, out, act),
+            Choice::Static(true) => plan.run(b, &ops, &place, out, epi),
             Choice::Static(false) => {
                 im2col(b);
             }
             Choice::Runtime(cond) => {
                 let mut im2col = im2col;
                 let mut winograd = |b: &mut Builder<'_>| {
-                    plan.run(b, &ops, &place, out, act);
+                    plan.run(b, &ops, &place, out, epi);
                     Vec::new()
                 };
                 b.scf_if(cond, &[], &mut winograd, Some(&mut im2col));
@@ -216,6 +225,14 @@ pub fn gemm_conv(
     }
     fused.bind(cx, b.m, out);
     Ok(vec![out])
+}
+
+/// What a convolution applies to its sums as it stores them: a residual
+/// value of the output's shape, then an activation.
+#[derive(Clone, Copy)]
+pub(super) struct Epilogue {
+    pub act: epilogue::Act,
+    pub residual: Option<ValueId>,
 }
 
 /// The GEMM path into `out`, per image and group:
@@ -230,7 +247,7 @@ fn gemm_into(
     kernel: &[i64],
     (outs, pads): (&[ValueId], &[ValueId]),
     out: ValueId,
-    act: epilogue::Act,
+    epi: Epilogue,
 ) {
     let (x, w, bias, spatial, dx, dw, groups) = (
         ops.x, ops.w, ops.bias, &ops.win, &ops.dx, &ops.dw, ops.groups,
@@ -266,7 +283,9 @@ fn gemm_into(
     if bias.is_some() {
         v.bias = gemm::Bias::Row;
     }
-    v.act = act;
+    v.act = epi.act;
+    v.residual = epi.residual.is_some();
+    let residual = epi.residual.map(|r| gemm::flat(b, r, olen));
     // Per image and group: M = M/g rows, K = C/g · taps, N = output size.
     let mg = b.divui(dw[0], groups);
     let kdim = prod(b, &dw[1..]);
@@ -318,6 +337,7 @@ fn gemm_into(
                 c_off,
                 ldc: pout,
                 bias,
+                residual,
                 m: mg,
                 n: pout,
                 k: kdim,

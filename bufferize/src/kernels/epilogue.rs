@@ -7,7 +7,7 @@
 
 use crate::convert::Lowering;
 use ir::builder::CmpF;
-use ir::{Builder, Module, OpId, ValueId};
+use ir::{Builder, Module, OpId, Result, ValueId};
 use onnx::{ops, OpKind};
 
 /// An element-wise activation with its attributes.
@@ -105,37 +105,90 @@ impl Act {
     }
 }
 
-/// The consumer a producer computes in its epilogue, if any.
-#[derive(Clone, Copy)]
-pub struct Fused(Option<(OpId, Act)>);
+/// The consumers a producer computes in its epilogue: an activation, or
+/// (for convolutions) a residual `Add` of another value of the result's
+/// shape, optionally followed by an activation.
+#[derive(Clone)]
+pub struct Fused {
+    /// Absorbed consumers, in order; the last one's result is the
+    /// producer's buffer.
+    consumers: Vec<OpId>,
+    act: Act,
+    /// The residual `Add` and which of its operands is the other value.
+    residual: Option<(OpId, usize)>,
+}
 
 impl Fused {
     /// The activation that `producer`'s only consumer applies to its
     /// first result, when the producer can apply it instead: the consumer
     /// sits in the same block and keeps the float element type.
     pub fn of(m: &Module, producer: OpId) -> Fused {
-        Fused(consumer_act(m, producer))
+        match consumer_act(m, producer) {
+            Some((op, act)) => Fused {
+                consumers: vec![op],
+                act,
+                residual: None,
+            },
+            None => Fused {
+                consumers: Vec::new(),
+                act: Act::None,
+                residual: None,
+            },
+        }
     }
 
-    /// What the producer applies (`Act::None` without a consumer).
-    pub fn act(self) -> Act {
-        self.0.map_or(Act::None, |(_, act)| act)
+    /// [`Fused::of`], or `producer + other` then an optional activation
+    /// when the only consumer is an `Add` of a value of the same type that
+    /// is computed before the producer (ResNet's skip connection).
+    pub fn with_residual(m: &Module, producer: OpId) -> Fused {
+        let Some((add, other)) = residual_add(m, producer) else {
+            return Fused::of(m, producer);
+        };
+        let mut consumers = vec![add];
+        let act = match consumer_act(m, add) {
+            Some((op, act)) => {
+                consumers.push(op);
+                act
+            }
+            None => Act::None,
+        };
+        Fused {
+            consumers,
+            act,
+            residual: Some((add, other)),
+        }
     }
 
-    /// Records that the consumer's result is `out`, which the producer
-    /// computed; the consumer is then not lowered again.
-    pub fn bind(self, cx: &mut Lowering, m: &Module, out: ValueId) {
-        let Some((consumer, _)) = self.0 else {
+    /// What the producer applies last (`Act::None` without one).
+    pub fn act(&self) -> Act {
+        self.act
+    }
+
+    /// The buffer of the residual value the producer adds, if any.
+    pub fn residual(&self, cx: &Lowering, m: &Module) -> Result<Option<ValueId>> {
+        self.residual
+            .map(|(add, i)| cx.input(m, add, i))
+            .transpose()
+    }
+
+    /// Records that the last consumer's result is `out`, which the
+    /// producer computed; the consumers are then not lowered again.
+    pub fn bind(&self, cx: &mut Lowering, m: &Module, out: ValueId) {
+        let Some(&last) = self.consumers.last() else {
             return;
         };
-        if let Some(r) = m.result(consumer, 0) {
+        if let Some(r) = m.result(last, 0) {
             cx.bind(r, out);
-            cx.absorb(consumer);
+            for &c in &self.consumers {
+                cx.absorb(c);
+            }
         }
     }
 }
 
-fn consumer_act(m: &Module, producer: OpId) -> Option<(OpId, Act)> {
+/// `producer`'s only user, when it is in the same block and keeps a float
+/// element type.
+fn only_user(m: &Module, producer: OpId) -> Option<OpId> {
     let r = m.result(producer, 0)?;
     let [u] = m.uses(r) else {
         return None;
@@ -143,11 +196,57 @@ fn consumer_act(m: &Module, producer: OpId) -> Option<(OpId, Act)> {
     let user = u.op;
     let out = m.result(user, 0)?;
     let same_elem = m.value_type(out).element_type() == m.value_type(r).element_type();
-    if m.op_block(user) != m.op_block(producer)
-        || !same_elem
-        || !m.value_type(r).element_type().is_float()
-    {
+    let float = m.value_type(r).element_type().is_float();
+    (m.op_block(user) == m.op_block(producer) && same_elem && float).then_some(user)
+}
+
+fn consumer_act(m: &Module, producer: OpId) -> Option<(OpId, Act)> {
+    let user = only_user(m, producer)?;
+    Some((user, Act::of(m, user)?))
+}
+
+/// The `Add` consuming `producer`'s result and the index of its other
+/// operand: the result's shape (no broadcast), and defined before
+/// the producer (an argument, or an earlier op of an enclosing block), so
+/// its buffer exists when the producer runs.
+fn residual_add(m: &Module, producer: OpId) -> Option<(OpId, usize)> {
+    let add = only_user(m, producer)?;
+
+    if OpKind::of(m, add) != Some(OpKind::Add) {
         return None;
     }
-    Some((user, Act::of(m, user)?))
+    let r = m.result(producer, 0)?;
+    let ops = m.operands(add);
+    let i = ops.iter().position(|&v| v != r)?;
+    let other = ops[i];
+    // Same element type and shape (an argument may already be a memref);
+    // dynamic dims are checked equal at run time by the producer.
+    let same = |v: ValueId| {
+        let (a, t) = (m.value_type(v), m.value_type(r));
+        a.element_type() == t.element_type() && a.shape().is_some() && a.shape() == t.shape()
+    };
+    if ops.len() != 2 || !same(other) || !same(m.result(add, 0)?) {
+        return None;
+    }
+    let ok = match m.defining_op(other) {
+        None => true,
+        Some(d) => earlier(m, d, producer),
+    };
+    ok.then_some((add, i))
+}
+
+/// `a` comes before `b`: earlier in `b`'s block or in one enclosing it.
+fn earlier(m: &Module, a: OpId, b: OpId) -> bool {
+    let mut at = b;
+    loop {
+        match (m.op_block(a), m.op_block(at)) {
+            (Some(ba), Some(bb)) if ba == bb => {
+                return m.block_ops(ba).take_while(|&o| o != at).any(|o| o == a);
+            }
+            _ => match m.parent_op(at) {
+                Some(p) => at = p,
+                None => return false,
+            },
+        }
+    }
 }

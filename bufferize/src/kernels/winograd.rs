@@ -11,8 +11,7 @@
 //! zero padding and the ragged last tiles are masks, and every size runs
 //! the same code.
 
-use super::conv::Operands;
-use super::epilogue::Act;
+use super::conv::{Epilogue, Operands};
 use super::gemm;
 use super::window::Placement;
 use super::{elem_of, shape_of};
@@ -176,7 +175,7 @@ impl Plan {
         ops: &Operands,
         place: &Placement,
         out: ValueId,
-        act: Act,
+        epi: Epilogue,
     ) {
         let (th, tw, t) = tiles(b, &place.outs);
         let grid = Grid {
@@ -203,7 +202,7 @@ impl Plan {
         b.scf_for(zero, ops.dx[0], one, &[], |b, n, _| {
             self.input_transform(b, ops.x, n, &grid, v);
             self.products(b, &grid, v, m);
-            self.output_transform(b, ops.bias, &grid, m, (n, out), act);
+            self.output_transform(b, ops.bias, &grid, m, (n, out), epi);
             Vec::new()
         });
         // The buffers are freed by the deallocation pass.
@@ -242,6 +241,7 @@ impl Plan {
                     c_off,
                     ldc: kk,
                     bias: None,
+                    residual: None,
                     m: g.t,
                     n: kk,
                     k: cc,
@@ -259,6 +259,7 @@ impl Plan {
                     c_off,
                     ldc: g.t,
                     bias: None,
+                    residual: None,
                     m: kk,
                     n: g.t,
                     k: cc,
@@ -396,8 +397,8 @@ impl Plan {
         d
     }
 
-    /// `out[n, k, 2ty + a, 2tx + b] = act(bias[k] + (Aᵀ m A)[a][b])` of the
-    /// products `m` of every tile.
+    /// `out[n, k, 2ty + a, 2tx + b] = act(bias[k] + (Aᵀ m A)[a][b] +
+    /// residual[n, k, 2ty + a, 2tx + b])` of the products `m` of every tile.
     fn output_transform(
         &self,
         b: &mut Builder<'_>,
@@ -405,7 +406,7 @@ impl Plan {
         g: &Grid,
         m: ValueId,
         (n, out): (ValueId, ValueId),
-        act: Act,
+        epi: Epilogue,
     ) {
         let (lanes, wide) = (self.lanes(), 2 * self.lanes());
         let interleave: Vec<i64> = (0..lanes).flat_map(|l| [l, l + lanes]).collect();
@@ -413,18 +414,9 @@ impl Plan {
             let [k, ty, tx] = run;
             let shift = bias.map(|bv| {
                 let s = b.load(bv, &[k]);
-                b.broadcast(s, lanes)
+                b.broadcast(s, wide)
             });
             let y = self.output_tile(b, m, run, g);
-            let y = y.map(|row| {
-                row.map(|v| {
-                    let v = match shift {
-                        Some(s) => b.addf(v, s),
-                        None => v,
-                    };
-                    act.apply(b, v)
-                })
-            });
             let two = b.const_index(2);
             let col = b.muli(tx, two);
             let cols = b.subi(g.ow, col);
@@ -439,7 +431,17 @@ impl Plan {
                 let count = b.select(inside, cols, zero);
                 let mask = b.create_mask(count, wide);
                 let row = b.minsi(row, last);
-                let v = b.shuffle(pair[0], pair[1], &interleave);
+                let mut v = b.shuffle(pair[0], pair[1], &interleave);
+                if let Some(s) = shift {
+                    v = b.addf(v, s);
+                }
+                if let Some(res) = epi.residual {
+                    let z = b.zero(&self.elem);
+                    let pass = b.broadcast(z, wide);
+                    let r = b.masked_load(res, &[n, k, row, col], mask, pass);
+                    v = b.addf(v, r);
+                }
+                let v = epi.act.apply(b, v);
                 b.masked_store(v, out, &[n, k, row, col], mask);
             }
         });

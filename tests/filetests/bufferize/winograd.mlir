@@ -75,3 +75,42 @@ func.func @not_winograd(%x: tensor<1x4x8x8xf32>, %y: tensor<1x8x8x8xf32>, %wr: t
   %2 = "onnx.Conv"(%y, %wr, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x8x8xf32>
   return %0, %1, %2 : tensor<1x8x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>
 }
+
+// A residual Add of a value computed before the conv, and the Relu after
+// it, go into the output transform: the skip value is read under the
+// output mask and added before the activation; no separate loop remains.
+// CHECK-LABEL: func.func @residual
+// CHECK-COUNT-16: call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(
+// CHECK:         %[[SKIP:.*]] = vector.maskedload %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<1x8x8x8xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK:         arith.addf %{{.*}}, %[[SKIP]] : vector<16xf32>
+// CHECK:         arith.maximumf
+// CHECK:         vector.maskedstore %{{.*}} : memref<1x8x8x8xf32>, vector<16xi1>, vector<16xf32>
+// CHECK-NOT:     scf.for
+// CHECK:         return
+func.func @residual(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8x3x3xf32>} : () -> tensor<8x8x3x3xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %0 = "onnx.Conv"(%x, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x8x8xf32>
+  %1 = "onnx.Add"(%x, %0) : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %2 = "onnx.Relu"(%1) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %2 : tensor<1x8x8x8xf32>
+}
+
+// On the GEMM path (a 1x1 conv) the residual is a fourth buffer the
+// epilogue reads with C's offsets; an Add whose other value comes after
+// the conv, or broadcasts, stays an Add.
+// CHECK-LABEL: func.func @pointwise_residual
+// CHECK:         call @[[RES:__onnxc_gemm_f32_v8_m1_[0-9a-f]+]](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, index
+// CHECK:         call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (memref<?xf32>, memref<?xf32>, memref<?xf32>, index
+// CHECK:         arith.addf
+// CHECK:       func.func private @[[RES]](%arg0: memref<?xf32>, %arg1: memref<?xf32>, %arg2: memref<?xf32>, %arg3: memref<?xf32>, %arg4: index
+// CHECK:         vector.maskedload %arg3[%{{.*}}]
+func.func @pointwise_residual(%x: tensor<1x8x4x4xf32>, %b: tensor<1x8x1x1xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8x1x1xf32>} : () -> tensor<8x8x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %0 = "onnx.Conv"(%x, %w, %n) {kernel_shape = [1, 1]} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  %1 = "onnx.Add"(%0, %x) : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %2 = "onnx.Conv"(%x, %w, %n) {kernel_shape = [1, 1]} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  %3 = "onnx.Add"(%2, %b) : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %1, %3 : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}

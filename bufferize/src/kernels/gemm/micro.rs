@@ -187,7 +187,8 @@ fn store_row(
     }
 }
 
-/// `act(alpha · x + bias)` for one vector of row `row`, columns from `col`.
+/// `act(alpha · x + bias + residual)` for one vector of row `row`, columns
+/// from `col`.
 fn epilogue(
     b: &mut Builder<'_>,
     v: &Variant,
@@ -223,6 +224,14 @@ fn epilogue(
             s = b.mulf(s, be);
         }
         x = b.addf(x, s);
+    }
+    if let (Some(res), true) = (p.residual, v.residual) {
+        let rterm = b.muli(row, p.ldc);
+        let at = b.addi(p.c_off, rterm);
+        let at = b.addi(at, col);
+        let z = splat(b, 0.0);
+        let r = b.masked_load(res, &[at], mask, z);
+        x = b.addf(x, r);
     }
     v.act.apply(b, x)
 }

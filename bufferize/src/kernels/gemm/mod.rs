@@ -97,6 +97,8 @@ pub struct Variant {
     pub blocking: Blocking,
     pub b: BSource,
     pub bias: Bias,
+    /// A value of C's layout added after the bias (a residual connection).
+    pub residual: bool,
     pub act: Act,
     /// `alpha · A · B` (Gemm's alpha), exact bits.
     pub alpha_bits: u64,
@@ -112,6 +114,7 @@ impl Variant {
             blocking: Blocking::for_target(vector_bits, elem),
             b,
             bias: Bias::None,
+            residual: false,
             act: Act::None,
             alpha_bits: 1f64.to_bits(),
             beta_bits: 1f64.to_bits(),
@@ -160,6 +163,8 @@ pub struct Call {
     pub c_off: ValueId,
     pub ldc: ValueId,
     pub bias: Option<BiasArg>,
+    /// `res[c_off + m·ldc + n]`, added after the bias.
+    pub residual: Option<ValueId>,
     pub m: ValueId,
     pub n: ValueId,
     pub k: ValueId,
@@ -176,6 +181,7 @@ pub fn call(b: &mut Builder<'_>, v: &Variant, c: &Call) {
     if let Some(bias) = c.bias {
         args.push(bias.buf);
     }
+    args.extend(c.residual);
     args.extend([c.m, c.n, c.k, c.a_off, c.a_rs, c.a_cs, c.b_off]);
     args.extend(&c.b_args);
     args.extend([c.c_off, c.ldc]);
@@ -191,6 +197,7 @@ struct Params {
     b: ValueId,
     c: ValueId,
     bias: Option<BiasArg>,
+    residual: Option<ValueId>,
     m: ValueId,
     n: ValueId,
     k: ValueId,
@@ -209,6 +216,9 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
     if let Some(bias) = c.bias {
         inputs.push(flat(b, bias.buf));
     }
+    if let Some(r) = c.residual {
+        inputs.push(flat(b, r));
+    }
     let n_b_args = c.b_args.len();
     inputs.extend(std::iter::repeat_n(Type::Index, 7 + n_b_args + 2));
     if c.bias.is_some() {
@@ -217,7 +227,8 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
     let (mut fb, args) = super::private_func(b.m, name, inputs);
     // The parameters in `call`'s order (the count matches `inputs`).
     let nb = usize::from(c.bias.is_some());
-    let rest = &args[3 + nb..];
+    let nr = usize::from(c.residual.is_some());
+    let rest = &args[3 + nb + nr..];
     let p = Params {
         a: args[0],
         b: args[1],
@@ -227,6 +238,7 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
             off: rest[rest.len() - 2],
             rs: rest[rest.len() - 1],
         }),
+        residual: c.residual.map(|_| args[3 + nb]),
         m: rest[0],
         n: rest[1],
         k: rest[2],
