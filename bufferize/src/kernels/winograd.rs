@@ -5,11 +5,12 @@
 //! multiply-adds per 2×2 outputs and channel pair instead of 36.
 //!
 //! The weights' transform U is computed at compile time (the weights are
-//! constants). The input and output transforms are vector loops over a
-//! row of tiles (a lane per tile): a row of the input is read as two
-//! masked vectors and split into the tiles' columns by shuffles, so the
-//! zero padding and the ragged last tiles are masks, and every size runs
-//! the same code.
+//! constants). The tiles go in blocks of whole tile rows whose V and M
+//! take at most `BLOCK_BYTES`, each through the three steps. The input and
+//! output transforms are vector loops over a row of tiles (a lane per
+//! tile): a row of the input is read as two masked vectors and split into
+//! the tiles' columns by shuffles, so the zero padding and the ragged last
+//! tiles are masks, and every size runs the same code.
 
 use super::conv::{Epilogue, Operands};
 use super::gemm;
@@ -27,6 +28,11 @@ const MIN_TILES: i64 = 16;
 /// (tiles as rows, channels as columns): a few tiles then fill the
 /// register tile's rows instead of leaving most of its columns empty.
 const TRANSPOSED_MIN_K: i64 = 128;
+/// Bytes of V and M one block of tile rows may take: the transforms and
+/// the GEMMs' packing find them in the last-level cache, and the scratch
+/// stays bounded whatever the image size (blocks small enough for L2 made
+/// the GEMMs too short to pay for their packing, measured on ResNet-18).
+const BLOCK_BYTES: i64 = 4 * 1024 * 1024;
 /// Channels (in and out) below which the transforms outweigh the saving.
 const MIN_CHANNELS: i64 = 8;
 /// `G` of F(2, 3): the 3-tap filter to its 4-point transform.
@@ -129,7 +135,9 @@ fn transform_weights(w: &[f64], k: usize, c: usize, transposed: bool) -> Vec<f64
     u
 }
 
-/// The tile grid of one convolution.
+/// The tile grid of one convolution, and the block of tile rows being
+/// computed.
+#[derive(Clone, Copy)]
 struct Grid {
     h: ValueId,
     w: ValueId,
@@ -137,9 +145,12 @@ struct Grid {
     ow: ValueId,
     pad_top: ValueId,
     pad_left: ValueId,
-    /// Tiles per column and per row, and in all.
-    th: ValueId,
+    /// Tiles per row.
     tw: ValueId,
+    /// The block: its first tile row, its rows, and its tiles (`rows · tw`,
+    /// the leading dimension of V and M).
+    ty0: ValueId,
+    rows: ValueId,
     t: ValueId,
 }
 
@@ -177,32 +188,50 @@ impl Plan {
         out: ValueId,
         epi: Epilogue,
     ) {
-        let (th, tw, t) = tiles(b, &place.outs);
-        let grid = Grid {
+        let (th, tw, _) = tiles(b, &place.outs);
+        // Tile rows per block: as many as fit BLOCK_BYTES, at least one.
+        let per_tile = 16 * (self.c + self.k) * 4;
+        let budget = b.const_index((BLOCK_BYTES / per_tile).max(1));
+        let one = b.const_index(1);
+        let rows = b.divui(budget, tw);
+        let block_rows = b.maxsi(rows, one);
+        let zero = b.const_index(0);
+        let full = Grid {
             h: ops.dx[2],
             w: ops.dx[3],
             oh: place.outs[0],
             ow: place.outs[1],
             pad_top: place.begins[0],
             pad_left: place.begins[1],
-            th,
             tw,
-            t,
+            ty0: zero,
+            rows: block_rows,
+            t: b.muli(block_rows, tw),
         };
         let buf_ty = Type::memref(vec![DYN], self.elem.clone());
         let sixteen = b.const_index(16);
         let (kk, cc) = (b.const_index(self.k), b.const_index(self.c));
-        let ct = b.muli(cc, t);
-        let kt = b.muli(kk, t);
+        let ct = b.muli(cc, full.t);
+        let kt = b.muli(kk, full.t);
         let v_len = b.muli(sixteen, ct);
         let m_len = b.muli(sixteen, kt);
         let v = b.alloc_aligned(&buf_ty, &[v_len], 64);
         let m = b.alloc_aligned(&buf_ty, &[m_len], 64);
-        let (zero, one) = (b.const_index(0), b.const_index(1));
         b.scf_for(zero, ops.dx[0], one, &[], |b, n, _| {
-            self.input_transform(b, ops.x, n, &grid, v);
-            self.products(b, &grid, v, m);
-            self.output_transform(b, ops.bias, &grid, m, (n, out), epi);
+            b.scf_for(zero, th, block_rows, &[], |b, ty0, _| {
+                let left = b.subi(th, ty0);
+                let rows = b.minsi(left, block_rows);
+                let g = Grid {
+                    ty0,
+                    rows,
+                    t: b.muli(rows, tw),
+                    ..full
+                };
+                self.input_transform(b, ops.x, n, &g, v);
+                self.products(b, &g, v, m);
+                self.output_transform(b, ops.bias, &g, m, (n, out), epi);
+                Vec::new()
+            });
             Vec::new()
         });
         // The buffers are freed by the deallocation pass.
@@ -269,8 +298,9 @@ impl Plan {
         }
     }
 
-    /// `body(b, [channel, ty, tx])` for every channel, tile row and run of
-    /// `lanes` tiles from `tx`, the channels and rows in parallel.
+    /// `body(b, [channel, ty, tx])` for every channel, tile row of the block
+    /// and run of `lanes` tiles from `tx`, the channels and rows in
+    /// parallel.
     fn for_tile_runs(
         &self,
         b: &mut Builder<'_>,
@@ -281,12 +311,13 @@ impl Plan {
         let chans = b.const_index(channels);
         let bounds = Bounds::new(b);
         let sixteen = b.const_index(16);
-        let work = [chans, g.th, g.tw, sixteen];
+        let work = [chans, g.rows, g.tw, sixteen];
         let lanes = self.lanes();
         let nest = |b: &mut Builder<'_>, ivs: &[ValueId]| {
             let step = b.const_index(lanes);
+            let ty = b.addi(g.ty0, ivs[1]);
             b.scf_for(bounds.zero, g.tw, step, &[], |b, tx, _| {
-                body(b, [ivs[0], ivs[1], tx]);
+                body(b, [ivs[0], ty, tx]);
                 Vec::new()
             });
         };
@@ -294,7 +325,7 @@ impl Plan {
         loop_nest_by_work(
             b,
             &bounds,
-            &[chans, g.th],
+            &[chans, g.rows],
             &work,
             PARALLEL_MIN_WORK,
             &mut nest,
@@ -302,8 +333,8 @@ impl Plan {
     }
 
     /// The tiles of a run that exist, and the index of each position ξ of
-    /// the run's first tile in `[ξ][channel][tile]` (`channels` per ξ), or
-    /// in `[ξ][tile][channel]` when `tiles_major`.
+    /// the run's first tile in `[ξ][channel][tile of the block]`
+    /// (`channels` per ξ), or in `[ξ][tile][channel]` when `tiles_major`.
     fn run_slots(
         &self,
         b: &mut Builder<'_>,
@@ -313,7 +344,8 @@ impl Plan {
     ) -> (ValueId, Vec<ValueId>) {
         let left = b.subi(g.tw, tx);
         let mask = b.create_mask(left, self.lanes());
-        let row = b.muli(ty, g.tw);
+        let local = b.subi(ty, g.ty0);
+        let row = b.muli(local, g.tw);
         let tile = b.addi(row, tx);
         let chans = b.const_index(channels);
         let base = if tiles_major {
