@@ -9,6 +9,7 @@ pub mod cabi_batch;
 pub mod capi;
 pub mod dealloc_lowering;
 pub mod elf;
+pub mod expand_math;
 pub mod llvm;
 pub mod noalias;
 pub mod outline;
@@ -28,6 +29,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(outline::pass_info());
     reg.add(noalias::pass_info());
     reg.add(ir::transforms::symbol_dce::pass_info());
+    reg.add(expand_math::pass_info());
     reg.add_pipeline(
         "lower-to-llvm-ready",
         "everything the LLVM IR emitter needs to run first",
@@ -37,7 +39,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
 
 /// The passes of `lower-to-llvm-ready`.
 const LLVM_READY: &str =
-    "lower-deallocations,lower-parallel,outline-kernels,mark-noalias,convert-scf-to-cf,symbol-dce";
+    "expand-math,lower-deallocations,lower-parallel,outline-kernels,mark-noalias,convert-scf-to-cf,symbol-dce";
 
 /// `lower-to-llvm-ready` with the compile-time thread count of the
 /// parallel loops (0: all cores at run time, 1: serial).
