@@ -231,6 +231,7 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     let (ins, outs) = ports(m, func_name)?;
     let mut s = header(m, func_name, p)?;
     s.push_str(WRAPPER_PRELUDE);
+    s.push_str(WRAPPER_PIN_GOMP);
     s.push_str(WRAPPER_CHECKS);
     s.push_str(crate::cabi::C_FILL_DESC);
     s.push_str(WRAPPER_OUTPUTS);
@@ -541,6 +542,19 @@ static int64_t count_of(const int64_t *shape, int64_t rank) {
 /// makes of it, then `abort`) reaches `WRAPPER_CHECKS`, which
 /// `_run_checked` turns into a return.
 pub const LINK_ARGS: &[&str] = &["-Wl,--wrap=abort", "-Wl,--wrap=fputs", "-Wl,--wrap=fwrite"];
+
+/// libgomp's worker threads outlive the parallel regions that started
+/// them; if unloading this library also unloaded libgomp (its only user),
+/// they would wake in unmapped code. Marking libgomp NODELETE when the
+/// library loads keeps it for the process (a serial build does not link
+/// it: the NOLOAD open is then a no-op).
+const WRAPPER_PIN_GOMP: &str = r#"#include <dlfcn.h>
+
+__attribute__((constructor)) static void onnxc_pin_gomp(void) {
+  dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+"#;
 
 const WRAPPER_CHECKS: &str = r#"#include <setjmp.h>
 #include <stdio.h>
