@@ -316,6 +316,12 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     }
     let fast = gemm_elem(&elem) && c_shape.last() != Some(&ir::DYN);
     if fast {
+        // Constant weights stored [N, K] are transposed once, here: the
+        // GEMM then reads B's rows with vector loads instead of gathers.
+        let (w, tb) = match tb.then(|| transposed_constant(cx, b, op, w)).flatten() {
+            Some(t) => (t, false),
+            None => (w, tb),
+        };
         let g = GemmOperands {
             a,
             w,
@@ -372,6 +378,32 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         b.store(r, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// Operand 1 of `op` (`w`, a constant [N, K] matrix of f32 or f64) as a
+/// [K, N] global, when it is a constant.
+fn transposed_constant(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    w: ValueId,
+) -> Option<ValueId> {
+    let (n, k) = match shape_of(b.m, w)[..] {
+        [n, k] if n != ir::DYN && k != ir::DYN => {
+            (usize::try_from(n).ok()?, usize::try_from(k).ok()?)
+        }
+        _ => return None,
+    };
+    let vals = super::constant_floats(b.m, op, 1)?;
+    if vals.len() != n * k {
+        return None;
+    }
+    let dtype = ir::elements::DType::from_type(&elem_of(b.m, w))?;
+    let t: Vec<ir::elements::WideNum> = (0..k * n)
+        .map(|i| ir::elements::WideNum::from_f64(vals[(i % n) * k + i / n]))
+        .collect();
+    let e = ir::elements::Elements::from_wide(dtype, vec![k as i64, n as i64], &t).ok()?;
+    Some(cx.global(b, &e))
 }
 
 /// The operands of [`gemm_packed`]; `c` carries whether its first dim is

@@ -189,7 +189,7 @@ fn store_row(
 
 /// `act(alpha · x + bias + residual)` for one vector of row `row`, columns
 /// from `col`.
-fn epilogue(
+pub(super) fn epilogue(
     b: &mut Builder<'_>,
     v: &Variant,
     p: &Params,

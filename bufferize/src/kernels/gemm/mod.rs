@@ -14,6 +14,7 @@
 //! packer gathers `x[c, oh·s + kh·d - p, ...]` directly, with the zero
 //! padding, so no im2col buffer is made.
 
+mod gemv;
 mod micro;
 mod pack;
 
@@ -258,7 +259,29 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
 /// columns when N has at least as many NR-wide tiles as M has MR-high
 /// ones, else rows. A band is a GEMM of its own, with its own packing
 /// buffers (allocated inside the parallel loop).
+/// A single row against a matrix of contiguous rows (a classifier head,
+/// batch-1 decoding) takes the unpacked path; the rest, `blocked`.
 fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
+    if v.b != (BSource::Matrix { unit_n: true }) {
+        return bands(b, v, p);
+    }
+    let one = b.const_index(1);
+    let single = b.cmp(ir::builder::Cmp::Eq, p.m, one);
+    b.scf_if(
+        single,
+        &[],
+        &mut |b| {
+            gemv::gemv(b, v, p);
+            Vec::new()
+        },
+        Some(&mut |b| {
+            bands(b, v, p);
+            Vec::new()
+        }),
+    );
+}
+
+fn bands(b: &mut Builder<'_>, v: &Variant, p: &Params) {
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
     let (nr, mr) = (b.const_index(bl.nr()), b.const_index(bl.mr));

@@ -1,0 +1,88 @@
+//! The product with one row (M = 1) and B a matrix of contiguous rows:
+//! every element of B is used once, so packing it would only copy it. B
+//! is read in place, `GEMV_VECS` vectors of columns at a time, each
+//! column block a sum over K of a broadcast A element times B's row
+//! segment (masked at the last columns), then the epilogue; threads take
+//! disjoint column blocks.
+
+use super::micro::epilogue;
+use super::{Params, Variant};
+use ir::builder::Cmp;
+use ir::{Builder, ValueId};
+
+/// Vectors of columns per block.
+const GEMV_VECS: i64 = 4;
+
+pub(super) fn gemv(b: &mut Builder<'_>, v: &Variant, p: &Params) {
+    let vw = v.blocking.vw;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let width = b.const_index(vw * GEMV_VECS);
+    let blocks = b.ceildivsi(p.n, width);
+    // Small products stay on one thread (see loops::GEMM_MIN_WORK).
+    let work = b.muli(p.n, p.k);
+    let min_work = b.const_index(crate::loops::GEMM_MIN_WORK);
+    let small = b.cmp(Cmp::Lt, work, min_work);
+    let threads = b.num_threads();
+    let threads = b.select(small, one, threads);
+    let parts = b.minsi(threads, blocks);
+    let parts = b.maxsi(parts, one);
+    let per = b.ceildivsi(blocks, parts);
+    b.scf_parallel_for(zero, parts, one, |b, t| {
+        let first = b.muli(t, per);
+        let next = b.addi(first, per);
+        let last = b.minsi(next, blocks);
+        b.scf_for(first, last, one, &[], |b, blk, _| {
+            let j0 = b.muli(blk, width);
+            block(b, v, p, j0);
+            Vec::new()
+        });
+    });
+}
+
+/// Columns `j0 .. j0 + GEMV_VECS · vw` of C's one row.
+fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId) {
+    let vw = v.blocking.vw;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let vzero = {
+        let z = b.zero(&v.elem);
+        b.broadcast(z, vw)
+    };
+    let cols: Vec<_> = (0..GEMV_VECS)
+        .map(|k| {
+            let off = b.const_index(k * vw);
+            b.addi(j0, off)
+        })
+        .collect();
+    let masks: Vec<_> = cols
+        .iter()
+        .map(|&c| {
+            let left = b.subi(p.n, c);
+            b.create_mask(left, vw)
+        })
+        .collect();
+    let rs = p.b_args.first().copied().unwrap_or(one);
+    let inits = vec![vzero; cols.len()];
+    let lp = b.scf_for(zero, p.k, one, &inits, |b, k, acc| {
+        let at = b.muli(k, p.a_cs);
+        let at = b.addi(p.a_off, at);
+        let x = b.load(p.a, &[at]);
+        let xb = b.broadcast(x, vw);
+        let row = b.muli(k, rs);
+        let row = b.addi(p.b_off, row);
+        cols.iter()
+            .zip(&masks)
+            .zip(acc)
+            .map(|((&c, &mask), &a)| {
+                let at = b.addi(row, c);
+                let bv = b.masked_load(p.b, &[at], mask, vzero);
+                b.vfma(xb, bv, a)
+            })
+            .collect()
+    });
+    let sums = b.m.results(lp).to_vec();
+    for ((&c, &mask), &s) in cols.iter().zip(&masks).zip(&sums) {
+        let y = epilogue(b, v, p, s, zero, c, mask);
+        let at = b.addi(p.c_off, c);
+        b.masked_store(y, p.c, &[at], mask);
+    }
+}
