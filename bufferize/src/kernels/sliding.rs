@@ -281,17 +281,37 @@ impl Sliding {
             return;
         }
         let (lo, hi) = self.interior(b, i);
-        self.scalar_range(b, ch, taps, zero, lo);
         let lanes = b.const_index(self.lanes);
         let len = b.subi(hi, lo);
         let whole = b.floordivsi(len, lanes);
         let whole = b.muli(whole, lanes);
         let vec_end = b.addi(lo, whole);
-        b.scf_for(lo, vec_end, lanes, &[], |b, o, _| {
-            self.vector_point(b, ch, taps, o);
+        let mut split = |b: &mut Builder<'_>| {
+            self.scalar_range(b, ch, taps, zero, lo);
+            b.scf_for(lo, vec_end, lanes, &[], |b, o, _| {
+                self.vector_point(b, ch, taps, o, None);
+                Vec::new()
+            });
+            self.scalar_range(b, ch, taps, vec_end, n_out);
             Vec::new()
-        });
-        self.scalar_range(b, ch, taps, vec_end, n_out);
+        };
+        if matches!(self.red, Reduction::Average) {
+            split(b);
+            return;
+        }
+        // A row too short for a whole interior vector (the late layers of
+        // a mobile net) goes a masked vector at a time instead: the taps
+        // outside the input read the neutral value (0, or the lowest for
+        // a max); an average's border counts vary, so it keeps the split.
+        let short = b.cmp(Cmp::Eq, whole, zero);
+        let mut masked = |b: &mut Builder<'_>| {
+            b.scf_for(zero, n_out, lanes, &[], |b, o, _| {
+                self.vector_point(b, ch, taps, o, Some(n_out));
+                Vec::new()
+            });
+            Vec::new()
+        };
+        b.scf_if(short, &[], &mut masked, Some(&mut split));
     }
 
     fn scalar_range(
@@ -377,9 +397,18 @@ impl Sliding {
         b.store(r, self.out, oidx);
     }
 
-    /// `lanes` interior outputs `o..` of the last axis: every tap of that
-    /// axis is in range, the other axes read their taps.
-    fn vector_point(&self, b: &mut Builder<'_>, ch: &Channel, taps: &[Taps], o: ValueId) {
+    /// `lanes` outputs `o..` of the last axis, the other axes reading
+    /// their taps. In the interior (`end` None) every tap of the last axis
+    /// is in range; otherwise lanes at or past `end` and taps outside the
+    /// input are masked off and read the reduction's neutral value.
+    fn vector_point(
+        &self,
+        b: &mut Builder<'_>,
+        ch: &Channel,
+        taps: &[Taps],
+        o: ValueId,
+        end: Option<ValueId>,
+    ) {
         let i = self.rank() - 1;
         let stride = self.spatial.strides[i];
         let init = {
@@ -398,18 +427,38 @@ impl Sliding {
         };
         let mut all = taps.to_vec();
         all.push(full);
-        let offsets = (stride != 1).then(|| b.i64_lanes(0, stride, self.lanes));
+        let offsets = (stride != 1 || end.is_some()).then(|| b.i64_lanes(0, stride, self.lanes));
+        let lane_mask = end.map(|end| {
+            let left = b.subi(end, o);
+            b.create_mask(left, self.lanes)
+        });
+        let neutral = {
+            let n = match self.red {
+                Reduction::Max => scalar::lowest(b, &self.elem),
+                _ => b.zero(&self.elem),
+            };
+            b.broadcast(n, self.lanes)
+        };
         let r = over_taps(b, &all, init, &mut |b, ks, acc| {
             let idx = self.input_index(b, ch, &all, ks);
-            let v = match offsets {
-                None => b.vload(self.x, &idx, self.lanes),
-                Some(offs) => {
+            let v = match (offsets, lane_mask) {
+                (Some(offs), Some(lanes_on)) => {
+                    // Lane l reads position idx.last + l·s: in the input?
+                    let at = idx[idx.len() - 1];
+                    let inside = self.inside_lanes(b, at, offs);
+                    let mask = b.andi(inside, lanes_on);
+                    if stride == 1 {
+                        b.masked_load(self.x, &idx, mask, neutral)
+                    } else {
+                        b.gather(self.x, &idx, offs, mask, neutral)
+                    }
+                }
+                (Some(offs), None) => {
                     let on = b.const_bool(true);
                     let mask = b.broadcast(on, self.lanes);
-                    let zero = b.zero(&self.elem);
-                    let pass = b.broadcast(zero, self.lanes);
-                    b.gather(self.x, &idx, offs, mask, pass)
+                    b.gather(self.x, &idx, offs, mask, neutral)
                 }
+                (None, _) => b.vload(self.x, &idx, self.lanes),
             };
             self.combine(b, ch, ks, acc, v)
         });
@@ -417,7 +466,25 @@ impl Sliding {
         let mut oidx = ch.out.to_vec();
         oidx.extend(outputs(taps));
         oidx.push(o);
-        b.vstore(r, self.out, &oidx);
+        match lane_mask {
+            Some(mask) => b.masked_store(r, self.out, &oidx, mask),
+            None => b.vstore(r, self.out, &oidx),
+        }
+    }
+
+    /// Lanes whose last-axis input position `at + offsets[l]` lies in
+    /// `[0, in)`.
+    fn inside_lanes(&self, b: &mut Builder<'_>, at: ValueId, offsets: ValueId) -> ValueId {
+        let i = self.rank() - 1;
+        let at = b.index_cast(at, Type::i64());
+        let at = b.broadcast(at, self.lanes);
+        let pos = b.addi(at, offsets);
+        let len = b.index_cast(self.place.ins[i], Type::i64());
+        let len = b.broadcast(len, self.lanes);
+        let zero = b.constant_like(pos, 0.0);
+        let lo = b.cmp(Cmp::Ge, pos, zero);
+        let hi = b.cmp(Cmp::Lt, pos, len);
+        b.andi(lo, hi)
     }
 
     /// The input index `[n, c, p_i + k_i·d_i ...]` of kernel offsets `ks`.

@@ -3,14 +3,21 @@
 // Pools and depthwise convolutions over runtime extents: each axis loops
 // over the taps inside the input only (no per-tap select); along the last
 // axis the interior outputs go a vector at a time (contiguous loads for
-// stride 1, a gather for stride 2) between scalar borders. The output
-// extents come from ONNX's formulas at run time, checked to be positive.
+// stride 1, a gather for stride 2) between scalar borders; a max or a
+// convolution over a row too short for one interior vector goes a masked
+// vector at a time (taps outside the input and lanes past the row read
+// -inf or 0). The output extents come from ONNX's formulas at run time,
+// checked to be positive.
 
 // CHECK-LABEL: func.func @pools
 // CHECK:         cf.assert %{{.*}}, "onnx.MaxPool at {{.*}}: the pooling window is larger than the padded input"
 // CHECK:         %[[MAX:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x?x?xf32>
-// CHECK:         scf.for
+// CHECK:         scf.if
 // CHECK-NOT:     arith.select
+// CHECK:         vector.gather %arg0[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK:         vector.maskedstore %[[MAX]][%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32>
+// CHECK:         } else {
 // CHECK:         arith.maximumf %{{.*}} : f32
 // CHECK:         vector.gather %arg0[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
@@ -33,6 +40,12 @@ func.func @pools(%x: tensor<?x4x?x?xf32>) -> (tensor<?x4x?x?xf32>, tensor<?x4x?x
 // consumes the conv applied as each result is stored (no second pass).
 // CHECK-LABEL: func.func @depthwise_relu
 // CHECK:         %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x?x?xf32>
+// CHECK:         scf.if
+// CHECK:         vector.maskedload %arg0[%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK:         vector.fma %{{.*}} : vector<8xf32>
+// CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK:         vector.maskedstore %[[OUT]]
+// CHECK:         } else {
 // CHECK:         arith.maximumf %{{.*}} : f32
 // CHECK:         vector.load %arg0[%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
 // CHECK:         vector.fma %{{.*}} : vector<8xf32>
