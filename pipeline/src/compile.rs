@@ -125,6 +125,9 @@ pub fn compile_module(
         .fold_expansion_bound
         .unwrap_or(DEFAULT_FOLD_EXPANSION_BOUND);
     driver::run_stages_with(&mut m, stop, flags, Some(bound), &opts.codegen)?;
+    if opts.emit == Emit::Onnx {
+        crate::fold::prepare_export(&mut m)?;
+    }
     let to_file = output.filter(|o| o.as_os_str() != "-");
     if let (Emit::Onnx, Some(t)) = (opts.emit, opts.external_data_threshold) {
         let Some(out) = to_file else {

@@ -22,6 +22,16 @@ pub struct FoldTimes {
     pub written: Duration,
 }
 
+/// The rewrites an ONNX model written after constant propagation gets and
+/// a compile does not: a per-channel Mul+Add, which a compile keeps for
+/// fusion, is one BatchNormalization node in a model.
+pub fn prepare_export(m: &mut ir::Module) -> Result<(), Failure> {
+    let mut pm = ir::pass::PassManager::new();
+    pm.extend(crate::passes::registry().parse("affine-as-batchnorm")?);
+    pm.run(m)?;
+    Ok(())
+}
+
 /// Folds `model` into `output`.
 pub fn fold(
     model: &Path,
@@ -36,10 +46,7 @@ pub fn fold(
     let source = constprop::stream::MappedSource::open(model, loaded).ok();
     let imported = clock.elapsed();
     driver::run_stages_bounded(&mut m, Some("constprop"), flags, opts.expansion_bound)?;
-    // What compiles keep as Mul+Add for fusion is one node in a model.
-    let mut pm = ir::pass::PassManager::new();
-    pm.extend(crate::passes::registry().parse("affine-as-batchnorm")?);
-    pm.run(&mut m)?;
+    prepare_export(&mut m)?;
     let folded = clock.elapsed();
     let written: CmdResult = match opts.external_data_threshold {
         Some(t) => Ok(frontend::export::write_model(&m, output, Some(t))?),

@@ -18,7 +18,7 @@ pub use driver::{
     stage_names, DEFAULT_FOLD_EXPANSION_BOUND, ENTRY, MAIN_GRAPH, STAGES,
 };
 pub use flags::{io_err, write_output, CmdResult, Failure, PassFlags, Reports, WarningSink};
-pub use fold::{fold, FoldOptions, FoldTimes};
+pub use fold::{fold, prepare_export, FoldOptions, FoldTimes};
 pub use passes::{registry, LLVM_LOWERING};
 pub use target::{Codegen, CodegenFlags};
 

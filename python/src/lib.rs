@@ -171,6 +171,7 @@ fn simplify(
     let bytes = detached(py, |flags| {
         let mut m = source.import(&opts)?;
         pipeline::run_stages_bounded(&mut m, Some("constprop"), flags, None)?;
+        pipeline::prepare_export(&mut m)?;
         let model = frontend::export::export_model(&m)?;
         Ok(frontend::export::encode(&model))
     })?;

@@ -42,6 +42,9 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
     drop(loaded);
     let stop = job.stop_after.as_deref().or(job.emit.last_stage());
     driver::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
+    if job.emit == Emit::Onnx {
+        pipeline::prepare_export(&mut m)?;
+    }
     let data = if job.emit == Emit::Onnx {
         frontend::export::encode(&frontend::export::export_model(&m)?)
     } else if stop.is_some() {
