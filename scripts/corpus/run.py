@@ -352,7 +352,7 @@ def run_static(args, corpus_dir, entry, work, k):
         os.remove(lib)
     specialize(model_path, entry, k, spath)
     t0 = time.perf_counter()
-    rc, out, err = run_child([args.onnxc, "compile", spath, "--emit", "lib", "-o", lib], args.compile_timeout)
+    rc, out, err = run_child([args.onnxc, "compile", spath, "--emit", "lib", "-o", lib] + args.compile_arg, args.compile_timeout)
     res = {"compile_s": round(time.perf_counter() - t0, 2)}
     if rc != 0 or not os.path.exists(lib):
         res.update(compiled=False, status="no-compile", error=first_error_line(err + out, rc) if rc is not None else "compile timeout")
@@ -383,7 +383,7 @@ def run_model_lib(args, corpus_dir, entry, work):
     for stale in (lib, os.path.join(work, f"{name}.h")):
         if os.path.exists(stale):
             os.remove(stale)
-    cmd = [args.onnxc, "compile", model_path, "--emit", "lib", "-o", lib]
+    cmd = [args.onnxc, "compile", model_path, "--emit", "lib", "-o", lib] + args.compile_arg
     t0 = time.perf_counter()
     rc, out, err = run_child(cmd, args.compile_timeout)
     r = {"compile_s": round(time.perf_counter() - t0, 2), "compile_cmd": " ".join(cmd)}
@@ -713,6 +713,8 @@ def main():
                     help="also compile each size with the input dims fixed to it (--emit lib only): the static baseline")
     ap.add_argument("--keep", action="store_true", help="keep the specialized models and libraries of --static")
     ap.add_argument("--compile-timeout", type=float, default=1800)
+    ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
+                    help="extra argument of every `onnxc compile` (repeatable), e.g. --compile-arg=--target-cpu=native")
     ap.add_argument("--call-timeout", type=float, default=900, help="per size child process")
     # internal: child processes
     ap.add_argument("--worker", choices=["lib", "ort"], help=argparse.SUPPRESS)

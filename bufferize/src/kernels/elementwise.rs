@@ -5,7 +5,7 @@
 use super::checks;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
-use crate::convert::{dims, Lowering};
+use crate::convert::{dims, is_strided_view, Lowering};
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
@@ -219,6 +219,38 @@ fn nest(
         None => alloc_result(b, op, 0, &out_dims)?,
     };
     let rank = out_shape.len();
+    // Operands of the result's own shape, all row-major: one loop over the
+    // elements of flat views, so the loop LLVM vectorizes is long even
+    // when the last dim is short or known only at run time.
+    let same_shape = inputs
+        .iter()
+        .zip(&shapes)
+        .zip(&dyn_one)
+        .all(|((&v, s), d1)| {
+            s.len() == rank
+                && !is_strided_view(b.m, v)
+                && d1.iter().all(Option::is_none)
+                && s.iter().zip(&out_shape).all(|(&d, &o)| d != 1 || o == 1)
+        });
+    let (inputs, shapes, dyn_one, out_view, out_dims, rank) = if same_shape && rank > 1 {
+        let total = super::gemm::product(b, &out_dims);
+        let flat: Vec<ValueId> = inputs
+            .iter()
+            .map(|&v| super::gemm::flat(b, v, total))
+            .collect();
+        let n = flat.len();
+        let out_view = super::gemm::flat(b, out, total);
+        (
+            flat,
+            vec![vec![DYN]; n],
+            vec![vec![None]; n],
+            out_view,
+            vec![total],
+            1,
+        )
+    } else {
+        (inputs, shapes, dyn_one, out, out_dims, rank)
+    };
     let mut err = None;
     loop_nest_by_work(
         b,
@@ -256,7 +288,7 @@ fn nest(
                     } else {
                         r
                     };
-                    b.store(r, out, ivs);
+                    b.store(r, out_view, ivs);
                 }
                 Err(e) => err = Some(e),
             }

@@ -30,15 +30,19 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 }
 
 // Dynamic dims that inference proved equal to the result's (the same
-// symbols) never broadcast: the inputs are indexed by the loop variables
-// directly, no per-element select, so LLVM can vectorize the loop.
+// symbols) never broadcast; with every operand of the result's shape and
+// row-major, the nest is one loop over flat views of all the elements (a
+// long loop for LLVM to vectorize, however short the last dim is), with
+// no per-element select.
 // CHECK-LABEL: func.func @add_same_symbols
-// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT:        scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT:          memref.load %arg0[%[[I]], %[[J]], %[[K]]]
-// CHECK-NEXT:          memref.load %arg1[%[[I]], %[[J]], %[[K]]]
-// CHECK-NEXT:          arith.addf
+// CHECK:         %[[X:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%[[N:.*]]], strides: [1] : memref<?x8x?xf32> to memref<?xf32>
+// CHECK:         %[[Y:.*]] = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%[[N]]], strides: [1]
+// CHECK:         %[[O:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%[[N]]], strides: [1]
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[N]] step
+// CHECK-NEXT:      memref.load %[[X]][%[[I]]]
+// CHECK-NEXT:      memref.load %[[Y]][%[[I]]]
+// CHECK-NEXT:      arith.addf
+// CHECK-NEXT:      memref.store %{{.*}}, %[[O]][%[[I]]]
 func.func @add_same_symbols(%x: tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>, %y: tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>) -> tensor<?x8x?xf32, #onnx.dims<"n, 8, l">> {
   %0 = "onnx.Add"(%x, %y) : (tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>, tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>) -> tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>
   return %0 : tensor<?x8x?xf32, #onnx.dims<"n, 8, l">>
