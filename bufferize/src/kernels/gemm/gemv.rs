@@ -7,7 +7,6 @@
 
 use super::micro::epilogue;
 use super::{Params, Variant};
-use ir::builder::Cmp;
 use ir::{Builder, ValueId};
 
 /// Vectors of columns per block.
@@ -18,15 +17,8 @@ pub(super) fn gemv(b: &mut Builder<'_>, v: &Variant, p: &Params) {
     let (zero, one) = (b.const_index(0), b.const_index(1));
     let width = b.const_index(vw * GEMV_VECS);
     let blocks = b.ceildivsi(p.n, width);
-    // Small products stay on one thread (see loops::GEMM_MIN_WORK).
     let work = b.muli(p.n, p.k);
-    let min_work = b.const_index(crate::loops::GEMM_MIN_WORK);
-    let small = b.cmp(Cmp::Lt, work, min_work);
-    let threads = b.num_threads();
-    let threads = b.select(small, one, threads);
-    let parts = b.minsi(threads, blocks);
-    let parts = b.maxsi(parts, one);
-    let per = b.ceildivsi(blocks, parts);
+    let (parts, per) = super::split(b, work, blocks);
     b.scf_parallel_for(zero, parts, one, |b, t| {
         let first = b.muli(t, per);
         let next = b.addi(first, per);

@@ -291,16 +291,9 @@ fn bands(b: &mut Builder<'_>, v: &Variant, p: &Params) {
     let tiles = b.select(by_cols, n_tiles, m_tiles);
     let unit = b.select(by_cols, nr, mr);
     let total = b.select(by_cols, p.n, p.m);
-    // Small products stay on one thread (see loops::GEMM_MIN_WORK).
-    let threads = b.num_threads();
     let mn = b.muli(p.m, p.n);
     let mnk = b.muli(mn, p.k);
-    let min_work = b.const_index(crate::loops::GEMM_MIN_WORK);
-    let small = b.cmp(ir::builder::Cmp::Lt, mnk, min_work);
-    let threads = b.select(small, one, threads);
-    let parts = b.minsi(threads, tiles);
-    let parts = b.maxsi(parts, one);
-    let per = b.ceildivsi(tiles, parts);
+    let (parts, per) = split(b, mnk, tiles);
     b.scf_parallel_for(zero, parts, one, |b, t| {
         let first = b.muli(t, per);
         let lo = b.muli(first, unit);
@@ -316,6 +309,20 @@ fn bands(b: &mut Builder<'_>, v: &Variant, p: &Params) {
         };
         blocked(b, v, p, &band);
     });
+}
+
+/// How many threads share `units` pieces of a product of `work`
+/// multiply-adds (one below `GEMM_MIN_WORK`), and the pieces each takes.
+fn split(b: &mut Builder<'_>, work: ValueId, units: ValueId) -> (ValueId, ValueId) {
+    let one = b.const_index(1);
+    let threads = b.num_threads();
+    let min_work = b.const_index(crate::loops::GEMM_MIN_WORK);
+    let small = b.cmp(ir::builder::Cmp::Lt, work, min_work);
+    let threads = b.select(small, one, threads);
+    let parts = b.minsi(threads, units);
+    let parts = b.maxsi(parts, one);
+    let per = b.ceildivsi(units, parts);
+    (parts, per)
 }
 
 /// Rows `m0..m1` and columns `n0..n1` of C.
