@@ -108,6 +108,7 @@ fn bench_mlp_writes_json_md_svg() {
             0.0 < per_call && per_call < num(t, &["wall_s", "max"]),
             "{t}"
         );
+        assert_eq!(t["rss_own"], true, "the probe measured it: {t}");
     }
     for pair in ["1 thread", "default threads"] {
         let g = &v["inference_vs_onnxruntime"][pair];

@@ -196,7 +196,7 @@ pub fn ort_inference(cx: &Ctx, model: &Path, dir: &Path, inputs: usize, threads:
         .arg(threads.to_string())
         .arg((cx.args.runs.max(1) * cx.repeat).to_string());
     cmd.args((0..inputs).map(|i| dir.join(format!("input_{i}.pb"))));
-    let r = match super::measure::run(cmd, None, false) {
+    let r = match super::measure::run(cmd, cx.probe.as_ref(), false) {
         Ok(r) => r,
         Err(e) => return missing(tool, &format!("cannot run {python}: {e}")),
     };
