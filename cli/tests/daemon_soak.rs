@@ -66,8 +66,12 @@ fn soak_rss_stays_flat() {
         late["compiles"].as_u64().unwrap() as f64 >= total as f64 * 0.5,
         "mostly misses: {late}"
     );
+    // malloc's per-thread arenas move the RSS by a few MiB either way
+    // from run to run (25.1 → 23.0 and 22.5 → 25.5 MiB were both seen);
+    // a leak of a model, an IR module or an artifact per request (tens of
+    // KiB and up) would add well over 5 MiB in 1,900 requests.
     assert!(
-        rss1 as f64 <= rss0 as f64 * 1.10,
+        rss1 <= rss0 + (5 << 20),
         "RSS grew from {rss0} to {rss1} bytes over {total} requests"
     );
 }
