@@ -143,10 +143,31 @@ pub(crate) fn exp(b: &mut Builder<'_>, x: ValueId) -> ValueId {
     b.select(nan, x, y)
 }
 
-fn tanh(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    let ax = b.absf(x);
-    // Small |x|: x·P(x²), the series of tanh.
+/// `x·P(x²)` with `P`'s coefficients from the constant term up: an odd
+/// function's series.
+fn odd_series(b: &mut Builder<'_>, x: ValueId, coeffs: &[f64]) -> ValueId {
     let x2 = b.mulf(x, x);
+    let p = horner(b, x2, coeffs);
+    b.mulf(x, p)
+}
+
+/// An odd function: `small` where `|x| < cut`, else `large_abs` (its value
+/// at `|x|`) with the sign of `x`.
+fn odd_piecewise(
+    b: &mut Builder<'_>,
+    x: ValueId,
+    cut: f64,
+    small: ValueId,
+    large_abs: ValueId,
+) -> ValueId {
+    let ax = b.absf(x);
+    let large = b.copysign(large_abs, x);
+    let cut = splat(b, x, cut);
+    let is_small = b.cmpf(CmpF::Olt, ax, cut);
+    b.select(is_small, small, large)
+}
+
+fn tanh(b: &mut Builder<'_>, x: ValueId) -> ValueId {
     let series = [
         1.0,
         -1.0 / 3.0,
@@ -157,9 +178,9 @@ fn tanh(b: &mut Builder<'_>, x: ValueId) -> ValueId {
         21844.0 / 6_081_075.0,
         -929_569.0 / 638_512_875.0,
     ];
-    let p = horner(b, x2, &series);
-    let small = b.mulf(x, p);
+    let small = odd_series(b, x, &series);
     // Larger |x|: 1 - 2/(e^{2|x|} + 1), signed.
+    let ax = b.absf(x);
     let two = splat(b, x, 2.0);
     let twice = b.mulf(ax, two);
     let e = exp(b, twice);
@@ -167,16 +188,11 @@ fn tanh(b: &mut Builder<'_>, x: ValueId) -> ValueId {
     let den = b.addf(e, one);
     let q = b.divf(two, den);
     let t = b.subf(one, q);
-    let large = b.copysign(t, x);
-    let cut = splat(b, x, 0.55);
-    let is_small = b.cmpf(CmpF::Olt, ax, cut);
-    b.select(is_small, small, large)
+    odd_piecewise(b, x, 0.55, small, t)
 }
 
 fn erf(b: &mut Builder<'_>, x: ValueId) -> ValueId {
-    let ax = b.absf(x);
     // Small |x|: (2/√π)·x·Q(x²), the series of erf.
-    let x2 = b.mulf(x, x);
     let k = std::f64::consts::FRAC_2_SQRT_PI;
     let series = [
         k,
@@ -187,9 +203,10 @@ fn erf(b: &mut Builder<'_>, x: ValueId) -> ValueId {
         -k / 1320.0,
         k / 9360.0,
     ];
-    let q = horner(b, x2, &series);
-    let small = b.mulf(x, q);
+    let small = odd_series(b, x, &series);
     // |x| ≥ 0.5: Abramowitz & Stegun 7.1.26, signed.
+    let ax = b.absf(x);
+    let x2 = b.mulf(x, x);
     let (p, one) = (splat(b, x, 0.327_591_1), splat(b, x, 1.0));
     let px = b.mulf(p, ax);
     let den = b.addf(one, px);
@@ -207,10 +224,7 @@ fn erf(b: &mut Builder<'_>, x: ValueId) -> ValueId {
     let e = exp(b, neg);
     let tail = b.mulf(poly, e);
     let v = b.subf(one, tail);
-    let large = b.copysign(v, x);
-    let cut = splat(b, x, 0.5);
-    let is_small = b.cmpf(CmpF::Olt, ax, cut);
-    b.select(is_small, small, large)
+    odd_piecewise(b, x, 0.5, small, v)
 }
 
 /// `x^c` for a constant `c` in -4..=4 or ½.

@@ -114,8 +114,9 @@ pub struct Fused {
     /// producer's buffer.
     consumers: Vec<OpId>,
     act: Act,
-    /// The residual `Add` and which of its operands is the other value.
-    residual: Option<(OpId, usize)>,
+    /// Which operand of the residual `Add` (the first consumer) is the
+    /// other value.
+    residual: Option<usize>,
 }
 
 impl Fused {
@@ -155,7 +156,7 @@ impl Fused {
         Fused {
             consumers,
             act,
-            residual: Some((add, other)),
+            residual: Some(other),
         }
     }
 
@@ -166,9 +167,10 @@ impl Fused {
 
     /// The buffer of the residual value the producer adds, if any.
     pub fn residual(&self, cx: &Lowering, m: &Module) -> Result<Option<ValueId>> {
-        self.residual
-            .map(|(add, i)| cx.input(m, add, i))
-            .transpose()
+        match (self.residual, self.consumers.first()) {
+            (Some(i), Some(&add)) => cx.input(m, add, i).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// Records that the last consumer's result is `out`, which the

@@ -58,7 +58,6 @@ pub struct Plan {
     k: i64,
     c: i64,
     vector_bits: u32,
-    elem: Type,
 }
 
 /// The plan for `op` when it is a 2-D 3×3 stride-1 undilated single-group
@@ -109,7 +108,6 @@ pub fn plan(
         k,
         c,
         vector_bits: cx.vector_bits,
-        elem,
     }))
 }
 
@@ -208,7 +206,7 @@ impl Plan {
             rows: block_rows,
             t: b.muli(block_rows, tw),
         };
-        let buf_ty = Type::memref(vec![DYN], self.elem.clone());
+        let buf_ty = Type::memref(vec![DYN], Type::f32());
         let sixteen = b.const_index(16);
         let (kk, cc) = (b.const_index(self.k), b.const_index(self.c));
         let ct = b.muli(cc, full.t);
@@ -241,7 +239,7 @@ impl Plan {
     /// `M[ξ][t][k]` transposed).
     fn products(&self, b: &mut Builder<'_>, g: &Grid, v: ValueId, m: ValueId) {
         let variant = gemm::Variant::plain(
-            &self.elem,
+            &Type::f32(),
             self.vector_bits,
             gemm::BSource::Matrix { unit_n: true },
         );
@@ -400,7 +398,7 @@ impl Plan {
         let in_b = columns_inside(b, c1, g.w, wide);
         let two_lanes = b.create_mask(two, wide);
         let in_b = b.andi(in_b, two_lanes);
-        let zero = b.zero(&self.elem);
+        let zero = b.zero(&Type::f32());
         let pass = b.broadcast(zero, wide);
         let (izero, last) = (b.const_index(0), b.const_index(1));
         let last = b.subi(g.h, last);
@@ -468,7 +466,7 @@ impl Plan {
                     v = b.addf(v, s);
                 }
                 if let Some(res) = epi.residual {
-                    let z = b.zero(&self.elem);
+                    let z = b.zero(&Type::f32());
                     let pass = b.broadcast(z, wide);
                     let r = b.masked_load(res, &[n, k, row, col], mask, pass);
                     v = b.addf(v, r);
@@ -488,7 +486,7 @@ impl Plan {
         g: &Grid,
     ) -> [[ValueId; 2]; 2] {
         let lanes = self.lanes();
-        let zero = b.zero(&self.elem);
+        let zero = b.zero(&Type::f32());
         let pass = b.broadcast(zero, lanes);
         // Transposed, a run's tiles are K apart: gathered.
         let (mask, at) = self.run_slots(b, g, [k, ty, tx], (self.k, self.transposed));
