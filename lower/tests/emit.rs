@@ -72,16 +72,19 @@ fn abi_shape() {
         "multi-result functions return a literal struct:\n{ll}"
     );
     assert!(ll.contains("define i32 @main()"), "{ll}");
-    // Heap buffers come through the per-call block cache, which a public
-    // function that allocates turns on at entry and empties on return.
+    // Heap buffers come through the library-wide block cache, under its
+    // lock, and the cache is emptied when the library is unloaded.
     assert!(ll.contains("call ptr @__onnxc_alloc(i64 64, "), "{ll}");
     assert!(
         ll.contains("call ptr @aligned_alloc(i64 %align, i64 %bytes)"),
         "{ll}"
     );
-    assert!(ll.contains("call void @__onnxc_cache_enter()"), "{ll}");
     assert!(
-        ll.contains("call void @__onnxc_cache_exit()\n  ret "),
+        ll.contains("atomicrmw xchg ptr @__onnxc_cache_lock"),
+        "{ll}"
+    );
+    assert!(
+        ll.contains("{ i32 65535, ptr @__onnxc_cache_flush, ptr null }"),
         "{ll}"
     );
     assert!(ll.contains(" = phi float "), "{ll}");

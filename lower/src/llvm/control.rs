@@ -99,12 +99,6 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Optio
     }
     let mut cx = FnCx::new(m, mcx, main_void);
     cx.prologue = prologue;
-    cx.cache_scope = !internal && allocates(m, f);
-    if cx.cache_scope {
-        super::alloc_cache::ensure(cx.mcx);
-        cx.prologue
-            .push(format!("call void {}()", super::alloc_cache::ENTER));
-    }
     let text = cx.emit_body(region)?;
     // An outlined kernel is optimized once, on its own, not again inlined.
     let attrs = if m.attr(f, crate::outline::KERNEL_ATTR).is_some() {
@@ -151,20 +145,9 @@ pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     }
 }
 
-/// Whether `f`'s body allocates or frees heap memory.
-fn allocates(m: &Module, f: OpId) -> bool {
-    m.collect_ops(f).into_iter().any(|op| {
-        let name = m.name(op).as_str();
-        name == "memref.alloc" || name == "memref.dealloc" || name == "memref.realloc"
-    })
-}
-
 fn emit_return(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let m = cx.m;
     let vals = m.operands(op);
-    if cx.cache_scope {
-        cx.line(format!("call void {}()", super::alloc_cache::EXIT));
-    }
     if cx.main_void {
         cx.line("ret i32 0");
         return Ok(());

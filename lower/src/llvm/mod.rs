@@ -25,7 +25,7 @@
 //!
 //! Memory: heap buffers come from `aligned_alloc(max(64, alignment), size
 //! rounded up to that alignment)` with allocated == aligned, through a
-//! per-call cache of large freed blocks (`alloc_cache`), and are released
+//! library-wide cache of large freed blocks (`alloc_cache`), and are released
 //! to it; `memref.alloca` is an `alloca` where the op is
 //! (no stack save/restore: keep dynamic allocas out of loops).
 //!
@@ -303,9 +303,6 @@ pub(crate) struct FnCx<'a> {
     pub(crate) main_void: bool,
     /// Lines at the top of the entry block.
     pub(crate) prologue: Vec<String>,
-    /// A public function that allocates: it turns the block cache on at
-    /// entry and empties it before each return.
-    pub(crate) cache_scope: bool,
 }
 
 impl<'a> FnCx<'a> {
@@ -320,7 +317,6 @@ impl<'a> FnCx<'a> {
             cur: None,
             main_void,
             prologue: Vec::new(),
-            cache_scope: false,
         }
     }
 
