@@ -67,7 +67,7 @@ fn defined_names(ll: &str) -> HashSet<String> {
     for line in ll.lines() {
         let at = if line.starts_with("define ") {
             line.find('@')
-        } else if line.starts_with('@') && !is_external_global(line) {
+        } else if line.starts_with('@') && !is_external_global(line) && !is_dtors(line) {
             Some(0)
         } else {
             None
@@ -83,6 +83,32 @@ fn defined_names(ll: &str) -> HashSet<String> {
 /// shared by all parts, never prefixed.
 fn is_external_global(line: &str) -> bool {
     line.starts_with('@') && line.contains(" = external ")
+}
+
+/// `@llvm.global_dtors = appending ...`: one per part, merged into one.
+fn is_dtors(line: &str) -> bool {
+    line.starts_with(DTORS)
+}
+
+const DTORS: &str = "@llvm.global_dtors = ";
+
+/// The entries of a `global_dtors` line (`{ i32 P, ptr @f, ptr null }`
+/// each, typed), its functions renamed for `prefix`.
+fn dtor_entries(line: &str, defs: &HashSet<String>, prefix: &str) -> Vec<String> {
+    let mut renamed = String::new();
+    rename_line(line, defs, prefix, &mut renamed);
+    let mut out = Vec::new();
+    let mut rest = renamed.as_str();
+    while let Some(i) = rest.find("{ i32 ") {
+        let after = &rest[i..];
+        let value = after.as_bytes().get(6).is_some_and(u8::is_ascii_digit);
+        let end = after.find('}').map_or(after.len(), |e| e + 1);
+        if value {
+            out.push(format!("{{ i32, ptr, ptr }} {}", &after[..end]));
+        }
+        rest = &after[end..];
+    }
+    out
 }
 
 /// `line` with every reference to a name of `defs` prefixed.
@@ -122,10 +148,15 @@ pub fn merge_llvm(parts: &[(String, String)]) -> Result<String> {
     let mut declared: HashMap<String, String> = HashMap::new();
     let mut decls = String::new();
     let mut triple = None;
+    let mut dtors = Vec::new();
     for (prefix, ll) in parts {
         let defs = defined_names(ll);
         for line in ll.lines() {
             if line.starts_with("source_filename") || line.starts_with("; ") {
+                continue;
+            }
+            if is_dtors(line) {
+                dtors.extend(dtor_entries(line, &defs, prefix));
                 continue;
             }
             if line.starts_with("target ") {
@@ -162,6 +193,14 @@ pub fn merge_llvm(parts: &[(String, String)]) -> Result<String> {
         out.push('\n');
     }
     out.push_str(&decls);
+    if !dtors.is_empty() {
+        let _ = writeln!(
+            out,
+            "{DTORS}appending global [{} x {{ i32, ptr, ptr }}] [{}]",
+            dtors.len(),
+            dtors.join(", ")
+        );
+    }
     Ok(out)
 }
 
@@ -262,6 +301,18 @@ mod tests {
         assert!(merged.contains("define void @\"b_f\"()"));
         assert!(merged.contains("call void @h(ptr @\"b_g\")"));
         assert_eq!(merged.matches("declare void @h").count(), 1);
+    }
+
+    #[test]
+    fn destructors_of_all_parts_go_in_one_list() {
+        let a = "define void @flush() {\n  ret void\n}\n@llvm.global_dtors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @flush, ptr null }]\n";
+        let merged =
+            merge_llvm(&[("a_".into(), a.into()), ("b_".into(), a.into())]).unwrap_or_default();
+        assert_eq!(merged.matches("@llvm.global_dtors").count(), 1, "{merged}");
+        assert!(
+            merged.contains("appending global [2 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @\"a_flush\", ptr null }, { i32, ptr, ptr } { i32 65535, ptr @\"b_flush\", ptr null }]"),
+            "{merged}"
+        );
     }
 
     #[test]

@@ -1,28 +1,40 @@
 // RUN: onnxc opt %s -p bufferize | filecheck
 
-// Pools and depthwise convolutions over runtime extents: each axis loops
-// over the taps inside the input only (no per-tap select); along the last
-// axis the interior outputs go a vector at a time (contiguous loads for
-// stride 1, a gather for stride 2) between scalar borders; a max or a
-// convolution over a row too short for one interior vector goes a masked
-// vector at a time (taps outside the input and lanes past the row read
-// -inf or 0). The output extents come from ONNX's formulas at run time,
-// checked to be positive.
+// Pools and depthwise convolutions over runtime extents. Two-axis max
+// pools and depthwise convs run on padded polyphase planes: per channel
+// the input rows are copied into a scratch buffer (a stride-2 row
+// deinterleaved by two loads and a shuffle; masked loads only where a
+// vector crosses the input's edge, padding rows the neutral value), then
+// every tap is one unmasked load at a fixed offset from the output's
+// position at the planes' pitch, and the rows are copied out. Averages
+// keep the direct form: each axis loops over the taps inside the input
+// only, the interior a vector at a time between scalar borders. The
+// output extents come from ONNX's formulas at run time, checked to be
+// positive.
 
 // CHECK-LABEL: func.func @pools
 // CHECK:         cf.assert %{{.*}}, "onnx.MaxPool at {{.*}}: the pooling window is larger than the padded input"
 // CHECK:         %[[MAX:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x?x?xf32>
+// CHECK:         scf.for
+// CHECK:         %[[PLANES:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
 // CHECK:         scf.if
-// CHECK-NOT:     arith.select
-// CHECK:         vector.gather %arg0[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
-// CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
-// CHECK:         vector.maskedstore %[[MAX]][%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32>
+// CHECK:         vector.maskedload %arg0[%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf32>, vector<8xf32>
+// CHECK:         vector.maskedstore %[[PLANES]][%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32>
+// CHECK:         vector.load %arg0[%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
+// CHECK:         vector.load %arg0[%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
+// CHECK:         vector.shuffle
+// CHECK:         vector.store %{{.*}}, %[[PLANES]][%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK:         } else {
-// CHECK:         arith.maximumf %{{.*}} : f32
-// CHECK:         vector.gather %arg0[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
-// CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK:         vector.maskedstore %[[PLANES]]
+// CHECK-NOT:     vector.gather
+// CHECK:         vector.load %[[PLANES]][%{{.*}}] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK-COUNT-8: arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK:         vector.store %{{.*}}, %[[PLANES]][%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK:         vector.store %{{.*}}, %[[MAX]][%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
-// CHECK:         arith.maximumf %{{.*}} : f32
+// CHECK:         vector.maskedstore %[[MAX]][%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32>
+// CHECK:         } {onnxc.parallel}
 // CHECK:         cf.assert %{{.*}}, "onnx.AveragePool at {{.*}}: the pooling window is larger than the padded input"
 // CHECK:         %[[AVG:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x?x?xf32>
 // CHECK:         arith.divf %{{.*}} : f32
@@ -36,20 +48,24 @@ func.func @pools(%x: tensor<?x4x?x?xf32>) -> (tensor<?x4x?x?xf32>, tensor<?x4x?x
   return %0, %1 : tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>
 }
 
-// Depthwise: weighted taps of channel m / multiplier, the Relu that
-// consumes the conv applied as each result is stored (no second pass).
+// Depthwise: weighted taps of channel m / multiplier (the weights
+// broadcast once per channel), the Relu that consumes the conv applied as
+// each result is stored (no second pass).
 // CHECK-LABEL: func.func @depthwise_relu
 // CHECK:         %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x?x?xf32>
-// CHECK:         scf.if
+// CHECK:         %[[PLANES:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
 // CHECK:         vector.maskedload %arg0[%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
-// CHECK:         vector.fma %{{.*}} : vector<8xf32>
-// CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
-// CHECK:         vector.maskedstore %[[OUT]]
-// CHECK:         } else {
-// CHECK:         arith.maximumf %{{.*}} : f32
+// CHECK-NOT:     vector.shuffle
 // CHECK:         vector.load %arg0[%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
-// CHECK:         vector.fma %{{.*}} : vector<8xf32>
-// CHECK:         arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    vector.store %{{.*}}, %[[PLANES]][%{{.*}}] : memref<?xf32>, vector<8xf32>
+// CHECK-COUNT-9: memref.load %arg1[%{{.*}}] : memref<4x1x3x3xf32>
+// CHECK:         scf.for
+// CHECK-COUNT-9: vector.fma %{{.*}} : vector<8xf32>
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    vector.broadcast
+// CHECK-NEXT:    arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK:         vector.store %{{.*}}, %[[PLANES]][%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK:         vector.store %{{.*}}, %[[OUT]][%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
 // CHECK-NOT:     memref.alloc
 // CHECK:         return %[[OUT]]

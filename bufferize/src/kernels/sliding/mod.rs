@@ -6,7 +6,10 @@
 //! axis, the interior outputs (whose whole window is inside the input)
 //! are computed a vector of outputs at a time; the borders stay scalar.
 //! The structure comes from the static attributes; the extents only bound
-//! the loops.
+//! the loops. Two-axis windows other than averages run on padded
+//! polyphase planes instead (`planes`).
+
+mod planes;
 
 use super::checks;
 use super::epilogue::{self, Act};
@@ -228,6 +231,10 @@ impl Sliding {
 
     /// Every output: loops over batch and channel, then the axes.
     fn run(&self, b: &mut Builder<'_>, batch_channels: &[ValueId]) {
+        if self.on_planes() {
+            self.run_planes(b, batch_channels);
+            return;
+        }
         let bounds = Bounds::new(b);
         let work: Vec<ValueId> = batch_channels
             .iter()

@@ -1,0 +1,354 @@
+//! 2-D windows (depthwise Conv, MaxPool) over padded polyphase planes.
+//!
+//! Per channel, the input is first copied into `sh × sw` planes, plane
+//! `(a, b)` holding the padded input's rows `sh·i + a` and columns
+//! `sw·j + b` (the pad positions hold the neutral value). Tap `(u, v)` of
+//! output `(oh, ow)` is then element `(oh + (dh·u)/sh, ow + (dw·v)/sw)` of
+//! plane `((dh·u) % sh, (dw·v) % sw)`: a stride-1, border-free window.
+//! Outputs are computed with the row pitch `wq` of the planes, so output
+//! `q = oh·wq + ow` reads `q + offset(tap)`: every tap is one unmasked
+//! vector load whatever the row length, and the lanes that fall in the
+//! pitch's spare columns are computed and dropped. The rows are then
+//! copied out to the result.
+//!
+//! Why: a mobile net's late layers have rows of 7 or 14 outputs, a vector
+//! of 16 left most lanes idle, and a stride-2 window needed a gather per
+//! tap; the copy reads the input once, with plain or deinterleaving
+//! (stride 2) vector loads.
+
+use super::{Channel, Reduction, Sliding};
+use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
+use ir::builder::Cmp;
+use ir::{Builder, Type, ValueId, DYN};
+
+/// Chunks of channels per image at most: one scratch buffer per chunk.
+const CHUNKS_PER_IMAGE: i64 = 16;
+
+/// The runtime geometry of the planes and the flat outputs in one
+/// scratch buffer: `planes · hq · wq` input elements, slack for the last
+/// loads' spare lanes, then the outputs at pitch `wq`.
+struct Geometry {
+    hq: ValueId,
+    wq: ValueId,
+    plane_len: ValueId,
+    out_base: ValueId,
+    len: ValueId,
+}
+
+impl Sliding {
+    /// Whether this window runs on planes: two spatial axes, and not an
+    /// average (whose divisor depends on the taps inside the input).
+    pub(super) fn on_planes(&self) -> bool {
+        self.rank() == 2 && self.lanes > 0 && !matches!(self.red, Reduction::Average)
+    }
+
+    /// Every output, a chunk of channels per scratch buffer.
+    pub(super) fn run_planes(&self, b: &mut Builder<'_>, batch_channels: &[ValueId]) {
+        let g = self.geometry(b);
+        let bounds = Bounds::new(b);
+        let channels = batch_channels[1];
+        let most = b.const_index(CHUNKS_PER_IMAGE);
+        let chunk = b.ceildivsi(channels, most);
+        let chunk = b.maxsi(chunk, bounds.one);
+        let chunks = b.ceildivsi(channels, chunk);
+        let mut work = batch_channels.to_vec();
+        work.extend(&self.place.outs);
+        let ubs = [batch_channels[0], chunks];
+        loop_nest_by_work(b, &bounds, &ubs, &work, PARALLEL_MIN_WORK, &mut |b, ivs| {
+            let ty = Type::memref(vec![DYN], self.elem.clone());
+            let scratch = b.alloc_aligned(&ty, &[g.len], 64);
+            let first = b.muli(ivs[1], chunk);
+            let end = b.addi(first, chunk);
+            let end = b.minsi(end, channels);
+            b.scf_for(first, end, bounds.one, &[], |b, m, _| {
+                let c = match self.red {
+                    Reduction::Depthwise { mult, .. } => b.divui(m, mult),
+                    _ => m,
+                };
+                let ch = Channel {
+                    out: [ivs[0], m],
+                    input: [ivs[0], c],
+                };
+                self.fill_planes(b, &g, &ch, scratch);
+                self.flat_outputs(b, &g, &ch, scratch);
+                self.copy_out(b, &g, &ch, scratch);
+                Vec::new()
+            });
+        });
+    }
+
+    fn geometry(&self, b: &mut Builder<'_>) -> Geometry {
+        let sp = &self.spatial;
+        // The planes reach (d·(k-1))/s past the outputs on each axis.
+        let reach = |i: usize| sp.dilations[i] * (sp.kernel[i] - 1) / sp.strides[i];
+        let (eh, ew) = (b.const_index(reach(0)), b.const_index(reach(1)));
+        let hq = b.addi(self.place.outs[0], eh);
+        let wq = b.addi(self.place.outs[1], ew);
+        let plane_len = b.muli(hq, wq);
+        let phases = b.const_index(sp.strides[0] * sp.strides[1]);
+        let planes = b.muli(phases, plane_len);
+        let lanes = b.const_index(self.lanes);
+        let slack = b.addi(lanes, wq);
+        let out_base = b.addi(planes, slack);
+        let outs = b.muli(self.place.outs[0], wq);
+        let end = b.addi(out_base, outs);
+        let len = b.addi(end, slack);
+        Geometry {
+            hq,
+            wq,
+            plane_len,
+            out_base,
+            len,
+        }
+    }
+
+    fn neutral(&self, b: &mut Builder<'_>) -> ValueId {
+        let n = match self.red {
+            Reduction::Max => super::scalar::lowest(b, &self.elem),
+            _ => b.zero(&self.elem),
+        };
+        b.broadcast(n, self.lanes)
+    }
+
+    /// Each plane row: a row of the input, or the neutral value where the
+    /// row is padding.
+    fn fill_planes(&self, b: &mut Builder<'_>, g: &Geometry, ch: &Channel, scratch: ValueId) {
+        let (sh, sw) = (self.spatial.strides[0], self.spatial.strides[1]);
+        let neutral = self.neutral(b);
+        let (zero, one) = (b.const_index(0), b.const_index(1));
+        for a in 0..sh {
+            for col_phase in 0..sw {
+                let phase = b.const_index(a * sw + col_phase);
+                let base = b.muli(phase, g.plane_len);
+                b.scf_for(zero, g.hq, one, &[], |b, i, _| {
+                    let at = crate::loops::scale_add(b, None, i, sh);
+                    let phase_row = b.const_index(a);
+                    let at = b.addi(at, phase_row);
+                    let r = b.subi(at, self.place.begins[0]);
+                    let above = b.cmp(Cmp::Ge, r, zero);
+                    let below = b.cmp(Cmp::Lt, r, self.place.ins[0]);
+                    let inside = b.andi(above, below);
+                    let row = b.muli(i, g.wq);
+                    let row = b.addi(base, row);
+                    let mut copy = |b: &mut Builder<'_>| {
+                        self.copy_row(b, g, ch, (r, col_phase), (scratch, row), neutral);
+                        Vec::new()
+                    };
+                    let mut pad = |b: &mut Builder<'_>| {
+                        let lanes = b.const_index(self.lanes);
+                        b.scf_for(zero, g.wq, lanes, &[], |b, j, _| {
+                            let left = b.subi(g.wq, j);
+                            let mask = b.create_mask(left, self.lanes);
+                            let at = b.addi(row, j);
+                            b.masked_store(neutral, scratch, &[at], mask);
+                            Vec::new()
+                        });
+                        Vec::new()
+                    };
+                    b.scf_if(inside, &[], &mut copy, Some(&mut pad));
+                    Vec::new()
+                });
+            }
+        }
+    }
+
+    /// Plane row `row` from input row `r`: column `j` is input column
+    /// `sw·j + phase - pw`. Vectors whose columns all lie in the input are
+    /// plain loads; the rest (the borders, the row's end) are masked.
+    fn copy_row(
+        &self,
+        b: &mut Builder<'_>,
+        g: &Geometry,
+        ch: &Channel,
+        (r, phase): (ValueId, i64),
+        (scratch, row): (ValueId, ValueId),
+        neutral: ValueId,
+    ) {
+        let sw = self.spatial.strides[1];
+        let l = self.lanes;
+        let lanes = b.const_index(l);
+        let (zero, s) = (b.const_index(0), b.const_index(sw));
+        let ph = b.const_index(phase);
+        // Input column of plane column j: sw·j - shift.
+        let shift = b.subi(self.place.begins[1], ph);
+        // Whole vectors from `lo` (first column >= 0, rounded up to a
+        // vector) to `hi` (their last load ends inside the input).
+        let first = b.ceildivsi(shift, s);
+        let first = b.maxsi(first, zero);
+        let lo = b.ceildivsi(first, lanes);
+        let lo = b.muli(lo, lanes);
+        let lo = b.minsi(lo, g.wq);
+        let room = b.addi(self.place.ins[1], shift);
+        let room = b.floordivsi(room, s);
+        let room = b.minsi(room, g.wq);
+        let n = b.subi(room, lo);
+        let n = b.maxsi(n, zero);
+        let n = b.floordivsi(n, lanes);
+        let n = b.muli(n, lanes);
+        let hi = b.addi(lo, n);
+        let column = |b: &mut Builder<'_>, j: ValueId| {
+            let at = crate::loops::scale_add(b, None, j, sw);
+            let c = b.subi(at, shift);
+            let mut idx = ch.input.to_vec();
+            idx.extend([r, c]);
+            idx
+        };
+        let masked = |b: &mut Builder<'_>, j: ValueId| {
+            let idx = column(b, j);
+            let v = self.load_columns(b, &idx, Some(neutral));
+            let left = b.subi(g.wq, j);
+            let mask = b.create_mask(left, l);
+            let at = b.addi(row, j);
+            b.masked_store(v, scratch, &[at], mask);
+        };
+        for (from, to) in [(zero, lo), (hi, g.wq)] {
+            b.scf_for(from, to, lanes, &[], |b, j, _| {
+                masked(b, j);
+                Vec::new()
+            });
+        }
+        b.scf_for(lo, hi, lanes, &[], |b, j, _| {
+            let idx = column(b, j);
+            let v = self.load_columns(b, &idx, None);
+            let at = b.addi(row, j);
+            b.vstore(v, scratch, &[at]);
+            Vec::new()
+        });
+    }
+
+    /// `lanes` input elements `idx.last + sw·t`. With `neutral`, lanes
+    /// outside the input row read it and no memory; else all are inside.
+    fn load_columns(
+        &self,
+        b: &mut Builder<'_>,
+        idx: &[ValueId],
+        neutral: Option<ValueId>,
+    ) -> ValueId {
+        let sw = self.spatial.strides[1];
+        let l = self.lanes;
+        let c = idx[idx.len() - 1];
+        let Some(neutral) = neutral else {
+            if sw == 1 {
+                return b.vload(self.x, idx, l);
+            }
+            if sw == 2 {
+                let lo = b.vload(self.x, idx, l);
+                let mut next = idx.to_vec();
+                let step = b.const_index(l);
+                next[idx.len() - 1] = b.addi(c, step);
+                let hi = b.vload(self.x, &next, l);
+                let evens: Vec<i64> = (0..l).map(|t| 2 * t).collect();
+                return b.shuffle(lo, hi, &evens);
+            }
+            let on = b.const_bool(true);
+            let all = b.broadcast(on, l);
+            let offs = b.i64_lanes(0, sw, l);
+            let pass = neutral_free(b, &self.elem, l);
+            return b.gather(self.x, idx, offs, all, pass);
+        };
+        if sw == 2 {
+            let lo_offs = b.i64_lanes(0, 1, l);
+            let lo_mask = self.inside_lanes(b, c, lo_offs);
+            let lo = b.masked_load(self.x, idx, lo_mask, neutral);
+            let mut next = idx.to_vec();
+            let step = b.const_index(l);
+            let c2 = b.addi(c, step);
+            next[idx.len() - 1] = c2;
+            let hi_mask = self.inside_lanes(b, c2, lo_offs);
+            let hi = b.masked_load(self.x, &next, hi_mask, neutral);
+            let evens: Vec<i64> = (0..l).map(|t| 2 * t).collect();
+            return b.shuffle(lo, hi, &evens);
+        }
+        let offs = b.i64_lanes(0, sw, l);
+        let mask = self.inside_lanes(b, c, offs);
+        if sw == 1 {
+            b.masked_load(self.x, idx, mask, neutral)
+        } else {
+            b.gather(self.x, idx, offs, mask, neutral)
+        }
+    }
+
+    /// The outputs at pitch `wq`, `lanes` at a time: each tap one load at
+    /// a fixed offset from the output's own position.
+    fn flat_outputs(&self, b: &mut Builder<'_>, g: &Geometry, ch: &Channel, scratch: ValueId) {
+        let sp = &self.spatial;
+        let (sh, sw) = (sp.strides[0], sp.strides[1]);
+        let mut taps = Vec::new();
+        for u in 0..sp.kernel[0] {
+            for v in 0..sp.kernel[1] {
+                let (ru, rv) = (sp.dilations[0] * u, sp.dilations[1] * v);
+                let phase = b.const_index((ru % sh) * sw + rv % sw);
+                let base = b.muli(phase, g.plane_len);
+                let down = b.const_index(ru / sh);
+                let down = b.muli(down, g.wq);
+                let right = b.const_index(rv / sw);
+                let off = b.addi(base, down);
+                let off = b.addi(off, right);
+                let weight = match self.red {
+                    Reduction::Depthwise { w, .. } => {
+                        let (zero, ku, kv) = (b.const_index(0), b.const_index(u), b.const_index(v));
+                        let s = b.load(w, &[ch.out[1], zero, ku, kv]);
+                        Some(b.broadcast(s, self.lanes))
+                    }
+                    _ => None,
+                };
+                taps.push((off, weight));
+            }
+        }
+        let init = self.init(b, ch);
+        let init = b.broadcast(init, self.lanes);
+        let zero = b.const_index(0);
+        let lanes = b.const_index(self.lanes);
+        let total = b.muli(self.place.outs[0], g.wq);
+        b.scf_for(zero, total, lanes, &[], |b, q, _| {
+            let mut acc = init;
+            for &(off, weight) in &taps {
+                let at = b.addi(q, off);
+                let v = b.vload(scratch, &[at], self.lanes);
+                acc = match weight {
+                    Some(w) => b.vfma(v, w, acc),
+                    None => b.max(acc, v),
+                };
+            }
+            let r = self.act.apply(b, acc);
+            let at = b.addi(g.out_base, q);
+            b.vstore(r, scratch, &[at]);
+            Vec::new()
+        });
+    }
+
+    /// Output row `oh` is the first `wo` of the flat outputs `oh·wq..`.
+    fn copy_out(&self, b: &mut Builder<'_>, g: &Geometry, ch: &Channel, scratch: ValueId) {
+        let (ho, wo) = (self.place.outs[0], self.place.outs[1]);
+        let (zero, one) = (b.const_index(0), b.const_index(1));
+        let lanes = b.const_index(self.lanes);
+        let whole = b.floordivsi(wo, lanes);
+        let whole = b.muli(whole, lanes);
+        b.scf_for(zero, ho, one, &[], |b, oh, _| {
+            let src = b.muli(oh, g.wq);
+            let src = b.addi(g.out_base, src);
+            let mut dst = ch.out.to_vec();
+            dst.extend([oh, zero]);
+            b.scf_for(zero, whole, lanes, &[], |b, ow, _| {
+                let at = b.addi(src, ow);
+                let v = b.vload(scratch, &[at], self.lanes);
+                dst[3] = ow;
+                b.vstore(v, self.out, &dst);
+                Vec::new()
+            });
+            let left = b.subi(wo, whole);
+            let mask = b.create_mask(left, self.lanes);
+            let at = b.addi(src, whole);
+            let v = b.vload(scratch, &[at], self.lanes);
+            dst[3] = whole;
+            b.masked_store(v, self.out, &dst, mask);
+            Vec::new()
+        });
+    }
+}
+
+/// A pass-through for a gather whose lanes are all read.
+fn neutral_free(b: &mut Builder<'_>, elem: &Type, lanes: i64) -> ValueId {
+    let z = b.zero(elem);
+    b.broadcast(z, lanes)
+}
