@@ -191,10 +191,11 @@ pub fn gemm_conv(
     }
     let bits = cx.vector_bits;
     let epi = Epilogue { act, residual };
+    let packed = packed_weights(cx, b, op, &ops, group);
     let im2col = |b: &mut Builder<'_>| {
         gemm_into(
             b,
-            bits,
+            (bits, packed),
             &ops,
             &kernel,
             (&place.outs, &place.begins),
@@ -227,6 +228,44 @@ pub fn gemm_conv(
     Ok(vec![out])
 }
 
+/// Constant weights packed for the GEMM's micro-kernel at compile time
+/// (`gemm::pack_constant_a`): the flat packed buffer and its padded rows
+/// per group. Packing them at run time cost as much as the products on
+/// small images (a 7×7 pointwise conv has 49 columns per weight).
+fn packed_weights(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    ops: &Operands,
+    group: i64,
+) -> Option<(ValueId, i64)> {
+    let elem = elem_of(b.m, ops.w);
+    let sw = shape_of(b.m, ops.w);
+    if sw.contains(&DYN) || group < 1 {
+        return None;
+    }
+    let vals = super::constant_floats(b.m, op, 1)?;
+    let groups = usize::try_from(group).ok()?;
+    let m = usize::try_from(*sw.first()?).ok()?;
+    let k: usize = sw[1..]
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .product::<Option<usize>>()?;
+    if vals.len() != m.checked_mul(k)? || m % groups != 0 {
+        return None;
+    }
+    let bl = gemm::Blocking::for_target(cx.vector_bits, &elem);
+    let (packed, padded) = gemm::pack_constant_a(&vals, groups, m / groups, k, bl);
+    let dtype = ir::elements::DType::from_type(&elem)?;
+    let wide: Vec<ir::elements::WideNum> = packed
+        .iter()
+        .map(|&x| ir::elements::WideNum::from_f64(x))
+        .collect();
+    let len = i64::try_from(wide.len()).ok()?;
+    let e = ir::elements::Elements::from_wide(dtype, vec![len], &wide).ok()?;
+    Some((cx.global(b, &e), i64::try_from(padded).ok()?))
+}
+
 /// What a convolution applies to its sums as it stores them: a residual
 /// value of the output's shape, then an activation.
 #[derive(Clone, Copy)]
@@ -242,7 +281,7 @@ pub(super) struct Epilogue {
 /// is a runtime value, so dynamic batch and spatial dims run this code.
 fn gemm_into(
     b: &mut Builder<'_>,
-    vector_bits: u32,
+    (vector_bits, packed): (u32, Option<(ValueId, i64)>),
     ops: &Operands,
     kernel: &[i64],
     (outs, pads): (&[ValueId], &[ValueId]),
@@ -285,6 +324,7 @@ fn gemm_into(
     }
     v.act = epi.act;
     v.residual = epi.residual.is_some();
+    v.a_packed = packed.is_some();
     let residual = epi.residual.map(|r| gemm::flat(b, r, olen));
     // Per image and group: M = M/g rows, K = C/g · taps, N = output size.
     let mg = b.divui(dw[0], groups);
@@ -300,7 +340,15 @@ fn gemm_into(
     let chan_in = b.muli(dw[1], pin);
     let img_in = b.muli(dx[1], pin);
     let img_out = b.muli(dw[0], pout);
-    let rows_g = b.muli(mg, kdim);
+    // A group's rows in A: the weight's, or the packed copy's padded ones.
+    let (a, a_rows) = match packed {
+        Some((buf, padded)) => {
+            let len = b.dim(buf, 0);
+            (gemm::flat(b, buf, len), b.const_index(padded))
+        }
+        None => (wf, mg),
+    };
+    let rows_g = b.muli(a_rows, kdim);
     let out_g = b.muli(mg, pout);
     let bounds = Bounds::new(b);
     let work = [dx[0], groups, mg, pout, kdim];
@@ -326,9 +374,9 @@ fn gemm_into(
                 rs: one,
             });
             let call = gemm::Call {
-                a: wf,
+                a,
                 a_off,
-                a_rs: kdim,
+                a_rs: if packed.is_some() { a_rows } else { kdim },
                 a_cs: one,
                 b: xf,
                 b_off,

@@ -17,21 +17,25 @@ pub(super) struct Tile {
     pub kcur: ValueId,
     pub ic: ValueId,
     pub jc: ValueId,
+    /// The packed A and B blocks: buffer and offset of the block's first
+    /// panel (panels `kcur · MR` and `kcur · NR` elements apart).
+    pub a: (ValueId, ValueId),
+    pub b: (ValueId, ValueId),
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The tile at rows `ir..`, columns `jr..` of the block, `nv` vectors
+/// wide (at most the blocking's).
 pub(super) fn kernel(
     b: &mut Builder<'_>,
     v: &Variant,
     p: &Params,
     t: &Tile,
-    ap: ValueId,
-    bp: ValueId,
     ir: ValueId,
     jr: ValueId,
+    nv: i64,
 ) {
-    let acc = accumulate(b, v, t, ap, bp, ir, jr);
-    store_tile(b, v, p, t, &acc, ir, jr);
+    let acc = accumulate(b, v, t, ir, jr, nv);
+    store_tile(b, v, p, t, &acc, (ir, jr), nv);
 }
 
 /// The K loop: returns the `mr · nv` accumulators, row-major.
@@ -39,23 +43,24 @@ fn accumulate(
     b: &mut Builder<'_>,
     v: &Variant,
     t: &Tile,
-    ap: ValueId,
-    bp: ValueId,
     ir: ValueId,
     jr: ValueId,
+    nv: i64,
 ) -> Vec<ValueId> {
     let bl = v.blocking;
+    let ((ap, a_base), (bp, b_base)) = (t.a, t.b);
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let kc = b.const_index(bl.kc);
     let (mr, nr) = (b.const_index(bl.mr), b.const_index(bl.nr()));
-    let a0 = b.muli(ir, kc);
-    let b0 = b.muli(jr, kc);
+    let a0 = b.muli(ir, t.kcur);
+    let a0 = b.addi(a_base, a0);
+    let b0 = b.muli(jr, t.kcur);
+    let b0 = b.addi(b_base, b0);
     let vzero = {
         let z = b.zero(&v.elem);
         b.broadcast(z, bl.vw)
     };
-    let inits = vec![vzero; (bl.mr * bl.nv) as usize];
-    let lane_offs: Vec<ValueId> = (0..bl.nv).map(|k| b.const_index(k * bl.vw)).collect();
+    let inits = vec![vzero; (bl.mr * nv) as usize];
+    let lane_offs: Vec<ValueId> = (0..nv).map(|k| b.const_index(k * bl.vw)).collect();
     let row_offs: Vec<ValueId> = (0..bl.mr).map(|r| b.const_index(r)).collect();
     let lp = b.scf_for(zero, t.kcur, one, &inits, |b, kk, acc| {
         let boff = b.muli(kk, nr);
@@ -92,8 +97,8 @@ fn store_tile(
     p: &Params,
     t: &Tile,
     acc: &[ValueId],
-    ir: ValueId,
-    jr: ValueId,
+    (ir, jr): (ValueId, ValueId),
+    nv: i64,
 ) {
     let bl = v.blocking;
     let (zero, mr, nr) = (
@@ -111,7 +116,7 @@ fn store_tile(
         let cols = b.subi(p.n, col0);
         b.minsi(cols, nr)
     };
-    let masks: Vec<ValueId> = (0..bl.nv)
+    let masks: Vec<ValueId> = (0..nv)
         .map(|k| {
             let off = b.const_index(k * bl.vw);
             let n = b.subi(nvalid, off);
@@ -126,7 +131,7 @@ fn store_tile(
         let rc = b.const_index(r);
         let inside = b.cmp(Cmp::Lt, rc, mvalid);
         let row = b.addi(row0, rc);
-        let accs: Vec<ValueId> = (0..bl.nv).map(|k| acc[(r * bl.nv + k) as usize]).collect();
+        let accs: Vec<ValueId> = (0..nv).map(|k| acc[(r * nv + k) as usize]).collect();
         let masks = masks.clone();
         b.scf_if(
             inside,

@@ -20,7 +20,7 @@ mod pack;
 
 use ir::{Builder, Type, ValueId};
 
-pub use pack::ConvGeometry;
+pub use pack::{pack_constant_a, ConvGeometry};
 
 /// Register and cache blocking for one vector width.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -100,6 +100,9 @@ pub struct Variant {
     pub bias: Bias,
     /// A value of C's layout added after the bias (a residual connection).
     pub residual: bool,
+    /// A is a constant packed at compile time ([`pack_constant_a`]): no
+    /// packing at run time; `a_rs` carries its padded row count.
+    pub a_packed: bool,
     pub act: Act,
     /// `alpha · A · B` (Gemm's alpha), exact bits.
     pub alpha_bits: u64,
@@ -116,6 +119,7 @@ impl Variant {
             b,
             bias: Bias::None,
             residual: false,
+            a_packed: false,
             act: Act::None,
             alpha_bits: 1f64.to_bits(),
             beta_bits: 1f64.to_bits(),
@@ -262,7 +266,7 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
 /// A single row against a matrix of contiguous rows (a classifier head,
 /// batch-1 decoding) takes the unpacked path; the rest, `blocked`.
 fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
-    if v.b != (BSource::Matrix { unit_n: true }) {
+    if v.b != (BSource::Matrix { unit_n: true }) || v.a_packed {
         return bands(b, v, p);
     }
     let one = b.const_index(1);
@@ -356,10 +360,12 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
     };
     let m_len = b.subi(band.m1, band.m0);
     let n_len = b.subi(band.n1, band.n0);
-    let ap_len = panel_len(b, m_len, bl.mr, mc);
-    let bp_len = panel_len(b, n_len, bl.nr(), nc);
     let buf_ty = Type::memref(vec![ir::DYN], v.elem.clone());
-    let ap = b.alloc_aligned(&buf_ty, &[ap_len], 64);
+    let ap = (!v.a_packed).then(|| {
+        let ap_len = panel_len(b, m_len, bl.mr, mc);
+        b.alloc_aligned(&buf_ty, &[ap_len], 64)
+    });
+    let bp_len = panel_len(b, n_len, bl.nr(), nc);
     let bpk = b.alloc_aligned(&buf_ty, &[bp_len], 64);
     b.scf_for(band.n0, band.n1, nc, &[], |b, jc, _| {
         let ncur = min_rest(b, band.n1, jc, nc);
@@ -368,12 +374,34 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
             pack::pack_b(b, v, p, bpk, pc, kcur, jc, ncur);
             b.scf_for(band.m0, band.m1, mc, &[], |b, ic, _| {
                 let mcur = min_rest(b, band.m1, ic, mc);
-                pack::pack_a(b, v, p, ap, ic, mcur, pc, kcur);
-                let tile = micro::Tile { pc, kcur, ic, jc };
+                let a = match ap {
+                    Some(ap) => {
+                        pack::pack_a(b, v, p, ap, ic, mcur, pc, kcur);
+                        (ap, zero)
+                    }
+                    // Depth block pc holds every row's panel, kcur deep.
+                    None => {
+                        let block = b.muli(pc, p.a_rs);
+                        let row = b.muli(ic, kcur);
+                        let at = b.addi(p.a_off, block);
+                        (p.a, b.addi(at, row))
+                    }
+                };
+                let tile = micro::Tile {
+                    pc,
+                    kcur,
+                    ic,
+                    jc,
+                    a,
+                    b: (bpk, zero),
+                };
                 b.scf_for(zero, ncur, nr, &[], |b, jr, _| {
-                    b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
-                        micro::kernel(b, v, p, &tile, ap, bpk, ir, jr);
-                        Vec::new()
+                    let left = b.subi(ncur, jr);
+                    by_width(b, bl, left, bl.nv, &mut |b, nv| {
+                        b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
+                            micro::kernel(b, v, p, &tile, ir, jr, nv);
+                            Vec::new()
+                        });
                     });
                     Vec::new()
                 });
@@ -384,6 +412,37 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
         Vec::new()
     });
     // The packing buffers are freed by the deallocation pass.
+}
+
+/// The micro-kernel as wide as the panel's `left` columns need: `nv`
+/// vectors, fewer for a narrow last panel (a 7×7 image's 49 columns are
+/// one panel of 48 and one of a single vector, not two of 48).
+fn by_width(
+    b: &mut Builder<'_>,
+    bl: Blocking,
+    left: ValueId,
+    nv: i64,
+    body: &mut dyn FnMut(&mut Builder<'_>, i64),
+) {
+    if nv == 1 {
+        return body(b, 1);
+    }
+    let narrower = b.const_index((nv - 1) * bl.vw);
+    let wide = b.cmp(ir::builder::Cmp::Gt, left, narrower);
+    // Both branches build with `body`, one after the other.
+    let body = std::cell::RefCell::new(body);
+    b.scf_if(
+        wide,
+        &[],
+        &mut |b| {
+            (body.borrow_mut())(b, nv);
+            Vec::new()
+        },
+        Some(&mut |b| {
+            by_width(b, bl, left, nv - 1, *body.borrow_mut());
+            Vec::new()
+        }),
+    );
 }
 
 /// `min(total - at, step)`.

@@ -1,6 +1,8 @@
-//! Packing: A into panels of MR rows (`ap[ir·KC + kk·MR + r]`), B into
-//! panels of NR columns (`bp[jr·KC + kk·NR + col]`), zero beyond the edges
-//! so the micro-kernel never tests bounds.
+//! Packing: A into panels of MR rows (`ap[ir·kcur + kk·MR + r]`), B into
+//! panels of NR columns (`bp[jr·kcur + kk·NR + col]`), zero beyond the
+//! edges so the micro-kernel never tests bounds. A constant A (a
+//! convolution's weights) is packed once, at compile time, every depth
+//! block after the other (`pack_constant_a`).
 //!
 //! B of a convolution is the im2col view of an image, gathered while
 //! packing: a panel's columns are output positions whose input window
@@ -49,6 +51,43 @@ fn const_vec(b: &mut Builder<'_>, v: i64, n: i64) -> ValueId {
     b.broadcast(x, n)
 }
 
+/// `groups` row-major `[rows, k]` matrices packed as the micro-kernel
+/// reads them, each padded to `rows` rounded up to MR: per group, per
+/// depth block `pc` (KC deep, `kcur` for the last), per panel of MR rows,
+/// per depth step, the MR rows' elements (zero past the last row). Group
+/// `g` starts at `g · padded · k`; block `pc` of a group at `pc · padded`,
+/// row panel `i` of it at `i · kcur`.
+pub fn pack_constant_a(
+    vals: &[f64],
+    groups: usize,
+    rows: usize,
+    k: usize,
+    bl: super::Blocking,
+) -> (Vec<f64>, usize) {
+    let (mr, kc) = (bl.mr.max(1) as usize, bl.kc.max(1) as usize);
+    let padded = rows.div_ceil(mr) * mr;
+    let mut out = vec![0.0; groups * padded * k];
+    for g in 0..groups {
+        let (src, dst) = (g * rows * k, g * padded * k);
+        for pc in (0..k).step_by(kc) {
+            let kcur = kc.min(k - pc);
+            for i in (0..padded).step_by(mr) {
+                for kk in 0..kcur {
+                    for r in (0..mr).filter(|r| i + r < rows) {
+                        let at = dst + pc * padded + i * kcur + kk * mr + r;
+                        if let (Some(o), Some(&x)) =
+                            (out.get_mut(at), vals.get(src + (i + r) * k + pc + kk))
+                        {
+                            *o = x;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (out, padded)
+}
+
 /// Packs rows `ic..ic+mcur`, depth `pc..pc+kcur` of A.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pack_a(
@@ -63,14 +102,14 @@ pub(super) fn pack_a(
 ) {
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let (mr, kc) = (b.const_index(bl.mr), b.const_index(bl.kc));
+    let mr = b.const_index(bl.mr);
     let fzero = b.zero(&v.elem);
     b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
         let rest = b.subi(mcur, ir);
         let valid = b.minsi(rest, mr);
         let last = b.subi(valid, one);
         let row0 = b.addi(ic, ir);
-        let panel = b.muli(ir, kc);
+        let panel = b.muli(ir, kcur);
         b.scf_for(zero, kcur, one, &[], |b, kk, _| {
             let k = b.addi(pc, kk);
             let kterm = b.muli(k, p.a_cs);
@@ -151,7 +190,7 @@ fn matrix_panel(
 ) {
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let (kc, nr) = (b.const_index(bl.kc), b.const_index(bl.nr()));
+    let nr = b.const_index(bl.nr());
     let (b_rs, b_cs) = (p.b_args[0], p.b_args[1]);
     let masks = lane_masks(b, bl, valid);
     let vzero = {
@@ -170,7 +209,7 @@ fn matrix_panel(
             })
             .collect()
     };
-    let panel = b.muli(jr, kc);
+    let panel = b.muli(jr, kcur);
     let cterm = b.muli(col0, b_cs);
     let cbase = b.addi(p.b_off, cterm);
     b.scf_for(zero, kcur, one, &[], |b, kk, _| {
@@ -214,7 +253,7 @@ fn conv_panel(
     let (ins, rest) = p.b_args.split_at(s);
     let (outs, pads) = rest.split_at(s);
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let (kc, nr) = (b.const_index(bl.kc), b.const_index(bl.nr()));
+    let nr = b.const_index(bl.nr());
     let masks = lane_masks(b, bl, valid);
     // Per vector: each axis' window origin `o·s - p` and the lane mask.
     let origins: Vec<Vec<ValueId>> = (0..bl.nv)
@@ -233,7 +272,7 @@ fn conv_panel(
         b.broadcast(z, bl.vw)
     };
     let vzero_i = const_vec(b, 0, bl.vw);
-    let panel = b.muli(jr, kc);
+    let panel = b.muli(jr, kcur);
     b.scf_for(zero, kcur, one, &[], |b, kk, _| {
         let k = b.addi(pc, kk);
         let c = b.divui(k, taps);
