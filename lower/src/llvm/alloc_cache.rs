@@ -46,6 +46,11 @@ pub(crate) fn ensure(mcx: &mut ModuleCx) {
 }
 
 fn helpers() -> String {
+    [lock(), alloc(), release(), flush()].concat()
+}
+
+/// The cache, its lock and the destructor entry; acquire and unlock.
+fn lock() -> String {
     format!(
         r#"@__onnxc_cache_lock = linkonce_odr hidden global i32 0
 @__onnxc_cache = linkonce_odr hidden global [{SLOTS} x {{ ptr, i64 }}] zeroinitializer
@@ -72,7 +77,15 @@ entry:
   ret void
 }}
 
-define linkonce_odr hidden ptr {ALLOC}(i64 %align, i64 %bytes) {{
+"#
+    )
+}
+
+/// `ALLOC`: the tightest cached block that fits and is aligned, else a
+/// fresh one.
+fn alloc() -> String {
+    format!(
+        r#"define linkonce_odr hidden ptr {ALLOC}(i64 %align, i64 %bytes) {{
 entry:
   %large = icmp uge i64 %bytes, {MIN_CACHED}
   br i1 %large, label %lock, label %fresh
@@ -119,7 +132,15 @@ fresh:
   ret ptr %r
 }}
 
-define linkonce_odr hidden void {RELEASE}(ptr %blk) {{
+"#
+    )
+}
+
+/// `RELEASE`: kept in place of the smallest cached block when larger,
+/// else freed.
+fn release() -> String {
+    format!(
+        r#"define linkonce_odr hidden void {RELEASE}(ptr %blk) {{
 entry:
   %held = icmp ne ptr %blk, null
   br i1 %held, label %size, label %plain
@@ -166,7 +187,14 @@ plain:
   ret void
 }}
 
-define linkonce_odr hidden void @__onnxc_cache_flush() {{
+"#
+    )
+}
+
+/// Frees every cached block (at unload).
+fn flush() -> String {
+    format!(
+        r#"define linkonce_odr hidden void @__onnxc_cache_flush() {{
 entry:
   call void @__onnxc_cache_acquire()
   br label %scan
