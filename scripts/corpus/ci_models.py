@@ -332,18 +332,20 @@ def ci_mobile_block():
 
 def ci_winograd():
     b = Builder(10)
-    # Channels below and above the Winograd minimum, products in both
-    # orientations (130 output channels: tiles as rows), biases or none,
-    # symmetric, asymmetric and large pads, fused Relu / Clip / Sigmoid,
-    # residual Adds fused into Winograd and into a 1x1 conv's GEMM.
-    h = b.op("Conv", ["x", b.w("c1.w", [16, 3, 3, 3]), b.w("c1.b", [16], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    # Winograd (>= 8 input channels and a product deeper than the direct
+    # conv on planes takes: 40 channels) and the direct conv (few outputs
+    # of a shallow product) side by side, products in both orientations
+    # (130 output channels: tiles as rows), biases or none, symmetric,
+    # asymmetric and large pads, fused Relu / Clip / Sigmoid, residual Adds
+    # fused into Winograd and into a 1x1 conv's GEMM.
+    h = b.op("Conv", ["x", b.w("c1.w", [40, 3, 3, 3]), b.w("c1.b", [40], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     skip = b.op("Relu", [h])
     # Residual blocks: the Add (and the Relu after it) go into the conv.
-    h = b.op("Conv", [skip, b.w("r1.w", [16, 16, 3, 3]), b.w("r1.b", [16], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    h = b.op("Conv", [skip, b.w("r1.w", [40, 40, 3, 3]), b.w("r1.b", [40], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     h = b.op("Relu", [b.op("Add", [skip, h])])
-    p = b.op("Conv", [h, b.w("r2.w", [16, 16, 1, 1])], kernel_shape=[1, 1])
+    p = b.op("Conv", [h, b.w("r2.w", [40, 40, 1, 1])], kernel_shape=[1, 1])
     h = b.op("Add", [p, h])
-    h = b.op("Conv", [h, b.w("c2.w", [24, 16, 3, 3]), b.w("c2.b", [24], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    h = b.op("Conv", [h, b.w("c2.w", [24, 40, 3, 3]), b.w("c2.b", [24], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     h = b.op("Relu", [h])
     h = b.op("Conv", [h, b.w("c3.w", [20, 24, 3, 3])], kernel_shape=[3, 3], pads=[0, 2, 1, 0])
     h = b.op("Clip", [h, b.const("lo", np.float32(0.0), np.float32), b.const("hi", np.float32(6.0), np.float32)])
@@ -357,7 +359,7 @@ def ci_winograd():
         {"x": ([2, 3, 5, 6], np.float32, "normal")},
         {"x": ([2, 3, 64, 48], np.float32, "normal")},
     ]
-    return m, sizes, "3x3 stride-1 convs: Winograd at sizes 0 and 2 (>= 16 tiles; size 2 in several blocks of tile rows), the im2col GEMM at size 1"
+    return m, sizes, "3x3 stride-1 convs: Winograd at sizes 0 and 2 (>= 16 tiles; size 2 in several blocks of tile rows), the im2col GEMM at size 1, the direct conv on planes for c3"
 
 
 # onnx.checker refuses what these exporters write (-1 dims, an output

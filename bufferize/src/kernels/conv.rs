@@ -40,6 +40,9 @@ pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     if let Some(r) = super::sliding::depthwise_conv(cx, b, op, kernel.clone(), group)? {
         return Ok(r);
     }
+    if let Some(r) = super::sliding::dense_conv(cx, b, op, &kernel, group)? {
+        return Ok(r);
+    }
     if super::matmul::gemm_elem(&elem_of(b.m, x)) {
         return gemm_conv(cx, b, op, kernel, group);
     }

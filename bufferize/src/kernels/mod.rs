@@ -360,3 +360,22 @@ pub fn finish(err: Option<ir::Diagnostic>, out: Vec<ValueId>) -> Result<Vec<Valu
         None => Ok(out),
     }
 }
+
+/// Lanes of `at + offsets[l]` (`lanes` of `i64`) inside `[0, len)`.
+pub(crate) fn lanes_inside(
+    b: &mut Builder<'_>,
+    at: ValueId,
+    offsets: ValueId,
+    len: ValueId,
+    lanes: i64,
+) -> ValueId {
+    let at = b.index_cast(at, Type::i64());
+    let at = b.broadcast(at, lanes);
+    let pos = b.addi(at, offsets);
+    let len = b.index_cast(len, Type::i64());
+    let len = b.broadcast(len, lanes);
+    let zero = b.constant_like(pos, 0.0);
+    let lo = b.cmp(ir::builder::Cmp::Ge, pos, zero);
+    let hi = b.cmp(ir::builder::Cmp::Lt, pos, len);
+    b.andi(lo, hi)
+}

@@ -522,16 +522,8 @@ fn positions(b: &mut Builder<'_>, base: ValueId, block: ValueId) -> Vec<ValueId>
 
 /// Lanes `0..lanes` of `first + lane` that lie in `[0, len)`.
 fn columns_inside(b: &mut Builder<'_>, first: ValueId, len: ValueId, lanes: i64) -> ValueId {
-    let first = b.index_cast(first, Type::i64());
-    let first = b.broadcast(first, lanes);
     let offsets = b.i64_lanes(0, 1, lanes);
-    let pos = b.addi(first, offsets);
-    let len = b.index_cast(len, Type::i64());
-    let len = b.broadcast(len, lanes);
-    let zero = b.constant_like(pos, 0.0);
-    let lo = b.cmp(Cmp::Ge, pos, zero);
-    let hi = b.cmp(Cmp::Lt, pos, len);
-    b.andi(lo, hi)
+    super::lanes_inside(b, first, offsets, len, lanes)
 }
 
 /// `Bᵀ d` of F(2, 3) on four points.

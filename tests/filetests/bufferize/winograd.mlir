@@ -1,14 +1,15 @@
 // RUN: onnxc opt %s -p bufferize | filecheck
 
-// A 3x3 stride-1 Conv with constant weights and at least 8 channels in and
-// out runs on Winograd F(2x2, 3x3): the weights' transform U is a global
+// A 3x3 stride-1 Conv with constant weights, at least 8 input channels
+// and more output channels than the direct conv on planes takes (32),
+// runs on Winograd F(2x2, 3x3): the weights' transform U is a global
 // computed at compile time; per image, the input transform reads each
 // input row as two masked vectors (zero padding) split into the tiles'
 // columns by shuffles and stores V under a mask for the last tiles; 16
 // GEMMs M = U · V; the output transform adds the bias, applies the fused
 // Relu and stores two output columns per tile, interleaved, under a mask.
 // CHECK-LABEL: func.func @static_sizes
-// CHECK:         %[[U:.*]] = memref.get_global @{{__constant_[0-9]+}} : memref<1024xf32>
+// CHECK:         %[[U:.*]] = memref.get_global @{{__constant_[0-9]+}} : memref<5120xf32>
 // CHECK-NOT:     scf.if
 // CHECK:         vector.maskedload %arg0[{{.*}}], %{{.*}}, %{{.*}} : memref<1x8x8x8xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
 // CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
@@ -18,14 +19,14 @@
 // CHECK:         vector.maskedload %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK:         arith.maximumf
 // CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15]
-// CHECK:         vector.maskedstore %{{.*}} : memref<1x8x8x8xf32>, vector<16xi1>, vector<16xf32>
+// CHECK:         vector.maskedstore %{{.*}} : memref<1x40x8x8xf32>, vector<16xi1>, vector<16xf32>
 // CHECK:         return
-func.func @static_sizes(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
-  %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8x3x3xf32>} : () -> tensor<8x8x3x3xf32>
+func.func @static_sizes(%x: tensor<1x8x8x8xf32>) -> tensor<1x40x8x8xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<40x8x3x3xf32>} : () -> tensor<40x8x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
-  %0 = "onnx.Conv"(%x, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x8x8xf32>
-  %1 = "onnx.Relu"(%0) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
-  return %1 : tensor<1x8x8x8xf32>
+  %0 = "onnx.Conv"(%x, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x8x8x8xf32>, tensor<40x8x3x3xf32>, none) -> tensor<1x40x8x8xf32>
+  %1 = "onnx.Relu"(%0) : (tensor<1x40x8x8xf32>) -> tensor<1x40x8x8xf32>
+  return %1 : tensor<1x40x8x8xf32>
 }
 
 // Runtime sizes: the tile count picks Winograd or the im2col GEMM.
@@ -36,11 +37,11 @@ func.func @static_sizes(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
 // CHECK-COUNT-16: call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(
 // CHECK:         } else {
 // CHECK:           call @{{__onnxc_gemm_f32_v8_ck3x3s1x1d1x1_[0-9a-f]+}}(
-func.func @runtime_choice(%x: tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32> {
-  %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8x3x3xf32>} : () -> tensor<8x8x3x3xf32>
+func.func @runtime_choice(%x: tensor<?x8x?x?xf32>) -> tensor<?x40x?x?xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<40x8x3x3xf32>} : () -> tensor<40x8x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
-  %0 = "onnx.Conv"(%x, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<?x8x?x?xf32>, tensor<8x8x3x3xf32>, none) -> tensor<?x8x?x?xf32>
-  return %0 : tensor<?x8x?x?xf32>
+  %0 = "onnx.Conv"(%x, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<?x8x?x?xf32>, tensor<40x8x3x3xf32>, none) -> tensor<?x40x?x?xf32>
+  return %0 : tensor<?x40x?x?xf32>
 }
 
 // 128 output channels: the products are Mᵀ = Vᵀ · Uᵀ (tiles as rows), and
@@ -66,14 +67,14 @@ func.func @many_output_channels(%x: tensor<1x8x8x8xf32>) -> tensor<1x128x8x8xf32
 // CHECK:         call @{{__onnxc_gemm_f32_v8_ck3x3s1x1d1x1_[0-9a-f]+}}(
 // CHECK-NOT:     __onnxc_gemm_f32_v8_m1_
 // CHECK:         return
-func.func @not_winograd(%x: tensor<1x4x8x8xf32>, %y: tensor<1x8x8x8xf32>, %wr: tensor<8x8x3x3xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>) {
-  %w4 = "onnx.Constant"() {value = dense<0.5> : tensor<8x4x3x3xf32>} : () -> tensor<8x4x3x3xf32>
-  %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8x3x3xf32>} : () -> tensor<8x8x3x3xf32>
+func.func @not_winograd(%x: tensor<1x4x8x8xf32>, %y: tensor<1x8x8x8xf32>, %wr: tensor<40x8x3x3xf32>) -> (tensor<1x40x8x8xf32>, tensor<1x40x4x4xf32>, tensor<1x40x8x8xf32>) {
+  %w4 = "onnx.Constant"() {value = dense<0.5> : tensor<40x4x3x3xf32>} : () -> tensor<40x4x3x3xf32>
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<40x8x3x3xf32>} : () -> tensor<40x8x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
-  %0 = "onnx.Conv"(%x, %w4, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, none) -> tensor<1x8x8x8xf32>
-  %1 = "onnx.Conv"(%y, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3], strides = [2, 2]} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x4x4xf32>
-  %2 = "onnx.Conv"(%y, %wr, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x8x8xf32>
-  return %0, %1, %2 : tensor<1x8x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>
+  %0 = "onnx.Conv"(%x, %w4, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x4x8x8xf32>, tensor<40x4x3x3xf32>, none) -> tensor<1x40x8x8xf32>
+  %1 = "onnx.Conv"(%y, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3], strides = [2, 2]} : (tensor<1x8x8x8xf32>, tensor<40x8x3x3xf32>, none) -> tensor<1x40x4x4xf32>
+  %2 = "onnx.Conv"(%y, %wr, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x8x8x8xf32>, tensor<40x8x3x3xf32>, none) -> tensor<1x40x8x8xf32>
+  return %0, %1, %2 : tensor<1x40x8x8xf32>, tensor<1x40x4x4xf32>, tensor<1x40x8x8xf32>
 }
 
 // A residual Add of a value computed before the conv, and the Relu after
@@ -81,19 +82,19 @@ func.func @not_winograd(%x: tensor<1x4x8x8xf32>, %y: tensor<1x8x8x8xf32>, %wr: t
 // output mask and added before the activation; no separate loop remains.
 // CHECK-LABEL: func.func @residual
 // CHECK-COUNT-16: call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(
-// CHECK:         %[[SKIP:.*]] = vector.maskedload %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<1x8x8x8xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK:         %[[SKIP:.*]] = vector.maskedload %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<1x40x8x8xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
 // CHECK:         arith.addf %{{.*}}, %[[SKIP]] : vector<16xf32>
 // CHECK:         arith.maximumf
-// CHECK:         vector.maskedstore %{{.*}} : memref<1x8x8x8xf32>, vector<16xi1>, vector<16xf32>
+// CHECK:         vector.maskedstore %{{.*}} : memref<1x40x8x8xf32>, vector<16xi1>, vector<16xf32>
 // CHECK-NOT:     scf.for
 // CHECK:         return
-func.func @residual(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
-  %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8x3x3xf32>} : () -> tensor<8x8x3x3xf32>
+func.func @residual(%x: tensor<1x40x8x8xf32>) -> tensor<1x40x8x8xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<40x40x3x3xf32>} : () -> tensor<40x40x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
-  %0 = "onnx.Conv"(%x, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>, none) -> tensor<1x8x8x8xf32>
-  %1 = "onnx.Add"(%x, %0) : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
-  %2 = "onnx.Relu"(%1) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
-  return %2 : tensor<1x8x8x8xf32>
+  %0 = "onnx.Conv"(%x, %w, %n) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x40x8x8xf32>, tensor<40x40x3x3xf32>, none) -> tensor<1x40x8x8xf32>
+  %1 = "onnx.Add"(%x, %0) : (tensor<1x40x8x8xf32>, tensor<1x40x8x8xf32>) -> tensor<1x40x8x8xf32>
+  %2 = "onnx.Relu"(%1) : (tensor<1x40x8x8xf32>) -> tensor<1x40x8x8xf32>
+  return %2 : tensor<1x40x8x8xf32>
 }
 
 // On the GEMM path (a 1x1 conv) the residual is a fourth buffer the

@@ -9,7 +9,10 @@
 //! the loops. Two-axis windows other than averages run on padded
 //! polyphase planes instead (`planes`).
 
+mod dense;
 mod planes;
+
+pub use dense::dense_conv;
 
 use super::checks;
 use super::epilogue::{self, Act};
@@ -483,15 +486,7 @@ impl Sliding {
     /// `[0, in)`.
     fn inside_lanes(&self, b: &mut Builder<'_>, at: ValueId, offsets: ValueId) -> ValueId {
         let i = self.rank() - 1;
-        let at = b.index_cast(at, Type::i64());
-        let at = b.broadcast(at, self.lanes);
-        let pos = b.addi(at, offsets);
-        let len = b.index_cast(self.place.ins[i], Type::i64());
-        let len = b.broadcast(len, self.lanes);
-        let zero = b.constant_like(pos, 0.0);
-        let lo = b.cmp(Cmp::Ge, pos, zero);
-        let hi = b.cmp(Cmp::Lt, pos, len);
-        b.andi(lo, hi)
+        super::lanes_inside(b, at, offsets, self.place.ins[i], self.lanes)
     }
 
     /// The input index `[n, c, p_i + k_i·d_i ...]` of kernel offsets `ks`.

@@ -16,6 +16,7 @@
 //! tap; the copy reads the input once, with plain or deinterleaving
 //! (stride 2) vector loads.
 
+use super::super::window::{Placement, Spatial};
 use super::{Channel, Reduction, Sliding};
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::Cmp;
@@ -27,12 +28,29 @@ const CHUNKS_PER_IMAGE: i64 = 16;
 /// The runtime geometry of the planes and the flat outputs in one
 /// scratch buffer: `planes · hq · wq` input elements, slack for the last
 /// loads' spare lanes, then the outputs at pitch `wq`.
-struct Geometry {
+pub(super) struct Geometry {
+    pub(super) wq: ValueId,
     hq: ValueId,
-    wq: ValueId,
-    plane_len: ValueId,
+    pub(super) plane_len: ValueId,
+    /// Every phase's plane of one channel.
+    pub(super) planes: ValueId,
+    /// Past the last plane: room for `SLACK_VECTORS` vectors and a row.
+    pub(super) slack: ValueId,
     out_base: ValueId,
     len: ValueId,
+}
+
+/// Vectors a flat output loop reads past its last whole output.
+pub(super) const SLACK_VECTORS: i64 = 2;
+
+/// A 2-D input (`[N, C, H, W]`) and its window, for the plane copy.
+pub(super) struct PlaneSource<'a> {
+    pub(super) x: ValueId,
+    pub(super) spatial: &'a Spatial,
+    pub(super) place: &'a Placement,
+    pub(super) lanes: i64,
+    /// A vector of the pads' value.
+    pub(super) neutral: ValueId,
 }
 
 impl Sliding {
@@ -44,7 +62,8 @@ impl Sliding {
 
     /// Every output, a chunk of channels per scratch buffer.
     pub(super) fn run_planes(&self, b: &mut Builder<'_>, batch_channels: &[ValueId]) {
-        let g = self.geometry(b);
+        let src = self.plane_source(b);
+        let g = src.geometry(b);
         let bounds = Bounds::new(b);
         let channels = batch_channels[1];
         let most = b.const_index(CHUNKS_PER_IMAGE);
@@ -54,6 +73,7 @@ impl Sliding {
         let mut work = batch_channels.to_vec();
         work.extend(&self.place.outs);
         let ubs = [batch_channels[0], chunks];
+        let zero = bounds.zero;
         loop_nest_by_work(b, &bounds, &ubs, &work, PARALLEL_MIN_WORK, &mut |b, ivs| {
             let ty = Type::memref(vec![DYN], self.elem.clone());
             let scratch = b.alloc_aligned(&ty, &[g.len], 64);
@@ -69,16 +89,82 @@ impl Sliding {
                     out: [ivs[0], m],
                     input: [ivs[0], c],
                 };
-                self.fill_planes(b, &g, &ch, scratch);
-                self.flat_outputs(b, &g, &ch, scratch);
-                self.copy_out(b, &g, &ch, scratch);
+                src.fill(b, &g, ch.input, (scratch, zero));
+                self.flat_outputs(b, (&src, &g), &ch, scratch);
+                src.copy_rows(b, g.wq, (self.out, ch.out), (scratch, g.out_base));
                 Vec::new()
             });
         });
     }
 
-    fn geometry(&self, b: &mut Builder<'_>) -> Geometry {
-        let sp = &self.spatial;
+    /// The plane machinery over this window's input; pads read the
+    /// reduction's neutral value (the lowest for a max, else 0).
+    pub(super) fn plane_source(&self, b: &mut Builder<'_>) -> PlaneSource<'_> {
+        let n = match self.red {
+            Reduction::Max => super::scalar::lowest(b, &self.elem),
+            _ => b.zero(&self.elem),
+        };
+        PlaneSource {
+            x: self.x,
+            spatial: &self.spatial,
+            place: &self.place,
+            lanes: self.lanes,
+            neutral: b.broadcast(n, self.lanes),
+        }
+    }
+
+    /// The outputs at pitch `wq`, `lanes` at a time: each tap one load at
+    /// a fixed offset from the output's own position.
+    fn flat_outputs(
+        &self,
+        b: &mut Builder<'_>,
+        (src, g): (&PlaneSource<'_>, &Geometry),
+        ch: &Channel,
+        scratch: ValueId,
+    ) {
+        let offs = src.tap_offsets(b, g);
+        let kw = self.spatial.kernel[1];
+        let taps: Vec<(ValueId, Option<ValueId>)> = (0..)
+            .zip(offs)
+            .map(|(t, off)| {
+                let weight = match self.red {
+                    Reduction::Depthwise { w, .. } => {
+                        let zero = b.const_index(0);
+                        let (ku, kv) = (b.const_index(t / kw), b.const_index(t % kw));
+                        let s = b.load(w, &[ch.out[1], zero, ku, kv]);
+                        Some(b.broadcast(s, self.lanes))
+                    }
+                    _ => None,
+                };
+                (off, weight)
+            })
+            .collect();
+        let init = self.init(b, ch);
+        let init = b.broadcast(init, self.lanes);
+        let zero = b.const_index(0);
+        let lanes = b.const_index(self.lanes);
+        let total = b.muli(self.place.outs[0], g.wq);
+        b.scf_for(zero, total, lanes, &[], |b, q, _| {
+            let mut acc = init;
+            for &(off, weight) in &taps {
+                let at = b.addi(q, off);
+                let v = b.vload(scratch, &[at], self.lanes);
+                acc = match weight {
+                    Some(w) => b.vfma(v, w, acc),
+                    None => b.max(acc, v),
+                };
+            }
+            let r = self.act.apply(b, acc);
+            let at = b.addi(g.out_base, q);
+            b.vstore(r, scratch, &[at]);
+            Vec::new()
+        });
+    }
+}
+
+impl PlaneSource<'_> {
+    pub(super) fn geometry(&self, b: &mut Builder<'_>) -> Geometry {
+        let sp = self.spatial;
         // The planes reach (d·(k-1))/s past the outputs on each axis.
         let reach = |i: usize| sp.dilations[i] * (sp.kernel[i] - 1) / sp.strides[i];
         let (eh, ew) = (b.const_index(reach(0)), b.const_index(reach(1)));
@@ -87,39 +173,41 @@ impl Sliding {
         let plane_len = b.muli(hq, wq);
         let phases = b.const_index(sp.strides[0] * sp.strides[1]);
         let planes = b.muli(phases, plane_len);
-        let lanes = b.const_index(self.lanes);
-        let slack = b.addi(lanes, wq);
+        let vectors = b.const_index(SLACK_VECTORS * self.lanes);
+        let slack = b.addi(vectors, wq);
         let out_base = b.addi(planes, slack);
         let outs = b.muli(self.place.outs[0], wq);
         let end = b.addi(out_base, outs);
         let len = b.addi(end, slack);
         Geometry {
-            hq,
             wq,
+            hq,
             plane_len,
+            planes,
+            slack,
             out_base,
             len,
         }
     }
 
-    fn neutral(&self, b: &mut Builder<'_>) -> ValueId {
-        let n = match self.red {
-            Reduction::Max => super::scalar::lowest(b, &self.elem),
-            _ => b.zero(&self.elem),
-        };
-        b.broadcast(n, self.lanes)
-    }
-
-    /// Each plane row: a row of the input, or the neutral value where the
-    /// row is padding.
-    fn fill_planes(&self, b: &mut Builder<'_>, g: &Geometry, ch: &Channel, scratch: ValueId) {
+    /// Each plane row of input channel `input` (`[n, c]`), its planes
+    /// from `first` in `scratch`: a row of the input, or the neutral value
+    /// where the row is padding.
+    pub(super) fn fill(
+        &self,
+        b: &mut Builder<'_>,
+        g: &Geometry,
+        input: [ValueId; 2],
+        (scratch, first): (ValueId, ValueId),
+    ) {
         let (sh, sw) = (self.spatial.strides[0], self.spatial.strides[1]);
-        let neutral = self.neutral(b);
+        let neutral = self.neutral;
         let (zero, one) = (b.const_index(0), b.const_index(1));
         for a in 0..sh {
             for col_phase in 0..sw {
                 let phase = b.const_index(a * sw + col_phase);
                 let base = b.muli(phase, g.plane_len);
+                let base = b.addi(first, base);
                 b.scf_for(zero, g.hq, one, &[], |b, i, _| {
                     let at = crate::loops::scale_add(b, None, i, sh);
                     let phase_row = b.const_index(a);
@@ -131,7 +219,7 @@ impl Sliding {
                     let row = b.muli(i, g.wq);
                     let row = b.addi(base, row);
                     let mut copy = |b: &mut Builder<'_>| {
-                        self.copy_row(b, g, ch, (r, col_phase), (scratch, row), neutral);
+                        self.copy_row(b, g, input, (r, col_phase), (scratch, row));
                         Vec::new()
                     };
                     let mut pad = |b: &mut Builder<'_>| {
@@ -159,10 +247,9 @@ impl Sliding {
         &self,
         b: &mut Builder<'_>,
         g: &Geometry,
-        ch: &Channel,
+        input: [ValueId; 2],
         (r, phase): (ValueId, i64),
         (scratch, row): (ValueId, ValueId),
-        neutral: ValueId,
     ) {
         let sw = self.spatial.strides[1];
         let l = self.lanes;
@@ -189,13 +276,13 @@ impl Sliding {
         let column = |b: &mut Builder<'_>, j: ValueId| {
             let at = crate::loops::scale_add(b, None, j, sw);
             let c = b.subi(at, shift);
-            let mut idx = ch.input.to_vec();
+            let mut idx = input.to_vec();
             idx.extend([r, c]);
             idx
         };
         let masked = |b: &mut Builder<'_>, j: ValueId| {
             let idx = column(b, j);
-            let v = self.load_columns(b, &idx, Some(neutral));
+            let v = self.load_columns(b, &idx, true);
             let left = b.subi(g.wq, j);
             let mask = b.create_mask(left, l);
             let at = b.addi(row, j);
@@ -209,25 +296,22 @@ impl Sliding {
         }
         b.scf_for(lo, hi, lanes, &[], |b, j, _| {
             let idx = column(b, j);
-            let v = self.load_columns(b, &idx, None);
+            let v = self.load_columns(b, &idx, false);
             let at = b.addi(row, j);
             b.vstore(v, scratch, &[at]);
             Vec::new()
         });
     }
 
-    /// `lanes` input elements `idx.last + sw·t`. With `neutral`, lanes
-    /// outside the input row read it and no memory; else all are inside.
-    fn load_columns(
-        &self,
-        b: &mut Builder<'_>,
-        idx: &[ValueId],
-        neutral: Option<ValueId>,
-    ) -> ValueId {
+    /// `lanes` input elements `idx.last + sw·t`. When `masked`, lanes
+    /// outside the input row read the neutral value and no memory; else
+    /// all are inside.
+    fn load_columns(&self, b: &mut Builder<'_>, idx: &[ValueId], masked: bool) -> ValueId {
         let sw = self.spatial.strides[1];
         let l = self.lanes;
         let c = idx[idx.len() - 1];
-        let Some(neutral) = neutral else {
+        let neutral = self.neutral;
+        if !masked {
             if sw == 1 {
                 return b.vload(self.x, idx, l);
             }
@@ -243,9 +327,8 @@ impl Sliding {
             let on = b.const_bool(true);
             let all = b.broadcast(on, l);
             let offs = b.i64_lanes(0, sw, l);
-            let pass = neutral_free(b, &self.elem, l);
-            return b.gather(self.x, idx, offs, all, pass);
-        };
+            return b.gather(self.x, idx, offs, all, neutral);
+        }
         if sw == 2 {
             let lo_offs = b.i64_lanes(0, 1, l);
             let lo_mask = self.inside_lanes(b, c, lo_offs);
@@ -268,12 +351,12 @@ impl Sliding {
         }
     }
 
-    /// The outputs at pitch `wq`, `lanes` at a time: each tap one load at
-    /// a fixed offset from the output's own position.
-    fn flat_outputs(&self, b: &mut Builder<'_>, g: &Geometry, ch: &Channel, scratch: ValueId) {
-        let sp = &self.spatial;
+    /// Each tap's offset from an output's flat position, `(u, v)`
+    /// row-major: its plane, then `(d·u)/sh` rows and `(d·v)/sw` columns.
+    pub(super) fn tap_offsets(&self, b: &mut Builder<'_>, g: &Geometry) -> Vec<ValueId> {
+        let sp = self.spatial;
         let (sh, sw) = (sp.strides[0], sp.strides[1]);
-        let mut taps = Vec::new();
+        let mut offs = Vec::new();
         for u in 0..sp.kernel[0] {
             for v in 0..sp.kernel[1] {
                 let (ru, rv) = (sp.dilations[0] * u, sp.dilations[1] * v);
@@ -283,57 +366,39 @@ impl Sliding {
                 let down = b.muli(down, g.wq);
                 let right = b.const_index(rv / sw);
                 let off = b.addi(base, down);
-                let off = b.addi(off, right);
-                let weight = match self.red {
-                    Reduction::Depthwise { w, .. } => {
-                        let (zero, ku, kv) = (b.const_index(0), b.const_index(u), b.const_index(v));
-                        let s = b.load(w, &[ch.out[1], zero, ku, kv]);
-                        Some(b.broadcast(s, self.lanes))
-                    }
-                    _ => None,
-                };
-                taps.push((off, weight));
+                offs.push(b.addi(off, right));
             }
         }
-        let init = self.init(b, ch);
-        let init = b.broadcast(init, self.lanes);
-        let zero = b.const_index(0);
-        let lanes = b.const_index(self.lanes);
-        let total = b.muli(self.place.outs[0], g.wq);
-        b.scf_for(zero, total, lanes, &[], |b, q, _| {
-            let mut acc = init;
-            for &(off, weight) in &taps {
-                let at = b.addi(q, off);
-                let v = b.vload(scratch, &[at], self.lanes);
-                acc = match weight {
-                    Some(w) => b.vfma(v, w, acc),
-                    None => b.max(acc, v),
-                };
-            }
-            let r = self.act.apply(b, acc);
-            let at = b.addi(g.out_base, q);
-            b.vstore(r, scratch, &[at]);
-            Vec::new()
-        });
+        offs
     }
 
-    /// Output row `oh` is the first `wo` of the flat outputs `oh·wq..`.
-    fn copy_out(&self, b: &mut Builder<'_>, g: &Geometry, ch: &Channel, scratch: ValueId) {
+    fn inside_lanes(&self, b: &mut Builder<'_>, at: ValueId, offsets: ValueId) -> ValueId {
+        super::super::lanes_inside(b, at, offsets, self.place.ins[1], self.lanes)
+    }
+    /// Rows of `out[n, m]` (`at`) from flat outputs at pitch `wq` from
+    /// `base` in `scratch`: row `oh` is the first `wo` of `oh·wq..`.
+    pub(super) fn copy_rows(
+        &self,
+        b: &mut Builder<'_>,
+        wq: ValueId,
+        (out, at): (ValueId, [ValueId; 2]),
+        (scratch, base): (ValueId, ValueId),
+    ) {
         let (ho, wo) = (self.place.outs[0], self.place.outs[1]);
         let (zero, one) = (b.const_index(0), b.const_index(1));
         let lanes = b.const_index(self.lanes);
         let whole = b.floordivsi(wo, lanes);
         let whole = b.muli(whole, lanes);
         b.scf_for(zero, ho, one, &[], |b, oh, _| {
-            let src = b.muli(oh, g.wq);
-            let src = b.addi(g.out_base, src);
-            let mut dst = ch.out.to_vec();
+            let src = b.muli(oh, wq);
+            let src = b.addi(base, src);
+            let mut dst = at.to_vec();
             dst.extend([oh, zero]);
             b.scf_for(zero, whole, lanes, &[], |b, ow, _| {
                 let at = b.addi(src, ow);
                 let v = b.vload(scratch, &[at], self.lanes);
                 dst[3] = ow;
-                b.vstore(v, self.out, &dst);
+                b.vstore(v, out, &dst);
                 Vec::new()
             });
             let left = b.subi(wo, whole);
@@ -341,14 +406,8 @@ impl Sliding {
             let at = b.addi(src, whole);
             let v = b.vload(scratch, &[at], self.lanes);
             dst[3] = whole;
-            b.masked_store(v, self.out, &dst, mask);
+            b.masked_store(v, out, &dst, mask);
             Vec::new()
         });
     }
-}
-
-/// A pass-through for a gather whose lanes are all read.
-fn neutral_free(b: &mut Builder<'_>, elem: &Type, lanes: i64) -> ValueId {
-    let z = b.zero(elem);
-    b.broadcast(z, lanes)
 }
