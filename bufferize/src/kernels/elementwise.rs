@@ -251,6 +251,7 @@ fn nest(
     } else {
         (inputs, shapes, dyn_one, out, out_dims, rank)
     };
+    let known = scalar_constants(b, op, &operand_ids, &inputs);
     let mut err = None;
     loop_nest_by_work(
         b,
@@ -260,7 +261,11 @@ fn nest(
         PARALLEL_MIN_WORK,
         &mut |b, ivs| {
             let mut loaded = Vec::with_capacity(inputs.len());
-            for ((&v, s), d1) in inputs.iter().zip(&shapes).zip(&dyn_one) {
+            for (((&v, s), d1), k) in inputs.iter().zip(&shapes).zip(&dyn_one).zip(&known) {
+                if let Some(k) = *k {
+                    loaded.push(k);
+                    continue;
+                }
                 let off = rank - s.len();
                 let idx: Vec<ValueId> = s
                     .iter()
@@ -295,6 +300,34 @@ fn nest(
         },
     );
     super::finish(err, vec![out])
+}
+
+/// Per input: its one element as an `arith.constant` when it is a
+/// single-element constant of f32, f64 or an integer the f64 holds
+/// exactly, so the body sees the number (Pow's exponent 3 becomes two
+/// multiplies in `expand-math`; LLVM folds `x · 1`) instead of a load.
+fn scalar_constants(
+    b: &mut Builder<'_>,
+    op: OpId,
+    operand_ids: &[usize],
+    inputs: &[ValueId],
+) -> Vec<Option<ValueId>> {
+    operand_ids
+        .iter()
+        .zip(inputs)
+        .map(|(&i, &v)| {
+            let elem = elem_of(b.m, v);
+            let wide = matches!(elem.bit_width(), Some(32 | 64));
+            let exact = |x: f64| {
+                wide && (elem.is_float()
+                    || (elem.is_int() && x.fract() == 0.0 && x.abs() < 2f64.powi(53)))
+            };
+            match super::constant_floats(b.m, op, i)?[..] {
+                [x] if exact(x) => Some(b.constant(&elem, x)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// Per dim of operand `i` (rank `rank`): whether shape inference gave it
