@@ -232,7 +232,7 @@ fn nest(
                 && d1.iter().all(Option::is_none)
                 && s.iter().zip(&out_shape).all(|(&d, &o)| d != 1 || o == 1)
         });
-    let (inputs, shapes, dyn_one, out_view, out_dims, rank) = if same_shape && rank > 1 {
+    let (inputs, shapes, dyn_one, out_view, out_dims) = if same_shape && rank > 1 {
         let total = super::gemm::product(b, &out_dims);
         let flat: Vec<ValueId> = inputs
             .iter()
@@ -246,10 +246,9 @@ fn nest(
             vec![vec![None]; n],
             out_view,
             vec![total],
-            1,
         )
     } else {
-        (inputs, shapes, dyn_one, out, out_dims, rank)
+        (inputs, shapes, dyn_one, out, out_dims)
     };
     let known = scalar_constants(b, op, &operand_ids, &inputs);
     let mut err = None;
@@ -266,25 +265,7 @@ fn nest(
                     loaded.push(k);
                     continue;
                 }
-                let off = rank - s.len();
-                let idx: Vec<ValueId> = s
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &d)| match d1[k] {
-                        Some(c) => b.select(c, bounds.zero, ivs[k + off]),
-                        None if d == 1 && out_shape[k + off] != 1 => bounds.zero,
-                        None => ivs[k + off],
-                    })
-                    .collect();
-                let x = b.load(v, &idx);
-                // bf16 bodies compute in f32 and round once (as ml_dtypes and
-                // the reference's f32 formulas do).
-                let x = if elem_of(b.m, v).float_kind() == Some(ir::types::FloatKind::BF16) {
-                    scalar::fcast(b, x, &Type::f32())
-                } else {
-                    x
-                };
-                loaded.push(x);
+                loaded.push(load_input(b, (v, s, d1), ivs, &out_shape, bounds.zero));
             }
             match body(b, op, &loaded, &out_elem) {
                 Ok(r) => {
@@ -300,6 +281,35 @@ fn nest(
         },
     );
     super::finish(err, vec![out])
+}
+
+/// Input `v` (shape `s`, runtime-one dims `d1`) at the output's `ivs`,
+/// its broadcast dims pinned to 0.
+fn load_input(
+    b: &mut Builder<'_>,
+    (v, s, d1): (ValueId, &[i64], &[Option<ValueId>]),
+    ivs: &[ValueId],
+    out_shape: &[i64],
+    zero: ValueId,
+) -> ValueId {
+    let off = ivs.len() - s.len();
+    let idx: Vec<ValueId> = s
+        .iter()
+        .enumerate()
+        .map(|(k, &d)| match d1[k] {
+            Some(c) => b.select(c, zero, ivs[k + off]),
+            None if d == 1 && out_shape.get(k + off) != Some(&1) => zero,
+            None => ivs[k + off],
+        })
+        .collect();
+    let x = b.load(v, &idx);
+    // bf16 bodies compute in f32 and round once (as ml_dtypes and the
+    // reference's f32 formulas do).
+    if elem_of(b.m, v).float_kind() == Some(ir::types::FloatKind::BF16) {
+        scalar::fcast(b, x, &Type::f32())
+    } else {
+        x
+    }
 }
 
 /// Per input: its one element as an `arith.constant` when it is a
