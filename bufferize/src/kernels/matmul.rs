@@ -217,7 +217,8 @@ fn gemm_matmul(cx: &Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem:
     let af = gemm::flat(b, o.a, alen);
     let bf = gemm::flat(b, o.w, blen);
     let of = gemm::flat(b, o.out, olen);
-    let v = gemm::Variant::plain(elem, cx.vector_bits, gemm::BSource::Matrix { unit_n: true });
+    let mut v = gemm::Variant::plain(elem, cx.vector_bits, gemm::BSource::Matrix { unit_n: true });
+    v.a_direct = true;
     let zero = b.const_index(0);
     let mut call = gemm::Call {
         a: af,
@@ -444,6 +445,7 @@ fn gemm_packed(
     let b_args = if g.tb { vec![one, g.k] } else { vec![g.n, one] };
     let source = gemm::BSource::Matrix { unit_n: !g.tb };
     let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
+    v.a_direct = !g.ta;
     v.alpha_bits = alpha.to_bits();
     v.beta_bits = beta.to_bits();
     v.act = act;

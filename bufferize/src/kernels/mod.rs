@@ -379,3 +379,12 @@ pub(crate) fn lanes_inside(
     let hi = b.cmp(ir::builder::Cmp::Lt, pos, len);
     b.andi(lo, hi)
 }
+
+/// Lanes of a vector of `elem` in `bits`, for the element types whose
+/// vector max/add/div the target does natively.
+pub(crate) fn vector_lanes(elem: &Type, bits: u32) -> i64 {
+    match elem.bit_width() {
+        Some(w @ (32 | 64)) if elem.is_float() => i64::from(bits / w),
+        _ => 0,
+    }
+}

@@ -31,13 +31,27 @@ pub fn softmax(
         Norm::Hardmax => ops::Hardmax::of(b.m, op).axis(),
     };
     let axis = super::axis(b.m, op, axis, rank)?;
+    let elem = super::elem_of(b.m, x);
+    let lanes = super::vector_lanes(&elem, cx.vector_bits);
+    if kind != Norm::Hardmax && axis + 1 == rank && lanes > 0 {
+        let x = crate::convert::contiguous(b, x);
+        let dx = dims(b, x);
+        let out = alloc_result(b, op, 0, &dx)?;
+        let rows = Rows {
+            x,
+            out,
+            kind,
+            lanes,
+        };
+        rows.run(b, &dx);
+        return Ok(vec![out]);
+    }
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
     let bounds = Bounds::new(b);
     let mut outer_ubs = dx.clone();
     outer_ubs[axis] = bounds.one;
     let inner_ubs = [dx[axis]];
-    let elem = super::elem_of(b.m, x);
     let merge = |outer: &[ValueId], inn: &[ValueId]| -> Vec<ValueId> {
         let mut idx = outer.to_vec();
         idx[axis] = inn[0];
@@ -111,4 +125,121 @@ pub fn softmax(
         },
     );
     Ok(vec![out])
+}
+
+/// Softmax or LogSoftmax along the last (contiguous) axis, `lanes` at a
+/// time: the max and the sum in vector accumulators reduced once per
+/// row, the row's last partial vector under a mask. The scalar nest
+/// carried its sum from element to element, which LLVM does not
+/// vectorize (reassociating float adds changes the result).
+struct Rows {
+    x: ValueId,
+    out: ValueId,
+    kind: Norm,
+    lanes: i64,
+}
+
+impl Rows {
+    fn run(&self, b: &mut Builder<'_>, dx: &[ValueId]) {
+        let bounds = Bounds::new(b);
+        let (outer, n) = dx.split_at(dx.len() - 1);
+        let n = n[0];
+        loop_nest_by_work(b, &bounds, outer, dx, PARALLEL_MIN_WORK, &mut |b, ovs| {
+            let l = b.const_index(self.lanes);
+            let whole = b.floordivsi(n, l);
+            let whole = b.muli(whole, l);
+            let left = b.subi(n, whole);
+            let tail = b.create_mask(left, self.lanes);
+            let at = |j: ValueId| {
+                let mut idx = ovs.to_vec();
+                idx.push(j);
+                idx
+            };
+            let elem = super::elem_of(b.m, self.x);
+            let lowest = scalar::lowest(b, &elem);
+            let lowest = b.broadcast(lowest, self.lanes);
+            // The max.
+            let lp = b.scf_for(bounds.zero, whole, l, &[lowest], |b, j, acc| {
+                let v = b.vload(self.x, &at(j), self.lanes);
+                vec![b.max(acc[0], v)]
+            });
+            let last = b.masked_load(self.x, &at(whole), tail, lowest);
+            let acc = b.max(b.m.results(lp)[0], last);
+            let mx = b.reduction(ir::builder::Reduce::MaximumF, acc);
+            let mx = b.broadcast(mx, self.lanes);
+            // exp(x - max), stored for Softmax, and its sum.
+            let zero = b.zero(&elem);
+            let zero = b.broadcast(zero, self.lanes);
+            let lp = b.scf_for(bounds.zero, whole, l, &[zero], |b, j, acc| {
+                let v = b.vload(self.x, &at(j), self.lanes);
+                let e = self.shifted_exp(b, v, mx, (&at(j), None));
+                vec![b.add(acc[0], e)]
+            });
+            let v = b.masked_load(self.x, &at(whole), tail, mx);
+            let e = self.shifted_exp(b, v, mx, (&at(whole), Some(tail)));
+            let e = b.select(tail, e, zero);
+            let sum = b.add(b.m.results(lp)[0], e);
+            let sum = b.reduction(ir::builder::Reduce::Add, sum);
+            self.normalize(b, (mx, sum), (whole, tail), &at);
+        });
+    }
+
+    /// `exp(v - max)`, stored at `idx` (under `mask`) when the result is
+    /// Softmax's.
+    fn shifted_exp(
+        &self,
+        b: &mut Builder<'_>,
+        v: ValueId,
+        mx: ValueId,
+        (idx, mask): (&[ValueId], Option<ValueId>),
+    ) -> ValueId {
+        let d = b.sub(v, mx);
+        let e = b.exp(d);
+        match (self.kind, mask) {
+            (Norm::Softmax, Some(m)) => b.masked_store(e, self.out, idx, m),
+            (Norm::Softmax, None) => b.vstore(e, self.out, idx),
+            _ => {}
+        }
+        e
+    }
+
+    /// Softmax: `e / sum`; LogSoftmax: `x - max - log(sum)`.
+    fn normalize(
+        &self,
+        b: &mut Builder<'_>,
+        (mx, sum): (ValueId, ValueId),
+        (whole, tail): (ValueId, ValueId),
+        at: &dyn Fn(ValueId) -> Vec<ValueId>,
+    ) {
+        let zero = b.const_index(0);
+        let l = b.const_index(self.lanes);
+        let log_sum = (self.kind == Norm::LogSoftmax).then(|| {
+            let ls = b.log(sum);
+            b.broadcast(ls, self.lanes)
+        });
+        let sum = b.broadcast(sum, self.lanes);
+        let one = |b: &mut Builder<'_>, j: ValueId, mask: Option<ValueId>| {
+            let src = if log_sum.is_some() { self.x } else { self.out };
+            let v = match mask {
+                Some(m) => b.masked_load(src, &at(j), m, sum),
+                None => b.vload(src, &at(j), self.lanes),
+            };
+            let r = match log_sum {
+                Some(ls) => {
+                    let d = b.sub(v, mx);
+                    b.sub(d, ls)
+                }
+                None => b.div(v, sum),
+            };
+            match mask {
+                Some(m) => b.masked_store(r, self.out, &at(j), m),
+                None => b.vstore(r, self.out, &at(j)),
+            }
+        };
+        b.scf_for(zero, whole, l, &[], |b, j, _| {
+            one(b, j, None);
+            Vec::new()
+        });
+        one(b, whole, Some(tail));
+    }
 }

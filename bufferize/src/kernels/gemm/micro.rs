@@ -17,10 +17,26 @@ pub(super) struct Tile {
     pub kcur: ValueId,
     pub ic: ValueId,
     pub jc: ValueId,
-    /// The packed A and B blocks: buffer and offset of the block's first
-    /// panel (panels `kcur · MR` and `kcur · NR` elements apart).
-    pub a: (ValueId, ValueId),
+    pub a: APanels,
+    /// The packed B block: buffer and offset of its first panel (panels
+    /// `kcur · NR` elements apart).
     pub b: (ValueId, ValueId),
+}
+
+/// Where the micro-kernel reads A's rows.
+#[derive(Clone, Copy)]
+pub(super) enum APanels {
+    /// Packed panels: buffer and offset of the block's first (panels
+    /// `kcur · MR` elements apart).
+    Packed(ValueId, ValueId),
+    /// A itself, row-major: row `i` of the block at `start + i·rs`, depth
+    /// contiguous; `rows` rows exist (past them the last is read again,
+    /// and its sums are not stored).
+    Direct {
+        start: ValueId,
+        rs: ValueId,
+        rows: ValueId,
+    },
 }
 
 /// The tile at rows `ir..`, columns `jr..` of the block, `nv` vectors
@@ -34,7 +50,7 @@ pub(super) fn kernel(
     jr: ValueId,
     nv: i64,
 ) {
-    let acc = accumulate(b, v, t, ir, jr, nv);
+    let acc = accumulate(b, v, (p, t), ir, jr, nv);
     store_tile(b, v, p, t, &acc, (ir, jr), nv);
 }
 
@@ -42,17 +58,16 @@ pub(super) fn kernel(
 fn accumulate(
     b: &mut Builder<'_>,
     v: &Variant,
-    t: &Tile,
+    (p, t): (&Params, &Tile),
     ir: ValueId,
     jr: ValueId,
     nv: i64,
 ) -> Vec<ValueId> {
     let bl = v.blocking;
-    let ((ap, a_base), (bp, b_base)) = (t.a, t.b);
+    let (bp, b_base) = t.b;
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let (mr, nr) = (b.const_index(bl.mr), b.const_index(bl.nr()));
-    let a0 = b.muli(ir, t.kcur);
-    let a0 = b.addi(a_base, a0);
+    let nr = b.const_index(bl.nr());
+    let a_rows = a_rows(b, bl, (p, t), ir);
     let b0 = b.muli(jr, t.kcur);
     let b0 = b.addi(b_base, b0);
     let vzero = {
@@ -61,7 +76,6 @@ fn accumulate(
     };
     let inits = vec![vzero; (bl.mr * nv) as usize];
     let lane_offs: Vec<ValueId> = (0..nv).map(|k| b.const_index(k * bl.vw)).collect();
-    let row_offs: Vec<ValueId> = (0..bl.mr).map(|r| b.const_index(r)).collect();
     let lp = b.scf_for(zero, t.kcur, one, &inits, |b, kk, acc| {
         let boff = b.muli(kk, nr);
         let boff = b.addi(b0, boff);
@@ -72,12 +86,12 @@ fn accumulate(
                 b.vload(bp, &[at], bl.vw)
             })
             .collect();
-        let aoff = b.muli(kk, mr);
-        let aoff = b.addi(a0, aoff);
+        let (abuf, step) = a_rows.0;
+        let ka = b.muli(kk, step);
         let mut next = Vec::with_capacity(acc.len());
-        for &ro in &row_offs {
-            let at = b.addi(aoff, ro);
-            let x = b.load(ap, &[at]);
+        for &row in &a_rows.1 {
+            let at = b.addi(row, ka);
+            let x = b.load(abuf, &[at]);
             let xb = b.broadcast(x, bl.vw);
             for &bv in &bvec {
                 let a = acc[next.len()];
@@ -87,6 +101,45 @@ fn accumulate(
         next
     });
     b.m.results(lp).to_vec()
+}
+
+/// A's buffer and the step between depth steps, and where each of the
+/// tile's MR rows starts: packed, row `r` of panel `ir` is `r` past the
+/// panel's start, a depth step MR on; direct, it is A's row (clamped to
+/// the last that exists), a depth step 1 on.
+fn a_rows(
+    b: &mut Builder<'_>,
+    bl: super::Blocking,
+    (p, t): (&Params, &Tile),
+    ir: ValueId,
+) -> ((ValueId, ValueId), Vec<ValueId>) {
+    match t.a {
+        APanels::Packed(ap, base) => {
+            let a0 = b.muli(ir, t.kcur);
+            let a0 = b.addi(base, a0);
+            let rows = (0..bl.mr)
+                .map(|r| {
+                    let r = b.const_index(r);
+                    b.addi(a0, r)
+                })
+                .collect();
+            ((ap, b.const_index(bl.mr)), rows)
+        }
+        APanels::Direct { start, rs, rows } => {
+            let one = b.const_index(1);
+            let last = b.subi(rows, one);
+            let rows = (0..bl.mr)
+                .map(|r| {
+                    let r = b.const_index(r);
+                    let i = b.addi(ir, r);
+                    let i = b.minsi(i, last);
+                    let at = b.muli(i, rs);
+                    b.addi(start, at)
+                })
+                .collect();
+            ((p.a, one), rows)
+        }
+    }
 }
 
 /// Adds the tile to C (after the first depth block), applies the epilogue

@@ -103,6 +103,10 @@ pub struct Variant {
     /// A is a constant packed at compile time ([`pack_constant_a`]): no
     /// packing at run time; `a_rs` carries its padded row count.
     pub a_packed: bool,
+    /// A is row-major (`a_cs` is 1) and read in place by the
+    /// micro-kernel: packing it cost as much as the products when N is a
+    /// few panels (a transformer's activations against its weights).
+    pub a_direct: bool,
     pub act: Act,
     /// `alpha · A · B` (Gemm's alpha), exact bits.
     pub alpha_bits: u64,
@@ -120,6 +124,7 @@ impl Variant {
             bias: Bias::None,
             residual: false,
             a_packed: false,
+            a_direct: false,
             act: Act::None,
             alpha_bits: 1f64.to_bits(),
             beta_bits: 1f64.to_bits(),
@@ -361,7 +366,7 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
     let m_len = b.subi(band.m1, band.m0);
     let n_len = b.subi(band.n1, band.n0);
     let buf_ty = Type::memref(vec![ir::DYN], v.elem.clone());
-    let ap = (!v.a_packed).then(|| {
+    let ap = (!v.a_packed && !v.a_direct).then(|| {
         let ap_len = panel_len(b, m_len, bl.mr, mc);
         b.alloc_aligned(&buf_ty, &[ap_len], 64)
     });
@@ -377,14 +382,23 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
                 let a = match ap {
                     Some(ap) => {
                         pack::pack_a(b, v, p, ap, ic, mcur, pc, kcur);
-                        (ap, zero)
+                        micro::APanels::Packed(ap, zero)
+                    }
+                    None if v.a_direct => {
+                        let row = b.muli(ic, p.a_rs);
+                        let at = b.addi(p.a_off, row);
+                        micro::APanels::Direct {
+                            start: b.addi(at, pc),
+                            rs: p.a_rs,
+                            rows: mcur,
+                        }
                     }
                     // Depth block pc holds every row's panel, kcur deep.
                     None => {
                         let block = b.muli(pc, p.a_rs);
                         let row = b.muli(ic, kcur);
                         let at = b.addi(p.a_off, block);
-                        (p.a, b.addi(at, row))
+                        micro::APanels::Packed(p.a, b.addi(at, row))
                     }
                 };
                 let tile = micro::Tile {

@@ -40,7 +40,7 @@ pub fn dense_conv(
     let w = cx.input(b.m, op, 1)?;
     let (sx, sw) = (shape_of(b.m, x), shape_of(b.m, w));
     let elem = elem_of(b.m, x);
-    let lanes = super::vector_lanes(&elem, cx.vector_bits);
+    let lanes = super::super::vector_lanes(&elem, cx.vector_bits);
     let outputs = sw.first().copied().unwrap_or(DYN);
     let depth = sw.get(1).map_or(DYN, |&c| {
         if c == DYN {

@@ -145,7 +145,7 @@ pub fn pool(
             "AveragePool expects floating-point input",
         ));
     }
-    let lanes = vector_lanes(&elem, cx.vector_bits);
+    let lanes = super::vector_lanes(&elem, cx.vector_bits);
     let red = match kind {
         PoolKind::Max => Reduction::Max,
         PoolKind::Average => Reduction::Average,
@@ -186,7 +186,7 @@ pub fn depthwise_conv(
     let w = contiguous(b, cx.input(b.m, op, 1)?);
     let (sx, sw) = (shape_of(b.m, x), shape_of(b.m, w));
     let elem = elem_of(b.m, x);
-    let lanes = vector_lanes(&elem, cx.vector_bits);
+    let lanes = super::vector_lanes(&elem, cx.vector_bits);
     // Depthwise: C == group (static), one weight channel per output.
     if group <= 1 || sx.get(1) != Some(&group) || sw.get(1) != Some(&1) || lanes == 0 {
         return Ok(None);
@@ -216,15 +216,6 @@ pub fn depthwise_conv(
     conv.run(b, &out_dims[..2]);
     fused.bind(cx, b.m, out);
     Ok(Some(vec![out]))
-}
-
-/// Lanes of a vector of `elem` in `bits`, for the element types whose
-/// vector max/add/div the target does natively.
-fn vector_lanes(elem: &Type, bits: u32) -> i64 {
-    match elem.bit_width() {
-        Some(w @ (32 | 64)) if elem.is_float() => i64::from(bits / w),
-        _ => 0,
-    }
 }
 
 impl Sliding {
