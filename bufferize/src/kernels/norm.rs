@@ -31,10 +31,14 @@ type StatsFn<'a> = &'a mut dyn FnMut(&mut Builder<'_>, &[ValueId], ValueId, Valu
 
 /// Per outer position: `stats(outer_ivs, mean, inv)` once, then
 /// `write(idx, normalized)` for every element of the group.
+/// With `lanes` (0: scalar) and `reduced` the trailing dims, the group is
+/// contiguous and its two sums go a vector at a time over a flat view
+/// (`vector_sum`): a scalar sum carried from element to element is not
+/// vectorized by LLVM.
 #[allow(clippy::too_many_arguments)]
 fn normalize(
     b: &mut Builder<'_>,
-    x: ValueId,
+    (x, lanes): (ValueId, i64),
     reduced: &[usize],
     eps: f64,
     kind: Scale,
@@ -54,6 +58,19 @@ fn normalize(
         .collect();
     let inner: Vec<ValueId> = reduced.iter().map(|&d| dx[d]).collect();
     let elem = elem_of(b.m, x);
+    let trailing = lanes > 0
+        && reduced
+            .iter()
+            .copied()
+            .eq(dx.len() - reduced.len()..dx.len());
+    let flat = trailing.then(|| {
+        let xc = crate::convert::contiguous(b, x);
+        let total = super::gemm::product(b, &dx);
+        let strides: Vec<ValueId> = (0..dx.len())
+            .map(|d| super::gemm::product(b, &dx[d + 1..]))
+            .collect();
+        (super::gemm::flat(b, xc, total), strides)
+    });
     let merge = |o: &[ValueId], i: &[ValueId]| -> Vec<ValueId> {
         let mut idx = o.to_vec();
         for (&d, &v) in reduced.iter().zip(i) {
@@ -69,21 +86,42 @@ fn normalize(
         let ni = b.index_cast(n, Type::i64());
         let nf = b.sitofp(ni, elem.clone());
         let zero = b.constant(&elem, 0.0);
+        let row = flat.as_ref().map(|(xf, strides)| {
+            let mut start = bounds.zero;
+            for (&i, &st) in ovs.iter().zip(strides) {
+                let t = b.muli(i, st);
+                start = b.addi(start, t);
+            }
+            (*xf, start, n)
+        });
         let mean = if kind == Scale::Rms {
             zero
         } else {
-            let s = reduce_nest(b, &bounds, &inner, zero, &mut |b, ivs, acc| {
-                let v = b.load(x, &merge(ovs, ivs));
-                b.add(acc, v)
-            });
+            let s = match row {
+                Some(r) => vector_sum(b, r, lanes, &|_, v| v),
+                None => reduce_nest(b, &bounds, &inner, zero, &mut |b, ivs, acc| {
+                    let v = b.load(x, &merge(ovs, ivs));
+                    b.add(acc, v)
+                }),
+            };
             b.div(s, nf)
         };
-        let sq = reduce_nest(b, &bounds, &inner, zero, &mut |b, ivs, acc| {
-            let v = b.load(x, &merge(ovs, ivs));
-            let d = b.sub(v, mean);
-            let d2 = b.mul(d, d);
-            b.add(acc, d2)
-        });
+        let squared = |b: &mut Builder<'_>, v: ValueId| {
+            let m = match b.m.value_type(v).as_vector() {
+                Some(_) => b.broadcast(mean, lanes),
+                None => mean,
+            };
+            let d = b.sub(v, m);
+            b.mul(d, d)
+        };
+        let sq = match row {
+            Some(r) => vector_sum(b, r, lanes, &squared),
+            None => reduce_nest(b, &bounds, &inner, zero, &mut |b, ivs, acc| {
+                let v = b.load(x, &merge(ovs, ivs));
+                let d2 = squared(b, v);
+                b.add(acc, d2)
+            }),
+        };
         let var = b.div(sq, nf);
         let e = b.constant(&elem, eps);
         let one = b.constant(&elem, 1.0);
@@ -107,6 +145,36 @@ fn normalize(
             write(b, &idx, r);
         });
     });
+}
+
+/// `Σ f(x[start + i])` for `i < n`, `lanes` at a time; the idle lanes of
+/// the last partial vector add 0.
+fn vector_sum(
+    b: &mut Builder<'_>,
+    (x, start, n): (ValueId, ValueId, ValueId),
+    lanes: i64,
+    f: &dyn Fn(&mut Builder<'_>, ValueId) -> ValueId,
+) -> ValueId {
+    let (zero, l) = (b.const_index(0), b.const_index(lanes));
+    let whole = b.floordivsi(n, l);
+    let whole = b.muli(whole, l);
+    let elem = elem_of(b.m, x);
+    let z = b.zero(&elem);
+    let vzero = b.broadcast(z, lanes);
+    let lp = b.scf_for(zero, whole, l, &[vzero], |b, j, acc| {
+        let at = b.addi(start, j);
+        let v = b.vload(x, &[at], lanes);
+        let y = f(b, v);
+        vec![b.add(acc[0], y)]
+    });
+    let left = b.subi(n, whole);
+    let mask = b.create_mask(left, lanes);
+    let at = b.addi(start, whole);
+    let v = b.masked_load(x, &[at], mask, vzero);
+    let y = f(b, v);
+    let y = b.select(mask, y, vzero);
+    let acc = b.add(b.m.results(lp)[0], y);
+    b.reduction(ir::builder::Reduce::Add, acc)
 }
 
 fn float_input(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<ValueId> {
@@ -304,9 +372,10 @@ pub fn instance_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result
     }
     let out = alloc_result(b, op, 0, &dx)?;
     let reduced: Vec<usize> = (2..dx.len()).collect();
+    let lanes = super::vector_lanes(&elem_of(b.m, x), cx.vector_bits);
     normalize(
         b,
-        x,
+        (x, lanes),
         &reduced,
         eps,
         Scale::Std,
@@ -361,9 +430,10 @@ fn trailing_norm(
     }
     let reduced: Vec<usize> = (axis..rank).collect();
     let zero = bounds.zero;
+    let lanes = super::vector_lanes(&elem_of(b.m, x), cx.vector_bits);
     normalize(
         b,
-        x,
+        (x, lanes),
         &reduced,
         eps,
         scale_kind,
@@ -422,9 +492,10 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let xv = super::shape::reinterpret(b, x, &vty, &vshape, &vsizes);
     let reduced: Vec<usize> = (2..vshape.len()).collect();
     let by_channel = group_params(b, op, (s, bias), dx[1], g)?;
+    let lanes = super::vector_lanes(&elem_of(b.m, xv), cx.vector_bits);
     normalize(
         b,
-        xv,
+        (xv, lanes),
         &reduced,
         eps,
         Scale::Std,
@@ -488,9 +559,10 @@ pub fn mvn(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
         .collect::<Result<_>>()?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
+    let lanes = super::vector_lanes(&elem_of(b.m, x), cx.vector_bits);
     normalize(
         b,
-        x,
+        (x, lanes),
         &reduced,
         1e-9,
         Scale::StdPlusEps,
