@@ -46,6 +46,11 @@ from corpus_common import ATOL, ELEM_DTYPES, RTOL, ort_session  # noqa: E402
 WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+def worker_threads():
+    """Threads of both sides in a worker (`--threads`, through the env)."""
+    return int(os.environ.get("ONNXC_CORPUS_THREADS", "1"))
+
+
 # ---------------------------------------------------------------- helpers
 
 
@@ -238,19 +243,23 @@ def worker_lib(args):
         all_ok = False
     res.update(status="match" if all_ok else "mismatch", max_abs_diff=worst, outputs=per_out, first_call_ms=round(first_ms, 3))
     if args.time:
-        sess = ort_session(args.model, optimized=True, threads=1)
+        sess = ort_session(args.model, optimized=True, threads=worker_threads())
         feeds = dict(zip(names, load_size(np, corpus_dir, entry, k)[0]))
         sess.run(None, feeds)  # warm-up
         t_ox, t_ort = [], []
+        # With threads, each side's workers spin for a while after a call
+        # and would slow the other side's next call: alternate in blocks.
+        block = 1 if worker_threads() == 1 else 10
         deadline = time.perf_counter() + args.budget
         while len(t_ox) < args.min_reps or (time.perf_counter() < deadline and len(t_ox) < args.max_reps):
-            t0 = time.perf_counter()
-            m.run(np, ins, out_dtypes, copy=False)
-            t1 = time.perf_counter()
-            sess.run(None, feeds)
-            t2 = time.perf_counter()
-            t_ox.append((t1 - t0) * 1e3)
-            t_ort.append((t2 - t1) * 1e3)
+            for _ in range(block):
+                t0 = time.perf_counter()
+                m.run(np, ins, out_dtypes, copy=False)
+                t_ox.append((time.perf_counter() - t0) * 1e3)
+            for _ in range(block):
+                t0 = time.perf_counter()
+                sess.run(None, feeds)
+                t_ort.append((time.perf_counter() - t0) * 1e3)
         res.update(onnxc_ms=round(median(t_ox), 4), ort_ms=round(median(t_ort), 4), reps=len(t_ox))
     print(json.dumps(res))
 
@@ -263,7 +272,7 @@ def worker_ort(args):
     corpus_dir = os.path.dirname(os.path.abspath(args.json))
     ins, _ = load_size(np, corpus_dir, entry, args.size)
     names = [i["name"] for i in entry["inputs"]]
-    sess = ort_session(args.model, optimized=True, threads=1)
+    sess = ort_session(args.model, optimized=True, threads=worker_threads())
     feeds = dict(zip(names, ins))
     sess.run(None, feeds)
     ts = []
@@ -642,7 +651,7 @@ def sizes_text(e):
 def write_md(path, results, summary, meta):
     """Markdown: the summary and one row per model (sizes joined by ' · ')."""
     L = [f"Run {meta['date']}: `{os.path.basename(meta['onnxc'])}` `{meta['emit']}`, host load {meta['load']}, "
-         f"rtol {meta['rtol']}, atol {meta['atol']}; times are medians per call, 1 thread, ms.", ""]
+         f"rtol {meta['rtol']}, atol {meta['atol']}; times are medians per call, {meta.get('threads', 1)} thread(s) on each side, ms.", ""]
     L += ["| | models |", "|---|---|"]
     labels = {
         "models": "in the corpus",
@@ -716,6 +725,8 @@ def main():
     ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
                     help="extra argument of every `onnxc compile` (repeatable), e.g. --compile-arg=--target-cpu=native")
     ap.add_argument("--call-timeout", type=float, default=900, help="per size child process")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads of the compiled code (ONNXC_NUM_THREADS) and of onnxruntime (intra-op), the same on both sides (default 1)")
     # internal: child processes
     ap.add_argument("--worker", choices=["lib", "ort"], help=argparse.SUPPRESS)
     ap.add_argument("--lib", help=argparse.SUPPRESS)
@@ -727,6 +738,8 @@ def main():
     if args.static and args.emit != "lib":
         ap.error("--static needs --emit lib")
 
+    n = str(max(args.threads, 1))
+    WORKER_ENV.update(OMP_NUM_THREADS=n, ONNXC_NUM_THREADS=n, ONNXC_CORPUS_THREADS=n)
     if args.worker == "lib":
         return worker_lib(args)
     if args.worker == "ort":
@@ -781,6 +794,7 @@ def main():
         "emit": args.emit,
         "host": os.uname().nodename,
         "load": load,
+        "threads": max(args.threads, 1),
         "rtol": RTOL,
         "atol": ATOL,
         "corpus": [os.path.abspath(d) for d in dirs],
