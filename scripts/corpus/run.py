@@ -243,24 +243,23 @@ def worker_lib(args):
         all_ok = False
     res.update(status="match" if all_ok else "mismatch", max_abs_diff=worst, outputs=per_out, first_call_ms=round(first_ms, 3))
     if args.time:
-        sess = ort_session(args.model, optimized=True, threads=worker_threads())
+        sess = ort_session(args.model, optimized=True, threads=worker_threads()) if worker_threads() == 1 else None
         feeds = dict(zip(names, load_size(np, corpus_dir, entry, k)[0]))
-        sess.run(None, feeds)  # warm-up
+        if sess:
+            sess.run(None, feeds)  # warm-up
         t_ox, t_ort = [], []
-        # With threads, each side's workers spin for a while after a call
-        # and would slow the other side's next call: alternate in blocks.
-        block = 1 if worker_threads() == 1 else 10
+        # With threads, onnxruntime is timed in a process of its own.
+        alone = worker_threads() > 1
         deadline = time.perf_counter() + args.budget
         while len(t_ox) < args.min_reps or (time.perf_counter() < deadline and len(t_ox) < args.max_reps):
-            for _ in range(block):
-                t0 = time.perf_counter()
-                m.run(np, ins, out_dtypes, copy=False)
-                t_ox.append((time.perf_counter() - t0) * 1e3)
-            for _ in range(block):
+            t0 = time.perf_counter()
+            m.run(np, ins, out_dtypes, copy=False)
+            t_ox.append((time.perf_counter() - t0) * 1e3)
+            if not alone:
                 t0 = time.perf_counter()
                 sess.run(None, feeds)
                 t_ort.append((time.perf_counter() - t0) * 1e3)
-        res.update(onnxc_ms=round(median(t_ox), 4), ort_ms=round(median(t_ort), 4), reps=len(t_ox))
+        res.update(onnxc_ms=round(median(t_ox), 4), ort_ms=round(median(t_ort), 4) if t_ort else None, reps=len(t_ox))
     print(json.dumps(res))
 
 
@@ -414,6 +413,12 @@ def run_model_lib(args, corpus_dir, entry, work):
         res = last_json(out)
         if rc != 0 or res is None:
             res = crash_result(k, rc, err)
+        elif args.time and args.threads > 1:
+            # With threads each side runs in a process of its own: one's
+            # spinning workers would slow the other's calls.
+            wcmd = [sys.executable, os.path.abspath(__file__), "--worker", "ort"] + common_worker_args(args, entry_path, model_path, k)
+            t = last_json(run_child(wcmd, args.call_timeout)[1])
+            res["ort_ms"] = t["ort_ms"] if t else None
         r["sizes"].append(res)
     return r
 
@@ -726,7 +731,8 @@ def main():
                     help="extra argument of every `onnxc compile` (repeatable), e.g. --compile-arg=--target-cpu=native")
     ap.add_argument("--call-timeout", type=float, default=900, help="per size child process")
     ap.add_argument("--threads", type=int, default=1,
-                    help="threads of the compiled code (ONNXC_NUM_THREADS) and of onnxruntime (intra-op), the same on both sides (default 1)")
+                    help="threads of the compiled code (ONNXC_NUM_THREADS) and of onnxruntime (intra-op), the same on both sides; "
+                         "above 1 each side is timed in a process of its own (default 1)")
     # internal: child processes
     ap.add_argument("--worker", choices=["lib", "ort"], help=argparse.SUPPRESS)
     ap.add_argument("--lib", help=argparse.SUPPRESS)
