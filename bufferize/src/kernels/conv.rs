@@ -247,25 +247,24 @@ fn packed_weights(
     if sw.contains(&DYN) || group < 1 {
         return None;
     }
-    let vals = super::constant_floats(b.m, op, 1)?;
+    let weights = super::constant_elements(b.m, op, 1)?;
+    let dtype = ir::elements::DType::from_type(&elem)?;
     let groups = usize::try_from(group).ok()?;
     let m = usize::try_from(*sw.first()?).ok()?;
     let k: usize = sw[1..]
         .iter()
         .map(|&d| usize::try_from(d).ok())
         .product::<Option<usize>>()?;
-    if vals.len() != m.checked_mul(k)? || m % groups != 0 {
+    let width = dtype.storage_bytes(1)?;
+    let src = weights.to_contiguous_bytes();
+    if weights.len() != m.checked_mul(k)? || m % groups != 0 || src.len() != m * k * width {
         return None;
     }
     let bl = gemm::Blocking::for_target(cx.vector_bits, &elem);
-    let (packed, padded) = gemm::pack_constant_a(&vals, groups, m / groups, k, bl);
-    let dtype = ir::elements::DType::from_type(&elem)?;
-    let wide: Vec<ir::elements::WideNum> = packed
-        .iter()
-        .map(|&x| ir::elements::WideNum::from_f64(x))
-        .collect();
-    let len = i64::try_from(wide.len()).ok()?;
-    let e = ir::elements::Elements::from_wide(dtype, vec![len], &wide).ok()?;
+    let (packed, padded) = gemm::pack_constant_a(&src, width, (groups, m / groups, k), bl);
+    let len = i64::try_from(packed.len() / width).ok()?;
+    let bytes = ir::elements::pool::heap(packed);
+    let e = ir::elements::Elements::from_bytes(dtype, vec![len], bytes).ok()?;
     Some((cx.global(b, &e), i64::try_from(padded).ok()?))
 }
 

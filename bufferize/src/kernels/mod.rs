@@ -298,17 +298,21 @@ pub fn axis(m: &Module, op: OpId, a: i64, rank: usize) -> Result<usize> {
         .ok_or_else(|| op_error(m, op, format!("axis {a} out of range for rank {rank}")))
 }
 
+/// The elements of operand `i` when it comes from `onnx.Constant`.
+pub fn constant_elements(m: &Module, op: OpId, i: usize) -> Option<ir::elements::Elements> {
+    let def = onnx::defined_by(m, m.operand(op, i)?, K::Constant)?;
+    ops::Constant::of(m, def).value().cloned()
+}
+
 /// Constant integer values of operand `i` when it comes from `onnx.Constant`.
 pub fn constant_ints(m: &Module, op: OpId, i: usize) -> Option<Vec<i64>> {
-    let def = onnx::defined_by(m, m.operand(op, i)?, K::Constant)?;
-    let e = ops::Constant::of(m, def).value()?;
+    let e = constant_elements(m, op, i)?;
     Some(e.iter().map(|w| w.i64()).collect())
 }
 
 /// Constant float values of operand `i` when it comes from `onnx.Constant`.
 pub fn constant_floats(m: &Module, op: OpId, i: usize) -> Option<Vec<f64>> {
-    let def = onnx::defined_by(m, m.operand(op, i)?, K::Constant)?;
-    let e = ops::Constant::of(m, def).value()?;
+    let e = constant_elements(m, op, i)?;
     Some(e.iter().map(|w| w.f64()).collect())
 }
 

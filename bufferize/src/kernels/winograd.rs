@@ -19,7 +19,7 @@ use super::{elem_of, shape_of};
 use crate::convert::Lowering;
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::Cmp;
-use ir::elements::{DType, Elements, WideNum};
+use ir::elements::{DType, Elements};
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 
 /// Output tiles below which the im2col GEMM is used.
@@ -94,11 +94,13 @@ pub fn plan(
         return Ok(None);
     }
     let transposed = k >= TRANSPOSED_MIN_K;
-    let u: Vec<WideNum> = transform_weights(&w, ku, cu, transposed)
+    // Rounded to f32 once, written as bytes (no per-element encoding).
+    let u: Vec<u8> = transform_weights(&w, ku, cu, transposed)
         .into_iter()
-        .map(WideNum::from_f64)
+        .flat_map(|v| (v as f32).to_le_bytes())
         .collect();
-    let e = Elements::from_wide(DType::F32, vec![16 * k * c], &u)
+    let bytes = ir::elements::pool::heap(u);
+    let e = Elements::from_bytes(DType::F32, vec![16 * k * c], bytes)
         .map_err(|e| ir::dialects::op_error(b.m, op, e.to_string()))?;
     let global = cx.global(b, &e);
     let len = b.const_index(16 * k * c);

@@ -51,34 +51,36 @@ fn const_vec(b: &mut Builder<'_>, v: i64, n: i64) -> ValueId {
     b.broadcast(x, n)
 }
 
-/// `groups` row-major `[rows, k]` matrices packed as the micro-kernel
-/// reads them, each padded to `rows` rounded up to MR: per group, per
-/// depth block `pc` (KC deep, `kcur` for the last), per panel of MR rows,
-/// per depth step, the MR rows' elements (zero past the last row). Group
-/// `g` starts at `g · padded · k`; block `pc` of a group at `pc · padded`,
-/// row panel `i` of it at `i · kcur`.
+/// `groups` row-major `[rows, k]` matrices of `width`-byte elements
+/// (`src`) packed as the micro-kernel reads them, each padded to `rows`
+/// rounded up to MR: per group, per depth block `pc` (KC deep, `kcur` for
+/// the last), per panel of MR rows, per depth step, the MR rows' elements
+/// (zero past the last row). Group `g` starts at `g · padded · k`; block
+/// `pc` of a group at `pc · padded`, row panel `i` of it at `i · kcur`.
+/// Bytes are moved as they are: no conversion of a model's weights.
 pub fn pack_constant_a(
-    vals: &[f64],
-    groups: usize,
-    rows: usize,
-    k: usize,
+    src: &[u8],
+    width: usize,
+    (groups, rows, k): (usize, usize, usize),
     bl: super::Blocking,
-) -> (Vec<f64>, usize) {
+) -> (Vec<u8>, usize) {
     let (mr, kc) = (bl.mr.max(1) as usize, bl.kc.max(1) as usize);
     let padded = rows.div_ceil(mr) * mr;
-    let mut out = vec![0.0; groups * padded * k];
+    let mut out = vec![0u8; groups * padded * k * width];
     for g in 0..groups {
-        let (src, dst) = (g * rows * k, g * padded * k);
+        let (from, to) = (g * rows * k, g * padded * k);
         for pc in (0..k).step_by(kc) {
             let kcur = kc.min(k - pc);
-            for i in (0..padded).step_by(mr) {
-                for kk in 0..kcur {
-                    for r in (0..mr).filter(|r| i + r < rows) {
-                        let at = dst + pc * padded + i * kcur + kk * mr + r;
-                        if let (Some(o), Some(&x)) =
-                            (out.get_mut(at), vals.get(src + (i + r) * k + pc + kk))
+            for i in (0..rows).step_by(mr) {
+                for r in 0..mr.min(rows - i) {
+                    let row = from + (i + r) * k + pc;
+                    for kk in 0..kcur {
+                        let at = (to + pc * padded + i * kcur + kk * mr + r) * width;
+                        let s = (row + kk) * width;
+                        if let (Some(o), Some(x)) =
+                            (out.get_mut(at..at + width), src.get(s..s + width))
                         {
-                            *o = x;
+                            o.copy_from_slice(x);
                         }
                     }
                 }
