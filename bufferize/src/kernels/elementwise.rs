@@ -332,10 +332,11 @@ fn scalar_constants(
                 wide && (elem.is_float()
                     || (elem.is_int() && x.fract() == 0.0 && x.abs() < 2f64.powi(53)))
             };
-            match super::constant_floats(b.m, op, i)?[..] {
-                [x] if exact(x) => Some(b.constant(&elem, x)),
-                _ => None,
-            }
+            // Only a one-element constant is decoded (a weight operand of
+            // millions of elements is not).
+            let e = super::constant_elements(b.m, op, i).filter(|e| e.len() == 1)?;
+            let x = e.get(0)?.f64();
+            exact(x).then(|| b.constant(&elem, x))
         })
         .collect()
 }

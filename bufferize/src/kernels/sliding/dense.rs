@@ -125,8 +125,6 @@ impl Dense<'_> {
         let channels = dx[1];
         let all_planes = b.muli(channels, g.planes);
         let planes_len = b.addi(all_planes, g.slack);
-        let mut fill_work = dx[1..].to_vec();
-        fill_work.truncate(3);
         let mut work = out_dims.to_vec();
         work.push(channels);
         let full = self.outputs / self.block;
@@ -137,7 +135,7 @@ impl Dense<'_> {
                 b,
                 &bounds,
                 &[channels],
-                &fill_work,
+                &dx[1..],
                 PARALLEL_MIN_WORK,
                 &mut |b, c| {
                     let first = b.muli(c[0], g.planes);

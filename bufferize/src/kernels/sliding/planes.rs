@@ -375,13 +375,13 @@ impl PlaneSource<'_> {
     fn inside_lanes(&self, b: &mut Builder<'_>, at: ValueId, offsets: ValueId) -> ValueId {
         super::super::lanes_inside(b, at, offsets, self.place.ins[1], self.lanes)
     }
-    /// Rows of `out[n, m]` (`at`) from flat outputs at pitch `wq` from
-    /// `base` in `scratch`: row `oh` is the first `wo` of `oh·wq..`.
+    /// Rows of `out[n, m]` (`channel`) from flat outputs at pitch `wq`
+    /// from `base` in `scratch`: row `oh` is the first `wo` of `oh·wq..`.
     pub(super) fn copy_rows(
         &self,
         b: &mut Builder<'_>,
         wq: ValueId,
-        (out, at): (ValueId, [ValueId; 2]),
+        (out, channel): (ValueId, [ValueId; 2]),
         (scratch, base): (ValueId, ValueId),
     ) {
         let (ho, wo) = (self.place.outs[0], self.place.outs[1]);
@@ -392,7 +392,7 @@ impl PlaneSource<'_> {
         b.scf_for(zero, ho, one, &[], |b, oh, _| {
             let src = b.muli(oh, wq);
             let src = b.addi(base, src);
-            let mut dst = at.to_vec();
+            let mut dst = channel.to_vec();
             dst.extend([oh, zero]);
             b.scf_for(zero, whole, lanes, &[], |b, ow, _| {
                 let at = b.addi(src, ow);
