@@ -24,7 +24,15 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
                 stack.push(p);
             } else {
                 let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
+                // A running batch renames its temporary files into place: one
+                // listed a moment ago may be gone (polled while compiling).
+                match std::fs::read(&p) {
+                    Ok(bytes) => {
+                        out.insert(rel, bytes);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => panic!("{}: {e}", p.display()),
+                }
             }
         }
     }
