@@ -25,6 +25,8 @@ pub struct Lowering {
     /// Width of the target's vector registers, which the kernels' vector
     /// code is written for.
     pub vector_bits: u32,
+    /// The target has VNNI's `vpdpbusd` at `vector_bits`.
+    pub int8_dot: bool,
     /// Ops whose results a producer's epilogue computed.
     absorbed: SecondaryMap<OpId, bool>,
 }
@@ -298,13 +300,26 @@ pub fn lower_region_block(
 /// The vector width kernels assume when no target says otherwise (AVX2).
 pub const DEFAULT_VECTOR_BITS: u32 = 256;
 
-/// Bufferizes every function of the module.
-pub fn bufferize_module(m: &mut Module) -> Result<()> {
-    bufferize_module_for(m, DEFAULT_VECTOR_BITS)
+/// What the kernels are written for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct KernelTarget {
+    /// Width of the vector registers: 128, 256 or 512.
+    pub vector_bits: u32,
+    /// `x86vector.vpdpbusd` exists at that width.
+    pub int8_dot: bool,
 }
 
-/// [`bufferize_module`] with kernels for `vector_bits`-wide vectors.
-pub fn bufferize_module_for(m: &mut Module, vector_bits: u32) -> Result<()> {
+/// Bufferizes every function of the module.
+pub fn bufferize_module(m: &mut Module) -> Result<()> {
+    let target = KernelTarget {
+        vector_bits: DEFAULT_VECTOR_BITS,
+        int8_dot: false,
+    };
+    bufferize_module_for(m, target)
+}
+
+/// [`bufferize_module`] with kernels for `target`.
+pub fn bufferize_module_for(m: &mut Module, target: KernelTarget) -> Result<()> {
     let funcs = m.top_level_ops("func.func");
     let mut cx = Lowering {
         map: SecondaryMap::default(),
@@ -313,7 +328,8 @@ pub fn bufferize_module_for(m: &mut Module, vector_bits: u32) -> Result<()> {
         global_ip: funcs.first().copied(),
         next_global: 0,
         verified: RefCell::default(),
-        vector_bits,
+        vector_bits: target.vector_bits,
+        int8_dot: target.int8_dot,
         absorbed: SecondaryMap::default(),
     };
     for f in funcs {

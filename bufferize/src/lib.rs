@@ -9,12 +9,13 @@ pub mod split_alloc;
 use ir::pass::{Pass, PassContext, PassInfo, PassRegistry};
 use ir::{Diagnostic, Module, Result};
 
-pub use convert::{bufferize_module, bufferize_module_for, DEFAULT_VECTOR_BITS};
+pub use convert::{bufferize_module, bufferize_module_for, KernelTarget, DEFAULT_VECTOR_BITS};
 
 /// The `bufferize` pass; option `vector-bits` (128, 256 or 512) is the
-/// width of the target's vector registers.
+/// width of the target's vector registers, `int8-dot` (0 or 1) whether it
+/// has VNNI's byte dot product.
 struct Bufferize {
-    vector_bits: u32,
+    target: KernelTarget,
 }
 
 impl Pass for Bufferize {
@@ -22,7 +23,7 @@ impl Pass for Bufferize {
         "bufferize"
     }
     fn run(&self, m: &mut Module, _: &mut PassContext) -> Result<()> {
-        bufferize_module_for(m, self.vector_bits)
+        bufferize_module_for(m, self.target)
     }
 }
 
@@ -41,7 +42,10 @@ pub fn register_passes(reg: &mut PassRegistry) {
                 )));
             }
             Ok(Box::new(Bufferize {
-                vector_bits: bits as u32,
+                target: KernelTarget {
+                    vector_bits: bits as u32,
+                    int8_dot: opts.flag("int8-dot"),
+                },
             }))
         },
     });

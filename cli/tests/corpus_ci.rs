@@ -61,22 +61,15 @@ fn failure(result: &serde_json::Value) -> Option<String> {
     (!bad.is_empty()).then(|| format!("{name}: {}", bad.join("; ")))
 }
 
-#[test]
-fn ci_corpus_compiles_once_and_matches_onnxruntime_at_two_sizes() {
-    let target = repo().join("target");
-    let corpus = target.join("corpus-ci");
-    let work = target.join("corpus-ci-run");
+/// `run.py` over `corpus` (correctness only) with `extra` arguments: the
+/// per-model results.
+fn run_corpus(corpus: &str, work: &Path, extra: &[&str]) -> Vec<serde_json::Value> {
     let results = work.join("results.json");
-    let (corpus_s, work_s, results_s) = (
-        corpus.to_string_lossy().into_owned(),
-        work.to_string_lossy().into_owned(),
-        results.to_string_lossy().into_owned(),
-    );
-    run_python(&["scripts/corpus/ci_models.py", "-o", &corpus_s]);
-    run_python(&[
+    let (work_s, results_s) = (work.to_string_lossy(), results.to_string_lossy());
+    let mut args = vec![
         "scripts/corpus/run.py",
         "--corpus",
-        &corpus_s,
+        corpus,
         "--onnxc",
         env!("CARGO_BIN_EXE_onnxc"),
         "--work",
@@ -84,11 +77,66 @@ fn ci_corpus_compiles_once_and_matches_onnxruntime_at_two_sizes() {
         "--json",
         &results_s,
         "--no-time",
-    ]);
+    ];
+    args.extend(extra);
+    run_python(&args);
     let text = std::fs::read_to_string(&results).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let results = doc["results"].as_array().expect("a results array");
+    doc["results"].as_array().expect("a results array").clone()
+}
+
+#[test]
+fn ci_corpus_compiles_once_and_matches_onnxruntime_at_two_sizes() {
+    let target = repo().join("target");
+    let corpus = target.join("corpus-ci");
+    let work = target.join("corpus-ci-run");
+    let corpus_s = corpus.to_string_lossy().into_owned();
+    run_python(&["scripts/corpus/ci_models.py", "-o", &corpus_s]);
+    let results = run_corpus(&corpus_s, &work, &[]);
     assert!(results.len() >= 8, "{} models run", results.len());
     let failures: Vec<String> = results.iter().filter_map(failure).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Whether this machine runs code built for `flag` (a /proc/cpuinfo flag).
+fn host_has(flag: &str) -> bool {
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|t| t.split_whitespace().any(|w| w == flag))
+}
+
+/// The int8 kernels at every vector width this machine can run: the
+/// portable build above takes 128-bit vectors and widened dot products;
+/// here 256 bits (AVX2), 512 bits without VNNI (x86-64-v4) and with it
+/// (`vpdpbusd`, the host's own CPU).
+#[test]
+fn int8_kernels_match_onnxruntime_at_every_vector_width() {
+    let target = repo().join("target");
+    let corpus = target.join("corpus-ci-int8");
+    let corpus_s = corpus.to_string_lossy().into_owned();
+    run_python(&[
+        "scripts/corpus/ci_models.py",
+        "--only",
+        "ci_int8,ci_int8_conv",
+        "-o",
+        &corpus_s,
+    ]);
+    let cpus = [
+        ("x86-64-v3", "avx2"),
+        ("x86-64-v4", "avx512f"),
+        ("native", "avx512_vnni"),
+    ];
+    let mut ran = 0;
+    for (cpu, flag) in cpus {
+        if !host_has(flag) {
+            eprintln!("skipping --target-cpu {cpu}: this CPU has no {flag}");
+            continue;
+        }
+        let work = target.join(format!("corpus-ci-int8-{cpu}"));
+        let arg = format!("--compile-arg=--target-cpu={cpu}");
+        let results = run_corpus(&corpus_s, &work, &[&arg]);
+        assert_eq!(results.len(), 2, "{cpu}: both int8 models run");
+        let failures: Vec<String> = results.iter().filter_map(failure).collect();
+        assert!(failures.is_empty(), "{cpu}: {}", failures.join("\n"));
+        ran += 1;
+    }
+    eprintln!("int8 kernels checked at {ran} of {} widths", cpus.len());
 }

@@ -5,7 +5,8 @@
 //! 512 where the CPU has AVX-512, 256 with AVX2, else 128 (SSE, NEON).
 //! clang itself says what a CPU has (`clang -march=CPU -dM -E` defines
 //! `__AVX512F__`, `__AVX2__`); without clang, the x86-64 levels are known
-//! and `native` reads /proc/cpuinfo.
+//! and `native` reads /proc/cpuinfo. The same features say whether the
+//! int8 kernels may use the VNNI byte dot product (`int8-dot`).
 
 use crate::Failure;
 use std::path::Path;
@@ -36,6 +37,8 @@ pub struct CodegenFlags {
 pub struct Codegen {
     pub cpu: String,
     pub vector_bits: u32,
+    /// The CPU has VNNI's `vpdpbusd` at `vector_bits`.
+    pub int8_dot: bool,
     pub threads: u64,
 }
 
@@ -44,6 +47,7 @@ impl Default for Codegen {
         Codegen {
             cpu: default_cpu(false).to_string(),
             vector_bits: 128,
+            int8_dot: false,
             threads: 0,
         }
     }
@@ -80,10 +84,12 @@ impl CodegenFlags {
                 "--target-cpu: invalid CPU name '{cpu}'"
             )));
         }
-        let vector_bits = vector_bits(&cpu, llvm_bin)?;
+        let features = features(&cpu, llvm_bin)?;
+        let vector_bits = bits_of(&features);
         Ok(Codegen {
             cpu,
             vector_bits,
+            int8_dot: int8_dot_of(&features, vector_bits),
             threads: self.threads.unwrap_or(0),
         })
     }
@@ -111,7 +117,11 @@ impl Codegen {
         match stage {
             "bufferize" => pipeline.replacen(
                 "bufferize",
-                &format!("bufferize{{vector-bits={}}}", self.vector_bits),
+                &format!(
+                    "bufferize{{vector-bits={},int8-dot={}}}",
+                    self.vector_bits,
+                    u8::from(self.int8_dot)
+                ),
                 1,
             ),
             "lower" => lower::llvm_ready_pipeline(self.threads),
@@ -141,10 +151,11 @@ impl Codegen {
     }
 }
 
-/// The vector width for `cpu`: from clang's target features, else known.
-fn vector_bits(cpu: &str, llvm_bin: Option<&Path>) -> Result<u32, Failure> {
+/// What `cpu` has: clang's predefined macros for it, else the x86-64
+/// level's known features or, for `native`, /proc/cpuinfo's flags.
+fn features(cpu: &str, llvm_bin: Option<&Path>) -> Result<String, Failure> {
     if cfg!(not(target_arch = "x86_64")) {
-        return Ok(128);
+        return Ok(String::new());
     }
     if let Some(clang) = crate::tools::find_tool("clang", llvm_bin) {
         let out = Command::new(&clang)
@@ -152,42 +163,71 @@ fn vector_bits(cpu: &str, llvm_bin: Option<&Path>) -> Result<u32, Failure> {
             .args(["-dM", "-E", "-x", "c", "/dev/null"])
             .output();
         if let Ok(out) = out {
-            let text = String::from_utf8_lossy(&out.stdout);
             if !out.status.success() {
                 return Err(Failure::Usage(format!(
                     "--target-cpu: clang does not know CPU '{cpu}'"
                 )));
             }
-            return Ok(bits_of(&text));
+            return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
         }
     }
     Ok(match cpu {
-        "x86-64-v4" => 512,
-        "x86-64-v3" => 256,
-        "native" => bits_of(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default()),
-        _ => 128,
+        "x86-64-v4" => " avx2 avx512f ".to_string(),
+        "x86-64-v3" => " avx2 ".to_string(),
+        "native" => std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default(),
+        _ => String::new(),
     })
 }
 
-/// 512 with AVX-512F, 256 with AVX2, else 128, from clang's macros
-/// (`#define __AVX2__ 1`) or cpuinfo's flags (` avx2 `).
+/// Whether `features` names `f`: clang's macro (`#define __AVX2__ 1`) or a
+/// cpuinfo flag (` avx2 `, where VNNI is spelled `avx512_vnni`).
+fn has(features: &str, f: &str) -> bool {
+    let macro_ = format!("#define __{}__ ", f.to_ascii_uppercase().replace('_', ""));
+    features.contains(&macro_) || features.contains(&format!(" {f} "))
+}
+
+/// 512 with AVX-512F, 256 with AVX2, else 128.
 fn bits_of(features: &str) -> u32 {
-    let has = |f: &str| {
-        let macro_ = format!("#define __{}__ ", f.to_ascii_uppercase());
-        features.contains(&macro_) || features.contains(&format!(" {f} "))
-    };
-    if has("avx512f") {
+    if has(features, "avx512f") {
         512
-    } else if has("avx2") {
+    } else if has(features, "avx2") {
         256
     } else {
         128
     }
 }
 
+/// `vpdpbusd` on `bits`-wide vectors: AVX-512 VNNI at 512 (and at 256 with
+/// AVX-512VL), AVX-VNNI at 256.
+fn int8_dot_of(features: &str, bits: u32) -> bool {
+    let vnni512 = has(features, "avx512_vnni");
+    match bits {
+        512 => vnni512,
+        256 => (vnni512 && has(features, "avx512vl")) || has(features, "avx_vnni"),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn features_to_int8_dot() {
+        let zen4 = "#define __AVX512F__ 1\n#define __AVX512VNNI__ 1\n#define __AVX512VL__ 1\n";
+        assert!(int8_dot_of(zen4, 512));
+        assert!(int8_dot_of(zen4, 256));
+        assert!(!int8_dot_of("#define __AVX512F__ 1\n", 512));
+        assert!(int8_dot_of(
+            "#define __AVX2__ 1\n#define __AVXVNNI__ 1\n",
+            256
+        ));
+        assert!(int8_dot_of(
+            "flags : avx2 avx512f avx512_vnni avx512vl ",
+            512
+        ));
+        assert!(!int8_dot_of("#define __AVXVNNI__ 1\n", 128));
+    }
 
     #[test]
     fn features_to_bits() {
@@ -205,11 +245,12 @@ mod tests {
         let c = Codegen {
             cpu: "x86-64-v3".into(),
             vector_bits: 256,
+            int8_dot: true,
             threads: 2,
         };
         assert_eq!(
             c.stage_pipeline("bufferize", "bufferize,split-alloc"),
-            "bufferize{vector-bits=256},split-alloc"
+            "bufferize{vector-bits=256,int8-dot=1},split-alloc"
         );
         assert!(c
             .stage_pipeline("lower", "x")

@@ -31,6 +31,19 @@ Models (each is named after the exporter habit it copies):
   ci_winograd          3x3 stride-1 convs (VGG/ResNet bodies) with channels
                        and pads of every kind, dynamic batch, height and width:
                        sizes on both sides of the Winograd threshold
+  ci_int8              int8 matmuls as onnxruntime's quantize_dynamic and
+                       QOperator quantization write them: DynamicQuantizeLinear
+                       -> MatMulInteger on s8 (symmetric) and u8 (per-column
+                       zero point) weights -> Cast -> Mul -> Add; u8 activations
+                       into QLinearMatMul with per-column scales and zero
+                       points; s8 activations into MatMulInteger; odd K and N,
+                       dynamic batch x sequence
+  ci_int8_conv         QOperator-quantized CNN layers: QLinearConv with
+                       per-channel s8 weights and a bias, grouped with u8
+                       weights and a zero point (column sums), depthwise with
+                       stride 2 and dilation, s8 activations, ConvInteger
+                       with a 1x1 kernel;
+                       dynamic batch, height and width
   ci_paddle_dims       paddle2onnx-style inputs declared with -1 dims and an
                        output declared with a 0 dim
   ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
@@ -362,11 +375,102 @@ def ci_winograd():
     return m, sizes, "3x3 stride-1 convs: Winograd at sizes 0 and 2 (>= 16 tiles; size 2 in several blocks of tile rows), the im2col GEMM at size 1, the direct conv on planes for c3"
 
 
+def ci_int8():
+    b = Builder(12)
+    rng = b.rng
+
+    def qweight(name, k, n, signed):
+        if signed:
+            return b.const(name, rng.integers(-127, 128, size=(k, n)), np.int8)
+        return b.const(name, rng.integers(0, 256, size=(k, n)), np.uint8)
+
+    def dequant_matmul(x, w, k, n, signed, zp=None):
+        q, s, z = b.op("DynamicQuantizeLinear", [x], n_out=3)
+        ins = [q, w, z] + ([zp] if zp else [])
+        acc = b.op("Cast", [b.op("MatMulInteger", ins)], to=F)
+        scale = b.op("Mul", [s, b.const(w + ".scale", np.float32(0.5 / np.sqrt(k) / 64), np.float32)])
+        return b.op("Add", [b.op("Mul", [acc, scale]), b.w(w + ".bias", [n], 0.1)])
+
+    # 40 -> 70 on symmetric s8 weights, then 70 -> 37 on u8 weights with a
+    # per-column zero point (row sums of A needed).
+    h = dequant_matmul("x", qweight("w1", 40, 70, True), 40, 70, True)
+    h = b.op("Relu", [h])
+    zp = b.const("w2.zp", rng.integers(100, 156, size=(37,)), np.uint8)
+    h = dequant_matmul(h, qweight("w2", 70, 37, False), 70, 37, False, zp)
+    b.rename_last("y")
+    # u8 activations times s8 weights with per-column scales and zero
+    # points, requantized.
+    xq = b.op("QuantizeLinear", ["x", b.const("xs", np.float32(0.05), np.float32), b.const("xz", np.uint8(125), np.uint8)])
+    yq = b.op("QLinearMatMul", [xq, "xs", "xz", qweight("w3", 40, 53, True),
+                                b.const("w3.s", rng.random(53) * 0.01 + 0.002, np.float32),
+                                b.const("w3.z", rng.integers(-9, 10, size=(53,)), np.int8),
+                                b.const("ys", np.float32(0.1), np.float32), b.const("yz", np.uint8(128), np.uint8)])
+    b.op("DequantizeLinear", [yq, "ys", "yz"])
+    b.rename_last("z")
+    # s8 activations (+128 in the kernel) times u8 weights.
+    sq = b.op("QuantizeLinear", ["x", "xs", b.const("sz", np.int8(-3), np.int8)])
+    b.op("Cast", [b.op("MatMulInteger", [sq, qweight("w4", 40, 21, False), "sz", b.const("w4.z", np.uint8(131), np.uint8)])], to=F)
+    b.rename_last("w")
+    m = b.model("ci_int8", [vi("x", F, ["batch", "seq", 40])], [vi("y", F, ["batch", "seq", 37]), vi("z", F, ["batch", "seq", 53]), vi("w", F, ["batch", "seq", 21])], 13)
+    sizes = [
+        {"x": ([1, 7, 40], np.float32, "normal")},
+        {"x": ([3, 19, 40], np.float32, "normal")},
+    ]
+    return m, sizes, "int8 GEMM: u8 x s8, u8 x u8 with per-column zero points, u8 x s8 requantized, s8 x u8"
+
+
+def ci_int8_conv():
+    b = Builder(13)
+    rng = b.rng
+    c = lambda name, v, t: b.const(name, v, t)  # noqa: E731
+    x = b.op("QuantizeLinear", ["x", c("xs", np.float32(0.04), np.float32), c("xz", np.uint8(121), np.uint8)])
+
+    def qconv(x, xs, xz, name, w, ws, wz, ys, yz, bias=None, **attrs):
+        ins = [x, xs, xz, c(name + ".w", w, w.dtype), c(name + ".ws", ws, np.float32), c(name + ".wz", wz, w.dtype),
+               c(name + ".ys", np.float32(ys), np.float32), c(name + ".yz", np.uint8(yz), np.uint8)]
+        if bias is not None:
+            ins.append(c(name + ".b", bias, np.int32))
+        return b.op("QLinearConv", ins, **attrs)
+
+    # 3x3 pad 1, per-channel symmetric s8 weights, bias.
+    h = qconv(x, "xs", "xz", "c1", rng.integers(-127, 128, size=(20, 6, 3, 3)).astype(np.int8),
+              (rng.random(20) * 0.01 + 0.002).astype(np.float32), np.zeros(20, np.int8), 0.05, 110,
+              bias=rng.integers(-2000, 2000, size=20), kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    # Grouped, u8 weights with a zero point, stride 2, asymmetric pads.
+    h = qconv(h, "c1.ys", "c1.yz", "c2", rng.integers(0, 256, size=(12, 10, 3, 3)).astype(np.uint8),
+              np.array([0.003], np.float32), np.array([131], np.uint8), 0.08, 128,
+              group=2, strides=[2, 2], pads=[0, 1, 2, 1])
+    # Depthwise, dilation 2, uneven pads.
+    h = qconv(h, "c2.ys", "c2.yz", "c3", rng.integers(-127, 128, size=(12, 1, 3, 3)).astype(np.int8),
+              (rng.random(12) * 0.01 + 0.005).astype(np.float32), np.zeros(12, np.int8), 0.06, 100,
+              group=12, dilations=[2, 2], pads=[2, 1, 2, 3])
+    b.op("DequantizeLinear", [h, "c3.ys", "c3.yz"])
+    b.rename_last("y")
+    # s8 activations (+128 in the packing) and s8 output, 3x3 stride 2.
+    sx = b.op("QuantizeLinear", ["x", "xs", c("sz", np.int8(-5), np.int8)])
+    sw = rng.integers(-127, 128, size=(9, 6, 3, 3)).astype(np.int8)
+    sq = b.op("QLinearConv", [sx, "xs", "sz", c("s.w", sw, np.int8), c("s.ws", np.float32(0.004), np.float32),
+                              c("s.wz", np.int8(0), np.int8), c("s.ys", np.float32(0.07), np.float32), c("s.yz", np.int8(3), np.int8)],
+              strides=[2, 2], pads=[1, 1, 1, 1])
+    b.op("DequantizeLinear", [sq, "s.ys", "s.yz"])
+    b.rename_last("s")
+    # ConvInteger 1x1 on the quantized input (u8 x u8 with zero points).
+    ci = b.op("ConvInteger", [x, c("ci.w", rng.integers(0, 256, size=(7, 6, 1, 1)), np.uint8), "xz", c("ci.wz", np.uint8(126), np.uint8)])
+    b.op("Cast", [ci], to=F)
+    b.rename_last("z")
+    m = b.model("ci_int8_conv", [vi("x", F, ["N", 6, "H", "W"])], [vi("y", F, ["N", 12, "OH", "OW"]), vi("s", F, ["N", 9, "SH", "SW"]), vi("z", F, ["N", 7, "H", "W"])], 13)
+    sizes = [
+        {"x": ([1, 6, 17, 23], np.float32, "normal")},
+        {"x": ([2, 6, 9, 8], np.float32, "normal")},
+    ]
+    return m, sizes, "int8 convs: per-channel s8 with bias, grouped u8 with a zero point, depthwise dilated, s8 activations, 1x1 ConvInteger"
+
+
 # onnx.checker refuses what these exporters write (-1 dims, an output
 # without a shape); onnxruntime runs them.
 UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
 
 
 def main():

@@ -35,7 +35,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import compare, first_error_line, last_json, load_size, run_child  # noqa: E402
+from run import ATOL, compare, first_error_line, last_json, load_size, run_child  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -111,7 +111,7 @@ def worker_check(args):
             notes.append(f"size {k}: {len(got)} outputs, want {len(want)}")
             continue
         for i, (g, w) in enumerate(zip(got, want)):
-            ok, mad, note = compare(np, g, w)
+            ok, mad, note = compare(np, g, w, entry.get("atol", ATOL))
             if mad is not None and mad == mad:
                 worst = max(worst, mad)
             if not ok:

@@ -125,6 +125,9 @@ fn param(b: &mut Builder<'_>, op: OpId, v: ValueId) -> Result<ValueId> {
 }
 
 pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    if let Some(r) = super::qgemm::ops::qlinear_matmul(cx, b, op)? {
+        return Ok(r);
+    }
     let ins: Vec<ValueId> = (0..8)
         .map(|i| cx.input(b.m, op, i))
         .collect::<Result<_>>()?;

@@ -115,6 +115,9 @@ pub fn batched_dot(
 }
 
 pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    if let Some(r) = super::qgemm::ops::matmul_integer(cx, b, op)? {
+        return Ok(r);
+    }
     let a = cx.input(b.m, op, 0)?;
     let bm = cx.input(b.m, op, 1)?;
     let (az, bz) = (
@@ -137,31 +140,75 @@ pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
 }
 
 pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let w = cx.input(b.m, op, 1)?;
-    let (xz, wz) = (
-        cx.optional_input(b.m, op, 2)?,
-        cx.optional_input(b.m, op, 3)?,
-    );
-    let (dx, dw) = (dims(b, x), dims(b, w));
+    if let Some(r) = super::qgemm::conv::conv_integer(cx, b, op)? {
+        return Ok(r);
+    }
+    let o = IntConv {
+        x: cx.input(b.m, op, 0)?,
+        w: cx.input(b.m, op, 1)?,
+        xz: cx.optional_input(b.m, op, 2)?,
+        wz: cx.optional_input(b.m, op, 3)?,
+    };
+    let a = ops::ConvInteger::of(b.m, op);
+    let (group, given) = (a.group(), a.kernel_shape());
+    let win = window(b.m, op, o.x, given.clone(), a.into())?;
+    integer_conv_nest(b, op, &o, (win, given, group), &mut |b, s, out, ivs| {
+        b.store(s, out, ivs);
+        Ok(())
+    })
+}
+
+/// The operands of an integer convolution's loop nest.
+struct IntConv {
+    x: ValueId,
+    w: ValueId,
+    xz: Option<ValueId>,
+    wz: Option<ValueId>,
+}
+
+/// The window of a conv whose kernel extents are `kernel_shape`, else the
+/// weight's (runtime) dims.
+fn window(
+    m: &ir::Module,
+    op: OpId,
+    x: ValueId,
+    given: Option<Vec<i64>>,
+    attrs: super::window::WindowAttrs<'_>,
+) -> Result<Spatial> {
+    let sp = shape_of(m, x).len().saturating_sub(2);
+    let kernel = given
+        .filter(|k| k.len() == sp)
+        .unwrap_or_else(|| vec![ir::DYN; sp]);
+    Spatial::new(m, op, kernel, attrs)
+}
+
+/// Stores one output element: (builder, i32 sum, output, indices).
+type ConvStore<'a> = dyn FnMut(&mut Builder<'_>, ValueId, ValueId, &[ValueId]) -> Result<()> + 'a;
+
+/// `Σ (x - xz)(w - wz)` in i32 per output element as a scalar loop nest
+/// (weights that are not constant, which the int8 kernel needs), groups
+/// included; `store` writes each sum.
+fn integer_conv_nest(
+    b: &mut Builder<'_>,
+    op: OpId,
+    o: &IntConv,
+    (win, given, group): (Spatial, Option<Vec<i64>>, i64),
+    store: &mut ConvStore<'_>,
+) -> Result<Vec<ValueId>> {
+    let (dx, dw) = (dims(b, o.x), dims(b, o.w));
     let sp = dx.len().saturating_sub(2);
-    if sp == 0 || dw.len() != dx.len() {
+    if sp == 0 || dw.len() != dx.len() || group < 1 {
         return Err(op_error(b.m, op, "x and w must have the same rank >= 3"));
     }
-    let attrs = ops::ConvInteger::of(b.m, op);
-    if attrs.group() != 1 {
-        return Err(op_error(b.m, op, "grouped ConvInteger is not supported"));
-    }
-    // The kernel's extents: kernel_shape, else w's (runtime) dims.
-    let given = attrs.kernel_shape().filter(|k| k.len() == sp);
-    let kernel = given.clone().unwrap_or_else(|| vec![ir::DYN; sp]);
-    let win = Spatial::new(b.m, op, kernel, attrs.into())?;
-    let ks: Vec<ValueId> = match given {
+    let ks: Vec<ValueId> = match given.filter(|k| k.len() == sp) {
         Some(k) => k.iter().map(|&k| b.const_index(k)).collect(),
         None => dw[2..].to_vec(),
     };
+    let groups = b.const_index(group);
+    let channels = b.muli(dw[1], groups);
     let msg = "the input's channels differ from the weight's";
-    super::checks::equal(b, op, dx[1], dw[1], msg)?;
+    super::checks::equal(b, op, dx[1], channels, msg)?;
+    let per_group = b.divui(dw[0], groups);
     let place = win.placement(b, &dx[2..], Some(&ks));
     let mut od = vec![dx[0], dw[0]];
     od.extend(&place.outs);
@@ -172,17 +219,20 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     let mut err = None;
     loop_nest(b, &bounds, &od, &mut |b, ivs| {
         let zero = b.const_int(0, Type::i(32));
+        let g = b.divui(ivs[1], per_group);
+        let first = b.muli(g, dw[1]);
         let s = reduce_nest(b, &bounds, &red, zero, &mut |b, r, acc| {
             let (pos, inside) = win.input_indices(b, &place, &ivs[2..], &r[1..]);
-            let mut xi = vec![ivs[0], r[0]];
+            let c = b.addi(first, r[0]);
+            let mut xi = vec![ivs[0], c];
             xi.extend(pos);
             let mut wi = vec![ivs[1]];
             wi.extend_from_slice(r);
-            let xv = b.load(x, &xi);
-            let wv = b.load(w, &wi);
+            let xv = b.load(o.x, &xi);
+            let wv = b.load(o.w, &wi);
             let (xc, wc) = match (
-                centered(b, op, xv, xz, r[0]),
-                centered(b, op, wv, wz, ivs[1]),
+                centered(b, op, xv, o.xz, c),
+                centered(b, op, wv, o.wz, ivs[1]),
             ) {
                 (Ok(x), Ok(y)) => (x, y),
                 (Err(e), _) | (_, Err(e)) => {
@@ -194,7 +244,74 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
             let sum = b.add(acc, p);
             b.select(inside, sum, acc)
         });
-        b.store(s, out, ivs);
+        if let Err(e) = store(b, s, out, ivs) {
+            err = Some(e);
+        }
     });
     finish(err, vec![out])
+}
+
+/// QLinearConv: the int8 convolution kernel for constant 8-bit weights,
+/// else the loop nest, requantized per output channel.
+pub fn qlinear_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    if let Some(r) = super::qgemm::conv::qlinear_conv(cx, b, op)? {
+        return Ok(r);
+    }
+    let ins: Vec<Option<ValueId>> = (0..9)
+        .map(|i| cx.optional_input(b.m, op, i))
+        .collect::<Result<_>>()?;
+    let need = |i: usize| ins[i].ok_or_else(|| op_error(b.m, op, format!("missing input {i}")));
+    let o = IntConv {
+        x: need(0)?,
+        w: need(3)?,
+        xz: ins[2],
+        wz: ins[5],
+    };
+    let (xs, ws, ys, yz) = (need(1)?, need(4)?, need(6)?, need(7)?);
+    let elem = super::result_memref_type(b.m, op, 0)?
+        .element_type()
+        .clone();
+    let a = ops::QLinearConv::of(b.m, op);
+    let (group, given) = (a.group(), a.kernel_shape());
+    let win = window(b.m, op, o.x, given.clone(), a.into())?;
+    let f = Type::f32();
+    let x_scale = scalar_at(b, op, xs, None, &f)?;
+    let y_scale = scalar_at(b, op, ys, None, &f)?;
+    let y_zero = scalar_at(b, op, yz, None, &f)?;
+    let bias = ins[8];
+    integer_conv_nest(b, op, &o, (win, given, group), &mut |b, s, out, ivs| {
+        let s = match bias {
+            Some(bias) => {
+                let x = b.load(bias, &[ivs[1]]);
+                b.addi(s, x)
+            }
+            None => s,
+        };
+        let w_scale = scalar_at(b, op, ws, Some(ivs[1]), &f)?;
+        let scale = b.mulf(x_scale, w_scale);
+        let scale = b.divf(scale, y_scale);
+        let v = b.sitofp(s, f.clone());
+        let v = b.mulf(v, scale);
+        let v = super::quant::quantize_value(b, op, v, Some(y_zero), &elem)?;
+        b.store(v, out, ivs);
+        Ok(())
+    })
+}
+
+/// The element of a scalar (or one-element) parameter, or element `i` of
+/// a per-channel one, converted to `to`.
+fn scalar_at(
+    b: &mut Builder<'_>,
+    op: OpId,
+    p: ValueId,
+    i: Option<ValueId>,
+    to: &Type,
+) -> Result<ValueId> {
+    let shape = shape_of(b.m, p);
+    let idx: Vec<ValueId> = match (shape.as_slice(), i) {
+        ([n], Some(i)) if *n != 1 => vec![i],
+        _ => shape.iter().map(|_| b.const_index(0)).collect(),
+    };
+    let v = b.load(p, &idx);
+    scalar::convert(b, op, v, to)
 }

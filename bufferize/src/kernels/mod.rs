@@ -31,6 +31,7 @@ mod nms;
 mod norm;
 mod pad;
 mod pool;
+mod qgemm;
 mod quant;
 mod reduce;
 mod resize;
@@ -190,7 +191,8 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         // sequence models, signal and sampling).
         K::MatMul => k!(matmul::matmul),              K::Gemm => k!(matmul::gemm),
         K::MatMulInteger => k!(integer::matmul_integer),
-        K::ConvInteger => k!(integer::conv_integer),  K::Conv => k!(conv::conv),
+        K::ConvInteger => k!(integer::conv_integer),
+        K::QLinearConv => k!(integer::qlinear_conv),  K::Conv => k!(conv::conv),
         K::ConvTranspose => k!(conv_transpose::conv_transpose),
         K::Col2Im => k!(conv_transpose::col2im),
         K::DeformConv => k!(deform_conv::deform_conv),
@@ -210,7 +212,7 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         // No kernel (yet): random, string, optional and most ML ops.
         K::Yield | K::Bernoulli | K::GlobalLpPool | K::ImageDecoder | K::MaxRoiPool
         | K::MelWeightMatrix | K::Multinomial | K::OptionalGetElement | K::OptionalHasElement
-        | K::QLinearConv | K::RandomNormal | K::RandomNormalLike | K::RandomUniform
+        | K::RandomNormal | K::RandomNormalLike | K::RandomUniform
         | K::RandomUniformLike | K::RegexFullMatch | K::StringConcat | K::StringNormalizer
         | K::StringSplit | K::Upsample | K::CastMap | K::CategoryMapper | K::DictVectorizer
         | K::FeatureVectorizer | K::OneHotEncoder | K::SVMClassifier

@@ -98,7 +98,7 @@ fn quantize_to(
 }
 
 /// `saturate(roundeven(v) + zp)` converted to `out` (v, zp as floats).
-fn quantize_value(
+pub(super) fn quantize_value(
     b: &mut Builder<'_>,
     op: OpId,
     v: ValueId,

@@ -31,7 +31,7 @@ macro_rules! window_attrs_of {
         }
     )*};
 }
-window_attrs_of!(Conv, ConvInteger, MaxPool, AveragePool, LpPool);
+window_attrs_of!(Conv, ConvInteger, QLinearConv, MaxPool, AveragePool, LpPool);
 
 /// How a window op pads, from `auto_pad` and `pads`.
 #[derive(Clone, Debug)]

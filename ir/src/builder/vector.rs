@@ -140,4 +140,13 @@ impl Builder<'_> {
         let n = i64::try_from(mask.len()).unwrap_or(i64::MAX);
         self.op1("vector.shuffle", &[a, b], Type::vector(n, elem), &attrs)
     }
+    /// The bits of `v` as a vector of `n` lanes of `elem`.
+    pub fn vbitcast(&mut self, v: ValueId, n: i64, elem: Type) -> ValueId {
+        self.op1("vector.bitcast", &[v], Type::vector(n, elem), &[])
+    }
+    /// `x86vector.vpdpbusd acc, u, s`: `acc` plus, per i32 lane, the four
+    /// products of `u`'s unsigned bytes by `s`'s signed bytes.
+    pub fn vpdpbusd(&mut self, acc: ValueId, u: ValueId, s: ValueId) -> ValueId {
+        self.same("x86vector.vpdpbusd", &[acc, u, s])
+    }
 }

@@ -8,6 +8,7 @@ pub mod math;
 pub mod memref;
 pub mod scf;
 pub mod vector;
+pub mod x86vector;
 
 use crate::diag::{Diagnostic, Result};
 use crate::module::{Module, OpId};
@@ -34,6 +35,7 @@ pub fn builtin_ops() -> impl Iterator<Item = &'static OpDef> {
         .chain(cf::OPS.iter())
         .chain(bufferization::OPS.iter())
         .chain(vector::OPS.iter())
+        .chain(x86vector::OPS.iter())
 }
 
 /// A diagnostic about `op`, carrying its name and location.

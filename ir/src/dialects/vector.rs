@@ -1,8 +1,9 @@
 //! `vector`: register values of static shape (`vector<8xf32>`) for the
 //! kernels' inner loops, with MLIR's syntax: loads and stores at memref
 //! indices (plain and masked for remainders), broadcast, fused
-//! multiply-add, reductions, element extract/insert and shuffles.
-//! Element-wise arithmetic on vectors is `arith`/`math` on vector types.
+//! multiply-add, reductions, element extract/insert, shuffles and bit
+//! casts. Element-wise arithmetic on vectors is `arith`/`math` on vector
+//! types.
 
 use super::{expect_counts, op_error, operand_type, result_type};
 use crate::attr::Attribute;
@@ -13,7 +14,7 @@ use crate::types::{Type, VectorType};
 
 const PURE: Traits = Traits::PURE;
 
-pub static OPS: [OpDef; 13] = [
+pub static OPS: [OpDef; 14] = [
     OpDef::new("vector.load", Traits::NONE, Syntax::Custom).verified(verify_load),
     OpDef::new("vector.store", Traits::NONE, Syntax::Custom).verified(verify_store),
     OpDef::new("vector.maskedload", Traits::NONE, Syntax::Custom).verified(verify_masked_load),
@@ -27,6 +28,7 @@ pub static OPS: [OpDef; 13] = [
     OpDef::new("vector.extract", PURE, Syntax::Custom).verified(verify_extract),
     OpDef::new("vector.insert", PURE, Syntax::Custom).verified(verify_insert),
     OpDef::new("vector.shuffle", PURE, Syntax::Custom).verified(verify_shuffle),
+    OpDef::new("vector.bitcast", PURE, Syntax::Cast).verified(verify_bitcast),
 ];
 
 /// Reduction kinds of `vector.reduction`, by their printed name.
@@ -144,6 +146,27 @@ fn verify_broadcast(m: &Module, op: OpId) -> Result<()> {
     let v = vector(m, op, result_type(m, op, 0)?, "result")?;
     if *operand_type(m, op, 0)? != v.elem {
         return Err(op_error(m, op, "source must be the vector's element type"));
+    }
+    Ok(())
+}
+
+/// The same bits, lanes of another width: `vector<4xi8>` to
+/// `vector<1xi32>`.
+fn verify_bitcast(m: &Module, op: OpId) -> Result<()> {
+    expect_counts(m, op, 1, 1)?;
+    let bits = |t: &Type, what: &str| -> Result<u64> {
+        let v = vector(m, op, t, what)?;
+        let w = v.elem.bit_width().filter(|&w| w > 0 && v.shape.len() == 1);
+        let w =
+            w.ok_or_else(|| op_error(m, op, format!("{what} must be a 1-D vector of numbers")))?;
+        Ok(u64::from(w) * u64::try_from(v.len()).unwrap_or(0))
+    };
+    if bits(operand_type(m, op, 0)?, "source")? != bits(result_type(m, op, 0)?, "result")? {
+        return Err(op_error(
+            m,
+            op,
+            "source and result must have the same bit count",
+        ));
     }
     Ok(())
 }

@@ -430,6 +430,9 @@ impl<'a> FnCx<'a> {
             "math" => math::emit(self, op),
             "memref" => memref::emit(self, op),
             "vector" => vector::emit(self, op),
+            "x86vector" if self.m.name(op).as_str() == "x86vector.vpdpbusd" => {
+                vector::vpdpbusd(self, op)
+            }
             "func" | "cf" => control::emit(self, op),
             _ => Err(unsupported(self.m, op)),
         }

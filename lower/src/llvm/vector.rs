@@ -27,6 +27,7 @@ pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
         "extract" => extract(cx, op),
         "insert" => insert(cx, op),
         "shuffle" => shuffle(cx, op),
+        "bitcast" => bitcast(cx, op),
         _ => Err(unsupported(cx.m, op)),
     }
 }
@@ -148,18 +149,40 @@ fn broadcast(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
 
 fn fma(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let r = cx.result(op, 0)?;
-    let vt = cx.vty(op, r)?;
     let suffix = overload_suffix(cx.m.value_type(r)).map_err(|e| op_error(cx.m, op, e))?;
-    let f = format!("llvm.fmuladd.{suffix}");
-    cx.mcx
-        .declare(&f, &format!("declare {vt} @{f}({vt}, {vt}, {vt})"));
+    same_type_call(cx, op, &format!("llvm.fmuladd.{suffix}"))
+}
+
+/// `r = call @f(operands...)` where the operands and the result share one
+/// type, declaring `f`.
+fn same_type_call(cx: &mut FnCx<'_>, op: OpId, f: &str) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let vt = cx.vty(op, r)?;
     let a: Vec<String> =
         cx.m.operands(op)
             .iter()
             .map(|&v| cx.val(v).map(|x| format!("{vt} {x}")))
             .collect::<Result<_>>()?;
+    let types = vec![vt.as_str(); a.len()].join(", ");
+    cx.mcx.declare(f, &format!("declare {vt} @{f}({types})"));
     cx.define(r, format!("call {vt} @{f}({})", a.join(", ")));
     Ok(())
+}
+
+fn bitcast(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
+    let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
+    let x = cx.val(src)?;
+    cx.define(r, format!("bitcast {from} {x} to {to}"));
+    Ok(())
+}
+
+/// `x86vector.vpdpbusd` as its LLVM intrinsic (bufferize writes the op only
+/// for targets with AVX-512 VNNI or AVX-VNNI).
+pub(crate) fn vpdpbusd(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let bits = 32 * lanes(cx, op, r)?;
+    same_type_call(cx, op, &format!("llvm.x86.avx512.vpdpbusd.{bits}"))
 }
 
 fn reduction(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {

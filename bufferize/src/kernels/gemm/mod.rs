@@ -20,6 +20,7 @@ mod pack;
 
 use ir::{Builder, Type, ValueId};
 
+pub(in crate::kernels) use pack::window_origins;
 pub use pack::{pack_constant_a, ConvGeometry};
 
 /// Register and cache blocking for one vector width.
@@ -322,7 +323,7 @@ fn bands(b: &mut Builder<'_>, v: &Variant, p: &Params) {
 
 /// How many threads share `units` pieces of a product of `work`
 /// multiply-adds (one below `GEMM_MIN_WORK`), and the pieces each takes.
-fn split(b: &mut Builder<'_>, work: ValueId, units: ValueId) -> (ValueId, ValueId) {
+pub(super) fn split(b: &mut Builder<'_>, work: ValueId, units: ValueId) -> (ValueId, ValueId) {
     let one = b.const_index(1);
     let threads = b.num_threads();
     let min_work = b.const_index(crate::loops::GEMM_MIN_WORK);

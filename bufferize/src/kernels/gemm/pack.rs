@@ -318,7 +318,7 @@ fn conv_panel(
 /// The window origins `o_d · s_d - p_d` of the output positions `col0 +
 /// first + lane` (one vector per spatial axis), decomposing the flat
 /// position over the output extents `outs`.
-fn window_origins(
+pub(in crate::kernels) fn window_origins(
     b: &mut Builder<'_>,
     g: &ConvGeometry,
     outs: &[ValueId],

@@ -1,0 +1,65 @@
+//! `x86vector`: x86 vector instructions that no target-neutral op
+//! expresses, for kernels that bufferize writes only when the target has
+//! them (as MLIR's x86vector dialect does).
+
+use super::{expect_counts, op_error, operand_type, result_type};
+use crate::diag::Result;
+use crate::module::{Module, OpId};
+use crate::registry::{OpDef, Syntax, Traits};
+
+pub static OPS: [OpDef; 1] = [OpDef::new(
+    "x86vector.vpdpbusd",
+    Traits::PURE.union(Traits::SAME_TYPE),
+    Syntax::SameType,
+)
+.verified(verify_vpdpbusd)];
+
+/// `vpdpbusd acc, u, s` (AVX-512 VNNI / AVX-VNNI): each i32 lane of `acc`
+/// plus the four products of `u`'s unsigned bytes by `s`'s signed bytes
+/// in that lane, without saturation; 4, 8 or 16 lanes.
+fn verify_vpdpbusd(m: &Module, op: OpId) -> Result<()> {
+    expect_counts(m, op, 3, 1)?;
+    let t = result_type(m, op, 0)?;
+    let ok = t.as_vector().is_some_and(|v| {
+        v.shape.len() == 1 && matches!(v.len(), 4 | 8 | 16) && v.elem.int_width() == Some(32)
+    });
+    if !ok || (0..3).any(|i| operand_type(m, op, i).ok() != Some(t)) {
+        return Err(op_error(
+            m,
+            op,
+            "operands and result must be one vector of 4, 8 or 16 i32",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::parse_module;
+
+    fn verdict(body: &str) -> Result<(), String> {
+        let src = format!("func.func @f{body}");
+        let m = parse_module(&src, "t").map_err(|e| e.to_string())?;
+        crate::verify(&m).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn byte_dot_and_bitcast_verify_their_types() {
+        let ok = "(%a: vector<8xi32>, %q: vector<4xi8>) -> vector<8xi32> {
+            %w = vector.bitcast %q : vector<4xi8> to vector<1xi32>
+            %r = x86vector.vpdpbusd %a, %a, %a : vector<8xi32>
+            return %r : vector<8xi32>
+        }";
+        assert_eq!(verdict(ok), Ok(()));
+        let floats = "(%a: vector<8xf32>) -> vector<8xf32> {
+            %r = x86vector.vpdpbusd %a, %a, %a : vector<8xf32>
+            return %r : vector<8xf32>
+        }";
+        assert!(verdict(floats).is_err_and(|e| e.contains("4, 8 or 16 i32")));
+        let bits = "(%q: vector<4xi8>) -> () {
+            %w = vector.bitcast %q : vector<4xi8> to vector<2xi32>
+            return
+        }";
+        assert!(verdict(bits).is_err_and(|e| e.contains("same bit count")));
+    }
+}
