@@ -115,7 +115,7 @@ fn int8_kernels_match_onnxruntime_at_every_vector_width() {
     run_python(&[
         "scripts/corpus/ci_models.py",
         "--only",
-        "ci_int8,ci_int8_conv",
+        "ci_int8,ci_int8_conv,ci_qdq",
         "-o",
         &corpus_s,
     ]);
@@ -133,7 +133,7 @@ fn int8_kernels_match_onnxruntime_at_every_vector_width() {
         let work = target.join(format!("corpus-ci-int8-{cpu}"));
         let arg = format!("--compile-arg=--target-cpu={cpu}");
         let results = run_corpus(&corpus_s, &work, &[&arg]);
-        assert_eq!(results.len(), 2, "{cpu}: both int8 models run");
+        assert_eq!(results.len(), 3, "{cpu}: the three int8 models run");
         let failures: Vec<String> = results.iter().filter_map(failure).collect();
         assert!(failures.is_empty(), "{cpu}: {}", failures.join("\n"));
         ran += 1;

@@ -12,6 +12,7 @@ use ir::rewrite::GreedyConfig;
 
 pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(canon::affine_bn_pass());
+    reg.add(canon::fuse_qdq_pass());
     reg.add(PassInfo {
         name: "constprop",
         summary: "hybrid shape inference, canonicalization and constant folding",

@@ -101,9 +101,10 @@ pub fn run_stages_with(
     }
     let registry = crate::passes::registry();
     let mut pm = PassManager::new();
+    let to_code = stop_after.is_none_or(|s| s != "constprop");
     for (name, pipeline) in STAGES {
-        let pipeline = match (*name, expansion_bound) {
-            ("constprop", Some(b)) => format!("{pipeline}{{expansion-bound={b}}}"),
+        let pipeline = match *name {
+            "constprop" => constprop_pipeline(pipeline, expansion_bound, to_code),
             _ => cg.stage_pipeline(name, pipeline),
         };
         pm.extend(registry.parse(&pipeline)?);
@@ -121,6 +122,18 @@ pub fn run_stages_with(
     // A cancelled compact left the module uncompacted: stop here.
     ir::cancel::check()?;
     Ok(())
+}
+
+/// The constprop stage with its fold bound; compiling to code, QDQ groups
+/// first become int8 ops (before their weights fold to floats). A model
+/// written back out (fold, `--emit onnx`) keeps its QDQ form, which every
+/// runtime reads.
+pub fn constprop_pipeline(pipeline: &str, bound: Option<f64>, to_code: bool) -> String {
+    let fuse = if to_code { "fuse-qdq," } else { "" };
+    match bound {
+        Some(b) => format!("{fuse}{pipeline}{{expansion-bound={b}}}"),
+        None => format!("{fuse}{pipeline}"),
+    }
 }
 
 /// LLVM IR of a fully lowered model plus its C entry (`ENTRY`).

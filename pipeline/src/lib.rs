@@ -14,8 +14,8 @@ pub mod tools;
 
 pub use compile::{compile, compile_module, CompileOptions, Emit};
 pub use driver::{
-    emit_llvm, import, import_bytes, load, run_stages, run_stages_bounded, run_stages_with,
-    stage_names, DEFAULT_FOLD_EXPANSION_BOUND, ENTRY, MAIN_GRAPH, STAGES,
+    constprop_pipeline, emit_llvm, import, import_bytes, load, run_stages, run_stages_bounded,
+    run_stages_with, stage_names, DEFAULT_FOLD_EXPANSION_BOUND, ENTRY, MAIN_GRAPH, STAGES,
 };
 pub use flags::{io_err, write_output, CmdResult, Failure, PassFlags, Reports, WarningSink};
 pub use fold::{fold, prepare_export, FoldOptions, FoldTimes};

@@ -44,6 +44,11 @@ Models (each is named after the exporter habit it copies):
                        stride 2 and dilation, s8 activations, ConvInteger
                        with a 1x1 kernel;
                        dynamic batch, height and width
+  ci_qdq               QDQ quantization (onnxruntime's default format):
+                       DequantizeLinear -> Conv / MatMul -> QuantizeLinear
+                       groups with per-channel weights and an i32 bias, which
+                       compile to QLinearConv / QLinearMatMul, next to a
+                       depthwise group that stays float; dynamic batch, H, W
   ci_paddle_dims       paddle2onnx-style inputs declared with -1 dims and an
                        output declared with a 0 dim
   ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
@@ -466,11 +471,62 @@ def ci_int8_conv():
     return m, sizes, "int8 convs: per-channel s8 with bias, grouped u8 with a zero point, depthwise dilated, s8 activations, 1x1 ConvInteger"
 
 
+def ci_qdq():
+    b = Builder(14)
+    rng = b.rng
+    c = lambda name, v, t: b.const(name, v, t)  # noqa: E731
+
+    def q(x, s, z):
+        return b.op("QuantizeLinear", [x, s, z])
+
+    def dq(x, s, z, **kw):
+        return b.op("DequantizeLinear", [x, s, z], **kw)
+
+    def qdq_conv(x, xs, xz, x_scale, name, cout, cin, k, group=1, **attrs):
+        w = rng.integers(-127, 128, size=(cout, cin // group, k, k))
+        ws = (rng.random(cout) * 0.01 + 0.002).astype(np.float32)
+        wd = dq(c(name + ".w", w, np.int8), c(name + ".ws", ws, np.float32), c(name + ".wz", np.zeros(cout), np.int8), axis=0)
+        # The bias as onnxruntime's quantizer writes it: i32, scale xs·ws.
+        bs = (np.float32(x_scale) * ws).astype(np.float32)
+        bd = dq(c(name + ".b", rng.integers(-500, 500, size=cout), np.int32), c(name + ".bs", bs, np.float32),
+                c(name + ".bz", np.zeros(cout), np.int32), axis=0)
+        y = b.op("Conv", [dq(x, xs, xz), wd, bd], kernel_shape=[k, k], group=group, **attrs)
+        return q(y, c(name + ".ys", np.float32(0.05), np.float32), c(name + ".yz", np.uint8(110), np.uint8))
+
+    xs, xz = c("xs", np.float32(0.04), np.float32), c("xz", np.uint8(120), np.uint8)
+    h = qdq_conv(q("x", xs, xz), xs, xz, 0.04, "c1", 16, 4, 3, pads=[1, 1, 1, 1])
+    h = b.op("Relu", [dq(h, "c1.ys", "c1.yz")])
+    hs, hz = c("hs", np.float32(0.04), np.float32), c("hz", np.uint8(0), np.uint8)
+    # Depthwise: stays float (its own kernel on planes).
+    h = qdq_conv(q(h, hs, hz), hs, hz, 0.04, "dw", 16, 16, 3, group=16, pads=[1, 1, 1, 1], strides=[2, 2])
+    h = qdq_conv(h, "dw.ys", "dw.yz", 0.05, "pw", 24, 16, 1)
+    b.op("DequantizeLinear", [h, "pw.ys", "pw.yz"])
+    b.rename_last("y")
+    # MatMul on the last axis, per-column weights, s8 output.
+    ws = (rng.random(10) * 0.01 + 0.002).astype(np.float32)
+    wd = dq(c("m.w", rng.integers(-127, 128, size=(5, 10)), np.int8), c("m.ws", ws, np.float32), c("m.wz", np.zeros(10), np.int8), axis=1)
+    mm = b.op("MatMul", [dq(q("x", xs, xz), xs, xz), wd])
+    mq = q(mm, c("m.ys", np.float32(0.02), np.float32), c("m.yz", np.int8(3), np.int8))
+    b.op("DequantizeLinear", [mq, "m.ys", "m.yz"])
+    b.rename_last("z")
+    m = b.model("ci_qdq", [vi("x", F, ["N", 4, "H", 5])], [vi("y", F, ["N", 24, "OH", "OW"]), vi("z", F, ["N", 4, "H", 10])], 13)
+    sizes = [
+        {"x": ([1, 4, 9, 5], np.float32, "normal")},
+        {"x": ([2, 4, 6, 5], np.float32, "normal")},
+    ]
+    return m, sizes, "QDQ groups fused into QLinearConv / QLinearMatMul (one quantization step from the float path)"
+
+
+# Models whose outputs pass through quantization that onnxc computes in
+# integers where onnxruntime's unoptimized oracle computes in floats: a
+# float rounding may move a value one quantization step (0.05 here).
+ATOL = {"ci_qdq": 0.06}
+
 # onnx.checker refuses what these exporters write (-1 dims, an output
 # without a shape); onnxruntime runs them.
 UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
 
 
 def main():
@@ -492,8 +548,9 @@ def main():
             path = os.path.join(args.out, name + ".onnx")
             onnx.save(model, path)
             feeds = [random_feeds(spec, seed=100 + k) for k, spec in enumerate(size_specs)]
+            extra = {"atol": ATOL[name]} if name in ATOL else None
             e = write_entry(args.out, name, path, feeds, source="ci (onnx.helper)", exporter="ci_models.py",
-                            exporter_version=onnx.__version__, notes=notes)
+                            exporter_version=onnx.__version__, notes=notes, extra=extra)
             print(f"{name:22} opset {e['opset']:>2}  {len(e['sizes'])} sizes  {notes}")
         except Exception as ex:  # keep going: one bad model must not stop the rest
             failed += 1

@@ -76,9 +76,10 @@ fn compile(
         let mut pm = PassManager::new();
         // The same fold bound as `onnxc compile`.
         let pipeline = match *stage {
-            "constprop" => format!(
-                "{pipeline}{{expansion-bound={}}}",
-                driver::DEFAULT_FOLD_EXPANSION_BOUND
+            "constprop" => driver::constprop_pipeline(
+                pipeline,
+                Some(driver::DEFAULT_FOLD_EXPANSION_BOUND),
+                true,
             ),
             _ => cg.stage_pipeline(stage, pipeline),
         };

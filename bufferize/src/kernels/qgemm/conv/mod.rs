@@ -47,6 +47,14 @@ pub struct QConvVariant {
 }
 
 impl QConvVariant {
+    /// A 1×1, stride-1 window.
+    fn pointwise(&self) -> bool {
+        self.geometry
+            .kernel
+            .iter()
+            .chain(&self.geometry.strides)
+            .all(|&k| k == 1)
+    }
     fn taps(&self) -> i64 {
         self.geometry.kernel.iter().product()
     }

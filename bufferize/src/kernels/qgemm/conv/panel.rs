@@ -51,7 +51,14 @@ pub(super) fn pack_panel(
             let col = b.addi(col, lane);
             let ok = b.cmpi(CmpI::Slt, col, pos_vec);
             let run = (outs.len() == 2).then(|| Run::new(b, v, (at, outs), j));
-            Lanes { origins, ok, run }
+            let o = b.const_index(j * v.vw);
+            let first = b.addi(at.col0, o);
+            Lanes {
+                origins,
+                ok,
+                run,
+                first,
+            }
         })
         .collect();
     let fill = Fill::new(b, v, p);
@@ -64,7 +71,14 @@ pub(super) fn pack_panel(
     } else {
         Vec::new()
     };
+    let mut no_pads = b.cmp(Cmp::Eq, zero, zero);
+    for &pd in pads {
+        let z = b.cmp(Cmp::Eq, pd, zero);
+        no_pads = b.andi(no_pads, z);
+    }
     let geo = PanelGeometry {
+        positions: at.positions,
+        no_pads,
         ins,
         pads,
         strides: &strides,
@@ -96,6 +110,11 @@ pub(super) fn pack_panel(
 
 /// Where a panel's bytes come from.
 struct PanelGeometry<'a> {
+    /// Positions in the image (the output's plane).
+    positions: ValueId,
+    /// Every begin pad is 0 (with a pointwise window: positions are the
+    /// input plane's bytes in order).
+    no_pads: ValueId,
     ins: &'a [ValueId],
     pads: &'a [ValueId],
     strides: &'a [ValueId],
@@ -112,6 +131,8 @@ struct Lanes {
     origins: Vec<ValueId>,
     ok: ValueId,
     run: Option<Run>,
+    /// The first lane's position.
+    first: ValueId,
 }
 
 struct Run {
@@ -233,28 +254,45 @@ fn quad_row(
                 let x = b.select(inb, x, fill.pad);
                 vec![b.select(inside_k, x, fill.past_k)]
             };
+            if v.pointwise() {
+                let ok = b.andi(geo.no_pads, inside_k);
+                let plane = |b: &mut Builder<'_>| {
+                    let left = b.subi(geo.positions, lanes.first);
+                    let mask = b.create_mask(left, v.vw);
+                    let at = b.addi(base, lanes.first);
+                    vec![b.masked_load(p.x, &[at], mask, fill.pad)]
+                };
+                return pick(b, ok, &vt, plane, &mut gathered);
+            }
             let Some(run) = &lanes.run else {
                 return gathered(b)[0];
             };
             let (ok, at) = row_load(b, v, geo, run, (&tap, inside_k));
-            let pick = b.scf_if(
-                ok,
-                std::slice::from_ref(&vt),
-                &mut |b| {
-                    let at = b.addi(base, at);
-                    let stride = v.geometry.strides[1];
-                    let x = b.vload(p.x, &[at], v.vw * stride);
-                    if stride == 1 {
-                        return vec![x];
-                    }
-                    let every: Vec<i64> = (0..v.vw).map(|i| i * stride).collect();
-                    vec![b.shuffle(x, x, &every)]
-                },
-                Some(&mut gathered),
-            );
-            b.m.results(pick)[0]
+            let row = |b: &mut Builder<'_>| {
+                let at = b.addi(base, at);
+                let stride = v.geometry.strides[1];
+                let x = b.vload(p.x, &[at], v.vw * stride);
+                if stride == 1 {
+                    return vec![x];
+                }
+                let every: Vec<i64> = (0..v.vw).map(|i| i * stride).collect();
+                vec![b.shuffle(x, x, &every)]
+            };
+            pick(b, ok, &vt, row, &mut gathered)
         })
         .collect()
+}
+
+/// `fast` where `ok` holds, else `slow`: one byte vector.
+fn pick(
+    b: &mut Builder<'_>,
+    ok: ValueId,
+    vt: &Type,
+    mut fast: impl FnMut(&mut Builder<'_>) -> Vec<ValueId>,
+    slow: &mut dyn FnMut(&mut Builder<'_>) -> Vec<ValueId>,
+) -> ValueId {
+    let op = b.scf_if(ok, std::slice::from_ref(vt), &mut fast, Some(slow));
+    b.m.results(op)[0]
 }
 
 /// Whether the vector's window row for this tap lies inside the image
