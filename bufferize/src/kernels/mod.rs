@@ -388,6 +388,40 @@ pub(crate) fn lanes_inside(
 
 /// Lanes of a vector of `elem` in `bits`, for the element types whose
 /// vector max/add/div the target does natively.
+/// `x[start..start + n]` folded in vectors of `lanes`: each vector mapped
+/// by `f`, combined into a vector accumulator by `step` from `init` (a
+/// scalar; the masked tail's off lanes take it too), and the lanes then
+/// combined by `lanes_kind`. A sum carried from element to element would
+/// be one add per element in a dependency chain; a vector of partial
+/// results is `lanes` independent ones.
+pub(crate) fn vector_fold(
+    b: &mut Builder<'_>,
+    (x, start, n): (ValueId, ValueId, ValueId),
+    (lanes, init): (i64, ValueId),
+    f: &dyn Fn(&mut Builder<'_>, ValueId) -> ValueId,
+    step: &dyn Fn(&mut Builder<'_>, ValueId, ValueId) -> ValueId,
+    lanes_kind: ir::builder::Reduce,
+) -> ValueId {
+    let (zero, l) = (b.const_index(0), b.const_index(lanes));
+    let whole = b.floordivsi(n, l);
+    let whole = b.muli(whole, l);
+    let vinit = b.broadcast(init, lanes);
+    let lp = b.scf_for(zero, whole, l, &[vinit], |b, j, acc| {
+        let at = b.addi(start, j);
+        let v = b.vload(x, &[at], lanes);
+        let y = f(b, v);
+        vec![step(b, acc[0], y)]
+    });
+    let left = b.subi(n, whole);
+    let mask = b.create_mask(left, lanes);
+    let at = b.addi(start, whole);
+    let v = b.masked_load(x, &[at], mask, vinit);
+    let y = f(b, v);
+    let y = b.select(mask, y, vinit);
+    let acc = step(b, b.m.results(lp)[0], y);
+    b.reduction(lanes_kind, acc)
+}
+
 pub(crate) fn vector_lanes(elem: &Type, bits: u32) -> i64 {
     match elem.bit_width() {
         Some(w @ (32 | 64)) if elem.is_float() => i64::from(bits / w),

@@ -151,30 +151,13 @@ fn normalize(
 /// the last partial vector add 0.
 fn vector_sum(
     b: &mut Builder<'_>,
-    (x, start, n): (ValueId, ValueId, ValueId),
+    row: (ValueId, ValueId, ValueId),
     lanes: i64,
     f: &dyn Fn(&mut Builder<'_>, ValueId) -> ValueId,
 ) -> ValueId {
-    let (zero, l) = (b.const_index(0), b.const_index(lanes));
-    let whole = b.floordivsi(n, l);
-    let whole = b.muli(whole, l);
-    let elem = elem_of(b.m, x);
-    let z = b.zero(&elem);
-    let vzero = b.broadcast(z, lanes);
-    let lp = b.scf_for(zero, whole, l, &[vzero], |b, j, acc| {
-        let at = b.addi(start, j);
-        let v = b.vload(x, &[at], lanes);
-        let y = f(b, v);
-        vec![b.add(acc[0], y)]
-    });
-    let left = b.subi(n, whole);
-    let mask = b.create_mask(left, lanes);
-    let at = b.addi(start, whole);
-    let v = b.masked_load(x, &[at], mask, vzero);
-    let y = f(b, v);
-    let y = b.select(mask, y, vzero);
-    let acc = b.add(b.m.results(lp)[0], y);
-    b.reduction(ir::builder::Reduce::Add, acc)
+    let z = b.zero(&elem_of(b.m, row.0));
+    let add = |b: &mut Builder<'_>, acc, y| b.add(acc, y);
+    super::vector_fold(b, row, (lanes, z), f, &add, ir::builder::Reduce::Add)
 }
 
 fn float_input(cx: &Lowering, b: &Builder<'_>, op: OpId) -> Result<ValueId> {

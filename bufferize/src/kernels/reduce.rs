@@ -215,6 +215,11 @@ pub fn reduce(
     } else {
         alloc_result(b, op, 0, &out_dims)?
     };
+    if let Some(first) = trailing(&flags) {
+        if rows(cx, b, op, kind, (x, &dx, first), out)? {
+            return Ok(vec![out]);
+        }
+    }
     let init = kind.init(b, &elem);
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| b.store(init, out, ivs));
     let zero = bounds.zero;
@@ -230,6 +235,94 @@ pub fn reduce(
         return Ok(vec![squeeze_view(b, op, out, &flags, &dx, out_rank)?]);
     }
     Ok(vec![out])
+}
+
+/// The first reduced dim when exactly the trailing dims from it are.
+fn trailing(flags: &[Flag]) -> Option<usize> {
+    let reduced = |f: &Flag| matches!(f, Flag::Static(true));
+    let first = flags.iter().position(reduced)?;
+    let rest_static = flags.iter().all(|f| matches!(f, Flag::Static(_)));
+    (rest_static && flags[first..].iter().all(reduced)).then_some(first)
+}
+
+/// A float reduction over the trailing dims from `first` as rows of a
+/// contiguous input, each folded in vectors (parallel over rows); `false`
+/// when the kind or the element type has no vector form here.
+fn rows(
+    cx: &Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    kind: Reduce,
+    (x, dx, first): (ValueId, &[ValueId], usize),
+    out: ValueId,
+) -> Result<bool> {
+    let elem = super::elem_of(b.m, x);
+    let lanes = super::vector_lanes(&elem, cx.vector_bits);
+    let vector_kind = matches!(
+        kind,
+        Reduce::Sum
+            | Reduce::Mean
+            | Reduce::SumSquare
+            | Reduce::L1
+            | Reduce::L2
+            | Reduce::Max
+            | Reduce::Min
+    );
+    if lanes == 0 || !vector_kind {
+        return Ok(false);
+    }
+    let x = crate::convert::contiguous(b, x);
+    let (rows, n) = (
+        super::gemm::product(b, &dx[..first]),
+        super::gemm::product(b, &dx[first..]),
+    );
+    let total = b.muli(rows, n);
+    let (xf, of) = (
+        super::gemm::flat(b, x, total),
+        super::gemm::flat(b, out, rows),
+    );
+    let count = match kind {
+        Reduce::Mean => {
+            let i = b.index_cast(n, Type::i64());
+            Some(scalar::convert(b, op, i, &elem)?)
+        }
+        _ => None,
+    };
+    let bounds = Bounds::new(b);
+    let (init, lanes_kind) = match kind {
+        Reduce::Max => (kind.init(b, &elem), ir::builder::Reduce::MaximumF),
+        Reduce::Min => (kind.init(b, &elem), ir::builder::Reduce::MinimumF),
+        _ => (b.zero(&elem), ir::builder::Reduce::Add),
+    };
+    let map = |b: &mut Builder<'_>, v: ValueId| match kind {
+        Reduce::SumSquare | Reduce::L2 => b.mul(v, v),
+        Reduce::L1 => b.absf(v),
+        _ => v,
+    };
+    let step = |b: &mut Builder<'_>, acc: ValueId, v: ValueId| match kind {
+        Reduce::Max => b.max(acc, v),
+        Reduce::Min => b.min(acc, v),
+        _ => b.add(acc, v),
+    };
+    let work = [rows, n];
+    crate::loops::loop_nest_by_work(
+        b,
+        &bounds,
+        &[rows],
+        &work,
+        crate::loops::PARALLEL_MIN_WORK,
+        &mut |b, ivs| {
+            let start = b.muli(ivs[0], n);
+            let v = super::vector_fold(b, (xf, start, n), (lanes, init), &map, &step, lanes_kind);
+            let v = match (kind, count) {
+                (Reduce::L2, _) => b.sqrt(v),
+                (_, Some(count)) => b.div(v, count),
+                _ => v,
+            };
+            b.store(v, of, &[ivs[0]]);
+        },
+    );
+    Ok(true)
 }
 
 /// The finishing pass over the output (`out`, its dims): Mean divides by
