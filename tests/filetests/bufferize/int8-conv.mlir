@@ -1,4 +1,5 @@
 // RUN: onnxc opt %s -p "bufferize{vector-bits=512,int8-dot=1}" | filecheck
+// NO-MLIR-OPT: ui8 operands (ONNX uint8); upstream arith takes signless integers only.
 
 // QLinearConv of u8 activations by constant s8 weights (per-channel
 // scales, a bias) on a VNNI target. The weights are packed at compile

@@ -1,4 +1,5 @@
 // RUN: onnxc opt %s -p "bufferize{vector-bits=128}" | filecheck
+// NO-MLIR-OPT: ui8 operands (ONNX uint8); upstream arith takes signless integers only.
 
 // QLinearMatMul of s8 activations by constant u8 weights with per-column
 // scales and zero points, on a target without VNNI (128-bit vectors).

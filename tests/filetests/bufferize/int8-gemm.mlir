@@ -1,4 +1,5 @@
 // RUN: onnxc opt %s -p "bufferize{vector-bits=512,int8-dot=1}" | filecheck
+// NO-MLIR-OPT: ui8 operands (ONNX uint8); upstream arith takes signless integers only.
 
 // MatMulInteger of u8 activations by constant s8 weights on a VNNI target.
 // B is packed at compile time: one panel of NR = 48 columns, two depth
