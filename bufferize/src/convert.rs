@@ -29,6 +29,8 @@ pub struct Lowering {
     pub int8_dot: bool,
     /// Ops whose results a producer's epilogue computed.
     absorbed: SecondaryMap<OpId, bool>,
+    /// Element-wise ops their consumer's loop computes (`ew_fusion`).
+    deferred: SecondaryMap<OpId, bool>,
 }
 
 /// What earlier `reusable_operand` calls established about a memref: its
@@ -105,6 +107,17 @@ impl Lowering {
     /// Marks `op` as computed by another op's kernel (its results bound).
     pub fn absorb(&mut self, op: OpId) {
         self.absorbed[op] = true;
+    }
+
+    /// Marks `op` as computed inside `user`'s loop; its inputs are read
+    /// there, so for the in-place analysis it sits at `user`.
+    pub fn defer(&mut self, op: OpId, user: OpId) {
+        self.deferred[op] = true;
+        self.pos[op] = self.pos[user];
+    }
+
+    pub fn is_deferred(&self, op: OpId) -> bool {
+        self.deferred[op]
     }
 
     /// Records that tensor value `t` now lives in memref `buf`.
@@ -257,6 +270,10 @@ pub fn lower_one(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<boo
     }
     let dialect = m.name(op).dialect();
     if dialect == "onnx" || dialect == "onnx_ml" {
+        if let Some(user) = kernels::deferrable(cx, m, op) {
+            cx.defer(op, user);
+            return Ok(true);
+        }
         let results = kernels::lower_op(cx, b, op)?;
         for (&r, &new) in b.m.results(op).to_vec().iter().zip(&results) {
             cx.bind(r, new);
@@ -331,6 +348,7 @@ pub fn bufferize_module_for(m: &mut Module, target: KernelTarget) -> Result<()> 
         vector_bits: target.vector_bits,
         int8_dot: target.int8_dot,
         absorbed: SecondaryMap::default(),
+        deferred: SecondaryMap::default(),
     };
     for f in funcs {
         bufferize_function(m, &mut cx, f)?;

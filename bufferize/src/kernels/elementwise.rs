@@ -3,9 +3,10 @@
 //! to 0, and a scalar body per op.
 
 use super::checks;
+use super::ew_fusion::Src;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
-use crate::convert::{dims, is_strided_view, Lowering};
+use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
@@ -179,9 +180,17 @@ fn nest(
     body: Body,
 ) -> Result<Vec<ValueId>> {
     let operand_ids: Vec<usize> = (0..n).filter(|&i| cx.has_input(b.m, op, i)).collect();
-    let inputs: Vec<ValueId> = operand_ids
+    // Buffers, or deferred element-wise producers computed in this loop.
+    let srcs: Vec<Src> = operand_ids
         .iter()
-        .map(|&i| cx.input(b.m, op, i))
+        .map(|&i| Src::of(cx, b, op, i))
+        .collect::<Result<_>>()?;
+    let inputs: Vec<ValueId> = srcs
+        .iter()
+        .map(|s| {
+            s.leaf()
+                .ok_or_else(|| op_error(b.m, op, "an input without a buffer"))
+        })
         .collect::<Result<_>>()?;
     if inputs.is_empty() {
         return Err(op_error(b.m, op, "expects at least one input"));
@@ -222,22 +231,20 @@ fn nest(
     // Operands of the result's own shape, all row-major: one loop over the
     // elements of flat views, so the loop LLVM vectorizes is long even
     // when the last dim is short or known only at run time.
-    let same_shape = inputs
+    let same_shape = srcs
         .iter()
         .zip(&shapes)
         .zip(&dyn_one)
-        .all(|((&v, s), d1)| {
+        .all(|((src, s), d1)| {
             s.len() == rank
-                && !is_strided_view(b.m, v)
+                && src.contiguous(b.m)
                 && d1.iter().all(Option::is_none)
                 && s.iter().zip(&out_shape).all(|(&d, &o)| d != 1 || o == 1)
         });
-    let (inputs, shapes, dyn_one, out_view, out_dims) = if same_shape && rank > 1 {
+    let known = scalar_constants(b, op, &operand_ids, &inputs);
+    let (srcs, shapes, dyn_one, out_view, out_dims) = if same_shape && rank > 1 {
         let total = super::gemm::product(b, &out_dims);
-        let flat: Vec<ValueId> = inputs
-            .iter()
-            .map(|&v| super::gemm::flat(b, v, total))
-            .collect();
+        let flat: Vec<Src> = srcs.into_iter().map(|s| s.flat(b, total)).collect();
         let n = flat.len();
         let out_view = super::gemm::flat(b, out, total);
         (
@@ -248,9 +255,8 @@ fn nest(
             vec![total],
         )
     } else {
-        (inputs, shapes, dyn_one, out, out_dims)
+        (srcs, shapes, dyn_one, out, out_dims)
     };
-    let known = scalar_constants(b, op, &operand_ids, &inputs);
     let mut err = None;
     loop_nest_by_work(
         b,
@@ -259,13 +265,14 @@ fn nest(
         &out_dims,
         PARALLEL_MIN_WORK,
         &mut |b, ivs| {
-            let mut loaded = Vec::with_capacity(inputs.len());
-            for (((&v, s), d1), k) in inputs.iter().zip(&shapes).zip(&dyn_one).zip(&known) {
+            let mut loaded = Vec::with_capacity(srcs.len());
+            for (((src, s), d1), k) in srcs.iter().zip(&shapes).zip(&dyn_one).zip(&known) {
                 if let Some(k) = *k {
                     loaded.push(k);
                     continue;
                 }
-                loaded.push(load_input(b, (v, s, d1), ivs, &out_shape, bounds.zero));
+                let at = (ivs, out_shape.as_slice(), bounds.zero);
+                loaded.push(src.eval(b, (s, d1), at, &mut err));
             }
             match body(b, op, &loaded, &out_elem) {
                 Ok(r) => {
@@ -285,7 +292,7 @@ fn nest(
 
 /// Input `v` (shape `s`, runtime-one dims `d1`) at the output's `ivs`,
 /// its broadcast dims pinned to 0.
-fn load_input(
+pub(super) fn load_input(
     b: &mut Builder<'_>,
     (v, s, d1): (ValueId, &[i64], &[Option<ValueId>]),
     ivs: &[ValueId],
@@ -316,7 +323,7 @@ fn load_input(
 /// single-element constant of f32, f64 or an integer the f64 holds
 /// exactly, so the body sees the number (Pow's exponent 3 becomes two
 /// multiplies in `expand-math`; LLVM folds `x · 1`) instead of a load.
-fn scalar_constants(
+pub(super) fn scalar_constants(
     b: &mut Builder<'_>,
     op: OpId,
     operand_ids: &[usize],
@@ -326,25 +333,34 @@ fn scalar_constants(
         .iter()
         .zip(inputs)
         .map(|(&i, &v)| {
-            let elem = elem_of(b.m, v);
-            let wide = matches!(elem.bit_width(), Some(32 | 64));
-            let exact = |x: f64| {
-                wide && (elem.is_float()
-                    || (elem.is_int() && x.fract() == 0.0 && x.abs() < 2f64.powi(53)))
-            };
-            // Only a one-element constant is decoded (a weight operand of
-            // millions of elements is not).
-            let e = super::constant_elements(b.m, op, i).filter(|e| e.len() == 1)?;
-            let x = e.get(0)?.f64();
-            exact(x).then(|| b.constant(&elem, x))
+            let x = known_scalar(b.m, op, i)?;
+            Some(b.constant(&elem_of(b.m, v), x))
         })
         .collect()
+}
+
+/// Operand `i`'s one element when it is a single-element constant of f32,
+/// f64 or an integer the f64 holds exactly.
+pub(super) fn known_scalar(m: &ir::Module, op: OpId, i: usize) -> Option<f64> {
+    let e = super::constant_elements(m, op, i).filter(|e| e.len() == 1)?;
+    let elem = e.dtype().to_type();
+    let wide = matches!(elem.bit_width(), Some(32 | 64));
+    let x = e.get(0)?.f64();
+    let exact =
+        wide && (elem.is_float() || (elem.is_int() && x.fract() == 0.0 && x.abs() < 2f64.powi(53)));
+    exact.then_some(x)
 }
 
 /// Per dim of operand `i` (rank `rank`): whether shape inference gave it
 /// the same symbolic size as the result's dim it maps to, so it never
 /// broadcasts (where both are 1, the index is 0 either way).
-fn same_sized_dims(cx: &Lowering, m: &ir::Module, op: OpId, i: usize, rank: usize) -> Vec<bool> {
+pub(super) fn same_sized_dims(
+    cx: &Lowering,
+    m: &ir::Module,
+    op: OpId,
+    i: usize,
+    rank: usize,
+) -> Vec<bool> {
     let sym = |v: Option<ValueId>| v.and_then(|v| cx.tensor_type(m, v)?.sym_dims());
     let (Some(ins), Some(outs)) = (sym(m.operand(op, i)), sym(m.result(op, 0))) else {
         return vec![false; rank];

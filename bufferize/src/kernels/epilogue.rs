@@ -211,6 +211,17 @@ fn consumer_act(m: &Module, producer: OpId) -> Option<(OpId, Act)> {
 /// operand: the result's shape (no broadcast), and defined before
 /// the producer (an argument, or an earlier op of an enclosing block), so
 /// its buffer exists when the producer runs.
+/// Whether a Conv producing one of `add`'s operands adds it as its
+/// residual (the Add is then computed by that Conv's epilogue).
+pub fn absorbs_residual(m: &Module, add: OpId) -> bool {
+    m.operands(add).iter().any(|&v| {
+        m.defining_op(v).is_some_and(|p| {
+            OpKind::of(m, p) == Some(OpKind::Conv)
+                && residual_add(m, p).is_some_and(|(a, _)| a == add)
+        })
+    })
+}
+
 fn residual_add(m: &Module, producer: OpId) -> Option<(OpId, usize)> {
     let add = only_user(m, producer)?;
 

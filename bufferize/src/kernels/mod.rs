@@ -13,6 +13,8 @@ mod deform_conv;
 mod dft;
 mod elementwise;
 pub mod epilogue;
+mod ew_fusion;
+pub use ew_fusion::deferrable;
 mod extra;
 mod gather;
 pub mod gemm;
@@ -64,56 +66,61 @@ use rnn::{rnn, Cell};
 use sliding::pool;
 use softmax::{softmax, Norm};
 
+/// The scalar body of an element-wise op (one broadcasting nest around
+/// it), `None` for every other op.
+#[rustfmt::skip]
+pub fn ew_body(kind: K) -> Option<elementwise::Body> {
+    Some(match kind {
+        K::Add | K::Sum => ar::add,                            K::Sub => ar::sub,
+        K::Mul => ar::mul,       K::Div => ar::div,       K::Max => ar::max,
+        K::Min => ar::min,       K::Neg => ar::neg,       K::Abs => ar::abs,
+        K::Reciprocal => ar::reciprocal,                       K::Cast => ar::cast,
+        K::Exp => ar::exp,       K::Log => ar::log,
+        K::Sqrt => ar::sqrt,     K::Erf => ar::erf,       K::Floor => ar::floor,
+        K::Ceil => ar::ceil,     K::Round => ar::round,   K::Sin => ar::sin,
+        K::Cos => ar::cos,       K::Tan => ar::tan,       K::Asin => ar::asin,
+        K::Acos => ar::acos,     K::Atan => ar::atan,     K::Sinh => ar::sinh,
+        K::Cosh => ar::cosh,     K::Tanh => ar::tanh,     K::Asinh => ar::asinh,
+        K::Acosh => ar::acosh,   K::Atanh => ar::atanh,   K::Relu => act::relu,
+        K::Sigmoid => act::sigmoid,
+        K::LeakyRelu => act::leaky_relu,                       K::Elu => act::elu,
+        K::Selu => act::selu,    K::Celu => act::celu,
+        K::HardSigmoid => act::hard_sigmoid,
+        K::HardSwish => act::hard_swish,
+        K::Softplus => act::softplus,
+        K::Softsign => act::softsign,                          K::Mish => act::mish,
+        K::Swish => act::swish,  K::SwiGLU => act::swiglu,
+        K::Gelu => act::gelu,    K::ThresholdedRelu => act::thresholded_relu,
+        K::Shrink => act::shrink,                              K::PRelu => act::prelu,
+        K::Sign => act::sign,    K::IsNaN => act::is_nan, K::IsInf => act::is_inf,
+        K::Binarizer => act::binarizer,                        K::Equal => lg::equal,
+        K::Greater => lg::greater,
+        K::GreaterOrEqual => lg::greater_or_equal,             K::Less => lg::less,
+        K::LessOrEqual => lg::less_or_equal,
+        K::And | K::BitwiseAnd => lg::and,
+        K::Or | K::BitwiseOr => lg::or,
+        K::Xor | K::BitwiseXor => lg::xor,
+        K::Not | K::BitwiseNot => lg::not,
+        K::BitShift => lg::bit_shift,                          K::Where => lg::where_,
+        K::Clip => lg::clip,     K::Mod => lg::modulo,    K::Pow => lg::pow,
+        K::Mean => lg::mean,
+        _ => return None,
+    })
+}
+
 /// Lowers one op at `b` and returns the memrefs of its results.
 #[rustfmt::skip]
 pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let Some(kind) = K::of(b.m, op) else {
         return Err(op_error(b.m, op, "no bufferization for this op yet"));
     };
-    // `k!(f)` calls the kernel `f(cx, b, op)`; `ew!(body)` is the
-    // broadcasting element-wise nest around one scalar body.
+    // `k!(f)` calls the kernel `f(cx, b, op)`.
     macro_rules! k {
         ($f:path) => { $f(cx, b, op) };
         ($f:path, $a:expr) => { $f(cx, b, op, $a) };
     }
-    macro_rules! ew {
-        ($body:path) => { ew(cx, b, op, $body) };
-    }
     match kind {
-        // Element-wise: one broadcasting nest, a scalar body per op.
-        K::Add | K::Sum => ew!(ar::add),                            K::Sub => ew!(ar::sub),
-        K::Mul => ew!(ar::mul),       K::Div => ew!(ar::div),       K::Max => ew!(ar::max),
-        K::Min => ew!(ar::min),       K::Neg => ew!(ar::neg),       K::Abs => ew!(ar::abs),
-        K::Reciprocal => ew!(ar::reciprocal),                       K::Cast => ew!(ar::cast),
-        K::CastLike => k!(cast_like), K::Exp => ew!(ar::exp),       K::Log => ew!(ar::log),
-        K::Sqrt => ew!(ar::sqrt),     K::Erf => ew!(ar::erf),       K::Floor => ew!(ar::floor),
-        K::Ceil => ew!(ar::ceil),     K::Round => ew!(ar::round),   K::Sin => ew!(ar::sin),
-        K::Cos => ew!(ar::cos),       K::Tan => ew!(ar::tan),       K::Asin => ew!(ar::asin),
-        K::Acos => ew!(ar::acos),     K::Atan => ew!(ar::atan),     K::Sinh => ew!(ar::sinh),
-        K::Cosh => ew!(ar::cosh),     K::Tanh => ew!(ar::tanh),     K::Asinh => ew!(ar::asinh),
-        K::Acosh => ew!(ar::acosh),   K::Atanh => ew!(ar::atanh),   K::Relu => ew!(act::relu),
-        K::Sigmoid => ew!(act::sigmoid),
-        K::LeakyRelu => ew!(act::leaky_relu),                       K::Elu => ew!(act::elu),
-        K::Selu => ew!(act::selu),    K::Celu => ew!(act::celu),
-        K::HardSigmoid => ew!(act::hard_sigmoid),
-        K::HardSwish => ew!(act::hard_swish),
-        K::Softplus => ew!(act::softplus),
-        K::Softsign => ew!(act::softsign),                          K::Mish => ew!(act::mish),
-        K::Swish => ew!(act::swish),  K::SwiGLU => ew!(act::swiglu),
-        K::Gelu => ew!(act::gelu),    K::ThresholdedRelu => ew!(act::thresholded_relu),
-        K::Shrink => ew!(act::shrink),                              K::PRelu => ew!(act::prelu),
-        K::Sign => ew!(act::sign),    K::IsNaN => ew!(act::is_nan), K::IsInf => ew!(act::is_inf),
-        K::Binarizer => ew!(act::binarizer),                        K::Equal => ew!(lg::equal),
-        K::Greater => ew!(lg::greater),
-        K::GreaterOrEqual => ew!(lg::greater_or_equal),             K::Less => ew!(lg::less),
-        K::LessOrEqual => ew!(lg::less_or_equal),
-        K::And | K::BitwiseAnd => ew!(lg::and),
-        K::Or | K::BitwiseOr => ew!(lg::or),
-        K::Xor | K::BitwiseXor => ew!(lg::xor),
-        K::Not | K::BitwiseNot => ew!(lg::not),
-        K::BitShift => ew!(lg::bit_shift),                          K::Where => ew!(lg::where_),
-        K::Clip => ew!(lg::clip),     K::Mod => ew!(lg::modulo),    K::Pow => ew!(lg::pow),
-        K::Mean => ew!(lg::mean),
+        K::CastLike => k!(cast_like),
         // Constants, views and copies.
         K::Constant => k!(shape::constant),
         // An omitted optional input stays `none`; kernels skip it.
@@ -218,6 +225,11 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         | K::FeatureVectorizer | K::OneHotEncoder | K::SVMClassifier
         | K::SVMRegressor | K::ZipMap
             => Err(op_error(b.m, op, "no bufferization for this op yet")),
+        // Element-wise: one broadcasting nest around the op's scalar body.
+        _ => match ew_body(kind) {
+            Some(body) => ew(cx, b, op, body),
+            None => Err(op_error(b.m, op, "no bufferization for this op yet")),
+        },
     }
 }
 

@@ -5,16 +5,17 @@
 // same type, seen so far only by loads and stores, and every tensor it
 // holds is dead after the op.
 
-// Exp allocates; Relu and Neg overwrite Exp's buffer.
+// A chain of element-wise ops, each the only use of the one before, is
+// one loop (ew_fusion): one buffer, written once.
 // CHECK-LABEL: func.func @chain
 // CHECK:         %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
 // CHECK-NOT:     memref.alloc
 // CHECK:         math.exp
-// CHECK:         memref.store %{{.*}}, %[[A]][
-// CHECK:         arith.maximumf
+// CHECK-NEXT:    arith.constant
+// CHECK-NEXT:    arith.maximumf
+// CHECK-NEXT:    arith.negf
 // CHECK-NEXT:    memref.store %{{.*}}, %[[A]][
-// CHECK:         arith.negf
-// CHECK-NEXT:    memref.store %{{.*}}, %[[A]][
+// CHECK-NOT:     memref.store
 // CHECK:         return %[[A]]
 func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "onnx.Exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
@@ -23,16 +24,33 @@ func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %2 : tensor<4xf32>
 }
 
-// The operand is used later (by Add): Relu must not overwrite it. Add may
-// then overwrite either of its dead operands.
+// Relu (with Exp computed in its loop) allocates; Add reads Relu's result
+// twice and overwrites its buffer.
+// CHECK-LABEL: func.func @in_place
+// CHECK:         %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK-NOT:     memref.alloc
+// CHECK:         arith.maximumf
+// CHECK-NEXT:    memref.store %{{.*}}, %[[A]][
+// CHECK:         arith.addf
+// CHECK-NEXT:    memref.store %{{.*}}, %[[A]][
+// CHECK:         return %[[A]]
+func.func @in_place(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "onnx.Exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "onnx.Relu"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "onnx.Add"(%1, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// Exp's result has two uses: it is stored. Relu, its only use Add's, is
+// computed in Add's loop, which then overwrites Exp's buffer, dead after
+// Add (the deferred Relu reads it at Add's position, not before).
 // CHECK-LABEL: func.func @used_later
 // CHECK:         %[[E:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
-// CHECK:         math.exp
-// CHECK:         %[[R:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
-// CHECK:         arith.maximumf
-// CHECK-NEXT:    memref.store %{{.*}}, %[[R]][
 // CHECK-NOT:     memref.alloc
-// CHECK:         arith.addf
+// CHECK:         math.exp
+// CHECK-NEXT:    memref.store %{{.*}}, %[[E]][
+// CHECK:         arith.maximumf
+// CHECK-NEXT:    arith.addf
 // CHECK-NEXT:    memref.store %{{.*}}, %[[E]][
 // CHECK:         return %[[E]]
 func.func @used_later(%x: tensor<4xf32>) -> tensor<4xf32> {
