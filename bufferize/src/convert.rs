@@ -29,8 +29,9 @@ pub struct Lowering {
     pub int8_dot: bool,
     /// Ops whose results a producer's epilogue computed.
     absorbed: SecondaryMap<OpId, bool>,
-    /// Element-wise ops their consumer's loop computes (`ew_fusion`).
-    deferred: SecondaryMap<OpId, bool>,
+    /// Element-wise ops their consumer's loop computes (`ew_fusion`):
+    /// the length of the deferred chain each ends (0: not deferred).
+    deferred: SecondaryMap<OpId, u32>,
 }
 
 /// What earlier `reusable_operand` calls established about a memref: its
@@ -111,12 +112,17 @@ impl Lowering {
 
     /// Marks `op` as computed inside `user`'s loop; its inputs are read
     /// there, so for the in-place analysis it sits at `user`.
-    pub fn defer(&mut self, op: OpId, user: OpId) {
-        self.deferred[op] = true;
+    pub fn defer(&mut self, op: OpId, user: OpId, chain: u32) {
+        self.deferred[op] = chain;
         self.pos[op] = self.pos[user];
     }
 
     pub fn is_deferred(&self, op: OpId) -> bool {
+        self.deferred[op] > 0
+    }
+
+    /// The length of the deferred chain `op` ends (0 when not deferred).
+    pub fn chain(&self, op: OpId) -> u32 {
         self.deferred[op]
     }
 
@@ -270,8 +276,8 @@ pub fn lower_one(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<boo
     }
     let dialect = m.name(op).dialect();
     if dialect == "onnx" || dialect == "onnx_ml" {
-        if let Some(user) = kernels::deferrable(cx, m, op) {
-            cx.defer(op, user);
+        if let Some((user, chain)) = kernels::deferrable(cx, m, op) {
+            cx.defer(op, user, chain);
             return Ok(true);
         }
         let results = kernels::lower_op(cx, b, op)?;

@@ -12,9 +12,25 @@ use crate::convert::{is_strided_view, Lowering};
 use ir::{Builder, Module, OpId, Result, Type, ValueId, DYN};
 use onnx::OpKind;
 
-/// The consumer that computes `op`, when `op` may be deferred into it.
-pub fn deferrable(cx: &Lowering, m: &Module, op: OpId) -> Option<OpId> {
+/// Longest chain of deferred ops one loop computes: bounds the loop body
+/// and the recursion that builds it (exported chains of thousands of
+/// element-wise ops exist).
+pub const MAX_CHAIN: u32 = 16;
+
+/// The consumer that computes `op`, when `op` may be deferred into it, and
+/// the length of the deferred chain that `op` then ends.
+pub fn deferrable(cx: &Lowering, m: &Module, op: OpId) -> Option<(OpId, u32)> {
     ew_body(OpKind::of(m, op)?)?;
+    let below = m
+        .operands(op)
+        .iter()
+        .filter_map(|&v| m.defining_op(v))
+        .map(|d| cx.chain(d))
+        .max()
+        .unwrap_or(0);
+    if below >= MAX_CHAIN {
+        return None;
+    }
     let r = m.result(op, 0)?;
     let [u] = m.uses(r) else {
         return None;
@@ -60,7 +76,7 @@ pub fn deferrable(cx: &Lowering, m: &Module, op: OpId) -> Option<OpId> {
         }
         buffers += 1;
     }
-    (buffers > 0).then_some(user)
+    (buffers > 0).then_some((user, below + 1))
 }
 
 /// Where an element-wise loop reads one operand.
