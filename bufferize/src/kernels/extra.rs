@@ -116,14 +116,6 @@ pub fn window(
     finish(err, vec![out])
 }
 
-/// A scalar parameter (shape [] or [1]) as f64.
-fn param(b: &mut Builder<'_>, op: OpId, v: ValueId) -> Result<ValueId> {
-    let r = shape_of(b.m, v).len();
-    let idx: Vec<ValueId> = (0..r).map(|_| b.const_index(0)).collect();
-    let x = b.load(v, &idx);
-    scalar::convert(b, op, x, &Type::f64())
-}
-
 pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     if let Some(r) = super::qgemm::ops::qlinear_matmul(cx, b, op)? {
         return Ok(r);
@@ -141,12 +133,12 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         .element_type()
         .clone();
     let (as_, az, bs, bz, ys, yz) = (
-        param(b, op, ins[1])?,
-        param(b, op, ins[2])?,
-        param(b, op, ins[4])?,
-        param(b, op, ins[5])?,
-        param(b, op, ins[6])?,
-        param(b, op, ins[7])?,
+        super::scalar_at(b, op, ins[1], None, &Type::f64())?,
+        super::scalar_at(b, op, ins[2], None, &Type::f64())?,
+        super::scalar_at(b, op, ins[4], None, &Type::f64())?,
+        super::scalar_at(b, op, ins[5], None, &Type::f64())?,
+        super::scalar_at(b, op, ins[6], None, &Type::f64())?,
+        super::scalar_at(b, op, ins[7], None, &Type::f64())?,
     );
     let f = Type::f64();
     let mult = b.mul(as_, bs);

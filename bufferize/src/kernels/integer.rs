@@ -275,9 +275,9 @@ pub fn qlinear_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     let (group, given) = (a.group(), a.kernel_shape());
     let win = window(b.m, op, o.x, given.clone(), a.into())?;
     let f = Type::f32();
-    let x_scale = scalar_at(b, op, xs, None, &f)?;
-    let y_scale = scalar_at(b, op, ys, None, &f)?;
-    let y_zero = scalar_at(b, op, yz, None, &f)?;
+    let x_scale = super::scalar_at(b, op, xs, None, &f)?;
+    let y_scale = super::scalar_at(b, op, ys, None, &f)?;
+    let y_zero = super::scalar_at(b, op, yz, None, &f)?;
     let bias = ins[8];
     integer_conv_nest(b, op, &o, (win, given, group), &mut |b, s, out, ivs| {
         let s = match bias {
@@ -287,7 +287,7 @@ pub fn qlinear_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
             }
             None => s,
         };
-        let w_scale = scalar_at(b, op, ws, Some(ivs[1]), &f)?;
+        let w_scale = super::scalar_at(b, op, ws, Some(ivs[1]), &f)?;
         let scale = b.mulf(x_scale, w_scale);
         let scale = b.divf(scale, y_scale);
         let v = b.sitofp(s, f.clone());
@@ -296,22 +296,4 @@ pub fn qlinear_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
         b.store(v, out, ivs);
         Ok(())
     })
-}
-
-/// The element of a scalar (or one-element) parameter, or element `i` of
-/// a per-channel one, converted to `to`.
-fn scalar_at(
-    b: &mut Builder<'_>,
-    op: OpId,
-    p: ValueId,
-    i: Option<ValueId>,
-    to: &Type,
-) -> Result<ValueId> {
-    let shape = shape_of(b.m, p);
-    let idx: Vec<ValueId> = match (shape.as_slice(), i) {
-        ([n], Some(i)) if *n != 1 => vec![i],
-        _ => shape.iter().map(|_| b.const_index(0)).collect(),
-    };
-    let v = b.load(p, &idx);
-    scalar::convert(b, op, v, to)
 }

@@ -440,3 +440,21 @@ pub(crate) fn vector_lanes(elem: &Type, bits: u32) -> i64 {
         _ => 0,
     }
 }
+
+/// The element of a scalar (or one-element) parameter, or element `i` of
+/// a per-channel one, converted to `to`.
+pub(crate) fn scalar_at(
+    b: &mut Builder<'_>,
+    op: OpId,
+    p: ValueId,
+    i: Option<ValueId>,
+    to: &Type,
+) -> Result<ValueId> {
+    let shape = shape_of(b.m, p);
+    let idx: Vec<ValueId> = match (shape.as_slice(), i) {
+        ([n], Some(i)) if *n != 1 => vec![i],
+        _ => shape.iter().map(|_| b.const_index(0)).collect(),
+    };
+    let v = b.load(p, &idx);
+    scalar::convert(b, op, v, to)
+}

@@ -6,7 +6,7 @@
 use super::{call, flat_all, pack_b, QCall, QOut, QVariant, Slots};
 use crate::convert::{contiguous, dims, Lowering};
 use crate::kernels::gemm::{flat, product};
-use crate::kernels::{alloc_result, checks, constant_elements, scalar, shape_of};
+use crate::kernels::{alloc_result, checks, constant_elements, scalar_at, shape_of};
 use ir::elements::{DType, Elements};
 use ir::{Builder, OpId, Result, Type, ValueId};
 
@@ -67,7 +67,7 @@ pub fn qlinear_matmul(
     let mut scalars = [sb; 3];
     for (s, i) in scalars.iter_mut().zip([1, 6, 7]) {
         let x = cx.input(b.m, op, i)?;
-        *s = load_scalar(b, op, x, &Type::f32())?;
+        *s = scalar_at(b, op, x, None, &Type::f32())?;
     }
     plan.emit(cx, b, op, QOut::Requant { elem }, Some((sb, scalars)))
         .map(Some)
@@ -90,14 +90,6 @@ pub(super) fn per_column<T: Copy>(vals: &[T], n: i64) -> Option<Vec<T>> {
         l if l == n => Some(vals.to_vec()),
         _ => None,
     }
-}
-
-/// The one element of `x` converted to `to`.
-pub(super) fn load_scalar(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<ValueId> {
-    let r = shape_of(b.m, x).len();
-    let idx: Vec<ValueId> = (0..r).map(|_| b.const_index(0)).collect();
-    let v = b.load(x, &idx);
-    scalar::convert(b, op, v, to)
 }
 
 /// A flat constant buffer of `dtype` holding `bytes`.
@@ -234,6 +226,6 @@ pub(super) fn shifted_zero_point(
     let Some(z) = zp else {
         return Ok(shift);
     };
-    let z = load_scalar(b, op, z, &Type::i(32))?;
+    let z = scalar_at(b, op, z, None, &Type::i(32))?;
     Ok(b.addi(z, shift))
 }

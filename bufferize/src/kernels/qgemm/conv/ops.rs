@@ -67,7 +67,7 @@ pub fn qlinear_conv(
     let mut scalars = [ws; 3];
     for (s, i) in scalars.iter_mut().zip([1, 6, 7]) {
         let x = cx.input(b.m, op, i)?;
-        *s = super::super::ops::load_scalar(b, op, x, &Type::f32())?;
+        *s = crate::kernels::scalar_at(b, op, x, None, &Type::f32())?;
     }
     plan.requant = Some((ws, scalars));
     if cx.has_input(b.m, op, 8) {

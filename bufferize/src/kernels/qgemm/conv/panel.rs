@@ -71,11 +71,14 @@ pub(super) fn pack_panel(
     } else {
         Vec::new()
     };
-    let mut no_pads = b.cmp(Cmp::Eq, zero, zero);
-    for &pd in pads {
-        let z = b.cmp(Cmp::Eq, pd, zero);
-        no_pads = b.andi(no_pads, z);
-    }
+    let no_pads = v.pointwise().then(|| {
+        let mut all = b.cmp(Cmp::Eq, zero, zero);
+        for &pd in pads {
+            let z = b.cmp(Cmp::Eq, pd, zero);
+            all = b.andi(all, z);
+        }
+        all
+    });
     let geo = PanelGeometry {
         positions: at.positions,
         no_pads,
@@ -112,9 +115,9 @@ pub(super) fn pack_panel(
 struct PanelGeometry<'a> {
     /// Positions in the image (the output's plane).
     positions: ValueId,
-    /// Every begin pad is 0 (with a pointwise window: positions are the
-    /// input plane's bytes in order).
-    no_pads: ValueId,
+    /// For a pointwise window, whether every begin pad is 0: positions
+    /// are then the input plane's bytes in order.
+    no_pads: Option<ValueId>,
     ins: &'a [ValueId],
     pads: &'a [ValueId],
     strides: &'a [ValueId],
@@ -254,8 +257,8 @@ fn quad_row(
                 let x = b.select(inb, x, fill.pad);
                 vec![b.select(inside_k, x, fill.past_k)]
             };
-            if v.pointwise() {
-                let ok = b.andi(geo.no_pads, inside_k);
+            if let Some(no_pads) = geo.no_pads {
+                let ok = b.andi(no_pads, inside_k);
                 let plane = |b: &mut Builder<'_>| {
                     let left = b.subi(geo.positions, lanes.first);
                     let mask = b.create_mask(left, v.vw);
