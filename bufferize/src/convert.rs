@@ -117,6 +117,11 @@ impl Lowering {
         self.pos[op] = self.pos[user];
     }
 
+    /// `op`'s program position (see [`Lowering::defer`]).
+    pub fn position(&self, op: OpId) -> Option<usize> {
+        self.pos[op]
+    }
+
     pub fn is_deferred(&self, op: OpId) -> bool {
         self.deferred[op] > 0
     }

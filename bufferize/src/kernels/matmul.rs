@@ -8,8 +8,8 @@ use crate::convert::{contiguous, dims, Lowering};
 use crate::loops::{loop_nest, loop_nest_by_work, reduce_nest, Bounds, GEMM_MIN_WORK};
 use ir::builder::Cmp;
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId};
-use onnx::ops;
+use ir::{Builder, Module, OpId, Result, Type, ValueId};
+use onnx::{ops, OpKind};
 
 /// Batch indices of an operand: its leading dims aligned right to the
 /// output's batch dims, broadcast (size-1) dims pinned to 0; `is1[k]` is
@@ -32,11 +32,116 @@ fn batch_index(
         .collect()
 }
 
+/// The MatMul that computes a Transpose folded into its operands (the last
+/// of them in program order), when every use of the Transpose is an
+/// operand of a MatMul on the packed GEMM: the GEMM then reads the
+/// Transpose's input through permuted strides and no copy is made.
+pub fn transpose_deferrable(cx: &Lowering, m: &Module, op: OpId) -> Option<(OpId, u32)> {
+    if !onnx::is(m, op, OpKind::Transpose) {
+        return None;
+    }
+    let r = m.result(op, 0)?;
+    let uses = m.uses(r);
+    let mut last: Option<OpId> = None;
+    for u in uses {
+        let user = u.op;
+        let operands_are_matrices = m
+            .operands(user)
+            .iter()
+            .all(|&v| m.value_type(v).shape().is_some_and(|s| s.len() >= 2));
+        let folds = onnx::is(m, user, OpKind::MatMul)
+            && u.index < 2
+            && m.op_block(user) == m.op_block(op)
+            && gemm_elem(m.value_type(r).element_type())
+            && operands_are_matrices;
+        if !folds {
+            return None;
+        }
+        if last.is_none_or(|l| cx.position(user) > cx.position(l)) {
+            last = Some(user);
+        }
+    }
+    Some((last?, 1))
+}
+
+/// A MatMul operand as the GEMM reads it: `x[i] = buf[Σ i_d · strides[d]]`.
+/// For a folded Transpose, `buf` is the Transpose's input and the dims and
+/// strides are its own, permuted.
+struct Operand {
+    buf: ValueId,
+    /// The permutation that reads `buf`, when it is a folded Transpose's
+    /// input (`x[i] = buf[j]` with `j[perm[d]] = i[d]`).
+    perm: Option<Vec<usize>>,
+    shape: Vec<i64>,
+    dims: Vec<ValueId>,
+    strides: Vec<ValueId>,
+}
+
+impl Operand {
+    fn of(cx: &Lowering, b: &mut Builder<'_>, op: OpId, i: usize) -> Result<Operand> {
+        let folded =
+            b.m.operand(op, i)
+                .and_then(|v| b.m.defining_op(v))
+                .filter(|&t| cx.is_deferred(t) && onnx::is(b.m, t, OpKind::Transpose));
+        let (buf, perm) = match folded {
+            Some(t) => {
+                // The blocked GEMM wants a plain buffer to stride through.
+                let y = contiguous(b, cx.input(b.m, t, 0)?);
+                let perm = super::shape::transpose_perm(b.m, t, shape_of(b.m, y).len())?;
+                (y, Some(perm))
+            }
+            None => (contiguous(b, cx.input(b.m, op, i)?), None),
+        };
+        Ok(Operand::permuted(b, buf, perm))
+    }
+
+    /// The operand `x` with `x[i] = buf[j]`, `j[perm[d]] = i[d]` (a
+    /// Transpose of `buf` by `perm`).
+    fn permuted(b: &mut Builder<'_>, buf: ValueId, perm: Option<Vec<usize>>) -> Operand {
+        let own_shape = shape_of(b.m, buf);
+        let own_dims = dims(b, buf);
+        let own_strides: Vec<ValueId> = (0..own_dims.len())
+            .map(|d| product(b, &own_dims[d + 1..]))
+            .collect();
+        let order: Vec<usize> = perm
+            .clone()
+            .unwrap_or_else(|| (0..own_dims.len()).collect());
+        Operand {
+            buf,
+            shape: order.iter().map(|&p| own_shape[p]).collect(),
+            dims: order.iter().map(|&p| own_dims[p]).collect(),
+            strides: order.iter().map(|&p| own_strides[p]).collect(),
+            perm,
+        }
+    }
+
+    /// The index of `buf` that holds element `idx` of the operand.
+    fn index(&self, idx: Vec<ValueId>) -> Vec<ValueId> {
+        match &self.perm {
+            None => idx,
+            Some(perm) => {
+                let mut j = idx.clone();
+                for (d, &p) in perm.iter().enumerate() {
+                    j[p] = idx[d];
+                }
+                j
+            }
+        }
+    }
+
+    /// Whether the last dim is read at unit stride.
+    fn unit_last(&self) -> bool {
+        self.perm
+            .as_ref()
+            .is_none_or(|p| p.last().copied() == Some(p.len() - 1))
+    }
+}
+
 pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    // The blocked GEMM wants unit strides.
-    let a = contiguous(b, cx.input(b.m, op, 0)?);
-    let w = contiguous(b, cx.input(b.m, op, 1)?);
-    let (sa, sb) = (shape_of(b.m, a), shape_of(b.m, w));
+    let oa = Operand::of(cx, b, op, 0)?;
+    let ob = Operand::of(cx, b, op, 1)?;
+    let (a, w) = (oa.buf, ob.buf);
+    let (sa, sb) = (oa.shape.clone(), ob.shape.clone());
     if sa.is_empty() || sb.is_empty() {
         return Err(op_error(b.m, op, "MatMul operands must have rank >= 1"));
     }
@@ -49,8 +154,8 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     };
     let out_batch = out_shape[..batch_rank].to_vec();
     let (a_batch, b_batch) = (sa.len().saturating_sub(2), sb.len().saturating_sub(2));
-    let da = dims(b, a);
-    let db = dims(b, w);
+    let da = oa.dims.clone();
+    let db = ob.dims.clone();
     let k_dim = da[da.len() - 1];
     // Output batch dims: the operands' dims folded with "1 broadcasts".
     let one = b.const_index(1);
@@ -100,15 +205,14 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     if !b_vec {
         out_dims.push(db[db.len() - 1]);
     }
-    let out = alloc_result(b, op, 0, &out_dims)?;
+    let c = result_buffer(cx, b, op, &out_dims)?;
+    let out = c.buf;
     let elem = elem_of(b.m, out);
     if gemm_elem(&elem) {
         let operands = MatMulOperands {
-            a,
-            w,
-            out,
-            da: &da,
-            db: &db,
+            a: &oa,
+            w: &ob,
+            c: &c,
             out_dims: &out_dims,
             batch_rank,
             is1: &is1,
@@ -139,17 +243,71 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                 let mut bidx = bi.clone();
                 bidx.push(k[0]);
                 bidx.extend(j);
-                let x = b.load(a, &aidx);
-                let y = b.load(w, &bidx);
+                let x = b.load(a, &oa.index(aidx));
+                let y = b.load(w, &ob.index(bidx));
                 scalar::mul_acc(b, acc, x, y)
             });
             let sum = scalar::fcast(b, sum, &elem);
             ai.clear();
             bi.clear();
-            b.store(sum, out, ivs);
+            b.store(sum, out, &c.index(ivs.to_vec()));
         },
     );
     Ok(vec![out])
+}
+
+/// The Transpose that is the only use of MatMul `op`'s result, when it
+/// keeps the last dim last: the GEMM then writes its rows through the
+/// Transpose's strides (attention's `[B, H, S, D] → [B, S, H, D]` before
+/// the heads merge).
+fn transposed_use(m: &Module, op: OpId) -> Option<(OpId, Vec<usize>)> {
+    let r = m.result(op, 0)?;
+    let [u] = m.uses(r) else {
+        return None;
+    };
+    let t = u.op;
+    let rank = m.value_type(r).shape()?.len();
+    let matrices = m
+        .operands(op)
+        .iter()
+        .all(|&v| m.value_type(v).shape().is_some_and(|s| s.len() >= 2));
+    if !onnx::is(m, t, OpKind::Transpose)
+        || m.op_block(t) != m.op_block(op)
+        || !gemm_elem(m.value_type(r).element_type())
+        || !matrices
+    {
+        return None;
+    }
+    let perm = super::shape::transpose_perm(m, t, rank).ok()?;
+    (perm.last() == Some(&(rank - 1))).then_some((t, perm))
+}
+
+/// The buffer a MatMul writes: its own result, or (see [`transposed_use`])
+/// its Transpose's, which the MatMul then computes (absorbed).
+fn result_buffer(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    out_dims: &[ValueId],
+) -> Result<Operand> {
+    let (buf, perm) = match transposed_use(b.m, op) {
+        Some((t, perm)) => {
+            let t_dims: Vec<ValueId> = perm.iter().map(|&p| out_dims[p]).collect();
+            let buf = alloc_result(b, t, 0, &t_dims)?;
+            if let Some(r) = b.m.result(t, 0) {
+                cx.bind(r, buf);
+            }
+            cx.absorb(t);
+            // The result is the inverse Transpose of the buffer.
+            let mut inverse = vec![0; perm.len()];
+            for (e, &p) in perm.iter().enumerate() {
+                inverse[p] = e;
+            }
+            (buf, Some(inverse))
+        }
+        None => (alloc_result(b, op, 0, out_dims)?, None),
+    };
+    Ok(Operand::permuted(b, buf, perm))
 }
 
 /// The element types the packed GEMM computes in (f16/bf16 take the loop
@@ -168,20 +326,19 @@ use gemm::{product, BiasArg};
 /// statically or tested at run time by `is1`).
 fn batch_strides(
     b: &mut Builder<'_>,
-    d: &[ValueId],
+    x: &Operand,
     n_batch: usize,
     is1: &[Option<ValueId>],
-    shape: &[i64],
     batch_rank: usize,
 ) -> Vec<ValueId> {
     let zero = b.const_index(0);
     let mut out = vec![zero; batch_rank];
     for k in 0..n_batch {
-        let stride = product(b, &d[k + 1..]);
+        let stride = x.strides[k];
         let j = k + batch_rank - n_batch;
         out[j] = match is1.get(k).copied().flatten() {
             Some(t) => b.select(t, zero, stride),
-            None if shape[k] == 1 => zero,
+            None if x.shape[k] == 1 => zero,
             None => stride,
         };
     }
@@ -190,11 +347,10 @@ fn batch_strides(
 
 /// The operands of [`gemm_matmul`].
 struct MatMulOperands<'a> {
-    a: ValueId,
-    w: ValueId,
-    out: ValueId,
-    da: &'a [ValueId],
-    db: &'a [ValueId],
+    a: &'a Operand,
+    w: &'a Operand,
+    /// The result, written through its strides.
+    c: &'a Operand,
     out_dims: &'a [ValueId],
     batch_rank: usize,
     is1: &'a [Vec<Option<ValueId>>; 2],
@@ -204,54 +360,60 @@ struct MatMulOperands<'a> {
 /// that broadcast are read at stride 0), or one call over all rows when B
 /// has no batch dims.
 fn gemm_matmul(cx: &Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem: &Type) {
-    let (sa, sb) = (shape_of(b.m, o.a), shape_of(b.m, o.w));
-    let (a_vec, b_vec) = (sa.len() == 1, sb.len() == 1);
+    let (da, db) = (&o.a.dims, &o.w.dims);
+    let (a_vec, b_vec) = (da.len() == 1, db.len() == 1);
     let one = b.const_index(1);
-    let k = o.da[o.da.len() - 1];
-    let m = if a_vec { one } else { o.da[o.da.len() - 2] };
-    let n = if b_vec { one } else { o.db[o.db.len() - 1] };
-    let (a_batch, b_batch) = (sa.len().saturating_sub(2), sb.len().saturating_sub(2));
-    let alen = product(b, o.da);
-    let blen = product(b, o.db);
+    let k = da[da.len() - 1];
+    let m = if a_vec { one } else { da[da.len() - 2] };
+    let n = if b_vec { one } else { db[db.len() - 1] };
+    let (a_batch, b_batch) = (da.len().saturating_sub(2), db.len().saturating_sub(2));
+    let alen = product(b, da);
+    let blen = product(b, db);
     let olen = product(b, o.out_dims);
-    let af = gemm::flat(b, o.a, alen);
-    let bf = gemm::flat(b, o.w, blen);
-    let of = gemm::flat(b, o.out, olen);
-    let mut v = gemm::Variant::plain(elem, cx.vector_bits, gemm::BSource::Matrix { unit_n: true });
-    v.a_direct = true;
+    let af = gemm::flat(b, o.a.buf, alen);
+    let bf = gemm::flat(b, o.w.buf, blen);
+    let of = gemm::flat(b, o.c.buf, olen);
+    // A 1-D operand is its own row (A) or column (B).
+    let stride = |x: &Operand, back: usize| {
+        let r = x.strides.len();
+        if r < back {
+            one
+        } else {
+            x.strides[r - back]
+        }
+    };
+    let (a_rs, a_cs) = (if a_vec { k } else { stride(o.a, 2) }, stride(o.a, 1));
+    let (b_rs, b_cs) = (stride(o.w, 2), if b_vec { one } else { stride(o.w, 1) });
+    let unit_n = o.w.unit_last();
+    let mut v = gemm::Variant::plain(elem, cx.vector_bits, gemm::BSource::Matrix { unit_n });
+    v.a_direct = o.a.unit_last();
     let zero = b.const_index(0);
     let mut call = gemm::Call {
         a: af,
         a_off: zero,
-        a_rs: k,
-        a_cs: one,
+        a_rs,
+        a_cs,
         b: bf,
         b_off: zero,
-        b_args: vec![n, one],
+        b_args: vec![b_rs, b_cs],
         c: of,
         c_off: zero,
-        ldc: n,
+        ldc: if a_vec || b_vec { n } else { stride(o.c, 2) },
         bias: None,
         residual: None,
         m,
         n,
         k,
     };
-    if b_batch == 0 && !a_vec {
+    if b_batch == 0 && !a_vec && o.a.perm.is_none() && o.c.perm.is_none() {
         // [..., M, K] × [K, N]: every row of A at once.
-        call.m = product(b, &o.da[..o.da.len() - 1]);
+        call.m = product(b, &da[..da.len() - 1]);
         gemm::call(b, &v, &call);
         return;
     }
-    let sa_b = batch_strides(b, o.da, a_batch, &o.is1[0], &sa, o.batch_rank);
-    let sb_b = batch_strides(b, o.db, b_batch, &o.is1[1], &sb, o.batch_rank);
-    let mn = b.muli(m, n);
-    let sc_b: Vec<ValueId> = (0..o.batch_rank)
-        .map(|j| {
-            let rest = product(b, &o.out_dims[j + 1..o.batch_rank]);
-            b.muli(rest, mn)
-        })
-        .collect();
+    let sa_b = batch_strides(b, o.a, a_batch, &o.is1[0], o.batch_rank);
+    let sb_b = batch_strides(b, o.w, b_batch, &o.is1[1], o.batch_rank);
+    let sc_b = o.c.strides[..o.batch_rank].to_vec();
     let bounds = Bounds::new(b);
     let mut work = o.out_dims[..o.batch_rank].to_vec();
     work.extend([m, n, k]);

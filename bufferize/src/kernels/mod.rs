@@ -14,7 +14,6 @@ mod dft;
 mod elementwise;
 pub mod epilogue;
 mod ew_fusion;
-pub use ew_fusion::deferrable;
 mod extra;
 mod gather;
 pub mod gemm;
@@ -106,6 +105,15 @@ pub fn ew_body(kind: K) -> Option<elementwise::Body> {
         K::Mean => lg::mean,
         _ => return None,
     })
+}
+
+/// The op that computes `op` in its own loops, when `op` need not be
+/// lowered where it stands, and the length of the deferred chain `op`
+/// then ends: an element-wise op inside its consumer's loop
+/// (`ew_fusion`), a Transpose read through strides by the MatMuls that
+/// use it.
+pub fn deferrable(cx: &Lowering, m: &Module, op: OpId) -> Option<(OpId, u32)> {
+    ew_fusion::deferrable(cx, m, op).or_else(|| matmul::transpose_deferrable(cx, m, op))
 }
 
 /// Lowers one op at `b` and returns the memrefs of its results.

@@ -6,7 +6,7 @@ use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, Bounds};
 use ir::builder::{CmpI, ViewLayout};
 use ir::dialects::op_error;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, Module, OpId, Result, Type, ValueId, DYN};
 use onnx::ops;
 
 pub fn constant(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -483,40 +483,45 @@ pub fn reinterpret(
     b.reinterpret_cast(x, layout, &dyn_sizes, &dyn_strides, result_ty)
 }
 
-pub fn transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let rank = shape_of(b.m, x).len();
-    let perm: Vec<i64> = ops::Transpose::of(b.m, op)
+/// A Transpose's permutation of a rank-`rank` input (reversed dims when
+/// absent), checked to be one.
+pub fn transpose_perm(m: &Module, op: OpId, rank: usize) -> Result<Vec<usize>> {
+    let perm: Vec<i64> = ops::Transpose::of(m, op)
         .perm()
         .unwrap_or_else(|| (0..rank as i64).rev().collect());
     let mut seen = vec![false; rank];
+    let mut out = Vec::with_capacity(rank);
     for &p in &perm {
         match usize::try_from(p).ok().filter(|&p| p < rank) {
-            Some(p) if !seen[p] => seen[p] = true,
-            _ => {
-                return Err(op_error(
-                    b.m,
-                    op,
-                    "perm must be a permutation of the input dims",
-                ))
+            Some(p) if !seen[p] => {
+                seen[p] = true;
+                out.push(p);
             }
+            _ => break,
         }
     }
-    if perm.len() != rank {
+    if out.len() != rank || perm.len() != rank {
         return Err(op_error(
-            b.m,
+            m,
             op,
             "perm must be a permutation of the input dims",
         ));
     }
+    Ok(out)
+}
+
+pub fn transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
+    let x = cx.input(b.m, op, 0)?;
+    let rank = shape_of(b.m, x).len();
+    let perm = transpose_perm(b.m, op, rank)?;
     let dx = dims(b, x);
-    let out_dims: Vec<ValueId> = perm.iter().map(|&p| dx[p as usize]).collect();
+    let out_dims: Vec<ValueId> = perm.iter().map(|&p| dx[p]).collect();
     let out = alloc_result(b, op, 0, &out_dims)?;
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let mut idx = vec![bounds.zero; rank];
         for (k, &p) in perm.iter().enumerate() {
-            idx[p as usize] = ivs[k];
+            idx[p] = ivs[k];
         }
         let v = b.load(x, &idx);
         b.store(v, out, ivs);

@@ -498,6 +498,40 @@ def if_failing_branch():
     return m, [{"x": ([2, 8], np.float32, "normal"), "sr": k16}, {"x": ([5, 8], np.float32, "normal"), "sr": k16}]
 
 
+def matmul_transposed():
+    """Transposes folded into MatMul: A with its last dim moved (packed
+    through strides), B transposed with a broadcast batch, a 4-D A
+    permuted across batch and matrix dims, and a result written through
+    the strides of the Transpose that follows it."""
+    h = helper
+    nodes = [
+        h.make_node("Transpose", ["a"], ["at"], name="ta", perm=[0, 2, 1]),
+        h.make_node("Transpose", ["b"], ["bt"], name="tb", perm=[0, 2, 1]),
+        h.make_node("MatMul", ["at", "bt"], ["y1"], name="mm1"),
+        h.make_node("Transpose", ["c"], ["ct"], name="tc", perm=[2, 0, 3, 1]),
+        h.make_node("MatMul", ["ct", "d"], ["y2"], name="mm2"),
+        # The product written through the strides of the Transpose after it.
+        h.make_node("MatMul", ["ct", "d"], ["p3"], name="mm3"),
+        h.make_node("Transpose", ["p3"], ["y3"], name="t3", perm=[2, 0, 1, 3]),
+    ]
+    m = model(
+        nodes,
+        [vi("a", F, ["B", "K", "M"]), vi("b", F, [1, "N", "K"]), vi("c", F, ["M", "B", 3, "K"]), vi("d", F, ["B", "N"])],
+        [vi("y1", F, ["B", "M", "N"]), vi("y2", F, [3, "M", "K", "N"]), vi("y3", F, ["K", 3, "M", "N"])],
+        17,
+    )
+
+    def size(bb, k, mm, n):
+        return {
+            "a": ([bb, k, mm], np.float32, "normal"),
+            "b": ([1, n, k], np.float32, "normal"),
+            "c": ([mm, bb, 3, k], np.float32, "normal"),
+            "d": ([bb, n], np.float32, "normal"),
+        }
+
+    return m, [size(1, 13, 7, 9), size(3, 40, 29, 33)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input,
@@ -506,7 +540,7 @@ MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
           conv_integer, conv_integer_weight, lp_pool, lp_pool_same,
           conv_weight, conv_f16, causal_conv, deform_conv, col2im,
-          if_failing_branch]
+          if_failing_branch, matmul_transposed]
 
 # Inputs that take a branch that fails at compile time: the run must stop
 # with this message (cli/tests/dynamic_dims.rs runs them through `onnxc run`).
