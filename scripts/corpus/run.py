@@ -106,6 +106,10 @@ def compare(np, got, want, atol=ATOL):
     return bool(np.all(eq)), mad, ""
 
 
+# A paired sample lasts at least this long (batches of calls of µs models).
+PAIR_SAMPLE_MS = 5.0
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -264,6 +268,45 @@ def worker_lib(args):
     print(json.dumps(res))
 
 
+def worker_pair(args):
+    """Child process: the dynamic-dims library (--lib) against the one
+    specialized to this size (--lib2), called alternately in one process so
+    that both see the same machine; each sample is a batch of calls of at
+    least PAIR_SAMPLE_MS. Prints JSON: medians per call and the median of
+    the per-round ratios."""
+    import numpy as np
+
+    entry = json.load(open(args.json))
+    corpus_dir = os.path.dirname(os.path.abspath(args.json))
+    ins, wants = load_size(np, corpus_dir, entry, args.size)
+    sides = [CModel(args.lib, args.prefix), CModel(args.lib2, args.prefix2)]
+    names = [i["name"] for i in entry["inputs"]]
+    feeds = []
+    for m in sides:
+        lib_names = [i["name"] for i in m.inputs]
+        feeds.append([ins[names.index(n)] for n in lib_names] if sorted(lib_names) == sorted(names) else ins)
+    out_dtypes = [w.dtype.name for w in wants]
+
+    def batch(i, calls):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            sides[i].run(np, feeds[i], out_dtypes, copy=False)
+        return (time.perf_counter() - t0) * 1e3 / calls
+
+    first = max(min(batch(0, 1), batch(1, 1)), 1e-3)
+    calls = max(1, min(1000, math.ceil(PAIR_SAMPLE_MS / first)))
+    dyn, st, ratios = [], [], []
+    deadline = time.perf_counter() + 2 * args.budget
+    while len(ratios) < max(args.min_reps, 5) or (time.perf_counter() < deadline and len(ratios) < 4 * args.max_reps):
+        d = batch(0, calls)
+        s = batch(1, calls)
+        dyn.append(d)
+        st.append(s)
+        ratios.append(d / s)
+    print(json.dumps({"dynamic_ms": round(median(dyn), 4), "static_ms": round(median(st), 4),
+                      "ratio": round(median(ratios), 3), "rounds": len(ratios), "calls_per_sample": calls}))
+
+
 def worker_ort(args):
     """Child process: time onnxruntime alone at one size (for --emit run)."""
     import numpy as np
@@ -377,6 +420,12 @@ def run_static(args, corpus_dir, entry, work, k):
         w = crash_result(k, rc, err)
     w.pop("size", None)
     res.update(w)
+    dyn_lib = os.path.join(work, f"lib{name}.so")
+    if args.time and args.threads <= 1 and res.get("status") == "match" and os.path.exists(dyn_lib):
+        pcmd = [sys.executable, os.path.abspath(__file__), "--worker", "pair", "--lib", dyn_lib, "--prefix", c_prefix(name),
+                "--lib2", lib, "--prefix2", c_prefix(sname)] + common_worker_args(args, entry_path, model_path, k)
+        rc, out, err = run_child(pcmd, args.call_timeout)
+        res["paired"] = last_json(out) if rc == 0 else {"error": (err or "").strip()[-300:]}
     if not args.keep:
         for p in (spath, lib, os.path.join(work, sname + ".h")):
             if os.path.exists(p):
@@ -556,6 +605,17 @@ def fmt_ms(x):
     return f"{x:.3g}" if x < 100 else f"{x:.0f}"
 
 
+def dynamic_over_static(s):
+    """A size's time ratio, dynamic-dims library over the specialized one:
+    the paired measurement (one process, alternating) when there is one."""
+    p = s.get("static", {}).get("paired") or {}
+    if p.get("ratio"):
+        return p["ratio"]
+    if s.get("onnxc_ms") and s.get("static", {}).get("onnxc_ms"):
+        return s["onnxc_ms"] / s["static"]["onnxc_ms"]
+    return None
+
+
 def summarize(results):
     n = len(results)
     compiled = [r for r in results if r.get("compiled")]
@@ -572,10 +632,11 @@ def summarize(results):
     if st:
         extra["static_compiled_all_sizes"] = sum(1 for r in st if all(s.get("static", {}).get("compiled") for s in r["sizes"]))
         extra["static_match_all_sizes"] = sum(1 for r in st if all(s.get("static", {}).get("status") == "match" for s in r["sizes"]))
-        dyn_st = [s["onnxc_ms"] / s["static"]["onnxc_ms"] for r in all_match for s in r["sizes"]
-                  if s.get("onnxc_ms") and s.get("static", {}).get("onnxc_ms")]
+        dyn_st = [x for r in all_match for x in map(dynamic_over_static, r["sizes"]) if x]
         if dyn_st:
             extra["geomean_dynamic_over_static"] = round(math.exp(sum(math.log(x) for x in dyn_st) / len(dyn_st)), 3)
+            extra["dynamic_over_static_max"] = round(max(dyn_st), 3)
+            extra["dynamic_over_static_above_1_15"] = sum(1 for x in dyn_st if x > 1.15)
         st_ort = [s["static"]["onnxc_ms"] / s["static"]["ort_ms"] for r in st for s in r["sizes"]
                   if s.get("static", {}).get("status") == "match" and s["static"].get("onnxc_ms") and s["static"].get("ort_ms")]
         if st_ort:
@@ -596,7 +657,7 @@ def print_table(results, out=sys.stdout):
     static = any("static" in sz for r in results for sz in r.get("sizes", []))
     hdr = f"{'model':26} {'compile':8} {'size':>4} {'result':22} {'onnxc ms':>9} {'ort ms':>9} {'ratio':>7}"
     if static:
-        hdr += f"  {'static result':22} {'static ms':>9}"
+        hdr += f"  {'static result':22} {'static ms':>9} {'dyn/st':>6}"
     hdr += "  error"
     print(hdr, file=out)
     print("-" * len(hdr), file=out)
@@ -616,7 +677,9 @@ def print_table(results, out=sys.stdout):
             line = f"{r['model'] if i == 0 else '':26} {tag:8} {i:>4} {size_cell(s)[:22] if r.get('compiled') else '':22} {fmt_ms(ox):>9} {fmt_ms(ort):>9} {ratio:>7}"
             if static:
                 st = s.get("static", {})
+                ds = dynamic_over_static(s)
                 line += f"  {size_cell(st)[:22] if st.get('compiled') else ('NO-COMPILE' if st else ''):22} {fmt_ms(st.get('onnxc_ms')):>9}"
+                line += f" {f'{ds:.2f}' if ds else '-':>6}"
                 if not st.get("compiled") and st.get("error") and not serr:
                     serr = "static: " + st["error"]
             print(line + f"  {serr[:110]}", file=out)
@@ -667,6 +730,8 @@ def write_md(path, results, summary, meta):
         "crash_or_timeout": "crash or time out at run time",
         "static_compiled_all_sizes": "compile with the dims fixed to each size (static)",
         "static_match_all_sizes": "... and match at every size (static)",
+        "dynamic_over_static_max": "largest time ratio dynamic / static (paired)",
+        "dynamic_over_static_above_1_15": "sizes with dynamic / static above 1.15 (paired)",
     }
     for k, lab in labels.items():
         if k in summary:
@@ -681,15 +746,15 @@ def write_md(path, results, summary, meta):
     head = "| model | exporter | opset | dynamic inputs | sizes | dynamic: compiles | matches ORT | onnxc ms | ORT ms |"
     sep = "|---|---|---|---|---|---|---|---|---|"
     if static:
-        head += " static: matches | static ms |"
-        sep += "---|---|"
+        head += " static: matches | static ms | dynamic / static (paired) |"
+        sep += "---|---|---|"
     L += [head + " first error line |", sep + "---|"]
     for r in results:
         e = r.get("entry") or {}
         sizes = r.get("sizes", [])
         row = f"| {r['model']} | {md_escape(short_source(e, r))} | {e.get('opset') or ''} | {md_escape(dims_text(e))} | {sizes_text(e)} |"
         if r.get("not_exported"):
-            L.append(row + " not exported | | | |" + (" | |" if static else "") + f" {md_escape(r.get('error'))} |")
+            L.append(row + " not exported | | | |" + (" | | |" if static else "") + f" {md_escape(r.get('error'))} |")
             continue
         if r.get("compiled"):
             res = " · ".join("ok" if x.get("status") == "match" else size_cell(x) for x in sizes)
@@ -700,11 +765,13 @@ def write_md(path, results, summary, meta):
         if static:
             sts = [x.get("static", {}) for x in sizes]
             if all(not st.get("compiled") for st in sts):
-                row += " no compile | |"
+                row += " no compile | | |"
                 err = err or next((st.get("error") for st in sts if st.get("error")), "")
             else:
                 row += f" {md_escape(' · '.join('ok' if st.get('status') == 'match' else size_cell(st) if st.get('compiled') else 'no compile' for st in sts))} |"
                 row += f" {' · '.join(fmt_ms(st.get('onnxc_ms')) for st in sts)} |"
+                ratios = [dynamic_over_static(x) for x in sizes]
+                row += f" {' · '.join(f'{x:.2f}' if x else '-' for x in ratios)} |"
         L.append(row + f" {md_escape(err)} |")
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
@@ -735,9 +802,11 @@ def main():
                     help="threads of the compiled code (ONNXC_NUM_THREADS) and of onnxruntime (intra-op), the same on both sides; "
                          "above 1 each side is timed in a process of its own (default 1)")
     # internal: child processes
-    ap.add_argument("--worker", choices=["lib", "ort"], help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=["lib", "ort", "pair"], help=argparse.SUPPRESS)
     ap.add_argument("--lib", help=argparse.SUPPRESS)
     ap.add_argument("--prefix", help=argparse.SUPPRESS)
+    ap.add_argument("--lib2", help=argparse.SUPPRESS)
+    ap.add_argument("--prefix2", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -751,6 +820,8 @@ def main():
         return worker_lib(args)
     if args.worker == "ort":
         return worker_ort(args)
+    if args.worker == "pair":
+        return worker_pair(args)
 
     if not args.onnxc:
         for cand in ("target/release/onnxc", "target/debug/onnxc"):
