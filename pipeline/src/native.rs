@@ -283,6 +283,11 @@ pub fn build(
     let tmp_out = tmp.0.join("out");
     let mut cmd = Command::new(&clang);
     cmd.args(["-O2", "-w"]);
+    // LLVM's linker copies the weights into the output in half the time
+    // of the system's (ResNet-152's 333 MB: 0.6 s against 1.1 s).
+    if let Some(lld) = crate::tools::find_tool("ld.lld", llvm_bin) {
+        cmd.arg(format!("--ld-path={}", lld.display()));
+    }
     if lib {
         // Only the C API is exported; internal functions stay local, so
         // several models can be loaded into one process. No build-id: it

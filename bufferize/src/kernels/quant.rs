@@ -52,6 +52,56 @@ fn param_index(
     })
 }
 
+/// `x` and `out` (contiguous, of x's dims `dx`) viewed with their dims
+/// merged around the parameter's axis: `[before, axis, after]` for a
+/// per-axis parameter, one dim for a scalar one. The inner loop then runs
+/// over whole contiguous stretches (a 7×7 image's 49 elements, not rows
+/// of 7) whether or not the dims are known. Blocked parameters index with
+/// every dim and keep them.
+fn merged(
+    b: &mut Builder<'_>,
+    (x, out): (ValueId, ValueId),
+    dx: &[ValueId],
+    how: ParamIndex,
+) -> (ValueId, ValueId, Vec<ValueId>, ParamIndex) {
+    // Each merged dim's range of x's dims.
+    let groups: Vec<(usize, usize)> = match how {
+        ParamIndex::Scalar => vec![(0, dx.len())],
+        ParamIndex::Axis(a) => vec![(0, a), (a, a + 1), (a + 1, dx.len())],
+        ParamIndex::Block(..) => return (x, out, dx.to_vec(), how),
+    };
+    // A strided x (a slice) is read where it lies rather than copied.
+    if crate::convert::is_strided_view(b.m, x) {
+        return (x, out, dx.to_vec(), how);
+    }
+    let sx = shape_of(b.m, x);
+    let shape: Vec<i64> = groups
+        .iter()
+        .map(|g| {
+            sx[g.0..g.1]
+                .iter()
+                .try_fold(1i64, |acc, &d| {
+                    (d != ir::DYN).then(|| acc.saturating_mul(d))
+                })
+                .unwrap_or(ir::DYN)
+        })
+        .collect();
+    let sizes: Vec<ValueId> = groups
+        .iter()
+        .map(|g| super::gemm::product(b, &dx[g.0..g.1]))
+        .collect();
+    let view = |b: &mut Builder<'_>, v: ValueId| {
+        let ty = Type::memref(shape.clone(), elem_of(b.m, v));
+        super::shape::reinterpret(b, v, &ty, &shape, &sizes)
+    };
+    let (xv, ov) = (view(b, x), view(b, out));
+    let how = match how {
+        ParamIndex::Axis(_) => ParamIndex::Axis(1),
+        other => other,
+    };
+    (xv, ov, sizes, how)
+}
+
 fn param_at(b: &mut Builder<'_>, p: ValueId, how: ParamIndex, ivs: &[ValueId]) -> ValueId {
     let zero_rank = shape_of(b.m, p).is_empty();
     let idx: Vec<ValueId> = match how {
@@ -138,11 +188,12 @@ pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
     let div_t = division_type(b, op, (x, scale), precision)?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
+    let (xv, ov, dv, how) = merged(b, (x, out), &dx, how);
     let bounds = Bounds::new(b);
     let mut err = None;
-    loop_nest(b, &bounds, &dx, &mut |b, ivs| {
+    loop_nest(b, &bounds, &dv, &mut |b, ivs| {
         let mut body = || -> Result<ValueId> {
-            let v = b.load(x, ivs);
+            let v = b.load(xv, ivs);
             let v = scalar::convert(b, op, v, &div_t)?;
             let s = param_at(b, scale, how, ivs);
             let s = scalar::convert(b, op, s, &div_t)?;
@@ -151,7 +202,7 @@ pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
             quantize_to(b, op, q, z, &out_t, saturate)
         };
         match body() {
-            Ok(r) => b.store(r, out, ivs),
+            Ok(r) => b.store(r, ov, ivs),
             Err(e) => err = Some(e),
         }
     });
@@ -209,11 +260,12 @@ pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     let how = param_index(b, op, (x, scale), view.axis(), view.block_size())?;
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
+    let (xv, ov, dv, how) = merged(b, (x, out), &dx, how);
     let bounds = Bounds::new(b);
     let mut err = None;
-    loop_nest(b, &bounds, &dx, &mut |b, ivs| {
+    loop_nest(b, &bounds, &dv, &mut |b, ivs| {
         let mut body = || -> Result<ValueId> {
-            let v = b.load(x, ivs);
+            let v = b.load(xv, ivs);
             // The difference in f64 (exact for all 32-bit ints and small
             // floats).
             let f = Type::f64();
@@ -229,7 +281,7 @@ pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
             scalar::convert(b, op, r, &out_t)
         };
         match body() {
-            Ok(r) => b.store(r, out, ivs),
+            Ok(r) => b.store(r, ov, ivs),
             Err(e) => err = Some(e),
         }
     });

@@ -2,8 +2,8 @@
 //! every element of B is used once, so packing it would only copy it. B
 //! is read in place, `GEMV_VECS` vectors of columns at a time, each
 //! column block a sum over K of a broadcast A element times B's row
-//! segment (masked at the last columns), then the epilogue; threads take
-//! disjoint column blocks.
+//! segment, then the epilogue; threads take disjoint column blocks. Only
+//! the block that reaches past N loads and stores under lane masks.
 
 use super::micro::epilogue;
 use super::{Params, Variant};
@@ -25,14 +25,28 @@ pub(super) fn gemv(b: &mut Builder<'_>, v: &Variant, p: &Params) {
         let last = b.minsi(next, blocks);
         b.scf_for(first, last, one, &[], |b, blk, _| {
             let j0 = b.muli(blk, width);
-            block(b, v, p, j0);
+            let end = b.addi(j0, width);
+            let whole = b.cmp(ir::builder::Cmp::Le, end, p.n);
+            b.scf_if(
+                whole,
+                &[],
+                &mut |b| {
+                    block(b, v, p, j0, false);
+                    Vec::new()
+                },
+                Some(&mut |b| {
+                    block(b, v, p, j0, true);
+                    Vec::new()
+                }),
+            );
             Vec::new()
         });
     });
 }
 
-/// Columns `j0 .. j0 + GEMV_VECS · vw` of C's one row.
-fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId) {
+/// Columns `j0 .. j0 + GEMV_VECS · vw` of C's one row; `edge`: some of
+/// them lie past N.
+fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId, edge: bool) {
     let vw = v.blocking.vw;
     let (zero, one) = (b.const_index(0), b.const_index(1));
     let vzero = {
@@ -66,7 +80,10 @@ fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId) {
             .zip(acc)
             .map(|((&c, &mask), &a)| {
                 let at = b.addi(row, c);
-                let bv = b.masked_load(p.b, &[at], mask, vzero);
+                let bv = match edge {
+                    true => b.masked_load(p.b, &[at], mask, vzero),
+                    false => b.vload(p.b, &[at], vw),
+                };
                 b.vfma(xb, bv, a)
             })
             .collect()
@@ -75,6 +92,9 @@ fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId) {
     for ((&c, &mask), &s) in cols.iter().zip(&masks).zip(&sums) {
         let y = epilogue(b, v, p, s, zero, c, mask);
         let at = b.addi(p.c_off, c);
-        b.masked_store(y, p.c, &[at], mask);
+        match edge {
+            true => b.masked_store(y, p.c, &[at], mask),
+            false => b.vstore(y, p.c, &[at]),
+        }
     }
 }

@@ -9,7 +9,7 @@
 
 use super::{Bias, Params, Variant};
 use ir::builder::Cmp;
-use ir::{Builder, Type, ValueId};
+use ir::{Builder, ValueId};
 
 /// Where one micro-kernel call sits in the blocked loops.
 pub(super) struct Tile {
@@ -143,7 +143,11 @@ fn a_rows(
 }
 
 /// Adds the tile to C (after the first depth block), applies the epilogue
-/// after the last, and stores it under the edge masks.
+/// after the last, and stores it under the edge masks. Straight-line code:
+/// which block this is and which rows exist select values and masks, so
+/// each variant's tile store is one basic block for LLVM (branches per row
+/// and vector made the GEMM bodies most of ResNet-152's code-generation
+/// time).
 fn store_tile(
     b: &mut Builder<'_>,
     v: &Variant,
@@ -154,8 +158,9 @@ fn store_tile(
     nv: i64,
 ) {
     let bl = v.blocking;
-    let (zero, mr, nr) = (
+    let (zero, one, mr, nr) = (
         b.const_index(0),
+        b.const_index(1),
         b.const_index(bl.mr),
         b.const_index(bl.nr()),
     );
@@ -176,71 +181,73 @@ fn store_tile(
             b.create_mask(n, bl.vw)
         })
         .collect();
-    let first = b.cmp(Cmp::Eq, t.pc, zero);
     let end = b.addi(t.pc, t.kcur);
+    let first = b.cmp(Cmp::Eq, t.pc, zero);
     let last = b.cmp(Cmp::Eq, end, p.k);
+    let block = Block {
+        first,
+        first_lanes: b.broadcast(first, bl.vw),
+        last_lanes: b.broadcast(last, bl.vw),
+        none: b.create_mask(zero, bl.vw),
+    };
     let row0 = b.addi(t.ic, ir);
+    let last_row = b.subi(p.m, one);
     for r in 0..bl.mr {
         let rc = b.const_index(r);
         let inside = b.cmp(Cmp::Lt, rc, mvalid);
+        // Rows past M store nothing and read the last row's bias.
         let row = b.addi(row0, rc);
-        let accs: Vec<ValueId> = (0..nv).map(|k| acc[(r * nv + k) as usize]).collect();
-        let masks = masks.clone();
-        b.scf_if(
-            inside,
-            &[],
-            &mut |b| {
-                store_row(b, v, p, &accs, &masks, row, col0, first, last);
-                Vec::new()
-            },
-            None,
-        );
+        let row = b.minsi(row, last_row);
+        let accs = &acc[(r * nv) as usize..((r + 1) * nv) as usize];
+        let row_masks: Vec<ValueId> = masks
+            .iter()
+            .map(|&m| b.select(inside, m, block.none))
+            .collect();
+        store_row(b, v, p, &block, accs, &row_masks, (row, col0));
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Where a depth block sits: the first (C holds nothing yet), the last
+/// (the epilogue applies), as a flag and as lanes; `none` is the all-off
+/// mask.
+struct Block {
+    first: ValueId,
+    first_lanes: ValueId,
+    last_lanes: ValueId,
+    none: ValueId,
+}
+
 fn store_row(
     b: &mut Builder<'_>,
     v: &Variant,
     p: &Params,
+    block: &Block,
     accs: &[ValueId],
     masks: &[ValueId],
-    row: ValueId,
-    col0: ValueId,
-    first: ValueId,
-    last: ValueId,
+    (row, col0): (ValueId, ValueId),
 ) {
     let bl = v.blocking;
     let rterm = b.muli(row, p.ldc);
     let rbase = b.addi(p.c_off, rterm);
     let rbase = b.addi(rbase, col0);
-    let vt = Type::vector(bl.vw, v.elem.clone());
+    let vzero = {
+        let z = b.zero(&v.elem);
+        b.broadcast(z, bl.vw)
+    };
     for (k, (&a, &mask)) in accs.iter().zip(masks).enumerate() {
         let off = b.const_index(k as i64 * bl.vw);
         let at = b.addi(rbase, off);
-        let vzero = {
-            let z = b.zero(&v.elem);
-            b.broadcast(z, bl.vw)
-        };
         // Later depth blocks add to what the earlier ones stored.
-        let summed = b.scf_if(
-            first,
-            std::slice::from_ref(&vt),
-            &mut |_| vec![a],
-            Some(&mut |b| {
-                let old = b.masked_load(p.c, &[at], mask, vzero);
-                vec![b.addf(old, a)]
-            }),
-        );
-        let sum = b.m.results(summed)[0];
+        let reads = b.select(block.first, block.none, mask);
+        let old = b.masked_load(p.c, &[at], reads, vzero);
+        let added = b.addf(old, a);
+        let sum = b.select(block.first_lanes, a, added);
         let col = b.addi(col0, off);
-        let done = b.scf_if(
-            last,
-            std::slice::from_ref(&vt),
-            &mut |b| vec![epilogue(b, v, p, sum, row, col, mask)],
-            Some(&mut |_| vec![sum]),
-        );
-        let out = b.m.results(done)[0];
+        let done = epilogue(b, v, p, sum, row, col, mask);
+        let out = match done == sum {
+            true => sum,
+            false => b.select(block.last_lanes, done, sum),
+        };
         b.masked_store(out, p.c, &[at], mask);
     }
 }

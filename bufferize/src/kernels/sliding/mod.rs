@@ -264,12 +264,28 @@ impl Sliding {
             return;
         }
         let (zero, one) = (b.const_index(0), b.const_index(1));
-        b.scf_for(zero, self.place.outs[i], one, &[], |b, o, _| {
-            taps.push(self.taps(b, i, o));
-            self.outer_axes(b, ch, taps);
-            taps.pop();
-            Vec::new()
-        });
+        let n_out = self.place.outs[i];
+        // The axis next to the last splits into border rows and interior
+        // rows, whose taps are the whole kernel (a constant trip count).
+        let ranges = if i + 2 == self.rank() {
+            let (lo, hi) = self.interior(b, i);
+            vec![(zero, lo, false), (lo, hi, true), (hi, n_out, false)]
+        } else {
+            vec![(zero, n_out, false)]
+        };
+        for (from, to, inside) in ranges {
+            b.scf_for(from, to, one, &[], |b, o, _| {
+                let t = if inside {
+                    self.whole_taps(b, i, o)
+                } else {
+                    self.taps(b, i, o)
+                };
+                taps.push(t);
+                self.outer_axes(b, ch, taps);
+                taps.pop();
+                Vec::new()
+            });
+        }
     }
 
     /// The last axis: scalar borders around a vectorized interior.
@@ -353,6 +369,20 @@ impl Sliding {
         (lo, b.maxsi(hi, lo))
     }
 
+    /// The taps of an interior output `o` on axis `i`: the whole kernel.
+    fn whole_taps(&self, b: &mut Builder<'_>, i: usize, o: ValueId) -> Taps {
+        let start = crate::loops::scale_add(b, None, o, self.spatial.strides[i]);
+        let pos = b.subi(start, self.place.begins[i]);
+        let (zero, k) = (b.const_index(0), b.const_index(self.spatial.kernel[i]));
+        Taps {
+            o,
+            pos,
+            lo: zero,
+            hi: k,
+            count: k,
+        }
+    }
+
     /// The taps of output `o` on axis `i`: with `p = o·s - pb`, those `k`
     /// with `0 <= p + k·d < in`; an average with the pads counted counts
     /// those below `in + pe` instead.
@@ -416,18 +446,8 @@ impl Sliding {
             let s = self.init(b, ch);
             b.broadcast(s, self.lanes)
         };
-        let start = crate::loops::scale_add(b, None, o, stride);
-        let pos = b.subi(start, self.place.begins[i]);
-        let (zero, kw) = (b.const_index(0), b.const_index(self.spatial.kernel[i]));
-        let full = Taps {
-            o,
-            pos,
-            lo: zero,
-            hi: kw,
-            count: kw,
-        };
         let mut all = taps.to_vec();
-        all.push(full);
+        all.push(self.whole_taps(b, i, o));
         let offsets = (stride != 1 || end.is_some()).then(|| b.i64_lanes(0, stride, self.lanes));
         let lane_mask = end.map(|end| {
             let left = b.subi(end, o);
