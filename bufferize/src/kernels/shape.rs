@@ -517,16 +517,100 @@ pub fn transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
     let dx = dims(b, x);
     let out_dims: Vec<ValueId> = perm.iter().map(|&p| dx[p]).collect();
     let out = alloc_result(b, op, 0, &out_dims)?;
+    // Dims that stay neighbours move as one: NHWC -> NCHW is a batch of
+    // [HW, C] -> [C, HW] transposes, its inner loop HW long whether or
+    // not H and W are known. A strided input is read where it lies.
+    let (xv, ov, perm, out_dims) = match crate::convert::is_strided_view(b.m, x) {
+        true => (x, out, perm, out_dims),
+        false => merge_transpose_dims(b, (x, out), &dx, &perm),
+    };
     let bounds = Bounds::new(b);
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
-        let mut idx = vec![bounds.zero; rank];
-        for (k, &p) in perm.iter().enumerate() {
-            idx[p] = ivs[k];
+    let rank = perm.len();
+    // A short static input row moved outward (the 3 channels of an NHWC
+    // image) is copied whole in each iteration: the loop over the
+    // output's rows then reads the input as one interleaved stream that
+    // LLVM vectorizes with shuffles, not a gather per element.
+    let short_row = perm.iter().position(|&p| p + 1 == rank).and_then(|k| {
+        let c = *shape_of(b.m, xv).last()?;
+        (k + 1 < rank && (2..=MAX_UNROLLED_ROW).contains(&c)).then_some((k, c))
+    });
+    let ubs: Vec<ValueId> = match short_row {
+        Some((k, _)) => [&out_dims[..k], &out_dims[k + 1..]].concat(),
+        None => out_dims,
+    };
+    loop_nest(b, &bounds, &ubs, &mut |b, ivs| {
+        let copy = |b: &mut Builder<'_>, ivs: &[ValueId]| {
+            let mut idx = vec![bounds.zero; rank];
+            for (k, &p) in perm.iter().enumerate() {
+                idx[p] = ivs[k];
+            }
+            let v = b.load(xv, &idx);
+            b.store(v, ov, ivs);
+        };
+        match short_row {
+            Some((k, c)) => {
+                for ci in 0..c {
+                    let mut at = ivs.to_vec();
+                    at.insert(k, b.const_index(ci));
+                    copy(b, &at);
+                }
+            }
+            None => copy(b, ivs),
         }
-        let v = b.load(x, &idx);
-        b.store(v, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// The longest input row a transpose copies whole per iteration.
+const MAX_UNROLLED_ROW: i64 = 16;
+
+/// Row-major views of contiguous `x` (dims `dx`) and `out` with the runs
+/// of output dims that are consecutive input dims merged, and the
+/// permutation and output dims of the views.
+fn merge_transpose_dims(
+    b: &mut Builder<'_>,
+    (x, out): (ValueId, ValueId),
+    dx: &[ValueId],
+    perm: &[usize],
+) -> (ValueId, ValueId, Vec<usize>, Vec<ValueId>) {
+    // Runs of input dims, `start..end`, in output order.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &p in perm {
+        match runs.last_mut() {
+            Some(run) if run.1 == p => run.1 = p + 1,
+            _ => runs.push((p, p + 1)),
+        }
+    }
+    if runs.len() == perm.len() {
+        let out_dims = perm.iter().map(|&p| dx[p]).collect();
+        return (x, out, perm.to_vec(), out_dims);
+    }
+    let mut by_input: Vec<usize> = (0..runs.len()).collect();
+    by_input.sort_by_key(|&r| runs[r].0);
+    // Run r is dim `rank_in[r]` of the merged input.
+    let mut rank_in = vec![0; runs.len()];
+    for (i, &r) in by_input.iter().enumerate() {
+        rank_in[r] = i;
+    }
+    let sx = shape_of(b.m, x);
+    let run_size = |b: &mut Builder<'_>, r: (usize, usize)| super::gemm::product(b, &dx[r.0..r.1]);
+    let run_static = |r: (usize, usize)| {
+        sx[r.0..r.1]
+            .iter()
+            .try_fold(1i64, |acc, &d| (d != DYN).then(|| acc.saturating_mul(d)))
+            .unwrap_or(DYN)
+    };
+    let in_sizes: Vec<ValueId> = by_input.iter().map(|&r| run_size(b, runs[r])).collect();
+    let in_shape: Vec<i64> = by_input.iter().map(|&r| run_static(runs[r])).collect();
+    let out_sizes: Vec<ValueId> = runs.iter().map(|&r| run_size(b, r)).collect();
+    let out_shape: Vec<i64> = runs.iter().map(|&r| run_static(r)).collect();
+    let view = |b: &mut Builder<'_>, v: ValueId, shape: &[i64], sizes: &[ValueId]| {
+        let ty = Type::memref(shape.to_vec(), super::elem_of(b.m, v));
+        reinterpret(b, v, &ty, shape, sizes)
+    };
+    let xv = view(b, x, &in_shape, &in_sizes);
+    let ov = view(b, out, &out_shape, &out_sizes);
+    (xv, ov, rank_in, out_sizes)
 }
 
 /// A fresh copy of operand 0 as result 0 (no-op reductions, Identity-like ops

@@ -4,11 +4,15 @@
 // pools and depthwise convs run on padded polyphase planes: per channel
 // the input rows are copied into a scratch buffer (a stride-2 row
 // deinterleaved by two loads and a shuffle; masked loads only where a
-// vector crosses the input's edge, padding rows the neutral value), then
+// vector crosses the input's edge, padding rows the neutral value; which
+// rows and columns lie in the input is worked out per plane, so no row
+// branches), then
 // every tap is one unmasked load at a fixed offset from the output's
 // position at the planes' pitch, and the rows are copied out. Averages
 // keep the direct form: each axis loops over the taps inside the input
-// only, the interior a vector at a time between scalar borders. The
+// only, the interior a vector at a time between scalar borders; a row
+// too short for a whole vector goes a masked vector at a time, each lane
+// dividing by its own count of taps. The
 // output extents come from ONNX's formulas at run time, checked to be
 // positive.
 
@@ -17,7 +21,9 @@
 // CHECK:         %[[MAX:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x?x?xf32>
 // CHECK:         scf.for
 // CHECK:         %[[PLANES:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
-// CHECK:         scf.if
+// CHECK-NOT:     scf.if
+// CHECK:         vector.maskedstore %[[PLANES]][%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32>
+// CHECK-NOT:     scf.if
 // CHECK:         vector.maskedload %arg0[%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf32>, vector<8xf32>
 // CHECK:         vector.maskedstore %[[PLANES]][%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32>
@@ -25,8 +31,6 @@
 // CHECK:         vector.load %arg0[%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
 // CHECK:         vector.shuffle
 // CHECK:         vector.store %{{.*}}, %[[PLANES]][%{{.*}}] : memref<?xf32>, vector<8xf32>
-// CHECK:         } else {
-// CHECK:         vector.maskedstore %[[PLANES]]
 // CHECK-NOT:     vector.gather
 // CHECK:         vector.load %[[PLANES]][%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK-NEXT:    arith.maximumf %{{.*}} : vector<8xf32>
@@ -37,6 +41,13 @@
 // CHECK:         } {onnxc.parallel}
 // CHECK:         cf.assert %{{.*}}, "onnx.AveragePool at {{.*}}: the pooling window is larger than the padded input"
 // CHECK:         %[[AVG:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x?x?xf32>
+// CHECK:         scf.if
+// CHECK:         vector.maskedload %arg0[%{{.*}}], %{{.*}}, %{{.*}} : memref<?x4x?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK-COUNT-3: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK:         %[[N:.*]] = arith.mulf %{{.*}} : vector<8xf32>
+// CHECK-NEXT:    arith.divf %{{.*}}, %[[N]] : vector<8xf32>
+// CHECK:         vector.maskedstore %[[AVG]]
+// CHECK:         } else {
 // CHECK:         arith.divf %{{.*}} : f32
 // CHECK:         vector.load %arg0[%{{.*}}] : memref<?x4x?x?xf32>, vector<8xf32>
 // CHECK:         arith.divf %{{.*}} : vector<8xf32>

@@ -312,14 +312,10 @@ impl Sliding {
             self.scalar_range(b, ch, taps, vec_end, n_out);
             Vec::new()
         };
-        if matches!(self.red, Reduction::Average) {
-            split(b);
-            return;
-        }
         // A row too short for a whole interior vector (the late layers of
         // a mobile net) goes a masked vector at a time instead: the taps
         // outside the input read the neutral value (0, or the lowest for
-        // a max); an average's border counts vary, so it keeps the split.
+        // a max), and an average counts its taps per lane.
         let short = b.cmp(Cmp::Eq, whole, zero);
         let mut masked = |b: &mut Builder<'_>| {
             b.scf_for(zero, n_out, lanes, &[], |b, o, _| {
@@ -483,7 +479,14 @@ impl Sliding {
             };
             self.combine(b, ch, ks, acc, v)
         });
-        let r = self.finish(b, r, &all, Some(self.lanes));
+        let r = match (self.red, end) {
+            // Border lanes of an average divide by their own tap counts.
+            (Reduction::Average, Some(_)) => {
+                let counts = self.lane_counts(b, pos_of(&all));
+                self.divide(b, r, &all[..i], Some(counts))
+            }
+            _ => self.finish(b, r, &all, Some(self.lanes)),
+        };
         let mut oidx = ch.out.to_vec();
         oidx.extend(outputs(taps));
         oidx.push(o);
@@ -570,17 +573,84 @@ impl Sliding {
         if !matches!(self.red, Reduction::Average) {
             return self.act.apply(b, r);
         }
+        match lanes {
+            Some(_) => self.divide(b, r, taps, None),
+            None => {
+                let n = self.count(b, taps);
+                b.divf(r, n)
+            }
+        }
+    }
+
+    /// The product of the taps' counts, as an element.
+    fn count(&self, b: &mut Builder<'_>, taps: &[Taps]) -> ValueId {
         let mut n = b.const_index(1);
         for t in taps {
             n = b.muli(n, t.count);
         }
         let n = b.index_cast(n, Type::i64());
-        let mut n = b.sitofp(n, self.elem.clone());
-        if let Some(l) = lanes {
-            n = b.broadcast(n, l);
+        b.sitofp(n, self.elem.clone())
+    }
+
+    /// A vector of sums divided by the product of `taps`' counts, times
+    /// `lane_counts` (the last axis's count per lane) when given.
+    fn divide(
+        &self,
+        b: &mut Builder<'_>,
+        r: ValueId,
+        taps: &[Taps],
+        lane_counts: Option<ValueId>,
+    ) -> ValueId {
+        let n = self.count(b, taps);
+        let mut n = b.broadcast(n, self.lanes);
+        if let Some(c) = lane_counts {
+            n = b.mulf(n, c);
         }
         b.divf(r, n)
     }
+
+    /// How many last-axis taps each lane's window counts, as elements:
+    /// those inside the input, or inside the padded input when the pads
+    /// count. Lane `l` is the output whose window starts at `pos + l·s`.
+    fn lane_counts(&self, b: &mut Builder<'_>, pos: ValueId) -> ValueId {
+        let i = self.rank() - 1;
+        let (s, d) = (self.spatial.strides[i], self.spatial.dilations[i]);
+        let offsets = b.i64_lanes(0, s, self.lanes);
+        // Taps counted lie in [0, len) once shifted by `lead`.
+        let (lead, len) = if self.include_pad {
+            let lead = self.place.begins[i];
+            let padded = b.addi(self.place.ins[i], self.place.ends[i]);
+            (Some(lead), b.addi(padded, lead))
+        } else {
+            (None, self.place.ins[i])
+        };
+        let one = {
+            let x = b.constant(&self.elem, 1.0);
+            b.broadcast(x, self.lanes)
+        };
+        let zero = {
+            let x = b.zero(&self.elem);
+            b.broadcast(x, self.lanes)
+        };
+        let mut counts = zero;
+        for k in 0..self.spatial.kernel[i] {
+            let k = b.const_index(k);
+            let at = crate::loops::scale_add(b, Some(pos), k, d);
+            let at = match lead {
+                Some(lead) => b.addi(at, lead),
+                None => at,
+            };
+            let inside = super::lanes_inside(b, at, offsets, len, self.lanes);
+            let add = b.select(inside, one, zero);
+            counts = b.addf(counts, add);
+        }
+        counts
+    }
+}
+
+/// The window start of the last axis's taps.
+fn pos_of(taps: &[Taps]) -> ValueId {
+    taps[taps.len() - 1].pos
 }
 
 /// The output position of each axis's taps.

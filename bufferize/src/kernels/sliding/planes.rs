@@ -19,7 +19,6 @@
 use super::super::window::{Placement, Spatial};
 use super::{Channel, Reduction, Sliding};
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
-use ir::builder::Cmp;
 use ir::{Builder, Type, ValueId, DYN};
 
 /// Chunks of channels per image at most: one scratch buffer per chunk.
@@ -38,6 +37,15 @@ pub(super) struct Geometry {
     pub(super) slack: ValueId,
     out_base: ValueId,
     len: ValueId,
+}
+
+/// Where a column phase's plane columns read the input: plane column `j`
+/// is input column `sw·j - shift`; `lo..hi` are whole vectors inside it.
+struct ColumnSpan {
+    shift: ValueId,
+    lo: ValueId,
+    hi: ValueId,
+    wq: ValueId,
 }
 
 /// Vectors a flat output loop reads past its last whole output.
@@ -192,7 +200,8 @@ impl PlaneSource<'_> {
 
     /// Each plane row of input channel `input` (`[n, c]`), its planes
     /// from `first` in `scratch`: a row of the input, or the neutral value
-    /// where the row is padding.
+    /// where the row is padding. Which rows and vectors of columns lie in
+    /// the input is worked out per plane, not per row.
     pub(super) fn fill(
         &self,
         b: &mut Builder<'_>,
@@ -201,65 +210,78 @@ impl PlaneSource<'_> {
         (scratch, first): (ValueId, ValueId),
     ) {
         let (sh, sw) = (self.spatial.strides[0], self.spatial.strides[1]);
-        let neutral = self.neutral;
-        let (zero, one) = (b.const_index(0), b.const_index(1));
+        let one = b.const_index(1);
+        let spans: Vec<ColumnSpan> = (0..sw).map(|ph| self.column_span(b, g, ph)).collect();
         for a in 0..sh {
-            for col_phase in 0..sw {
+            let (top, bottom) = self.input_rows(b, g, a);
+            for (col_phase, span) in (0..sw).zip(&spans) {
                 let phase = b.const_index(a * sw + col_phase);
                 let base = b.muli(phase, g.plane_len);
                 let base = b.addi(first, base);
-                b.scf_for(zero, g.hq, one, &[], |b, i, _| {
+                let plane_row = |b: &mut Builder<'_>, i: ValueId| {
+                    let row = b.muli(i, g.wq);
+                    b.addi(base, row)
+                };
+                let zero = b.const_index(0);
+                for (from, to) in [(zero, top), (bottom, g.hq)] {
+                    b.scf_for(from, to, one, &[], |b, i, _| {
+                        let row = plane_row(b, i);
+                        self.pad_row(b, g, (scratch, row));
+                        Vec::new()
+                    });
+                }
+                b.scf_for(top, bottom, one, &[], |b, i, _| {
                     let at = crate::loops::scale_add(b, None, i, sh);
                     let phase_row = b.const_index(a);
                     let at = b.addi(at, phase_row);
                     let r = b.subi(at, self.place.begins[0]);
-                    let above = b.cmp(Cmp::Ge, r, zero);
-                    let below = b.cmp(Cmp::Lt, r, self.place.ins[0]);
-                    let inside = b.andi(above, below);
-                    let row = b.muli(i, g.wq);
-                    let row = b.addi(base, row);
-                    let mut copy = |b: &mut Builder<'_>| {
-                        self.copy_row(b, g, input, (r, col_phase), (scratch, row));
-                        Vec::new()
-                    };
-                    let mut pad = |b: &mut Builder<'_>| {
-                        let lanes = b.const_index(self.lanes);
-                        b.scf_for(zero, g.wq, lanes, &[], |b, j, _| {
-                            let left = b.subi(g.wq, j);
-                            let mask = b.create_mask(left, self.lanes);
-                            let at = b.addi(row, j);
-                            b.masked_store(neutral, scratch, &[at], mask);
-                            Vec::new()
-                        });
-                        Vec::new()
-                    };
-                    b.scf_if(inside, &[], &mut copy, Some(&mut pad));
+                    let row = plane_row(b, i);
+                    self.copy_row(b, span, input, r, (scratch, row));
                     Vec::new()
                 });
             }
         }
     }
 
-    /// Plane row `row` from input row `r`: column `j` is input column
-    /// `sw·j + phase - pw`. Vectors whose columns all lie in the input are
-    /// plain loads; the rest (the borders, the row's end) are masked.
-    fn copy_row(
-        &self,
-        b: &mut Builder<'_>,
-        g: &Geometry,
-        input: [ValueId; 2],
-        (r, phase): (ValueId, i64),
-        (scratch, row): (ValueId, ValueId),
-    ) {
+    /// The plane rows `top..bottom` of row phase `a` that hold input rows:
+    /// `0 <= sh·i + a - ph < in`.
+    fn input_rows(&self, b: &mut Builder<'_>, g: &Geometry, a: i64) -> (ValueId, ValueId) {
+        let (zero, s) = (b.const_index(0), b.const_index(self.spatial.strides[0]));
+        let phase = b.const_index(a);
+        let lead = b.subi(self.place.begins[0], phase);
+        let top = b.ceildivsi(lead, s);
+        let top = b.maxsi(top, zero);
+        let top = b.minsi(top, g.hq);
+        let end = b.addi(self.place.ins[0], lead);
+        let bottom = b.ceildivsi(end, s);
+        let bottom = b.minsi(bottom, g.hq);
+        (top, b.maxsi(bottom, top))
+    }
+
+    /// A plane row of padding: the neutral value.
+    fn pad_row(&self, b: &mut Builder<'_>, g: &Geometry, (scratch, row): (ValueId, ValueId)) {
+        let zero = b.const_index(0);
+        let lanes = b.const_index(self.lanes);
+        b.scf_for(zero, g.wq, lanes, &[], |b, j, _| {
+            let left = b.subi(g.wq, j);
+            let mask = b.create_mask(left, self.lanes);
+            let at = b.addi(row, j);
+            b.masked_store(self.neutral, scratch, &[at], mask);
+            Vec::new()
+        });
+    }
+
+    /// The columns of column phase `phase`: plane column `j` is input
+    /// column `sw·j - shift`. Whole vectors from `lo` (first column >= 0,
+    /// rounded up to a vector) to `hi` (their last load ends inside the
+    /// input) are plain loads; the rest (the borders, the row's end) are
+    /// masked.
+    fn column_span(&self, b: &mut Builder<'_>, g: &Geometry, phase: i64) -> ColumnSpan {
         let sw = self.spatial.strides[1];
-        let l = self.lanes;
-        let lanes = b.const_index(l);
+        let lanes = b.const_index(self.lanes);
         let (zero, s) = (b.const_index(0), b.const_index(sw));
         let ph = b.const_index(phase);
-        // Input column of plane column j: sw·j - shift.
         let shift = b.subi(self.place.begins[1], ph);
-        // Whole vectors from `lo` (first column >= 0, rounded up to a
-        // vector) to `hi` (their last load ends inside the input).
         let first = b.ceildivsi(shift, s);
         let first = b.maxsi(first, zero);
         let lo = b.ceildivsi(first, lanes);
@@ -272,10 +294,30 @@ impl PlaneSource<'_> {
         let n = b.maxsi(n, zero);
         let n = b.floordivsi(n, lanes);
         let n = b.muli(n, lanes);
-        let hi = b.addi(lo, n);
+        ColumnSpan {
+            shift,
+            lo,
+            hi: b.addi(lo, n),
+            wq: g.wq,
+        }
+    }
+
+    /// Plane row `row` from input row `r`, columns per `span`.
+    fn copy_row(
+        &self,
+        b: &mut Builder<'_>,
+        span: &ColumnSpan,
+        input: [ValueId; 2],
+        r: ValueId,
+        (scratch, row): (ValueId, ValueId),
+    ) {
+        let sw = self.spatial.strides[1];
+        let l = self.lanes;
+        let lanes = b.const_index(l);
+        let zero = b.const_index(0);
         let column = |b: &mut Builder<'_>, j: ValueId| {
             let at = crate::loops::scale_add(b, None, j, sw);
-            let c = b.subi(at, shift);
+            let c = b.subi(at, span.shift);
             let mut idx = input.to_vec();
             idx.extend([r, c]);
             idx
@@ -283,18 +325,18 @@ impl PlaneSource<'_> {
         let masked = |b: &mut Builder<'_>, j: ValueId| {
             let idx = column(b, j);
             let v = self.load_columns(b, &idx, true);
-            let left = b.subi(g.wq, j);
+            let left = b.subi(span.wq, j);
             let mask = b.create_mask(left, l);
             let at = b.addi(row, j);
             b.masked_store(v, scratch, &[at], mask);
         };
-        for (from, to) in [(zero, lo), (hi, g.wq)] {
+        for (from, to) in [(zero, span.lo), (span.hi, span.wq)] {
             b.scf_for(from, to, lanes, &[], |b, j, _| {
                 masked(b, j);
                 Vec::new()
             });
         }
-        b.scf_for(lo, hi, lanes, &[], |b, j, _| {
+        b.scf_for(span.lo, span.hi, lanes, &[], |b, j, _| {
             let idx = column(b, j);
             let v = self.load_columns(b, &idx, false);
             let at = b.addi(row, j);
@@ -402,11 +444,20 @@ impl PlaneSource<'_> {
                 Vec::new()
             });
             let left = b.subi(wo, whole);
-            let mask = b.create_mask(left, self.lanes);
-            let at = b.addi(src, whole);
-            let v = b.vload(scratch, &[at], self.lanes);
-            dst[3] = whole;
-            b.masked_store(v, out, &dst, mask);
+            let partial = b.cmp(ir::builder::Cmp::Gt, left, zero);
+            b.scf_if(
+                partial,
+                &[],
+                &mut |b| {
+                    let mask = b.create_mask(left, self.lanes);
+                    let at = b.addi(src, whole);
+                    let v = b.vload(scratch, &[at], self.lanes);
+                    dst[3] = whole;
+                    b.masked_store(v, out, &dst, mask);
+                    Vec::new()
+                },
+                None,
+            );
             Vec::new()
         });
     }
