@@ -246,16 +246,23 @@ impl PlaneSource<'_> {
     /// The plane rows `top..bottom` of row phase `a` that hold input rows:
     /// `0 <= sh·i + a - ph < in`.
     fn input_rows(&self, b: &mut Builder<'_>, g: &Geometry, a: i64) -> (ValueId, ValueId) {
-        let (zero, s) = (b.const_index(0), b.const_index(self.spatial.strides[0]));
-        let phase = b.const_index(a);
-        let lead = b.subi(self.place.begins[0], phase);
-        let top = b.ceildivsi(lead, s);
-        let top = b.maxsi(top, zero);
+        let (lead, top) = self.first_inside(b, 0, a);
         let top = b.minsi(top, g.hq);
+        let s = b.const_index(self.spatial.strides[0]);
         let end = b.addi(self.place.ins[0], lead);
         let bottom = b.ceildivsi(end, s);
         let bottom = b.minsi(bottom, g.hq);
         (top, b.maxsi(bottom, top))
+    }
+
+    /// On axis `i`, plane index `j` of phase `phase` is input position
+    /// `s·j - lead`: `lead` and the first `j` whose position is >= 0.
+    fn first_inside(&self, b: &mut Builder<'_>, i: usize, phase: i64) -> (ValueId, ValueId) {
+        let (zero, s) = (b.const_index(0), b.const_index(self.spatial.strides[i]));
+        let ph = b.const_index(phase);
+        let lead = b.subi(self.place.begins[i], ph);
+        let first = b.ceildivsi(lead, s);
+        (lead, b.maxsi(first, zero))
     }
 
     /// A plane row of padding: the neutral value.
@@ -277,13 +284,9 @@ impl PlaneSource<'_> {
     /// input) are plain loads; the rest (the borders, the row's end) are
     /// masked.
     fn column_span(&self, b: &mut Builder<'_>, g: &Geometry, phase: i64) -> ColumnSpan {
-        let sw = self.spatial.strides[1];
         let lanes = b.const_index(self.lanes);
-        let (zero, s) = (b.const_index(0), b.const_index(sw));
-        let ph = b.const_index(phase);
-        let shift = b.subi(self.place.begins[1], ph);
-        let first = b.ceildivsi(shift, s);
-        let first = b.maxsi(first, zero);
+        let (zero, s) = (b.const_index(0), b.const_index(self.spatial.strides[1]));
+        let (shift, first) = self.first_inside(b, 1, phase);
         let lo = b.ceildivsi(first, lanes);
         let lo = b.muli(lo, lanes);
         let lo = b.minsi(lo, g.wq);
