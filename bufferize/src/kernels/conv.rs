@@ -261,7 +261,7 @@ fn packed_weights(
         return None;
     }
     let bl = gemm::Blocking::for_target(cx.vector_bits, &elem);
-    let (packed, padded) = gemm::pack_constant_a(&src, width, (groups, m / groups, k), bl);
+    let (packed, padded) = gemm::pack_constant_a(&src, width, (groups, m / groups, k), bl)?;
     let len = i64::try_from(packed.len() / width).ok()?;
     let bytes = ir::elements::pool::heap(packed);
     let e = ir::elements::Elements::from_bytes(dtype, vec![len], bytes).ok()?;

@@ -116,7 +116,17 @@ pub fn plan(
 fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool) -> Vec<u8> {
     let plane = k * c;
     let mut u = vec![0u8; 16 * plane * 4];
-    for (f, filter) in w.chunks_exact(36).enumerate() {
+    // In U's order, so the 16 planes are written front to back (the
+    // transposed layout scattered every write across the plane).
+    for at in 0..plane {
+        let f = if transposed {
+            (at % k) * c + at / k
+        } else {
+            at
+        };
+        let Some(filter) = w.get(f * 36..f * 36 + 36) else {
+            continue;
+        };
         let mut g = [0.0f64; 9];
         for (x, b) in g.iter_mut().zip(filter.chunks_exact(4)) {
             *x = f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
@@ -127,7 +137,6 @@ fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool) -> Vec<u8> 
                 *v = (0..3).map(|r| G[i][r] * g[r * 3 + s]).sum();
             }
         }
-        let at = if transposed { (f % c) * k + f / c } else { f };
         for (i, row) in gg.iter().enumerate() {
             for (j, gj) in G.iter().enumerate() {
                 let v: f64 = (0..3).map(|s| row[s] * gj[s]).sum();

@@ -58,36 +58,69 @@ fn const_vec(b: &mut Builder<'_>, v: i64, n: i64) -> ValueId {
 /// (zero past the last row). Group `g` starts at `g · padded · k`; block
 /// `pc` of a group at `pc · padded`, row panel `i` of it at `i · kcur`.
 /// Bytes are moved as they are: no conversion of a model's weights.
+/// `None` for an element width other than 1, 2, 4 or 8 bytes.
 pub fn pack_constant_a(
     src: &[u8],
     width: usize,
     (groups, rows, k): (usize, usize, usize),
     bl: super::Blocking,
-) -> (Vec<u8>, usize) {
+) -> Option<(Vec<u8>, usize)> {
     let (mr, kc) = (bl.mr.max(1) as usize, bl.kc.max(1) as usize);
     let padded = rows.div_ceil(mr) * mr;
     let mut out = vec![0u8; groups * padded * k * width];
-    for g in 0..groups {
+    let shape = PackShape {
+        groups,
+        rows,
+        k,
+        mr,
+        kc,
+        padded,
+    };
+    // Elements of a known width copy as fixed-size arrays (no memcpy call
+    // per element).
+    match width {
+        1 => pack_elements::<1>(src, &mut out, &shape),
+        2 => pack_elements::<2>(src, &mut out, &shape),
+        4 => pack_elements::<4>(src, &mut out, &shape),
+        8 => pack_elements::<8>(src, &mut out, &shape),
+        _ => return None,
+    }
+    Some((out, padded))
+}
+
+/// The geometry of [`pack_constant_a`].
+struct PackShape {
+    groups: usize,
+    rows: usize,
+    k: usize,
+    mr: usize,
+    kc: usize,
+    padded: usize,
+}
+
+fn pack_elements<const W: usize>(src: &[u8], out: &mut [u8], p: &PackShape) {
+    let (rows, k, mr, padded) = (p.rows, p.k, p.mr, p.padded);
+    for g in 0..p.groups {
         let (from, to) = (g * rows * k, g * padded * k);
-        for pc in (0..k).step_by(kc) {
-            let kcur = kc.min(k - pc);
+        for pc in (0..k).step_by(p.kc) {
+            let kcur = p.kc.min(k - pc);
+            // Depth steps outer: the panel is written front to back while
+            // its MR source rows are read as MR streams.
             for i in (0..rows).step_by(mr) {
-                for r in 0..mr.min(rows - i) {
-                    let row = from + (i + r) * k + pc;
-                    for kk in 0..kcur {
-                        let at = (to + pc * padded + i * kcur + kk * mr + r) * width;
-                        let s = (row + kk) * width;
-                        if let (Some(o), Some(x)) =
-                            (out.get_mut(at..at + width), src.get(s..s + width))
-                        {
-                            o.copy_from_slice(x);
+                let panel = to + pc * padded + i * kcur;
+                for kk in 0..kcur {
+                    for r in 0..mr.min(rows - i) {
+                        let at = (panel + kk * mr + r) * W;
+                        let s = (from + (i + r) * k + pc + kk) * W;
+                        let x: Option<[u8; W]> = src.get(s..s + W).and_then(|x| x.try_into().ok());
+                        if let (Some(o), Some(x)) = (out.get_mut(at..at + W), x) {
+                            o.copy_from_slice(&x);
                         }
                     }
                 }
             }
         }
     }
-    (out, padded)
 }
 
 /// Packs rows `ic..ic+mcur`, depth `pc..pc+kcur` of A.
@@ -342,4 +375,56 @@ pub(in crate::kernels) fn window_origins(
         out[d] = b.subi(scaled, pd);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Element `(row, kk)` of group `g` lands where the documented layout
+    /// puts it, rows past the last are zero, for 2- and 4-byte elements.
+    #[test]
+    fn packed_constant_follows_the_panel_layout() {
+        let (groups, rows, k) = (2usize, 7usize, 5usize);
+        let bl = super::super::Blocking {
+            vw: 4,
+            mr: 3,
+            nv: 1,
+            kc: 2,
+            mc: 6,
+            nc: 4,
+        };
+        for width in [2usize, 4] {
+            let n = groups * rows * k;
+            // Element e's bytes are e (little-endian), so each is unique.
+            let src: Vec<u8> = (0..n)
+                .flat_map(|e| (e as u32).to_le_bytes()[..width].to_vec())
+                .collect();
+            let (out, padded) = pack_constant_a(&src, width, (groups, rows, k), bl).unwrap();
+            assert_eq!(padded, 9);
+            let read = |at: usize| {
+                let mut b = [0u8; 4];
+                b[..width].copy_from_slice(&out[at * width..(at + 1) * width]);
+                u32::from_le_bytes(b) as usize
+            };
+            for g in 0..groups {
+                for pc in (0..k).step_by(2) {
+                    let kcur = 2.min(k - pc);
+                    for row in 0..padded {
+                        for kk in 0..kcur {
+                            let (i, r) = (row / 3 * 3, row % 3);
+                            let at = g * padded * k + pc * padded + i * kcur + kk * 3 + r;
+                            let want = match row < rows {
+                                true => g * rows * k + row * k + pc + kk,
+                                false => 0,
+                            };
+                            assert_eq!(read(at), want, "g {g} row {row} depth {}", pc + kk);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(pack_constant_a(&[0; 3], 3, (1, 1, 1), bl).is_none());
+    }
 }
