@@ -217,7 +217,7 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             batch_rank,
             is1: &is1,
         };
-        gemm_matmul(cx, b, &operands, &elem);
+        gemm_matmul(cx, b, op, &operands, &elem);
         return Ok(vec![out]);
     }
     let bounds = Bounds::new(b);
@@ -359,7 +359,13 @@ struct MatMulOperands<'a> {
 /// MatMul on the packed GEMM: one call per output batch entry (batch dims
 /// that broadcast are read at stride 0), or one call over all rows when B
 /// has no batch dims.
-fn gemm_matmul(cx: &Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem: &Type) {
+fn gemm_matmul(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    o: &MatMulOperands<'_>,
+    elem: &Type,
+) {
     let (da, db) = (&o.a.dims, &o.w.dims);
     let (a_vec, b_vec) = (da.len() == 1, db.len() == 1);
     let one = b.const_index(1);
@@ -408,6 +414,11 @@ fn gemm_matmul(cx: &Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem:
     if b_batch == 0 && !a_vec && o.a.perm.is_none() && o.c.perm.is_none() {
         // [..., M, K] × [K, N]: every row of A at once.
         call.m = product(b, &da[..da.len() - 1]);
+        if let Some((packed, npad)) = packed_weights(cx, b, op, o.w, &v) {
+            v.b_packed = true;
+            call.b = packed;
+            call.b_args = vec![b.const_index(npad), one];
+        }
         gemm::call(b, &v, &call);
         return;
     }
@@ -541,6 +552,44 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
         b.store(r, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// Operand 1 of `op`, when it is a constant row-major [K, N] matrix read
+/// as it is stored: packed at compile time into the panels the GEMM's
+/// micro-kernel reads (`gemm::pack_constant_b`), as a flat global, with
+/// N rounded up to the panel width. Packing those weights at run time
+/// cost as much as the products when a call has few rows (a
+/// transformer's tokens against its weights).
+fn packed_weights(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    w: &Operand,
+    v: &gemm::Variant,
+) -> Option<(ValueId, i64)> {
+    if w.perm.is_some() || !w.unit_last() {
+        return None;
+    }
+    let (k, n) = match w.shape[..] {
+        [k, n] if k != ir::DYN && n != ir::DYN => {
+            (usize::try_from(k).ok()?, usize::try_from(n).ok()?)
+        }
+        _ => return None,
+    };
+    let weights = super::constant_elements(b.m, op, 1)?;
+    let dtype = ir::elements::DType::from_type(&v.elem)?;
+    let width = dtype.storage_bytes(1)?;
+    let src = weights.to_contiguous_bytes();
+    if weights.len() != k.checked_mul(n)? || src.len() != k * n * width {
+        return None;
+    }
+    let (packed, npad) = gemm::pack_constant_b(&src, width, (k, n), v.blocking)?;
+    let len = i64::try_from(packed.len() / width).ok()?;
+    let bytes = ir::elements::pool::heap(packed);
+    let e = ir::elements::Elements::from_bytes(dtype, vec![len], bytes).ok()?;
+    let global = cx.global(b, &e);
+    let len = b.const_index(len);
+    Some((gemm::flat(b, global, len), i64::try_from(npad).ok()?))
 }
 
 /// Operand 1 of `op` (`w`, a constant [N, K] matrix of f32 or f64) as a

@@ -13,9 +13,36 @@ use ir::{Builder, ValueId};
 const GEMV_VECS: i64 = 4;
 
 pub(super) fn gemv(b: &mut Builder<'_>, v: &Variant, p: &Params) {
-    let vw = v.blocking.vw;
+    let width = v.blocking.vw * GEMV_VECS;
+    column_blocks(b, p, width, &mut |b, j0| {
+        let w = b.const_index(width);
+        let end = b.addi(j0, w);
+        let whole = b.cmp(ir::builder::Cmp::Le, end, p.n);
+        b.scf_if(
+            whole,
+            &[],
+            &mut |b| {
+                block(b, v, p, j0, false);
+                Vec::new()
+            },
+            Some(&mut |b| {
+                block(b, v, p, j0, true);
+                Vec::new()
+            }),
+        );
+    });
+}
+
+/// `body(j0)` for each block of `width` columns of C's one row, threads
+/// taking disjoint runs of blocks.
+fn column_blocks(
+    b: &mut Builder<'_>,
+    p: &Params,
+    width: i64,
+    body: &mut dyn FnMut(&mut Builder<'_>, ValueId),
+) {
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let width = b.const_index(vw * GEMV_VECS);
+    let width = b.const_index(width);
     let blocks = b.ceildivsi(p.n, width);
     let work = b.muli(p.n, p.k);
     let (parts, per) = super::split(b, work, blocks);
@@ -25,20 +52,7 @@ pub(super) fn gemv(b: &mut Builder<'_>, v: &Variant, p: &Params) {
         let last = b.minsi(next, blocks);
         b.scf_for(first, last, one, &[], |b, blk, _| {
             let j0 = b.muli(blk, width);
-            let end = b.addi(j0, width);
-            let whole = b.cmp(ir::builder::Cmp::Le, end, p.n);
-            b.scf_if(
-                whole,
-                &[],
-                &mut |b| {
-                    block(b, v, p, j0, false);
-                    Vec::new()
-                },
-                Some(&mut |b| {
-                    block(b, v, p, j0, true);
-                    Vec::new()
-                }),
-            );
+            body(b, j0);
             Vec::new()
         });
     });
@@ -96,5 +110,63 @@ fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId, edge: bool) 
             true => b.masked_store(y, p.c, &[at], mask),
             false => b.vstore(y, p.c, &[at]),
         }
+    }
+}
+
+/// M = 1 against B packed at compile time ([`super::pack_constant_b`]):
+/// per panel of NR columns, the sums over K read the panel's depth steps
+/// front to back (one stream per panel; the padding past N is zeros, so
+/// the loads are whole vectors); threads take disjoint panels.
+pub(super) fn gemv_packed(b: &mut Builder<'_>, v: &Variant, p: &Params) {
+    column_blocks(b, p, v.blocking.nr(), &mut |b, col0| panel(b, v, p, col0));
+}
+
+/// Columns `col0 .. col0 + NR` of C's one row from B's packed panel.
+fn panel(b: &mut Builder<'_>, v: &Variant, p: &Params, col0: ValueId) {
+    let bl = v.blocking;
+    let (vw, nv) = (bl.vw, bl.nv);
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let (nr, kc) = (b.const_index(bl.nr()), b.const_index(bl.kc));
+    let vzero = {
+        let z = b.zero(&v.elem);
+        b.broadcast(z, vw)
+    };
+    let lane_offs: Vec<ValueId> = (0..nv).map(|k| b.const_index(k * vw)).collect();
+    let npad = p.b_args[0];
+    let inits = vec![vzero; nv as usize];
+    let blocks = b.scf_for(zero, p.k, kc, &inits, |b, pc, acc| {
+        let kcur = super::min_rest(b, p.k, pc, kc);
+        let block = b.muli(pc, npad);
+        let col = b.muli(col0, kcur);
+        let base = b.addi(p.b_off, block);
+        let base = b.addi(base, col);
+        let steps = b.scf_for(zero, kcur, one, acc, |b, kk, acc| {
+            let k = b.addi(pc, kk);
+            let at = b.muli(k, p.a_cs);
+            let at = b.addi(p.a_off, at);
+            let x = b.load(p.a, &[at]);
+            let xb = b.broadcast(x, vw);
+            let row = b.muli(kk, nr);
+            let row = b.addi(base, row);
+            lane_offs
+                .iter()
+                .zip(acc)
+                .map(|(&o, &a)| {
+                    let at = b.addi(row, o);
+                    let bv = b.vload(p.b, &[at], vw);
+                    b.vfma(xb, bv, a)
+                })
+                .collect()
+        });
+        b.m.results(steps).to_vec()
+    });
+    let sums = b.m.results(blocks).to_vec();
+    for (&o, &s) in lane_offs.iter().zip(&sums) {
+        let c = b.addi(col0, o);
+        let left = b.subi(p.n, c);
+        let mask = b.create_mask(left, vw);
+        let y = epilogue(b, v, p, s, zero, c, mask);
+        let at = b.addi(p.c_off, c);
+        b.masked_store(y, p.c, &[at], mask);
     }
 }

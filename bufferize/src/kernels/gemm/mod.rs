@@ -21,7 +21,7 @@ mod pack;
 use ir::{Builder, Type, ValueId};
 
 pub(in crate::kernels) use pack::window_origins;
-pub use pack::{pack_constant_a, ConvGeometry};
+pub use pack::{pack_constant_a, pack_constant_b, ConvGeometry};
 
 /// Register and cache blocking for one vector width.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -104,6 +104,9 @@ pub struct Variant {
     /// A is a constant packed at compile time ([`pack_constant_a`]): no
     /// packing at run time; `a_rs` carries its padded row count.
     pub a_packed: bool,
+    /// B is a constant packed at compile time ([`pack_constant_b`]); the
+    /// first of `b_args` carries its padded column count.
+    pub b_packed: bool,
     /// A is row-major (`a_cs` is 1) and read in place by the
     /// micro-kernel: packing it cost as much as the products when N is a
     /// few panels (a transformer's activations against its weights).
@@ -125,6 +128,7 @@ impl Variant {
             bias: Bias::None,
             residual: false,
             a_packed: false,
+            b_packed: false,
             a_direct: false,
             act: Act::None,
             alpha_bits: 1f64.to_bits(),
@@ -275,13 +279,17 @@ fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
     if v.b != (BSource::Matrix { unit_n: true }) || v.a_packed {
         return bands(b, v, p);
     }
+    let gemv = match v.b_packed {
+        true => gemv::gemv_packed,
+        false => gemv::gemv,
+    };
     let one = b.const_index(1);
     let single = b.cmp(ir::builder::Cmp::Eq, p.m, one);
     b.scf_if(
         single,
         &[],
         &mut |b| {
-            gemv::gemv(b, v, p);
+            gemv(b, v, p);
             Vec::new()
         },
         Some(&mut |b| {
@@ -371,13 +379,27 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
         let ap_len = panel_len(b, m_len, bl.mr, mc);
         b.alloc_aligned(&buf_ty, &[ap_len], 64)
     });
-    let bp_len = panel_len(b, n_len, bl.nr(), nc);
-    let bpk = b.alloc_aligned(&buf_ty, &[bp_len], 64);
+    let bpk = (!v.b_packed).then(|| {
+        let bp_len = panel_len(b, n_len, bl.nr(), nc);
+        b.alloc_aligned(&buf_ty, &[bp_len], 64)
+    });
     b.scf_for(band.n0, band.n1, nc, &[], |b, jc, _| {
         let ncur = min_rest(b, band.n1, jc, nc);
         b.scf_for(zero, p.k, kc, &[], |b, pc, _| {
             let kcur = min_rest(b, p.k, pc, kc);
-            pack::pack_b(b, v, p, bpk, pc, kcur, jc, ncur);
+            let b_block = match bpk {
+                Some(bpk) => {
+                    pack::pack_b(b, v, p, bpk, pc, kcur, jc, ncur);
+                    (bpk, zero)
+                }
+                // Depth block pc at pc · Npad, column jc's panel at jc · kcur.
+                None => {
+                    let block = b.muli(pc, p.b_args[0]);
+                    let col = b.muli(jc, kcur);
+                    let at = b.addi(p.b_off, block);
+                    (p.b, b.addi(at, col))
+                }
+            };
             b.scf_for(band.m0, band.m1, mc, &[], |b, ic, _| {
                 let mcur = min_rest(b, band.m1, ic, mc);
                 let a = match ap {
@@ -408,7 +430,7 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
                     ic,
                     jc,
                     a,
-                    b: (bpk, zero),
+                    b: b_block,
                 };
                 b.scf_for(zero, ncur, nr, &[], |b, jr, _| {
                     let left = b.subi(ncur, jr);

@@ -2,7 +2,10 @@
 //! panels of NR columns (`bp[jr·kcur + kk·NR + col]`), zero beyond the
 //! edges so the micro-kernel never tests bounds. A constant A (a
 //! convolution's weights) is packed once, at compile time, every depth
-//! block after the other (`pack_constant_a`).
+//! block after the other (`pack_constant_a`), and so is a constant B (a
+//! MatMul's weights, `pack_constant_b`): depth block `pc` at `pc · Npad`
+//! (N rounded up to NR), the panel of columns `c..c + NR` in it at
+//! `c · kcur`.
 //!
 //! B of a convolution is the im2col view of an image, gathered while
 //! packing: a panel's columns are output positions whose input window
@@ -117,6 +120,54 @@ fn pack_elements<const W: usize>(src: &[u8], out: &mut [u8], p: &PackShape) {
                             o.copy_from_slice(&x);
                         }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// A row-major `[k, n]` matrix of `width`-byte elements packed as the
+/// micro-kernel reads B: per depth block `pc` (KC deep, `kcur` for the
+/// last) at `pc · npad`, per panel of NR columns at `col · kcur` in it, per
+/// depth step NR elements (zero past column n). Returns the packed bytes
+/// and `npad` (n rounded up to NR); `None` for an element width other
+/// than 1, 2, 4 or 8 bytes.
+pub fn pack_constant_b(
+    src: &[u8],
+    width: usize,
+    (k, n): (usize, usize),
+    bl: super::Blocking,
+) -> Option<(Vec<u8>, usize)> {
+    let (nr, kc) = (bl.nr().max(1) as usize, bl.kc.max(1) as usize);
+    let npad = n.div_ceil(nr) * nr;
+    let mut out = vec![0u8; k * npad * width];
+    let shape = (k, n, nr, kc, npad);
+    match width {
+        1 => pack_columns::<1>(src, &mut out, shape),
+        2 => pack_columns::<2>(src, &mut out, shape),
+        4 => pack_columns::<4>(src, &mut out, shape),
+        8 => pack_columns::<8>(src, &mut out, shape),
+        _ => return None,
+    }
+    Some((out, npad))
+}
+
+fn pack_columns<const W: usize>(
+    src: &[u8],
+    out: &mut [u8],
+    (k, n, nr, kc, npad): (usize, usize, usize, usize, usize),
+) {
+    for pc in (0..k).step_by(kc) {
+        let kcur = kc.min(k - pc);
+        for col in (0..n).step_by(nr) {
+            let panel = pc * npad + col * kcur;
+            for kk in 0..kcur {
+                let row = (pc + kk) * n;
+                let len = nr.min(n - col) * W;
+                let from = (row + col) * W;
+                let at = (panel + kk * nr) * W;
+                if let (Some(o), Some(x)) = (out.get_mut(at..at + len), src.get(from..from + len)) {
+                    o.copy_from_slice(x);
                 }
             }
         }
@@ -426,5 +477,39 @@ mod tests {
             }
         }
         assert!(pack_constant_a(&[0; 3], 3, (1, 1, 1), bl).is_none());
+    }
+
+    /// Element `(kk, col)` of B lands in its depth block's column panel,
+    /// zero past the last column.
+    #[test]
+    fn packed_constant_b_follows_the_panel_layout() {
+        let (k, n) = (5usize, 10usize);
+        let bl = super::super::Blocking {
+            vw: 2,
+            mr: 2,
+            nv: 2,
+            kc: 2,
+            mc: 4,
+            nc: 8,
+        };
+        let src: Vec<u8> = (0..k * n)
+            .flat_map(|e| (e as u32 + 1).to_le_bytes())
+            .collect();
+        let (out, npad) = pack_constant_b(&src, 4, (k, n), bl).unwrap();
+        assert_eq!(npad, 12);
+        let read = |at: usize| u32::from_le_bytes(out[at * 4..at * 4 + 4].try_into().unwrap());
+        for pc in (0..k).step_by(2) {
+            let kcur = 2.min(k - pc);
+            for kk in 0..kcur {
+                for col in 0..npad {
+                    let at = pc * npad + (col / 4 * 4) * kcur + kk * 4 + col % 4;
+                    let want = match col < n {
+                        true => ((pc + kk) * n + col) as u32 + 1,
+                        false => 0,
+                    };
+                    assert_eq!(read(at), want, "depth {} column {col}", pc + kk);
+                }
+            }
+        }
     }
 }
