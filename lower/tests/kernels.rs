@@ -202,7 +202,8 @@ func.func @main() {{
     assert_eq!(text.matches("ptr noalias").count(), 5, "{text}");
     assert_eq!(layout.size, 4 * n as u64);
     for p in &parts {
-        assert!(p.len() < 10_000, "weights stay out of the IR");
+        // Inlined, the 3001 floats alone would be over 36 KB of text.
+        assert!(p.len() < 20_000, "weights stay out of the IR");
         assert!(p.contains("@__onnxc_weights = external hidden constant [12004 x i8]"));
     }
     let (code, out) = build_parts("weights", &parts, &m, &layout);
