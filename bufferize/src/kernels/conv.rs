@@ -262,10 +262,8 @@ fn packed_weights(
     }
     let bl = gemm::Blocking::for_target(cx.vector_bits, &elem);
     let (packed, padded) = gemm::pack_constant_a(&src, width, (groups, m / groups, k), bl)?;
-    let len = i64::try_from(packed.len() / width).ok()?;
-    let bytes = ir::elements::pool::heap(packed);
-    let e = ir::elements::Elements::from_bytes(dtype, vec![len], bytes).ok()?;
-    Some((cx.global(b, &e), i64::try_from(padded).ok()?))
+    let (global, _) = super::packed_global(cx, b, dtype, packed)?;
+    Some((global, i64::try_from(padded).ok()?))
 }
 
 /// What a convolution applies to its sums as it stores them: a residual

@@ -584,10 +584,7 @@ fn packed_weights(
         return None;
     }
     let (packed, npad) = gemm::pack_constant_b(&src, width, (k, n), v.blocking)?;
-    let len = i64::try_from(packed.len() / width).ok()?;
-    let bytes = ir::elements::pool::heap(packed);
-    let e = ir::elements::Elements::from_bytes(dtype, vec![len], bytes).ok()?;
-    let global = cx.global(b, &e);
+    let (global, len) = super::packed_global(cx, b, dtype, packed)?;
     let len = b.const_index(len);
     Some((gemm::flat(b, global, len), i64::try_from(npad).ok()?))
 }

@@ -326,6 +326,21 @@ pub fn constant_elements(m: &Module, op: OpId, i: usize) -> Option<ir::elements:
     ops::Constant::of(m, def).value().cloned()
 }
 
+/// Weights packed at compile time (`bytes` of `dtype` elements) as a new
+/// 1-D global, and their element count.
+pub fn packed_global(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    dtype: ir::elements::DType,
+    bytes: Vec<u8>,
+) -> Option<(ValueId, i64)> {
+    let width = dtype.storage_bytes(1)?;
+    let len = i64::try_from(bytes.len() / width).ok()?;
+    let bytes = ir::elements::pool::heap(bytes);
+    let e = ir::elements::Elements::from_bytes(dtype, vec![len], bytes).ok()?;
+    Some((cx.global(b, &e), len))
+}
+
 /// Constant integer values of operand `i` when it comes from `onnx.Constant`.
 pub fn constant_ints(m: &Module, op: OpId, i: usize) -> Option<Vec<i64>> {
     let e = constant_elements(m, op, i)?;

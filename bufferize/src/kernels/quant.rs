@@ -75,26 +75,10 @@ fn merged(
         return (x, out, dx.to_vec(), how);
     }
     let sx = shape_of(b.m, x);
-    let shape: Vec<i64> = groups
-        .iter()
-        .map(|g| {
-            sx[g.0..g.1]
-                .iter()
-                .try_fold(1i64, |acc, &d| {
-                    (d != ir::DYN).then(|| acc.saturating_mul(d))
-                })
-                .unwrap_or(ir::DYN)
-        })
-        .collect();
-    let sizes: Vec<ValueId> = groups
-        .iter()
-        .map(|g| super::gemm::product(b, &dx[g.0..g.1]))
-        .collect();
-    let view = |b: &mut Builder<'_>, v: ValueId| {
-        let ty = Type::memref(shape.clone(), elem_of(b.m, v));
-        super::shape::reinterpret(b, v, &ty, &shape, &sizes)
-    };
-    let (xv, ov) = (view(b, x), view(b, out));
+    let merged = super::shape::merged_dims(b, (&sx, dx), &groups);
+    let xv = super::shape::merged_view(b, x, &merged);
+    let ov = super::shape::merged_view(b, out, &merged);
+    let sizes = merged.1;
     let how = match how {
         ParamIndex::Axis(_) => ParamIndex::Axis(1),
         other => other,

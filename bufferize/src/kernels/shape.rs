@@ -592,25 +592,49 @@ fn merge_transpose_dims(
     for (i, &r) in by_input.iter().enumerate() {
         rank_in[r] = i;
     }
+    let in_runs: Vec<(usize, usize)> = by_input.iter().map(|&r| runs[r]).collect();
     let sx = shape_of(b.m, x);
-    let run_size = |b: &mut Builder<'_>, r: (usize, usize)| super::gemm::product(b, &dx[r.0..r.1]);
-    let run_static = |r: (usize, usize)| {
-        sx[r.0..r.1]
-            .iter()
-            .try_fold(1i64, |acc, &d| (d != DYN).then(|| acc.saturating_mul(d)))
-            .unwrap_or(DYN)
-    };
-    let in_sizes: Vec<ValueId> = by_input.iter().map(|&r| run_size(b, runs[r])).collect();
-    let in_shape: Vec<i64> = by_input.iter().map(|&r| run_static(runs[r])).collect();
-    let out_sizes: Vec<ValueId> = runs.iter().map(|&r| run_size(b, r)).collect();
-    let out_shape: Vec<i64> = runs.iter().map(|&r| run_static(r)).collect();
-    let view = |b: &mut Builder<'_>, v: ValueId, shape: &[i64], sizes: &[ValueId]| {
-        let ty = Type::memref(shape.to_vec(), super::elem_of(b.m, v));
-        reinterpret(b, v, &ty, shape, sizes)
-    };
-    let xv = view(b, x, &in_shape, &in_sizes);
-    let ov = view(b, out, &out_shape, &out_sizes);
+    let in_merged = merged_dims(b, (&sx, dx), &in_runs);
+    let xv = merged_view(b, x, &in_merged);
+    let out_merged = merged_dims(b, (&sx, dx), &runs);
+    let ov = merged_view(b, out, &out_merged);
+    let out_sizes = out_merged.1;
     (xv, ov, rank_in, out_sizes)
+}
+
+/// Dims (static `sv`, runtime `dv`) with each run `start..end` of `runs`
+/// (covering every dim, in order) merged into one: the static shape and
+/// the sizes.
+pub fn merged_dims(
+    b: &mut Builder<'_>,
+    (sv, dv): (&[i64], &[ValueId]),
+    runs: &[(usize, usize)],
+) -> (Vec<i64>, Vec<ValueId>) {
+    let shape = runs
+        .iter()
+        .map(|r| {
+            sv[r.0..r.1]
+                .iter()
+                .try_fold(1i64, |acc, &d| (d != DYN).then(|| acc.saturating_mul(d)))
+                .unwrap_or(DYN)
+        })
+        .collect();
+    let sizes = runs
+        .iter()
+        .map(|r| super::gemm::product(b, &dv[r.0..r.1]))
+        .collect();
+    (shape, sizes)
+}
+
+/// A row-major view of contiguous `v` with the merged dims `(shape,
+/// sizes)` of [`merged_dims`].
+pub fn merged_view(
+    b: &mut Builder<'_>,
+    v: ValueId,
+    (shape, sizes): &(Vec<i64>, Vec<ValueId>),
+) -> ValueId {
+    let ty = Type::memref(shape.clone(), super::elem_of(b.m, v));
+    reinterpret(b, v, &ty, shape, sizes)
 }
 
 /// A fresh copy of operand 0 as result 0 (no-op reductions, Identity-like ops
