@@ -10,12 +10,14 @@ use bytes::Bytes;
 use std::sync::Arc;
 
 mod codec;
+mod generated;
 mod lazy;
 mod pack;
 pub mod pool;
 
 use codec::push_raw;
 pub use codec::{decode, encode, encode_exact, read_raw};
+pub use generated::FillFn;
 pub use lazy::MapFn;
 
 /// Element types of tensor constants: every numeric ONNX dtype.
@@ -192,6 +194,8 @@ struct ElementsData {
     bytes: Bytes,
     /// A lazily applied transform: values come from it, not `bytes`.
     lazy: Option<lazy::Lazy>,
+    /// Bytes computed on read (`bytes` is empty).
+    generated: Option<generated::Generated>,
 }
 
 /// A tensor constant: shape, dtype and a strided view over shared bytes.
@@ -239,6 +243,21 @@ fn row_major(shape: &[i64]) -> Vec<i64> {
     strides
 }
 
+impl ElementsData {
+    /// A stored row-major tensor.
+    fn row_major(dtype: DType, shape: Vec<i64>, bytes: Bytes) -> ElementsData {
+        ElementsData {
+            dtype,
+            strides: row_major(&shape),
+            shape,
+            offset: 0,
+            bytes,
+            lazy: None,
+            generated: None,
+        }
+    }
+}
+
 impl Elements {
     /// Every view is made here: the pool counts the buffers views hold.
     fn make(data: ElementsData) -> Elements {
@@ -259,15 +278,7 @@ impl Elements {
                 want: n,
             });
         }
-        let strides = row_major(&shape);
-        Ok(Elements::make(ElementsData {
-            dtype,
-            shape,
-            strides,
-            offset: 0,
-            bytes,
-            lazy: None,
-        }))
+        Ok(Elements::make(ElementsData::row_major(dtype, shape, bytes)))
     }
 
     /// One value broadcast to `shape`: all strides zero, one element stored.
@@ -284,6 +295,7 @@ impl Elements {
             offset: 0,
             bytes: pool::heap(out),
             lazy: None,
+            generated: None,
         }))
     }
 
@@ -331,7 +343,7 @@ impl Elements {
     /// One stored value broadcast (a lazy view never counts: it stores
     /// none).
     pub fn is_splat(&self) -> bool {
-        self.0.lazy.is_none() && self.0.strides.iter().all(|&s| s == 0)
+        self.0.lazy.is_none() && !self.is_generated() && self.0.strides.iter().all(|&s| s == 0)
     }
     /// The backing bytes when the view is the whole buffer in row-major order.
     pub fn contiguous_bytes(&self) -> Option<&[u8]> {
@@ -364,6 +376,9 @@ impl Elements {
         }
         if let Some(l) = &self.0.lazy {
             return l.get(flat);
+        }
+        if let Some(s) = self.stored_copy() {
+            return s.get(flat);
         }
         let raw = read_raw(&self.0.bytes, self.0.dtype, self.position(flat))?;
         Some(decode(self.0.dtype, raw))
@@ -435,6 +450,9 @@ impl Elements {
         Self::from_bytes(dtype, shape, pool::heap(out))
     }
     fn with_view(&self, shape: Vec<i64>, strides: Vec<i64>, offset: usize) -> Elements {
+        if let Some(s) = self.stored_copy() {
+            return s.with_view(shape, strides, offset);
+        }
         if let Some(l) = &self.0.lazy {
             if l.position_free() {
                 // Element-wise maps commute with views, and the strides are
@@ -452,12 +470,14 @@ impl Elements {
             offset,
             bytes: self.0.bytes.clone(),
             lazy: None,
+            generated: None,
         })
     }
 
-    /// True when values are computed on read (see `affine_blocks`).
+    /// True when values are computed on read (see `affine_blocks` and
+    /// `generated`).
     pub fn is_lazy(&self) -> bool {
-        self.0.lazy.is_some()
+        self.0.lazy.is_some() || self.is_generated()
     }
 
     /// Permutes the dims (ONNX Transpose) without copying.
@@ -484,6 +504,11 @@ impl Elements {
     pub fn reshaped(&self, shape: Vec<i64>) -> Result<Elements, ElementsError> {
         if checked_count(&shape)? != self.len() {
             return Err(ElementsError::BadShape { shape });
+        }
+        if self.is_generated() {
+            return self
+                .regenerated(shape.clone())
+                .ok_or(ElementsError::BadShape { shape });
         }
         if let Some(l) = &self.0.lazy {
             // Row-major order is kept, so blocks still line up.
@@ -524,15 +549,11 @@ impl Elements {
             return self.clone();
         }
         let bytes = self.to_contiguous_bytes();
-        let strides = row_major(&self.0.shape);
-        Elements::make(ElementsData {
-            dtype: self.0.dtype,
-            shape: self.0.shape.clone(),
-            strides,
-            offset: 0,
+        Elements::make(ElementsData::row_major(
+            self.0.dtype,
+            self.0.shape.clone(),
             bytes,
-            lazy: None,
-        })
+        ))
     }
 
     /// The same view restricted to `shape`, which keeps each dim or makes it

@@ -172,14 +172,36 @@ impl Drop for Job {
     }
 }
 
-/// Writes the weights object for `layout` to `path`.
+/// A file for the weights object, and the path the linker opens it by.
+/// On Linux it lives in memory (memfd, inherited by the linker, which
+/// opens `/proc/self/fd/N`): written to disk, the weights were dirty pages
+/// the kernel made the linker's own output wait behind (ResNet-152's
+/// link: 0.8 s against 0.2 s), and a killed compile leaves nothing behind.
+fn weights_file(tmp: &Path) -> Result<(std::fs::File, PathBuf), Failure> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::FromRawFd as _;
+        // No MFD_CLOEXEC: the linker, spawned later, inherits it.
+        // SAFETY: a NUL-terminated name and no flags.
+        let fd = unsafe { libc::memfd_create(c"onnxc-weights".as_ptr(), 0) };
+        if fd >= 0 {
+            // SAFETY: `fd` is a fresh descriptor this process owns.
+            let file = unsafe { std::fs::File::from_raw_fd(fd) };
+            return Ok((file, PathBuf::from(format!("/proc/self/fd/{fd}"))));
+        }
+    }
+    let path = tmp.join("weights.o");
+    let file = std::fs::File::create(&path).map_err(|e| io_err("create", &path, e))?;
+    Ok((file, path))
+}
+
+/// Writes the weights object for `layout` to `file` (at `path`).
 fn write_weights_object(
     m: &Module,
     layout: &lower::WeightLayout,
     machine: u16,
-    path: &Path,
+    (file, path): (&std::fs::File, &Path),
 ) -> CmdResult {
-    let file = std::fs::File::create(path).map_err(|e| io_err("create", path, e))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     lower::elf::write_weights_object(m, layout, machine, &mut w)?;
     use std::io::Write as _;
@@ -269,10 +291,13 @@ pub fn build(
         )?);
         objects.push(obj);
     }
+    // Kept open until the link is done (a memfd lives as long as it).
+    let mut weights = None;
     if let (Some(machine), false) = (machine, layout.is_empty()) {
-        let w = tmp.0.join("weights.o");
-        write_weights_object(&m, &layout, machine, &w)?;
-        objects.push(w);
+        let (file, path) = weights_file(&tmp.0)?;
+        write_weights_object(&m, &layout, machine, (&file, &path))?;
+        objects.push(path);
+        weights = Some(file);
     }
     // The module (and the model file's mapped pages it holds) is no longer
     // needed: release it before the linker copies the weights.
@@ -307,6 +332,7 @@ pub fn build(
     }
     cmd.arg("-o").arg(&tmp_out);
     Job::spawn(&mut cmd, &clang, tmp.0.join("link.log"))?.finish()?;
+    drop(weights);
     ir::output::install(&tmp_out, out).map_err(|e| io_err("write", out, e))?;
     if let Some(h) = header {
         let path = out.with_file_name(format!("{prefix}.h"));

@@ -232,7 +232,7 @@ pub fn gemm_conv(
 }
 
 /// Constant weights packed for the GEMM's micro-kernel at compile time
-/// (`gemm::pack_constant_a`): the flat packed buffer and its padded rows
+/// (`gemm::PackedA`): the flat packed buffer and its padded rows
 /// per group. Packing them at run time cost as much as the products on
 /// small images (a 7×7 pointwise conv has 49 columns per weight).
 fn packed_weights(
@@ -255,15 +255,14 @@ fn packed_weights(
         .iter()
         .map(|&d| usize::try_from(d).ok())
         .product::<Option<usize>>()?;
-    let width = dtype.storage_bytes(1)?;
-    let src = weights.to_contiguous_bytes();
-    if weights.len() != m.checked_mul(k)? || m % groups != 0 || src.len() != m * k * width {
+    if weights.dtype() != dtype || weights.len() != m.checked_mul(k)? || m % groups != 0 {
         return None;
     }
     let bl = gemm::Blocking::for_target(cx.vector_bits, &elem);
-    let (packed, padded) = gemm::pack_constant_a(&src, width, (groups, m / groups, k), bl)?;
-    let (global, _) = super::packed_global(cx, b, dtype, packed)?;
-    Some((global, i64::try_from(padded).ok()?))
+    let layout = gemm::PackedA::new(dtype.storage_bytes(1)?, (groups, m / groups, k), bl)?;
+    let source = (weights, dtype, layout.elements());
+    let (global, _) = super::packed_global(cx, b, source, move |w, out| layout.pack(w, out))?;
+    Some((global, i64::try_from(layout.padded).ok()?))
 }
 
 /// What a convolution applies to its sums as it stores them: a residual

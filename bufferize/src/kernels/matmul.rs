@@ -556,7 +556,7 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
 
 /// Operand 1 of `op`, when it is a constant row-major [K, N] matrix read
 /// as it is stored: packed at compile time into the panels the GEMM's
-/// micro-kernel reads (`gemm::pack_constant_b`), as a flat global, with
+/// micro-kernel reads (`gemm::PackedB`), as a flat global, with
 /// N rounded up to the panel width. Packing those weights at run time
 /// cost as much as the products when a call has few rows (a
 /// transformer's tokens against its weights).
@@ -578,15 +578,14 @@ fn packed_weights(
     };
     let weights = super::constant_elements(b.m, op, 1)?;
     let dtype = ir::elements::DType::from_type(&v.elem)?;
-    let width = dtype.storage_bytes(1)?;
-    let src = weights.to_contiguous_bytes();
-    if weights.len() != k.checked_mul(n)? || src.len() != k * n * width {
+    if weights.dtype() != dtype || weights.len() != k.checked_mul(n)? {
         return None;
     }
-    let (packed, npad) = gemm::pack_constant_b(&src, width, (k, n), v.blocking)?;
-    let (global, len) = super::packed_global(cx, b, dtype, packed)?;
+    let layout = gemm::PackedB::new(dtype.storage_bytes(1)?, (k, n), v.blocking)?;
+    let source = (weights, dtype, layout.elements());
+    let (global, len) = super::packed_global(cx, b, source, move |w, out| layout.pack(w, out))?;
     let len = b.const_index(len);
-    Some((gemm::flat(b, global, len), i64::try_from(npad).ok()?))
+    Some((gemm::flat(b, global, len), i64::try_from(layout.npad).ok()?))
 }
 
 /// Operand 1 of `op` (`w`, a constant [N, K] matrix of f32 or f64) as a

@@ -326,18 +326,20 @@ pub fn constant_elements(m: &Module, op: OpId, i: usize) -> Option<ir::elements:
     ops::Constant::of(m, def).value().cloned()
 }
 
-/// Weights packed at compile time (`bytes` of `dtype` elements) as a new
-/// 1-D global, and their element count.
+/// Constant `weights` in the layout a kernel reads, as a new 1-D global
+/// of `len` `dtype` elements. `pack` appends them, given the weights'
+/// bytes, when the global is written out: the packed copy is not held
+/// while the module is compiled.
 pub fn packed_global(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
-    dtype: ir::elements::DType,
-    bytes: Vec<u8>,
+    (weights, dtype, len): (ir::elements::Elements, ir::elements::DType, usize),
+    pack: impl Fn(&[u8], &mut Vec<u8>) + Send + Sync + 'static,
 ) -> Option<(ValueId, i64)> {
-    let width = dtype.storage_bytes(1)?;
-    let len = i64::try_from(bytes.len() / width).ok()?;
-    let bytes = ir::elements::pool::heap(bytes);
-    let e = ir::elements::Elements::from_bytes(dtype, vec![len], bytes).ok()?;
+    let len = i64::try_from(len).ok()?;
+    let fill: ir::elements::FillFn =
+        std::sync::Arc::new(move |out| pack(&weights.to_contiguous_bytes(), out));
+    let e = ir::elements::Elements::generated(dtype, vec![len], fill).ok()?;
     Some((cx.global(b, &e), len))
 }
 

@@ -19,7 +19,7 @@ use super::{elem_of, shape_of};
 use crate::convert::Lowering;
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::Cmp;
-use ir::elements::{DType, Elements};
+use ir::elements::DType;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 
 /// Output tiles below which the im2col GEMM is used.
@@ -90,16 +90,17 @@ pub fn plan(
         return Ok(None);
     };
     let (ku, cu) = (k as usize, c as usize);
-    let bytes = w.to_contiguous_bytes();
-    if w.dtype() != DType::F32 || bytes.len() != ku * cu * 9 * 4 {
+    if w.dtype() != DType::F32 || w.len() != ku * cu * 9 {
         return Ok(None);
     }
     let transposed = k >= TRANSPOSED_MIN_K;
-    let u = transform_weights(&bytes, ku, cu, transposed);
-    let e = Elements::from_bytes(DType::F32, vec![16 * k * c], ir::elements::pool::heap(u))
-        .map_err(|e| ir::dialects::op_error(b.m, op, e.to_string()))?;
-    let global = cx.global(b, &e);
-    let len = b.const_index(16 * k * c);
+    let source = (w, DType::F32, 16 * ku * cu);
+    let transform =
+        move |w: &[u8], out: &mut Vec<u8>| transform_weights(w, ku, cu, transposed, out);
+    let Some((global, len)) = super::packed_global(cx, b, source, transform) else {
+        return Ok(None);
+    };
+    let len = b.const_index(len);
     Ok(Some(Plan {
         u: gemm::flat(b, global, len),
         transposed,
@@ -111,11 +112,13 @@ pub fn plan(
 
 /// `U[ξ = 4i + j][k][c] = (G g Gᵀ)[i][j]` of each filter `g = w[k][c]`
 /// (f32 bytes, little-endian), computed in f64 and rounded to f32 once;
-/// `[ξ][c][k]` when `transposed`. Bytes in, bytes out: no decoding of the
-/// model's weights element by element.
-fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool) -> Vec<u8> {
+/// `[ξ][c][k]` when `transposed`; appended to `out`. Bytes in, bytes out:
+/// no decoding of the model's weights element by element.
+fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool, out: &mut Vec<u8>) {
     let plane = k * c;
-    let mut u = vec![0u8; 16 * plane * 4];
+    let start = out.len();
+    out.resize(start + 16 * plane * 4, 0);
+    let u = out.get_mut(start..).unwrap_or_default();
     // In U's order, so the 16 planes are written front to back (the
     // transposed layout scattered every write across the plane).
     for at in 0..plane {
@@ -147,7 +150,6 @@ fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool) -> Vec<u8> 
             }
         }
     }
-    u
 }
 
 /// The tile grid of one convolution, and the block of tile rows being
@@ -570,6 +572,12 @@ mod tests {
         v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect()
     }
 
+    fn transformed(w: &[u8], k: usize, c: usize, transposed: bool) -> Vec<u8> {
+        let mut u = Vec::new();
+        transform_weights(w, k, c, transposed, &mut u);
+        u
+    }
+
     fn floats(b: &[u8]) -> Vec<f64> {
         b.chunks_exact(4)
             .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
@@ -583,8 +591,8 @@ mod tests {
         let w: Vec<f64> = (0..k * c * 9).map(|i| (i as f64).sin()).collect();
         let w = f32_bytes(&w);
         let (u, ut) = (
-            floats(&transform_weights(&w, k, c, false)),
-            floats(&transform_weights(&w, k, c, true)),
+            floats(&transformed(&w, k, c, false)),
+            floats(&transformed(&w, k, c, true)),
         );
         for xi in 0..16 {
             for (ko, ci) in (0..k).flat_map(|ko| (0..c).map(move |ci| (ko, ci))) {
@@ -599,7 +607,7 @@ mod tests {
     fn transforms_compute_the_correlation() {
         let g: Vec<f64> = (0..9).map(|i| f64::from(i) * 0.5 - 1.0).collect();
         let d: Vec<f64> = (0..16).map(|i| f64::from(i * 7 % 11) - 3.0).collect();
-        let u = floats(&transform_weights(&f32_bytes(&g), 1, 1, false));
+        let u = floats(&transformed(&f32_bytes(&g), 1, 1, false));
         let bt = |p: [f64; 4]| [p[0] - p[2], p[1] + p[2], p[2] - p[1], p[1] - p[3]];
         let at = |p: [f64; 4]| [p[0] + p[1] + p[2], p[1] - p[2] - p[3]];
         let rows: Vec<[f64; 4]> = (0..4)

@@ -275,6 +275,7 @@ impl Elements {
             offset,
             bytes: Bytes::new(),
             lazy: Some(l),
+            generated: None,
         })
     }
 }

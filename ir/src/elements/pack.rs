@@ -16,6 +16,8 @@ impl Elements {
         let dtype = self.0.dtype;
         let it: Box<dyn Iterator<Item = WideNum> + '_> = if let Some(l) = &self.0.lazy {
             Box::new(l.values(start, n))
+        } else if let Some(s) = self.stored_copy() {
+            Box::new((start..start + n).map_while(move |i| s.get(i)))
         } else if let (Some(b), true) = (self.contiguous_bytes(), dtype.bits() >= 8) {
             let w = dtype.bits() as usize / 8;
             let b = b.get(start * w..).unwrap_or_default();
@@ -48,6 +50,12 @@ impl Elements {
         let bits = dtype.bits() as usize;
         if let Some(l) = &d.lazy {
             return l.pack_range(start, n, dtype, out);
+        }
+        if start == 0 && n == len && self.fill_generated(out) {
+            return;
+        }
+        if let Some(s) = self.stored_copy() {
+            return s.pack_range(start, n, out);
         }
         if bits >= 8 {
             let w = bits / 8;

@@ -298,3 +298,47 @@ fn minifloat_splats_take_exact_values() {
     let n = Elements::splat(DType::F8E5M2, vec![1], WideNum::from_f64(f64::NAN)).unwrap();
     assert!(n.get(0).unwrap().f64().is_nan());
 }
+
+/// A generated tensor computes its bytes on each read and stores none;
+/// views, reshapes and partial reads see the same values, and a fill of
+/// the wrong length reads as zeros past its end.
+#[test]
+fn generated_bytes_are_computed_on_read() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    let fill: FillFn = Arc::new(move |out: &mut Vec<u8>| {
+        seen.fetch_add(1, Ordering::Relaxed);
+        for v in 0..6i32 {
+            out.extend_from_slice(&(v * 10).to_le_bytes());
+        }
+    });
+    let e = Elements::generated(DType::I32, vec![2, 3], fill).unwrap();
+    assert!(e.is_generated() && e.is_lazy() && !e.is_splat());
+    assert_eq!(e.buffer_bytes(), 0);
+    assert_eq!(calls.load(Ordering::Relaxed), 0);
+    let want: Vec<i64> = (0..6).map(|v| v * 10).collect();
+    assert_eq!(e.iter().map(|v| v.i64()).collect::<Vec<_>>(), want);
+    let mut out = vec![9u8];
+    e.pack_range(0, 6, &mut out);
+    assert_eq!((out.len(), out[0]), (25, 9));
+    assert_eq!(e.to_contiguous_bytes().as_ref(), &out[1..]);
+    assert_eq!(e.get(4).map(|v| v.i64()), Some(40));
+    let t = e.transposed(&[1, 0]).unwrap();
+    assert_eq!(
+        t.iter().map(|v| v.i64()).collect::<Vec<_>>(),
+        [0, 30, 10, 40, 20, 50]
+    );
+    let r = e.reshaped(vec![3, 2]).unwrap();
+    assert!(r.is_generated());
+    assert_eq!(
+        r.iter_range(2, 3).map(|v| v.i64()).collect::<Vec<_>>(),
+        [20, 30, 40]
+    );
+    assert!(calls.load(Ordering::Relaxed) >= 5);
+
+    let short: FillFn = Arc::new(|out: &mut Vec<u8>| out.push(1));
+    let s = Elements::generated(DType::I16, vec![2], short).unwrap();
+    assert_eq!(s.to_contiguous_bytes().as_ref(), &[1, 0, 0, 0]);
+    assert!(Elements::generated(DType::I16, vec![-1], Arc::new(|_: &mut Vec<u8>| {})).is_err());
+}

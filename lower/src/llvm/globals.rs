@@ -50,21 +50,31 @@ impl WeightLayout {
     }
 
     /// Writes the blob: each global's bytes at its offset, zeros between.
-    /// One global is materialized at a time.
+    /// Stored bytes are written as they are; the others (strided views,
+    /// lazy transforms, packed weights) are computed one global at a time
+    /// into one reused buffer.
     pub fn write(&self, m: &Module, out: &mut dyn std::io::Write) -> Result<()> {
         let mut at = 0u64;
+        let mut buf = Vec::new();
         for &(op, offset, len) in &self.entries {
             let Some((_, e)) = sidecar_bytes(m, op) else {
                 return Err(op_error(m, op, "changed after the weights were laid out"));
             };
             let io = |e: std::io::Error| op_error(m, op, format!("cannot write the weights: {e}"));
-            let pad = usize::try_from(offset - at).unwrap_or(0);
-            out.write_all(&vec![0u8; pad]).map_err(io)?;
-            let bytes = e.to_contiguous_bytes();
+            let pad = offset.saturating_sub(at);
+            std::io::copy(&mut std::io::Read::take(std::io::repeat(0), pad), out).map_err(io)?;
+            let bytes = match e.contiguous_bytes() {
+                Some(b) => b,
+                None => {
+                    buf.clear();
+                    e.pack_range(0, e.len(), &mut buf);
+                    &buf[..]
+                }
+            };
             if bytes.len() as u64 != len {
                 return Err(op_error(m, op, "initializer size does not match its type"));
             }
-            out.write_all(&bytes).map_err(io)?;
+            out.write_all(bytes).map_err(io)?;
             at = offset + len;
         }
         Ok(())
@@ -151,10 +161,19 @@ fn sidecar_bytes(m: &Module, op: OpId) -> Option<(&str, &Elements)> {
     };
     let size = elem_size(&mt.elem).ok()?;
     let byte_exact = u64::from(e.dtype().bits()) == size * 8;
-    if e.len() != n || n <= MAX_ARRAY_LITERAL || !byte_exact || e.iter().all(|v| v.u64() == 0) {
+    if e.len() != n || n <= MAX_ARRAY_LITERAL || !byte_exact || all_zero(e) {
         return None;
     }
     Some((name, e))
+}
+
+/// True when every element is zero. Packed weights are computed only when
+/// written, so they count as nonzero rather than being computed twice.
+fn all_zero(e: &Elements) -> bool {
+    match e.contiguous_bytes() {
+        Some(b) => b.iter().all(|&x| x == 0),
+        None => !e.is_generated() && e.iter().all(|v| v.u64() == 0),
+    }
 }
 
 /// Up to this many elements, initializers are written as typed arrays.
@@ -226,7 +245,7 @@ fn initializer(e: &Elements, elem: &Type, n: usize) -> Result<(String, String), 
         ));
     }
     let array_ty = format!("[{n} x {ety}]");
-    if e.iter().all(|v| v.u64() == 0) {
+    if all_zero(e) {
         return Ok((array_ty, "zeroinitializer".into()));
     }
     let bits = e.dtype().bits();

@@ -113,7 +113,7 @@ fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId, edge: bool) 
     }
 }
 
-/// M = 1 against B packed at compile time ([`super::pack_constant_b`]):
+/// M = 1 against B packed at compile time ([`super::PackedB`]):
 /// per panel of NR columns, the sums over K read the panel's depth steps
 /// front to back (one stream per panel; the padding past N is zeros, so
 /// the loads are whole vectors); threads take disjoint panels.

@@ -21,7 +21,7 @@ mod pack;
 use ir::{Builder, Type, ValueId};
 
 pub(in crate::kernels) use pack::window_origins;
-pub use pack::{pack_constant_a, pack_constant_b, ConvGeometry};
+pub use pack::{ConvGeometry, PackedA, PackedB};
 
 /// Register and cache blocking for one vector width.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -101,10 +101,10 @@ pub struct Variant {
     pub bias: Bias,
     /// A value of C's layout added after the bias (a residual connection).
     pub residual: bool,
-    /// A is a constant packed at compile time ([`pack_constant_a`]): no
+    /// A is a constant packed at compile time ([`PackedA`]): no
     /// packing at run time; `a_rs` carries its padded row count.
     pub a_packed: bool,
-    /// B is a constant packed at compile time ([`pack_constant_b`]); the
+    /// B is a constant packed at compile time ([`PackedB`]); the
     /// first of `b_args` carries its padded column count.
     pub b_packed: bool,
     /// A is row-major (`a_cs` is 1) and read in place by the

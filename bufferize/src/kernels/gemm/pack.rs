@@ -2,8 +2,8 @@
 //! panels of NR columns (`bp[jr·kcur + kk·NR + col]`), zero beyond the
 //! edges so the micro-kernel never tests bounds. A constant A (a
 //! convolution's weights) is packed once, at compile time, every depth
-//! block after the other (`pack_constant_a`), and so is a constant B (a
-//! MatMul's weights, `pack_constant_b`): depth block `pc` at `pc · Npad`
+//! block after the other (`PackedA`), and so is a constant B (a
+//! MatMul's weights, `PackedB`): depth block `pc` at `pc · Npad`
 //! (N rounded up to NR), the panel of columns `c..c + NR` in it at
 //! `c · kcur`.
 //!
@@ -54,54 +54,66 @@ fn const_vec(b: &mut Builder<'_>, v: i64, n: i64) -> ValueId {
     b.broadcast(x, n)
 }
 
-/// `groups` row-major `[rows, k]` matrices of `width`-byte elements
-/// (`src`) packed as the micro-kernel reads them, each padded to `rows`
+/// The layout of `groups` row-major `[rows, k]` matrices of `width`-byte
+/// elements packed as the micro-kernel reads A, each padded to `rows`
 /// rounded up to MR: per group, per depth block `pc` (KC deep, `kcur` for
 /// the last), per panel of MR rows, per depth step, the MR rows' elements
 /// (zero past the last row). Group `g` starts at `g · padded · k`; block
 /// `pc` of a group at `pc · padded`, row panel `i` of it at `i · kcur`.
 /// Bytes are moved as they are: no conversion of a model's weights.
-/// `None` for an element width other than 1, 2, 4 or 8 bytes.
-pub fn pack_constant_a(
-    src: &[u8],
+#[derive(Clone, Copy, Debug)]
+pub struct PackedA {
     width: usize,
-    (groups, rows, k): (usize, usize, usize),
-    bl: super::Blocking,
-) -> Option<(Vec<u8>, usize)> {
-    let (mr, kc) = (bl.mr.max(1) as usize, bl.kc.max(1) as usize);
-    let padded = rows.div_ceil(mr) * mr;
-    let mut out = vec![0u8; groups * padded * k * width];
-    let shape = PackShape {
-        groups,
-        rows,
-        k,
-        mr,
-        kc,
-        padded,
-    };
-    // Elements of a known width copy as fixed-size arrays (no memcpy call
-    // per element).
-    match width {
-        1 => pack_elements::<1>(src, &mut out, &shape),
-        2 => pack_elements::<2>(src, &mut out, &shape),
-        4 => pack_elements::<4>(src, &mut out, &shape),
-        8 => pack_elements::<8>(src, &mut out, &shape),
-        _ => return None,
-    }
-    Some((out, padded))
-}
-
-/// The geometry of [`pack_constant_a`].
-struct PackShape {
     groups: usize,
     rows: usize,
     k: usize,
     mr: usize,
     kc: usize,
-    padded: usize,
+    /// Rows per group, rounded up to MR.
+    pub padded: usize,
 }
 
-fn pack_elements<const W: usize>(src: &[u8], out: &mut [u8], p: &PackShape) {
+impl PackedA {
+    /// `None` for an element width other than 1, 2, 4 or 8 bytes.
+    pub fn new(
+        width: usize,
+        (groups, rows, k): (usize, usize, usize),
+        bl: super::Blocking,
+    ) -> Option<Self> {
+        let (mr, kc) = (bl.mr.max(1) as usize, bl.kc.max(1) as usize);
+        matches!(width, 1 | 2 | 4 | 8).then_some(PackedA {
+            width,
+            groups,
+            rows,
+            k,
+            mr,
+            kc,
+            padded: rows.div_ceil(mr) * mr,
+        })
+    }
+
+    /// Packed elements.
+    pub fn elements(&self) -> usize {
+        self.groups * self.padded * self.k
+    }
+
+    /// Appends `src` packed to `out`.
+    pub fn pack(&self, src: &[u8], out: &mut Vec<u8>) {
+        let at = out.len();
+        out.resize(at + self.elements() * self.width, 0);
+        let dst = out.get_mut(at..).unwrap_or_default();
+        // Elements of a known width copy as fixed-size arrays (no memcpy
+        // call per element).
+        match self.width {
+            1 => pack_elements::<1>(src, dst, self),
+            2 => pack_elements::<2>(src, dst, self),
+            4 => pack_elements::<4>(src, dst, self),
+            _ => pack_elements::<8>(src, dst, self),
+        }
+    }
+}
+
+fn pack_elements<const W: usize>(src: &[u8], out: &mut [u8], p: &PackedA) {
     let (rows, k, mr, padded) = (p.rows, p.k, p.mr, p.padded);
     for g in 0..p.groups {
         let (from, to) = (g * rows * k, g * padded * k);
@@ -126,30 +138,53 @@ fn pack_elements<const W: usize>(src: &[u8], out: &mut [u8], p: &PackShape) {
     }
 }
 
-/// A row-major `[k, n]` matrix of `width`-byte elements packed as the
-/// micro-kernel reads B: per depth block `pc` (KC deep, `kcur` for the
-/// last) at `pc · npad`, per panel of NR columns at `col · kcur` in it, per
-/// depth step NR elements (zero past column n). Returns the packed bytes
-/// and `npad` (n rounded up to NR); `None` for an element width other
-/// than 1, 2, 4 or 8 bytes.
-pub fn pack_constant_b(
-    src: &[u8],
+/// The layout of a row-major `[k, n]` matrix of `width`-byte elements
+/// packed as the micro-kernel reads B: per depth block `pc` (KC deep,
+/// `kcur` for the last) at `pc · npad`, per panel of NR columns at
+/// `col · kcur` in it, per depth step NR elements (zero past column n).
+#[derive(Clone, Copy, Debug)]
+pub struct PackedB {
     width: usize,
-    (k, n): (usize, usize),
-    bl: super::Blocking,
-) -> Option<(Vec<u8>, usize)> {
-    let (nr, kc) = (bl.nr().max(1) as usize, bl.kc.max(1) as usize);
-    let npad = n.div_ceil(nr) * nr;
-    let mut out = vec![0u8; k * npad * width];
-    let shape = (k, n, nr, kc, npad);
-    match width {
-        1 => pack_columns::<1>(src, &mut out, shape),
-        2 => pack_columns::<2>(src, &mut out, shape),
-        4 => pack_columns::<4>(src, &mut out, shape),
-        8 => pack_columns::<8>(src, &mut out, shape),
-        _ => return None,
+    k: usize,
+    n: usize,
+    nr: usize,
+    kc: usize,
+    /// Columns, rounded up to NR.
+    pub npad: usize,
+}
+
+impl PackedB {
+    /// `None` for an element width other than 1, 2, 4 or 8 bytes.
+    pub fn new(width: usize, (k, n): (usize, usize), bl: super::Blocking) -> Option<Self> {
+        let (nr, kc) = (bl.nr().max(1) as usize, bl.kc.max(1) as usize);
+        matches!(width, 1 | 2 | 4 | 8).then_some(PackedB {
+            width,
+            k,
+            n,
+            nr,
+            kc,
+            npad: n.div_ceil(nr) * nr,
+        })
     }
-    Some((out, npad))
+
+    /// Packed elements.
+    pub fn elements(&self) -> usize {
+        self.k * self.npad
+    }
+
+    /// Appends `src` packed to `out`.
+    pub fn pack(&self, src: &[u8], out: &mut Vec<u8>) {
+        let at = out.len();
+        out.resize(at + self.elements() * self.width, 0);
+        let dst = out.get_mut(at..).unwrap_or_default();
+        let shape = (self.k, self.n, self.nr, self.kc, self.npad);
+        match self.width {
+            1 => pack_columns::<1>(src, dst, shape),
+            2 => pack_columns::<2>(src, dst, shape),
+            4 => pack_columns::<4>(src, dst, shape),
+            _ => pack_columns::<8>(src, dst, shape),
+        }
+    }
 }
 
 fn pack_columns<const W: usize>(
@@ -452,8 +487,13 @@ mod tests {
             let src: Vec<u8> = (0..n)
                 .flat_map(|e| (e as u32).to_le_bytes()[..width].to_vec())
                 .collect();
-            let (out, padded) = pack_constant_a(&src, width, (groups, rows, k), bl).unwrap();
-            assert_eq!(padded, 9);
+            let layout = PackedA::new(width, (groups, rows, k), bl).unwrap();
+            let mut out = vec![7u8];
+            layout.pack(&src, &mut out);
+            // Appended after what `out` held.
+            let out = &out[1..];
+            let padded = layout.padded;
+            assert_eq!((padded, out.len()), (9, groups * 9 * k * width));
             let read = |at: usize| {
                 let mut b = [0u8; 4];
                 b[..width].copy_from_slice(&out[at * width..(at + 1) * width]);
@@ -476,7 +516,7 @@ mod tests {
                 }
             }
         }
-        assert!(pack_constant_a(&[0; 3], 3, (1, 1, 1), bl).is_none());
+        assert!(PackedA::new(3, (1, 1, 1), bl).is_none());
     }
 
     /// Element `(kk, col)` of B lands in its depth block's column panel,
@@ -495,8 +535,11 @@ mod tests {
         let src: Vec<u8> = (0..k * n)
             .flat_map(|e| (e as u32 + 1).to_le_bytes())
             .collect();
-        let (out, npad) = pack_constant_b(&src, 4, (k, n), bl).unwrap();
-        assert_eq!(npad, 12);
+        let layout = PackedB::new(4, (k, n), bl).unwrap();
+        let mut out = Vec::new();
+        layout.pack(&src, &mut out);
+        let npad = layout.npad;
+        assert_eq!((npad, out.len()), (12, k * 12 * 4));
         let read = |at: usize| u32::from_le_bytes(out[at * 4..at * 4 + 4].try_into().unwrap());
         for pc in (0..k).step_by(2) {
             let kcur = 2.min(k - pc);
