@@ -306,8 +306,16 @@ fn bands(b: &mut Builder<'_>, v: &Variant, p: &Params) {
     let n_tiles = b.ceildivsi(p.n, nr);
     let m_tiles = b.ceildivsi(p.m, mr);
     let by_cols = b.cmp(ir::builder::Cmp::Ge, n_tiles, m_tiles);
-    let tiles = b.select(by_cols, n_tiles, m_tiles);
-    let unit = b.select(by_cols, nr, mr);
+    // Column bands of whole vectors, not whole NR panels: a 28×28 image's
+    // 784 columns are 17 panels (9 against 8, the last one a third full)
+    // but 49 vectors. Packed-at-compile-time B comes in NR-wide panels.
+    let col_unit = match v.b_packed {
+        true => nr,
+        false => b.const_index(bl.vw),
+    };
+    let n_units = b.ceildivsi(p.n, col_unit);
+    let tiles = b.select(by_cols, n_units, m_tiles);
+    let unit = b.select(by_cols, col_unit, mr);
     let total = b.select(by_cols, p.n, p.m);
     let mn = b.muli(p.m, p.n);
     let mnk = b.muli(mn, p.k);
