@@ -423,8 +423,6 @@ pub(crate) fn lanes_inside(
     b.andi(lo, hi)
 }
 
-/// Lanes of a vector of `elem` in `bits`, for the element types whose
-/// vector max/add/div the target does natively.
 /// `x[start..start + n]` folded in vectors of `lanes`: each vector mapped
 /// by `f`, combined into a vector accumulator by `step` from `init` (a
 /// scalar; the masked tail's off lanes take it too), and the lanes then
@@ -459,6 +457,8 @@ pub(crate) fn vector_fold(
     b.reduction(lanes_kind, acc)
 }
 
+/// Lanes of a vector of `elem` in `bits`, for the element types whose
+/// vector max/add/div the target does natively.
 pub(crate) fn vector_lanes(elem: &Type, bits: u32) -> i64 {
     match elem.bit_width() {
         Some(w @ (32 | 64)) if elem.is_float() => i64::from(bits / w),

@@ -50,6 +50,16 @@ pub fn global_pool(
         out_dims.push(b.const_index(1));
     }
     let out = alloc_result(b, op, 0, &out_dims)?;
+    // Each channel's plane folded in vectors, like a ReduceMax/Mean over
+    // the trailing dims (a scalar chain of NaN-propagating maxima was 4×
+    // a static build's, whose LLVM unrolled the known plane).
+    let as_reduce = match kind {
+        PoolKind::Max => super::reduce::Reduce::Max,
+        PoolKind::Average => super::reduce::Reduce::Mean,
+    };
+    if super::reduce::rows(cx, b, op, as_reduce, (x, &dx, 2), out)? {
+        return Ok(vec![out]);
+    }
     let elem = elem_of(b.m, out);
     let bounds = Bounds::new(b);
     let zero = bounds.zero;

@@ -248,7 +248,7 @@ fn trailing(flags: &[Flag]) -> Option<usize> {
 /// A float reduction over the trailing dims from `first` as rows of a
 /// contiguous input, each folded in vectors (parallel over rows); `false`
 /// when the kind or the element type has no vector form here.
-fn rows(
+pub(super) fn rows(
     cx: &Lowering,
     b: &mut Builder<'_>,
     op: OpId,
