@@ -209,6 +209,66 @@ fn write_weights_object(
     Ok(())
 }
 
+/// `clang -c` of one source (`.ll` part or the C API's `.c`) into `obj`,
+/// position-independent for a shared library; its log next to it.
+fn compile_job(
+    clang: &Path,
+    cg: &crate::target::Codegen,
+    lib: bool,
+    src: &Path,
+    obj: &Path,
+) -> Result<Job, Failure> {
+    Job::spawn(
+        Command::new(clang)
+            .args(["-O2", "-ffp-contract=fast", "-w", "-c"])
+            .args(cg.clang_args())
+            .args(lib.then_some("-fPIC"))
+            .arg(src)
+            .arg("-o")
+            .arg(obj),
+        clang,
+        src.with_extension("log"),
+    )
+}
+
+/// The link of `objects`: a shared library exporting only the `PREFIX_*`
+/// C API (`lib`), else one relocatable object; the output path is added
+/// by the caller.
+fn link_command(
+    clang: &Path,
+    llvm_bin: Option<&Path>,
+    (lib, prefix): (bool, &str),
+    objects: &[PathBuf],
+    tmp: &Path,
+    cg: &crate::target::Codegen,
+) -> Result<Command, Failure> {
+    let mut cmd = Command::new(clang);
+    cmd.args(["-O2", "-w"]);
+    // LLVM's linker copies the weights into the output in half the time
+    // of the system's (ResNet-152's 333 MB: 0.6 s against 1.1 s).
+    if let Some(lld) = crate::tools::find_tool("ld.lld", llvm_bin) {
+        cmd.arg(format!("--ld-path={}", lld.display()));
+    }
+    if lib {
+        // Only the C API is exported; internal functions stay local, so
+        // several models can be loaded into one process. No build-id: it
+        // hashes the whole output (~0.5 s for 240 MB of weights).
+        let vs = tmp.join("exports.map");
+        let script = format!("{{ global: {prefix}_*; local: *; }};\n");
+        std::fs::write(&vs, script).map_err(|e| io_err("write", &vs, e))?;
+        cmd.args(["-shared", "-fPIC", "-Wl,--build-id=none"])
+            .args(objects)
+            .arg(format!("-Wl,--version-script={}", vs.display()))
+            .args(lower::capi::LINK_ARGS)
+            .arg("-lm")
+            .args(cg.link_args());
+    } else {
+        // One relocatable object of the code and the weights.
+        cmd.args(["-r", "-nostdlib"]).args(objects);
+    }
+    Ok(cmd)
+}
+
 /// `--emit obj`: the IR and its weights in one object exporting the
 /// descriptor entry `onnxc_entry` (docs/ABI.md, "Low-level entry").
 /// `--emit lib`: `libNAME.so` exporting only the `NAME_*` C API, and
@@ -257,38 +317,20 @@ pub fn build(
     // One clang per part, all running while the weights are written.
     let mut jobs = Vec::new();
     let mut objects = Vec::new();
-    for (i, ll) in parts.drain(..).enumerate() {
-        let ll_path = tmp.0.join(format!("model{i}.ll"));
-        std::fs::write(&ll_path, &ll).map_err(|e| io_err("write", &ll_path, e))?;
-        let obj = tmp.0.join(format!("model{i}.o"));
-        jobs.push(Job::spawn(
-            Command::new(&clang)
-                .args(["-O2", "-ffp-contract=fast", "-w", "-c"])
-                .args(cg.clang_args())
-                .args(lib.then_some("-fPIC"))
-                .arg(&ll_path)
-                .arg("-o")
-                .arg(&obj),
-            &clang,
-            tmp.0.join(format!("model{i}.log")),
-        )?);
-        objects.push(obj);
-    }
+    let mut sources: Vec<(String, String)> = parts
+        .drain(..)
+        .enumerate()
+        .map(|(i, ll)| (format!("model{i}.ll"), ll))
+        .collect();
     if lib {
-        let c_path = tmp.0.join("capi.c");
         let c = lower::capi::wrapper(&m, MAIN_GRAPH, &prefix, ENTRY)?;
-        std::fs::write(&c_path, c).map_err(|e| io_err("write", &c_path, e))?;
-        let obj = tmp.0.join("capi.o");
-        jobs.push(Job::spawn(
-            Command::new(&clang)
-                .args(["-O2", "-ffp-contract=fast", "-w", "-c", "-fPIC"])
-                .args(cg.clang_args())
-                .arg(&c_path)
-                .arg("-o")
-                .arg(&obj),
-            &clang,
-            tmp.0.join("capi.log"),
-        )?);
+        sources.push(("capi.c".into(), c));
+    }
+    for (name, text) in sources {
+        let src = tmp.0.join(&name);
+        std::fs::write(&src, text).map_err(|e| io_err("write", &src, e))?;
+        let obj = src.with_extension("o");
+        jobs.push(compile_job(&clang, cg, lib, &src, &obj)?);
         objects.push(obj);
     }
     // Kept open until the link is done (a memfd lives as long as it).
@@ -306,30 +348,7 @@ pub fn build(
         job.finish()?;
     }
     let tmp_out = tmp.0.join("out");
-    let mut cmd = Command::new(&clang);
-    cmd.args(["-O2", "-w"]);
-    // LLVM's linker copies the weights into the output in half the time
-    // of the system's (ResNet-152's 333 MB: 0.6 s against 1.1 s).
-    if let Some(lld) = crate::tools::find_tool("ld.lld", llvm_bin) {
-        cmd.arg(format!("--ld-path={}", lld.display()));
-    }
-    if lib {
-        // Only the C API is exported; internal functions stay local, so
-        // several models can be loaded into one process. No build-id: it
-        // hashes the whole output (~0.5 s for 240 MB of weights).
-        let vs = tmp.0.join("exports.map");
-        let script = format!("{{ global: {prefix}_*; local: *; }};\n");
-        std::fs::write(&vs, script).map_err(|e| io_err("write", &vs, e))?;
-        cmd.args(["-shared", "-fPIC", "-Wl,--build-id=none"])
-            .args(&objects)
-            .arg(format!("-Wl,--version-script={}", vs.display()))
-            .args(lower::capi::LINK_ARGS)
-            .arg("-lm")
-            .args(cg.link_args());
-    } else {
-        // One relocatable object of the code and the weights.
-        cmd.args(["-r", "-nostdlib"]).args(&objects);
-    }
+    let mut cmd = link_command(&clang, llvm_bin, (lib, &prefix), &objects, &tmp.0, cg)?;
     cmd.arg("-o").arg(&tmp_out);
     Job::spawn(&mut cmd, &clang, tmp.0.join("link.log"))?.finish()?;
     drop(weights);
