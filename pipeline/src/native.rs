@@ -318,7 +318,7 @@ pub fn build(
     let mut jobs = Vec::new();
     let mut objects = Vec::new();
     let mut sources: Vec<(String, String)> = parts
-        .drain(..)
+        .into_iter()
         .enumerate()
         .map(|(i, ll)| (format!("model{i}.ll"), ll))
         .collect();

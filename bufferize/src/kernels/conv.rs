@@ -260,7 +260,7 @@ fn packed_weights(
     }
     let bl = gemm::Blocking::for_target(cx.vector_bits, &elem);
     let layout = gemm::PackedA::new(dtype.storage_bytes(1)?, (groups, m / groups, k), bl)?;
-    let source = (weights, dtype, layout.elements());
+    let source = (weights, layout.elements());
     let (global, _) = super::packed_global(cx, b, source, move |w, out| layout.pack(w, out))?;
     Some((global, i64::try_from(layout.padded).ok()?))
 }

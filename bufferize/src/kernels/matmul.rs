@@ -582,7 +582,7 @@ fn packed_weights(
         return None;
     }
     let layout = gemm::PackedB::new(dtype.storage_bytes(1)?, (k, n), v.blocking)?;
-    let source = (weights, dtype, layout.elements());
+    let source = (weights, layout.elements());
     let (global, len) = super::packed_global(cx, b, source, move |w, out| layout.pack(w, out))?;
     let len = b.const_index(len);
     Some((gemm::flat(b, global, len), i64::try_from(layout.npad).ok()?))

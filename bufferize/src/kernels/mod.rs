@@ -327,16 +327,17 @@ pub fn constant_elements(m: &Module, op: OpId, i: usize) -> Option<ir::elements:
 }
 
 /// Constant `weights` in the layout a kernel reads, as a new 1-D global
-/// of `len` `dtype` elements. `pack` appends them, given the weights'
-/// bytes, when the global is written out: the packed copy is not held
-/// while the module is compiled.
+/// of `len` elements of their dtype. `pack` appends them, given the
+/// weights' bytes, when the global is written out: the packed copy is not
+/// held while the module is compiled.
 pub fn packed_global(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
-    (weights, dtype, len): (ir::elements::Elements, ir::elements::DType, usize),
+    (weights, len): (ir::elements::Elements, usize),
     pack: impl Fn(&[u8], &mut Vec<u8>) + Send + Sync + 'static,
 ) -> Option<(ValueId, i64)> {
     let len = i64::try_from(len).ok()?;
+    let dtype = weights.dtype();
     let fill: ir::elements::FillFn =
         std::sync::Arc::new(move |out| pack(&weights.to_contiguous_bytes(), out));
     let e = ir::elements::Elements::generated(dtype, vec![len], fill).ok()?;

@@ -94,7 +94,7 @@ pub fn plan(
         return Ok(None);
     }
     let transposed = k >= TRANSPOSED_MIN_K;
-    let source = (w, DType::F32, 16 * ku * cu);
+    let source = (w, 16 * ku * cu);
     let transform =
         move |w: &[u8], out: &mut Vec<u8>| transform_weights(w, ku, cu, transposed, out);
     let Some((global, len)) = super::packed_global(cx, b, source, transform) else {

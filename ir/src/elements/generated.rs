@@ -2,7 +2,9 @@
 //! wants in another layout (packed panels, Winograd's transformed
 //! filters). Nothing is stored; the weights writer fills one reused
 //! buffer per tensor, so a compile never holds all the packed copies at
-//! once and the packing runs beside the code generator.
+//! once and the packing runs beside the code generator. Any other read
+//! (an element, a view, a partial range) computes the whole tensor first:
+//! fine for printing the IR, not for a loop over elements.
 
 use super::{checked_count, DType, Elements, ElementsError};
 use super::{pool, ElementsData};

@@ -39,21 +39,24 @@ const SLOTS: u64 = 16;
 const SMALL_CLASSES: u64 = 6;
 const SMALL_DEPTH: u64 = 16;
 
+/// What the helpers call: symbol and declaration.
+const DECLS: [(&str, &str); 7] = [
+    ("aligned_alloc", "declare ptr @aligned_alloc(i64, i64)"),
+    ("free", "declare void @free(ptr)"),
+    ("malloc_usable_size", "declare i64 @malloc_usable_size(ptr)"),
+    ("llvm.ctlz.i64", "declare i64 @llvm.ctlz.i64(i64, i1)"),
+    ("llvm.umax.i64", "declare i64 @llvm.umax.i64(i64, i64)"),
+    ("llvm.smax.i64", "declare i64 @llvm.smax.i64(i64, i64)"),
+    ("llvm.smin.i64", "declare i64 @llvm.smin.i64(i64, i64)"),
+];
+
 /// Defines the helpers once per module.
 pub(crate) fn ensure(mcx: &mut ModuleCx) {
     if mcx.alloc_cache {
         return;
     }
     mcx.alloc_cache = true;
-    for (sym, decl) in [
-        ("aligned_alloc", "declare ptr @aligned_alloc(i64, i64)"),
-        ("free", "declare void @free(ptr)"),
-        ("malloc_usable_size", "declare i64 @malloc_usable_size(ptr)"),
-        ("llvm.ctlz.i64", "declare i64 @llvm.ctlz.i64(i64, i1)"),
-        ("llvm.umax.i64", "declare i64 @llvm.umax.i64(i64, i64)"),
-        ("llvm.smax.i64", "declare i64 @llvm.smax.i64(i64, i64)"),
-        ("llvm.smin.i64", "declare i64 @llvm.smin.i64(i64, i64)"),
-    ] {
+    for (sym, decl) in DECLS {
         mcx.declare(sym, decl);
     }
     mcx.helpers.push(helpers());
@@ -307,7 +310,6 @@ scan:
   %p = getelementptr inbounds [{SLOTS} x {{ ptr, i64 }}], ptr @__onnxc_cache, i64 0, i64 %i, i32 0
   %blk = load ptr, ptr %p
   call void @free(ptr %blk)
-  store ptr null, ptr %p
   %i1 = add i64 %i, 1
   %more = icmp ult i64 %i1, {SLOTS}
   br i1 %more, label %scan, label %small
@@ -316,18 +318,13 @@ small:
   %sp = getelementptr inbounds ptr, ptr @__onnxc_small, i64 %j
   %sb = load ptr, ptr %sp
   call void @free(ptr %sb)
-  store ptr null, ptr %sp
   %j1 = add i64 %j, 1
   %smore = icmp ult i64 %j1, {small_slots}
-  br i1 %smore, label %small, label %counts
-counts:
-  %c = phi i64 [ 0, %small ], [ %c1, %counts ]
-  %cp = getelementptr inbounds i64, ptr @__onnxc_small_count, i64 %c
-  store i64 0, ptr %cp
-  %c1 = add i64 %c, 1
-  %cmore = icmp ult i64 %c1, {SMALL_CLASSES}
-  br i1 %cmore, label %counts, label %done
+  br i1 %smore, label %small, label %done
 done:
+  store [{SLOTS} x {{ ptr, i64 }}] zeroinitializer, ptr @__onnxc_cache
+  store [{SMALL_CLASSES} x [{SMALL_DEPTH} x ptr]] zeroinitializer, ptr @__onnxc_small
+  store [{SMALL_CLASSES} x i64] zeroinitializer, ptr @__onnxc_small_count
   call void @__onnxc_cache_unlock()
   ret void
 }}
@@ -354,16 +351,8 @@ mod tests {
             .into_iter()
             .find(|c| Command::new(c).arg("--version").output().is_ok())
             .expect("needs LLVM 19's clang (scripts/setup-llvm.sh)");
-        let decls = [
-            "declare ptr @aligned_alloc(i64, i64)",
-            "declare void @free(ptr)",
-            "declare i64 @malloc_usable_size(ptr)",
-            "declare i64 @llvm.ctlz.i64(i64, i1)",
-            "declare i64 @llvm.umax.i64(i64, i64)",
-            "declare i64 @llvm.smax.i64(i64, i64)",
-            "declare i64 @llvm.smin.i64(i64, i64)",
-        ]
-        .join("\n");
+        let decls: Vec<&str> = DECLS.iter().map(|&(_, d)| d).collect();
+        let decls = decls.join("\n");
         let main = r#"
 define i32 @main() {
 entry:

@@ -269,9 +269,9 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
     fb.ret(&[]);
 }
 
-/// Threads split C into bands of whole register tiles, one band each:
-/// columns when N has at least as many NR-wide tiles as M has MR-high
-/// ones, else rows. A band is a GEMM of its own, with its own packing
+/// Threads split C into bands, one each: columns (whole vectors) when N
+/// has at least as many NR-wide tiles as M has MR-high ones, else rows
+/// (whole register tiles). A band is a GEMM of its own, with its own packing
 /// buffers (allocated inside the parallel loop).
 /// A single row against a matrix of contiguous rows (a classifier head,
 /// batch-1 decoding) takes the unpacked path; the rest, `blocked`.
@@ -314,12 +314,12 @@ fn bands(b: &mut Builder<'_>, v: &Variant, p: &Params) {
         false => b.const_index(bl.vw),
     };
     let n_units = b.ceildivsi(p.n, col_unit);
-    let tiles = b.select(by_cols, n_units, m_tiles);
+    let units = b.select(by_cols, n_units, m_tiles);
     let unit = b.select(by_cols, col_unit, mr);
     let total = b.select(by_cols, p.n, p.m);
     let mn = b.muli(p.m, p.n);
     let mnk = b.muli(mn, p.k);
-    let (parts, per) = split(b, mnk, tiles);
+    let (parts, per) = split(b, mnk, units);
     b.scf_parallel_for(zero, parts, one, |b, t| {
         let first = b.muli(t, per);
         let lo = b.muli(first, unit);
