@@ -199,7 +199,7 @@ impl Dense<'_> {
             let jj = b.const_index(j as i64);
             let m = b.addi(first, jj);
             self.src
-                .copy_rows(b, g.wq, (self.out, [n, m]), (scratch, start));
+                .copy_rows(b, g.wq, (self.out, [n, m]), (scratch, start), None);
         }
     }
 

@@ -48,6 +48,44 @@ struct ColumnSpan {
     wq: ValueId,
 }
 
+/// Plane rows `top..bottom` of row phase `phase` (the ones holding input
+/// rows), their plane from `base` in the scratch buffer.
+struct PlaneRows {
+    base: ValueId,
+    phase: i64,
+    top: ValueId,
+    bottom: ValueId,
+}
+
+impl PlaneRows {
+    /// The scratch position of plane row `i`, column `j`.
+    fn at(&self, b: &mut Builder<'_>, g: &Geometry, (i, j): (ValueId, ValueId)) -> ValueId {
+        let row = b.muli(i, g.wq);
+        let row = b.addi(self.base, row);
+        b.addi(row, j)
+    }
+}
+
+/// A masked column vector's masks: its loads' lanes inside the input row
+/// (two loads at stride 2), and its lanes inside the plane row.
+struct ColumnMasks {
+    load: LoadMask,
+    store: ValueId,
+}
+
+enum LoadMask {
+    One(ValueId),
+    /// Stride 2: two plain vectors, then their even lanes.
+    Pair(ValueId, ValueId),
+}
+
+/// An average's tap counts as elements: `rows[oh]`, and `cols[ow]` for
+/// `wq + lanes` columns.
+pub(super) struct Divisors {
+    rows: ValueId,
+    cols: ValueId,
+}
+
 /// Vectors a flat output loop reads past its last whole output.
 pub(super) const SLACK_VECTORS: i64 = 2;
 
@@ -62,16 +100,16 @@ pub(super) struct PlaneSource<'a> {
 }
 
 impl Sliding {
-    /// Whether this window runs on planes: two spatial axes, and not an
-    /// average (whose divisor depends on the taps inside the input).
+    /// Whether this window runs on planes: two spatial axes and vectors.
     pub(super) fn on_planes(&self) -> bool {
-        self.rank() == 2 && self.lanes > 0 && !matches!(self.red, Reduction::Average)
+        self.rank() == 2 && self.lanes > 0
     }
 
     /// Every output, a chunk of channels per scratch buffer.
     pub(super) fn run_planes(&self, b: &mut Builder<'_>, batch_channels: &[ValueId]) {
         let src = self.plane_source(b);
         let g = src.geometry(b);
+        let divisors = self.divisors(b, &g);
         let bounds = Bounds::new(b);
         let channels = batch_channels[1];
         let most = b.const_index(CHUNKS_PER_IMAGE);
@@ -99,10 +137,38 @@ impl Sliding {
                 };
                 src.fill(b, &g, ch.input, (scratch, zero));
                 self.flat_outputs(b, (&src, &g), &ch, scratch);
-                src.copy_rows(b, g.wq, (self.out, ch.out), (scratch, g.out_base));
+                let flat = (scratch, g.out_base);
+                src.copy_rows(b, g.wq, (self.out, ch.out), flat, divisors.as_ref());
                 Vec::new()
             });
         });
+    }
+
+    /// An average's divisors, once for every channel: the tap count of
+    /// each output row and column (the pitch's spare columns and the
+    /// slack of the last vector count that of the last column).
+    fn divisors(&self, b: &mut Builder<'_>, g: &Geometry) -> Option<Divisors> {
+        if !matches!(self.red, Reduction::Average) {
+            return None;
+        }
+        let ty = Type::memref(vec![DYN], self.elem.clone());
+        let (zero, one) = (b.const_index(0), b.const_index(1));
+        let lanes = b.const_index(self.lanes);
+        let cols = b.addi(g.wq, lanes);
+        let lens = [self.place.outs[0], cols];
+        let bufs = lens.map(|len| b.alloc(&ty, &[len]));
+        for (axis, (&buf, &len)) in bufs.iter().zip(&lens).enumerate() {
+            let last = b.subi(self.place.outs[axis], one);
+            b.scf_for(zero, len, one, &[], |b, o, _| {
+                let at = b.minsi(o, last);
+                let taps = self.taps(b, axis, at);
+                let n = self.count(b, &[taps]);
+                b.store(n, buf, &[o]);
+                Vec::new()
+            });
+        }
+        let [rows, cols] = bufs;
+        Some(Divisors { rows, cols })
     }
 
     /// The plane machinery over this window's input; pads read the
@@ -157,11 +223,13 @@ impl Sliding {
             for &(off, weight) in &taps {
                 let at = b.addi(q, off);
                 let v = b.vload(scratch, &[at], self.lanes);
-                acc = match weight {
-                    Some(w) => b.vfma(v, w, acc),
-                    None => b.max(acc, v),
+                acc = match (weight, self.red) {
+                    (Some(w), _) => b.vfma(v, w, acc),
+                    (None, Reduction::Average) => b.add(acc, v),
+                    (None, _) => b.max(acc, v),
                 };
             }
+            // Pools fuse no activation, so an average's follows no division.
             let r = self.act.apply(b, acc);
             let at = b.addi(g.out_base, q);
             b.vstore(r, scratch, &[at]);
@@ -210,7 +278,6 @@ impl PlaneSource<'_> {
         (scratch, first): (ValueId, ValueId),
     ) {
         let (sh, sw) = (self.spatial.strides[0], self.spatial.strides[1]);
-        let one = b.const_index(1);
         let spans: Vec<ColumnSpan> = (0..sw).map(|ph| self.column_span(b, g, ph)).collect();
         for a in 0..sh {
             let (top, bottom) = self.input_rows(b, g, a);
@@ -218,27 +285,21 @@ impl PlaneSource<'_> {
                 let phase = b.const_index(a * sw + col_phase);
                 let base = b.muli(phase, g.plane_len);
                 let base = b.addi(first, base);
-                let plane_row = |b: &mut Builder<'_>, i: ValueId| {
-                    let row = b.muli(i, g.wq);
-                    b.addi(base, row)
-                };
                 let zero = b.const_index(0);
                 for (from, to) in [(zero, top), (bottom, g.hq)] {
-                    b.scf_for(from, to, one, &[], |b, i, _| {
-                        let row = plane_row(b, i);
-                        self.pad_row(b, g, (scratch, row));
-                        Vec::new()
-                    });
+                    let start = b.muli(from, g.wq);
+                    let start = b.addi(base, start);
+                    let rows = b.subi(to, from);
+                    let len = b.muli(rows, g.wq);
+                    self.pad(b, (scratch, start), len);
                 }
-                b.scf_for(top, bottom, one, &[], |b, i, _| {
-                    let at = crate::loops::scale_add(b, None, i, sh);
-                    let phase_row = b.const_index(a);
-                    let at = b.addi(at, phase_row);
-                    let r = b.subi(at, self.place.begins[0]);
-                    let row = plane_row(b, i);
-                    self.copy_row(b, span, input, r, (scratch, row));
-                    Vec::new()
-                });
+                let rows = PlaneRows {
+                    base,
+                    phase: a,
+                    top,
+                    bottom,
+                };
+                self.copy_rows_in(b, (g, span), input, &rows, scratch);
             }
         }
     }
@@ -265,14 +326,14 @@ impl PlaneSource<'_> {
         (lead, b.maxsi(first, zero))
     }
 
-    /// A plane row of padding: the neutral value.
-    fn pad_row(&self, b: &mut Builder<'_>, g: &Geometry, (scratch, row): (ValueId, ValueId)) {
+    /// `len` elements of padding (whole plane rows) from `start`.
+    fn pad(&self, b: &mut Builder<'_>, (scratch, start): (ValueId, ValueId), len: ValueId) {
         let zero = b.const_index(0);
         let lanes = b.const_index(self.lanes);
-        b.scf_for(zero, g.wq, lanes, &[], |b, j, _| {
-            let left = b.subi(g.wq, j);
+        b.scf_for(zero, len, lanes, &[], |b, j, _| {
+            let left = b.subi(len, j);
             let mask = b.create_mask(left, self.lanes);
-            let at = b.addi(row, j);
+            let at = b.addi(start, j);
             b.masked_store(self.neutral, scratch, &[at], mask);
             Vec::new()
         });
@@ -305,95 +366,144 @@ impl PlaneSource<'_> {
         }
     }
 
-    /// Plane row `row` from input row `r`, columns per `span`.
-    fn copy_row(
+    /// Input rows into plane rows `rows.top..rows.bottom`, columns per
+    /// `span`, a column vector at a time down the rows. A masked column
+    /// vector (the borders, the row's end) works out its lane masks once
+    /// for all rows, and no loop is a row-long copy that LLVM would turn
+    /// into a `memcpy` call of runtime length (a call per row of a vector
+    /// or two, where a static row is a few inline moves).
+    fn copy_rows_in(
         &self,
         b: &mut Builder<'_>,
-        span: &ColumnSpan,
+        (g, span): (&Geometry, &ColumnSpan),
         input: [ValueId; 2],
-        r: ValueId,
-        (scratch, row): (ValueId, ValueId),
+        rows: &PlaneRows,
+        scratch: ValueId,
     ) {
-        let sw = self.spatial.strides[1];
-        let l = self.lanes;
-        let lanes = b.const_index(l);
-        let zero = b.const_index(0);
-        let column = |b: &mut Builder<'_>, j: ValueId| {
-            let at = crate::loops::scale_add(b, None, j, sw);
-            let c = b.subi(at, span.shift);
-            let mut idx = input.to_vec();
-            idx.extend([r, c]);
-            idx
-        };
-        let masked = |b: &mut Builder<'_>, j: ValueId| {
-            let idx = column(b, j);
-            let v = self.load_columns(b, &idx, true);
-            let left = b.subi(span.wq, j);
-            let mask = b.create_mask(left, l);
-            let at = b.addi(row, j);
-            b.masked_store(v, scratch, &[at], mask);
-        };
+        let (zero, one) = (b.const_index(0), b.const_index(1));
+        let lanes = b.const_index(self.lanes);
         for (from, to) in [(zero, span.lo), (span.hi, span.wq)] {
             b.scf_for(from, to, lanes, &[], |b, j, _| {
-                masked(b, j);
+                let masks = self.column_masks(b, span, j);
+                b.scf_for(rows.top, rows.bottom, one, &[], |b, i, _| {
+                    let idx = self.input_index(b, span, input, rows, (i, j));
+                    let v = self.load_masked(b, &idx, &masks);
+                    let at = rows.at(b, g, (i, j));
+                    b.masked_store(v, scratch, &[at], masks.store);
+                    Vec::new()
+                });
                 Vec::new()
             });
         }
         b.scf_for(span.lo, span.hi, lanes, &[], |b, j, _| {
-            let idx = column(b, j);
-            let v = self.load_columns(b, &idx, false);
-            let at = b.addi(row, j);
-            b.vstore(v, scratch, &[at]);
+            b.scf_for(rows.top, rows.bottom, one, &[], |b, i, _| {
+                let idx = self.input_index(b, span, input, rows, (i, j));
+                let v = self.load_whole(b, &idx);
+                let at = rows.at(b, g, (i, j));
+                b.vstore(v, scratch, &[at]);
+                Vec::new()
+            });
             Vec::new()
         });
     }
 
-    /// `lanes` input elements `idx.last + sw·t`. When `masked`, lanes
-    /// outside the input row read the neutral value and no memory; else
-    /// all are inside.
-    fn load_columns(&self, b: &mut Builder<'_>, idx: &[ValueId], masked: bool) -> ValueId {
+    /// The input element `[n, c, r, col]` behind plane row `i`, column `j`.
+    fn input_index(
+        &self,
+        b: &mut Builder<'_>,
+        span: &ColumnSpan,
+        input: [ValueId; 2],
+        rows: &PlaneRows,
+        (i, j): (ValueId, ValueId),
+    ) -> Vec<ValueId> {
+        let at = crate::loops::scale_add(b, None, i, self.spatial.strides[0]);
+        let phase = b.const_index(rows.phase);
+        let at = b.addi(at, phase);
+        let r = b.subi(at, self.place.begins[0]);
+        let at = crate::loops::scale_add(b, None, j, self.spatial.strides[1]);
+        let c = b.subi(at, span.shift);
+        let mut idx = input.to_vec();
+        idx.extend([r, c]);
+        idx
+    }
+
+    /// `lanes` input elements `idx.last + sw·t`, all inside the row.
+    fn load_whole(&self, b: &mut Builder<'_>, idx: &[ValueId]) -> ValueId {
         let sw = self.spatial.strides[1];
         let l = self.lanes;
-        let c = idx[idx.len() - 1];
-        let neutral = self.neutral;
-        if !masked {
-            if sw == 1 {
-                return b.vload(self.x, idx, l);
-            }
-            if sw == 2 {
+        match sw {
+            1 => b.vload(self.x, idx, l),
+            2 => {
                 let lo = b.vload(self.x, idx, l);
-                let mut next = idx.to_vec();
-                let step = b.const_index(l);
-                next[idx.len() - 1] = b.addi(c, step);
+                let next = Self::next_vector(b, idx, l);
                 let hi = b.vload(self.x, &next, l);
-                let evens: Vec<i64> = (0..l).map(|t| 2 * t).collect();
-                return b.shuffle(lo, hi, &evens);
+                Self::evens(b, lo, hi, l)
             }
-            let on = b.const_bool(true);
-            let all = b.broadcast(on, l);
-            let offs = b.i64_lanes(0, sw, l);
-            return b.gather(self.x, idx, offs, all, neutral);
+            _ => {
+                let on = b.const_bool(true);
+                let all = b.broadcast(on, l);
+                let offs = b.i64_lanes(0, sw, l);
+                b.gather(self.x, idx, offs, all, self.neutral)
+            }
         }
-        if sw == 2 {
-            let lo_offs = b.i64_lanes(0, 1, l);
-            let lo_mask = self.inside_lanes(b, c, lo_offs);
-            let lo = b.masked_load(self.x, idx, lo_mask, neutral);
-            let mut next = idx.to_vec();
-            let step = b.const_index(l);
-            let c2 = b.addi(c, step);
-            next[idx.len() - 1] = c2;
-            let hi_mask = self.inside_lanes(b, c2, lo_offs);
-            let hi = b.masked_load(self.x, &next, hi_mask, neutral);
-            let evens: Vec<i64> = (0..l).map(|t| 2 * t).collect();
-            return b.shuffle(lo, hi, &evens);
-        }
-        let offs = b.i64_lanes(0, sw, l);
-        let mask = self.inside_lanes(b, c, offs);
-        if sw == 1 {
-            b.masked_load(self.x, idx, mask, neutral)
+    }
+
+    /// The lane masks of the column vector at plane column `j`.
+    fn column_masks(&self, b: &mut Builder<'_>, span: &ColumnSpan, j: ValueId) -> ColumnMasks {
+        let (sw, l) = (self.spatial.strides[1], self.lanes);
+        let at = crate::loops::scale_add(b, None, j, sw);
+        let c = b.subi(at, span.shift);
+        let step = if sw == 2 { 1 } else { sw };
+        let offs = b.i64_lanes(0, step, l);
+        let first = self.inside_lanes(b, c, offs);
+        let load = if sw == 2 {
+            let lanes = b.const_index(l);
+            let c2 = b.addi(c, lanes);
+            LoadMask::Pair(first, self.inside_lanes(b, c2, offs))
         } else {
-            b.gather(self.x, idx, offs, mask, neutral)
+            LoadMask::One(first)
+        };
+        let left = b.subi(span.wq, j);
+        ColumnMasks {
+            load,
+            store: b.create_mask(left, l),
         }
+    }
+
+    /// `lanes` input elements `idx.last + sw·t`; lanes outside the input
+    /// row (per `masks`) read the neutral value and no memory.
+    fn load_masked(&self, b: &mut Builder<'_>, idx: &[ValueId], masks: &ColumnMasks) -> ValueId {
+        let sw = self.spatial.strides[1];
+        let (l, neutral) = (self.lanes, self.neutral);
+        match masks.load {
+            LoadMask::Pair(lo_mask, hi_mask) => {
+                let lo = b.masked_load(self.x, idx, lo_mask, neutral);
+                let next = Self::next_vector(b, idx, l);
+                let hi = b.masked_load(self.x, &next, hi_mask, neutral);
+                Self::evens(b, lo, hi, l)
+            }
+            LoadMask::One(mask) if sw == 1 => b.masked_load(self.x, idx, mask, neutral),
+            LoadMask::One(mask) => {
+                let offs = b.i64_lanes(0, sw, l);
+                b.gather(self.x, idx, offs, mask, neutral)
+            }
+        }
+    }
+
+    /// `idx` moved `lanes` columns right.
+    fn next_vector(b: &mut Builder<'_>, idx: &[ValueId], lanes: i64) -> Vec<ValueId> {
+        let mut next = idx.to_vec();
+        let step = b.const_index(lanes);
+        if let Some(c) = next.last_mut() {
+            *c = b.addi(*c, step);
+        }
+        next
+    }
+
+    /// The even lanes of `lo ++ hi`.
+    fn evens(b: &mut Builder<'_>, lo: ValueId, hi: ValueId, lanes: i64) -> ValueId {
+        let evens: Vec<i64> = (0..lanes).map(|t| 2 * t).collect();
+        b.shuffle(lo, hi, &evens)
     }
 
     /// Each tap's offset from an output's flat position, `(u, v)`
@@ -421,47 +531,61 @@ impl PlaneSource<'_> {
         super::super::lanes_inside(b, at, offsets, self.place.ins[1], self.lanes)
     }
     /// Rows of `out[n, m]` (`channel`) from flat outputs at pitch `wq`
-    /// from `base` in `scratch`: row `oh` is the first `wo` of `oh·wq..`.
+    /// from `base` in `scratch`: row `oh` is the first `wo` of `oh·wq..`,
+    /// divided by the tap counts when `divisors` are given (sums). A
+    /// column vector at a time down the rows, as the planes are filled.
     pub(super) fn copy_rows(
         &self,
         b: &mut Builder<'_>,
         wq: ValueId,
         (out, channel): (ValueId, [ValueId; 2]),
         (scratch, base): (ValueId, ValueId),
+        divisors: Option<&Divisors>,
     ) {
         let (ho, wo) = (self.place.outs[0], self.place.outs[1]);
         let (zero, one) = (b.const_index(0), b.const_index(1));
         let lanes = b.const_index(self.lanes);
         let whole = b.floordivsi(wo, lanes);
         let whole = b.muli(whole, lanes);
-        b.scf_for(zero, ho, one, &[], |b, oh, _| {
-            let src = b.muli(oh, wq);
-            let src = b.addi(base, src);
-            let mut dst = channel.to_vec();
-            dst.extend([oh, zero]);
-            b.scf_for(zero, whole, lanes, &[], |b, ow, _| {
-                let at = b.addi(src, ow);
+        let left = b.subi(wo, whole);
+        let partial = b.cmp(ir::builder::Cmp::Gt, left, zero);
+        let mask = b.create_mask(left, self.lanes);
+        let column = |b: &mut Builder<'_>, ow: ValueId, mask: Option<ValueId>| {
+            let col_counts = divisors.map(|d| (d.rows, b.vload(d.cols, &[ow], self.lanes)));
+            b.scf_for(zero, ho, one, &[], |b, oh, _| {
+                let at = b.muli(oh, wq);
+                let at = b.addi(base, at);
+                let at = b.addi(at, ow);
                 let v = b.vload(scratch, &[at], self.lanes);
-                dst[3] = ow;
-                b.vstore(v, out, &dst);
+                let v = match col_counts {
+                    Some((rows, cols)) => {
+                        let n = b.load(rows, &[oh]);
+                        let n = b.broadcast(n, self.lanes);
+                        let n = b.mulf(cols, n);
+                        b.divf(v, n)
+                    }
+                    None => v,
+                };
+                let dst = [channel[0], channel[1], oh, ow];
+                match mask {
+                    Some(mask) => b.masked_store(v, out, &dst, mask),
+                    None => b.vstore(v, out, &dst),
+                }
                 Vec::new()
             });
-            let left = b.subi(wo, whole);
-            let partial = b.cmp(ir::builder::Cmp::Gt, left, zero);
-            b.scf_if(
-                partial,
-                &[],
-                &mut |b| {
-                    let mask = b.create_mask(left, self.lanes);
-                    let at = b.addi(src, whole);
-                    let v = b.vload(scratch, &[at], self.lanes);
-                    dst[3] = whole;
-                    b.masked_store(v, out, &dst, mask);
-                    Vec::new()
-                },
-                None,
-            );
+        };
+        b.scf_for(zero, whole, lanes, &[], |b, ow, _| {
+            column(b, ow, None);
             Vec::new()
         });
+        b.scf_if(
+            partial,
+            &[],
+            &mut |b| {
+                column(b, whole, Some(mask));
+                Vec::new()
+            },
+            None,
+        );
     }
 }
