@@ -6,8 +6,8 @@
 //! axis, the interior outputs (whose whole window is inside the input)
 //! are computed a vector of outputs at a time; the borders stay scalar.
 //! The structure comes from the static attributes; the extents only bound
-//! the loops. Two-axis windows other than averages run on padded
-//! polyphase planes instead (`planes`).
+//! the loops. Two-axis windows run on padded polyphase planes instead
+//! (`planes`).
 
 mod dense;
 mod planes;
