@@ -12,8 +12,12 @@ pub const STAGES: &[(&str, &str)] = &[
     ("constprop", "constprop"),
     // Large constants stay lazy: the LLVM emitter packs them one at a time.
     ("scrub", "scrub{max-bytes=65536}"),
-    // split-alloc: one allocation per value before deallocation (issue #8).
-    ("bufferize", "bufferize,split-alloc"),
+    // canonicalize, cse: every op's dynamic sizes come from its operands'
+    // `memref.dim`s; folded to the allocations' own sizes and merged, the
+    // buffers of one symbolic shape share size values, so buffer reuse
+    // can see they match. split-alloc: one allocation per value before
+    // deallocation (issue #8).
+    ("bufferize", "bufferize,canonicalize,cse,split-alloc"),
     // Small fixed-size buffers (Loop counter cells, small temporaries) go
     // to the stack once deallocation has placed and hoisted everything.
     ("dealloc", "dealloc-pipeline,promote-buffers-to-stack"),
