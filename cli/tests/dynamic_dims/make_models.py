@@ -187,6 +187,16 @@ def expand_shape_input():
     ]
 
 
+def broadcast_either_side():
+    """Sub of two inputs with unrelated dim_params: either side broadcasts at run time (a dim of 1)."""
+    m = one_op("Sub", [vi("x", F, ["A", "B"]), vi("y", F, ["C", "D"])], [vi("z", F, ["E", "G"])], 17)
+    return m, [
+        {"x": ([1, 37], np.float32, "normal"), "y": ([3, 37], np.float32, "normal")},
+        {"x": ([3, 1], np.float32, "normal"), "y": ([1, 37], np.float32, "normal")},
+        {"x": ([4, 21], np.float32, "normal"), "y": ([4, 21], np.float32, "normal")},
+    ]
+
+
 def gather_nd():
     """GatherND whose indices' last dim is dynamic: the result rank fixes it."""
     m = one_op("GatherND", [vi("x", F, ["A", "B", "C"]), vi("i", I64, ["M", "K"])], [vi("y", F, ["M", "C2"])], 13)
@@ -534,7 +544,7 @@ def matmul_transposed():
 
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
-          group_norm_18, expand_shape_input,
+          group_norm_18, expand_shape_input, broadcast_either_side,
           gather_nd, gather_nd_mask, scatter_nd, slice_entries, slice_no_axes, pad_axes, squeeze_axes, scan_rows,
           loop_rows, attention_4d, attention_3d_cache,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,

@@ -185,7 +185,9 @@ fn gemm_shape(cx: &Ctx<'_>, trans_a: bool, trans_b: bool) -> Result<Dims, Diagno
                     super::ctx::show(&c)
                 )));
             }
-            out = b;
+            // One way: where the two sizes are different symbols, the
+            // result is still A's and B's.
+            out = b.into_iter().zip(out).map(|(d, o)| d.or(o)).collect();
         }
     }
     Ok(out)
