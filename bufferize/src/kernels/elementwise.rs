@@ -304,7 +304,14 @@ pub(super) fn load_input(
         .iter()
         .enumerate()
         .map(|(k, &d)| match d1[k] {
-            Some(c) => b.select(c, zero, ivs[k + off]),
+            // `iv · (0 or 1)`, not a select of the index: a symbolic
+            // stride, for which LLVM's vectorizer versions the loop (a
+            // stride-1 vector loop when no dim broadcasts at run time).
+            Some(c) => {
+                let one = b.const_index(1);
+                let keep = b.select(c, zero, one);
+                b.muli(ivs[k + off], keep)
+            }
             None if d == 1 && out_shape.get(k + off) != Some(&1) => zero,
             None => ivs[k + off],
         })

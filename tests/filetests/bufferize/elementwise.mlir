@@ -29,6 +29,28 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   return %0 : tensor<?x4xf32>
 }
 
+// A dynamic dim that may be 1 at run time (no symbol says otherwise)
+// broadcasts then: its index is the output's times 0 or 1, chosen once
+// outside the loop. Not a select of the index: to LLVM's vectorizer that
+// is a symbolic stride, so it versions the loop and runs vectors when
+// nothing broadcasts.
+// CHECK-LABEL: func.func @add_maybe_broadcast
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:        %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:        %[[KEEP:.*]] = arith.select %{{.*}}, %{{.*}}, %[[C1]] : index
+// CHECK-NEXT:        %[[XI:.*]] = arith.muli %[[I]], %[[KEEP]] : index
+// CHECK:             %[[XJ:.*]] = arith.muli %[[J]], %{{.*}} : index
+// CHECK-NEXT:        memref.load %arg0[%[[XI]], %[[XJ]]] : memref<?x?xf32>
+// CHECK:             %[[YJ:.*]] = arith.muli %[[J]], %{{.*}} : index
+// CHECK-NEXT:        memref.load %arg1[%{{.*}}, %[[YJ]]] : memref<1x?xf32>
+// CHECK-NOT:     arith.select %{{.*}}, %{{.*}}, %[[J]]
+// CHECK:         return
+func.func @add_maybe_broadcast(%x: tensor<?x?xf32>, %y: tensor<1x?xf32>) -> tensor<?x?xf32> {
+  %0 = "onnx.Add"(%x, %y) : (tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
 // Dynamic dims that inference proved equal to the result's (the same
 // symbols) never broadcast; with every operand of the result's shape and
 // row-major, the nest is one loop over flat views of all the elements (a
