@@ -115,9 +115,16 @@ impl ShapeValues {
             }
             OpKind::Equal => {
                 let (a, b) = (self.operand(m, op, 0, d)?, self.operand(m, op, 1, d)?);
+                // A plain symbol is a size: never negative (torch's
+                // Expand writes `Where(Equal(shape, -1), 1, shape)`).
+                let size_vs_negative =
+                    |s: &DimExpr, c: Option<i64>| s.as_sym().is_some() && c.is_some_and(|c| c < 0);
                 zip_with(&a, &b, |x, y| match (x.as_const(), y.as_const()) {
                     _ if x == y => Some(DimExpr::constant(1)),
                     (Some(p), Some(q)) => Some(DimExpr::constant(i64::from(p == q))),
+                    (p, q) if size_vs_negative(x, q) || size_vs_negative(y, p) => {
+                        Some(DimExpr::constant(0))
+                    }
                     _ => None,
                 })
             }
@@ -314,6 +321,9 @@ func.func @f(%x: tensor<?x3x?x8xf32, #onnx.dims<"N, 3, S, 8">>) -> tensor<3xi64>
   %m1 = "onnx.Constant"() {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
   %shape = "onnx.Concat"(%ns, %m1, %c4) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
   %half = "onnx.Div"(%sl, %i2) : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %t = "onnx.Concat"(%n1, %m1, %c4) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %eq = "onnx.Equal"(%t, %m1) : (tensor<3xi64>, tensor<1xi64>) -> tensor<3xi1>
+  %fixed = "onnx.Where"(%eq, %c1, %t) : (tensor<3xi1>, tensor<1xi64>, tensor<3xi64>) -> tensor<3xi64>
   return %tail : tensor<3xi64>
 }
 "#;
@@ -358,6 +368,10 @@ func.func @f(%x: tensor<?x3x?x8xf32, #onnx.dims<"N, 3, S, 8">>) -> tensor<3xi64>
                 "-1",
                 "N * S, -1, 4",
                 "S floordiv 2",
+                "N, -1, 4",
+                // A size is never -1 (torch's Expand shape fix-up).
+                "0, 1, 0",
+                "N, 1, 4",
             ]
         );
         // Shape(x)[1:] is not all constants while S is dynamic; [4] is.

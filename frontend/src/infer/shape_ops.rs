@@ -77,10 +77,30 @@ pub(super) fn constant_of_shape(cx: &Ctx<'_>) -> Inferred {
 
 pub(super) fn range(cx: &Ctx<'_>) -> Inferred {
     let n = range_len(cx)?;
-    one(
-        Some(vec![(n != DYN).then(|| ir::dim::DimExpr::constant(n))]),
-        cx.elem(0)?,
-    )
+    let len = match n {
+        DYN => symbolic_range_len(cx),
+        n => Some(ir::dim::DimExpr::constant(n)),
+    };
+    one(Some(vec![len]), cx.elem(0)?)
+}
+
+/// `Range(0, limit, 1)` over a size read from a shape (`Shape(x)[1]`,
+/// the positions of a sequence): `limit` elements, that symbol. Exporters
+/// build position ids so; with the length unnamed, adding them to the
+/// sequence broadcast to an unknown dim.
+fn symbolic_range_len(cx: &Ctx<'_>) -> Dim {
+    let one = |i: usize| match cx.const_ints(i)?.as_slice() {
+        [v] => Some(*v),
+        _ => None,
+    };
+    if one(0) != Some(0) || one(2) != Some(1) {
+        return None;
+    }
+    match shape_value(cx, 1)?.as_slice() {
+        // A plain symbol is a size, so not negative.
+        [Some(limit)] if limit.as_sym().is_some() => Some(limit.clone()),
+        _ => None,
+    }
 }
 
 /// The sizes a shape-like operand holds (what is known of them), checked

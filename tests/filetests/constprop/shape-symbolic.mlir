@@ -80,3 +80,22 @@ func.func @broadcast_symbols(%x: tensor<?x?xf32, #onnx.dims<"a, n">>, %y: tensor
   %1 = "onnx.Mul"(%x, %z) : (tensor<?x?xf32, #onnx.dims<"a, n">>, tensor<4x1xf32>) -> tensor<?x?xf32>
   return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+// Position ids as exporters build them, Range(0, Shape(x)[1], 1), have
+// the sequence's symbol for their length, so the embeddings they gather
+// add to the tokens' without a broadcast: [B, S, 4].
+// CHECK-LABEL: func.func @position_ids
+// CHECK:         "onnx.Range"({{.*}}) -> tensor<?xi64, #onnx.dims<"S">>
+// CHECK:         "onnx.Add"({{.*}}) -> tensor<?x?x4xf32, #onnx.dims<"B, S, 4">>
+func.func @position_ids(%ids: tensor<?x?xi64, #onnx.dims<"B, S">>, %tok: tensor<?x?x4xf32, #onnx.dims<"B, S, 4">>, %table: tensor<16x4xf32>) -> tensor<?x?x4xf32> {
+  %s = "onnx.Shape"(%ids) : (tensor<?x?xi64, #onnx.dims<"B, S">>) -> tensor<2xi64>
+  %one = "onnx.Constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %zero = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %len = "onnx.Gather"(%s, %one) {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %pos = "onnx.Range"(%zero, %len, %one) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %ax = "onnx.Constant"() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %pos2 = "onnx.Unsqueeze"(%pos, %ax) : (tensor<?xi64>, tensor<1xi64>) -> tensor<1x?xi64>
+  %emb = "onnx.Gather"(%table, %pos2) {axis = 0 : i64} : (tensor<16x4xf32>, tensor<1x?xi64>) -> tensor<1x?x4xf32>
+  %sum = "onnx.Add"(%tok, %emb) : (tensor<?x?x4xf32, #onnx.dims<"B, S, 4">>, tensor<1x?x4xf32>) -> tensor<?x?x4xf32>
+  return %sum : tensor<?x?x4xf32>
+}
