@@ -359,8 +359,11 @@ pub(super) fn known_scalar(m: &ir::Module, op: OpId, i: usize) -> Option<f64> {
 }
 
 /// Per dim of operand `i` (rank `rank`): whether shape inference gave it
-/// the same symbolic size as the result's dim it maps to, so it never
-/// broadcasts (where both are 1, the index is 0 either way).
+/// the same symbolic size as the result's dim it maps to, and every other
+/// operand there is absent, a static 1 or that same symbol, so it never
+/// broadcasts (where both are 1, the index is 0 either way). Inference
+/// names a broadcast of two different symbols after one of them, which
+/// is 1 at run time when the other operand broadcasts it.
 pub(super) fn same_sized_dims(
     cx: &Lowering,
     m: &ir::Module,
@@ -372,11 +375,27 @@ pub(super) fn same_sized_dims(
     let (Some(ins), Some(outs)) = (sym(m.operand(op, i)), sym(m.result(op, 0))) else {
         return vec![false; rank];
     };
+    let others: Vec<Option<Vec<Option<ir::dim::DimExpr>>>> = (0..m.operands(op).len())
+        .filter(|&j| j != i)
+        .map(|j| sym(m.operand(op, j)))
+        .collect();
     let off = outs.len().saturating_sub(ins.len());
     (0..rank)
-        .map(|k| match (ins.get(k), outs.get(k + off)) {
-            (Some(Some(a)), Some(Some(o))) => a == o,
-            _ => false,
+        .map(|k| {
+            let (Some(Some(a)), Some(Some(o))) = (ins.get(k), outs.get(k + off)) else {
+                return false;
+            };
+            let agrees = |d: &Option<Vec<Option<ir::dim::DimExpr>>>| match d {
+                None => false,
+                Some(d) => match (k + off + d.len()).checked_sub(outs.len()) {
+                    None => true,
+                    Some(at) => match d.get(at) {
+                        Some(Some(e)) => e == o || e.as_const() == Some(1),
+                        _ => false,
+                    },
+                },
+            };
+            a == o && others.iter().all(agrees)
         })
         .collect()
 }

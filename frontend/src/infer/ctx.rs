@@ -92,12 +92,11 @@ impl<'m> Ctx<'m> {
     }
 
     /// NumPy broadcast of two symbolic shapes: a 1 yields to the other
-    /// dim, static sizes must agree, and a static size wins over a symbol
-    /// (which the generated code checks to be 1 or that size). Two
-    /// different symbolic sizes may each be 1 at run time, so the result
-    /// is neither of them (nor is an equality recorded): it is unknown
-    /// here, and inference names it afresh. Naming it after either
-    /// operand would let the kernels index that operand unbroadcast.
+    /// dim, static sizes must agree. Two different symbolic sizes may
+    /// still broadcast (one may be 1 at run time), so no equality is
+    /// recorded: the result is the better known of the two (a constant,
+    /// else a symbol that is not fresh) and the generated code checks the
+    /// sizes at run time.
     pub fn broadcast_pair(&self, a: &[Dim], b: &[Dim]) -> Result<Dims, Diagnostic> {
         let rank = a.len().max(b.len());
         let at = |s: &[Dim], k: usize| -> Dim {
@@ -121,11 +120,21 @@ impl<'m> Ctx<'m> {
                     }
                     (Some(_), _) => x,
                     (_, Some(_)) => y,
-                    _ if x.is_some() && x == y => x,
-                    _ => None,
+                    _ if x.is_none() => y,
+                    _ if y.is_none() || x == y => x,
+                    _ if self.is_fresh(&x) && !self.is_fresh(&y) => y,
+                    _ => x,
                 })
             })
             .collect()
+    }
+
+    /// A size named by a symbol this function's inference made up.
+    fn is_fresh(&self, d: &Dim) -> bool {
+        let (Some(u), Some(name)) = (self.unify, d.as_ref().and_then(|e| e.as_sym())) else {
+            return false;
+        };
+        u.is_fresh(name)
     }
 
     /// Broadcast of operands `ids` (symbolic); unranked if one is.

@@ -185,9 +185,7 @@ fn gemm_shape(cx: &Ctx<'_>, trans_a: bool, trans_b: bool) -> Result<Dims, Diagno
                     super::ctx::show(&c)
                 )));
             }
-            // One way: where the two sizes are different symbols, the
-            // result is still A's and B's.
-            out = b.into_iter().zip(out).map(|(d, o)| d.or(o)).collect();
+            out = b;
         }
     }
     Ok(out)

@@ -51,6 +51,23 @@ func.func @add_maybe_broadcast(%x: tensor<?x?xf32>, %y: tensor<1x?xf32>) -> tens
   return %0 : tensor<?x?xf32>
 }
 
+// Inference names the broadcast of two different symbols after the
+// first (`a`), but `a` is 1 at run time when `x` is the side that
+// broadcasts: with `y` holding another symbol there, `x`'s dim 0 is not
+// taken for the result's (its index may be pinned), while dim 1, `n` on
+// both sides, is indexed directly.
+// CHECK-LABEL: func.func @add_other_symbol
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:             %[[XI:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK-NEXT:        memref.load %arg0[%[[XI]], %[[J]]] : memref<?x?xf32>
+// CHECK:             %[[YI:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK-NEXT:        memref.load %arg1[%[[YI]], %[[J]]] : memref<?x?xf32>
+func.func @add_other_symbol(%x: tensor<?x?xf32, #onnx.dims<"a, n">>, %y: tensor<?x?xf32, #onnx.dims<"c, n">>) -> tensor<?x?xf32, #onnx.dims<"a, n">> {
+  %0 = "onnx.Add"(%x, %y) : (tensor<?x?xf32, #onnx.dims<"a, n">>, tensor<?x?xf32, #onnx.dims<"c, n">>) -> tensor<?x?xf32, #onnx.dims<"a, n">>
+  return %0 : tensor<?x?xf32, #onnx.dims<"a, n">>
+}
+
 // Dynamic dims that inference proved equal to the result's (the same
 // symbols) never broadcast; with every operand of the result's shape and
 // row-major, the nest is one loop over flat views of all the elements (a

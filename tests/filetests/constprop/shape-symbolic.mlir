@@ -68,19 +68,6 @@ func.func @guards(%x: tensor<?x1x4xf32, #onnx.dims<"N, 1, 4">>) -> (tensor<i32>,
   return %w32, %eq, %b : tensor<i32>, tensor<2xi1>, tensor<1xi1>
 }
 
-// Broadcasting two different symbols: either may be 1 at run time, so
-// the result's dim is neither, just unknown (a kernel that took it for
-// `a` would read `x` unbroadcast when a = 1 and c = 3). The same symbol,
-// or a static size against a symbol, gives that dim.
-// CHECK-LABEL: func.func @broadcast_symbols
-// CHECK:         "onnx.Add"(%arg0, %arg1) : (tensor<?x?xf32, #onnx.dims<"a, n">>, tensor<?x?xf32, #onnx.dims<"c, n">>) -> tensor<?x?xf32, #onnx.dims<"?, n">>
-// CHECK:         "onnx.Mul"(%arg0, %arg2) : (tensor<?x?xf32, #onnx.dims<"a, n">>, tensor<4x1xf32>) -> tensor<4x?xf32, #onnx.dims<"4, n">>
-func.func @broadcast_symbols(%x: tensor<?x?xf32, #onnx.dims<"a, n">>, %y: tensor<?x?xf32, #onnx.dims<"c, n">>, %z: tensor<4x1xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
-  %0 = "onnx.Add"(%x, %y) : (tensor<?x?xf32, #onnx.dims<"a, n">>, tensor<?x?xf32, #onnx.dims<"c, n">>) -> tensor<?x?xf32>
-  %1 = "onnx.Mul"(%x, %z) : (tensor<?x?xf32, #onnx.dims<"a, n">>, tensor<4x1xf32>) -> tensor<?x?xf32>
-  return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
-}
-
 // Position ids as exporters build them, Range(0, Shape(x)[1], 1), have
 // the sequence's symbol for their length, so the embeddings they gather
 // add to the tokens' without a broadcast: [B, S, 4].
