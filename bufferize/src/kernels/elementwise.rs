@@ -375,27 +375,29 @@ pub(super) fn same_sized_dims(
     let (Some(ins), Some(outs)) = (sym(m.operand(op, i)), sym(m.result(op, 0))) else {
         return vec![false; rank];
     };
-    let others: Vec<Option<Vec<Option<ir::dim::DimExpr>>>> = (0..m.operands(op).len())
+    let others: Vec<_> = (0..m.operands(op).len())
         .filter(|&j| j != i)
         .map(|j| sym(m.operand(op, j)))
         .collect();
-    let off = outs.len().saturating_sub(ins.len());
+    let n = outs.len();
+    let off = n.saturating_sub(ins.len());
     (0..rank)
         .map(|k| {
-            let (Some(Some(a)), Some(Some(o))) = (ins.get(k), outs.get(k + off)) else {
+            let p = k + off;
+            let Some(Some(o)) = outs.get(p) else {
                 return false;
             };
-            let agrees = |d: &Option<Vec<Option<ir::dim::DimExpr>>>| match d {
-                None => false,
-                Some(d) => match (k + off + d.len()).checked_sub(outs.len()) {
+            // Another operand's dim at output position `p`: absent (it
+            // has fewer dims), a static 1 or `o` itself cannot differ.
+            let agrees = |d: &Option<Vec<Option<ir::dim::DimExpr>>>| {
+                let Some(d) = d else { return false };
+                match (p + d.len()).checked_sub(n).map(|at| d.get(at)) {
                     None => true,
-                    Some(at) => match d.get(at) {
-                        Some(Some(e)) => e == o || e.as_const() == Some(1),
-                        _ => false,
-                    },
-                },
+                    Some(Some(Some(e))) => e == o || e.as_const() == Some(1),
+                    Some(_) => false,
+                }
             };
-            a == o && others.iter().all(agrees)
+            matches!(ins.get(k), Some(Some(a)) if a == o) && others.iter().all(agrees)
         })
         .collect()
 }

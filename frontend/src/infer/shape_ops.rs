@@ -89,11 +89,7 @@ pub(super) fn range(cx: &Ctx<'_>) -> Inferred {
 /// build position ids so; with the length unnamed, adding them to the
 /// sequence broadcast to an unknown dim.
 fn symbolic_range_len(cx: &Ctx<'_>) -> Dim {
-    let one = |i: usize| match cx.const_ints(i)?.as_slice() {
-        [v] => Some(*v),
-        _ => None,
-    };
-    if one(0) != Some(0) || one(2) != Some(1) {
+    if cx.const_int(0) != Some(0) || cx.const_int(2) != Some(1) {
         return None;
     }
     match shape_value(cx, 1)?.as_slice() {
@@ -506,11 +502,9 @@ fn range_len(cx: &Ctx<'_>) -> Result<i64, Diagnostic> {
         .const_elements(0)
         .is_some_and(|e| e.dtype().class() == NumClass::Float);
     if !is_float {
-        let one = |i: usize| {
-            cx.const_ints(i)
-                .and_then(|v| v.first().copied().filter(|_| v.len() == 1))
-        };
-        let (Some(start), Some(limit), Some(delta)) = (one(0), one(1), one(2)) else {
+        let (Some(start), Some(limit), Some(delta)) =
+            (cx.const_int(0), cx.const_int(1), cx.const_int(2))
+        else {
             return Ok(DYN);
         };
         if delta == 0 {

@@ -165,29 +165,31 @@ impl PlaneSource<'_> {
     ) {
         let (zero, one) = (b.const_index(0), b.const_index(1));
         let lanes = b.const_index(self.lanes);
-        for (from, to) in [(zero, span.lo), (span.hi, span.wq)] {
+        // The borders and the row's end masked, the whole vectors plain.
+        let parts = [
+            (zero, span.lo, true),
+            (span.hi, span.wq, true),
+            (span.lo, span.hi, false),
+        ];
+        for (from, to, masked) in parts {
             b.scf_for(from, to, lanes, &[], |b, j, _| {
-                let masks = self.column_masks(b, span, j);
+                let masks = masked.then(|| self.column_masks(b, span, j));
                 b.scf_for(rows.top, rows.bottom, one, &[], |b, i, _| {
                     let idx = self.input_index(b, span, input, rows, (i, j));
-                    let v = self.load_masked(b, &idx, &masks);
+                    let v = match &masks {
+                        Some(masks) => self.load_masked(b, &idx, masks),
+                        None => self.load_whole(b, &idx),
+                    };
                     let at = rows.at(b, g, (i, j));
-                    b.masked_store(v, scratch, &[at], masks.store);
+                    match &masks {
+                        Some(masks) => b.masked_store(v, scratch, &[at], masks.store),
+                        None => b.vstore(v, scratch, &[at]),
+                    }
                     Vec::new()
                 });
                 Vec::new()
             });
         }
-        b.scf_for(span.lo, span.hi, lanes, &[], |b, j, _| {
-            b.scf_for(rows.top, rows.bottom, one, &[], |b, i, _| {
-                let idx = self.input_index(b, span, input, rows, (i, j));
-                let v = self.load_whole(b, &idx);
-                let at = rows.at(b, g, (i, j));
-                b.vstore(v, scratch, &[at]);
-                Vec::new()
-            });
-            Vec::new()
-        });
     }
 
     /// The input element `[n, c, r, col]` behind plane row `i`, column `j`.
