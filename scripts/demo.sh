@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-llvm.sh
 source scripts/cargo-env.sh
-cargo_clean_null run --release -p onnxc -- run --zoo "${1:-cnn}" --output-dir target/demo
+cargo_clean_null run --locked --release -p onnxc -- run --zoo "${1:-cnn}" --output-dir target/demo

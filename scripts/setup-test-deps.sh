@@ -4,7 +4,9 @@
 # oracles (onnx, onnxruntime, numpy, onnx-simplifier) and the Python
 # package's build and test tools (maturin, pytest), plus a wheelhouse under
 # target/ with what `pip install ./python` fetches (maturin, numpy), so that
-# the fresh-venv test installs offline. Idempotent: skips what is present.
+# the fresh-venv test installs offline. Python packages come pinned with
+# their hashes from requirements-test.lock (CONTRIBUTING.md, "Test
+# environment"). Idempotent: skips what is present.
 set -euo pipefail
 here="$(dirname "$0")"
 bash "$here/setup-llvm.sh"
@@ -18,12 +20,20 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
 fi
 PY=${PYTHON:-python3}
 pip_q=(-m pip --quiet --disable-pip-version-check)
-if ! "$PY" -c 'import onnx, onnxruntime, numpy, onnxsim, pytest, maturin' 2>/dev/null; then
-  "$PY" "${pip_q[@]}" install -r "$here/requirements-test.txt"
-fi
+# Every Python package, transitive ones included, comes from the hashed
+# lock (scripts/lock-python.py writes it from requirements-test.txt), so a
+# fresh machine installs the same files today and in a month. --no-deps:
+# the lock is the whole set. pip skips what is already at its version.
+"$PY" "$here/lock-python.py" --check
+"$PY" "${pip_q[@]}" install --require-hashes --no-deps -r "$here/requirements-test.lock"
+# The wheelhouse: the locked maturin and numpy, for the offline fresh-venv
+# `pip install ./python` (python/tests/test_install.py).
 wheels="$here/../target/wheelhouse"
-maturin_req=$(grep '^maturin==' "$here/requirements-test.txt")
-if ! ls "$wheels"/maturin-*.whl "$wheels"/numpy-*.whl >/dev/null 2>&1; then
+stamp="$wheels/LOCK"
+if ! cmp -s "$here/requirements-test.lock" "$stamp"; then
+  rm -rf "$wheels"
   mkdir -p "$wheels"
-  "$PY" "${pip_q[@]}" download -d "$wheels" "$maturin_req" "numpy>=1.21"
+  "$PY" "$here/lock-python.py" --print maturin numpy > "$wheels/requirements.txt"
+  "$PY" "${pip_q[@]}" download --require-hashes --no-deps -d "$wheels" -r "$wheels/requirements.txt"
+  cp "$here/requirements-test.lock" "$stamp"
 fi

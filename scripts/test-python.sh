@@ -16,15 +16,15 @@ root=$PWD
 export CARGO_TARGET_DIR="$root/target/python"
 manifest=(--manifest-path python/Cargo.toml)
 cargo_clean_null fmt "${manifest[@]}" -- --check
-cargo_clean_null clippy "${manifest[@]}" --all-targets -- -D warnings
+cargo_clean_null clippy --locked "${manifest[@]}" --all-targets -- -D warnings
 
 venv="$root/target/pyenv"
 [ -x "$venv/bin/python" ] || "$PY" -m venv --system-site-packages "$venv"
 reset_devnull
-VIRTUAL_ENV="$venv" "$PY" -m maturin develop --release --quiet "${manifest[@]}"
+VIRTUAL_ENV="$venv" "$PY" -m maturin develop --locked --release --quiet "${manifest[@]}"
 
 export ONNXC_BIN=${ONNXC_BIN:-$root/target/debug/onnxc}
-[ -x "$ONNXC_BIN" ] || cargo_clean_null build -p onnxc
+[ -x "$ONNXC_BIN" ] || cargo_clean_null build --locked -p onnxc
 export ONNXC_WHEELHOUSE="$root/target/wheelhouse"
 # Temporary files (zoo models, compiled libraries, a venv) under target/,
 # replaced each run.

@@ -102,3 +102,132 @@ fn contract_checks_stop_bad_inputs_and_pass_good_ones() {
     expect_abort(&dir, "bad_gather", true, gather);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Python writing the Cast model into argv[1]: float → every integer type;
+/// as `input.onnx` with x a graph input (the compiled kernel), as
+/// `constant.onnx` with x a Constant (folded at compile time), and x as
+/// `x.pb`.
+const CAST_MODEL: &str = r#"
+import os, sys, numpy as np, onnx
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+x = np.array([np.nan, np.inf, -np.inf, -9.7, 100, 2.0**31, -2.0**40, 1e20, 3.9, -3.9, 0.5, -0.5], np.float32)
+targets = ["INT4", "UINT4", "INT2", "UINT2", "INT8", "UINT8", "INT16", "INT32", "UINT32", "INT64", "UINT64"]
+nodes = [h.make_node("Cast", ["x"], [t], to=getattr(T, t)) for t in targets]
+outs = [h.make_tensor_value_info(t, getattr(T, t), [12]) for t in targets]
+for name, ins, pre in [("input", [h.make_tensor_value_info("x", T.FLOAT, [12])], []),
+                       ("constant", [], [h.make_node("Constant", [], ["x"], value=nh.from_array(x))])]:
+    m = h.make_model(h.make_graph(pre + nodes, "cast", ins, outs), opset_imports=[h.make_opsetid("", 25)])
+    m.ir_version = 11
+    onnx.save(m, os.path.join(sys.argv[1], name + ".onnx"))
+open(os.path.join(sys.argv[1], "x.pb"), "wb").write(nh.from_array(x, "x").SerializeToString())
+"#;
+
+/// Float → integer Cast out of range (undefined in the ONNX spec) truncates
+/// toward zero and saturates, NaN giving 0 (docs/ONNX_DIALECT.md, "Cast
+/// semantics"): the compiled kernel and the compile-time fold agree on
+/// every integer type.
+#[test]
+fn float_to_int_casts_saturate_in_kernels_and_folds() {
+    let dir = std::env::temp_dir().join(format!("onnxc-cast-semantics-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(python())
+        .args(["-c", CAST_MODEL])
+        .arg(&dir)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // x = NaN, inf, -inf, -9.7, 100, 2^31, -2^40, 1e20, 3.9, -3.9, 0.5, -0.5
+    let (i32max, i64max) = (i32::MAX as i128, i64::MAX as i128);
+    let (u32max, u64max) = (u32::MAX as i128, u64::MAX as i128);
+    let want: [(&str, [i128; 12]); 11] = [
+        ("i4", [0, 7, -8, -8, 7, 7, -8, 7, 3, -3, 0, 0]),
+        ("u4", [0, 15, 0, 0, 15, 15, 0, 15, 3, 0, 0, 0]),
+        ("i2", [0, 1, -2, -2, 1, 1, -2, 1, 1, -2, 0, 0]),
+        ("u2", [0, 3, 0, 0, 3, 3, 0, 3, 3, 0, 0, 0]),
+        ("i8", [0, 127, -128, -9, 100, 127, -128, 127, 3, -3, 0, 0]),
+        ("u8", [0, 255, 0, 0, 100, 255, 0, 255, 3, 0, 0, 0]),
+        (
+            "i16",
+            [0, 32767, -32768, -9, 100, 32767, -32768, 32767, 3, -3, 0, 0],
+        ),
+        (
+            "i32",
+            [
+                0,
+                i32max,
+                -i32max - 1,
+                -9,
+                100,
+                i32max,
+                -i32max - 1,
+                i32max,
+                3,
+                -3,
+                0,
+                0,
+            ],
+        ),
+        (
+            "u32",
+            [0, u32max, 0, 0, 100, 1 << 31, 0, u32max, 3, 0, 0, 0],
+        ),
+        (
+            "i64",
+            [
+                0,
+                i64max,
+                -i64max - 1,
+                -9,
+                100,
+                1 << 31,
+                -(1 << 40),
+                i64max,
+                3,
+                -3,
+                0,
+                0,
+            ],
+        ),
+        (
+            "u64",
+            [0, u64max, 0, 0, 100, 1 << 31, 0, u64max, 3, 0, 0, 0],
+        ),
+    ];
+    for model in ["input", "constant"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_onnxc"));
+        cmd.arg("run").arg(dir.join(format!("{model}.onnx")));
+        if model == "input" {
+            cmd.arg("--input").arg(dir.join("x.pb"));
+        }
+        let outdir = dir.join(model);
+        let out = cmd.arg("--output-dir").arg(&outdir).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{model}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (i, (ty, want)) in want.iter().enumerate() {
+            let (_, e) =
+                frontend::tensor_io::read_tensor_pb(&outdir.join(format!("output_{i}.pb")))
+                    .unwrap();
+            let unsigned = ty.starts_with('u');
+            let got: Vec<i128> = e
+                .iter()
+                .map(|v| {
+                    if unsigned {
+                        v.u64() as i128
+                    } else {
+                        v.i64() as i128
+                    }
+                })
+                .collect();
+            assert_eq!(got, want, "{model}: Cast to {ty}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

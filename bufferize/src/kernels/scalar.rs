@@ -82,7 +82,8 @@ pub fn mul_acc(b: &mut Builder<'_>, acc: ValueId, x: ValueId, y: ValueId) -> Val
 }
 
 /// Converts a scalar between element types with ONNX Cast semantics
-/// (float→int truncates; bool is `!= 0`).
+/// (docs/ONNX_DIALECT.md, "Cast semantics"): float → int truncates and
+/// saturates, NaN giving 0; int → int wraps; bool is `!= 0`.
 pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<ValueId> {
     let from = b.m.value_type(x).clone();
     if from == *to {
@@ -105,13 +106,7 @@ pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<V
             let zero = b.zero(&from);
             b.cmpf(CmpF::Une, x, zero)
         }
-        // Sub-byte integers wrap (as the ONNX reference does): via i32.
-        (true, false) if tw < 8 => {
-            let w = b.fptosi(x, Type::i(32));
-            b.trunci(w, to)
-        }
-        (true, false) if is_unsigned(&to) => b.fptoui(x, to),
-        (true, false) => b.fptosi(x, to),
+        (true, false) => saturating_int(b, x, &to),
         (false, false) if tw == 1 => {
             let zero = b.zero(&from);
             b.cmpi(ir::builder::CmpI::Ne, x, zero)
@@ -121,6 +116,57 @@ pub fn convert(b: &mut Builder<'_>, op: OpId, x: ValueId, to: &Type) -> Result<V
         (false, false) if fw > tw => b.trunci(x, to),
         (false, false) => b.bitcast(x, to),
     })
+}
+
+/// Float `x` truncated toward zero and clamped to integer type `to`'s
+/// range, NaN giving 0 (constprop's `cast_value` computes the same). ONNX
+/// leaves out-of-range values undefined; `arith.fptosi` would make them
+/// poison. The clamp bounds are floats of `x`'s type inside the range; when
+/// the range's top is not one of them (i32 from f32, 64-bit targets), the
+/// values above the bound are at least 2^(bits-1) and select the top.
+fn saturating_int(b: &mut Builder<'_>, x: ValueId, to: &Type) -> ValueId {
+    let from = b.m.value_type(x).clone();
+    let x = match from.bit_width() {
+        Some(w) if w < 32 => b.extf(x, Type::f32()),
+        _ => x,
+    };
+    let ft = b.m.value_type(x).clone();
+    let mantissa = if ft == Type::f64() { 53 } else { 24 };
+    let unsigned = is_unsigned(to);
+    let bits = to.bit_width().unwrap_or(64);
+    let (lo, top) = match unsigned {
+        true => (0.0, 2f64.powi(bits as i32) - 1.0),
+        false => (
+            -(2f64.powi(bits as i32 - 1)),
+            2f64.powi(bits as i32 - 1) - 1.0,
+        ),
+    };
+    // The largest float of `ft` not above `top`: `top` itself when exact.
+    let exact = (bits - u32::from(!unsigned)) <= mantissa;
+    let bound = match exact {
+        true => top,
+        false => top + 1.0 - 2f64.powi((bits - u32::from(!unsigned)) as i32 - mantissa as i32),
+    };
+    let is_num = b.cmpf(CmpF::Ord, x, x);
+    let zero = b.zero(&ft);
+    let v = b.select(is_num, x, zero);
+    let (l, h) = (b.constant(&ft, lo), b.constant(&ft, bound));
+    let below = b.cmpf(CmpF::Olt, v, l);
+    let v = b.select(below, l, v);
+    let above = b.cmpf(CmpF::Ogt, v, h);
+    let clamped = b.select(above, h, v);
+    // Sub-byte targets convert through i32 (exact after the clamp).
+    let conv = if bits < 8 { Type::i(32) } else { to.clone() };
+    let r = match unsigned {
+        true => b.fptoui(clamped, conv),
+        false => b.fptosi(clamped, conv),
+    };
+    let r = if bits < 8 { b.trunci(r, to.clone()) } else { r };
+    if exact {
+        return r;
+    }
+    let max = highest(b, to);
+    b.select(above, max, r)
 }
 
 /// ONNX Cast with its `saturate` and `round_mode` attributes (only the

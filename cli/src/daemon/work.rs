@@ -35,6 +35,7 @@ pub struct Compiled {
 /// is dropped before it returns. Stops early once the thread's
 /// cancellation token is set (ir::cancel).
 pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
+    hold_for_tests()?;
     let loaded = frontend::load::load_model_bytes(model, job.dir.clone())?;
     job.import.check(&loaded).map_err(Failure::Usage)?;
     let cacheable = !uses_external_data(&loaded.proto);
@@ -57,6 +58,24 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
         driver::emit_llvm(&m)?.into_bytes()
     };
     Ok(Compiled { data, cacheable })
+}
+
+/// Test hook of debug builds: while the file `ONNXC_TEST_HOLD` names
+/// exists, a compile waits before its first stage (cancellable), so a test
+/// can have a compile still running at a deadline whatever the machine's
+/// speed. Release builds have no hook.
+fn hold_for_tests() -> Result<(), Failure> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    let Some(path) = std::env::var_os("ONNXC_TEST_HOLD") else {
+        return Ok(());
+    };
+    while std::path::Path::new(&path).exists() {
+        ir::cancel::check()?;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    Ok(())
 }
 
 /// Builds with clang in a private temp directory (removed afterwards) and

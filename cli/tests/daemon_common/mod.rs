@@ -70,8 +70,28 @@ impl Daemon {
         Daemon::start_at(dir, &addr, extra).expect("daemon starts")
     }
 
+    /// Like `start`, with the debug build's test hook: compiles wait while
+    /// the file `hold` exists (ONNXC_TEST_HOLD, cli/src/daemon/work.rs).
+    pub fn start_holding(dir: &Path, extra: &[&str], hold: &Path) -> Daemon {
+        let addr = format!("unix:{}", dir.join("d.sock").display());
+        Daemon::spawn(dir, &addr, extra, Some(hold)).expect("daemon starts")
+    }
+
     pub fn start_at(dir: &Path, listen: &str, extra: &[&str]) -> Result<Daemon, String> {
-        let mut child = Command::new(ONNXC)
+        Daemon::spawn(dir, listen, extra, None)
+    }
+
+    fn spawn(
+        dir: &Path,
+        listen: &str,
+        extra: &[&str],
+        hold: Option<&Path>,
+    ) -> Result<Daemon, String> {
+        let mut cmd = Command::new(ONNXC);
+        if let Some(h) = hold {
+            cmd.env("ONNXC_TEST_HOLD", h);
+        }
+        let mut child = cmd
             .args(["serve", "--listen", listen, "--root", dir.to_str().unwrap()])
             .args(extra)
             .stdout(Stdio::piped())

@@ -69,3 +69,109 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
         .map(|r| r.expect("every item mapped"))
         .collect()
 }
+
+/// Per graph output, the elements the ONNX spec leaves undefined for these
+/// inputs (`None`: all defined). Cast's text: casting from floating point
+/// to fixed point is "undefined if OOR", so for a Cast or CastLike from a
+/// float graph input to an integer output, NaN, infinite and out-of-range
+/// source values are undefined. (onnxc saturates them: docs/ONNX_DIALECT.md,
+/// "Cast semantics"; the reference's results depend on its ml_dtypes.)
+pub fn spec_undefined(
+    graph: &frontend::proto::GraphProto,
+    inputs: &[(String, ir::elements::Elements)],
+) -> Vec<Option<Vec<bool>>> {
+    use ir::elements::NumClass;
+    graph
+        .output
+        .iter()
+        .map(|out| {
+            let node = graph
+                .node
+                .iter()
+                .find(|n| n.output.first() == Some(&out.name))?;
+            if !matches!(node.op_type.as_str(), "Cast" | "CastLike") || !node.domain.is_empty() {
+                return None;
+            }
+            let (_, x) = inputs.iter().find(|(n, _)| Some(n) == node.input.first())?;
+            (x.dtype().class() == NumClass::Float).then_some(())?;
+            let to = out_dtype(out)?;
+            if to.class() == NumClass::Float || to == ir::elements::DType::Bool {
+                return None;
+            }
+            let (lo, hi) = int_range(to);
+            let mask: Vec<bool> = x
+                .iter()
+                .map(|v| {
+                    let t = v.f64().trunc();
+                    !(t >= lo && t <= hi)
+                })
+                .collect();
+            mask.contains(&true).then_some(mask)
+        })
+        .collect()
+}
+
+fn out_dtype(v: &frontend::proto::ValueInfoProto) -> Option<ir::elements::DType> {
+    use frontend::proto::type_proto::Value;
+    match v.r#type.as_ref()?.value.as_ref()? {
+        Value::TensorType(t) => frontend::import::tensor::dtype_from_onnx(t.elem_type),
+        _ => None,
+    }
+}
+
+/// The range of integer dtype `d`, as floats.
+fn int_range(d: ir::elements::DType) -> (f64, f64) {
+    let bits = d.bits() as i32;
+    match d.class() {
+        ir::elements::NumClass::Unsigned => (0.0, 2f64.powi(bits) - 1.0),
+        _ => (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1) - 1.0),
+    }
+}
+
+/// Compares an output with its expected value: floats within rtol 1e-3 and
+/// atol 1e-7 (onnx's runner), other types exactly; elements `skip` marks
+/// are not compared. `Ok` holds how many were skipped.
+pub fn compare_outputs(
+    got: &ir::elements::Elements,
+    want: &ir::elements::Elements,
+    skip: Option<&[bool]>,
+) -> Result<usize, String> {
+    use ir::elements::NumClass;
+    if got.dtype() != want.dtype() {
+        return Err(format!(
+            "dtype {:?}, expected {:?}",
+            got.dtype(),
+            want.dtype()
+        ));
+    }
+    if got.shape() != want.shape() {
+        return Err(format!(
+            "shape {:?}, expected {:?}",
+            got.shape(),
+            want.shape()
+        ));
+    }
+    let class = want.dtype().class();
+    let mut skipped = 0;
+    for (k, (g, w)) in got.iter().zip(want.iter()).enumerate() {
+        if skip.and_then(|s| s.get(k)) == Some(&true) {
+            skipped += 1;
+            continue;
+        }
+        let ok = match class {
+            NumClass::Float => {
+                let (g, w) = (g.f64(), w.f64());
+                (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= 1e-7 + 1e-3 * w.abs()
+            }
+            _ => g == w,
+        };
+        if !ok {
+            return Err(format!(
+                "element {k}: got {}, expected {}",
+                g.to_f64(class),
+                w.to_f64(class)
+            ));
+        }
+    }
+    Ok(skipped)
+}

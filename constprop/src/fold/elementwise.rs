@@ -335,8 +335,11 @@ impl Variadic {
     }
 }
 
-/// Cast of one value to `to` (ONNX rules: float → int truncates and wraps,
-/// bool is `!= 0`).
+/// Cast of one value to `to` (docs/ONNX_DIALECT.md, "Cast semantics"):
+/// bool is `!= 0`; integers wrap (the packing keeps the low bits); float →
+/// integer truncates toward zero and saturates to `to`'s range, NaN giving
+/// 0, where ONNX leaves out-of-range values undefined. The bufferized
+/// kernel (`scalar::convert`) computes the same.
 pub fn cast_value(v: WideNum, from: NumClass, to: DType) -> WideNum {
     let tc = to.class();
     if to == DType::Bool {
@@ -345,7 +348,23 @@ pub fn cast_value(v: WideNum, from: NumClass, to: DType) -> WideNum {
             _ => v.u64() != 0,
         });
     }
+    if from == NumClass::Float && tc != NumClass::Float {
+        return saturating_int(v.f64(), to);
+    }
     convert(v, from, tc)
+}
+
+/// `x` truncated toward zero and clamped to integer type `to`'s range (NaN
+/// is 0: Rust's float → int `as` saturates the same way at 64 bits).
+fn saturating_int(x: f64, to: DType) -> WideNum {
+    let bits = to.bits().min(64);
+    if to.class() == NumClass::Unsigned {
+        let max = u64::MAX >> (64 - bits);
+        WideNum::from_u64((x as u64).min(max))
+    } else {
+        let max = i64::MAX >> (64 - bits);
+        WideNum::from_i64((x as i64).clamp(-max - 1, max))
+    }
 }
 
 /// `k` folded over all operands (divided by their count for `mean`).

@@ -33,3 +33,19 @@ func.func @refine(%x: tensor<3x4xf32>) -> tensor<*xf32> {
   %0 = "onnx.Relu"(%x) : (tensor<3x4xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// Float → integer Cast of constants truncates toward zero and saturates,
+// NaN giving 0 (the compiled kernel computes the same; ONNX leaves
+// out-of-range values undefined).
+// CHECK-LABEL: func.func @cast_saturates
+// CHECK-NEXT:    %[[A:.*]] = "onnx.Constant"() {value = dense<[0, 7, -8, -8, 7, 3, -3]> : tensor<7xi4>}
+// CHECK-NEXT:    %[[B:.*]] = "onnx.Constant"() {value = dense<[0, 255, 0, 0, 255, 3, 0]> : tensor<7xui8>}
+// CHECK-NEXT:    %[[C:.*]] = "onnx.Constant"() {value = dense<[0, 2147483647, -2147483648, -9, 2147483647, 3, -3]> : tensor<7xi32>}
+// CHECK-NEXT:    return %[[A]], %[[B]], %[[C]]
+func.func @cast_saturates() -> (tensor<7xi4>, tensor<7xui8>, tensor<7xi32>) {
+  %x = "onnx.Constant"() {value = dense<[0x7FC00000, 0x7F800000, 0xFF800000, -9.7, 1.0e+20, 3.9, -3.9]> : tensor<7xf32>} : () -> tensor<7xf32>
+  %0 = "onnx.Cast"(%x) {to = 22 : si64} : (tensor<7xf32>) -> tensor<7xi4>
+  %1 = "onnx.Cast"(%x) {to = 2 : si64} : (tensor<7xf32>) -> tensor<7xui8>
+  %2 = "onnx.Cast"(%x) {to = 6 : si64} : (tensor<7xf32>) -> tensor<7xi32>
+  return %0, %1, %2 : tensor<7xi4>, tensor<7xui8>, tensor<7xi32>
+}
