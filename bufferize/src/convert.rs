@@ -206,7 +206,40 @@ impl Lowering {
     }
 
     /// A `memref.global` holding `value`, and a `get_global` of it at `b`.
+    /// A large value that repeats along some dims (a splat, Expand folded
+    /// to a broadcast view) is stored as its distinct values and expanded
+    /// at run time into a buffer (a fill for a splat): Expand of a scalar
+    /// to [2000, 1000] is one element in the library, not 8 MB. (Element-
+    /// wise ops already take such operands as their core: constprop's
+    /// `shrink-broadcast-operands`.)
     pub fn global(&mut self, b: &mut Builder<'_>, value: &ir::elements::Elements) -> ValueId {
+        let full = value
+            .dtype()
+            .storage_bytes(value.len())
+            .unwrap_or(usize::MAX);
+        if full >= EXPAND_AT_RUN_TIME_BYTES && value.emitted_bytes().saturating_mul(2) <= full {
+            if let Some((repeated, core)) = value.repeated_core() {
+                let g = self.plain_global(b, &core.materialized());
+                let ty = Type::memref(value.shape().to_vec(), value.dtype().to_type());
+                let out = alloc(b, &ty, &[]);
+                let sizes = dims(b, out);
+                let bounds = crate::loops::Bounds::new(b);
+                crate::loops::loop_nest(b, &bounds, &sizes, &mut |b, ivs| {
+                    let at: Vec<ValueId> = ivs
+                        .iter()
+                        .zip(&repeated)
+                        .map(|(&i, &r)| if r { bounds.zero } else { i })
+                        .collect();
+                    let v = b.load(g, &at);
+                    b.store(v, out, ivs);
+                });
+                return out;
+            }
+        }
+        self.plain_global(b, value)
+    }
+
+    fn plain_global(&mut self, b: &mut Builder<'_>, value: &ir::elements::Elements) -> ValueId {
         let ty = Type::memref(value.shape().to_vec(), value.dtype().to_type());
         let name = format!("__constant_{}", self.next_global);
         self.next_global += 1;
@@ -217,6 +250,10 @@ impl Lowering {
         b.get_global(&name, ty)
     }
 }
+
+/// Repeating constants from this size up are expanded at run time (below
+/// it the plain global costs less than the loop).
+const EXPAND_AT_RUN_TIME_BYTES: usize = 64 * 1024;
 
 /// Allocates a buffer of memref type `ty`; `dyn_dims` gives each `?` dim in order.
 pub fn alloc(b: &mut Builder<'_>, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {

@@ -178,7 +178,7 @@ fn infer_case(case_dir: &Path, hybrid: bool) -> Vec<(usize, Inferred, String)> {
         use ir::pass::Pass;
         let pass = constprop::hybrid::ConstProp {
             config: Default::default(),
-            expansion_bound: None,
+            growth: constprop::hybrid::Growth::Unbounded,
             lazy_min: constprop::fold::DEFAULT_LAZY_MIN,
         };
         if pass.run(&mut m, &mut Default::default()).is_err() {

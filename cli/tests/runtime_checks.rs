@@ -44,10 +44,7 @@ fn run(dir: &Path, set: &str, valgrind: bool) -> Output {
 }
 
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("onnxc-runtime-checks-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir("onnxc-runtime-checks")
 }
 
 fn expect_abort(dir: &Path, set: &str, valgrind: bool, message: &str) {
@@ -103,6 +100,33 @@ fn contract_checks_stop_bad_inputs_and_pass_good_ones() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An empty directory `TAG-PID` in the temp dir.
+fn fresh_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `onnxc run` of `dir/FORM.onnx`: `input` (x a graph input, fed from
+/// `dir/x.pb`: the compiled kernel) or `constant` (x a Constant: folded at
+/// compile time); the output directory.
+fn run_form(dir: &Path, form: &str) -> PathBuf {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_onnxc"));
+    cmd.arg("run").arg(dir.join(format!("{form}.onnx")));
+    if form == "input" {
+        cmd.arg("--input").arg(dir.join("x.pb"));
+    }
+    let outdir = dir.join(form);
+    let out = cmd.arg("--output-dir").arg(&outdir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{form}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    outdir
+}
+
 /// Python writing the Cast model into argv[1]: float → every integer type;
 /// as `input.onnx` with x a graph input (the compiled kernel), as
 /// `constant.onnx` with x a Constant (folded at compile time), and x as
@@ -128,9 +152,7 @@ open(os.path.join(sys.argv[1], "x.pb"), "wb").write(nh.from_array(x, "x").Serial
 /// every integer type.
 #[test]
 fn float_to_int_casts_saturate_in_kernels_and_folds() {
-    let dir = std::env::temp_dir().join(format!("onnxc-cast-semantics-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("onnxc-cast-semantics");
     let out = Command::new(python())
         .args(["-c", CAST_MODEL])
         .arg(&dir)
@@ -199,18 +221,7 @@ fn float_to_int_casts_saturate_in_kernels_and_folds() {
         ),
     ];
     for model in ["input", "constant"] {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_onnxc"));
-        cmd.arg("run").arg(dir.join(format!("{model}.onnx")));
-        if model == "input" {
-            cmd.arg("--input").arg(dir.join("x.pb"));
-        }
-        let outdir = dir.join(model);
-        let out = cmd.arg("--output-dir").arg(&outdir).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{model}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let outdir = run_form(&dir, model);
         for (i, (ty, want)) in want.iter().enumerate() {
             let (_, e) =
                 frontend::tensor_io::read_tensor_pb(&outdir.join(format!("output_{i}.pb")))
@@ -227,6 +238,104 @@ fn float_to_int_casts_saturate_in_kernels_and_folds() {
                 })
                 .collect();
             assert_eq!(got, want, "{model}: Cast to {ty}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// ReduceMean over no elements: ONNX leaves it undefined; onnxc gives 0,
+/// as onnxruntime does (not 0 / 0), compiled and folded.
+#[test]
+fn empty_reduce_mean_is_zero_like_onnxruntime() {
+    let dir = fresh_dir("onnxc-empty-mean");
+    let script = r#"
+import os, sys, numpy as np, onnx, onnxruntime as ort
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+nodes = [h.make_node("ReduceMean", ["x"], ["y"], axes=[1], keepdims=0),
+         h.make_node("ReduceMean", ["x"], ["z"], keepdims=1)]
+outs = [h.make_tensor_value_info("y", T.FLOAT, None), h.make_tensor_value_info("z", T.FLOAT, None)]
+x = np.zeros((2, 0), np.float32)
+for name, ins, pre in [("input", [h.make_tensor_value_info("x", T.FLOAT, ["n", "k"])], []),
+                       ("constant", [], [h.make_node("Constant", [], ["x"], value=nh.from_array(x))])]:
+    m = h.make_model(h.make_graph(pre + nodes, "g", ins, outs), opset_imports=[h.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(sys.argv[1], name + ".onnx"))
+onnx.save_tensor(nh.from_array(x, "x"), os.path.join(sys.argv[1], "x.pb"))
+s = ort.InferenceSession(os.path.join(sys.argv[1], "input.onnx"), providers=["CPUExecutionProvider"])
+print(*[float(v) for r in s.run(None, {"x": x}) for v in r.ravel()])
+"#;
+    let out = Command::new(python())
+        .args(["-c", script])
+        .arg(&dir)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(want, [0.0, 0.0, 0.0], "onnxruntime's answer");
+    for model in ["input", "constant"] {
+        let outdir = run_form(&dir, model);
+        let got: Vec<f64> = (0..2)
+            .flat_map(|i| {
+                let p = outdir.join(format!("output_{i}.pb"));
+                let (_, e) = frontend::tensor_io::read_tensor_pb(&p).unwrap();
+                e.iter().map(|v| v.f64()).collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(got, want, "{model}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// ONNX Loop's scan outputs when the trip count M says little: INT64_MAX
+/// (torch's while loops), 2^40 or absent, the condition stopping the loop
+/// after 5 iterations. The rows go into a buffer that grows as the loop
+/// runs (a buffer of M rows overflowed, or failed to allocate and
+/// crashed); under valgrind, against onnxruntime.
+#[test]
+fn loop_scan_outputs_grow_whatever_the_trip_count() {
+    let dir = fresh_dir("onnxc-loops");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/runtime_checks/loops.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["int64max", "2p40", "no_m"] {
+        let outdir = dir.join(name);
+        let run = Command::new(env!("CARGO_BIN_EXE_onnxc"))
+            .arg("run")
+            .arg(dir.join(format!("loop_{name}.onnx")))
+            .arg("--input")
+            .arg(dir.join("x.pb"))
+            .arg("--valgrind")
+            .arg("--output-dir")
+            .arg(&outdir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{name}: {stderr}");
+        for bad in ["Invalid read", "Invalid write", "uninitialised"] {
+            assert!(!stderr.contains(bad), "{name}: valgrind: {stderr}");
+        }
+        for k in 0..2 {
+            let got = outdir.join(format!("output_{k}.pb"));
+            let want = dir.join(format!("loop_{name}.want{k}.pb"));
+            let (_, g) = frontend::tensor_io::read_tensor_pb(&got).unwrap();
+            let (_, w) = frontend::tensor_io::read_tensor_pb(&want).unwrap();
+            assert_eq!(g.shape(), w.shape(), "{name} output {k}");
+            close(&got, &want);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -10,15 +10,76 @@ use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type};
 use onnx::{branches, OpKind};
 
-/// Replaces an op whose operands are all constants by constants, unless
-/// the results would take more than `bound` times the operands' bytes.
-struct FoldConstants {
-    bound: Option<f64>,
+/// How much a fold may grow the constants, in the bytes they take once
+/// emitted (`Elements::emitted_bytes`: a broadcast counts its core).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Growth {
+    /// Any fold (`onnxc opt`'s default).
+    Unbounded,
+    /// Results up to this factor of the operands' bytes (`compile`).
+    Factor(f64),
+    /// The model never grows (`fold`): results no larger than the constant
+    /// operands that go away with the op, or shape-sized.
+    None,
 }
 
-/// Bytes stored for a constant (a splat or broadcast stores one value).
-fn stored_bytes(e: &ir::elements::Elements) -> usize {
-    e.buffer_bytes()
+/// Results this small always fold under `Growth::None` (shapes, small
+/// tables computed from shared constants): the node a fold removes, with
+/// its names, weighs about as much, and what they enable downstream (a
+/// tree ensemble over constant features) often removes more.
+const SMALL_RESULT_BYTES: usize = 1024;
+
+/// About the bytes attribute `a` takes in an ONNX node.
+fn attr_bytes(a: &Attribute) -> usize {
+    match a {
+        Attribute::Elements(e) => e.emitted_bytes(),
+        Attribute::DenseArray(_, v) => 8 * v.len(),
+        Attribute::Array(items) => items.iter().map(attr_bytes).sum(),
+        Attribute::String(s) => s.len(),
+        Attribute::Int(..) | Attribute::Float(..) | Attribute::Bool(_) => 8,
+        _ => 0,
+    }
+}
+
+/// Replaces an op whose operands are all constants by constants, unless
+/// the results would grow the constants more than `growth` allows.
+struct FoldConstants {
+    growth: Growth,
+}
+
+impl FoldConstants {
+    fn allows(&self, m: &Module, op: OpId, values: &[ir::elements::Elements]) -> bool {
+        let outs: usize = values.iter().map(|e| e.emitted_bytes()).sum();
+        let operand = |i| crate::fold::constant_operand(m, op, i);
+        match self.growth {
+            Growth::Unbounded => true,
+            Growth::Factor(bound) => {
+                let ins: usize = (0..m.operands(op).len())
+                    .filter_map(operand)
+                    .map(|e| e.emitted_bytes())
+                    .sum();
+                outs as f64 <= bound * ins.max(1) as f64
+            }
+            // The model keeps its format: quantized runtimes (onnxruntime's
+            // QDQ fusion, TensorRT) key on DequantizeLinear over int8
+            // weights, whatever their size.
+            Growth::None if OpKind::of(m, op) == Some(OpKind::DequantizeLinear) => false,
+            Growth::None => {
+                // Constant operands no other op uses are written no more.
+                let mut freed = 0;
+                let mut seen = Vec::new();
+                for (i, &v) in m.operands(op).iter().enumerate() {
+                    if !seen.contains(&v) && m.users(v) == [op] {
+                        seen.push(v);
+                        freed += operand(i).map_or(0, |e| e.emitted_bytes());
+                    }
+                }
+                // So are the op's own attributes (a tree ensemble's nodes).
+                let attrs: usize = m.attrs(op).iter().map(|(_, a)| attr_bytes(a)).sum();
+                outs <= (freed + attrs).max(SMALL_RESULT_BYTES)
+            }
+        }
+    }
 }
 
 impl Pattern for FoldConstants {
@@ -47,15 +108,8 @@ impl Pattern for FoldConstants {
         if values.len() != m.results(op).len() {
             return Ok(false);
         }
-        if let Some(bound) = self.bound {
-            let ins: usize = (0..m.operands(op).len())
-                .filter_map(|i| crate::fold::constant_operand(m, op, i))
-                .map(|e| stored_bytes(&e))
-                .sum();
-            let outs: usize = values.iter().map(stored_bytes).sum();
-            if outs as f64 > bound * ins.max(1) as f64 {
-                return Ok(false);
-            }
+        if !self.allows(m, op, &values) {
+            return Ok(false);
         }
         let loc = m.loc(op).clone();
         let mut new = Vec::with_capacity(values.len());
@@ -112,22 +166,26 @@ impl Pattern for ForwardIdentity {
 /// Refines result types with shape inference when it knows more.
 struct RefineTypes;
 
-fn more_precise(new: &Type, old: &Type) -> bool {
-    if new == old {
-        return false;
-    }
-    match (new.as_tensor(), old.as_tensor()) {
-        (Some(n), Some(o)) => match (&n.shape, &o.shape) {
-            (Some(_), None) => true,
-            (Some(ns), Some(os)) => {
-                ns.len() == os.len()
-                    && ns.iter().zip(os).all(|(&a, &b)| a == b || b == ir::DYN)
-                    && n.elem == o.elem
+/// `new` where it knows more than `old`, else `None`: static dims where
+/// `old` had `?`; a symbolic size where `new` has one (a refined name),
+/// `old`'s where `new` knows none (inference of one op has no fresh
+/// symbols to give: it must not drop the whole function's).
+fn refined(new: &Type, old: &Type) -> Option<Type> {
+    let (n, o) = (new.as_tensor()?, old.as_tensor()?);
+    let t = match (&n.shape, &o.shape) {
+        (Some(_), None) => new.clone(),
+        (Some(ns), Some(os)) => {
+            let fits = ns.len() == os.len() && n.elem == o.elem;
+            if !fits || !ns.iter().zip(os).all(|(&a, &b)| a == b || b == ir::DYN) {
+                return None;
             }
-            _ => false,
-        },
-        _ => false,
-    }
+            let (nd, od) = (n.sym_dims()?, o.sym_dims()?);
+            let dims = nd.into_iter().zip(od).map(|(a, b)| a.or(b)).collect();
+            Type::tensor_dims(dims, n.elem.clone())
+        }
+        _ => return None,
+    };
+    (t != *old).then_some(t)
 }
 
 impl Pattern for RefineTypes {
@@ -143,7 +201,7 @@ impl Pattern for RefineTypes {
         };
         let mut changed = false;
         for (&r, t) in m.results(op).to_vec().iter().zip(types) {
-            if more_precise(&t, m.value_type(r)) {
+            if let Some(t) = refined(&t, m.value_type(r)) {
                 m.set_value_type(r, t);
                 changed = true;
             }
@@ -218,9 +276,8 @@ pub fn refresh_function_types(m: &mut Module) {
 
 pub struct ConstProp {
     pub config: GreedyConfig,
-    /// `--fold-expansion-bound`: refuse folds whose results exceed this
-    /// factor of their operands' bytes.
-    pub expansion_bound: Option<f64>,
+    /// How much folds may grow the constants (`--fold-expansion-bound`).
+    pub growth: Growth,
     /// Element-wise folds over at least this many values give lazy views.
     pub lazy_min: usize,
 }
@@ -270,9 +327,9 @@ impl Pass for ConstProp {
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
         let fold = FoldConstants {
-            bound: self.expansion_bound,
+            growth: self.growth,
         };
-        let inner: [&dyn Pattern; 16] = [
+        let inner: [&dyn Pattern; 17] = [
             &RefineTypes,
             &ForwardIdentity,
             &fold,
@@ -289,6 +346,7 @@ impl Pass for ConstProp {
             &canon::ConstantsRight,
             &canon::Reassociate,
             &canon::ConstantIf,
+            &canon::ShrinkBroadcastOperands,
         ];
         let live = inner.map(Live);
         let patterns: Vec<&dyn Pattern> = live.iter().map(|p| p as &dyn Pattern).collect();

@@ -13,6 +13,7 @@ use ir::rewrite::GreedyConfig;
 pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(canon::affine_bn_pass());
     reg.add(canon::fuse_qdq_pass());
+    reg.add(canon::expand_repeats_pass());
     reg.add(PassInfo {
         name: "constprop",
         summary: "hybrid shape inference, canonicalization and constant folding",
@@ -21,11 +22,19 @@ pub fn register_passes(reg: &mut PassRegistry) {
             if let Some(n) = opts.number("max-iterations")? {
                 config.max_iterations = n as usize;
             }
-            let expansion_bound = match opts.get("expansion-bound") {
-                Some(v) => Some(v.parse::<f64>().map_err(|_| {
+            // `expansion-bound=F`: results up to F times the operands'
+            // bytes; `no-growth`: the model never grows (`onnxc fold`).
+            let growth = match (opts.get("expansion-bound"), opts.flag("no-growth")) {
+                (Some(_), true) => {
+                    return Err(ir::Diagnostic::error(
+                        "expansion-bound and no-growth exclude each other",
+                    ))
+                }
+                (Some(v), false) => hybrid::Growth::Factor(v.parse::<f64>().map_err(|_| {
                     ir::Diagnostic::error(format!("expansion-bound: '{v}' is not a number"))
                 })?),
-                None => None,
+                (None, true) => hybrid::Growth::None,
+                (None, false) => hybrid::Growth::Unbounded,
             };
             let lazy_min = match opts.number("lazy-min-elements")? {
                 Some(n) => n as usize,
@@ -33,7 +42,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
             };
             Ok(Box::new(hybrid::ConstProp {
                 config,
-                expansion_bound,
+                growth,
                 lazy_min,
             }))
         },

@@ -8,6 +8,12 @@
 //! as values. That is what lets a pooling output `floor((H - 1) / 2) + 1`
 //! computed on two paths of a network be recognised as the same size.
 //!
+//! A third atom, `broadcast(a, b, ...)`, is the size ONNX broadcasting
+//! gives sizes that may each be 1 at run time: the one that is not 1 (they
+//! must agree), else 1. It is its own value, equal to neither operand, so
+//! a broadcast result never passes for one of its operands' sizes, which
+//! it is not when that operand is 1 (issue: Add(x[a], y[b]) named `a`).
+//!
 //! Coefficients saturate instead of overflowing: a size that large is
 //! rejected where it is allocated.
 
@@ -21,6 +27,13 @@ pub enum Atom {
     Sym(Arc<str>),
     /// `floor(e / c)`, `c > 1`.
     FloorDiv(Arc<DimExpr>, i64),
+    /// ONNX broadcasting of two or more sizes, none of them the constant
+    /// 1, none a broadcast itself; sorted, no repeats.
+    Broadcast(Arc<[DimExpr]>),
+    /// `e / c` rounded toward zero, `c > 1`: a pool's window count when
+    /// the window may not fit (onnxruntime's formula), which differs from
+    /// `floor` where `e` is negative.
+    TruncDiv(Arc<DimExpr>, i64),
 }
 
 /// `coeff * factors[0] * factors[1] * ...` (factors sorted, at least one).
@@ -174,6 +187,40 @@ impl DimExpr {
         DimExpr::normalized(terms, constant)
     }
 
+    /// The size ONNX broadcasting gives `self` and `other` when either may
+    /// be 1 at run time: `self` when they are equal or `other` is 1, a
+    /// constant other than 1 (the other must equal it or be 1), else a
+    /// `broadcast(..)` atom of the two (operand broadcasts flattened).
+    pub fn broadcast(&self, other: &DimExpr) -> DimExpr {
+        match (self.as_const(), other.as_const()) {
+            _ if self == other => return self.clone(),
+            (Some(1), _) => return other.clone(),
+            (_, Some(1)) | (Some(_), _) => return self.clone(),
+            (_, Some(_)) => return other.clone(),
+            _ => {}
+        }
+        let mut parts: Vec<DimExpr> = Vec::new();
+        for e in [self, other] {
+            match e.as_broadcast() {
+                Some(inner) => parts.extend(inner.iter().cloned()),
+                None => parts.push(e.clone()),
+            }
+        }
+        parts.sort();
+        parts.dedup();
+        DimExpr::atom(Atom::Broadcast(parts.into()))
+    }
+    /// The operands when the expression is exactly one broadcast atom.
+    fn as_broadcast(&self) -> Option<&[DimExpr]> {
+        match (self.constant, self.terms.as_slice()) {
+            (0, [Term { coeff: 1, factors }]) => match factors.as_slice() {
+                [Atom::Broadcast(parts)] => Some(parts),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// `floor(self / c)`; `None` unless `c > 0`.
     pub fn floordiv(&self, c: i64) -> Option<DimExpr> {
         if c <= 0 {
@@ -214,6 +261,16 @@ impl DimExpr {
         };
         Some(a.add(&DimExpr::atom(atom)))
     }
+    /// `self / c` rounded toward zero; `None` unless `c > 0`.
+    pub fn truncdiv(&self, c: i64) -> Option<DimExpr> {
+        match (c, self.as_const()) {
+            (..=0, _) => None,
+            (1, _) => Some(self.clone()),
+            (_, Some(v)) => Some(DimExpr::constant(v / c)),
+            _ => Some(DimExpr::atom(Atom::TruncDiv(Arc::new(self.clone()), c))),
+        }
+    }
+
     /// `ceil(self / c)`; `None` unless `c > 0`.
     pub fn ceildiv(&self, c: i64) -> Option<DimExpr> {
         self.add_const(c.saturating_sub(1)).floordiv(c)
@@ -298,6 +355,17 @@ impl DimExpr {
                             .floordiv(*c)
                             .unwrap_or_else(|| DimExpr::atom(a.clone()))
                     }
+                    Atom::TruncDiv(e, c) => {
+                        let inner = e.substitute(f);
+                        inner
+                            .truncdiv(*c)
+                            .unwrap_or_else(|| DimExpr::atom(a.clone()))
+                    }
+                    Atom::Broadcast(parts) => {
+                        let mut it = parts.iter().map(|e| e.substitute(f));
+                        let first = it.next().unwrap_or_else(|| DimExpr::constant(1));
+                        it.fold(first, |acc, e| acc.broadcast(&e))
+                    }
                 };
                 p = p.mul(&x);
             }
@@ -313,7 +381,8 @@ impl DimExpr {
             for a in &t.factors {
                 match a {
                     Atom::Sym(s) => out.push(s.clone()),
-                    Atom::FloorDiv(e, _) => out.extend(e.symbols()),
+                    Atom::FloorDiv(e, _) | Atom::TruncDiv(e, _) => out.extend(e.symbols()),
+                    Atom::Broadcast(parts) => out.extend(parts.iter().flat_map(DimExpr::symbols)),
                 }
             }
         }
@@ -326,6 +395,19 @@ impl Atom {
         match self {
             Atom::Sym(s) => sym(s),
             Atom::FloorDiv(e, c) => Some(e.eval(sym)?.div_euclid(*c)),
+            Atom::TruncDiv(e, c) => Some(e.eval(sym)? / *c),
+            // The size that is not 1 (all such must agree), else 1.
+            Atom::Broadcast(parts) => {
+                let mut size = 1;
+                for e in parts.iter() {
+                    match e.eval(sym)? {
+                        1 => {}
+                        v if size == 1 || size == v => size = v,
+                        _ => return None,
+                    }
+                }
+                Some(size)
+            }
         }
     }
 }
@@ -338,7 +420,7 @@ fn is_plain(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !matches!(s, "floordiv" | "ceildiv" | "mod")
+        && !matches!(s, "floordiv" | "ceildiv" | "truncdiv" | "mod" | "broadcast")
 }
 
 impl fmt::Display for Atom {
@@ -350,6 +432,20 @@ impl fmt::Display for Atom {
                 write!(f, "{e} floordiv {c}")
             }
             Atom::FloorDiv(e, c) => write!(f, "({e}) floordiv {c}"),
+            Atom::TruncDiv(e, c) if e.terms.len() == 1 && e.constant == 0 => {
+                write!(f, "{e} truncdiv {c}")
+            }
+            Atom::TruncDiv(e, c) => write!(f, "({e}) truncdiv {c}"),
+            Atom::Broadcast(parts) => {
+                f.write_str("broadcast(")?;
+                for (i, e) in parts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }
@@ -373,7 +469,8 @@ impl fmt::Display for DimExpr {
             }
             for a in &t.factors {
                 // A floordiv factor of a product needs parentheses.
-                let wrap = matches!(a, Atom::FloorDiv(..)) && (t.factors.len() > 1 || c != 1);
+                let div = matches!(a, Atom::FloorDiv(..) | Atom::TruncDiv(..));
+                let wrap = div && (t.factors.len() > 1 || c != 1);
                 if wrap {
                     write!(f, "{sep}({a})")?;
                 } else {
@@ -392,8 +489,9 @@ impl fmt::Display for DimExpr {
 }
 
 /// Parses the printed form: integers, symbols (identifiers or quoted
-/// strings), `+`, `-`, `*`, `floordiv`, `ceildiv`, `mod` (by constants)
-/// and parentheses.
+/// strings), `+`, `-`, `*`, `floordiv`, `ceildiv`, `truncdiv`, `mod` (by
+/// constants),
+/// `broadcast(e, ...)` and parentheses.
 pub fn parse(s: &str) -> Result<DimExpr, String> {
     let mut p = Parser { s, pos: 0 };
     let e = p.sum()?;
@@ -449,7 +547,7 @@ impl<'a> Parser<'a> {
                 e = e.mul(&self.primary()?);
                 continue;
             }
-            let op = ["floordiv", "ceildiv", "mod"]
+            let op = ["floordiv", "ceildiv", "truncdiv", "mod"]
                 .into_iter()
                 .find(|w| self.eat(w));
             let Some(op) = op else {
@@ -464,6 +562,7 @@ impl<'a> Parser<'a> {
             e = match op {
                 "floordiv" => q,
                 "ceildiv" => e.ceildiv(c).ok_or("bad divisor")?,
+                "truncdiv" => e.truncdiv(c).ok_or("bad divisor")?,
                 _ => e.sub(&q.scale(c)),
             };
         }
@@ -492,6 +591,17 @@ impl<'a> Parser<'a> {
             return Err(format!("expected a dim expression at '{r}'"));
         }
         self.pos += len;
+        if word == "broadcast" && self.eat("(") {
+            let mut e = self.sum()?;
+            while self.eat(",") {
+                e = e.broadcast(&self.sum()?);
+            }
+            return if self.eat(")") {
+                Ok(e)
+            } else {
+                Err("expected ')' after broadcast's operands".into())
+            };
+        }
         if word.as_bytes()[0].is_ascii_digit() {
             return word
                 .parse::<i64>()
@@ -566,6 +676,45 @@ mod tests {
         );
         assert!(parse("H floordiv N").is_err());
         assert!(parse("H +").is_err());
+    }
+
+    #[test]
+    fn broadcasts_are_their_own_sizes() {
+        let (a, b, c) = (s("a"), s("b"), s("c"));
+        let one = DimExpr::constant(1);
+        assert_eq!(a.broadcast(&a), a);
+        assert_eq!(a.broadcast(&one), a);
+        assert_eq!(one.broadcast(&a), a);
+        assert_eq!(a.broadcast(&DimExpr::constant(3)), DimExpr::constant(3));
+        let ab = a.broadcast(&b);
+        assert_ne!(ab, a);
+        assert_eq!(ab, b.broadcast(&a));
+        assert_eq!(ab.broadcast(&c), a.broadcast(&b.broadcast(&c)));
+        assert_eq!(ab.broadcast(&a), ab);
+        let text = ab.broadcast(&c.scale(2)).to_string();
+        assert_eq!(text, "broadcast(a, b, 2 * c)");
+        assert_eq!(parse(&text), Ok(ab.broadcast(&c.scale(2))));
+        let at = |x: i64, y: i64| move |n: &str| Some(if n == "a" { x } else { y });
+        assert_eq!(ab.eval(&at(1, 5)), Some(5));
+        assert_eq!(ab.eval(&at(5, 1)), Some(5));
+        assert_eq!(ab.eval(&at(0, 1)), Some(0));
+        assert_eq!(ab.eval(&at(2, 3)), None);
+        let fixed = ab.substitute(&|n| (n == "b").then(|| DimExpr::constant(1)));
+        assert_eq!(fixed, a);
+    }
+
+    #[test]
+    fn truncdiv_rounds_toward_zero() {
+        let e = s("H").add_const(-2).truncdiv(2);
+        let Some(e) = e else { return };
+        let at = |h: i64| e.eval(&|_| Some(h));
+        assert_eq!((at(1), at(2), at(7)), (Some(0), Some(0), Some(2)));
+        assert_ne!(Some(e.clone()), s("H").add_const(-2).floordiv(2));
+        assert_eq!(parse(&e.to_string()), Ok(e.clone()));
+        assert_eq!(
+            DimExpr::constant(-3).truncdiv(2),
+            Some(DimExpr::constant(-1))
+        );
     }
 
     #[test]

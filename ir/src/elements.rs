@@ -572,6 +572,48 @@ impl Elements {
         ok.then(|| self.with_view(shape.to_vec(), strides, self.0.offset))
     }
 
+    /// Bytes the values take once written out compactly: the distinct
+    /// values (dims of stride 0 count once) in the view's own dtype,
+    /// whatever is stored now (a lazy view computes them). A broadcast is
+    /// emitted as its core and an index map (bufferize) or an Expand of it
+    /// (export), so Expand of a scalar counts one element.
+    pub fn emitted_bytes(&self) -> usize {
+        let distinct = self
+            .0
+            .shape
+            .iter()
+            .zip(&self.0.strides)
+            .filter(|&(_, &s)| s != 0)
+            .try_fold(1usize, |n, (&d, _)| n.checked_mul(usize::try_from(d).ok()?));
+        distinct
+            .and_then(|n| self.0.dtype.storage_bytes(n))
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The dims of stride 0 and size above 1 (where the view repeats its
+    /// values), and the view restricted to its distinct values there; `None`
+    /// when no dim repeats.
+    pub fn repeated_core(&self) -> Option<(Vec<bool>, Elements)> {
+        let repeated: Vec<bool> = self
+            .0
+            .shape
+            .iter()
+            .zip(&self.0.strides)
+            .map(|(&d, &s)| s == 0 && d > 1)
+            .collect();
+        if !repeated.contains(&true) {
+            return None;
+        }
+        let core_shape: Vec<i64> = self
+            .0
+            .shape
+            .iter()
+            .zip(&repeated)
+            .map(|(&d, &r)| if r { 1 } else { d })
+            .collect();
+        Some((repeated, self.broadcast_core(&core_shape)?))
+    }
+
     /// Bytes of the buffer this view keeps alive (a lazy view: its base's
     /// plus its parameters).
     pub fn buffer_bytes(&self) -> usize {

@@ -255,10 +255,9 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     let words = 3 + 2 * max_rank.max(1);
     let _ = write!(
         s,
-        r#"int {p}_run(const onnxc_tensor *inputs, onnxc_tensor *outputs) {{
+        r#"static int run_inner(const onnxc_tensor *inputs, onnxc_tensor *outputs, unsigned char **unpacked) {{
   int64_t in_desc[{ni1}][{words}], out_desc[{no1}][{words}];
   void *ins[{ni1}], *outs[{no1}];
-  unsigned char *unpacked[{ni1}] = {{0}};
   for (int i = 0; i < {ni}; i++) {{
     if (inputs[i].rank != input_ranks[i] || (!inputs[i].data && count_of(inputs[i].shape, inputs[i].rank) != 0))
       return i + 1;
@@ -270,10 +269,7 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     void *data = inputs[i].data;
     if (input_sub_bits[i]) {{
       unpacked[i] = unpack_sub(data, count_of(inputs[i].shape, inputs[i].rank), input_sub_bits[i], input_signed[i]);
-      if (!unpacked[i]) {{
-        for (int j = 0; j < i; j++) free(unpacked[j]);
-        return -1;
-      }}
+      if (!unpacked[i]) return -1;
       data = unpacked[i];
     }}
     fill_desc(in_desc[i], data, input_ranks[i], inputs[i].shape);
@@ -281,7 +277,6 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
   }}
   for (int i = 0; i < {no}; i++) outs[i] = out_desc[i];
   {entry}(ins, outs);
-  for (int i = 0; i < {ni}; i++) free(unpacked[i]);
   for (int i = 0; i < {no}; i++) {{
     take_output(&outputs[i], out_desc[i], output_ranks[i], output_esize[i]);
     if (output_sub_bits[i]) pack_sub(&outputs[i], output_sub_bits[i]);
@@ -289,19 +284,37 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
   return 0;
 }}
 
-int {p}_run_checked(const onnxc_tensor *inputs, onnxc_tensor *outputs, char *err, size_t cap) {{
+/* One call: a failed check or allocation of the model (its message,
+ * then abort) jumps back here; what the call allocated is freed. */
+static int run_guarded(const onnxc_tensor *inputs, onnxc_tensor *outputs, char *err, size_t cap) {{
   jmp_buf jump;
+  onnxc_frame frame = {{0, 0, 0}};
+  unsigned char *unpacked[{ni1}] = {{0}};
+  onnxc_frame *outer = __onnxc_frame;
   if (cap) err[0] = 0;
   check_err = err;
   check_cap = cap;
-  if (setjmp(jump)) {{
-    check_jump = 0;
-    return -1;
+  __onnxc_frame = &frame;
+  volatile int rc = -1;
+  if (!setjmp(jump)) {{
+    check_jump = &jump;
+    rc = run_inner(inputs, outputs, unpacked);
+  }} else {{
+    for (int64_t i = 0; i < frame.n; i++) free(frame.items[i]);
   }}
-  check_jump = &jump;
-  int rc = {p}_run(inputs, outputs);
   check_jump = 0;
+  __onnxc_frame = outer;
+  free(frame.items);
+  for (int i = 0; i < {ni}; i++) free(unpacked[i]);
   return rc;
+}}
+
+int {p}_run(const onnxc_tensor *inputs, onnxc_tensor *outputs) {{
+  return run_guarded(inputs, outputs, 0, 0);
+}}
+
+int {p}_run_checked(const onnxc_tensor *inputs, onnxc_tensor *outputs, char *err, size_t cap) {{
+  return run_guarded(inputs, outputs, err, cap);
 }}
 
 void {p}_free_outputs(onnxc_tensor *outputs) {{
@@ -507,15 +520,16 @@ const char *@P@_output_dim_name(int i, int d);
  * element types and shapes. Returns 0 and fills outputs[0..@UP@_NUM_OUTPUTS)
  * with newly allocated tensors (release them with @P@_free_outputs), or
  * returns k > 0 when input k-1 has the wrong rank, a wrong static dim, or a
- * dim whose name an earlier input's dim has with another size (outputs
- * untouched), or -1 when memory for unpacking 4- or 2-bit inputs runs out.
- * Reentrant: calls share no mutable state. */
+ * dim whose name an earlier input's dim has with another size, or -1 when
+ * a runtime check of the model fails (an index out of range, dynamic dims
+ * an op needs equal that differ) or memory runs out, with the message on
+ * stderr ("assertion failed: ...", "out of memory: node '...' ..."). A
+ * call that fails leaves the outputs untouched and frees what it
+ * allocated. Reentrant: calls share no mutable state. */
 int @P@_run(const onnxc_tensor *inputs, onnxc_tensor *outputs);
 
-/* @P@_run, except that a failed runtime check of the model (an index out
- * of range, dynamic dims an op needs equal that differ) returns -1 with
- * the check's message in err (cap bytes, NUL-terminated) instead of
- * aborting the process. What the failed call allocated is not freed. */
+/* @P@_run, with the message of a failed call (-1) in err (cap bytes,
+ * NUL-terminated) instead of on stderr. */
 int @P@_run_checked(const onnxc_tensor *inputs, onnxc_tensor *outputs, char *err, size_t cap);
 void @P@_free_outputs(onnxc_tensor *outputs);
 
@@ -559,10 +573,16 @@ __attribute__((constructor)) static void onnxc_pin_gomp(void) {
 const WRAPPER_CHECKS: &str = r#"#include <setjmp.h>
 #include <stdio.h>
 
-/* Set while this thread is inside _run_checked. */
+/* Set while this thread is inside a call of the model. */
 static _Thread_local jmp_buf *check_jump;
 static _Thread_local char *check_err;
 static _Thread_local size_t check_cap;
+
+/* The heap blocks this thread's call holds: the model's allocation
+ * helpers record them (alloc_track); a failed call frees them. Weak: a
+ * model without heap buffers does not define it. */
+typedef struct { void **items; int64_t n, cap; } onnxc_frame;
+__attribute__((weak, visibility("hidden"))) _Thread_local onnxc_frame *__onnxc_frame;
 
 int __real_fputs(const char *s, FILE *f);
 size_t __real_fwrite(const void *p, size_t size, size_t n, FILE *f);
@@ -577,14 +597,15 @@ static void check_note(const char *s, size_t n) {
   check_err[len + n] = 0;
 }
 
+/* Messages of a failed call go to the caller's buffer when it gave one. */
 int __wrap_fputs(const char *s, FILE *f) {
-  if (!check_jump || f != stderr) return __real_fputs(s, f);
+  if (!check_jump || !check_cap || f != stderr) return __real_fputs(s, f);
   check_note(s, strlen(s));
   return 0;
 }
 
 size_t __wrap_fwrite(const void *p, size_t size, size_t n, FILE *f) {
-  if (!check_jump || f != stderr) return __real_fwrite(p, size, n, f);
+  if (!check_jump || !check_cap || f != stderr) return __real_fwrite(p, size, n, f);
   check_note(p, size * n);
   return n;
 }

@@ -131,12 +131,15 @@ pub fn run_stages_with(
 /// The constprop stage with its fold bound; compiling to code, QDQ groups
 /// first become int8 ops (before their weights fold to floats). A model
 /// written back out (fold, `--emit onnx`) keeps its QDQ form, which every
-/// runtime reads.
+/// runtime reads, and without a bound never grows (`no-growth`: a
+/// DequantizeLinear of int8 weights stays, as onnxruntime's QDQ fusion
+/// needs).
 pub fn constprop_pipeline(pipeline: &str, bound: Option<f64>, to_code: bool) -> String {
     let fuse = if to_code { "fuse-qdq," } else { "" };
-    match bound {
-        Some(b) => format!("{fuse}{pipeline}{{expansion-bound={b}}}"),
-        None => format!("{fuse}{pipeline}"),
+    match (bound, to_code) {
+        (Some(b), _) => format!("{fuse}{pipeline}{{expansion-bound={b}}}"),
+        (None, false) => format!("{pipeline}{{no-growth}}"),
+        (None, true) => format!("{fuse}{pipeline}"),
     }
 }
 

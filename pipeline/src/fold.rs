@@ -27,7 +27,7 @@ pub struct FoldTimes {
 /// fusion, is one BatchNormalization node in a model.
 pub fn prepare_export(m: &mut ir::Module) -> Result<(), Failure> {
     let mut pm = ir::pass::PassManager::new();
-    pm.extend(crate::passes::registry().parse("affine-as-batchnorm")?);
+    pm.extend(crate::passes::registry().parse("affine-as-batchnorm,expand-repeats")?);
     pm.run(m)?;
     Ok(())
 }

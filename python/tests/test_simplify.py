@@ -23,6 +23,23 @@ def outputs(model_bytes, feed):
     return ort_session(model_bytes).run(None, feed)
 
 
+def compute_nodes(model):
+    """Nodes other than the compact form of a constant: ConstantOfShape or
+    Expand of initializers, what onnxc writes for a folded constant that
+    repeats one value or a few (the zoo's light models have such weights;
+    onnx-simplifier writes them out whole, and the file grows)."""
+    inits = {t.name for t in model.graph.initializer}
+    return sum(
+        1 for n in model.graph.node
+        if not (n.op_type in ("ConstantOfShape", "Expand") and all(i in inits for i in n.input)))
+
+
+def constant_bytes(model):
+    g = model.graph
+    return sum(t.ByteSize() for t in g.initializer) + sum(
+        a.t.ByteSize() for n in g.node for a in n.attribute if a.type == onnx.AttributeProto.TENSOR)
+
+
 @pytest.mark.parametrize("name", ZOO)
 def test_simplify_vs_onnx_simplifier(name, zoo):
     model = onnx.load(zoo(name, light=True))
@@ -34,8 +51,10 @@ def test_simplify_vs_onnx_simplifier(name, zoo):
     want = outputs(theirs.SerializeToString(), feed)
     assert_close(outputs(ours.SerializeToString(), feed), want, f"{name} simplified")
     assert_close(outputs(model.SerializeToString(), feed), want, f"{name} original")
-    n_ours, n_theirs = len(ours.graph.node), len(theirs.graph.node)
+    n_ours, n_theirs = compute_nodes(ours), len(theirs.graph.node)
     assert n_ours <= n_theirs, f"{name}: {n_ours} nodes, onnx-simplifier {n_theirs}"
+    # The folded model's constants never grow (onnxc fold: no-growth).
+    assert constant_bytes(ours) <= constant_bytes(model), name
 
 
 def test_simplify_takes_a_model_a_path_or_bytes(zoo):

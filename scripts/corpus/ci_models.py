@@ -51,6 +51,11 @@ Models (each is named after the exporter habit it copies):
                        depthwise group that stays float; dynamic batch, H, W
   ci_paddle_dims       paddle2onnx-style inputs declared with -1 dims and an
                        output declared with a 0 dim
+  ci_fpn               an OCR detector's feature pyramid (DBNet-style):
+                       five stride-2 convs, then each coarser map upsampled
+                       2x and added to the finer one, dynamic H and W; at
+                       1x1 and 2x2 the adds broadcast (the folded model's
+                       dims must stay true there)
   ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
                        writes them (Scaler, Normalizer, Binarizer, Imputer,
                        ArrayFeatureExtractor, LabelEncoder, LinearClassifier/
@@ -526,7 +531,29 @@ ATOL = {"ci_qdq": 0.06}
 # without a shape); onnxruntime runs them.
 UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims] + ML_MODELS
+def ci_fpn():
+    b = Builder(16)
+    feats, h, c = [], "x", 3
+    for i in range(5):
+        h = b.op("Conv", [h, b.w(f"d{i}.w", [8, c, 3, 3])], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        h = b.op("Relu", [h])
+        feats.append(h)
+        c = 8
+    scales = b.const("scales", [1, 1, 2, 2], np.float32)
+    top = feats[-1]
+    for i in range(3, -1, -1):
+        up = b.op("Resize", [top, "", scales], mode="nearest")
+        s = b.op("Add", [feats[i], up])
+        top = b.op("Relu", [b.op("Conv", [s, b.w(f"u{i}.w", [8, 8, 3, 3])], kernel_shape=[3, 3], pads=[1, 1, 1, 1])])
+    b.op("Resize", [top, "", scales], mode="nearest")
+    b.rename_last("y")
+    m = b.model("ci_fpn", [vi("x", F, [1, 3, "H", "W"])], [vi("y", F, [1, 8, "H2", "W2"])], 13)
+    sizes = [{"x": ([1, 3, 1, 1], np.float32, "normal")}, {"x": ([1, 3, 2, 2], np.float32, "normal")},
+             {"x": ([1, 3, 64, 32], np.float32, "normal")}]
+    return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
+
+
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims, ci_fpn] + ML_MODELS
 
 
 def main():

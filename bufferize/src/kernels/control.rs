@@ -1,10 +1,12 @@
 //! Control flow: If → `scf.if` yielding memrefs; Loop → `scf.while` with
-//! loop-carried memrefs (scan outputs stacked into buffers sized by the
-//! trip count); Scan → `scf.for`. Subgraph bodies are lowered in place
+//! loop-carried memrefs (scan outputs stacked into buffers that grow as
+//! the loop runs, `scan_rows`); Scan → `scf.for` (scan outputs sized by
+//! the scanned dim). Subgraph bodies are lowered in place
 //! into the new regions; buffers they allocate are yielded out, and the
 //! dealloc pass owns them from there.
 
 use super::build::{from_index, to_index};
+use super::scan_rows::Growing;
 use super::{alloc_result, result_memref_type, shape_of};
 use crate::convert::{alloc, dims, lower_region_block, Lowering};
 use crate::loops::{loop_nest, Bounds};
@@ -371,16 +373,13 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let types = result_types(b, op)?;
     let nargs = b.m.operands(op).len();
     let n = nargs.saturating_sub(2);
-    let k = types.len().saturating_sub(n);
     let bounds = Bounds::new(b);
+    // Without M the loop runs until its condition stops it.
     let max_trip = if cx.has_input(b.m, op, 0) {
         let mv = cx.input(b.m, op, 0)?;
         let v = scalar_of(b, mv);
         to_index(b, v)
     } else {
-        if k > 0 {
-            return Err(op_error(b.m, op, "scan outputs need a trip count"));
-        }
         b.const_index(i64::MAX)
     };
     let c0 = if cx.has_input(b.m, op, 1) {
@@ -394,10 +393,16 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
         let v = cx.input(b.m, op, 2 + i)?;
         inits.push(cast_to(b, v, t));
     }
-    let scans: Vec<Stack> = (0..k)
-        .map(|j| stacked(b, op, n + j, max_trip))
+    let scans: Vec<Growing> = types[n..]
+        .iter()
+        .map(|ty| match ty.shape() {
+            Some(s) if !s.is_empty() => Ok(Growing { ty: ty.clone() }),
+            _ => Err(op_error(b.m, op, "a scan output must have a rank")),
+        })
         .collect::<Result<_>>()?;
-    inits.extend(placeholders(b, &scans, &types[n..]));
+    for g in &scans {
+        inits.extend(g.initial(b));
+    }
     let src = body_block(b, op, 0)?;
     if b.m.block_args(src).len() != 2 + n {
         return Err(op_error(
@@ -415,7 +420,7 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             let go = bb.andi(more, args[1]);
             (go, args.to_vec())
         },
-        &mut |ab, args| match loop_body(cx, ab, (op, src), args, (&types, &scans), max_trip) {
+        &mut |ab, args| match loop_body(cx, ab, (op, src), args, (&types, &scans)) {
             Ok(ys) => ys,
             Err(e) => {
                 err = Some(e);
@@ -428,27 +433,26 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     }
     let res = b.m.results(w).to_vec();
     let mut out: Vec<ValueId> = res[2..2 + n].to_vec();
-    // Scan outputs: the first `trips` rows of each stacked buffer.
-    for (j, &s) in final_stacks(&scans, &res[2 + n..]).iter().enumerate() {
-        let ty = &types[n + j];
-        let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-        let mut sizes = dims(b, s);
-        sizes[0] = res[0];
-        out.push(super::shape::reinterpret(b, s, ty, &shape, &sizes));
+    // Scan outputs: the first `trips` rows of each buffer.
+    let mut at = 2 + n;
+    for g in &scans {
+        let len = g.carried_len();
+        out.push(g.finish(b, &res[at..at + len], res[0]));
+        at += len;
     }
     Ok(out)
 }
 
 /// One Loop iteration in the `after` region of the `scf.while`: the body
-/// `src` of `op` on the carried `args` (iteration, condition, states);
-/// returns the next carried values after storing the scan rows.
+/// `src` of `op` on the carried `args` (iteration, condition, states, the
+/// scan outputs' buffers); returns the next carried values after storing
+/// the scan rows.
 fn loop_body(
     cx: &mut Lowering,
     ab: &mut Builder<'_>,
     (op, src): (OpId, BlockId),
     args: &[ValueId],
-    (types, scans): (&[Type], &[Stack]),
-    rows: ValueId,
+    (types, scans): (&[Type], &[Growing]),
 ) -> Result<Vec<ValueId>> {
     let k = scans.len();
     let n = types.len().saturating_sub(k);
@@ -479,9 +483,13 @@ fn loop_body(
     for i in 0..n {
         yields.push(cast_to(ab, ys[1 + i], &types[i]));
     }
-    let lazy = &args[2 + n..];
-    let scan_io = (&types[n..], &ys[1 + n..]);
-    yields.extend(push_rows(ab, op, scans, lazy, scan_io, args[0], rows, n)?);
+    let mut at = 2 + n;
+    for (j, g) in scans.iter().enumerate() {
+        let len = g.carried_len();
+        let y = crate::convert::contiguous(ab, ys[1 + n + j]);
+        yields.extend(g.push(ab, op, &args[at..at + len], (y, args[0]), n + j)?);
+        at += len;
+    }
     Ok(yields)
 }
 

@@ -362,8 +362,9 @@ pub(super) fn known_scalar(m: &ir::Module, op: OpId, i: usize) -> Option<f64> {
 /// the same symbolic size as the result's dim it maps to, and every other
 /// operand there is absent, a static 1 or that same symbol, so it never
 /// broadcasts (where both are 1, the index is 0 either way). Inference
-/// names a broadcast of two different symbols after one of them, which
-/// is 1 at run time when the other operand broadcasts it.
+/// names a broadcast of two different symbols `broadcast(a, b)`, equal to
+/// neither; the check of the other operands keeps this sound for any
+/// result name.
 pub(super) fn same_sized_dims(
     cx: &Lowering,
     m: &ir::Module,

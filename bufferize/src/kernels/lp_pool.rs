@@ -16,7 +16,7 @@ pub fn lp_pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     if kernel.len() != sp || sp == 0 {
         return Err(op_error(b.m, op, "needs kernel_shape of the spatial rank"));
     }
-    let win = Spatial::new(b.m, op, kernel.clone(), attrs.into())?.with_ceil(ceil);
+    let win = Spatial::new(b.m, op, kernel.clone(), attrs.into())?.for_pool(ceil);
     let dx = dims(b, x);
     let place = win.runtime(b, &dx[2..]);
     let mut od = dx[..2].to_vec();

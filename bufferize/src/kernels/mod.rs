@@ -39,6 +39,7 @@ mod resize;
 mod rnn;
 mod rotary;
 pub mod scalar;
+mod scan_rows;
 mod shape;
 mod slice;
 mod sliding;

@@ -283,6 +283,10 @@ pub(super) fn rows(
     );
     let count = match kind {
         Reduce::Mean => {
+            // An empty mean is 0 (onnxruntime's answer; ONNX leaves it
+            // undefined): 0 / max(n, 1), never 0 / 0.
+            let one = b.const_index(1);
+            let n = b.maxsi(n, one);
             let i = b.index_cast(n, Type::i64());
             Some(scalar::convert(b, op, i, &elem)?)
         }
@@ -348,6 +352,8 @@ fn finish(
             };
             n = b.muli(n, c);
         }
+        // An empty mean is 0, as in the row path above.
+        let n = b.maxsi(n, one);
         let i = b.index_cast(n, Type::i64());
         Some(scalar::convert(b, op, i, &elem)?)
     } else {

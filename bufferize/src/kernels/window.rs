@@ -58,6 +58,10 @@ pub struct Spatial {
     /// Pools' `ceil_mode`: a last partial window that starts inside the
     /// input or the begin pad counts.
     pub ceil: bool,
+    /// Pools count windows as onnxruntime does, rounding toward zero: a
+    /// window a little larger than the padded input still gives one
+    /// output (frontend's `infer::nn::Fit`).
+    pub pool: bool,
 }
 
 /// A window placed over runtime input extents: per spatial axis the
@@ -117,11 +121,14 @@ impl Spatial {
             dilations,
             padding,
             ceil: false,
+            pool: false,
         })
     }
 
-    pub fn with_ceil(mut self, ceil: bool) -> Spatial {
+    /// A pool's windows, `ceil_mode` as given.
+    pub fn for_pool(mut self, ceil: bool) -> Spatial {
         self.ceil = ceil;
+        self.pool = true;
         self
     }
 
@@ -194,7 +201,10 @@ impl Spatial {
         let padded = b.addi(padded, pe);
         let span = b.subi(padded, ek);
         if !self.ceil {
-            let q = b.floordivsi(span, s);
+            let q = match self.pool {
+                true => b.divsi(span, s),
+                false => b.floordivsi(span, s),
+            };
             return b.addi(q, one);
         }
         let q = b.ceildivsi(span, s);

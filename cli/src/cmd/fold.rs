@@ -9,7 +9,8 @@ pub struct FoldArgs {
     #[arg(short = 'o', long)]
     pub output: PathBuf,
     /// Don't fold when the results would take more than F times the bytes
-    /// of the operands (default: no bound).
+    /// of the operands (default: the model never grows; a fold whose
+    /// results take more bytes than the constants it consumes is refused).
     #[arg(long, value_name = "F")]
     pub fold_expansion_bound: Option<f64>,
     /// Write initializers of at least BYTES bytes to OUT.onnx.data (ONNX

@@ -69,7 +69,8 @@ pub(super) fn scale_along(w: &Elements, axis: usize, k: &[f64]) -> Option<Elemen
         return None;
     }
     let wd = w.dtype();
-    if w.is_splat() {
+    // A broadcast (a splat among them) is scaled on its core and stays one.
+    if w.repeated_core().is_some() {
         let mut kshape = vec![1i64; shape.len()];
         kshape[axis] = c as i64;
         let kc = channel_elements(wd, k, kshape)?;

@@ -140,7 +140,7 @@ func.func @f() -> tensor<4xi8> {
         let x = consts(&m)[0].clone();
         let pass = ConstProp {
             config: Default::default(),
-            expansion_bound: None,
+            growth: crate::hybrid::Growth::Unbounded,
             lazy_min: 0,
         };
         pass.run(&mut m, &mut Default::default()).unwrap();

@@ -132,7 +132,8 @@ impl Reduction {
         match self {
             Reduction::Sum => it().sum(),
             Reduction::Prod => it().product(),
-            Reduction::Mean => it().sum::<f64>() / vals.len() as f64,
+            // Empty: 0, as the kernel (ONNX leaves it undefined).
+            Reduction::Mean => it().sum::<f64>() / vals.len().max(1) as f64,
             Reduction::Max => it().fold(f64::NEG_INFINITY, nan_max),
             Reduction::Min => it().fold(f64::INFINITY, nan_min),
             Reduction::SumSquare => it().map(|v| v * v).sum(),

@@ -116,6 +116,9 @@ fn stored_name(m: &Module, op: OpId, i: usize) -> String {
 pub struct Exporter<'m> {
     pub m: &'m Module,
     names: Names,
+    /// Node names, unique over the model as ONNX requires (ops a rewrite
+    /// made from one op share its location).
+    node_names: Names,
     pub uses_ml: bool,
     pub external: Option<External>,
     /// Opset of the default domain the model is written for.
@@ -151,6 +154,7 @@ impl<'m> Exporter<'m> {
         Exporter {
             m,
             names: Names::default(),
+            node_names: Names::default(),
             uses_ml: false,
             external,
             opset,
@@ -349,8 +353,12 @@ impl<'m> Exporter<'m> {
             }
             Domain::Onnx | Domain::Internal => Some(self.opset),
         };
+        let name = match loc_name(m, op) {
+            n if n.is_empty() => n,
+            n => self.node_names.fresh(&n),
+        };
         let mut node = NodeProto {
-            name: loc_name(m, op),
+            name,
             op_type: kind.name().to_string(),
             domain: kind.domain().model_name().to_string(),
             ..NodeProto::default()
@@ -538,7 +546,7 @@ impl<'m> Exporter<'m> {
                 };
                 done.insert(out.clone());
                 graph.node.push(NodeProto {
-                    name: format!("{out}_identity"),
+                    name: self.node_names.fresh(&format!("{out}_identity")),
                     op_type: OpKind::Identity.name().into(),
                     input: vec![current],
                     output: vec![out.clone()],

@@ -94,9 +94,10 @@ impl<'m> Ctx<'m> {
     /// NumPy broadcast of two symbolic shapes: a 1 yields to the other
     /// dim, static sizes must agree. Two different symbolic sizes may
     /// still broadcast (one may be 1 at run time), so no equality is
-    /// recorded: the result is the better known of the two (a constant,
-    /// else a symbol that is not fresh) and the generated code checks the
-    /// sizes at run time.
+    /// recorded and the result is neither: a constant other than 1 when
+    /// one is, else their `broadcast(a, b)` size (`ir::dim`); an unknown
+    /// one takes a fresh symbol there. The generated code checks the sizes
+    /// at run time.
     pub fn broadcast_pair(&self, a: &[Dim], b: &[Dim]) -> Result<Dims, Diagnostic> {
         let rank = a.len().max(b.len());
         let at = |s: &[Dim], k: usize| -> Dim {
@@ -120,21 +121,22 @@ impl<'m> Ctx<'m> {
                     }
                     (Some(_), _) => x,
                     (_, Some(_)) => y,
-                    _ if x.is_none() => y,
-                    _ if y.is_none() || x == y => x,
-                    _ if self.is_fresh(&x) && !self.is_fresh(&y) => y,
-                    _ => x,
+                    // An unknown size gets a symbol of its own (when the
+                    // whole function is inferred), so the broadcast keeps
+                    // a name later shape arithmetic can use.
+                    _ => match (x.or_else(|| self.fresh()), y.or_else(|| self.fresh())) {
+                        (Some(p), Some(q)) => Some(p.broadcast(&q)),
+                        _ => None,
+                    },
                 })
             })
             .collect()
     }
 
-    /// A size named by a symbol this function's inference made up.
-    fn is_fresh(&self, d: &Dim) -> bool {
-        let (Some(u), Some(name)) = (self.unify, d.as_ref().and_then(|e| e.as_sym())) else {
-            return false;
-        };
-        u.is_fresh(name)
+    /// A symbol of its own for a size nothing determines (only while the
+    /// whole function is inferred).
+    fn fresh(&self) -> Dim {
+        self.unify.map(Unifier::fresh)
     }
 
     /// Broadcast of operands `ids` (symbolic); unranked if one is.

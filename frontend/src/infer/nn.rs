@@ -89,17 +89,32 @@ pub(super) fn conv_transpose(cx: &Ctx<'_>) -> Inferred {
 
 pub(super) fn max_pool(cx: &Ctx<'_>) -> Inferred {
     let v = ops::MaxPool::of(cx.m, cx.op);
-    pool(cx, v.kernel_shape(), v.ceil_mode() != 0, &window_attrs!(v))
+    pool(
+        cx,
+        v.kernel_shape(),
+        Fit::pool(v.ceil_mode()),
+        &window_attrs!(v),
+    )
 }
 
 pub(super) fn average_pool(cx: &Ctx<'_>) -> Inferred {
     let v = ops::AveragePool::of(cx.m, cx.op);
-    pool(cx, v.kernel_shape(), v.ceil_mode() != 0, &window_attrs!(v))
+    pool(
+        cx,
+        v.kernel_shape(),
+        Fit::pool(v.ceil_mode()),
+        &window_attrs!(v),
+    )
 }
 
 pub(super) fn lp_pool(cx: &Ctx<'_>) -> Inferred {
     let v = ops::LpPool::of(cx.m, cx.op);
-    pool(cx, v.kernel_shape(), v.ceil_mode() != 0, &window_attrs!(v))
+    pool(
+        cx,
+        v.kernel_shape(),
+        Fit::pool(v.ceil_mode()),
+        &window_attrs!(v),
+    )
 }
 
 /// GlobalAveragePool, GlobalMaxPool, GlobalLpPool: spatial dims become 1.
@@ -230,8 +245,33 @@ fn window(cx: &Ctx<'_>, kernel: Vec<i64>, a: &WindowAttrs<'_>) -> Result<Window,
     Ok(w)
 }
 
-/// Output extent of a sliding window over `d` (ONNX Conv/Pool formulas;
-/// with `ceil_mode`, windows starting in the end padding are dropped).
+/// How windows are counted over an extent.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Fit {
+    /// Conv: the window must fit the padded input; `floor(span / s) + 1`.
+    Conv,
+    /// Pools, as onnxruntime counts them: `span / s + 1` rounded toward
+    /// zero, so a window a little larger than the padded input still
+    /// gives one output (a 2x2 stride-2 pool over a 1x1 map) and a larger
+    /// one none; only a negative count is an error.
+    Pool,
+    /// Pools with `ceil_mode`: windows starting in the end padding are
+    /// dropped.
+    PoolCeil,
+}
+
+impl Fit {
+    pub fn pool(ceil_mode: i64) -> Fit {
+        if ceil_mode != 0 {
+            Fit::PoolCeil
+        } else {
+            Fit::Pool
+        }
+    }
+}
+
+/// Output extent of a sliding window over `d` (ONNX's Conv formula,
+/// onnxruntime's for pools: `Fit`).
 pub fn window_out(
     d: i64,
     k: i64,
@@ -239,7 +279,7 @@ pub fn window_out(
     dil: i64,
     pads: (i64, i64),
     auto_pad: &str,
-    ceil: bool,
+    fit: Fit,
 ) -> Result<i64, String> {
     if d == DYN {
         return Ok(DYN);
@@ -259,14 +299,16 @@ pub fn window_out(
         .checked_add(pb)
         .and_then(|x| x.checked_add(pe))
         .ok_or("pads too large")?;
-    if eff < ek {
-        return Err(format!(
-            "window of {ek} does not fit input extent {eff} (padded)"
-        ));
-    }
     let span = eff - ek;
-    if !ceil {
-        return Ok(span / s + 1);
+    let no_fit = || format!("window of {ek} does not fit input extent {eff} (padded)");
+    match fit {
+        Fit::Conv if span < 0 => return Err(no_fit()),
+        Fit::Conv => return Ok(span / s + 1),
+        // Rust's `/` rounds toward zero, as onnxruntime's pools do.
+        Fit::Pool if span / s + 1 < 0 => return Err(no_fit()),
+        Fit::Pool => return Ok(span / s + 1),
+        Fit::PoolCeil if span < 0 => return Ok((span / s + 1).max(0)),
+        Fit::PoolCeil => {}
     }
     let mut out = span / s + i64::from(span % s != 0) + 1;
     // (out - 1) * s <= span + s fits: both were computed above without overflow.
@@ -280,32 +322,39 @@ pub fn window_out(
 /// when `d` is known, else its expression (`floor((d + pads - ek) / s) +
 /// 1`; `ceil(d / s)` for SAME). Ceil mode over an unknown extent has no
 /// closed form here (its last window may be dropped): unknown.
-fn window_out_dim(d: &Dim, i: usize, w: &Window, ceil: bool) -> Result<Dim, String> {
+fn window_out_dim(d: &Dim, i: usize, w: &Window, fit: Fit) -> Result<Dim, String> {
     let n = w.kernel.len();
     let (k, s, dil) = (w.kernel[i], w.strides[i], w.dilations[i]);
     let pads = (w.pads[i], w.pads[n + i]);
     if let Some(v) = dims::value(d) {
-        let o = window_out(v, k, s, dil, pads, &w.auto_pad, ceil)?;
+        let o = window_out(v, k, s, dil, pads, &w.auto_pad, fit)?;
         return Ok((o != DYN).then(|| ir::dim::DimExpr::constant(o)));
     }
     if matches!(w.auto_pad.as_str(), "SAME_UPPER" | "SAME_LOWER") {
         return Ok(dims::ceildiv(d, s));
     }
-    if k == DYN || ceil {
+    if k == DYN || fit == Fit::PoolCeil {
         return Ok(None);
     }
     let ek = dil.saturating_mul(k - 1).saturating_add(1);
     let (pb, pe) = if w.auto_pad == "VALID" { (0, 0) } else { pads };
-    let span = dims::add_const(d, pb.saturating_add(pe).saturating_sub(ek));
-    Ok(dims::add_const(&dims::floordiv(&span, s), 1))
+    let c = pb.saturating_add(pe).saturating_sub(ek);
+    let span = dims::add_const(d, c);
+    // A pool's span may be negative (small inputs), where rounding toward
+    // zero and floor differ.
+    let q = match fit {
+        Fit::Pool if c < 0 => span.as_ref().and_then(|e| e.truncdiv(s)),
+        _ => dims::floordiv(&span, s),
+    };
+    Ok(dims::add_const(&q, 1))
 }
 
 /// Spatial output dims for `x` with window `w`.
-fn spatial(cx: &Ctx<'_>, x: &[Dim], w: &Window, ceil: bool) -> Result<Dims, Diagnostic> {
+fn spatial(cx: &Ctx<'_>, x: &[Dim], w: &Window, fit: Fit) -> Result<Dims, Diagnostic> {
     (0..w.kernel.len())
         .map(|i| {
             let d = x.get(2 + i).cloned().flatten();
-            window_out_dim(&d, i, w, ceil).map_err(|e| cx.err(format!("spatial axis {i}: {e}")))
+            window_out_dim(&d, i, w, fit).map_err(|e| cx.err(format!("spatial axis {i}: {e}")))
         })
         .collect()
 }
@@ -351,7 +400,7 @@ fn conv_of(
     )?;
     let w = window(cx, kernel, attrs)?;
     let mut out = vec![x[0].clone(), wshape[0].clone()];
-    out.extend(spatial(cx, &x, &w, false)?);
+    out.extend(spatial(cx, &x, &w, Fit::Conv)?);
     Ok(Some(out))
 }
 
@@ -422,7 +471,7 @@ fn conv_transpose_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
 }
 
 /// Y and Indices (MaxPool) of a pool with `kernel`.
-fn pool(cx: &Ctx<'_>, kernel: Vec<i64>, ceil: bool, attrs: &WindowAttrs<'_>) -> Inferred {
+fn pool(cx: &Ctx<'_>, kernel: Vec<i64>, fit: Fit, attrs: &WindowAttrs<'_>) -> Inferred {
     let x = match cx.dims(0)? {
         Some(x) => x,
         None => vec![None; kernel.len() + 2],
@@ -435,7 +484,7 @@ fn pool(cx: &Ctx<'_>, kernel: Vec<i64>, ceil: bool, attrs: &WindowAttrs<'_>) -> 
     }
     let w = window(cx, kernel, attrs)?;
     let mut out = vec![x[0].clone(), x[1].clone()];
-    out.extend(spatial(cx, &x, &w, ceil)?);
+    out.extend(spatial(cx, &x, &w, fit)?);
     let shape = Some(out);
     Ok(Some(vec![
         dims::to_type(shape.clone(), cx.elem(0)?),

@@ -146,18 +146,27 @@ fn unary_cast_and_dropout() {
 
 #[test]
 fn window_sizes() {
+    use super::nn::Fit::{Conv, Pool, PoolCeil};
     // floor((5 + 0 - 2) / 2) + 1 = 2; ceil gives 3.
-    assert_eq!(window_out(5, 2, 2, 1, (0, 0), "NOTSET", false), Ok(2));
-    assert_eq!(window_out(5, 2, 2, 1, (0, 0), "NOTSET", true), Ok(3));
+    assert_eq!(window_out(5, 2, 2, 1, (0, 0), "NOTSET", Conv), Ok(2));
+    assert_eq!(window_out(5, 2, 2, 1, (0, 0), "NOTSET", PoolCeil), Ok(3));
     // The last window would start in the end padding: dropped.
-    assert_eq!(window_out(5, 2, 2, 1, (1, 1), "NOTSET", true), Ok(3));
-    assert_eq!(window_out(6, 3, 2, 1, (1, 1), "NOTSET", true), Ok(4));
+    assert_eq!(window_out(5, 2, 2, 1, (1, 1), "NOTSET", PoolCeil), Ok(3));
+    assert_eq!(window_out(6, 3, 2, 1, (1, 1), "NOTSET", PoolCeil), Ok(4));
     // Dilation 2 makes a 3-kernel span 5.
-    assert_eq!(window_out(10, 3, 1, 2, (0, 0), "NOTSET", false), Ok(6));
-    assert_eq!(window_out(15, 3, 2, 1, (9, 9), "SAME_UPPER", false), Ok(8));
-    assert_eq!(window_out(15, 3, 2, 1, (9, 9), "VALID", false), Ok(7));
-    assert_eq!(window_out(DYN, 3, 2, 1, (0, 0), "NOTSET", false), Ok(DYN));
-    assert!(window_out(2, 5, 1, 1, (0, 0), "NOTSET", false).is_err());
+    assert_eq!(window_out(10, 3, 1, 2, (0, 0), "NOTSET", Conv), Ok(6));
+    assert_eq!(window_out(15, 3, 2, 1, (9, 9), "SAME_UPPER", Conv), Ok(8));
+    assert_eq!(window_out(15, 3, 2, 1, (9, 9), "VALID", Conv), Ok(7));
+    assert_eq!(window_out(DYN, 3, 2, 1, (0, 0), "NOTSET", Conv), Ok(DYN));
+    assert!(window_out(2, 5, 1, 1, (0, 0), "NOTSET", Conv).is_err());
+    // Pools count as onnxruntime does, rounding toward zero: a 2x2 stride-2
+    // window over 1 gives one output, a 3-wide stride-1 one over 2 none,
+    // over 1 an error (a negative count).
+    assert_eq!(window_out(1, 2, 2, 1, (0, 0), "NOTSET", Pool), Ok(1));
+    assert_eq!(window_out(2, 3, 1, 1, (0, 0), "NOTSET", Pool), Ok(0));
+    assert_eq!(window_out(1, 4, 2, 1, (0, 0), "NOTSET", Pool), Ok(0));
+    assert!(window_out(1, 3, 1, 1, (0, 0), "NOTSET", Pool).is_err());
+    assert_eq!(window_out(1, 2, 2, 1, (0, 0), "NOTSET", PoolCeil), Ok(1));
 }
 
 #[test]

@@ -20,7 +20,8 @@
 //! to `SMALL_DEPTH` blocks each): a model with dynamic dims cannot have
 //! its small buffers on the stack, and glibc's `aligned_alloc`/`free` of
 //! them was a fifth of a tiny transformer's call (hf_t5_encoder_tiny at
-//! 7 tokens). The helpers are `linkonce_odr hidden`, so
+//! 7 tokens). `ALLOC` and `RELEASE` also record the blocks a library
+//! call holds (`alloc_track`). The helpers are `linkonce_odr hidden`, so
 //! the parts of a split module share one cache, and `noinline`: inlined at
 //! each of ResNet-152's 128 buffers they made `main_graph` 12 times larger
 //! and cost clang 0.7 s.
@@ -56,14 +57,15 @@ pub(crate) fn ensure(mcx: &mut ModuleCx) {
         return;
     }
     mcx.alloc_cache = true;
-    for (sym, decl) in DECLS {
+    for (sym, decl) in DECLS.iter().chain(&super::alloc_track::DECLS) {
         mcx.declare(sym, decl);
     }
     mcx.helpers.push(helpers());
 }
 
 fn helpers() -> String {
-    [lock(), alloc(), small(), release(), flush()].concat()
+    let tracked = super::alloc_track::helpers();
+    [lock(), alloc(), small(), release(), flush(), tracked].concat()
 }
 
 /// The cache, its lock and the destructor entry; acquire and unlock.
@@ -105,7 +107,7 @@ entry:
 fn alloc() -> String {
     let small_max = 64u64 << (SMALL_CLASSES - 1);
     format!(
-        r#"define linkonce_odr hidden ptr {ALLOC}(i64 %align, i64 %bytes) noinline {{
+        r#"define linkonce_odr hidden ptr @__onnxc_alloc_untracked(i64 %align, i64 %bytes) noinline {{
 entry:
   %large = icmp uge i64 %bytes, {MIN_CACHED}
   br i1 %large, label %lock, label %smallish
@@ -242,7 +244,7 @@ no:
 /// else freed.
 fn release() -> String {
     format!(
-        r#"define linkonce_odr hidden void {RELEASE}(ptr %blk) noinline {{
+        r#"define linkonce_odr hidden void @__onnxc_release_untracked(ptr %blk) noinline {{
 entry:
   %held = icmp ne ptr %blk, null
   br i1 %held, label %size, label %plain
@@ -351,7 +353,8 @@ mod tests {
             .into_iter()
             .find(|c| Command::new(c).arg("--version").output().is_ok())
             .expect("needs LLVM 19's clang (scripts/setup-llvm.sh)");
-        let decls: Vec<&str> = DECLS.iter().map(|&(_, d)| d).collect();
+        let all = DECLS.iter().chain(&super::super::alloc_track::DECLS);
+        let decls: Vec<&str> = all.map(|&(_, d)| d).collect();
         let decls = decls.join("\n");
         let main = r#"
 define i32 @main() {

@@ -283,6 +283,95 @@ fn round_up(cx: &mut FnCx<'_>, bytes: &str, align: i64) -> String {
     cx.assign(format!("and i64 {up}, {}", -align))
 }
 
+/// Sizes from this many bytes up are refused before asking for memory: no
+/// machine has them, and rounding such a size up would wrap.
+const MAX_ALLOC_BYTES: u64 = 1 << 48;
+
+/// The bytes of `esize`-byte elements over `sizes`, with whether the
+/// product overflowed (`None`: it is known not to). Static sizes that
+/// overflow are a compile error.
+fn checked_bytes(
+    cx: &mut FnCx<'_>,
+    op: OpId,
+    sizes: &[String],
+    esize: u64,
+) -> Result<(String, Option<String>)> {
+    let mut acc = esize.to_string();
+    let mut over: Option<String> = None;
+    for s in sizes {
+        if let (Some(a), Some(b)) = (lit(&acc), lit(s)) {
+            let p = a.checked_mul(b).filter(|&p| p >= 0);
+            acc = p
+                .ok_or_else(|| op_error(cx.m, op, "the allocation size overflows"))?
+                .to_string();
+            continue;
+        }
+        cx.mcx.declare(
+            "llvm.umul.with.overflow.i64",
+            "declare { i64, i1 } @llvm.umul.with.overflow.i64(i64, i64)",
+        );
+        let r = cx.assign(format!(
+            "call {{ i64, i1 }} @llvm.umul.with.overflow.i64(i64 {acc}, i64 {s})"
+        ));
+        acc = cx.assign(format!("extractvalue {{ i64, i1 }} {r}, 0"));
+        let o = cx.assign(format!("extractvalue {{ i64, i1 }} {r}, 1"));
+        over = Some(match over {
+            Some(prev) => cx.assign(format!("or i1 {prev}, {o}")),
+            None => o,
+        });
+    }
+    Ok((acc, over))
+}
+
+/// `alloc(bytes)` (a call returning a pointer), checked: a size that
+/// overflowed or is beyond any machine, or a null result, ends the run
+/// with the out-of-memory message naming the op's node (`oom_exit`).
+fn guarded(
+    cx: &mut FnCx<'_>,
+    op: OpId,
+    (bytes, over): &(String, Option<String>),
+    alloc: impl FnOnce(&mut FnCx<'_>, &str) -> String,
+) -> String {
+    let oom = cx.label();
+    if lit(bytes).is_none() || over.is_some() {
+        let huge = cx.assign(format!("icmp ugt i64 {bytes}, {MAX_ALLOC_BYTES}"));
+        let bad = match over {
+            Some(o) => cx.assign(format!("or i1 {huge}, {o}")),
+            None => huge,
+        };
+        let fits = cx.label();
+        cx.line(format!("br i1 {bad}, label %{oom}, label %{fits}"));
+        cx.start_block(fits);
+    }
+    let p = alloc(cx, bytes);
+    let null = cx.assign(format!("icmp eq ptr {p}, null"));
+    let ok = cx.label();
+    cx.line(format!("br i1 {null}, label %{oom}, label %{ok}"));
+    cx.start_block(oom);
+    oom_exit(cx, op);
+    cx.start_block(ok);
+    p
+}
+
+/// Prints `out of memory: ...` naming the op's ONNX node to stderr and
+/// aborts: in a library, its wrapper turns that into an error return of
+/// the call, which frees what the call allocated (capi).
+fn oom_exit(cx: &mut FnCx<'_>, op: OpId) {
+    let whom = match cx.m.loc(op) {
+        ir::Location::Name(n) => format!("node '{n}'"),
+        _ => "the model".to_string(),
+    };
+    let text = format!("out of memory: {whom} could not allocate a buffer\n");
+    let s = cx.mcx.string(text.as_bytes());
+    cx.mcx.declare("stderr", "@stderr = external global ptr");
+    cx.mcx.declare("fputs", "declare i32 @fputs(ptr, ptr)");
+    cx.mcx.declare("abort", "declare void @abort()");
+    let err = cx.assign("load ptr, ptr @stderr");
+    cx.assign(format!("call i32 @fputs(ptr {s}, ptr {err})"));
+    cx.line("call void @abort()");
+    cx.line("unreachable");
+}
+
 /// A heap block through the block cache (`alloc_cache`).
 fn cached_alloc(cx: &mut FnCx<'_>, bytes: &str, align: i64) -> String {
     let rounded = round_up(cx, bytes, align);
@@ -358,8 +447,14 @@ fn alloc(cx: &mut FnCx<'_>, op: OpId, stack: bool) -> Result<()> {
         let a = align.unwrap_or(16).max(esize as i64);
         cx.assign(format!("alloca {elem}, i64 {count}, align {a}"))
     } else {
-        let bytes = mul(cx, &count, &esize.to_string());
-        cached_alloc(cx, &bytes, align.unwrap_or(HEAP_ALIGN).max(HEAP_ALIGN))
+        // A strided layout's reach is a static count; else the sizes.
+        let factors = match mt.layout {
+            Layout::Identity => sizes.clone(),
+            Layout::Strided { .. } => vec![count.clone()],
+        };
+        let bytes = checked_bytes(cx, op, &factors, esize)?;
+        let align = align.unwrap_or(HEAP_ALIGN).max(HEAP_ALIGN);
+        guarded(cx, op, &bytes, |cx, b| cached_alloc(cx, b, align))
     };
     build_desc(
         cx,
@@ -403,10 +498,21 @@ fn realloc(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
         .max(HEAP_ALIGN);
     let d = desc_of(cx, op, src)?;
     let old = ev(cx, &d, "0");
-    let bytes = mul(cx, &n, &esize.to_string());
-    let rounded = round_up(cx, &bytes, align);
+    let checked = checked_bytes(cx, op, std::slice::from_ref(&n), esize)?;
     cx.mcx.declare("realloc", "declare ptr @realloc(ptr, i64)");
-    let p = cx.assign(format!("call ptr @realloc(ptr {old}, i64 {rounded})"));
+    // A failed realloc leaves `old` allocated (and tracked: capi frees it).
+    let p = guarded(cx, op, &checked, |cx, b| {
+        let rounded = round_up(cx, b, align);
+        let p = cx.assign(format!("call ptr @realloc(ptr {old}, i64 {rounded})"));
+        super::alloc_cache::ensure(cx.mcx);
+        cx.line(format!(
+            "call void {}(ptr {old}, ptr {p})",
+            super::alloc_track::RETRACK
+        ));
+        p
+    });
+    let bytes = checked.0;
+    let rounded = round_up(cx, &bytes, align);
     let pi = cx.assign(format!("ptrtoint ptr {p} to i64"));
     let mis = cx.assign(format!("and i64 {pi}, {}", align - 1));
     let ok = cx.assign(format!("icmp eq i64 {mis}, 0"));
@@ -414,7 +520,9 @@ fn realloc(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let from = cx.cur_label();
     cx.line(format!("br i1 {ok}, label %{done}, label %{fix}"));
     cx.start_block(fix.clone());
-    let q = aligned_alloc(cx, &bytes, align);
+    let q = guarded(cx, op, &(bytes.clone(), None), |cx, b| {
+        aligned_alloc(cx, b, align)
+    });
     cx.mcx.declare(
         "llvm.memcpy.p0.p0.i64",
         "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)",
@@ -424,6 +532,10 @@ fn realloc(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     ));
     cx.mcx.declare("free", "declare void @free(ptr)");
     cx.line(format!("call void @free(ptr {p})"));
+    cx.line(format!(
+        "call void {}(ptr {p}, ptr {q})",
+        super::alloc_track::RETRACK
+    ));
     cx.line(format!("br label %{done}"));
     let fix_end = cx.cur_label();
     cx.start_block(done);

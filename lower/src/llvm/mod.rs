@@ -26,8 +26,11 @@
 //! Memory: heap buffers come from `aligned_alloc(max(64, alignment), size
 //! rounded up to that alignment)` with allocated == aligned, through a
 //! library-wide cache of large freed blocks (`alloc_cache`), and are released
-//! to it; `memref.alloca` is an `alloca` where the op is
-//! (no stack save/restore: keep dynamic allocas out of loops).
+//! to it; their sizes are overflow-checked and a failed allocation is the
+//! out-of-memory exit of `memref::guarded` (a -1 return in a library, whose
+//! C wrapper frees what the call held: `alloc_track`); `memref.alloca` is
+//! an `alloca` where the op is (no stack save/restore: keep dynamic allocas
+//! out of loops).
 //!
 //! Numbers: f16 arithmetic is native LLVM `half`; bf16 arithmetic and math
 //! run in f32 and are rounded back with integer code (no `__truncsfbf2`
@@ -37,6 +40,7 @@
 //! byte in memory (`types::storage`).
 
 mod alloc_cache;
+mod alloc_track;
 mod arith;
 mod control;
 mod globals;

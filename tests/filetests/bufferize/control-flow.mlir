@@ -94,3 +94,37 @@ func.func @if_branch_kernel_error(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2
   }) : (tensor<i1>) -> tensor<2xf32> loc("gif")
   return %0 : tensor<2xf32>
 }
+
+// A Loop's scan output grows as the loop runs (no trip count needed): a
+// flat buffer and its capacity in rows are carried through the scf.while;
+// when full it is reallocated to twice the rows (the element count
+// saturating instead of overflowing), and each slice is stored through a
+// row view of it. The result is its first `trips` rows.
+// CHECK-LABEL: func.func @loop_scan_grows
+// CHECK:         %[[E:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// CHECK:         %[[W:.*]]:{{.*}} = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %arg0, %[[B:.*]] = %[[E]], %[[CAP:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK:           arith.cmpi slt
+// CHECK:         } do {
+// CHECK:           %[[FULL:.*]] = arith.cmpi uge
+// CHECK:           %[[G:.*]]:2 = scf.if %[[FULL]] -> (memref<?xf32>, index) {
+// CHECK:             arith.select
+// CHECK:             %[[R:.*]] = memref.realloc
+// CHECK:             scf.yield %[[R]]
+// CHECK:           } else {
+// CHECK:             scf.yield %{{.*}}, %{{.*}} : memref<?xf32>, index
+// CHECK:           %[[V:.*]] = memref.reinterpret_cast %[[G]]#0
+// CHECK:           memref.store %{{.*}}, %[[V]]
+// CHECK:           scf.yield
+// CHECK:         memref.reinterpret_cast %[[W]]#3
+func.func @loop_scan_grows(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>) {
+  %n = "onnx.NoValue"() : () -> none
+  %c = "onnx.Constant"() {value = dense<true> : tensor<i1>} : () -> tensor<i1>
+  %0:2 = "onnx.Loop"(%n, %c, %x) ({
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<3xf32>):
+    %four = "onnx.Constant"() {value = dense<4> : tensor<i64>} : () -> tensor<i64>
+    %go = "onnx.Less"(%i, %four) : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %1 = "onnx.Add"(%acc, %acc) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    "onnx.Yield"(%go, %1, %1) : (tensor<i1>, tensor<3xf32>, tensor<3xf32>) -> ()
+  }) : (none, tensor<i1>, tensor<3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>) loc("l")
+  return %0#0, %0#1 : tensor<3xf32>, tensor<?x3xf32>
+}

@@ -16,3 +16,4 @@ func.func @scale_flatten(%x: tensor<1x2x1xf32>) -> tensor<1x2xf32> {
   %1 = "onnx.Mul"(%0, %w) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
   return %1 : tensor<1x2xf32>
 }
+

@@ -125,14 +125,16 @@ pub fn pool(
             ));
         }
         let spatial = Spatial::new(b.m, op, attrs.kernel, attrs.window)?;
-        (spatial.with_ceil(attrs.ceil_mode), attrs.include_pad)
+        (spatial.for_pool(attrs.ceil_mode), attrs.include_pad)
     };
     let dx = dims(b, x);
     let place = spatial.runtime(b, &dx[2..]);
-    let one = b.const_index(1);
+    // A window larger than the padded input gives no output (onnxruntime
+    // returns an empty tensor); much larger, a negative count: an error.
+    let zero = b.const_index(0);
     for &o in &place.outs {
         let msg = "the pooling window is larger than the padded input";
-        checks::compare(b, op, CmpI::Sge, o, one, msg)?;
+        checks::compare(b, op, CmpI::Sge, o, zero, msg)?;
     }
     let mut out_dims = vec![dx[0], dx[1]];
     out_dims.extend(&place.outs);
