@@ -99,6 +99,7 @@ CORPUS_CI = {
     "ci_int8": None,
     "ci_int8_conv": None,
     "ci_qdq": None,
+    "ci_fpn": None,
     # If branches of different ranks: a value needs one rank at compile
     # time, so the compile is refused with a diagnostic naming the If.
     "ci_if_ranks": "the then branch yields rank 2",
