@@ -129,3 +129,49 @@ fn fold_keeps_qdq_models_quantized_and_small() {
         assert!(v[3] <= v[1], "{name}: constant bytes {} -> {}", v[1], v[3]);
     }
 }
+
+/// What onnxc does not know passes through a fold: onnxruntime's contrib
+/// ops, sequences, string tensors (input, initializer, Constant) and a
+/// contrib op inside a Loop body, a SequenceMap body reading an outer
+/// value that folding renames; the folded
+/// models run in onnxruntime with the originals' outputs at sizes 0, 1, 3
+/// (scripts/corpus/foreign_models.py).
+#[test]
+fn fold_carries_unknown_ops_and_strings_through() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fold-foreign");
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = python(
+        "foreign_models.py",
+        &[
+            "--onnxc",
+            env!("CARGO_BIN_EXE_onnxc"),
+            "--work",
+            dir.to_str().unwrap(),
+        ],
+    );
+    println!("{report}");
+    assert_eq!(report.matches(": ok").count(), 4, "{report}");
+}
+
+/// A compile still refuses them, naming the node.
+#[test]
+fn compile_refuses_an_unknown_op_by_name() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-foreign");
+    let _ = std::fs::remove_dir_all(&dir);
+    python(
+        "foreign_models.py",
+        &["--write-only", "--work", dir.to_str().unwrap()],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_onnxc"))
+        .arg("compile")
+        .arg(dir.join("contrib.onnx"))
+        .args(["--emit", "onnx-ir", "-o", "-"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("bias_gelu") && err.contains("'BiasGelu' of domain 'com.microsoft'"),
+        "{err}"
+    );
+}

@@ -43,7 +43,7 @@ pub fn hoist_pass_info() -> PassInfo {
 }
 
 /// The unmarked `memref.dealloc` of `v` in block `b`, if it is the only free.
-fn local_free(m: &Module, v: ValueId, b: BlockId) -> Option<OpId> {
+pub(crate) fn local_free(m: &Module, v: ValueId, b: BlockId) -> Option<OpId> {
     let frees: Vec<OpId> = m
         .users(v)
         .into_iter()

@@ -22,6 +22,8 @@ pub enum Role {
     Omitted,
     /// The outputs of a graph (`onnx.Yield`).
     Outputs,
+    /// A node onnxc does not know, written back as it came (`onnx.Foreign`).
+    Foreign,
 }
 
 /// How an attribute of an older form becomes an operand.
@@ -208,6 +210,7 @@ pub fn of(kind: OpKind) -> Form {
         Constant => form(Role::Constant, Legacy::None),
         NoValue => form(Role::Omitted, Legacy::None),
         Yield => form(Role::Outputs, Legacy::None),
+        Foreign => form(Role::Foreign, Legacy::None),
         If | Loop => form(Role::Regions, Legacy::None),
         Scan => form(Role::Regions, Legacy::Scan),
         Add | And | Div | Equal | Greater | Less | Mul | Or | Pow | Sub | Xor => {

@@ -2,6 +2,7 @@
 
 pub mod dialect;
 pub mod export;
+pub mod foreign;
 pub mod forms;
 pub mod import;
 pub mod infer;

@@ -109,7 +109,11 @@ pub fn compile(
     opts: &CompileOptions,
     flags: &PassFlags,
 ) -> CmdResult {
-    let m = driver::import(model, &opts.import)?;
+    let import = ImportOptions {
+        keep_foreign: opts.emit == Emit::Onnx,
+        ..opts.import.clone()
+    };
+    let m = driver::import(model, &import)?;
     compile_module(m, output, opts, flags)
 }
 

@@ -40,8 +40,13 @@ pub fn fold(
     flags: &PassFlags,
 ) -> Result<FoldTimes, Failure> {
     let clock = std::time::Instant::now();
-    let loaded = driver::load(model, &opts.import)?;
-    let mut m = frontend::import::import_model_with(&loaded, &opts.import)?;
+    // What onnxc does not know is written back as it came.
+    let import = ImportOptions {
+        keep_foreign: true,
+        ..opts.import.clone()
+    };
+    let loaded = driver::load(model, &import)?;
+    let mut m = frontend::import::import_model_with(&loaded, &import)?;
     // Untouched weights are copied from this file in the kernel.
     let source = constprop::stream::MappedSource::open(model, loaded).ok();
     let imported = clock.elapsed();

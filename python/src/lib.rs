@@ -61,7 +61,10 @@ pub fn import_options(specs: &[String]) -> PyResult<ImportOptions> {
             InputShape::parse(s).map_err(|e| PyValueError::new_err(format!("input_shapes: {e}")))
         })
         .collect::<PyResult<_>>()?;
-    Ok(ImportOptions { input_shapes })
+    Ok(ImportOptions {
+        input_shapes,
+        ..ImportOptions::default()
+    })
 }
 
 /// Stack of the thread a compile runs on: the passes recurse over the IR
@@ -167,7 +170,10 @@ fn simplify(
     input_shapes: Vec<String>,
 ) -> PyResult<Py<PyBytes>> {
     let source = Source::extract(model)?;
-    let opts = import_options(&input_shapes)?;
+    let opts = ImportOptions {
+        keep_foreign: true,
+        ..import_options(&input_shapes)?
+    };
     let bytes = detached(py, |flags| {
         let mut m = source.import(&opts)?;
         pipeline::run_stages_bounded(&mut m, Some("constprop"), flags, None)?;

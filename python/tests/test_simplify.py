@@ -130,3 +130,38 @@ def test_compile_lib_and_obj(zoo, tmp_path):
 def test_compile_rejects_an_unknown_emit(zoo, tmp_path):
     with pytest.raises(ValueError, match="emit"):
         onnxc.compile(zoo("mlp"), tmp_path / "x", emit="exe")
+
+
+def test_simplify_keeps_contrib_ops_and_strings():
+    """onnxruntime's contrib ops and string tensors pass through (what
+    onnx-simplifier users bring: models already optimized by onnxruntime,
+    skl2onnx text pipelines); the arithmetic beside them folds."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    nodes = [
+        helper.make_node("Mul", ["c1", "c2"], ["bias"]),
+        helper.make_node("BiasGelu", ["x", "bias"], ["h"], domain="com.microsoft"),
+        helper.make_node("Relu", ["h"], ["y"]),
+        helper.make_node("Concat", ["words", "more"], ["all"], axis=0),
+        helper.make_node("LabelEncoder", ["all"], ["ids"], domain="ai.onnx.ml",
+                         keys_strings=["a", "b"], values_int64s=[1, 2], default_int64=0),
+    ]
+    inits = [numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), n) for n in ("c1", "c2")]
+    inits.append(helper.make_tensor("more", TensorProto.STRING, [1], [b"b"]))
+    g = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4]),
+         helper.make_tensor_value_info("words", TensorProto.STRING, ["W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4]),
+         helper.make_tensor_value_info("ids", TensorProto.INT64, ["V"])],
+        inits)
+    model = helper.make_model(g, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1),
+        helper.make_opsetid("ai.onnx.ml", 2)], ir_version=8)
+    ours, checked = onnxc.simplify(model)
+    assert checked
+    assert [n.op_type for n in ours.graph.node] == ["BiasGelu", "Relu", "Concat", "LabelEncoder"]
+    feed = {"x": rng.standard_normal((3, 4)).astype(np.float32),
+            "words": np.array(["a", "z", "b"], dtype=object)}
+    for a, b in zip(outputs(model.SerializeToString(), feed), outputs(ours.SerializeToString(), feed)):
+        np.testing.assert_array_equal(a, b)

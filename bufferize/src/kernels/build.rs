@@ -4,11 +4,14 @@
 
 use super::checks;
 use super::scalar;
+use super::slice::{subview, Ix};
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, Bounds};
 use ir::builder::CmpI;
+use ir::dialects::memref::DISJOINT_SLOT;
 use ir::dialects::op_error;
+use ir::Attribute;
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
 
@@ -46,24 +49,6 @@ pub fn from_index(b: &mut Builder<'_>, v: ValueId, t: &Type) -> ValueId {
     i
 }
 
-/// Copies `src` into `dst` at `offset` along `axis`.
-fn copy_at(
-    b: &mut Builder<'_>,
-    bounds: &Bounds,
-    src: ValueId,
-    dst: ValueId,
-    axis: usize,
-    offset: ValueId,
-) {
-    let ds = dims(b, src);
-    loop_nest(b, bounds, &ds, &mut |b, ivs| {
-        let v = b.load(src, ivs);
-        let mut oi = ivs.to_vec();
-        oi[axis] = b.addi(ivs[axis], offset);
-        b.store(v, dst, &oi);
-    });
-}
-
 pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let n = b.m.operands(op).len();
     let inputs: Vec<ValueId> = (0..n)
@@ -93,11 +78,30 @@ pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     }
     out_dims[axis] = total;
     let out = alloc_result(b, op, 0, &out_dims)?;
-    let bounds = Bounds::new(b);
+    // Each input is copied into its slot, a view of the result: the
+    // dealloc stage's write-into-destination then computes it there.
     for (&v, &off) in inputs.iter().zip(&offsets) {
-        copy_at(b, &bounds, v, out, axis, off);
+        let slot = slot_of(b, out, v, axis, off);
+        let marker = [(DISJOINT_SLOT, Attribute::Unit)];
+        b.op("memref.copy", &[v, slot], &[], &marker);
     }
     Ok(vec![out])
+}
+
+/// The view of `out` that input `v` fills: `v`'s dims, at `offset` along
+/// `axis`.
+fn slot_of(b: &mut Builder<'_>, out: ValueId, v: ValueId, axis: usize, offset: ValueId) -> ValueId {
+    let rank = shape_of(b.m, v).len();
+    let shape = shape_of(b.m, v);
+    let sizes: Vec<Ix> = dims(b, v).into_iter().map(Ix::V).collect();
+    let offsets: Vec<Ix> = (0..rank)
+        .map(|k| match (k == axis, b.index_value(offset)) {
+            (false, _) => Ix::C(0),
+            (true, Some(c)) => Ix::C(c),
+            (true, None) => Ix::V(offset),
+        })
+        .collect();
+    subview(b, out, &offsets, &sizes, &vec![1; rank], &shape)
 }
 
 pub fn split(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {

@@ -234,6 +234,11 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         | K::FeatureVectorizer | K::OneHotEncoder | K::SVMClassifier
         | K::SVMRegressor | K::ZipMap
             => Err(op_error(b.m, op, "no bufferization for this op yet")),
+        K::Foreign => Err(op_error(
+            b.m,
+            op,
+            "an operator onnxc does not know (kept only by a fold) cannot be compiled",
+        )),
         // Element-wise: one broadcasting nest around the op's scalar body.
         _ => match ew_body(kind) {
             Some(body) => ew(cx, b, op, body),

@@ -25,6 +25,7 @@ impl ShapeFlags {
     pub fn options(&self) -> frontend::import::ImportOptions {
         frontend::import::ImportOptions {
             input_shapes: self.input_shapes.clone(),
+            ..Default::default()
         }
     }
 }

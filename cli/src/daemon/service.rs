@@ -255,7 +255,10 @@ impl Service {
             emit,
             stop_after,
             expansion_bound,
-            import: ImportOptions { input_shapes },
+            import: ImportOptions {
+                input_shapes,
+                ..ImportOptions::default()
+            },
             lib_name: lower::capi::c_prefix(&stem),
         })
     }
@@ -804,6 +807,7 @@ mod tests {
                     .iter()
                     .map(|s| InputShape::parse(s).unwrap())
                     .collect(),
+                ..ImportOptions::default()
             },
             lib_name: lib.into(),
         };

@@ -224,7 +224,7 @@ fn fold_kind(kind: OpKind, o: Op) -> Fold {
         K::BitwiseNot => un(U::BitwiseNot),
         // Not foldable: constants and internal ops; random ops and control flow
         // have effects (a constant If is a canonicalization).
-        K::Constant | K::NoValue | K::Yield => Ok(None),
+        K::Constant | K::NoValue | K::Yield | K::Foreign => Ok(None),
         K::Bernoulli | K::Multinomial | K::RandomNormal | K::RandomNormalLike
         | K::RandomUniform | K::RandomUniformLike | K::If | K::Loop | K::Scan => Ok(None),
         // ai.onnx.ml models over rows of features.

@@ -59,10 +59,16 @@ fn dim_value(
     }))
 }
 
+/// A value's name and type; a foreign value gets the type it was declared
+/// with (none when it had none).
 pub fn value_info(m: &Module, op: OpId, name: &str, t: &Type) -> Result<ValueInfoProto> {
+    let r#type = match crate::foreign::declared(t) {
+        Some(declared) => declared,
+        None => Some(type_proto(m, op, t)?),
+    };
     Ok(ValueInfoProto {
         name: name.to_string(),
-        r#type: Some(type_proto(m, op, t)?),
+        r#type,
         ..ValueInfoProto::default()
     })
 }

@@ -266,7 +266,59 @@ impl<'m> Exporter<'m> {
             Role::Constant => self.initializer(op, preferred, graph),
             Role::Outputs => Err(op_error(m, op, "does not end its graph")),
             Role::Node | Role::Regions => self.node(op, kind, &form, preferred, graph),
+            Role::Foreign => self.foreign(op, &form, preferred, graph),
         }
+    }
+
+    /// An `onnx.Foreign` as the node it was imported from, its inputs,
+    /// outputs and the outer names its subgraphs use named as now.
+    fn foreign(
+        &mut self,
+        op: OpId,
+        form: &Form,
+        preferred: &HashMap<ValueId, String>,
+        graph: &mut GraphProto,
+    ) -> Result<()> {
+        let m = self.m;
+        let mut node = match m.attr(op, "node") {
+            Some(Attribute::Elements(e)) => crate::foreign::node_of_payload(e),
+            _ => None,
+        }
+        .ok_or_else(|| op_error(m, op, "holds no encoded node"))?;
+        let captured = strings(m.attr(op, "captures"));
+        let operands = m.operands(op);
+        let explicit = operands
+            .len()
+            .checked_sub(captured.len())
+            .ok_or_else(|| op_error(m, op, "has fewer operands than captured names"))?;
+        let (inputs, captures) = operands.split_at(explicit);
+        node.name = match loc_name(m, op) {
+            n if n.is_empty() => n,
+            n => self.node_names.fresh(&n),
+        };
+        self.input_names(op, inputs, &mut node)?;
+        let mut renames = HashMap::new();
+        for (old, &v) in captured.iter().zip(captures) {
+            let new = self
+                .names
+                .get(v)
+                .ok_or_else(|| op_error(m, op, "uses a value that is not visible in its graph"))?;
+            if *old != new {
+                renames.insert(old.clone(), new);
+            }
+        }
+        crate::foreign::rename_captures(&mut node, &renames);
+        self.results(op, form, preferred, &mut node, graph);
+        let initializer = m.attr(op, "initializer").and_then(Attribute::as_int) == Some(1);
+        match (initializer, node.attribute.first_mut(), node.output.first()) {
+            (true, Some(AttributeProto { t: Some(t), .. }), Some(name)) => {
+                let mut t = std::mem::take(t);
+                t.name.clone_from(name);
+                graph.initializer.push(t);
+            }
+            _ => graph.node.push(node),
+        }
+        Ok(())
     }
 
     /// The name result `i` of `op` gets. A node's result returned as a
@@ -396,8 +448,13 @@ impl<'m> Exporter<'m> {
 
     /// The node's inputs by name, trailing omitted ones dropped.
     fn inputs(&self, op: OpId, node: &mut NodeProto) -> Result<()> {
+        self.input_names(op, self.m.operands(op), node)
+    }
+
+    /// `values` as the node's inputs, trailing omitted ones dropped.
+    fn input_names(&self, op: OpId, values: &[ValueId], node: &mut NodeProto) -> Result<()> {
         let m = self.m;
-        for &v in m.operands(op) {
+        for &v in values {
             let n = self
                 .names
                 .get(v)
@@ -478,7 +535,9 @@ impl<'m> Exporter<'m> {
             };
             if !n.is_empty() && m.has_uses(r) && !retyped(form.legacy, i, self.opset) {
                 if let Ok(vi) = value_info(m, op, &n, m.value_type(r)) {
-                    graph.value_info.push(vi);
+                    if vi.r#type.is_some() {
+                        graph.value_info.push(vi);
+                    }
                 }
             }
             node.output.push(n);

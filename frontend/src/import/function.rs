@@ -146,7 +146,7 @@ impl<'a> Importer<'a> {
         bound: &[(&str, ir::ValueId)],
     ) -> Result<Vec<Option<ir::ValueId>>, Diagnostic> {
         for vi in &f.value_info {
-            if let Ok(t) = super::value_info_type(vi) {
+            if let Ok(t) = self.or_foreign(vi, super::value_info_type(vi)) {
                 self.scope_mut()?.declared.insert(vi.name.clone(), t);
             }
         }

@@ -8,7 +8,7 @@ mod model_info;
 mod node;
 pub(crate) mod normalize;
 mod options;
-mod order;
+pub(crate) mod order;
 mod subgraph;
 pub mod tensor;
 pub mod types;
@@ -63,12 +63,28 @@ pub fn import_model_with(model: &LoadedModel, opts: &ImportOptions) -> Result<Mo
         block: None,
         depth: 0,
         declared_types: crate::infer::Declared::default(),
+        keep_foreign: opts.keep_foreign,
     };
     let func = imp.import_main(graph, opts)?;
     let mut m = std::mem::take(&mut imp.m);
     model_info::record(&mut m, proto, func);
     crate::infer::infer_function_with(&mut m, func, &imp.declared_types)?;
     Ok(m)
+}
+
+/// A `Constant` node of the value of an initializer.
+fn foreign_constant(t: &TensorProto) -> NodeProto {
+    NodeProto {
+        op_type: OpKind::Constant.name().to_string(),
+        output: vec![t.name.clone()],
+        attribute: vec![crate::proto::AttributeProto {
+            name: "value".to_string(),
+            r#type: crate::proto::attribute_proto::AttributeType::Tensor as i32,
+            t: Some(t.clone()),
+            ..Default::default()
+        }],
+        ..NodeProto::default()
+    }
 }
 
 /// The node's name for messages: its name, else its first output.
@@ -164,6 +180,8 @@ struct Importer<'a> {
     /// Types values were created with (declarations or placeholders),
     /// before on-the-fly inference refined them.
     declared_types: crate::infer::Declared,
+    /// See [`ImportOptions::keep_foreign`].
+    keep_foreign: bool,
 }
 
 fn value_info_type(vi: &ValueInfoProto) -> Result<Type, Diagnostic> {
@@ -305,7 +323,7 @@ impl<'a> Importer<'a> {
         let mut input_types = Vec::with_capacity(inputs.len());
         let mut names = InputSymbols::new(&inputs);
         for vi in &inputs {
-            let ty = graph_io_type(vi)?;
+            let ty = self.or_foreign(vi, graph_io_type(vi))?;
             let ty = match opts.shape_of(&vi.name) {
                 Some(s) => with_shape(&ty, s),
                 None => ty,
@@ -314,7 +332,7 @@ impl<'a> Importer<'a> {
         }
         for vi in &g.output {
             // Outputs may omit their type, but not have one we cannot import.
-            if let Some(tp) = &vi.r#type {
+            if let Some(tp) = vi.r#type.as_ref().filter(|_| !self.keep_foreign) {
                 types::convert_type(tp).map_err(|e| output_type_error(g, vi, e))?;
             }
         }
@@ -370,12 +388,12 @@ impl<'a> Importer<'a> {
             )));
         }
         for vi in &g.value_info {
-            if let Ok(t) = value_info_type(vi) {
+            if let Ok(t) = self.or_foreign(vi, value_info_type(vi)) {
                 self.scope_mut()?.declared.insert(vi.name.clone(), t);
             }
         }
         for vi in &g.output {
-            if let Ok(t) = graph_io_type(vi) {
+            if let Ok(t) = self.or_foreign(vi, graph_io_type(vi)) {
                 self.scope_mut()?.declared.insert(vi.name.clone(), t);
             }
         }
@@ -413,6 +431,21 @@ impl<'a> Importer<'a> {
             results.push(v);
         }
         Ok(results)
+    }
+
+    /// A declared type, or a foreign one when onnxc cannot import it and
+    /// keeps foreign parts.
+    fn or_foreign(
+        &self,
+        vi: &ValueInfoProto,
+        ty: Result<Type, Diagnostic>,
+    ) -> Result<Type, Diagnostic> {
+        match ty {
+            Err(_) if self.keep_foreign && vi.r#type.is_some() => {
+                Ok(crate::foreign::type_of(vi.r#type.as_ref()))
+            }
+            ty => ty,
+        }
     }
 
     fn scope_mut(&mut self) -> Result<&mut Scope, Diagnostic> {
@@ -540,7 +573,16 @@ impl<'a> Importer<'a> {
     }
 
     fn import_initializer(&mut self, t: &TensorProto) -> Result<(), Diagnostic> {
-        let e = tensor::tensor_to_elements(t, Some(self.external))?;
+        let e = match tensor::tensor_to_elements(t, Some(self.external)) {
+            // A string initializer: a Constant node that holds it.
+            Err(_) if self.keep_foreign => {
+                let node = foreign_constant(t);
+                let op = self.import_foreign(&node, &node.attribute)?;
+                self.m.set_attr(op, "initializer", Attribute::i64(1));
+                return Ok(());
+            }
+            e => e?,
+        };
         let name = self.export_name(&t.name);
         let op = self.constant(e, Location::name(&name))?;
         let v = self

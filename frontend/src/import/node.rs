@@ -59,24 +59,35 @@ impl<'a> Importer<'a> {
         if let Some(f) = self.function(node) {
             return self.inline_function(node, f, &attrs);
         }
-        let (kind, version) = self.identify(node)?;
+        let (kind, version) = match self.identify(node) {
+            Err(_) if self.keep_foreign => return self.import_foreign(node, &attrs).map(drop),
+            identified => identified?,
+        };
         let form = forms::of(kind);
         refuse_legacy(node, form.legacy, version)?;
         match form.role {
             Role::Node => {}
             Role::Constant => {
-                let e = constant_node_value(node, &attrs, self.external)?;
+                let e = match constant_node_value(node, &attrs, self.external) {
+                    Err(_) if self.keep_foreign => {
+                        return self.import_foreign(node, &attrs).map(drop)
+                    }
+                    e => e?,
+                };
                 let op = self.constant(e, self.node_loc(node))?;
                 return self.finish_node(node, op);
             }
             Role::Regions => return self.import_control_flow(node, kind, &attrs),
             // Models cannot name onnxc's own ops (`from_model` excludes them).
-            Role::Omitted | Role::Outputs => {
+            Role::Omitted | Role::Outputs | Role::Foreign => {
                 return Err(node_diag(
                     node,
                     format!("unknown operator '{}'", node.op_type),
                 ))
             }
+        }
+        if self.keep_foreign && attrs.iter().any(has_subgraph) {
+            return self.import_foreign(node, &attrs).map(drop);
         }
         if let Some(a) = attrs.iter().find(|a| has_subgraph(a)) {
             return Err(node_diag(
@@ -87,7 +98,10 @@ impl<'a> Importer<'a> {
                 ),
             ));
         }
-        let mut ir_attrs = self.convert_attrs(node, &attrs)?;
+        let mut ir_attrs = match self.convert_attrs(node, &attrs) {
+            Err(_) if self.keep_foreign => return self.import_foreign(node, &attrs).map(drop),
+            converted => converted?,
+        };
         let mut operands = self.operands(node)?;
         let loc = self.node_loc(node);
         self.normalize(node, &form, version, &mut ir_attrs, &mut operands, &loc)?;
@@ -126,6 +140,44 @@ impl<'a> Importer<'a> {
         let result_types = self.result_types(node);
         let op = self.create(kind, operands, result_types, ir_attrs, loc)?;
         self.finish_node(node, op)
+    }
+
+    /// A node onnxc does not know (or one whose attributes it cannot
+    /// import), kept verbatim as `onnx.Foreign`: the outer values its
+    /// subgraphs use follow its inputs, so that they stay alive and are
+    /// renamed with it.
+    pub(super) fn import_foreign(
+        &mut self,
+        node: &NodeProto,
+        attrs: &[AttributeProto],
+    ) -> Result<ir::OpId, Diagnostic> {
+        let resolved = NodeProto {
+            attribute: attrs.to_vec(),
+            ..node.clone()
+        };
+        let mut operands = self.operands(node)?;
+        let captures = crate::foreign::captures(&resolved);
+        for name in &captures {
+            let v = self.lookup(name).ok_or_else(|| {
+                node_diag(
+                    node,
+                    format!("value '{name}' (used in a subgraph) is not defined in the graph"),
+                )
+            })?;
+            operands.push(v);
+        }
+        let payload =
+            crate::foreign::node_payload(&resolved).map_err(|e| node_diag(node, e.to_string()))?;
+        let mut ir_attrs = vec![("node".to_string(), Attribute::Elements(payload))];
+        if !captures.is_empty() {
+            let names = captures.iter().map(|c| Attribute::string(c)).collect();
+            ir_attrs.push(("captures".to_string(), Attribute::Array(names)));
+        }
+        let result_types = self.result_types(node);
+        let loc = self.node_loc(node);
+        let op = self.create(OpKind::Foreign, operands, result_types, ir_attrs, loc)?;
+        self.finish_node(node, op)?;
+        Ok(op)
     }
 
     /// The node's op kind and the version of its schema at the model's
@@ -314,14 +366,15 @@ impl<'a> Importer<'a> {
     }
 
     /// Declared types of the node's outputs; unknown ones are a placeholder
-    /// that inference replaces.
+    /// that inference replaces (where it cannot, a kept foreign part
+    /// leaves "unknown", not a guess).
     pub(super) fn result_types(&self, node: &NodeProto) -> Vec<Type> {
         node.output
             .iter()
-            .map(|o| {
-                self.declared(o)
-                    .cloned()
-                    .unwrap_or_else(|| Type::unranked_tensor(Type::f32()))
+            .map(|o| match self.declared(o) {
+                Some(t) => t.clone(),
+                None if self.keep_foreign => crate::foreign::type_of(None),
+                None => Type::unranked_tensor(Type::f32()),
             })
             .collect()
     }

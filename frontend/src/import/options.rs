@@ -61,6 +61,11 @@ impl std::fmt::Display for InputShape {
 #[derive(Clone, Debug, Default)]
 pub struct ImportOptions {
     pub input_shapes: Vec<InputShape>,
+    /// Carry what onnxc does not know (other domains, unknown operators,
+    /// string and sequence values) through as `onnx.Foreign` ops and
+    /// foreign types instead of refusing it: for a fold, which writes
+    /// them back (a compile leaves it off: they cannot run).
+    pub keep_foreign: bool,
 }
 
 impl ImportOptions {

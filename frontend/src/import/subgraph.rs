@@ -139,7 +139,10 @@ impl<'a> Importer<'a> {
         let declared: Vec<Type> = g
             .input
             .iter()
-            .map(|vi| value_info_type(vi).unwrap_or_else(|_| placeholder.clone()))
+            .map(|vi| {
+                self.or_foreign(vi, value_info_type(vi))
+                    .unwrap_or_else(|_| placeholder.clone())
+            })
             .collect();
         let arg_types: Vec<Type> = declared
             .iter()

@@ -46,6 +46,11 @@ fn infer_op_with(
     let Some(kind) = OpKind::of(m, op) else {
         return Ok(None);
     };
+    // Nothing is known of a value onnxc does not know, nor of what it feeds.
+    let operand_types = m.operands(op).iter().map(|&v| m.value_type(v));
+    if operand_types.into_iter().any(crate::foreign::is_foreign) {
+        return Ok(None);
+    }
     let cx = Ctx { m, op, unify };
     Ok(rules::infer(&cx, kind)?.map(|tys| cx.fit(tys)))
 }

@@ -137,6 +137,8 @@ pub(super) fn infer(cx: &Ctx<'_>, kind: OpKind) -> Inferred {
         LabelEncoder => ml::label_encoder(cx),
         Constant => constant(cx),
         NoValue => Ok(Some(vec![Type::None])),
+        // A node onnxc does not know: its declared types stay.
+        Foreign => Ok(None),
         // No rule: string, map and sequence results, random tensors of an
         // attribute shape, SVM classifiers; their declared types stay.
         CastMap | CategoryMapper | DictVectorizer | MaxRoiPool | Multinomial | RandomNormal

@@ -9,6 +9,12 @@ use crate::types::{Type, DYN};
 
 const VIEW: Traits = Traits::PURE.union(Traits::VIEW);
 
+/// Marks a `memref.copy` into a slot (a subview) of a fresh buffer that
+/// only such copies write, their slots pairwise disjoint (Concat's
+/// inputs): the dealloc stage's `write-into-destination` may then compute
+/// the source in the slot.
+pub const DISJOINT_SLOT: &str = "onnxc.disjoint_slot";
+
 pub static OPS: [OpDef; 16] = [
     OpDef::new("memref.alloc", Traits::ALLOCATES, Syntax::Custom).verified(verify_alloc),
     OpDef::new("memref.alloca", Traits::ALLOCATES, Syntax::Custom).verified(verify_alloc),

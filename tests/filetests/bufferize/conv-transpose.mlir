@@ -11,7 +11,8 @@
 // CHECK:         memref.load %arg2[%{{.*}}] : memref<4xf32>
 // CHECK:         memref.store %{{.*}}, %[[OUT]]
 // CHECK:         %[[COLS:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
-// CHECK:         call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(%{{.*}}, %{{.*}}, %[[COLS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE:[^,]*]], %{{.*}}
+// CHECK:         %[[COLSV:.*]] = memref.cast %[[COLS]] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+// CHECK:         call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(%{{.*}}, %{{.*}}, %[[COLSV]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE:[^,]*]], %{{.*}}
 // CHECK:         scf.for
 // CHECK:         scf.if
 // CHECK:         memref.load %[[COLS]][%{{.*}}] : memref<?xf32>

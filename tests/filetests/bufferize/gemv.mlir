@@ -9,7 +9,7 @@
 // CHECK-LABEL: func.func @classifier_head
 // CHECK:         memref.get_global @{{__constant_[0-9]+}} : memref<40x20xf32>
 // CHECK:         call @[[G:__onnxc_gemm_f32_v8_m1_[0-9a-f]+]](
-// CHECK:       func.func private @[[G]](%arg0: memref<?xf32>, %arg1: memref<?xf32>, %arg2: memref<?xf32>, %arg3: memref<?xf32>, %arg4: index
+// CHECK:       func.func private @[[G]](%arg0: memref<?xf32>, %arg1: memref<?xf32>, %arg2: memref<?xf32, strided<[1], offset: ?>>, %arg3: memref<?xf32>, %arg4: index
 // CHECK:         %[[ONE:.*]] = arith.cmpi eq, %arg4, %{{.*}} : index
 // CHECK:         scf.if %[[ONE]] {
 // CHECK:           %[[WHOLE:.*]] = arith.cmpi sle, %{{.*}}, %arg5 : index
@@ -17,7 +17,7 @@
 // CHECK:             vector.load %arg1[%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK:             vector.fma
 // CHECK-NOT:         vector.maskedstore
-// CHECK:             vector.store %{{.*}}, %arg2[%{{.*}}] : memref<?xf32>, vector<8xf32>
+// CHECK:             vector.store %{{.*}}, %arg2[%{{.*}}] : memref<?xf32, strided<[1], offset: ?>>, vector<8xf32>
 // CHECK:           } else {
 // CHECK:             vector.maskedload %arg1[%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32>
 // CHECK:             vector.fma

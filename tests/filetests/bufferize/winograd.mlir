@@ -101,10 +101,10 @@ func.func @residual(%x: tensor<1x40x8x8xf32>) -> tensor<1x40x8x8xf32> {
 // epilogue reads with C's offsets; an Add whose other value comes after
 // the conv, or broadcasts, stays an Add.
 // CHECK-LABEL: func.func @pointwise_residual
-// CHECK:         call @[[RES:__onnxc_gemm_f32_v8_m1_[0-9a-f]+]](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, index
-// CHECK:         call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (memref<?xf32>, memref<?xf32>, memref<?xf32>, index
+// CHECK:         call @[[RES:__onnxc_gemm_f32_v8_m1_[0-9a-f]+]](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (memref<?xf32>, memref<?xf32>, memref<?xf32, strided<[1], offset: ?>>, memref<?xf32>, index
+// CHECK:         call @{{__onnxc_gemm_f32_v8_m1_[0-9a-f]+}}(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (memref<?xf32>, memref<?xf32>, memref<?xf32, strided<[1], offset: ?>>, index
 // CHECK:         arith.addf
-// CHECK:       func.func private @[[RES]](%arg0: memref<?xf32>, %arg1: memref<?xf32>, %arg2: memref<?xf32>, %arg3: memref<?xf32>, %arg4: index
+// CHECK:       func.func private @[[RES]](%arg0: memref<?xf32>, %arg1: memref<?xf32>, %arg2: memref<?xf32, strided<[1], offset: ?>>, %arg3: memref<?xf32>, %arg4: index
 // CHECK:         vector.maskedload %arg3[%{{.*}}]
 func.func @pointwise_residual(%x: tensor<1x8x4x4xf32>, %b: tensor<1x8x1x1xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8x1x1xf32>} : () -> tensor<8x8x1x1xf32>

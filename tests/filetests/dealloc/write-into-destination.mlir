@@ -1,0 +1,105 @@
+// RUN: onnxc opt %s -p "write-into-destination" | filecheck
+
+// Concat's inputs computed in their slots of the result: a flat
+// element-wise writer (its cast moves to the slot's offset, 8) and a
+// strided writer (its stores go to the slot view); no copy, no buffer of
+// their own.
+// CHECK-LABEL: func.func @concat_two
+// CHECK:       %[[O:.*]] = memref.alloc() : memref<1x4x4xi64>
+// CHECK:       %[[S0:.*]] = memref.subview %[[O]][0, 0, 0] [1, 2, 4] [1, 1, 1]
+// CHECK:       %[[F:.*]] = memref.reinterpret_cast %[[O]] to offset: [0], sizes: [%{{.*}}], strides: [1] : memref<1x4x4xi64> to memref<?xi64, strided<[1]>>
+// CHECK:       memref.store %{{.*}}, %[[F]][%{{.*}}]
+// CHECK:       %[[S1:.*]] = memref.subview %[[O]][0, 2, 0] [1, 2, 4] [1, 1, 1]
+// CHECK:       memref.store %{{.*}}, %[[S1]][%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK-NOT:   memref.copy
+// CHECK-NOT:   memref.alloc
+// CHECK:       return %[[O]]
+func.func @concat_two(%x: memref<8xi64>) -> memref<1x4x4xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %a = memref.alloc() : memref<1x2x4xi64>
+  %af = memref.reinterpret_cast %a to offset: [0], sizes: [%c8], strides: [1] : memref<1x2x4xi64> to memref<?xi64>
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xi64>
+    memref.store %v, %af[%i] : memref<?xi64>
+  }
+  %b = memref.alloc() : memref<1x2x4xi64>
+  scf.for %i = %c0 to %c2 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %k = arith.muli %i, %c4 : index
+      %n = arith.addi %k, %j : index
+      %v = memref.load %x[%n] : memref<8xi64>
+      %w = arith.muli %v, %v : i64
+      memref.store %w, %b[%c0, %i, %j] : memref<1x2x4xi64>
+    }
+  }
+  %o = memref.alloc() : memref<1x4x4xi64>
+  %s0 = memref.subview %o[0, 0, 0] [1, 2, 4] [1, 1, 1] : memref<1x4x4xi64> to memref<1x2x4xi64, strided<[16, 4, 1]>>
+  memref.copy %a, %s0 {onnxc.disjoint_slot} : memref<1x2x4xi64> to memref<1x2x4xi64, strided<[16, 4, 1]>>
+  memref.dealloc %a : memref<1x2x4xi64>
+  %s1 = memref.subview %o[0, 2, 0] [1, 2, 4] [1, 1, 1] : memref<1x4x4xi64> to memref<1x2x4xi64, strided<[16, 4, 1], offset: 8>>
+  memref.copy %b, %s1 {onnxc.disjoint_slot} : memref<1x2x4xi64> to memref<1x2x4xi64, strided<[16, 4, 1], offset: 8>>
+  memref.dealloc %b : memref<1x2x4xi64>
+  return %o : memref<1x4x4xi64>
+}
+
+// Kept: a copy without the marker (nothing says the slots are disjoint);
+// a source read after the copy; a flat writer into a slot that is not
+// contiguous (two rows before the axis).
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-3: memref.copy
+func.func @kept(%x: memref<8xi64>) -> memref<2x4x2xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c8_i64 = arith.constant 8 : i64
+  %o = memref.alloc() : memref<2x4x2xi64>
+  %a = memref.alloc() : memref<2x1x2xi64>
+  memref.store %c8_i64, %a[%c0, %c0, %c0] : memref<2x1x2xi64>
+  %s0 = memref.subview %o[0, 0, 0] [2, 1, 2] [1, 1, 1] : memref<2x4x2xi64> to memref<2x1x2xi64, strided<[8, 2, 1]>>
+  memref.copy %a, %s0 : memref<2x1x2xi64> to memref<2x1x2xi64, strided<[8, 2, 1]>>
+  memref.dealloc %a : memref<2x1x2xi64>
+  %b = memref.alloc() : memref<2x1x2xi64>
+  memref.store %c8_i64, %b[%c0, %c0, %c0] : memref<2x1x2xi64>
+  %s1 = memref.subview %o[0, 1, 0] [2, 1, 2] [1, 1, 1] : memref<2x4x2xi64> to memref<2x1x2xi64, strided<[8, 2, 1], offset: 2>>
+  memref.copy %b, %s1 {onnxc.disjoint_slot} : memref<2x1x2xi64> to memref<2x1x2xi64, strided<[8, 2, 1], offset: 2>>
+  %r = memref.load %b[%c0, %c0, %c0] : memref<2x1x2xi64>
+  memref.store %r, %o[%c1, %c1, %c1] : memref<2x4x2xi64>
+  memref.dealloc %b : memref<2x1x2xi64>
+  %c = memref.alloc() : memref<2x2x2xi64>
+  %cf = memref.reinterpret_cast %c to offset: [0], sizes: [%c8], strides: [1] : memref<2x2x2xi64> to memref<?xi64>
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %c8_i64, %cf[%i] : memref<?xi64>
+  }
+  %s2 = memref.subview %o[0, 2, 0] [2, 2, 2] [1, 1, 1] : memref<2x4x2xi64> to memref<2x2x2xi64, strided<[8, 2, 1], offset: 4>>
+  memref.copy %c, %s2 {onnxc.disjoint_slot} : memref<2x2x2xi64> to memref<2x2x2xi64, strided<[8, 2, 1], offset: 4>>
+  memref.dealloc %c : memref<2x2x2xi64>
+  return %o : memref<2x4x2xi64>
+}
+
+// A Concat of a Concat: the inner result is itself a slot of the outer
+// one, so its inputs' slots become views of the outer buffer (offsets
+// summed, 4 + 2), and one buffer remains.
+// CHECK-LABEL: func.func @nested
+// CHECK:       %[[OUT:.*]] = memref.alloc() : memref<1x8x2xi64>
+// CHECK:       memref.subview %[[OUT]][0, 6, 0] [1, 1, 2] [1, 1, 1] : memref<1x8x2xi64> to memref<1x1x2xi64, strided<[16, 2, 1], offset: 12>>
+// CHECK-NOT:   memref.copy
+// CHECK-NOT:   memref.alloc
+// CHECK:       return %[[OUT]]
+func.func @nested(%v: i64) -> memref<1x8x2xi64> {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<1x1x2xi64>
+  memref.store %v, %a[%c0, %c0, %c0] : memref<1x1x2xi64>
+  %inner = memref.alloc() : memref<1x4x2xi64>
+  %s = memref.subview %inner[0, 2, 0] [1, 1, 2] [1, 1, 1] : memref<1x4x2xi64> to memref<1x1x2xi64, strided<[8, 2, 1], offset: 4>>
+  memref.copy %a, %s {onnxc.disjoint_slot} : memref<1x1x2xi64> to memref<1x1x2xi64, strided<[8, 2, 1], offset: 4>>
+  memref.dealloc %a : memref<1x1x2xi64>
+  %out = memref.alloc() : memref<1x8x2xi64>
+  %t = memref.subview %out[0, 4, 0] [1, 4, 2] [1, 1, 1] : memref<1x8x2xi64> to memref<1x4x2xi64, strided<[16, 2, 1], offset: 8>>
+  memref.copy %inner, %t {onnxc.disjoint_slot} : memref<1x4x2xi64> to memref<1x4x2xi64, strided<[16, 2, 1], offset: 8>>
+  memref.dealloc %inner : memref<1x4x2xi64>
+  return %out : memref<1x8x2xi64>
+}
