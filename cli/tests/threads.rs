@@ -215,7 +215,7 @@ fn one_thread_compiles_serial_code_and_the_choice_is_recorded() {
     assert!(!serial.contains("GOMP_parallel"));
     assert!(!serial.contains("__onnxc_team"));
     let three = ll(&["--threads", "3"]);
-    assert!(three.contains("call void @GOMP_parallel("));
+    assert!(three.contains("call void @GOMP_parallel_loop_dynamic("));
     assert!(
         three.contains("@__onnxc_team(i64 %"),
         "team size from the trip count"

@@ -10,9 +10,10 @@
 //! }
 //! ```
 //!
-//! The LLVM emitter turns the marked call into a `GOMP_parallel` of a
-//! trampoline that unpacks a context struct of the arguments and runs the
-//! function on the thread's static chunk of `[lb, ub)`; a team of one
+//! The LLVM emitter turns the marked call into a
+//! `GOMP_parallel_loop_dynamic` of a trampoline that unpacks a context
+//! struct of the arguments and runs the function on each chunk of
+//! `[lb, ub)` its thread claims; a team of one
 //! (one iteration, one thread, or inside a running parallel region) calls
 //! the function directly (see `llvm::parallel`). `N` is the compile-time
 //! thread count, 0 for all cores of the machine that runs the code; the

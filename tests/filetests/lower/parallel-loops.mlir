@@ -37,11 +37,12 @@
 // SERIAL-NOT: __onnxc_num_threads
 // SERIAL: arith.constant 1 : index
 //
-// The trampoline unpacks the context and runs the thread's chunk.
+// The trampoline unpacks the context and runs the chunks it claims.
 // LLVM: call i64 @__onnxc_team(
-// LLVM: call void @GOMP_parallel(ptr @__onnxc_parallel{{[0-9]+}}.omp, ptr
+// LLVM: call void @GOMP_parallel_loop_dynamic(ptr @__onnxc_parallel{{[0-9]+}}.omp, ptr
 // LLVM: define internal void @__onnxc_parallel{{[0-9]+}}.omp(ptr %ctx)
-// LLVM: call i32 @omp_get_thread_num()
+// LLVM: call zeroext i1 @GOMP_loop_dynamic_next(ptr %first, ptr %end)
+// LLVM: call void @GOMP_loop_end_nowait()
 //
 // sum(i*i, i < 100) + 33 * 1000 = 361350; sum of b = 16200.
 // EXEC: 361350
