@@ -249,8 +249,9 @@ impl Schedule {
         ));
     }
     /// After a team ran: `bad`, a serial stretch twice as long as the last
-    /// (at most `cap`); `good`, the next one half as long; else the state
-    /// stays.
+    /// (at most `cap`); `good`, the next one a call shorter (a lucky team
+    /// on a busy machine must not undo what the bad ones taught); else the
+    /// state stays.
     fn update(&self, cx: &mut FnCx<'_>, bad: &str, good: &str) {
         cx.mcx
             .declare("llvm.umin.i32", "declare i32 @llvm.umin.i32(i32, i32)");
@@ -264,8 +265,12 @@ impl Schedule {
             "call i32 @llvm.umin.i32(i32 {longer}, i32 {})",
             self.cap
         ));
-        let halved = cx.assign(format!("lshr i32 {last}, 1"));
-        let kept = cx.assign(format!("select i1 {good}, i32 {halved}, i32 {last}"));
+        cx.mcx.declare(
+            "llvm.usub.sat.i32",
+            "declare i32 @llvm.usub.sat.i32(i32, i32)",
+        );
+        let shorter = cx.assign(format!("call i32 @llvm.usub.sat.i32(i32 {last}, i32 1)"));
+        let kept = cx.assign(format!("select i1 {good}, i32 {shorter}, i32 {last}"));
         let backoff = cx.assign(format!("select i1 {bad}, i32 {capped}, i32 {kept}"));
         let skip = cx.assign(format!("select i1 {bad}, i32 {capped}, i32 0"));
         for (g, v) in [(&self.backoff, &backoff), (&self.skip, &skip)] {
@@ -281,7 +286,8 @@ impl Schedule {
 /// runs serially for a while (the machine is busy). Otherwise the wait
 /// was waking the team, which the work did not pay for: the function
 /// runs serially for a while. Each stretch is twice as long as the last,
-/// and then a team tries again; a team that paid off halves the next.
+/// and then a team tries again; a team that paid off shortens the next by
+/// one call.
 fn adapt(cx: &mut FnCx<'_>, site: &Schedule, machine: &Schedule, region: &Region) {
     let worked = cx.assign(format!("mul i64 {}, 3", region.own));
     let span = cx.assign(format!("mul i64 {}, 2", region.wall));
