@@ -221,7 +221,12 @@ fn write_in_slot(m: &mut Module, copy: OpId) -> bool {
     let Some(free) = crate::motion::local_free(m, src, b) else {
         return false;
     };
-    if !m.is_before_in_block(copy, free) || touched_between(m, copy, free, src) {
+    let touched = || {
+        crate::motion::between(m, copy, free)
+            .into_iter()
+            .any(|o| crate::motion::touches(m, o, src))
+    };
+    if !m.is_before_in_block(copy, free) || touched() {
         return false;
     }
     let Some(uses) = source_uses(m, src, copy, free) else {
@@ -261,21 +266,6 @@ fn write_in_slot(m: &mut Module, copy: OpId) -> bool {
     m.replace_all_uses(src, slot);
     m.erase_op(alloc_src);
     true
-}
-
-/// Whether an op strictly between `from` and `to` (same block) uses `v`.
-fn touched_between(m: &Module, from: OpId, to: OpId, v: ValueId) -> bool {
-    let mut cur = m.next_op(from);
-    while let Some(o) = cur {
-        if o == to {
-            return false;
-        }
-        if m.collect_ops(o).iter().any(|&x| m.operands(x).contains(&v)) {
-            return true;
-        }
-        cur = m.next_op(o);
-    }
-    false
 }
 
 /// `cast` (of the source, at offset `o`) becomes the same cast of `dest`

@@ -129,7 +129,7 @@ pub fn elide_pass_info() -> PassInfo {
 }
 
 /// Ops of `b`'s block strictly between `from` and `to`.
-fn between(m: &Module, from: OpId, to: OpId) -> Vec<OpId> {
+pub(crate) fn between(m: &Module, from: OpId, to: OpId) -> Vec<OpId> {
     let mut out = Vec::new();
     let mut cur = m.next_op(from);
     while let Some(o) = cur {
@@ -143,7 +143,7 @@ fn between(m: &Module, from: OpId, to: OpId) -> Vec<OpId> {
 }
 
 /// True if `v` is an operand of `op` or of anything nested in it.
-fn touches(m: &Module, op: OpId, v: ValueId) -> bool {
+pub(crate) fn touches(m: &Module, op: OpId, v: ValueId) -> bool {
     m.collect_ops(op)
         .into_iter()
         .any(|o| m.operands(o).contains(&v))
