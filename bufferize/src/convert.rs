@@ -289,24 +289,58 @@ pub fn contiguous(b: &mut Builder<'_>, v: ValueId) -> ValueId {
     out
 }
 
-/// Size of every dim of a memref: constants for static dims, `memref.dim` otherwise.
+/// Size of every dim of a memref: constants for static dims, the size
+/// operand of the op that made it (an allocation, a reinterpret_cast) for
+/// dynamic ones, `memref.dim` otherwise.
 pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
     let shape =
         b.m.value_type(v)
             .shape()
             .map(<[i64]>::to_vec)
             .unwrap_or_default();
+    let given = size_operands(b.m, v, &shape);
     shape
         .iter()
         .enumerate()
-        .map(|(i, &d)| {
-            if d == DYN {
-                b.dim(v, i)
-            } else {
-                b.const_index(d)
-            }
+        .map(|(i, &d)| match (d, given.as_ref().and_then(|g| g.get(i))) {
+            (DYN, Some(&Some(s))) => s,
+            (DYN, _) => b.dim(v, i),
+            (d, _) => b.const_index(d),
         })
         .collect()
+}
+
+/// The dynamic sizes of `v` (shape `shape`) as the operands of the
+/// allocation or reinterpret_cast that made it: a value per dim, None
+/// for static dims.
+fn size_operands(m: &Module, v: ValueId, shape: &[i64]) -> Option<Vec<Option<ValueId>>> {
+    let def = m.defining_op(v)?;
+    let operands = m.operands(def);
+    let dynamic = if m.is(def, "memref.alloc") {
+        operands
+    } else if m.is(def, "memref.reinterpret_cast") {
+        let segments = ir::dialects::memref::static_list(m, def, "operandSegmentSizes");
+        let n_off = usize::try_from(*segments.get(1)?).ok()?;
+        let n_sizes = usize::try_from(*segments.get(2)?).ok()?;
+        let statics = ir::dialects::memref::static_list(m, def, "static_sizes");
+        if statics.as_slice() != shape {
+            return None;
+        }
+        operands.get(1 + n_off..1 + n_off + n_sizes)?
+    } else {
+        return None;
+    };
+    let mut next = dynamic.iter();
+    let sizes: Vec<Option<ValueId>> = shape
+        .iter()
+        .map(|&d| (d == DYN).then(|| next.next().copied()).flatten())
+        .collect();
+    let all = next.next().is_none()
+        && sizes
+            .iter()
+            .zip(shape)
+            .all(|(s, &d)| s.is_some() == (d == DYN));
+    all.then_some(sizes)
 }
 
 /// Lowers one op of a tensor function at `b` (which must not sit inside

@@ -6,21 +6,27 @@
 //! copy %s -> %v {onnxc.disjoint_slot}; dealloc %s
 //! ```
 //! becomes `%o = alloc; %v = subview %o[..]; <the same through %v>`: the
-//! destination's allocation and the slot view (with the index arithmetic
-//! they need) move up to `%s`'s allocation, `%s`'s uses go to the slot,
-//! and the copy, `%s` and its free go away. Bufferize marks the copies
-//! whose destination slots are disjoint and written by nothing else
-//! (Concat's inputs); only those are taken.
+//! slot view (with the index arithmetic it needs, and the destination's
+//! allocation when that comes later) moves up to `%s`'s allocation, `%s`'s
+//! uses go to the slot, and the copy, `%s` and its free go away.
+//! Bufferize marks the copies whose destination slots are disjoint and
+//! written by nothing else: Concat's inputs (subviews of its result) and
+//! a Loop's scan rows (reinterpret_casts of the growing buffer, made ready
+//! before the body computes the slice); only those are taken.
 //!
 //! `%s`'s uses must accept a strided view: loads, stores, vector
-//! loads/stores, `memref.dim`. A flattening `reinterpret_cast` of `%s` (the
-//! element-wise kernels', the GEMM's) is taken when the slot is contiguous
-//! (the dims before the concatenation axis are 1) and the flat view is
-//! addressed through its descriptor (also by a GEMM function, whose output
-//! parameter takes any offset): it becomes the same cast of `%o` at the
-//! slot's offset.
+//! loads/stores, `memref.dim`, subviews of its rank (an inner Concat's
+//! slots, which become views of the slot). A flattening `reinterpret_cast`
+//! of `%s` (the element-wise kernels', the GEMM's) is taken when the slot
+//! is contiguous and the flat view is addressed through its descriptor
+//! (also by a GEMM function, whose output parameter takes any offset): it
+//! becomes the same cast of the buffer under the slot at the slot's
+//! offset (`slot_layout` reads both off the ops that made the slot). A
+//! copy from a row-major reshape of `%s` (an Unsqueeze) moves `%s` into a
+//! row-major view of the destination at the slot's offset.
 
 use crate::ownership::MANUAL_DEALLOCATION;
+use crate::slot_layout::{self, layout_of, Layout, Linear};
 use crate::support::ops_where;
 use ir::attr::Attribute;
 use ir::builder::ViewLayout;
@@ -104,7 +110,7 @@ fn source_uses(m: &Module, src: ValueId, copy: OpId, free: OpId) -> Option<Sourc
             continue;
         }
         let flat = m.is(u, "memref.reinterpret_cast")
-            && static_offset(m, u).is_some()
+            && cast_offset(m, u).is_some()
             && m.results(u).iter().all(|&r| reads_through_strides(m, r, 0));
         if !flat {
             return None;
@@ -120,19 +126,7 @@ fn unit_steps(m: &Module, view: OpId) -> bool {
         .all(|&s| s == 1)
 }
 
-/// A subview's offsets: static ones as constants, dynamic ones as their
-/// operands.
-fn view_offsets(m: &Module, view: OpId) -> Vec<Offset> {
-    let mut dynamic = m.operands(view).iter().skip(1).copied();
-    static_list(m, view, "static_offsets")
-        .into_iter()
-        .map(|o| match o {
-            DYN => dynamic.next().map_or(Offset::Static(DYN), Offset::Value),
-            o => Offset::Static(o),
-        })
-        .collect()
-}
-
+/// Where a slot starts, built: a constant or an index value.
 #[derive(Clone, Copy)]
 enum Offset {
     Static(i64),
@@ -182,99 +176,320 @@ fn callee_reads_through_strides(m: &Module, call: OpId, v: ValueId, depth: usize
 }
 
 fn static_offset(m: &Module, cast: OpId) -> Option<i64> {
+    match cast_offset(m, cast)? {
+        Offset::Static(o) => Some(o),
+        Offset::Value(_) => None,
+    }
+}
+
+/// A reinterpret_cast's offset: static, or its offset operand.
+fn cast_offset(m: &Module, cast: OpId) -> Option<Offset> {
     match m.attr(cast, "static_offsets")?.as_dense_array()? {
-        [o] if *o != DYN => Some(*o),
+        [DYN] => m.operand(cast, 1).map(Offset::Value),
+        [o] => Some(Offset::Static(*o)),
         _ => None,
     }
 }
 
-/// The offset of a view whose elements lie contiguously in row-major
-/// order (as a fresh buffer of its shape would), or None.
-fn contiguous_offset(t: &Type) -> Option<i64> {
-    let mt = t.as_memref()?;
-    let (strides, offset) = mt.strides_and_offset();
-    let mut inner = 1i64;
-    for (&size, &stride) in mt.shape.iter().zip(&strides).rev() {
-        if size != 1 && (size == DYN || stride != inner) {
-            return None;
-        }
-        inner = inner.checked_mul(size.max(1))?;
-    }
-    (offset != DYN).then_some(offset)
+/// What `write_in_slot` found it may do for one copy.
+struct Plan {
+    /// The copied buffer's allocation, and its free.
+    alloc: OpId,
+    free: OpId,
+    /// The copy reads a row-major reshape of the buffer, not the buffer.
+    reshaped: bool,
+    uses: SourceUses,
+    /// The slot and its view op.
+    slot: ValueId,
+    view: OpId,
+    /// Where a contiguous slot starts in the buffer under it.
+    start: Option<Linear>,
 }
 
 fn write_in_slot(m: &mut Module, copy: OpId) -> bool {
-    let (Some(src), Some(slot), Some(b)) =
-        (m.operand(copy, 0), m.operand(copy, 1), m.op_block(copy))
-    else {
+    let Some(plan) = plan_write(m, copy) else {
         return false;
     };
-    let Some(view) = m.defining_op(slot).filter(|&v| m.is(v, "memref.subview")) else {
-        return false;
-    };
-    let (Some(alloc_src), Some(dest)) = (plain_alloc(m, src, b), m.operand(view, 0)) else {
-        return false;
-    };
-    let Some(alloc_dest) = plain_alloc(m, dest, b) else {
-        return false;
-    };
-    let Some(free) = crate::motion::local_free(m, src, b) else {
-        return false;
-    };
-    let touched = || {
-        crate::motion::between(m, copy, free)
-            .into_iter()
-            .any(|o| crate::motion::touches(m, o, src))
-    };
-    if !m.is_before_in_block(copy, free) || touched() {
+    let ready = defined_before(m, plan.slot, plan.alloc);
+    if !ready && !make_slot_before(m, plan.view, plan.alloc) {
         return false;
     }
-    let Some(uses) = source_uses(m, src, copy, free) else {
-        return false;
+    let base = slot_layout::root(m, plan.slot);
+    let start = plan.start.as_ref().map(|l| build_offset(m, l, plan.view));
+    let home = match (plan.reshaped, start) {
+        (true, Some(at)) => reshaped_home(m, base, at, plan.alloc),
+        _ => plan.slot,
     };
-    let slot_offset = contiguous_offset(m.value_type(slot));
-    if !uses.casts.is_empty() && slot_offset.is_none() {
-        return false;
+    if let Some(at) = start {
+        for &cast in &plan.uses.casts {
+            recast_into(m, cast, base, at);
+        }
     }
-    if !m
-        .value_type(src)
-        .as_memref()
-        .is_some_and(|t| t.is_identity_layout())
+    for &inner in &plan.uses.views {
+        rebase_view(m, inner, home);
+    }
+    let src = m.operand(copy, 0);
+    m.erase_op(copy);
+    m.erase_op(plan.free);
+    if let Some(buffer) = m.result(plan.alloc, 0) {
+        m.replace_all_uses(buffer, home);
+    }
+    m.erase_op(plan.alloc);
+    // A reshape's cast, its home and the slot view may be left unused.
+    let home = Some(home).filter(|_| plan.reshaped);
+    for v in src
+        .filter(|_| plan.reshaped)
+        .into_iter()
+        .chain(home)
+        .chain([plan.slot])
     {
+        if let Some(d) = m.defining_op(v).filter(|_| !m.has_uses(v)) {
+            m.erase_op(d);
+        }
+    }
+    true
+}
+
+/// The checks before any change: the copy's source is a buffer of the
+/// block (or a row-major reshape of one) freed after the copy and used
+/// only through strides, flattening casts and subviews of its rank;
+/// flattening casts and reshapes need a contiguous slot.
+fn plan_write(m: &Module, copy: OpId) -> Option<Plan> {
+    let (src, slot, b) = (m.operand(copy, 0)?, m.operand(copy, 1)?, m.op_block(copy)?);
+    let view = m.defining_op(slot)?;
+    let is_view = m.is(view, "memref.subview") || m.is(view, "memref.reinterpret_cast");
+    let (alloc, reshaped) = source_buffer(m, src, b)?;
+    let buffer = m.result(alloc, 0)?;
+    let free = crate::motion::local_free(m, buffer, b)?;
+    let touched = crate::motion::between(m, copy, free)
+        .into_iter()
+        .any(|o| crate::motion::touches(m, o, buffer));
+    if !is_view || !m.is_before_in_block(copy, free) || touched {
+        return None;
+    }
+    let uses = source_uses(m, buffer, copy, free)?;
+    let start = layout_of(m, slot)
+        .filter(Layout::contiguous)
+        .map(|l| l.offset);
+    let identity = m
+        .value_type(buffer)
+        .as_memref()
+        .is_some_and(|t| t.is_identity_layout());
+    let flat = !uses.casts.is_empty() || reshaped;
+    if !identity || (flat && start.is_none()) {
+        return None;
+    }
+    let rank = m.value_type(buffer).shape().map_or(0, <[i64]>::len);
+    let same_rank = |&v: &OpId| {
+        m.result(v, 0)
+            .and_then(|r| m.value_type(r).shape())
+            .is_some_and(|s| s.len() == rank)
+    };
+    if !uses.views.iter().all(same_rank) {
+        return None;
+    }
+    Some(Plan {
+        alloc,
+        free,
+        reshaped,
+        uses,
+        slot,
+        view,
+        start,
+    })
+}
+
+/// The allocation a copy's source is: the source's own, or the one a
+/// row-major reshape of it (a contiguous reinterpret_cast at offset 0 with
+/// as many elements) views; and whether it was a reshape.
+fn source_buffer(m: &Module, src: ValueId, b: BlockId) -> Option<(OpId, bool)> {
+    if let Some(a) = plain_alloc(m, src, b) {
+        return Some((a, false));
+    }
+    let cast = m.defining_op(src)?;
+    if !m.is(cast, "memref.reinterpret_cast") || static_offset(m, cast) != Some(0) {
+        return None;
+    }
+    let a = plain_alloc(m, m.operand(cast, 0)?, b)?;
+    let (view, whole) = (layout_of(m, src)?, layout_of(m, m.result(a, 0)?)?);
+    let same = view.contiguous() && view.elements()? == whole.elements()?;
+    same.then_some((a, true))
+}
+
+/// `start` as an index value built after the slot's view op.
+fn build_offset(m: &mut Module, start: &Linear, view: OpId) -> Offset {
+    if let Some(c) = start.as_static() {
+        return Offset::Static(c);
+    }
+    let mut b = ir::Builder::new(m, InsertPoint::After(view));
+    Offset::Value(start.build(&mut b))
+}
+
+/// A row-major view of `base` at `at` with the shape of the buffer
+/// `alloc` allocates, made before it: where that buffer's elements go.
+fn reshaped_home(m: &mut Module, base: ValueId, at: Offset, alloc: OpId) -> ValueId {
+    let (ty, sizes) = match m.result(alloc, 0) {
+        Some(r) => (m.value_type(r).clone(), m.operands(alloc).to_vec()),
+        None => return base,
+    };
+    let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
+    let strides = ir::types::identity_strides(&shape);
+    let mut b = ir::Builder::new(m, InsertPoint::Before(alloc));
+    let mut all = Vec::with_capacity(shape.len());
+    let mut dynamic = sizes.iter();
+    for &d in &shape {
+        let v = dynamic.next().filter(|_| d == DYN).copied();
+        all.push(v.unwrap_or_else(|| b.const_index(d.max(0))));
+    }
+    let dyn_strides: Vec<ValueId> = strides
+        .iter()
+        .enumerate()
+        .filter(|(_, &s)| s == DYN)
+        .map(|(k, _)| {
+            let inside = all.get(k + 1..).unwrap_or(&[]);
+            inside
+                .iter()
+                .fold(b.const_index(1), |acc, &d| b.muli(acc, d))
+        })
+        .collect();
+    let elem = ty.element_type().clone();
+    let static_at = match at {
+        Offset::Static(o) => o,
+        Offset::Value(_) => DYN,
+    };
+    let view_ty = Type::memref_strided(shape.clone(), elem, static_at, strides.clone());
+    let layout = ViewLayout {
+        offsets: &[static_at],
+        sizes: &shape,
+        strides: &strides,
+    };
+    match at {
+        Offset::Value(v) => b.reinterpret_cast_at(base, v, layout, (&sizes, &dyn_strides), view_ty),
+        Offset::Static(_) => b.reinterpret_cast(base, layout, &sizes, &dyn_strides, view_ty),
+    }
+}
+
+/// `inner` (a unit-step subview of the source, of its rank) becomes the
+/// same subview of `home`, which took the source's place; its offset is
+/// static when `home`'s and its own are.
+fn rebase_view(m: &mut Module, inner: OpId, home: ValueId) {
+    let (Some(r), Some(home_ty)) = (m.result(inner, 0), m.value_type(home).as_memref()) else {
+        return;
+    };
+    let (strides, home_offset) = home_ty.strides_and_offset();
+    let elem = home_ty.elem.clone();
+    let offsets = static_list(m, inner, "static_offsets");
+    let offset = offsets
+        .iter()
+        .zip(&strides)
+        .try_fold(home_offset, |acc, (&o, &s)| {
+            let known = acc != DYN && o != DYN && s != DYN;
+            known.then(|| acc.checked_add(o.checked_mul(s)?)).flatten()
+        })
+        .unwrap_or(DYN);
+    let shape = m
+        .value_type(r)
+        .shape()
+        .map(<[i64]>::to_vec)
+        .unwrap_or_default();
+    m.set_operand(inner, 0, home);
+    m.set_value_type(r, Type::memref_strided(shape, elem, offset, strides));
+}
+
+/// Moves the slot view, with the index arithmetic it needs, to before the
+/// source's allocation, and with it the destination's allocation when
+/// that is a plain one of the block that comes later; false (nothing
+/// moved) when the destination is defined later otherwise or that
+/// arithmetic is not pure.
+fn make_slot_before(m: &mut Module, view: OpId, alloc_src: OpId) -> bool {
+    let (Some(b), Some(dest)) = (m.op_block(alloc_src), m.operand(view, 0)) else {
+        return false;
+    };
+    let alloc_dest = plain_alloc(m, dest, b).filter(|&a| !m.is_before_in_block(a, alloc_src));
+    if alloc_dest.is_none() && !defined_before(m, dest, alloc_src) {
         return false;
     }
-    // The destination and its slot view are made where the source was.
-    let mut needed: Vec<ValueId> = m.operands(alloc_dest).to_vec();
+    for op in alloc_dest.into_iter().chain([view]) {
+        size_operands_from_layouts(m, op);
+    }
+    let mut needed: Vec<ValueId> = alloc_dest.map_or(Vec::new(), |a| m.operands(a).to_vec());
     needed.extend(m.operands(view).iter().skip(1));
     if !hoist_computation(m, &needed, alloc_src) {
         return false;
     }
-    if m.is_before_in_block(alloc_src, alloc_dest) {
-        m.move_to(alloc_dest, InsertPoint::Before(alloc_src));
+    if let Some(a) = alloc_dest {
+        m.move_to(a, InsertPoint::Before(alloc_src));
     }
     m.move_to(view, InsertPoint::Before(alloc_src));
-    if let Some(base) = slot_offset {
-        for cast in uses.casts {
-            recast_into(m, cast, dest, base);
-        }
-    }
-    for inner in uses.views {
-        compose_views(m, inner, view, dest);
-    }
-    m.erase_op(copy);
-    m.erase_op(free);
-    m.replace_all_uses(src, slot);
-    m.erase_op(alloc_src);
     true
 }
 
-/// `cast` (of the source, at offset `o`) becomes the same cast of `dest`
-/// at `base + o`, its type's offset moved with it.
-fn recast_into(m: &mut Module, cast: OpId, dest: ValueId, base: i64) {
-    let o = static_offset(m, cast).unwrap_or(0);
-    let offset = base.saturating_add(o);
-    m.set_operand(cast, 0, dest);
-    m.set_attr(cast, "static_offsets", Attribute::i64_array(&[offset]));
+/// `op`'s operands that are `memref.dim`s of views whose layout gives the
+/// size as a value become that value: a Concat's slot sizes are read off
+/// its inputs, which are computed after the slot once they are written
+/// there.
+fn size_operands_from_layouts(m: &mut Module, op: OpId) {
+    for (i, v) in m.operands(op).to_vec().into_iter().enumerate() {
+        let Some(dim) = m.defining_op(v).filter(|&d| m.is(d, "memref.dim")) else {
+            continue;
+        };
+        let index = m.operand(dim, 1).and_then(|k| {
+            let k = m.defining_op(k).filter(|&c| m.is(c, "arith.constant"))?;
+            usize::try_from(m.attr(k, "value")?.as_int()?).ok()
+        });
+        let size = m
+            .operand(dim, 0)
+            .zip(index)
+            .and_then(|(x, k)| layout_of(m, x)?.sizes.get(k)?.as_value());
+        if let Some(size) = size {
+            m.set_operand(op, i, size);
+        }
+    }
+}
+
+/// Whether `v` is defined before `point`: earlier in its block, or in a
+/// block around it.
+fn defined_before(m: &Module, v: ValueId, point: OpId) -> bool {
+    let (block, def) = match m.value_def(v) {
+        ir::ValueDef::Result(d, _) => (m.op_block(d), Some(d)),
+        ir::ValueDef::BlockArg(blk, _) => (Some(blk), None),
+        ir::ValueDef::Erased => return false,
+    };
+    let Some(here) = block.and_then(|blk| m.ancestor_in_block(blk, point)) else {
+        return false;
+    };
+    def.is_none_or(|d| d != here && m.is_before_in_block(d, here))
+}
+
+/// `cast` (of the source, at offset `o`) becomes the same cast of `base`
+/// at the slot's offset plus `o`, its type's offset moved with it.
+fn recast_into(m: &mut Module, cast: OpId, base: ValueId, start: Offset) {
+    let Some(own) = cast_offset(m, cast) else {
+        return;
+    };
+    m.set_operand(cast, 0, base);
+    let offset = match (start, own) {
+        (Offset::Static(a), Offset::Static(o)) => {
+            let offset = a.saturating_add(o);
+            m.set_attr(cast, "static_offsets", Attribute::i64_array(&[offset]));
+            offset
+        }
+        (a, o) => {
+            let mut b = ir::Builder::new(m, InsertPoint::Before(cast));
+            let at = match (a, o) {
+                (Offset::Value(a), Offset::Static(0)) => a,
+                (a, o) => {
+                    let (a, o) = (offset_value(&mut b, a), offset_value(&mut b, o));
+                    b.addi(a, o)
+                }
+            };
+            match own {
+                Offset::Value(_) => m.set_operand(cast, 1, at),
+                Offset::Static(_) => set_dynamic_offset(m, cast, at),
+            }
+            DYN
+        }
+    };
     for r in m.results(cast).to_vec() {
         if let Some(mt) = m.value_type(r).as_memref() {
             let (strides, _) = mt.strides_and_offset();
@@ -284,68 +499,28 @@ fn recast_into(m: &mut Module, cast: OpId, dest: ValueId, base: i64) {
     }
 }
 
-/// `inner` (a unit-step subview of the source) becomes the same view of
-/// `dest` at the slot's offsets plus its own: one view, not a view of a
-/// view, whose layout is `dest`'s strides at the summed offset.
-fn compose_views(m: &mut Module, inner: OpId, slot: OpId, dest: ValueId) {
-    let (Some(r), Some(dest_ty)) = (m.result(inner, 0), m.value_type(dest).as_memref()) else {
-        return;
-    };
-    let (strides, _) = dest_ty.strides_and_offset();
-    let elem = dest_ty.elem.clone();
-    let (outer, own) = (view_offsets(m, slot), view_offsets(m, inner));
-    let sizes = static_list(m, inner, "static_sizes");
-    let n_dyn_offsets = own.iter().filter(|o| matches!(o, Offset::Value(_))).count();
-    let dyn_sizes: Vec<ValueId> = m.operands(inner)[1 + n_dyn_offsets..].to_vec();
-    let shape = m
-        .value_type(r)
-        .shape()
-        .map(<[i64]>::to_vec)
-        .unwrap_or_default();
-    let mut b = ir::Builder::new(m, InsertPoint::Before(inner));
-    let mut statics = Vec::new();
-    let mut dynamic = Vec::new();
-    let mut linear = Some(0i64);
-    for ((&a, &c), &stride) in outer.iter().zip(&own).zip(&strides) {
-        let sum = match (a, c) {
-            (Offset::Static(x), Offset::Static(y)) if x != DYN && y != DYN => {
-                Offset::Static(x.saturating_add(y))
-            }
-            _ => {
-                let (x, y) = (offset_value(&mut b, a), offset_value(&mut b, c));
-                Offset::Value(b.addi(x, y))
-            }
-        };
-        match sum {
-            Offset::Static(s) => {
-                statics.push(s);
-                linear = linear.and_then(|l| (stride != DYN).then(|| l + s * stride));
-            }
-            Offset::Value(v) => {
-                statics.push(DYN);
-                dynamic.push(v);
-                linear = None;
-            }
-        }
-    }
-    let n_dyn = dynamic.len();
-    dynamic.extend(dyn_sizes);
-    let ty = Type::memref_strided(shape, elem, linear.unwrap_or(DYN), strides);
-    let layout = ViewLayout {
-        offsets: &statics,
-        sizes: &sizes,
-        strides: &vec![1; sizes.len()],
-    };
-    let composed = b.subview(dest, layout, n_dyn, &dynamic, ty);
-    m.replace_all_uses(r, composed);
-    m.erase_op(inner);
-}
-
 fn offset_value(b: &mut ir::Builder<'_>, o: Offset) -> ValueId {
     match o {
         Offset::Static(c) => b.const_index(c),
         Offset::Value(v) => v,
     }
+}
+
+/// A reinterpret_cast with a static offset takes the value `at` instead.
+fn set_dynamic_offset(m: &mut Module, cast: OpId, at: ValueId) {
+    let mut operands = m.operands(cast).to_vec();
+    operands.insert(1.min(operands.len()), at);
+    m.set_operands(cast, &operands);
+    m.set_attr(cast, "static_offsets", Attribute::i64_array(&[DYN]));
+    let mut segments = static_list(m, cast, "operandSegmentSizes");
+    if let Some(n) = segments.get_mut(1) {
+        *n = 1;
+    }
+    m.set_attr(
+        cast,
+        "operandSegmentSizes",
+        Attribute::DenseArray(Type::i(32), segments.as_slice().into()),
+    );
 }
 
 /// Moves the pure ops computing `values` that come at or after `point`

@@ -12,7 +12,7 @@ use crate::convert::{alloc, dims, lower_region_block, Lowering};
 use crate::loops::{loop_nest, Bounds};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
-use ir::{BlockId, Builder, Diagnostic, InsertPoint, OpId, Result, Type, ValueId, DYN};
+use ir::{BlockId, Builder, Diagnostic, OpId, Result, Type, ValueId, DYN};
 use onnx::ops;
 use std::cell::RefCell;
 
@@ -45,14 +45,6 @@ fn result_types(b: &Builder<'_>, op: OpId) -> Result<Vec<Type>> {
     (0..b.m.results(op).len())
         .map(|i| result_memref_type(b.m, op, i))
         .collect()
-}
-
-/// The block a region builder appends to.
-fn block_of(b: &Builder<'_>) -> Option<BlockId> {
-    match b.ip() {
-        InsertPoint::End(blk) | InsertPoint::Start(blk) => Some(blk),
-        InsertPoint::Before(o) | InsertPoint::After(o) => b.m.op_block(o),
-    }
 }
 
 /// Keeps the first error a region builder (a closure) meets.
@@ -121,7 +113,7 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
         }
         let mut st = state.borrow_mut();
         let (cx, err, failed) = &mut *st;
-        let Some(dst) = block_of(ib) else {
+        let Some(dst) = ib.block() else {
             return Vec::new();
         };
         match lower_region_block(cx, ib.m, src, dst) {
@@ -457,7 +449,9 @@ fn loop_body(
     let k = scans.len();
     let n = types.len().saturating_sub(k);
     let body_args = ab.m.block_args(src).to_vec();
-    let after = block_of(ab).ok_or_else(|| op_error(ab.m, op, "no block for the body"))?;
+    let after = ab
+        .block()
+        .ok_or_else(|| op_error(ab.m, op, "no block for the body"))?;
     let it = alloc(ab, &Type::memref(vec![], Type::i64()), &[]);
     let itv = from_index(ab, args[0], &Type::i64());
     ab.store(itv, it, &[]);
@@ -548,7 +542,7 @@ pub fn scan_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
             let row = load_row(ib, inputs[n + j], i);
             cx.bind(body_args[n + j], row);
         }
-        let Some(blk) = block_of(ib) else {
+        let Some(blk) = ib.block() else {
             return carried;
         };
         let ys = match lower_region_block(cx, ib.m, src, blk) {

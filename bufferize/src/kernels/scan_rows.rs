@@ -12,9 +12,9 @@
 
 use super::checks;
 use crate::convert::{alloc, dims};
-use crate::loops::{loop_nest, Bounds};
 use ir::builder::CmpI;
-use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use ir::dialects::memref::DISJOINT_SLOT;
+use ir::{Attribute, Builder, InsertPoint, OpId, Result, Type, ValueId, DYN};
 
 /// Rows of the first allocation.
 const FIRST_ROWS: i64 = 4;
@@ -49,7 +49,12 @@ impl Growing {
     }
 
     /// Stores slice `y` as row `i`, growing the buffer first when full;
-    /// the carried values of the next iteration.
+    /// the carried values of the next iteration. When `y` is a buffer the
+    /// body allocates, the row is made ready as soon as that buffer's dims
+    /// are known, before the body computes what goes into it, and `y` is
+    /// copied into it with a `DISJOINT_SLOT` copy: the dealloc stage's
+    /// write-into-destination then computes `y` (and a Concat's inputs
+    /// that make it) in the row.
     pub fn push(
         &self,
         b: &mut Builder<'_>,
@@ -58,12 +63,56 @@ impl Growing {
         (y, i): (ValueId, ValueId),
         out: usize,
     ) -> Result<Vec<ValueId>> {
+        let here = b.block();
+        let alloc_of_y = b
+            .m
+            .defining_op(y)
+            .filter(|&a| b.m.is(a, "memref.alloc") && here.is_some() && b.m.op_block(a) == here);
+        let loc = b.loc.clone();
+        let early = alloc_of_y.zip(here).and_then(|(a, blk)| {
+            let at = earliest_point(b.m, a, blk);
+            let mut early = Builder::new(b.m, at).with_loc(loc);
+            let dy = alloc_dims(&mut early, a, y)?;
+            Some(self.open_row(&mut early, op, carried, (&dy, i), out))
+        });
+        let (slot, next) = match early {
+            Some(row) => row?,
+            None => {
+                let dy = dims(b, y);
+                self.open_row(b, op, carried, (&dy, i), out)?
+            }
+        };
+        b.op(
+            "memref.copy",
+            &[y, slot],
+            &[],
+            &[(DISJOINT_SLOT, Attribute::Unit)],
+        );
+        Ok(next)
+    }
+
+    /// Row `i` for a slice of dims `dy` (checked against the kept ones),
+    /// after growing the buffer when full: the row's view (contiguous, at
+    /// offset `i * row`) and the carried values of the next iteration.
+    fn open_row(
+        &self,
+        b: &mut Builder<'_>,
+        op: OpId,
+        carried: &[ValueId],
+        (dy, i): (&[ValueId], ValueId),
+        out: usize,
+    ) -> Result<(ValueId, Vec<ValueId>)> {
         let (flat, cap, kept) = (carried[0], carried[1], &carried[2..]);
-        let dy = dims(b, y);
         let zero = b.const_index(0);
         let first = b.cmpi(CmpI::Eq, i, zero);
         let mut now = Vec::with_capacity(dy.len());
-        for (k, (&have, &want)) in kept.iter().zip(&dy).enumerate() {
+        let shape = self.slice_shape();
+        for (k, (&have, &want)) in kept.iter().zip(dy).enumerate() {
+            if let Some(&d) = shape.get(k).filter(|&&d| d != DYN) {
+                // The type fixes it for every slice.
+                now.push(b.const_index(d));
+                continue;
+            }
             let d = b.select(first, want, have);
             let msg = format!("result {out}: slice dim {k} changes between iterations");
             checks::equal(b, op, want, d, &msg)?;
@@ -85,20 +134,25 @@ impl Growing {
             Some(&mut |_| vec![flat, cap]),
         );
         let (flat, cap) = (b.m.results(grown)[0], b.m.results(grown)[1]);
-        let mut sizes = vec![cap];
-        sizes.extend_from_slice(&now);
-        let shape = self.ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-        let view = super::shape::reinterpret(b, flat, &self.ty, &shape, &sizes);
-        let bounds = Bounds::new(b);
-        loop_nest(b, &bounds, &now, &mut |b, ivs| {
-            let v = b.load(y, ivs);
-            let mut at = vec![i];
-            at.extend_from_slice(ivs);
-            b.store(v, view, &at);
-        });
+        let slot = self.row_view(b, flat, (i, row), &now);
         let mut next = vec![flat, cap];
         next.extend(now);
-        Ok(next)
+        Ok((slot, next))
+    }
+
+    /// Row `i` of `flat` as a row-major view of the slice shape at offset
+    /// `i * row`.
+    fn row_view(
+        &self,
+        b: &mut Builder<'_>,
+        flat: ValueId,
+        (i, row): (ValueId, ValueId),
+        now: &[ValueId],
+    ) -> ValueId {
+        let shape = self.slice_shape();
+        let offset = b.muli(i, row);
+        let slice = (&self.ty, shape.as_slice(), now);
+        super::shape::row_major_view(b, flat, slice, Some(offset))
     }
 
     /// The result after `trips` iterations: the first rows of the buffer.
@@ -113,6 +167,40 @@ impl Growing {
     pub fn carried_len(&self) -> usize {
         2 + self.slice_shape().len()
     }
+}
+
+/// The first point of block `blk` where the dims `alloc` takes are
+/// defined: after the last of them the block defines, else its start.
+fn earliest_point(m: &ir::Module, alloc: OpId, blk: ir::BlockId) -> InsertPoint {
+    let mut last: Option<OpId> = None;
+    for &v in m.operands(alloc) {
+        let Some(d) = m.defining_op(v).and_then(|d| m.ancestor_in_block(blk, d)) else {
+            continue;
+        };
+        if last.is_none_or(|l| m.is_before_in_block(l, d)) {
+            last = Some(d);
+        }
+    }
+    last.map_or(InsertPoint::Start(blk), InsertPoint::After)
+}
+
+/// The dims of `y`, which `alloc` allocates, as values defined before it
+/// (its operands give the dynamic ones, in order); None when they do not
+/// line up.
+fn alloc_dims(b: &mut Builder<'_>, alloc: OpId, y: ValueId) -> Option<Vec<ValueId>> {
+    let shape = b.m.value_type(y).shape()?.to_vec();
+    let dynamic = b.m.operands(alloc).to_vec();
+    if dynamic.len() != shape.iter().filter(|&&d| d == DYN).count() {
+        return None;
+    }
+    let mut dynamic = dynamic.into_iter();
+    shape
+        .iter()
+        .map(|&d| match d {
+            DYN => dynamic.next(),
+            d => Some(b.const_index(d)),
+        })
+        .collect()
 }
 
 /// `x * y` for sizes, or `i64::MAX` when the product does not fit (an

@@ -451,6 +451,18 @@ pub fn reinterpret(
     sizes: &[ValueId],
 ) -> ValueId {
     let x = crate::convert::contiguous(b, x);
+    row_major_view(b, x, (ty, shape, sizes), None)
+}
+
+/// A row-major view of `buf`'s memory of shape `shape` (`sizes` its
+/// dims) at element `offset` (0 when None); typed `ty` when that fits (no
+/// dynamic stride, no offset), else strided.
+pub fn row_major_view(
+    b: &mut Builder<'_>,
+    buf: ValueId,
+    (ty, shape, sizes): (&Type, &[i64], &[ValueId]),
+    offset: Option<ValueId>,
+) -> ValueId {
     let strides = ir::types::identity_strides(shape);
     let dyn_sizes: Vec<ValueId> = shape
         .iter()
@@ -465,22 +477,22 @@ pub fn reinterpret(
         .filter(|(_, &s)| s == DYN)
         .map(|(i, _)| product(b, sizes.get(i + 1..).unwrap_or(&[])))
         .collect();
-    let result_ty = if strides.contains(&DYN) {
-        Type::memref_strided(
-            shape.to_vec(),
-            ty.element_type().clone(),
-            0,
-            strides.clone(),
-        )
+    let static_offset = if offset.is_some() { DYN } else { 0 };
+    let result_ty = if strides.contains(&DYN) || offset.is_some() {
+        let elem = ty.element_type().clone();
+        Type::memref_strided(shape.to_vec(), elem, static_offset, strides.clone())
     } else {
         ty.clone()
     };
     let layout = ViewLayout {
-        offsets: &[0],
+        offsets: &[static_offset],
         sizes: shape,
         strides: &strides,
     };
-    b.reinterpret_cast(x, layout, &dyn_sizes, &dyn_strides, result_ty)
+    match offset {
+        Some(at) => b.reinterpret_cast_at(buf, at, layout, (&dyn_sizes, &dyn_strides), result_ty),
+        None => b.reinterpret_cast(buf, layout, &dyn_sizes, &dyn_strides, result_ty),
+    }
 }
 
 /// A Transpose's permutation of a rank-`rank` input (reversed dims when

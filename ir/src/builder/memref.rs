@@ -4,7 +4,7 @@ use super::Builder;
 use crate::attr::Attribute;
 use crate::elements::Elements;
 use crate::module::{OpId, ValueId};
-use crate::types::Type;
+use crate::types::{Type, DYN};
 use std::sync::Arc;
 
 /// Static offsets, sizes and strides of a view op, with `DYN` where the
@@ -110,8 +110,9 @@ impl Builder<'_> {
         ];
         self.op1("memref.subview", &operands, ty, &attrs)
     }
-    /// `memref.reinterpret_cast src to offset: [0], sizes, strides`;
-    /// `dyn_sizes` and `dyn_strides` fill the `DYN` entries.
+    /// `memref.reinterpret_cast src to offset: [o], sizes, strides` with
+    /// the offset `layout.offsets` fixes; `dyn_sizes` and `dyn_strides`
+    /// fill the `DYN` entries.
     pub fn reinterpret_cast(
         &mut self,
         src: ValueId,
@@ -120,17 +121,48 @@ impl Builder<'_> {
         dyn_strides: &[ValueId],
         ty: Type,
     ) -> ValueId {
-        let mut operands = Vec::with_capacity(1 + dyn_sizes.len() + dyn_strides.len());
+        self.reinterpret_cast_with(src, (layout, None), dyn_sizes, dyn_strides, ty)
+    }
+    /// The same at the offset value `offset` (`layout.offsets` is ignored).
+    pub fn reinterpret_cast_at(
+        &mut self,
+        src: ValueId,
+        offset: ValueId,
+        layout: ViewLayout<'_>,
+        (dyn_sizes, dyn_strides): (&[ValueId], &[ValueId]),
+        ty: Type,
+    ) -> ValueId {
+        self.reinterpret_cast_with(src, (layout, Some(offset)), dyn_sizes, dyn_strides, ty)
+    }
+    fn reinterpret_cast_with(
+        &mut self,
+        src: ValueId,
+        (layout, offset): (ViewLayout<'_>, Option<ValueId>),
+        dyn_sizes: &[ValueId],
+        dyn_strides: &[ValueId],
+        ty: Type,
+    ) -> ValueId {
+        let mut operands = Vec::with_capacity(2 + dyn_sizes.len() + dyn_strides.len());
         operands.push(src);
+        operands.extend(offset);
         operands.extend_from_slice(dyn_sizes);
         operands.extend_from_slice(dyn_strides);
+        let offsets = match offset {
+            Some(_) => Attribute::i64_array(&[DYN]),
+            None => Attribute::i64_array(layout.offsets),
+        };
         let attrs = [
-            ("static_offsets", Attribute::i64_array(layout.offsets)),
+            ("static_offsets", offsets),
             ("static_sizes", Attribute::i64_array(layout.sizes)),
             ("static_strides", Attribute::i64_array(layout.strides)),
             (
                 "operandSegmentSizes",
-                segments([1, 0, dyn_sizes.len(), dyn_strides.len()]),
+                segments([
+                    1,
+                    usize::from(offset.is_some()),
+                    dyn_sizes.len(),
+                    dyn_strides.len(),
+                ]),
             ),
         ];
         self.op1("memref.reinterpret_cast", &operands, ty, &attrs)

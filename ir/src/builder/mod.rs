@@ -29,6 +29,13 @@ impl<'m> Builder<'m> {
     pub fn set_ip(&mut self, ip: InsertPoint) {
         self.ip = ip;
     }
+    /// The block ops are placed in.
+    pub fn block(&self) -> Option<BlockId> {
+        match self.ip {
+            InsertPoint::End(blk) | InsertPoint::Start(blk) => Some(blk),
+            InsertPoint::Before(o) | InsertPoint::After(o) => self.m.op_block(o),
+        }
+    }
     pub fn with_loc(mut self, loc: Location) -> Self {
         self.loc = loc;
         self

@@ -98,13 +98,17 @@ func.func @if_branch_kernel_error(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2
 // A Loop's scan output grows as the loop runs (no trip count needed): a
 // flat buffer and its capacity in rows are carried through the scf.while;
 // when full it is reallocated to twice the rows (the element count
-// saturating instead of overflowing), and each slice is stored through a
-// row view of it. The result is its first `trips` rows.
+// saturating instead of overflowing). The row (a view of it at `i * row`)
+// is made ready at the top of the iteration, as soon as the slice's dims
+// are known, and the slice is copied into it with a disjoint-slot copy
+// (write-into-destination then computes the slice there). The result is
+// the first `trips` rows.
 // CHECK-LABEL: func.func @loop_scan_grows
 // CHECK:         %[[E:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
-// CHECK:         %[[W:.*]]:{{.*}} = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %arg0, %[[B:.*]] = %[[E]], %[[CAP:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK:         %[[W:.*]]:{{.*}} = scf.while (%[[I0:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %arg0, %[[B:.*]] = %[[E]], %[[CAP:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
 // CHECK:           arith.cmpi slt
 // CHECK:         } do {
+// CHECK-NEXT:    ^bb0(%[[I:[a-z0-9]*]]: index
 // CHECK:           %[[FULL:.*]] = arith.cmpi uge
 // CHECK:           %[[G:.*]]:2 = scf.if %[[FULL]] -> (memref<?xf32>, index) {
 // CHECK:             arith.select
@@ -112,8 +116,11 @@ func.func @if_branch_kernel_error(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2
 // CHECK:             scf.yield %[[R]]
 // CHECK:           } else {
 // CHECK:             scf.yield %{{.*}}, %{{.*}} : memref<?xf32>, index
-// CHECK:           %[[V:.*]] = memref.reinterpret_cast %[[G]]#0
-// CHECK:           memref.store %{{.*}}, %[[V]]
+// CHECK:           %[[AT:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK:           %[[ROW:.*]] = memref.reinterpret_cast %[[G]]#0 to offset: [%[[AT]]], sizes: [3], strides: [1] : memref<?xf32> to memref<3xf32, strided<[1], offset: ?>>
+// CHECK:           %[[Y:.*]] = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+// CHECK:           arith.addf
+// CHECK:           memref.copy %[[Y]], %[[ROW]] {onnxc.disjoint_slot}
 // CHECK:           scf.yield
 // CHECK:         memref.reinterpret_cast %[[W]]#3
 func.func @loop_scan_grows(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>) {
