@@ -218,6 +218,47 @@ print([[d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim] for v 
     );
 }
 
+/// `dim_param`s that name no dim (`?`, `-1`: paddle2onnx's "any size")
+/// give every dim a size of its own: a model declared `[?, 3, ?, ?]` runs
+/// at 1×3×48×192, and its output matches numpy's.
+#[test]
+fn anonymous_dim_params_bind_nothing() {
+    let dir = workdir("anonymous_dims");
+    let script = "
+import sys, os, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+out = sys.argv[1]
+g = helper.make_graph([helper.make_node('Mul', ['x', 'y'], ['z'])], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['?', 3, '?', '-1']),
+     helper.make_tensor_value_info('y', TensorProto.FLOAT, ['?', 1, 1, '-1'])],
+    [helper.make_tensor_value_info('z', TensorProto.FLOAT, ['?', 3, '?', '?'])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]),
+          os.path.join(out, 'model.onnx'))
+x = np.arange(1 * 3 * 48 * 192, dtype=np.float32).reshape(1, 3, 48, 192) / 1000
+y = np.linspace(-1, 1, 192, dtype=np.float32).reshape(1, 1, 1, 192)
+for name, a in [('x', x), ('y', y), ('z', x * y)]:
+    open(os.path.join(out, name + '.pb'), 'wb').write(numpy_helper.from_array(a, name).SerializeToString())
+";
+    run_script(script, &dir);
+    let p = |f: &str| dir.join(f).display().to_string();
+    assert_ok(&run_model(&dir, &["x.pb", "y.pb"]));
+    let (_, got) = frontend::tensor_io::read_tensor_pb(Path::new(&p("out/output_0.pb"))).unwrap();
+    let (_, want) = frontend::tensor_io::read_tensor_pb(Path::new(&p("z.pb"))).unwrap();
+    assert_eq!(got.shape(), want.shape());
+    assert!(got.iter().zip(want.iter()).all(|(g, w)| g.f64() == w.f64()));
+}
+
+/// `onnxc run DIR/model.onnx --input DIR/I... --output-dir DIR/out`.
+fn run_model(dir: &Path, inputs: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_onnxc"));
+    cmd.arg("run").arg(dir.join("model.onnx"));
+    for i in inputs {
+        cmd.arg("--input").arg(dir.join(i));
+    }
+    cmd.arg("--output-dir").arg(dir.join("out"));
+    cmd.output().expect("run onnxc")
+}
+
 /// Runs a Python script with `dir` as its first argument.
 fn run_script(script: &str, dir: &Path) {
     let out = Command::new(python())
@@ -267,17 +308,7 @@ for name, v in [('a', a), ('b', b), ('want', want)]:
 ";
     run_script(script, &dir);
     let p = |f: &str| dir.join(f).display().to_string();
-    let run = onnxc(&[
-        "run",
-        &p("model.onnx"),
-        "--input",
-        &p("a.pb"),
-        "--input",
-        &p("b.pb"),
-        "--output-dir",
-        &p("out"),
-    ]);
-    assert_ok(&run);
+    assert_ok(&run_model(&dir, &["a.pb", "b.pb"]));
     let check = Command::new(python())
         .arg("-c")
         .arg(

@@ -32,11 +32,17 @@ class InferenceSession:
         None]} (None keeps a dim dynamic) or ["name=1x3x?x?"].
     cache_dir: where compiled libraries are kept (default
         $ONNXC_CACHE_DIR, else ~/.cache/onnxc/sessions).
+    target_cpu: the CPU the library is built for: None (default) or
+        "native", this machine, which runs it (its instruction sets are part
+        of the cache key, so a cache shared between machines stays safe);
+        or a name `onnxc compile --target-cpu` takes ("x86-64-v2", the
+        portable baseline; "x86-64-v3"; ...).
     providers: only 'CPUExecutionProvider' (for code written for
         onnxruntime).
     """
 
-    def __init__(self, path_or_bytes, threads=None, input_shapes=None, cache_dir=None, *, providers=None):
+    def __init__(self, path_or_bytes, threads=None, input_shapes=None, cache_dir=None, *, providers=None,
+                 target_cpu=None):
         if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
             raise ValueError(f"threads must be a positive int or None, got {threads!r}")
         for p in providers or []:
@@ -49,6 +55,7 @@ class InferenceSession:
             shape_specs(input_shapes),
             None if cache_dir is None else str(cache_dir),
             llvm_bin(),
+            target_cpu,
         )
         self._inputs = [NodeArg(*t) for t in self._native.inputs]
         self._outputs = [NodeArg(*t) for t in self._native.outputs]

@@ -16,14 +16,22 @@ pub const LIB_NAME: &str = "libmodel.so";
 pub const PREFIX: &str = "model";
 
 /// sha256 over a format tag, the compiler (version and this build's file,
-/// clang), the import options and the model's bytes, with the bytes of its
-/// external data.
-pub fn key(bytes: &[u8], model: &LoadedModel, opts: &ImportOptions, clang: &Path) -> String {
+/// clang), the CPU the code is built for (`target`: the host's instruction
+/// sets for a native build, so a cache shared between machines never
+/// hands one a library it cannot run), the import options and the model's
+/// bytes, with the bytes of its external data.
+pub fn key(
+    bytes: &[u8],
+    model: &LoadedModel,
+    opts: &ImportOptions,
+    (clang, target): (&Path, &str),
+) -> String {
     let mut h = Sha256::new();
-    h.update(b"onnxc-python-lib-v1\0");
+    h.update(b"onnxc-python-lib-v2\0");
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update(build_stamp().as_bytes());
     h.update(file_stamp(clang).as_bytes());
+    h.update(format!("\0{target}\0").as_bytes());
     let mut shapes: Vec<String> = opts
         .input_shapes
         .iter()
@@ -75,6 +83,23 @@ fn file_stamp(path: &Path) -> String {
         path.display(),
         meta.map_or(0, |m| m.len())
     )
+}
+
+/// What the host CPU runs: the instruction-set flags the kernel reports
+/// (`/proc/cpuinfo`, first processor), sorted; None when unknown.
+pub fn host_isa() -> Option<String> {
+    static ISA: OnceLock<Option<String>> = OnceLock::new();
+    ISA.get_or_init(|| {
+        let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+        let line = info
+            .lines()
+            .find(|l| l.starts_with("flags") || l.starts_with("Features"))?;
+        let mut flags: Vec<&str> = line.split(':').nth(1)?.split_whitespace().collect();
+        flags.sort_unstable();
+        flags.dedup();
+        (!flags.is_empty()).then(|| flags.join(" "))
+    })
+    .clone()
 }
 
 /// The stamp of the file this extension module was loaded from.

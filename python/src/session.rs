@@ -65,13 +65,37 @@ struct Built {
     outputs: Vec<frontend::proto::ValueInfoProto>,
 }
 
+/// Where a session's library is built and for which CPU.
+struct Target<'a> {
+    cache_dir: &'a Path,
+    clang: &'a Path,
+    llvm_bin: Option<&'a Path>,
+    /// `--target-cpu` (None: the portable default), and what the cache
+    /// key says of it.
+    cpu: Option<String>,
+    key: String,
+}
+
+impl Target<'_> {
+    /// `cpu`: None or "native" builds for this machine (the library runs
+    /// in this process) when its instruction sets are known, else for the
+    /// portable baseline; any other name as `--target-cpu`.
+    fn cpu_and_key(cpu: Option<String>) -> (Option<String>, String) {
+        match cpu.as_deref() {
+            None | Some("native") => match cache::host_isa() {
+                Some(isa) => (Some("native".into()), format!("native {isa}")),
+                None => (None, "portable".into()),
+            },
+            Some(c) => (Some(c.to_string()), c.to_string()),
+        }
+    }
+}
+
 fn build(
     bytes: bytes::Bytes,
     dir: PathBuf,
     opts: &frontend::import::ImportOptions,
-    cache_dir: &Path,
-    clang: &Path,
-    llvm_bin: Option<&Path>,
+    target: &Target<'_>,
     flags: &pipeline::PassFlags,
 ) -> Result<Built, Failure> {
     let loaded = frontend::load::load_model_bytes(bytes.clone(), dir)?;
@@ -80,7 +104,8 @@ fn build(
         Some(g) => (g.input.clone(), g.output.clone()),
         None => Default::default(),
     };
-    let entry = cache_dir.join(cache::key(&bytes, &loaded, opts, clang));
+    let key = cache::key(&bytes, &loaded, opts, (target.clang, &target.key));
+    let entry = target.cache_dir.join(key);
     let _lock = Lock::take(&entry).map_err(|e| io_err("lock", &entry, e))?;
     let lib = entry.join(cache::LIB_NAME);
     let hit = lib.is_file();
@@ -88,7 +113,12 @@ fn build(
         let m = frontend::import::import_model_with(&loaded, opts)?;
         drop(loaded);
         let mut copts = pipeline::CompileOptions::new(pipeline::Emit::Lib);
-        copts.llvm_bin = llvm_bin.map(Path::to_path_buf);
+        copts.llvm_bin = target.llvm_bin.map(Path::to_path_buf);
+        let cpu = pipeline::CodegenFlags {
+            target_cpu: target.cpu.clone(),
+            threads: None,
+        };
+        copts.codegen = cpu.resolve(false, target.llvm_bin)?;
         pipeline::compile_module(m, Some(&lib), &copts, flags)?;
     }
     Ok(Built {
@@ -148,13 +178,14 @@ fn empty_slots(n: usize) -> Vec<Tensor> {
 #[pymethods]
 impl Session {
     #[new]
-    #[pyo3(signature = (model, input_shapes, cache_dir=None, llvm_bin=None))]
+    #[pyo3(signature = (model, input_shapes, cache_dir=None, llvm_bin=None, target_cpu=None))]
     fn new(
         py: Python<'_>,
         model: &Bound<'_, PyAny>,
         input_shapes: Vec<String>,
         cache_dir: Option<PathBuf>,
         llvm_bin: Option<PathBuf>,
+        target_cpu: Option<String>,
     ) -> PyResult<Session> {
         let source = Source::extract(model)?;
         let opts = import_options(&input_shapes)?;
@@ -169,18 +200,18 @@ impl Session {
             Source::Bytes(b) => (b, PathBuf::from(".")),
         };
         let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
+        let (cpu, key) = Target::cpu_and_key(target_cpu);
+        let target = Target {
+            cache_dir: &cache_dir,
+            clang: &clang,
+            llvm_bin: llvm_bin.as_deref(),
+            cpu,
+            key,
+        };
         // A cached library that does not load (damaged) is rebuilt once.
         for _ in 0..2 {
             let built = detached(py, |flags| {
-                build(
-                    bytes.clone(),
-                    dir.clone(),
-                    &opts,
-                    &cache_dir,
-                    &clang,
-                    llvm_bin.as_deref(),
-                    flags,
-                )
+                build(bytes.clone(), dir.clone(), &opts, &target, flags)
             })?;
             match Api::open(&built.lib, cache::PREFIX, &built.inputs, &built.outputs) {
                 Ok(api) => return Session::new_open(py, api, built),
@@ -540,7 +571,11 @@ fn check_shape<'a>(
         if want >= 0 && got as i64 != want {
             return err(format!("dim {d} must be {want}, got {got}"));
         }
-        let Some(name) = label.as_deref() else {
+        // `?` and `-1` name no dim: each such dim is free (as at import).
+        let named = label
+            .as_deref()
+            .filter(|n| frontend::import::types::names_a_dim(n));
+        let Some(name) = named else {
             continue;
         };
         match seen.get(name) {

@@ -1,6 +1,10 @@
 """The InferenceSession API: signature, outputs by name, the library cache,
 inputs without copies."""
 
+import platform
+import shutil
+import subprocess
+
 import numpy as np
 import onnx
 import pytest
@@ -55,6 +59,21 @@ def test_dynamic_dims_run_at_any_size(tmp_path, cache_dir):
         assert_close(sess.run(None, feed), ref.run(None, feed), f"batch {n}")
 
 
+def test_anonymous_dims_take_any_size(tmp_path, cache_dir):
+    """paddle2onnx declares "any size" as dim_param '?': each such dim is
+    free, as in onnxruntime."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["?", 3, "?", "?"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["?", 3, "?", "?"])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "anon", [x], [y])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    path = tmp_path / "anon.onnx"
+    onnx.save(m, path)
+    sess = onnxc.InferenceSession(path, cache_dir=cache_dir)
+    feed = {"x": np.random.default_rng(0).standard_normal((1, 3, 48, 192)).astype(np.float32)}
+    assert_close(sess.run(None, feed), ort_session(path).run(None, feed), "1x3x48x192")
+
+
 def test_input_shapes_fix_dims(tmp_path, cache_dir):
     path = dynamic_model(tmp_path / "dyn.onnx")
     fixed = onnxc.InferenceSession(path, input_shapes={"a": [2, 4], "b": [2, None]}, cache_dir=cache_dir)
@@ -94,6 +113,35 @@ def test_model_from_bytes_proto_and_path_share_the_cache(zoo, tmp_path):
     assert __import__("os").stat(first.library_path).st_mtime_ns == mtime
     feed = random_feed(first.get_inputs())
     assert_close(s.run(None, feed), first.run(None, feed), "cached")
+
+
+def vector_registers(lib):
+    """The widest x86 vector registers the library's code names."""
+    objdump = shutil.which("llvm-objdump") or "/usr/lib/llvm-19/bin/llvm-objdump"
+    text = subprocess.run([objdump, "-d", "--no-show-raw-insn", lib], capture_output=True, text=True,
+                          check=True).stdout
+    return next((r for r in ("zmm", "ymm", "xmm") if f"%{r}" in text), None)
+
+
+def test_built_for_this_machine_unless_told(zoo, tmp_path):
+    """The default library is built for the CPU that runs it (the host's
+    instruction sets are part of the cache key); target_cpu picks another,
+    cached apart, which computes the same."""
+    path = zoo("cnn", light=False)
+    native = onnxc.InferenceSession(path, cache_dir=tmp_path)
+    again = onnxc.InferenceSession(path, cache_dir=tmp_path, target_cpu="native")
+    assert again.cache_hit and again.library_path == native.library_path
+    portable = onnxc.InferenceSession(path, cache_dir=tmp_path, target_cpu="x86-64-v2")
+    assert not portable.cache_hit and portable.library_path != native.library_path
+    feed = random_feed(native.get_inputs())
+    assert_close(native.run(None, feed), portable.run(None, feed), "native against portable")
+    flags = set(open("/proc/cpuinfo").read().split())
+    if platform.machine() == "x86_64" and "avx2" in flags:
+        want = "zmm" if "avx512f" in flags else "ymm"
+        assert vector_registers(native.library_path) == want
+        assert vector_registers(portable.library_path) == "xmm"
+    with pytest.raises(ValueError, match="target-cpu"):
+        onnxc.InferenceSession(path, cache_dir=tmp_path, target_cpu="no such cpu")
 
 
 def test_cache_dir_from_the_environment(zoo, tmp_path, monkeypatch):

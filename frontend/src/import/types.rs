@@ -36,8 +36,15 @@ pub fn convert_type(tp: &TypeProto) -> Result<Type, String> {
     Ok(Type::tensor(dims, elem))
 }
 
-/// The `dim_param` names of a value's dims ("" where a dim has none), or
-/// `None` when it has no symbolic dim.
+/// Whether a `dim_param` names a dim shared by all who use the name: not
+/// empty and with a letter in it. Exporters write `?` or `-1` for "any
+/// size" (paddle2onnx); such a dim is as unnamed, free of every other.
+pub fn names_a_dim(param: &str) -> bool {
+    param.chars().any(|c| c.is_alphabetic() || c == '_')
+}
+
+/// The `dim_param` names of a value's dims ("" where a dim has none, or
+/// one that names no dim), or `None` when it has no symbolic dim.
 pub fn dim_params(tp: Option<&TypeProto>) -> Option<Vec<String>> {
     let Some(Value::TensorType(t)) = tp.and_then(|tp| tp.value.as_ref()) else {
         return None;
@@ -46,7 +53,7 @@ pub fn dim_params(tp: Option<&TypeProto>) -> Option<Vec<String>> {
     let names: Vec<String> = dims
         .iter()
         .map(|d| match &d.value {
-            Some(Dim::DimParam(p)) => p.clone(),
+            Some(Dim::DimParam(p)) if names_a_dim(p) => p.clone(),
             _ => String::new(),
         })
         .collect();
