@@ -26,8 +26,10 @@ class InferenceSession:
     onnx.ModelProto) through onnxc's pipeline into a shared library, loads
     it, and runs it like `onnxruntime.InferenceSession`.
 
-    threads: accepted for onnxruntime compatibility; the compiled code runs
-        on the calling thread today, so it has no effect yet.
+    threads: threads of the compiled code's parallel loops (onnxruntime's
+        intra_op_num_threads): None, all cores of the machine; 1, serial
+        code without an OpenMP runtime; N, N threads. The environment
+        variable ONNXC_NUM_THREADS overrides it when the code runs.
     input_shapes: fixes input dims before compiling, {name: [1, 3, None,
         None]} (None keeps a dim dynamic) or ["name=1x3x?x?"].
     cache_dir: where compiled libraries are kept (default
@@ -56,6 +58,7 @@ class InferenceSession:
             None if cache_dir is None else str(cache_dir),
             llvm_bin(),
             target_cpu,
+            threads,
         )
         self._inputs = [NodeArg(*t) for t in self._native.inputs]
         self._outputs = [NodeArg(*t) for t in self._native.outputs]

@@ -74,6 +74,8 @@ struct Target<'a> {
     /// key says of it.
     cpu: Option<String>,
     key: String,
+    /// `--threads` (None: all cores).
+    threads: Option<u64>,
 }
 
 impl Target<'_> {
@@ -104,7 +106,8 @@ fn build(
         Some(g) => (g.input.clone(), g.output.clone()),
         None => Default::default(),
     };
-    let key = cache::key(&bytes, &loaded, opts, (target.clang, &target.key));
+    let code = format!("{} threads={:?}", target.key, target.threads);
+    let key = cache::key(&bytes, &loaded, opts, (target.clang, &code));
     let entry = target.cache_dir.join(key);
     let _lock = Lock::take(&entry).map_err(|e| io_err("lock", &entry, e))?;
     let lib = entry.join(cache::LIB_NAME);
@@ -116,7 +119,7 @@ fn build(
         copts.llvm_bin = target.llvm_bin.map(Path::to_path_buf);
         let cpu = pipeline::CodegenFlags {
             target_cpu: target.cpu.clone(),
-            threads: None,
+            threads: target.threads,
         };
         copts.codegen = cpu.resolve(false, target.llvm_bin)?;
         pipeline::compile_module(m, Some(&lib), &copts, flags)?;
@@ -178,7 +181,8 @@ fn empty_slots(n: usize) -> Vec<Tensor> {
 #[pymethods]
 impl Session {
     #[new]
-    #[pyo3(signature = (model, input_shapes, cache_dir=None, llvm_bin=None, target_cpu=None))]
+    #[pyo3(signature = (model, input_shapes, cache_dir=None, llvm_bin=None, target_cpu=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         model: &Bound<'_, PyAny>,
@@ -186,6 +190,7 @@ impl Session {
         cache_dir: Option<PathBuf>,
         llvm_bin: Option<PathBuf>,
         target_cpu: Option<String>,
+        threads: Option<u64>,
     ) -> PyResult<Session> {
         let source = Source::extract(model)?;
         let opts = import_options(&input_shapes)?;
@@ -207,6 +212,7 @@ impl Session {
             llvm_bin: llvm_bin.as_deref(),
             cpu,
             key,
+            threads,
         };
         // A cached library that does not load (damaged) is rebuilt once.
         for _ in 0..2 {

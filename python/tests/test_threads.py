@@ -1,6 +1,8 @@
 """Sessions from several Python threads: one session shared by two threads,
 the GIL released while the model runs, concurrent compiles of one model."""
 
+import shutil
+import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -110,3 +112,24 @@ def test_a_failed_check_in_one_thread_leaves_the_other_alone(tmp_path, cache_dir
 
     with ThreadPoolExecutor(2) as pool:
         assert list(pool.map(work, [True, False])) == [200, 0]
+
+
+def needed_libraries(lib):
+    readelf = shutil.which("llvm-readelf") or "/usr/lib/llvm-19/bin/llvm-readelf"
+    out = subprocess.run([readelf, "--needed-libs", lib], capture_output=True, text=True, check=True).stdout
+    return out
+
+
+def test_threads_choose_the_parallel_runtime(zoo, tmp_path):
+    """threads=1 builds serial code without libgomp (onnxruntime's
+    intra_op_num_threads=1); the default uses all cores through libgomp.
+    Each is cached apart, and both compute the same."""
+    path = zoo("cnn", light=False)
+    serial = onnxc.InferenceSession(path, threads=1, cache_dir=tmp_path)
+    default = onnxc.InferenceSession(path, cache_dir=tmp_path)
+    assert serial.library_path != default.library_path
+    assert "libgomp" not in needed_libraries(serial.library_path)
+    assert "libgomp" in needed_libraries(default.library_path)
+    assert onnxc.InferenceSession(path, threads=1, cache_dir=tmp_path).cache_hit
+    feed = random_feed(serial.get_inputs())
+    assert_close(serial.run(None, feed), default.run(None, feed), "threads=1 against default")
