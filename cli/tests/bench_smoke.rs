@@ -172,34 +172,38 @@ fn bench_mlp_writes_json_md_svg() {
     }
 }
 
-/// Without clang there is no probe: peak RSS falls back to ru_maxrss and
-/// the report says so; the build is skipped, not failed.
-#[test]
-fn bench_without_clang_falls_back_to_ru_maxrss() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-no-clang");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// `onnxc bench --zoo mlp --repeat 1 --no-ir-sizes ARGS --json` in a fresh
+/// `dir`: its stdout and the JSON report.
+fn bench_mlp(dir: &Path, args: &[&str]) -> (String, serde_json::Value) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
     let json = dir.join("b.json");
     let out = Command::new(env!("CARGO_BIN_EXE_onnxc"))
         .args(["bench", "--zoo", "mlp", "--repeat", "1", "--no-ir-sizes"])
-        .arg("--llvm-bin")
-        .arg(&dir)
+        .args(args)
         .arg("--json")
         .arg(&json)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let v = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), v)
+}
+
+/// Without clang there is no probe: peak RSS falls back to ru_maxrss and
+/// the report says so; the build is skipped, not failed.
+#[test]
+fn bench_without_clang_falls_back_to_ru_maxrss() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-no-clang");
+    let (stdout, v) = bench_mlp(&dir, &["--llvm-bin", &dir.display().to_string()]);
     assert!(
         stdout.contains("Peak RSS from ru_maxrss (no probe"),
         "{stdout}"
     );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let tools = v["models"][0]["tools"].as_array().unwrap();
     let compile = &tools[0];
     assert_eq!(compile["tool"], "onnxc compile");
@@ -359,4 +363,25 @@ fn bench_scaling_table() {
         assert!(text.contains(row), "{row} missing:\n{text}");
     }
     assert!(text.contains("µs/node"), "{text}");
+}
+
+/// `--busy-core` times the inference runs with another process keeping a
+/// core busy, says so in the report, and leaves no such process behind.
+#[test]
+fn bench_busy_core_is_recorded_and_cleaned_up() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-busy");
+    let (stdout, v) = bench_mlp(&dir, &["--runs", "2", "--no-check", "--busy-core"]);
+    assert!(stdout.contains("one core kept busy"), "{stdout}");
+    assert_eq!(v["machine"]["busy_core"], true);
+    let tools = v["models"][0]["tools"].as_array().unwrap();
+    for name in ["inference", "inference, 1 thread"] {
+        let t = tools.iter().find(|t| t["tool"] == name).unwrap();
+        assert_eq!(t["status"], "ok", "{t}");
+    }
+    let busy_left = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .any(|c| String::from_utf8_lossy(&c).contains("while :; do :; done"));
+    assert!(!busy_left, "a busy process is left behind");
 }

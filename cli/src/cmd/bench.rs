@@ -56,6 +56,10 @@ pub struct BenchArgs {
     /// Do not compare the compiled model's outputs with onnxruntime's.
     #[arg(long)]
     pub no_check: bool,
+    /// Time the inference runs (onnxc's and onnxruntime's) with one core
+    /// kept busy by another process, as on a shared machine.
+    #[arg(long)]
+    pub busy_core: bool,
     /// Skip the extra, untimed compile that measures IR text sizes.
     #[arg(long)]
     pub no_ir_sizes: bool,
@@ -217,6 +221,7 @@ pub fn run(args: BenchArgs) -> CmdResult {
     let results = result?;
     let machine = report::Machine {
         floor_kib: report::own_peak_rss_kib(),
+        busy_core: args.busy_core,
         ..machine
     };
     let repeat = args.repeat.max(1);

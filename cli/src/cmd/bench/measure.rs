@@ -123,6 +123,31 @@ fn wait4(pid: u32) -> std::io::Result<(i32, u64, f64)> {
     Ok((code, u64::try_from(usage.ru_maxrss).unwrap_or(0), cpu))
 }
 
+/// Another process that keeps one core busy while it lives (`--busy-core`):
+/// a shell's endless loop, killed on drop.
+pub struct BusyCore(std::process::Child);
+
+impl BusyCore {
+    /// The busy process when `on`, else None.
+    pub fn start(on: bool) -> Result<Option<BusyCore>, String> {
+        if !on {
+            return Ok(None);
+        }
+        Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .map(|c| Some(BusyCore(c)))
+            .map_err(|e| format!("--busy-core: cannot start sh: {e}"))
+    }
+}
+
+impl Drop for BusyCore {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

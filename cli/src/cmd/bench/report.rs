@@ -69,6 +69,8 @@ pub struct Machine {
     /// child's ru_maxrss at its parent's peak, so without the probe no
     /// child figure below this is measurable.
     pub floor_kib: u64,
+    /// The inference runs had one core kept busy (`--busy-core`).
+    pub busy_core: bool,
 }
 
 impl Machine {
@@ -105,6 +107,7 @@ impl Machine {
         Machine {
             load,
             floor_kib: 0,
+            busy_core: false,
             cpus,
             mem_gib: mem_kib / (1024.0 * 1024.0),
             os,
@@ -113,8 +116,13 @@ impl Machine {
     }
 
     pub fn describe(&self) -> String {
+        let busy = if self.busy_core {
+            "; inference timed with one core kept busy by another process"
+        } else {
+            ""
+        };
         format!(
-            "{} cores, {:.0} GiB, {}, {}, load average {:.1} at start",
+            "{} cores, {:.0} GiB, {}, {}, load average {:.1} at start{busy}",
             self.cpus, self.mem_gib, self.os, self.date, self.load
         )
     }
@@ -392,13 +400,14 @@ pub fn json(results: &[ModelResult], machine: &Machine, repeat: usize, runs: usi
     let _ = writeln!(s, "  \"version\": {},", jstr(env!("CARGO_PKG_VERSION")));
     let _ = writeln!(
         s,
-        "  \"machine\": {{\"cpus\": {}, \"mem_gib\": {:.1}, \"os\": {}, \"date\": {}, \"load_avg\": {}, \"rss_floor_kib\": {}}},",
+        "  \"machine\": {{\"cpus\": {}, \"mem_gib\": {:.1}, \"os\": {}, \"date\": {}, \"load_avg\": {}, \"rss_floor_kib\": {}, \"busy_core\": {}}},",
         machine.cpus,
         machine.mem_gib,
         jstr(&machine.os),
         jstr(&machine.date),
         jnum(machine.load),
-        machine.floor_kib
+        machine.floor_kib,
+        machine.busy_core
     );
     let _ = writeln!(s, "  \"repeat\": {repeat},\n  \"inference_runs\": {runs},");
     let _ = writeln!(

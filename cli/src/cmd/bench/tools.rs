@@ -152,6 +152,7 @@ fn time_calls(
     (ins, outs): (usize, usize),
     threads: Option<usize>,
 ) -> Result<ToolRow, Failure> {
+    let busy = super::measure::BusyCore::start(cx.args.busy_core).map_err(Failure::Io)?;
     let runs = cx.repeated(cx.repeat, threads.is_none(), || {
         let mut cmd = Command::new(bin);
         cmd.args((0..ins).map(|i| dir.join(format!("in_{i}.bin"))));
@@ -162,6 +163,7 @@ fn time_calls(
         }
         cmd
     })?;
+    drop(busy);
     let calls: Vec<f64> = runs
         .iter()
         .flat_map(|r| r.stderr.lines())
@@ -196,10 +198,15 @@ pub fn ort_inference(cx: &Ctx, model: &Path, dir: &Path, inputs: usize, threads:
         .arg(threads.to_string())
         .arg((cx.args.runs.max(1) * cx.repeat).to_string());
     cmd.args((0..inputs).map(|i| dir.join(format!("input_{i}.pb"))));
+    let busy = match super::measure::BusyCore::start(cx.args.busy_core) {
+        Ok(b) => b,
+        Err(e) => return missing(tool, &e),
+    };
     let r = match super::measure::run(cmd, cx.probe.as_ref(), false) {
         Ok(r) => r,
         Err(e) => return missing(tool, &format!("cannot run {python}: {e}")),
     };
+    drop(busy);
     let field = |k: &str| field(&r.stdout, k);
     if let Some(why) = field("missing") {
         return missing(tool, &why);
