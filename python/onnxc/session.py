@@ -29,7 +29,10 @@ class InferenceSession:
     threads: threads of the compiled code's parallel loops (onnxruntime's
         intra_op_num_threads): None, all cores of the machine; 1, serial
         code without an OpenMP runtime; N, N threads. The environment
-        variable ONNXC_NUM_THREADS overrides it when the code runs.
+        variable ONNXC_NUM_THREADS overrides it when the code runs. An
+        onnxruntime.SessionOptions in this place (code written for
+        onnxruntime: `InferenceSession(path, sess_options, providers=...)`)
+        gives its intra_op_num_threads (0: None).
     input_shapes: fixes input dims before compiling, {name: [1, 3, None,
         None]} (None keeps a dim dynamic) or ["name=1x3x?x?"].
     cache_dir: where compiled libraries are kept (default
@@ -40,11 +43,13 @@ class InferenceSession:
         or a name `onnxc compile --target-cpu` takes ("x86-64-v2", the
         portable baseline; "x86-64-v3"; ...).
     providers: only 'CPUExecutionProvider' (for code written for
-        onnxruntime).
+        onnxruntime); provider_options is accepted and ignored.
     """
 
     def __init__(self, path_or_bytes, threads=None, input_shapes=None, cache_dir=None, *, providers=None,
-                 target_cpu=None):
+                 target_cpu=None, provider_options=None):
+        if hasattr(threads, "intra_op_num_threads"):
+            threads = threads.intra_op_num_threads or None
         if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
             raise ValueError(f"threads must be a positive int or None, got {threads!r}")
         for p in providers or []:

@@ -7,6 +7,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 from helpers import assert_close, random_feed
 
 import onnxc
@@ -133,3 +134,16 @@ def test_threads_choose_the_parallel_runtime(zoo, tmp_path):
     assert onnxc.InferenceSession(path, threads=1, cache_dir=tmp_path).cache_hit
     feed = random_feed(serial.get_inputs())
     assert_close(serial.run(None, feed), default.run(None, feed), "threads=1 against default")
+
+
+def test_onnxruntime_session_options_give_the_threads(zoo, tmp_path):
+    """Code written for onnxruntime passes SessionOptions second: its
+    intra_op_num_threads chooses the threads (1: serial code)."""
+    ort = pytest.importorskip("onnxruntime")
+    path = zoo("mlp", light=False)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    serial = onnxc.InferenceSession(path, so, providers=["CPUExecutionProvider"], cache_dir=tmp_path)
+    assert "libgomp" not in needed_libraries(serial.library_path)
+    default = onnxc.InferenceSession(path, ort.SessionOptions(), cache_dir=tmp_path)
+    assert "libgomp" in needed_libraries(default.library_path)
