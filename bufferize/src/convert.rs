@@ -290,57 +290,50 @@ pub fn contiguous(b: &mut Builder<'_>, v: ValueId) -> ValueId {
 }
 
 /// Size of every dim of a memref: constants for static dims, the size
-/// operand of the op that made it (an allocation, a reinterpret_cast) for
-/// dynamic ones, `memref.dim` otherwise.
+/// the op that made it was given (an allocation's or reinterpret_cast's
+/// operand) for dynamic ones, `memref.dim` otherwise.
 pub fn dims(b: &mut Builder<'_>, v: ValueId) -> Vec<ValueId> {
+    let given = given_sizes(b.m, v);
     let shape =
         b.m.value_type(v)
             .shape()
             .map(<[i64]>::to_vec)
             .unwrap_or_default();
-    let given = size_operands(b.m, v, &shape);
     shape
         .iter()
         .enumerate()
-        .map(|(i, &d)| match (d, given.as_ref().and_then(|g| g.get(i))) {
-            (DYN, Some(&Some(s))) => s,
-            (DYN, _) => b.dim(v, i),
+        .map(|(i, &d)| match (d, given.get(i).copied().flatten()) {
+            (DYN, Some(s)) => s,
+            (DYN, None) => b.dim(v, i),
             (d, _) => b.const_index(d),
         })
         .collect()
 }
 
-/// The dynamic sizes of `v` (shape `shape`) as the operands of the
-/// allocation or reinterpret_cast that made it: a value per dim, None
-/// for static dims.
-fn size_operands(m: &Module, v: ValueId, shape: &[i64]) -> Option<Vec<Option<ValueId>>> {
-    let def = m.defining_op(v)?;
-    let operands = m.operands(def);
-    let dynamic = if m.is(def, "memref.alloc") {
-        operands
-    } else if m.is(def, "memref.reinterpret_cast") {
-        let segments = ir::dialects::memref::static_list(m, def, "operandSegmentSizes");
-        let n_off = usize::try_from(*segments.get(1)?).ok()?;
-        let n_sizes = usize::try_from(*segments.get(2)?).ok()?;
-        let statics = ir::dialects::memref::static_list(m, def, "static_sizes");
-        if statics.as_slice() != shape {
-            return None;
-        }
-        operands.get(1 + n_off..1 + n_off + n_sizes)?
-    } else {
-        return None;
-    };
-    let mut next = dynamic.iter();
-    let sizes: Vec<Option<ValueId>> = shape
+/// `dims` when every dynamic size is a value the op that made `v` was
+/// given (so the sizes are defined before `v` is), else None.
+pub fn given_dims(b: &mut Builder<'_>, v: ValueId) -> Option<Vec<ValueId>> {
+    let given = given_sizes(b.m, v);
+    let shape = b.m.value_type(v).shape()?.to_vec();
+    shape
         .iter()
-        .map(|&d| (d == DYN).then(|| next.next().copied()).flatten())
-        .collect();
-    let all = next.next().is_none()
-        && sizes
-            .iter()
-            .zip(shape)
-            .all(|(s, &d)| s.is_some() == (d == DYN));
-    all.then_some(sizes)
+        .enumerate()
+        .map(|(i, &d)| match d {
+            DYN => given.get(i).copied().flatten(),
+            d => Some(b.const_index(d)),
+        })
+        .collect()
+}
+
+/// Per dim of `v`, the size value the op that made it was given, if any.
+fn given_sizes(m: &Module, v: ValueId) -> Vec<Option<ValueId>> {
+    let dynamic = m.value_type(v).shape().is_some_and(|s| s.contains(&DYN));
+    if !dynamic {
+        return Vec::new();
+    }
+    ir::analysis::view_layout::layout_of(m, v)
+        .map(|l| l.sizes.iter().map(|s| s.as_value()).collect())
+        .unwrap_or_default()
 }
 
 /// Lowers one op of a tensor function at `b` (which must not sit inside

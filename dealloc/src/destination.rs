@@ -21,15 +21,16 @@
 //! is contiguous and the flat view is addressed through its descriptor
 //! (also by a GEMM function, whose output parameter takes any offset): it
 //! becomes the same cast of the buffer under the slot at the slot's
-//! offset (`slot_layout` reads both off the ops that made the slot). A
+//! offset (`ir::analysis::view_layout` reads both off the ops that made
+//! the slot). A
 //! copy from a row-major reshape of `%s` (an Unsqueeze) moves `%s` into a
 //! row-major view of the destination at the slot's offset.
 
 use crate::ownership::MANUAL_DEALLOCATION;
-use crate::slot_layout::{self, layout_of, Layout, Linear};
 use crate::support::ops_where;
+use ir::analysis::view_layout::{self, layout_of, Layout, Linear};
 use ir::attr::Attribute;
-use ir::builder::ViewLayout;
+use ir::builder::ViewOffset as Offset;
 use ir::dialects::memref::{static_list, DISJOINT_SLOT};
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{BlockId, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
@@ -126,13 +127,6 @@ fn unit_steps(m: &Module, view: OpId) -> bool {
         .all(|&s| s == 1)
 }
 
-/// Where a slot starts, built: a constant or an index value.
-#[derive(Clone, Copy)]
-enum Offset {
-    Static(i64),
-    Value(ValueId),
-}
-
 /// Whether every use of view `v` addresses it through its descriptor:
 /// strided accesses, casts to a view of any offset used so, and calls of
 /// functions of the module whose parameter is used so (the GEMM's output).
@@ -175,13 +169,6 @@ fn callee_reads_through_strides(m: &Module, call: OpId, v: ValueId, depth: usize
     })
 }
 
-fn static_offset(m: &Module, cast: OpId) -> Option<i64> {
-    match cast_offset(m, cast)? {
-        Offset::Static(o) => Some(o),
-        Offset::Value(_) => None,
-    }
-}
-
 /// A reinterpret_cast's offset: static, or its offset operand.
 fn cast_offset(m: &Module, cast: OpId) -> Option<Offset> {
     match m.attr(cast, "static_offsets")?.as_dense_array()? {
@@ -214,7 +201,7 @@ fn write_in_slot(m: &mut Module, copy: OpId) -> bool {
     if !ready && !make_slot_before(m, plan.view, plan.alloc) {
         return false;
     }
-    let base = slot_layout::root(m, plan.slot);
+    let base = view_layout::root(m, plan.slot);
     let start = plan.start.as_ref().map(|l| build_offset(m, l, plan.view));
     let home = match (plan.reshaped, start) {
         (true, Some(at)) => reshaped_home(m, base, at, plan.alloc),
@@ -307,7 +294,7 @@ fn source_buffer(m: &Module, src: ValueId, b: BlockId) -> Option<(OpId, bool)> {
         return Some((a, false));
     }
     let cast = m.defining_op(src)?;
-    if !m.is(cast, "memref.reinterpret_cast") || static_offset(m, cast) != Some(0) {
+    if !m.is(cast, "memref.reinterpret_cast") || cast_offset(m, cast) != Some(Offset::Static(0)) {
         return None;
     }
     let a = plain_alloc(m, m.operand(cast, 0)?, b)?;
@@ -328,45 +315,22 @@ fn build_offset(m: &mut Module, start: &Linear, view: OpId) -> Offset {
 /// A row-major view of `base` at `at` with the shape of the buffer
 /// `alloc` allocates, made before it: where that buffer's elements go.
 fn reshaped_home(m: &mut Module, base: ValueId, at: Offset, alloc: OpId) -> ValueId {
-    let (ty, sizes) = match m.result(alloc, 0) {
-        Some(r) => (m.value_type(r).clone(), m.operands(alloc).to_vec()),
-        None => return base,
+    let Some(r) = m.result(alloc, 0) else {
+        return base;
     };
+    let ty = m.value_type(r).clone();
     let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    let strides = ir::types::identity_strides(&shape);
+    let given = layout_of(m, r).map(|l| l.sizes).unwrap_or_default();
     let mut b = ir::Builder::new(m, InsertPoint::Before(alloc));
-    let mut all = Vec::with_capacity(shape.len());
-    let mut dynamic = sizes.iter();
-    for &d in &shape {
-        let v = dynamic.next().filter(|_| d == DYN).copied();
-        all.push(v.unwrap_or_else(|| b.const_index(d.max(0))));
-    }
-    let dyn_strides: Vec<ValueId> = strides
+    let sizes: Vec<ValueId> = shape
         .iter()
         .enumerate()
-        .filter(|(_, &s)| s == DYN)
-        .map(|(k, _)| {
-            let inside = all.get(k + 1..).unwrap_or(&[]);
-            inside
-                .iter()
-                .fold(b.const_index(1), |acc, &d| b.muli(acc, d))
+        .map(|(k, &d)| match given.get(k).and_then(|s| s.as_value()) {
+            Some(v) if d == DYN => v,
+            _ => b.const_index(d.max(0)),
         })
         .collect();
-    let elem = ty.element_type().clone();
-    let static_at = match at {
-        Offset::Static(o) => o,
-        Offset::Value(_) => DYN,
-    };
-    let view_ty = Type::memref_strided(shape.clone(), elem, static_at, strides.clone());
-    let layout = ViewLayout {
-        offsets: &[static_at],
-        sizes: &shape,
-        strides: &strides,
-    };
-    match at {
-        Offset::Value(v) => b.reinterpret_cast_at(base, v, layout, (&sizes, &dyn_strides), view_ty),
-        Offset::Static(_) => b.reinterpret_cast(base, layout, &sizes, &dyn_strides, view_ty),
-    }
+    b.row_major_view(base, ty.element_type(), (&shape, &sizes), at)
 }
 
 /// `inner` (a unit-step subview of the source, of its rank) becomes the

@@ -28,7 +28,6 @@ pub mod realloc;
 pub mod regions;
 pub mod reuse;
 pub mod simplify;
-mod slot_layout;
 mod support;
 
 pub use ownership::MANUAL_DEALLOCATION;

@@ -70,27 +70,31 @@ struct Target<'a> {
     cache_dir: &'a Path,
     clang: &'a Path,
     llvm_bin: Option<&'a Path>,
-    /// `--target-cpu` (None: the portable default), and what the cache
-    /// key says of it.
-    cpu: Option<String>,
-    key: String,
+    /// The code built: `--target-cpu` (None: the portable default) and
     /// `--threads` (None: all cores).
-    threads: Option<u64>,
+    code: pipeline::CodegenFlags,
+    /// What the cache key says of the code.
+    key: String,
 }
 
-impl Target<'_> {
-    /// `cpu`: None or "native" builds for this machine (the library runs
-    /// in this process) when its instruction sets are known, else for the
-    /// portable baseline; any other name as `--target-cpu`.
-    fn cpu_and_key(cpu: Option<String>) -> (Option<String>, String) {
-        match cpu.as_deref() {
-            None | Some("native") => match cache::host_isa() {
-                Some(isa) => (Some("native".into()), format!("native {isa}")),
-                None => (None, "portable".into()),
-            },
-            Some(c) => (Some(c.to_string()), c.to_string()),
-        }
-    }
+/// `cpu`: None or "native" builds for this machine (the library runs in
+/// this process) when its instruction sets are known, else for the
+/// portable baseline; any other name as `--target-cpu`. The code, and
+/// what the cache key says of it.
+fn code_and_key(cpu: Option<String>, threads: Option<u64>) -> (pipeline::CodegenFlags, String) {
+    let (target_cpu, isa) = match cpu.as_deref() {
+        None | Some("native") => match cache::host_isa() {
+            Some(isa) => (Some("native".to_string()), format!("native {isa}")),
+            None => (None, "portable".to_string()),
+        },
+        Some(c) => (Some(c.to_string()), c.to_string()),
+    };
+    let key = format!("{isa} threads={threads:?}");
+    let code = pipeline::CodegenFlags {
+        target_cpu,
+        threads,
+    };
+    (code, key)
 }
 
 fn build(
@@ -106,8 +110,7 @@ fn build(
         Some(g) => (g.input.clone(), g.output.clone()),
         None => Default::default(),
     };
-    let code = format!("{} threads={:?}", target.key, target.threads);
-    let key = cache::key(&bytes, &loaded, opts, (target.clang, &code));
+    let key = cache::key(&bytes, &loaded, opts, (target.clang, &target.key));
     let entry = target.cache_dir.join(key);
     let _lock = Lock::take(&entry).map_err(|e| io_err("lock", &entry, e))?;
     let lib = entry.join(cache::LIB_NAME);
@@ -117,11 +120,7 @@ fn build(
         drop(loaded);
         let mut copts = pipeline::CompileOptions::new(pipeline::Emit::Lib);
         copts.llvm_bin = target.llvm_bin.map(Path::to_path_buf);
-        let cpu = pipeline::CodegenFlags {
-            target_cpu: target.cpu.clone(),
-            threads: target.threads,
-        };
-        copts.codegen = cpu.resolve(false, target.llvm_bin)?;
+        copts.codegen = target.code.resolve(false, target.llvm_bin)?;
         pipeline::compile_module(m, Some(&lib), &copts, flags)?;
     }
     Ok(Built {
@@ -205,14 +204,13 @@ impl Session {
             Source::Bytes(b) => (b, PathBuf::from(".")),
         };
         let cache_dir = cache_dir.unwrap_or_else(cache::default_dir);
-        let (cpu, key) = Target::cpu_and_key(target_cpu);
+        let (code, key) = code_and_key(target_cpu, threads);
         let target = Target {
             cache_dir: &cache_dir,
             clang: &clang,
             llvm_bin: llvm_bin.as_deref(),
-            cpu,
+            code,
             key,
-            threads,
         };
         // A cached library that does not load (damaged) is rebuilt once.
         for _ in 0..2 {

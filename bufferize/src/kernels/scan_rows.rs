@@ -12,7 +12,7 @@
 
 use super::checks;
 use crate::convert::{alloc, dims};
-use ir::builder::CmpI;
+use ir::builder::{CmpI, ViewOffset};
 use ir::dialects::memref::DISJOINT_SLOT;
 use ir::{Attribute, Builder, InsertPoint, OpId, Result, Type, ValueId, DYN};
 
@@ -72,7 +72,7 @@ impl Growing {
         let early = alloc_of_y.zip(here).and_then(|(a, blk)| {
             let at = earliest_point(b.m, a, blk);
             let mut early = Builder::new(b.m, at).with_loc(loc);
-            let dy = alloc_dims(&mut early, a, y)?;
+            let dy = crate::convert::given_dims(&mut early, y)?;
             Some(self.open_row(&mut early, op, carried, (&dy, i), out))
         });
         let (slot, next) = match early {
@@ -149,10 +149,10 @@ impl Growing {
         (i, row): (ValueId, ValueId),
         now: &[ValueId],
     ) -> ValueId {
-        let shape = self.slice_shape();
         let offset = b.muli(i, row);
-        let slice = (&self.ty, shape.as_slice(), now);
-        super::shape::row_major_view(b, flat, slice, Some(offset))
+        let elem = self.ty.element_type().clone();
+        let shape = self.slice_shape();
+        b.row_major_view(flat, &elem, (&shape, now), ViewOffset::Value(offset))
     }
 
     /// The result after `trips` iterations: the first rows of the buffer.
@@ -182,25 +182,6 @@ fn earliest_point(m: &ir::Module, alloc: OpId, blk: ir::BlockId) -> InsertPoint 
         }
     }
     last.map_or(InsertPoint::Start(blk), InsertPoint::After)
-}
-
-/// The dims of `y`, which `alloc` allocates, as values defined before it
-/// (its operands give the dynamic ones, in order); None when they do not
-/// line up.
-fn alloc_dims(b: &mut Builder<'_>, alloc: OpId, y: ValueId) -> Option<Vec<ValueId>> {
-    let shape = b.m.value_type(y).shape()?.to_vec();
-    let dynamic = b.m.operands(alloc).to_vec();
-    if dynamic.len() != shape.iter().filter(|&&d| d == DYN).count() {
-        return None;
-    }
-    let mut dynamic = dynamic.into_iter();
-    shape
-        .iter()
-        .map(|&d| match d {
-            DYN => dynamic.next(),
-            d => Some(b.const_index(d)),
-        })
-        .collect()
 }
 
 /// `x * y` for sizes, or `i64::MAX` when the product does not fit (an

@@ -4,7 +4,7 @@ use super::checks;
 use super::{alloc_result, constant_ints, shape_of};
 use crate::convert::{dims, Lowering};
 use crate::loops::{loop_nest, Bounds};
-use ir::builder::{CmpI, ViewLayout};
+use ir::builder::{CmpI, ViewOffset};
 use ir::dialects::op_error;
 use ir::{Builder, Module, OpId, Result, Type, ValueId, DYN};
 use onnx::ops;
@@ -451,48 +451,7 @@ pub fn reinterpret(
     sizes: &[ValueId],
 ) -> ValueId {
     let x = crate::convert::contiguous(b, x);
-    row_major_view(b, x, (ty, shape, sizes), None)
-}
-
-/// A row-major view of `buf`'s memory of shape `shape` (`sizes` its
-/// dims) at element `offset` (0 when None); typed `ty` when that fits (no
-/// dynamic stride, no offset), else strided.
-pub fn row_major_view(
-    b: &mut Builder<'_>,
-    buf: ValueId,
-    (ty, shape, sizes): (&Type, &[i64], &[ValueId]),
-    offset: Option<ValueId>,
-) -> ValueId {
-    let strides = ir::types::identity_strides(shape);
-    let dyn_sizes: Vec<ValueId> = shape
-        .iter()
-        .zip(sizes)
-        .filter(|(&d, _)| d == DYN)
-        .map(|(_, &v)| v)
-        .collect();
-    // A dynamic stride is the product of the sizes after it.
-    let dyn_strides: Vec<ValueId> = strides
-        .iter()
-        .enumerate()
-        .filter(|(_, &s)| s == DYN)
-        .map(|(i, _)| product(b, sizes.get(i + 1..).unwrap_or(&[])))
-        .collect();
-    let static_offset = if offset.is_some() { DYN } else { 0 };
-    let result_ty = if strides.contains(&DYN) || offset.is_some() {
-        let elem = ty.element_type().clone();
-        Type::memref_strided(shape.to_vec(), elem, static_offset, strides.clone())
-    } else {
-        ty.clone()
-    };
-    let layout = ViewLayout {
-        offsets: &[static_offset],
-        sizes: shape,
-        strides: &strides,
-    };
-    match offset {
-        Some(at) => b.reinterpret_cast_at(buf, at, layout, (&dyn_sizes, &dyn_strides), result_ty),
-        None => b.reinterpret_cast(buf, layout, &dyn_sizes, &dyn_strides, result_ty),
-    }
+    b.row_major_view(x, ty.element_type(), (shape, sizes), ViewOffset::Static(0))
 }
 
 /// A Transpose's permutation of a rank-`rank` input (reversed dims when

@@ -1,3 +1,4 @@
 //! Analyses over the IR: dominance (liveness and buffer origins join later).
 
 pub mod dominance;
+pub mod view_layout;

@@ -7,6 +7,13 @@ use crate::module::{OpId, ValueId};
 use crate::types::{Type, DYN};
 use std::sync::Arc;
 
+/// A view's offset: a constant, or an index value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewOffset {
+    Static(i64),
+    Value(ValueId),
+}
+
 /// Static offsets, sizes and strides of a view op, with `DYN` where the
 /// value is one of the op's operands.
 pub struct ViewLayout<'a> {
@@ -121,48 +128,82 @@ impl Builder<'_> {
         dyn_strides: &[ValueId],
         ty: Type,
     ) -> ValueId {
-        self.reinterpret_cast_with(src, (layout, None), dyn_sizes, dyn_strides, ty)
+        let offset = match layout.offsets {
+            [o] => ViewOffset::Static(*o),
+            _ => ViewOffset::Static(0),
+        };
+        self.reinterpret_cast_with(src, (layout, offset), (dyn_sizes, dyn_strides), ty)
     }
-    /// The same at the offset value `offset` (`layout.offsets` is ignored).
-    pub fn reinterpret_cast_at(
+    /// A row-major view of `src`'s memory: shape `shape` (`sizes`, a value
+    /// per dim; a dynamic stride is the product of the sizes inside it) of
+    /// `elem` at `offset`. Typed as a fresh buffer of that shape at offset
+    /// 0 with static strides, else strided.
+    pub fn row_major_view(
         &mut self,
         src: ValueId,
-        offset: ValueId,
-        layout: ViewLayout<'_>,
-        (dyn_sizes, dyn_strides): (&[ValueId], &[ValueId]),
-        ty: Type,
+        elem: &Type,
+        (shape, sizes): (&[i64], &[ValueId]),
+        offset: ViewOffset,
     ) -> ValueId {
-        self.reinterpret_cast_with(src, (layout, Some(offset)), dyn_sizes, dyn_strides, ty)
+        let strides = crate::types::identity_strides(shape);
+        let dyn_sizes: Vec<ValueId> = shape
+            .iter()
+            .zip(sizes)
+            .filter(|(&d, _)| d == DYN)
+            .map(|(_, &v)| v)
+            .collect();
+        let dyn_strides: Vec<ValueId> = strides
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s == DYN)
+            .map(|(k, _)| {
+                let one = self.const_index(1);
+                let inside = sizes.get(k + 1..).unwrap_or(&[]);
+                inside.iter().fold(one, |acc, &d| self.muli(acc, d))
+            })
+            .collect();
+        let static_at = match offset {
+            ViewOffset::Static(o) => o,
+            ViewOffset::Value(_) => DYN,
+        };
+        let ty = if static_at == 0 && !strides.contains(&DYN) {
+            Type::memref(shape.to_vec(), elem.clone())
+        } else {
+            Type::memref_strided(shape.to_vec(), elem.clone(), static_at, strides.clone())
+        };
+        let layout = ViewLayout {
+            offsets: &[static_at],
+            sizes: shape,
+            strides: &strides,
+        };
+        self.reinterpret_cast_with(src, (layout, offset), (&dyn_sizes, &dyn_strides), ty)
     }
     fn reinterpret_cast_with(
         &mut self,
         src: ValueId,
-        (layout, offset): (ViewLayout<'_>, Option<ValueId>),
-        dyn_sizes: &[ValueId],
-        dyn_strides: &[ValueId],
+        (layout, offset): (ViewLayout<'_>, ViewOffset),
+        (dyn_sizes, dyn_strides): (&[ValueId], &[ValueId]),
         ty: Type,
     ) -> ValueId {
         let mut operands = Vec::with_capacity(2 + dyn_sizes.len() + dyn_strides.len());
         operands.push(src);
-        operands.extend(offset);
+        let offsets = match offset {
+            ViewOffset::Value(v) => {
+                operands.push(v);
+                Attribute::i64_array(&[DYN])
+            }
+            ViewOffset::Static(_) => Attribute::i64_array(layout.offsets),
+        };
         operands.extend_from_slice(dyn_sizes);
         operands.extend_from_slice(dyn_strides);
-        let offsets = match offset {
-            Some(_) => Attribute::i64_array(&[DYN]),
-            None => Attribute::i64_array(layout.offsets),
-        };
+        let n_offsets = usize::from(matches!(offset, ViewOffset::Value(_)));
         let attrs = [
             ("static_offsets", offsets),
             ("static_sizes", Attribute::i64_array(layout.sizes)),
             ("static_strides", Attribute::i64_array(layout.strides)),
             (
                 "operandSegmentSizes",
-                segments([
-                    1,
-                    usize::from(offset.is_some()),
-                    dyn_sizes.len(),
-                    dyn_strides.len(),
-                ]),
+                segments([1, n_offsets, dyn_sizes.len(), dyn_strides.len()]),
             ),
         ];
         self.op1("memref.reinterpret_cast", &operands, ty, &attrs)

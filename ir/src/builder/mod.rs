@@ -193,5 +193,5 @@ mod vector;
 
 pub use arith::{is_unsigned, Cmp, CmpF, CmpI};
 pub use control::{RegionFn, WhileBodyFn, WhileCondFn};
-pub use memref::ViewLayout;
+pub use memref::{ViewLayout, ViewOffset};
 pub use vector::Reduce;

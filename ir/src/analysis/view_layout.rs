@@ -5,13 +5,15 @@
 //! product of the sizes inside it compares equal to those sizes: a view
 //! is contiguous when every non-unit dim strides over the ones inside it.
 
-use ir::dialects::memref::static_list;
-use ir::{Builder, Module, OpId, ValueId, DYN};
+use crate::builder::Builder;
+use crate::dialects::memref::static_list;
+use crate::module::{Module, OpId, ValueId};
+use crate::types::DYN;
 
 /// `coef` times the product of `values` (sorted); `origin` is the value
 /// it was read from, reused when it is built again.
 #[derive(Clone, Debug)]
-pub(crate) struct Product {
+pub struct Product {
     coef: i64,
     values: Vec<ValueId>,
     origin: Option<ValueId>,
@@ -78,7 +80,7 @@ impl Product {
 
 /// A sum of products.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Linear(Vec<Product>);
+pub struct Linear(Vec<Product>);
 
 impl Linear {
     fn plus(mut self, p: Product) -> Linear {
@@ -89,7 +91,7 @@ impl Linear {
     }
 
     /// The value when it has no dynamic term.
-    pub(crate) fn as_static(&self) -> Option<i64> {
+    pub fn as_static(&self) -> Option<i64> {
         self.0.iter().try_fold(0i64, |acc, p| {
             p.values
                 .is_empty()
@@ -99,7 +101,7 @@ impl Linear {
     }
 
     /// The index value, built at `b`.
-    pub(crate) fn build(&self, b: &mut Builder<'_>) -> ValueId {
+    pub fn build(&self, b: &mut Builder<'_>) -> ValueId {
         let mut terms = self.0.iter().map(|p| match p.origin {
             Some(v) => v,
             None => {
@@ -115,9 +117,11 @@ impl Linear {
 }
 
 impl Product {
-    /// The one value this product is, if it is one.
-    pub(crate) fn as_value(&self) -> Option<ValueId> {
+    /// The one value this product is, if it is one: the value it was read
+    /// from, or its only factor.
+    pub fn as_value(&self) -> Option<ValueId> {
         match self.values.as_slice() {
+            _ if self.origin.is_some() => self.origin,
             [v] if self.coef == 1 => Some(*v),
             _ => None,
         }
@@ -125,7 +129,7 @@ impl Product {
 }
 
 /// A view's place in its buffer.
-pub(crate) struct Layout {
+pub struct Layout {
     pub offset: Linear,
     pub sizes: Vec<Product>,
     pub strides: Vec<Product>,
@@ -134,7 +138,7 @@ pub(crate) struct Layout {
 impl Layout {
     /// Row-major without gaps: unit dims aside, each dim's stride is the
     /// product of the sizes inside it.
-    pub(crate) fn contiguous(&self) -> bool {
+    pub fn contiguous(&self) -> bool {
         let mut inside = Product::constant(1);
         for (size, stride) in self.sizes.iter().zip(&self.strides).rev() {
             if size.is_one() {
@@ -152,7 +156,7 @@ impl Layout {
     }
 
     /// The number of elements.
-    pub(crate) fn elements(&self) -> Option<Product> {
+    pub fn elements(&self) -> Option<Product> {
         self.sizes
             .iter()
             .try_fold(Product::constant(1), |acc, s| acc.times(s))
@@ -162,7 +166,7 @@ impl Layout {
 /// The layout of memref `v`, from its type when that fixes everything,
 /// else from the op that made it: an allocation (row-major), a
 /// reinterpret_cast, a unit-step subview of the same rank, a cast.
-pub(crate) fn layout_of(m: &Module, v: ValueId) -> Option<Layout> {
+pub fn layout_of(m: &Module, v: ValueId) -> Option<Layout> {
     layout_at(m, v, 0)
 }
 
@@ -280,7 +284,7 @@ fn mixed(m: &Module, statics: &[i64], dynamic: &[ValueId]) -> Option<Vec<Product
 
 /// The buffer under a chain of views: what a reinterpret_cast of the
 /// view would address from.
-pub(crate) fn root(m: &Module, mut v: ValueId) -> ValueId {
+pub fn root(m: &Module, mut v: ValueId) -> ValueId {
     for _ in 0..16 {
         match m.defining_op(v) {
             Some(d)
