@@ -180,6 +180,7 @@ fn infer_case(case_dir: &Path, hybrid: bool) -> Vec<(usize, Inferred, String)> {
             config: Default::default(),
             growth: constprop::hybrid::Growth::Unbounded,
             lazy_min: constprop::fold::DEFAULT_LAZY_MIN,
+            version_ranks: false,
         };
         if pass.run(&mut m, &mut Default::default()).is_err() {
             return Vec::new();

@@ -280,7 +280,13 @@ pub struct ConstProp {
     pub growth: Growth,
     /// Element-wise folds over at least this many values give lazy views.
     pub lazy_min: usize,
+    /// Values whose rank is decided at run time get one version of their
+    /// continuation per rank (`version`); only when compiling to code.
+    pub version_ranks: bool,
 }
+
+/// Rounds of versioning at most (each is followed by inference).
+const MAX_VERSION_ROUNDS: usize = 32;
 
 /// Rewrite-then-CSE rounds at most (each round is cheap once nothing folds).
 const MAX_CSE_ROUNDS: usize = 4;
@@ -350,17 +356,23 @@ impl Pass for ConstProp {
         ];
         let live = inner.map(Live);
         let patterns: Vec<&dyn Pattern> = live.iter().map(|p| p as &dyn Pattern).collect();
-        // Merging equal ops (two Shape(x), the same Unsqueeze of a size)
-        // can make more fold: rewrite again while CSE finds something.
-        for _ in 0..MAX_CSE_ROUNDS {
-            for f in m.top_level_ops("func.func") {
-                self.rewrite(m, f, &patterns, cx)?;
+        for _ in 0..MAX_VERSION_ROUNDS {
+            // Merging equal ops (two Shape(x), the same Unsqueeze of a size)
+            // can make more fold: rewrite again while CSE finds something.
+            for _ in 0..MAX_CSE_ROUNDS {
+                for f in m.top_level_ops("func.func") {
+                    self.rewrite(m, f, &patterns, cx)?;
+                }
+                let merged = ir::transforms::cse::cse_with(m, &CSE_RULES);
+                cx.bump("constprop.cse-merged", merged as u64);
+                if merged == 0 {
+                    break;
+                }
             }
-            let merged = ir::transforms::cse::cse_with(m, &CSE_RULES);
-            cx.bump("constprop.cse-merged", merged as u64);
-            if merged == 0 {
+            if !self.version_ranks || !crate::version::version_ranks(m)? {
                 break;
             }
+            cx.bump("constprop.versioned", 1);
         }
         refresh_function_types(m);
         Ok(())

@@ -6,6 +6,7 @@ pub mod fold;
 pub mod hybrid;
 pub mod scrub;
 pub mod stream;
+pub mod version;
 
 use ir::pass::{PassInfo, PassRegistry};
 use ir::rewrite::GreedyConfig;
@@ -44,6 +45,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
                 config,
                 growth,
                 lazy_min,
+                version_ranks: opts.flag("version-ranks"),
             }))
         },
     });

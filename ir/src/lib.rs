@@ -14,7 +14,9 @@ pub mod types;
 
 pub use attr::Attribute;
 pub use diag::{Diagnostic, Location, Result};
-pub use module::{BlockId, InsertPoint, Module, OpId, OpSpec, RegionId, Use, ValueDef, ValueId};
+pub use module::{
+    BlockId, InsertPoint, Module, OpId, OpSpec, RegionId, Use, ValueDef, ValueId, ValueMap,
+};
 pub use sym::Sym;
 pub use types::{FloatKind, Signedness, Type, DYN};
 pub mod analysis;

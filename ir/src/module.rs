@@ -691,7 +691,10 @@ impl Iterator for BlockOps<'_> {
 }
 
 mod blocks;
+mod clone;
 mod walk;
+
+pub use clone::ValueMap;
 
 #[cfg(test)]
 mod tests;

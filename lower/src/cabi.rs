@@ -115,12 +115,18 @@ pub fn c_driver(
             format!("expects {} inputs, {} given", in_types.len(), inputs.len()),
         ));
     }
+    let rank_from = func::output_rank_results(m, f);
     let mut s = String::from(DRIVER_PRELUDE);
     s.push_str(C_FILL_DESC);
     s.push_str(C_FILE_IO);
+    s.push_str(C_VARYING_RANK);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
     s.push_str("int main(int argc, char **argv) {\n");
-    let (ni, no) = (inputs.len(), out_types.len());
+    // Results past the declared outputs hold ranks decided at run time.
+    let (ni, no) = (
+        inputs.len(),
+        rank_from.as_ref().map_or(out_types.len(), Vec::len),
+    );
     let _ = writeln!(
         s,
         "  if (argc != {}) {{ fprintf(stderr, \"usage: %s {ni} inputs then {no} outputs\\n\", argv[0]); return 2; }}",
@@ -149,19 +155,29 @@ pub fn c_driver(
         "    int64_t c1ns = now_ns(CLOCK_THREAD_CPUTIME_ID), t1ns = now_ns(CLOCK_MONOTONIC);\n",
     );
     s.push_str("    fprintf(stderr, \"onnxc-run-ns %lld %lld\\n\", (long long)(t1ns - t0ns), (long long)(c1ns - c0ns));\n");
-    for i in 0..no {
+    for i in 0..out_types.len() {
         let _ = writeln!(s, "    free((void *)t{i}[0]);");
     }
     s.push_str("  }\n");
-    for (i, t) in out_types.iter().enumerate() {
-        let rank = t.shape().map_or(0, <[i64]>::len);
+    for (i, t) in out_types.iter().enumerate().take(no) {
+        let max = t.shape().map_or(0, <[i64]>::len);
         let elem = t.element_type();
         let bytes = crate::llvm::types::elem_size(elem).map_err(|e| op_error(m, f, e))?;
+        let rank = match rank_from.as_ref().and_then(|r| r.get(i).copied().flatten()) {
+            Some(k) => {
+                let _ = writeln!(s, "  int rank{i} = rank_of(out{k});");
+                let _ = writeln!(s, "  drop_leading(out{i}, {max}, rank{i});");
+                format!("rank{i}")
+            }
+            None => max.to_string(),
+        };
         let _ = writeln!(
             s,
             "  if (write_out(argv[{}], out{i}, {rank}, {bytes}) != 0) return 1;",
             1 + ni + i
         );
+    }
+    for i in 0..out_types.len() {
         let _ = writeln!(s, "  free((void *)out{i}[0]);");
     }
     for i in 0..ni {
@@ -263,6 +279,30 @@ static void fill_desc(int64_t *d, void *data, int rank, const int64_t *dims) {
     d[3 + rank + i] = stride;
     stride *= dims[i];
   }
+}
+"#;
+
+/// Outputs whose rank is decided at each call (`func::OUTPUT_RANK_RESULTS`):
+/// `rank_of` reads a rank result (a 0-d i64), `drop_leading` turns a
+/// descriptor of the largest rank `max` into one of rank `r` (the dims
+/// dropped are leading 1s), `free_desc` frees a result's buffer.
+pub(crate) const C_VARYING_RANK: &str = r#"
+static int rank_of(const int64_t *d) {
+  int64_t *p;
+  memcpy(&p, &d[1], sizeof p);
+  return (int)p[d[2]];
+}
+
+static void drop_leading(int64_t *d, int max, int r) {
+  int lead = max - r;
+  for (int i = 0; i < r; i++) d[3 + i] = d[3 + lead + i];
+  for (int i = 0; i < r; i++) d[3 + r + i] = d[3 + max + lead + i];
+}
+
+static void free_desc(const int64_t *d) {
+  void *a;
+  memcpy(&a, &d[0], sizeof a);
+  free(a);
 }
 "#;
 

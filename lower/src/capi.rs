@@ -26,6 +26,9 @@ struct Port {
     /// The symbol of each dynamic dim: the model's `dim_param`, else
     /// `NAME_d<k>` for an input (the frontend's name for it).
     dim_names: Vec<Option<String>>,
+    /// For an output whose rank is decided at each call: the entry result
+    /// holding that rank (`shape` is then its largest-rank form).
+    rank_from: Option<usize>,
 }
 
 /// The ONNX `TensorProto.DataType` code of an element type.
@@ -112,6 +115,7 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
             })
             .collect()
     };
+    let rank_from = func::output_rank_results(m, f);
     let make = |types: &[Type], names: Vec<String>, kind: &str| -> Result<Vec<Port>> {
         let declared = params(if kind == "input" {
             "onnx.input_dim_params"
@@ -158,13 +162,20 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
                     signed: mt.elem.is_int() && !ir::builder::is_unsigned(&mt.elem),
                     shape: mt.shape.clone(),
                     dim_names,
+                    rank_from: rank_from
+                        .as_ref()
+                        .filter(|_| kind == "output")
+                        .and_then(|t| t.get(i).copied().flatten()),
                 })
             })
             .collect()
     };
+    // Results past the declared ones hold ranks decided at run time.
+    let declared = rank_from.as_ref().map_or(ft.results.len(), Vec::len);
+    let results = ft.results.get(..declared).unwrap_or(&ft.results);
     Ok((
         make(&ft.inputs, names("input_names"), "input")?,
-        make(&ft.results, names("output_names"), "output")?,
+        make(results, names("output_names"), "output")?,
     ))
 }
 
@@ -197,7 +208,12 @@ fn signature(ins: &[Port], outs: &[Port]) -> String {
                 .collect();
             let name = q.name.replace("*/", "* /");
             let dims = dims.join(", ").replace("*/", "* /");
-            let _ = writeln!(s, " *   {kind} {i} '{name}': [{dims}]");
+            let varies = if q.rank_from.is_some() {
+                " (rank decided at each call: these dims or fewer, from the left)"
+            } else {
+                ""
+            };
+            let _ = writeln!(s, " *   {kind} {i} '{name}': [{dims}]{varies}");
         }
     }
     s
@@ -234,12 +250,16 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     s.push_str(WRAPPER_PIN_GOMP);
     s.push_str(WRAPPER_CHECKS);
     s.push_str(crate::cabi::C_FILL_DESC);
+    s.push_str(crate::cabi::C_VARYING_RANK);
     s.push_str(WRAPPER_OUTPUTS);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
     for (kind, list) in [("input", &ins), ("output", &outs)] {
         write_port_tables(&mut s, p, kind, list);
     }
     let (ni, no) = (ins.len(), outs.len());
+    // Entry results: the outputs, then the ranks of those that vary.
+    let nr = func::function_type(m, m.lookup_symbol(func_name).unwrap_or(m.top()))
+        .map_or(no, |ft| ft.results.len());
     let max_rank = ins
         .iter()
         .chain(&outs)
@@ -256,8 +276,8 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     let _ = write!(
         s,
         r#"static int run_inner(const onnxc_tensor *inputs, onnxc_tensor *outputs, unsigned char **unpacked) {{
-  int64_t in_desc[{ni1}][{words}], out_desc[{no1}][{words}];
-  void *ins[{ni1}], *outs[{no1}];
+  int64_t in_desc[{ni1}][{words}], out_desc[{nr1}][{words}];
+  void *ins[{ni1}], *outs[{nr1}];
   for (int i = 0; i < {ni}; i++) {{
     if (inputs[i].rank != input_ranks[i] || (!inputs[i].data && count_of(inputs[i].shape, inputs[i].rank) != 0))
       return i + 1;
@@ -275,10 +295,15 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     fill_desc(in_desc[i], data, input_ranks[i], inputs[i].shape);
     ins[i] = in_desc[i];
   }}
-  for (int i = 0; i < {no}; i++) outs[i] = out_desc[i];
+  for (int i = 0; i < {nr}; i++) outs[i] = out_desc[i];
   {entry}(ins, outs);
+  int ranks[{no1}];
+  for (int i = 0; i < {no}; i++)
+    ranks[i] = output_rank_from[i] >= 0 ? rank_of(out_desc[output_rank_from[i]]) : output_max_ranks[i];
+  for (int i = {no}; i < {nr}; i++) free_desc(out_desc[i]);
   for (int i = 0; i < {no}; i++) {{
-    take_output(&outputs[i], out_desc[i], output_ranks[i], output_esize[i]);
+    if (output_rank_from[i] >= 0) drop_leading(out_desc[i], output_max_ranks[i], ranks[i]);
+    take_output(&outputs[i], out_desc[i], ranks[i], output_esize[i]);
     if (output_sub_bits[i]) pack_sub(&outputs[i], output_sub_bits[i]);
   }}
   return 0;
@@ -328,6 +353,7 @@ void {p}_free_outputs(onnxc_tensor *outputs) {{
 "#,
         ni1 = ni.max(1),
         no1 = no.max(1),
+        nr1 = nr.max(1),
         checks = symbol_checks(&ins),
     );
     Ok(s)
@@ -356,7 +382,20 @@ fn write_port_tables(s: &mut String, p: &str, kind: &str, list: &[Port]) {
     let _ = writeln!(
         s,
         "static const int {kind}_ranks[{n}] = {{ {} }};",
+        strs(&|q| match q.rank_from {
+            Some(_) => "-1".into(),
+            None => q.shape.len().to_string(),
+        })
+    );
+    let _ = writeln!(
+        s,
+        "static const int {kind}_max_ranks[{n}] = {{ {} }};",
         strs(&|q| q.shape.len().to_string())
+    );
+    let _ = writeln!(
+        s,
+        "static const int {kind}_rank_from[{n}] = {{ {} }};",
+        strs(&|q| q.rank_from.map_or(-1, |k| k as i64).to_string())
     );
     let _ = writeln!(
         s,
@@ -396,8 +435,12 @@ fn write_port_tables(s: &mut String, p: &str, kind: &str, list: &[Port]) {
         if list.is_empty() {
             "0".into()
         } else {
-            (0..list.len())
-                .map(|i| format!("{kind}_shape{i}"))
+            list.iter()
+                .enumerate()
+                .map(|(i, q)| match q.rank_from {
+                    Some(_) => "0".into(),
+                    None => format!("{kind}_shape{i}"),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         }

@@ -137,9 +137,10 @@ pub fn run_stages_with(
 pub fn constprop_pipeline(pipeline: &str, bound: Option<f64>, to_code: bool) -> String {
     let fuse = if to_code { "fuse-qdq," } else { "" };
     match (bound, to_code) {
-        (Some(b), _) => format!("{fuse}{pipeline}{{expansion-bound={b}}}"),
+        (Some(b), true) => format!("{fuse}{pipeline}{{expansion-bound={b} version-ranks}}"),
+        (Some(b), false) => format!("{pipeline}{{expansion-bound={b}}}"),
         (None, false) => format!("{pipeline}{{no-growth}}"),
-        (None, true) => format!("{fuse}{pipeline}"),
+        (None, true) => format!("{fuse}{pipeline}{{version-ranks}}"),
     }
 }
 

@@ -515,7 +515,8 @@ impl Session {
             )));
         };
         let t = &outs.t[k];
-        if t.rank != port.dims.len() as i64 || (t.shape.is_null() && t.rank > 0) {
+        let rank_ok = t.rank == port.dims.len() as i64 || port.rank_varies && t.rank >= 0;
+        if !rank_ok || (t.shape.is_null() && t.rank > 0) {
             return Err(PyValueError::new_err(format!(
                 "output '{}': the library returned rank {}",
                 port.name, t.rank

@@ -34,6 +34,8 @@ pub struct Port {
     pub dtype: i32,
     pub dims: Vec<i64>,
     pub labels: Vec<Option<String>>,
+    /// An output whose rank is decided at each call (`dims` is empty).
+    pub rank_varies: bool,
 }
 
 /// An open library; the function pointers live as long as `_lib`.
@@ -134,15 +136,23 @@ impl Fns {
                 let name = (self.name)(i);
                 let rank = (self.rank)(i);
                 let shape = (self.shape)(i);
-                if name.is_null() || shape.is_null() || !(0..=MAX_RANK).contains(&rank) {
+                // Rank -1: an output whose rank each call decides.
+                let rank_varies = kind == "output" && rank == -1 && shape.is_null();
+                if name.is_null()
+                    || !rank_varies && (shape.is_null() || !(0..=MAX_RANK).contains(&rank))
+                {
                     return Err(format!("bad signature of {kind} {i}"));
                 }
-                let dims = std::slice::from_raw_parts(shape, rank as usize).to_vec();
+                let dims = match rank_varies {
+                    true => Vec::new(),
+                    false => std::slice::from_raw_parts(shape, rank as usize).to_vec(),
+                };
                 ports.push(Port {
                     name: CStr::from_ptr(name).to_string_lossy().into_owned(),
                     dtype: (self.dtype)(i),
                     labels: vec![None; dims.len()],
                     dims,
+                    rank_varies,
                 });
             }
             Ok(ports)

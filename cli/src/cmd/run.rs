@@ -332,9 +332,13 @@ fn check_dim_params(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> 
 }
 
 fn result_types(m: &ir::Module) -> Result<Vec<DType>, Failure> {
+    let declared = m
+        .lookup_symbol(driver::MAIN_GRAPH)
+        .map_or(0, |f| ir::dialects::func::declared_results(m, f));
     main_signature(m)?
         .results
         .iter()
+        .take(declared)
         .map(|t| {
             DType::from_type(t.element_type())
                 .ok_or_else(|| diag(format!("cannot write an output of type {t}")))

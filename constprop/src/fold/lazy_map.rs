@@ -142,6 +142,7 @@ func.func @f() -> tensor<4xi8> {
             config: Default::default(),
             growth: crate::hybrid::Growth::Unbounded,
             lazy_min: 0,
+            version_ranks: false,
         };
         pass.run(&mut m, &mut Default::default()).unwrap();
         let ret = m

@@ -30,6 +30,33 @@ pub fn function_type(m: &Module, f: OpId) -> Option<&crate::types::FunctionType>
     m.attr(f, "function_type")?.as_type()?.as_function()
 }
 
+/// On a function whose results have a rank decided at run time: per
+/// declared result, the index of the extra result (a 0-d i64) holding its
+/// rank, or -1 for a static rank. Such a result is returned in its
+/// largest rank; the dims it lacks at a lower rank come first, as 1s.
+pub const OUTPUT_RANK_RESULTS: &str = "onnxc.output_rank_results";
+
+/// `OUTPUT_RANK_RESULTS` of `f` read back: per declared result, the index
+/// of its rank result. `None` when every result has a static rank.
+pub fn output_rank_results(m: &Module, f: OpId) -> Option<Vec<Option<usize>>> {
+    let a = m.attr(f, OUTPUT_RANK_RESULTS)?.as_array()?;
+    Some(
+        a.iter()
+            .map(|x| match x {
+                crate::attr::Attribute::Int(v, _) => usize::try_from(*v).ok(),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// How many of `f`'s results are the model's outputs (the others hold
+/// ranks decided at run time, `OUTPUT_RANK_RESULTS`).
+pub fn declared_results(m: &Module, f: OpId) -> usize {
+    let all = function_type(m, f).map_or(0, |ft| ft.results.len());
+    output_rank_results(m, f).map_or(all, |t| t.len().min(all))
+}
+
 pub fn sym_name(m: &Module, op: OpId) -> Option<&str> {
     m.attr(op, "sym_name")?.as_str()
 }

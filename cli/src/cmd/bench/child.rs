@@ -134,8 +134,7 @@ fn compile(
     std::fs::write(&c_path, c).map_err(|e| io_err("write", &c_path, e))?;
     let outputs = m
         .lookup_symbol(driver::MAIN_GRAPH)
-        .and_then(|f| ir::dialects::func::function_type(&m, f))
-        .map_or(0, |ft| ft.results.len());
+        .map_or(0, |f| ir::dialects::func::declared_results(&m, f));
     let _ = writeln!(rep, "io\t{}\t{outputs}", inputs.len());
     Ok(())
 }
