@@ -641,3 +641,48 @@ fn ops_are_checked_against_their_table_row() {
         .expect("exported back");
     assert_eq!(a.i, 3);
 }
+
+/// onnxruntime's com.microsoft ops: the ones it documents and onnxc
+/// imports become default-domain ops; another, a form not covered or a
+/// missing input is a diagnostic naming the node, never a panic.
+#[test]
+fn contrib_ops_are_imported_or_refused_by_name() {
+    let contrib = |op: &str, inputs: &[&str], attrs: Vec<AttributeProto>| {
+        model(|g| {
+            g.node[1] = NodeProto {
+                domain: "com.microsoft".into(),
+                attribute: attrs,
+                ..node(op, inputs, &["y"])
+            };
+        })
+    };
+    let bytes = Bytes::from(contrib("QuickGelu", &["s"], vec![]).encode_to_vec());
+    let m = import_model(&load_model_bytes(bytes, PathBuf::from(".")).unwrap()).unwrap();
+    ir::verify(&m).unwrap();
+    let text = ir::text::print_module(&m, &Default::default());
+    assert!(
+        text.contains("onnx.Sigmoid") && !text.contains("QuickGelu"),
+        "{text}"
+    );
+
+    let err = import_err(&contrib("Frobnicate", &["s"], vec![]));
+    assert!(
+        err.contains("unsupported operator 'Frobnicate' of domain 'com.microsoft'"),
+        "{err}"
+    );
+    let err = import_err(&contrib("BiasGelu", &[], vec![]));
+    assert!(err.contains("'BiasGelu' needs input 0"), "{err}");
+    let trans_batch = AttributeProto {
+        name: "transBatchA".into(),
+        i: 1,
+        r#type: AttributeType::Int as i32,
+        ..Default::default()
+    };
+    let err = import_err(&contrib("FusedMatMul", &["s", "w"], vec![trans_batch]));
+    assert!(
+        err.contains("'FusedMatMul' with batch transposes ('transBatchA') is not supported"),
+        "{err}"
+    );
+    let err = import_err(&contrib("Attention", &["s", "w"], vec![]));
+    assert!(err.contains("needs num_heads > 0"), "{err}");
+}

@@ -79,31 +79,40 @@ def test_onnx_light_model(name, cache_dir):
     check_against_ort(path, cache_dir, drop=True)
 
 
-# The CI subset of the dynamic-shapes corpus (scripts/corpus/ci_models.py).
-# Those marked do not compile with their dynamic dims yet (issue 14:
-# scripts/corpus/STATUS.md); they must fail as a CompileError, not a crash.
-CORPUS_CI = {
-    "ci_attention": None,
-    "ci_conv_pool_batch": None,
-    "ci_flatten_chain": None,
-    "ci_if_shapes": None,
-    "ci_lstm_state": None,
-    "ci_paddle_dims": None,
-    "ci_conv_hw": None,
-    "ci_mobile_block": None,
-    "ci_ml_linear": None,
-    "ci_ml_trees": None,
-    "ci_ml_tree_ensemble": None,
-    "ci_ml_folded": None,
-    "ci_winograd": None,
-    "ci_int8": None,
-    "ci_int8_conv": None,
-    "ci_qdq": None,
-    "ci_fpn": None,
-    # If branches of different ranks: a value needs one rank at compile
-    # time, so the compile is refused with a diagnostic naming the If.
-    "ci_if_ranks": "the then branch yields rank 2",
-}
+# The CI subset of the dynamic-shapes corpus (scripts/corpus/ci_models.py):
+# every model compiles once with its dynamic dims and matches onnxruntime
+# at each size (ranks decided at run time included: ci_if_ranks,
+# ci_squeeze_batch).
+CORPUS_CI = [
+    "ci_attention",
+    "ci_conv_pool_batch",
+    "ci_flatten_chain",
+    "ci_if_shapes",
+    "ci_lstm_state",
+    "ci_paddle_dims",
+    "ci_conv_hw",
+    "ci_mobile_block",
+    "ci_ml_linear",
+    "ci_ml_trees",
+    "ci_ml_tree_ensemble",
+    "ci_ml_folded",
+    "ci_winograd",
+    "ci_int8",
+    "ci_int8_conv",
+    "ci_qdq",
+    "ci_fpn",
+    "ci_if_ranks",
+    "ci_squeeze_batch",
+    # onnxruntime's com.microsoft ops (contrib_models.py)
+    "ci_ms_gelu",
+    "ci_ms_layernorm",
+    "ci_ms_fused",
+    "ci_ms_attention",
+    "ci_ms_embed",
+    "ci_ms_quant_matmul",
+    "ci_ms_qlinear",
+    "ci_ms_qattention",
+]
 
 
 @pytest.fixture(scope="session")
@@ -124,13 +133,6 @@ def test_corpus_ci_list_is_complete(corpus_ci):
 @pytest.mark.parametrize("name", sorted(CORPUS_CI))
 def test_corpus_ci_at_two_sizes(name, corpus_ci, cache_dir):
     meta = json.loads((corpus_ci / f"{name}.json").read_text())
-    refusal = CORPUS_CI[name]
-    if refusal:
-        with pytest.raises(onnxc.CompileError) as e:
-            onnxc.InferenceSession(corpus_ci / f"{name}.onnx", cache_dir=cache_dir)
-        (d,) = e.value.diagnostics
-        assert d.op == "onnx.If" and refusal in str(d), repr(d)
-        return
     sess = onnxc.InferenceSession(corpus_ci / f"{name}.onnx", cache_dir=cache_dir)
     # Declared dim names come back in the shapes.
     for got, declared in zip(sess.get_inputs(), meta["inputs"]):

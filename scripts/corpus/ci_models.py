@@ -25,6 +25,9 @@ Models (each is named after the exporter habit it copies):
   ci_if_shapes         VAD-style If on a sample-rate input whose branches
                        yield different shapes
   ci_if_ranks          the same with branches of different ranks
+  ci_squeeze_batch     torch opset-9/11 `x.squeeze()`: Squeeze without axes
+                       of [B, 1, 1] after a 1-D conv over dynamic time; the
+                       output is [B], or a scalar at batch 1
   ci_mobile_block      MobileNet-style: depthwise convs with fused
                        activations, padded / ceil / SAME_LOWER pools,
                        dynamic batch, height and width
@@ -67,6 +70,8 @@ Models (each is named after the exporter habit it copies):
   ci_ml_tree_ensemble  ai.onnx.ml opset 5 TreeEnsemble with set membership
   ci_ml_folded         the ML models on constant features (constprop folds
                        them) scaling a dynamic input
+  ci_ms_*              onnxruntime's com.microsoft ops as its transformer
+                       optimizer and quantizer write them (contrib_models.py)
 """
 
 import argparse
@@ -80,6 +85,7 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus_common import random_feeds, write_entry  # noqa: E402
 from ml_models import MODELS as ML_MODELS  # noqa: E402
+from contrib_models import ATOL as CONTRIB_ATOL, MODELS as CONTRIB_MODELS, UNCHECKED as CONTRIB_UNCHECKED  # noqa: E402
 
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
@@ -522,14 +528,30 @@ def ci_qdq():
     return m, sizes, "QDQ groups fused into QLinearConv / QLinearMatMul (one quantization step from the float path)"
 
 
+def ci_squeeze_batch():
+    b = Builder(17)
+    h = b.op("Relu", [b.op("Conv", ["x", b.w("c.w", [4, 1, 3]), b.w("c.b", [4])], kernel_shape=[3], pads=[1, 1])])
+    h = b.op("ReduceMean", [h], axes=[2], keepdims=1)  # [B, 4, 1]
+    h = b.op("MatMul", [b.op("Transpose", [h], perm=[0, 2, 1]), b.w("o.w", [4, 1])])  # [B, 1, 1]
+    sq = b.op("Squeeze", [h])  # opset 11: every dim of 1 goes, the batch too at B = 1
+    b.op("Sigmoid", [sq])
+    b.rename_last("score")
+    b.op("Shape", [sq])
+    b.rename_last("score_shape")
+    m = b.model("ci_squeeze_batch", [vi("x", F, ["B", 1, "T"])], [vi("score", F, None), vi("score_shape", I64, [None])], 11)
+    sizes = [{"x": ([1, 1, 16], np.float32, "normal")}, {"x": ([3, 1, 20], np.float32, "normal")},
+             {"x": ([2, 1, 1], np.float32, "normal")}]
+    return m, sizes, "Squeeze without axes: output rank 0 at batch 1, 1 above"
+
+
 # Models whose outputs pass through quantization that onnxc computes in
 # integers where onnxruntime's unoptimized oracle computes in floats: a
 # float rounding may move a value one quantization step (0.05 here).
-ATOL = {"ci_qdq": 0.06}
+ATOL = {"ci_qdq": 0.06, **CONTRIB_ATOL}
 
 # onnx.checker refuses what these exporters write (-1 dims, an output
 # without a shape); onnxruntime runs them.
-UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks"}
+UNCHECKED = {"ci_paddle_dims", "ci_if_shapes", "ci_if_ranks", "ci_squeeze_batch", *CONTRIB_UNCHECKED}
 
 def ci_fpn():
     b = Builder(16)
@@ -553,7 +575,7 @@ def ci_fpn():
     return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
 
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_paddle_dims, ci_fpn] + ML_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
 
 
 def main():

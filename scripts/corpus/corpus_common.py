@@ -202,3 +202,39 @@ def random_feeds(inputs_spec, seed):
         else:
             raise ValueError(f"unknown input kind {kind!r}")
     return out
+
+
+class GraphBuilder:
+    """Nodes, initializers and outputs of a hand-built graph (the CI
+    model scripts): each node and its outputs are named after its type and
+    position; `out` exposes a value as a graph output through an Identity."""
+
+    def __init__(self, seed):
+        import numpy as np
+
+        self.rng = np.random.default_rng(seed)
+        self.nodes = []
+        self.inits = []
+        self.outputs = []
+        self.n = 0
+
+    def op(self, op_type, inputs, n_out=1, domain="", **attrs):
+        from onnx import helper
+
+        self.n += 1
+        outs = [f"{op_type.lower()}_{self.n}_{i}" for i in range(n_out)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=f"{op_type}_{self.n}", domain=domain, **attrs))
+        return outs if n_out > 1 else outs[0]
+
+    def const(self, name, value, dtype="float32"):
+        import numpy as np
+        from onnx import numpy_helper
+
+        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        return name
+
+    def out(self, name, value, elem, dims):
+        from onnx import helper
+
+        self.nodes.append(helper.make_node("Identity", [value], [name], name=f"out_{name}"))
+        self.outputs.append(helper.make_tensor_value_info(name, elem, dims))

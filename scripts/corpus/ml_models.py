@@ -12,6 +12,7 @@ last).
 """
 
 import numpy as np
+from corpus_common import GraphBuilder
 from onnx import TensorProto, helper, numpy_helper
 
 F = TensorProto.FLOAT
@@ -21,30 +22,9 @@ ML = "ai.onnx.ml"
 POSTS = ["NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO", "PROBIT"]
 
 
-class Graph:
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
-        self.nodes = []
-        self.inits = []
-        self.outputs = []
-        self.n = 0
-
-    def op(self, op_type, inputs, n_out=1, domain="", **attrs):
-        self.n += 1
-        outs = [f"{op_type.lower()}_{self.n}_{i}" for i in range(n_out)]
-        self.nodes.append(helper.make_node(op_type, inputs, outs, name=f"{op_type}_{self.n}", domain=domain, **attrs))
-        return outs if n_out > 1 else outs[0]
-
+class Graph(GraphBuilder):
     def ml(self, op_type, inputs, n_out=1, **attrs):
         return self.op(op_type, inputs, n_out, domain=ML, **attrs)
-
-    def out(self, name, value, elem, dims):
-        self.nodes.append(helper.make_node("Identity", [value], [name], name=f"out_{name}"))
-        self.outputs.append(helper.make_tensor_value_info(name, elem, dims))
-
-    def const(self, name, value, dtype=np.float32):
-        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
-        return name
 
     def model(self, name, inputs, ml_opset, opset=17):
         g = helper.make_graph(self.nodes, name, inputs, self.outputs, self.inits)

@@ -2,6 +2,7 @@
 //! docs/ONNX_DIALECT.md.
 
 pub mod attrs;
+mod contrib;
 mod function;
 pub(crate) mod legacy;
 mod model_info;
@@ -100,9 +101,13 @@ pub fn node_label(node: &NodeProto) -> &str {
 
 /// A diagnostic located at a node, naming its op.
 pub fn node_diag(node: &NodeProto, msg: String) -> Diagnostic {
+    let op = match node.domain.as_str() {
+        "" | "ai.onnx" => format!("onnx.{}", node.op_type),
+        d => format!("{d}.{}", node.op_type),
+    };
     Diagnostic::error(msg)
         .at(Location::name(node_label(node)))
-        .on_op(format!("onnx.{}", node.op_type))
+        .on_op(op)
 }
 
 /// A graph output of a type onnxc cannot import. One made by a node names

@@ -59,6 +59,11 @@ impl<'a> Importer<'a> {
         if let Some(f) = self.function(node) {
             return self.inline_function(node, f, &attrs);
         }
+        // onnxruntime's own ops become the ops they compute; a fold keeps
+        // them for onnxruntime (foreign ops).
+        if node.domain == super::contrib::DOMAIN && !self.keep_foreign {
+            return self.import_contrib(node, &attrs);
+        }
         let (kind, version) = match self.identify(node) {
             Err(_) if self.keep_foreign => return self.import_foreign(node, &attrs).map(drop),
             identified => identified?,

@@ -1,0 +1,290 @@
+//! Attention, MultiHeadAttention, QAttention and EmbedLayerNormalization
+//! (the transformer optimizer's fusions): projections by MatMul, then the
+//! ONNX Attention op on 3-D inputs with the heads as attributes; masks
+//! become an additive float mask, as onnxruntime applies them
+//! (`mask_filter_value` where a key is masked).
+
+use super::{f32_attr, Decomp, Res};
+use ir::elements::DType;
+use ir::{Attribute, Type, ValueId};
+use onnx::OpKind;
+
+impl Decomp<'_, '_, '_> {
+    fn heads(&self) -> Res<i64> {
+        match self.int("num_heads", 0) {
+            h if h > 0 => Ok(h),
+            _ => Err(self.err(format!("'{}' needs num_heads > 0", self.node.op_type))),
+        }
+    }
+
+    /// Refuses inputs past `n` (past state, extra biases) and outputs past
+    /// the first (present state), which these decompositions do not make.
+    fn only_inputs(&self, n: usize, what: &str) -> Res<()> {
+        if let Some(i) = (n..self.inputs.len()).find(|&i| self.opt(i).is_some()) {
+            return Err(self.err(format!(
+                "'{}' with input {i} ({what}) is not supported",
+                self.node.op_type
+            )));
+        }
+        Ok(())
+    }
+
+    /// The static length of `v`'s dim `d`.
+    fn static_dim(&self, v: ValueId, d: usize) -> Option<i64> {
+        let s = self.imp.m.value_type(v).shape()?;
+        s.get(d).copied().filter(|&n| n >= 0)
+    }
+
+    /// Splits `v` along its last axis into pieces of the given sizes.
+    fn split_last(&mut self, v: ValueId, sizes: &[i64]) -> Res<Vec<ValueId>> {
+        let split = self.i64s(sizes)?;
+        let elem = self.elem(v);
+        let axis = ("axis".to_string(), Attribute::i64(-1));
+        self.op_n(
+            OpKind::Split,
+            vec![v, split],
+            vec![axis],
+            vec![elem; sizes.len()],
+        )
+    }
+
+    /// `x @ w + bias` (bias optional).
+    fn project(&mut self, x: ValueId, w: ValueId, bias: Option<ValueId>) -> Res<ValueId> {
+        let y = self.op(OpKind::MatMul, vec![x, w], vec![])?;
+        match bias {
+            Some(b) => self.op(OpKind::Add, vec![y, b], vec![]),
+            None => Ok(y),
+        }
+    }
+
+    /// The Attention op of ONNX over 3-D q, k, v with `heads` heads.
+    fn attend(&mut self, qkv: [ValueId; 3], heads: i64, mask: Option<ValueId>) -> Res<ValueId> {
+        let mut attrs = vec![
+            ("q_num_heads".to_string(), Attribute::i64(heads)),
+            ("kv_num_heads".to_string(), Attribute::i64(heads)),
+            (
+                "is_causal".to_string(),
+                Attribute::i64(self.int("unidirectional", 0)),
+            ),
+        ];
+        if let Some(s) = self
+            .attr("scale")
+            .map(|a| f64::from(a.f))
+            .filter(|&s| s != 0.0)
+        {
+            attrs.push(("scale".to_string(), f32_attr(s)));
+        }
+        let mut operands = qkv.to_vec();
+        operands.extend(mask);
+        self.op(OpKind::Attention, operands, attrs)
+    }
+
+    /// An additive mask broadcast to [B, H, S, T] from onnxruntime's mask
+    /// forms: 1-D key lengths [B], a raw 0/1 mask [B, T] or [B, S, T];
+    /// `keys` is the [B, T, ...] key tensor.
+    fn additive_mask(&mut self, mask: ValueId, keys: ValueId, like: ValueId) -> Res<ValueId> {
+        let filter = self.float("mask_filter_value", -10000.0);
+        let rank = self.rank(mask);
+        let (add, lead) = match rank {
+            Some(1) => {
+                let shape = self.op_as(OpKind::Shape, vec![keys], vec![], Type::i64())?;
+                let one = self.constant(DType::I64, vec![], &[1.0])?;
+                let t = self.op(OpKind::Gather, vec![shape, one], vec![])?;
+                let zero = self.constant(DType::I64, vec![], &[0.0])?;
+                let j = self.op(OpKind::Range, vec![zero, t, one], vec![])?;
+                let to = ("to".to_string(), Attribute::i64(7));
+                let end = self.op_as(OpKind::Cast, vec![mask], vec![to], Type::i64())?;
+                let axes = self.i64s(&[1])?;
+                let end = self.op(OpKind::Unsqueeze, vec![end, axes], vec![])?;
+                let keep = self.op_as(OpKind::Less, vec![j, end], vec![], Type::i1())?;
+                let (zero, masked) = (self.scalar(0.0, like)?, self.scalar(filter, like)?);
+                (self.op(OpKind::Where, vec![keep, zero, masked], vec![])?, vec![1, 2])
+            }
+            Some(2) | Some(3) => {
+                let to = ("to".to_string(), Attribute::i64(1));
+                let m = self.op_as(OpKind::Cast, vec![mask], vec![to], Type::f32())?;
+                let one = self.scalar(1.0, m)?;
+                let off = self.op(OpKind::Sub, vec![one, m], vec![])?;
+                let f = self.scalar(filter, m)?;
+                let lead = if rank == Some(2) { vec![1, 2] } else { vec![1] };
+                (self.op(OpKind::Mul, vec![off, f], vec![])?, lead)
+            }
+            _ => {
+                return Err(self.err(format!(
+                    "'{}' with a mask of rank {} is not supported (1-D lengths, 2-D or 3-D 0/1 masks are)",
+                    self.node.op_type,
+                    rank.map_or("unknown".into(), |r| r.to_string())
+                )))
+            }
+        };
+        let axes = self.i64s(&lead)?;
+        self.op(OpKind::Unsqueeze, vec![add, axes], vec![])
+    }
+
+    /// The sum of two optional additive masks.
+    fn add_masks(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Res<Option<ValueId>> {
+        Ok(match (a, b) {
+            (Some(a), Some(b)) => Some(self.op(OpKind::Add, vec![a, b], vec![])?),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// Attention after the QKV projection `qkv` ([B, S, Dq + Dk + Dv]),
+    /// with the mask at input `mask_at` and the attention bias at
+    /// `bias_at` (an additive [B|1, H|1, S, T] tensor) if any.
+    fn attention_from_qkv(
+        &mut self,
+        qkv: ValueId,
+        width: Option<i64>,
+        mask_at: usize,
+        bias_at: Option<usize>,
+    ) -> Res<Vec<Option<ValueId>>> {
+        let heads = self.heads()?;
+        let sizes: Vec<i64> = match self.attr("qkv_hidden_sizes") {
+            Some(a) if a.ints.len() == 3 => a.ints.clone(),
+            _ => match width {
+                Some(w) if w % 3 == 0 => vec![w / 3; 3],
+                _ => return Err(self.err(
+                    "'Attention' needs a weight of static width (3 × hidden) or qkv_hidden_sizes"
+                        .into(),
+                )),
+            },
+        };
+        let parts = self.split_last(qkv, &sizes)?;
+        let [q, k, v] = <[ValueId; 3]>::try_from(parts)
+            .map_err(|_| self.err("internal: Split did not give 3 parts".into()))?;
+        let padding = match self.opt(mask_at) {
+            Some(m) => Some(self.additive_mask(m, k, q)?),
+            None => None,
+        };
+        let mask = self.add_masks(padding, bias_at.and_then(|i| self.opt(i)))?;
+        Ok(vec![Some(self.attend([q, k, v], heads, mask)?)])
+    }
+
+    /// com.microsoft Attention: input [B, S, In] times weights
+    /// [In, Dq+Dk+Dv] plus bias, split, attended; mask_index as
+    /// onnxruntime reads it; attention_bias (input 5) added.
+    pub(super) fn attention(&mut self) -> Res<Vec<Option<ValueId>>> {
+        self.refuse_attr("do_rotary", "rotary embeddings")?;
+        self.refuse_attr("past_present_share_buffer", "a shared past buffer")?;
+        if self.opt(4).is_some() || self.opt(6).is_some() {
+            return Err(self.err("'Attention' with past state is not supported".into()));
+        }
+        let (x, w) = (self.input(0)?, self.input(1)?);
+        let qkv = self.project(x, w, self.opt(2))?;
+        let width = self.static_dim(w, 1);
+        self.attention_from_qkv(qkv, width, 3, Some(5))
+    }
+
+    /// MultiHeadAttention with separate query [B, S, D], key [B, L, D]
+    /// and value [B, L, Dv]; bias [D + D + Dv] added to each;
+    /// key_padding_mask (input 4) and attention_bias (input 5).
+    pub(super) fn multi_head_attention(&mut self) -> Res<Vec<Option<ValueId>>> {
+        self.only_inputs(6, "past state")?;
+        let (mut q, mut k, mut v) = (self.input(0)?, self.input(1)?, self.input(2)?);
+        if [q, k, v].iter().any(|&t| self.rank(t) != Some(3)) {
+            return Err(self.err(
+                "'MultiHeadAttention' with packed or 4-D query/key/value is not supported (3-D [batch, sequence, hidden] is)".into(),
+            ));
+        }
+        let heads = self.heads()?;
+        if let Some(bias) = self.opt(3) {
+            let (d, dv) = (self.static_dim(q, 2), self.static_dim(v, 2));
+            let (Some(d), Some(dv)) = (d, dv) else {
+                return Err(
+                    self.err("'MultiHeadAttention' with a bias needs static hidden sizes".into())
+                );
+            };
+            let parts = self.split_last(bias, &[d, d, dv])?;
+            q = self.op(OpKind::Add, vec![q, parts[0]], vec![])?;
+            k = self.op(OpKind::Add, vec![k, parts[1]], vec![])?;
+            v = self.op(OpKind::Add, vec![v, parts[2]], vec![])?;
+        }
+        let padding = match self.opt(4) {
+            Some(m) => Some(self.additive_mask(m, k, q)?),
+            None => None,
+        };
+        let mask = self.add_masks(padding, self.opt(5))?;
+        Ok(vec![Some(self.attend([q, k, v], heads, mask)?)])
+    }
+
+    /// QAttention: the QKV projection in integers (MatMulInteger of the
+    /// quantized input and weight, scaled by their scales), then as
+    /// Attention.
+    pub(super) fn q_attention(&mut self) -> Res<Vec<Option<ValueId>>> {
+        if self.opt(8).is_some() {
+            return Err(self.err("'QAttention' with past state is not supported".into()));
+        }
+        let (x, w, bias) = (self.input(0)?, self.input(1)?, self.input(2)?);
+        let (xs, ws) = (self.input(3)?, self.input(4)?);
+        let (xz, wz) = (self.opt(6), self.opt(7));
+        let acc = self.integer_matmul(x, w, xz, wz)?;
+        let scale = self.op(OpKind::Mul, vec![xs, ws], vec![])?;
+        let qkv = self.op(OpKind::Mul, vec![acc, scale], vec![])?;
+        let qkv = self.op(OpKind::Add, vec![qkv, bias], vec![])?;
+        let width = self.static_dim(w, 1);
+        self.attention_from_qkv(qkv, width, 5, None)
+    }
+
+    /// EmbedLayerNormalization: word + position + segment embeddings,
+    /// layer-normalized; the mask's per-batch sum as mask_index (int32);
+    /// the embedding sum.
+    pub(super) fn embed_layer_norm(&mut self) -> Res<Vec<Option<ValueId>>> {
+        let ids = self.input(0)?;
+        let (words, positions) = (self.input(2)?, self.input(3)?);
+        let (gamma, beta) = (self.input(5)?, self.input(6)?);
+        let axis0 = ("axis".to_string(), Attribute::i64(0));
+        let mut sum = self.op(OpKind::Gather, vec![words, ids], vec![axis0.clone()])?;
+        let position_ids = match self.opt(8) {
+            Some(p) => p,
+            None => {
+                let shape = self.op_as(OpKind::Shape, vec![ids], vec![], Type::i64())?;
+                let one = self.constant(DType::I64, vec![], &[1.0])?;
+                let s = self.op(OpKind::Gather, vec![shape, one], vec![])?;
+                let zero = self.constant(DType::I64, vec![], &[0.0])?;
+                self.op(OpKind::Range, vec![zero, s, one], vec![])?
+            }
+        };
+        let pos = self.op(
+            OpKind::Gather,
+            vec![positions, position_ids],
+            vec![axis0.clone()],
+        )?;
+        sum = self.op(OpKind::Add, vec![sum, pos], vec![])?;
+        if let (Some(seg_ids), Some(segs)) = (self.opt(1), self.opt(4)) {
+            let seg = self.op(OpKind::Gather, vec![segs, seg_ids], vec![axis0])?;
+            sum = self.op(OpKind::Add, vec![sum, seg], vec![])?;
+        }
+        let eps = (
+            "epsilon".to_string(),
+            f32_attr(self.float("epsilon", 1e-12)),
+        );
+        let axis = ("axis".to_string(), Attribute::i64(-1));
+        let elem = self.elem(sum);
+        let y = self.op_n(
+            OpKind::LayerNormalization,
+            vec![sum, gamma, beta],
+            vec![axis, eps],
+            vec![elem],
+        )?;
+        let mask_index = self.mask_index(ids)?;
+        Ok(vec![y.first().copied(), Some(mask_index), Some(sum)])
+    }
+
+    /// The int32 count of each batch row of the mask (input 7), zeros
+    /// without one.
+    fn mask_index(&mut self, ids: ValueId) -> Res<ValueId> {
+        let to_i32 = ("to".to_string(), Attribute::i64(6));
+        let rows = match self.opt(7) {
+            Some(m) => m,
+            None => {
+                let zero = self.scalar(0.0, ids)?;
+                self.op(OpKind::Mul, vec![ids, zero], vec![])?
+            }
+        };
+        let axes = self.i64s(&[1])?;
+        let keep = ("keepdims".to_string(), Attribute::i64(0));
+        let sum = self.op(OpKind::ReduceSum, vec![rows, axes], vec![keep])?;
+        self.op_as(OpKind::Cast, vec![sum], vec![to_i32], Type::i(32))
+    }
+}

@@ -1,0 +1,253 @@
+//! onnxruntime's quantizer ops: integer matmuls (DynamicQuantizeMatMul,
+//! MatMulIntegerToFloat, QGemm) accumulate exactly in int32 with
+//! MatMulInteger and scale once, as onnxruntime does; the QLinear ops on
+//! activations (Add, Mul, Sigmoid, LeakyRelu, Softmax, Concat, the average
+//! pools) dequantize, compute in float and quantize, which is what
+//! onnxruntime's kernels compute up to a rounding of the last step.
+
+use super::{f32_attr, Decomp, Res};
+use crate::proto::AttributeProto;
+use ir::{Attribute, Type, ValueId};
+use onnx::OpKind;
+
+impl Decomp<'_, '_, '_> {
+    /// An absent optional operand in the middle of an op's inputs.
+    fn or_none(&mut self, v: Option<ValueId>) -> Res<ValueId> {
+        match v {
+            Some(v) => Ok(v),
+            None => self.imp.no_value(),
+        }
+    }
+
+    /// `MatMulInteger(a, b, a_zero, b_zero)` as f32: exact int32 sums.
+    pub(super) fn integer_matmul(
+        &mut self,
+        a: ValueId,
+        b: ValueId,
+        a_zero: Option<ValueId>,
+        b_zero: Option<ValueId>,
+    ) -> Res<ValueId> {
+        let mut operands = vec![a, b];
+        if a_zero.is_some() || b_zero.is_some() {
+            operands.push(self.or_none(a_zero)?);
+            operands.extend(b_zero);
+        }
+        let acc = self.op_as(OpKind::MatMulInteger, operands, vec![], Type::i(32))?;
+        self.as_f32(acc)
+    }
+
+    fn as_f32(&mut self, v: ValueId) -> Res<ValueId> {
+        let to = ("to".to_string(), Attribute::i64(1));
+        self.op_as(OpKind::Cast, vec![v], vec![to], Type::f32())
+    }
+
+    /// `acc * (a_scale * b_scale) + bias`.
+    fn rescale(
+        &mut self,
+        acc: ValueId,
+        a_scale: ValueId,
+        b_scale: ValueId,
+        bias: Option<ValueId>,
+    ) -> Res<ValueId> {
+        let scale = self.op(OpKind::Mul, vec![a_scale, b_scale], vec![])?;
+        let y = self.op(OpKind::Mul, vec![acc, scale], vec![])?;
+        match bias {
+            Some(b) => self.op(OpKind::Add, vec![y, b], vec![]),
+            None => Ok(y),
+        }
+    }
+
+    /// A: float, quantized per call to uint8 (DynamicQuantizeLinear); B:
+    /// int8/uint8 with its scale and zero point; bias.
+    pub(super) fn dynamic_quantize_matmul(&mut self) -> Res<ValueId> {
+        let (a, b, b_scale) = (self.input(0)?, self.input(1)?, self.input(2)?);
+        let q = self.op_n(
+            OpKind::DynamicQuantizeLinear,
+            vec![a],
+            vec![],
+            vec![Type::ui(8), Type::f32(), Type::ui(8)],
+        )?;
+        let [aq, a_scale, a_zero] = <[ValueId; 3]>::try_from(q)
+            .map_err(|_| self.err("internal: DynamicQuantizeLinear results".into()))?;
+        let acc = self.integer_matmul(aq, b, Some(a_zero), self.opt(3))?;
+        self.rescale(acc, a_scale, b_scale, self.opt(4))
+    }
+
+    pub(super) fn matmul_integer_to_float(&mut self) -> Res<ValueId> {
+        let (a, b) = (self.input(0)?, self.input(1)?);
+        let (a_scale, b_scale) = (self.input(2)?, self.input(3)?);
+        let acc = self.integer_matmul(a, b, self.opt(4), self.opt(5))?;
+        self.rescale(acc, a_scale, b_scale, self.opt(6))
+    }
+
+    /// `alpha * (op(A) op(B) + C) * a_scale * b_scale` (C is int32 at
+    /// the product's scale; alpha scales it too, as onnxruntime computes
+    /// it), the sum exact in int32; quantized to y_scale / y_zero_point
+    /// when given, by one multiplier `alpha * a_scale * b_scale / y_scale`
+    /// as onnxruntime requantizes, else float.
+    pub(super) fn qgemm(&mut self) -> Res<ValueId> {
+        let (mut a, a_scale, a_zero) = (self.input(0)?, self.input(1)?, self.opt(2));
+        let (mut b, b_scale, b_zero) = (self.input(3)?, self.input(4)?, self.opt(5));
+        if self.int("transA", 0) != 0 {
+            a = self.swap_last_two(a)?;
+        }
+        if self.int("transB", 0) != 0 {
+            b = self.swap_last_two(b)?;
+        }
+        let mut operands = vec![a, b];
+        if a_zero.is_some() || b_zero.is_some() {
+            operands.push(self.or_none(a_zero)?);
+            operands.extend(b_zero);
+        }
+        let mut acc = self.op_as(OpKind::MatMulInteger, operands, vec![], Type::i(32))?;
+        if let Some(c) = self.opt(6) {
+            acc = self.op(OpKind::Add, vec![acc, c], vec![])?;
+        }
+        let acc = self.as_f32(acc)?;
+        let alpha = self.scalar(self.float("alpha", 1.0), a_scale)?;
+        let scale = self.op(OpKind::Mul, vec![alpha, a_scale], vec![])?;
+        let scale = self.op(OpKind::Mul, vec![scale, b_scale], vec![])?;
+        let Some(y_scale) = self.opt(7) else {
+            return self.op(OpKind::Mul, vec![acc, scale], vec![]);
+        };
+        let multiplier = self.op(OpKind::Div, vec![scale, y_scale], vec![])?;
+        let y = self.op(OpKind::Mul, vec![acc, multiplier], vec![])?;
+        let one = self.scalar(1.0, y_scale)?;
+        self.quantize(y, one, self.opt(8))
+    }
+
+    fn dequantize(&mut self, x: ValueId, scale: ValueId, zero: Option<ValueId>) -> Res<ValueId> {
+        let mut operands = vec![x, scale];
+        operands.extend(zero);
+        self.op_as(OpKind::DequantizeLinear, operands, vec![], Type::f32())
+    }
+
+    /// QuantizeLinear to the zero point's type (uint8 without one).
+    fn quantize(&mut self, y: ValueId, scale: ValueId, zero: Option<ValueId>) -> Res<ValueId> {
+        let elem = zero.map_or(Type::ui(8), |z| self.elem(z));
+        let mut operands = vec![y, scale];
+        operands.extend(zero);
+        self.op_as(OpKind::QuantizeLinear, operands, vec![], elem)
+    }
+
+    /// The quantized input at `at` (tensor, scale, zero point) in float.
+    fn dequantized(&mut self, at: usize) -> Res<ValueId> {
+        let (x, scale) = (self.input(at)?, self.input(at + 1)?);
+        self.dequantize(x, scale, self.opt(at + 2))
+    }
+
+    /// QLinearAdd / QLinearMul: (A, A_scale, A_zero, B, B_scale, B_zero,
+    /// C_scale, C_zero).
+    pub(super) fn qlinear_binary(&mut self, kind: OpKind) -> Res<ValueId> {
+        let (a, b) = (self.dequantized(0)?, self.dequantized(3)?);
+        let y = self.op(kind, vec![a, b], vec![])?;
+        self.quantize(y, self.input(6)?, self.opt(7))
+    }
+
+    /// QLinearSigmoid / QLinearLeakyRelu: (X, X_scale, X_zero, Y_scale,
+    /// Y_zero).
+    pub(super) fn qlinear_unary(&mut self, kind: OpKind) -> Res<ValueId> {
+        let x = self.dequantized(0)?;
+        let attrs = match kind {
+            OpKind::LeakyRelu => vec![("alpha".to_string(), f32_attr(self.float("alpha", 0.01)))],
+            _ => vec![],
+        };
+        let y = self.op(kind, vec![x], attrs)?;
+        self.quantize(y, self.input(3)?, self.opt(4))
+    }
+
+    /// QLinearSoftmax; `opset` < 13 is Softmax over the input coerced to
+    /// 2-D at `axis` (rows of the flattened input).
+    pub(super) fn qlinear_softmax(&mut self) -> Res<ValueId> {
+        let x = self.dequantized(0)?;
+        let axis = self.int("axis", -1);
+        let last = self
+            .rank(x)
+            .is_some_and(|r| onnx::axis::normalize(axis, r) == Some(r - 1));
+        let y = if self.int("opset", 13) >= 13 || last {
+            self.op(
+                OpKind::Softmax,
+                vec![x],
+                vec![("axis".into(), Attribute::i64(axis))],
+            )?
+        } else {
+            let flat = self.op(
+                OpKind::Flatten,
+                vec![x],
+                vec![("axis".into(), Attribute::i64(axis))],
+            )?;
+            let rows = self.op(
+                OpKind::Softmax,
+                vec![flat],
+                vec![("axis".into(), Attribute::i64(1))],
+            )?;
+            let shape = self.op_as(OpKind::Shape, vec![x], vec![], Type::i64())?;
+            self.op(OpKind::Reshape, vec![rows, shape], vec![])?
+        };
+        self.quantize(y, self.input(3)?, self.opt(4))
+    }
+
+    /// QLinearConcat: (Y_scale, Y_zero, then (X, X_scale, X_zero) per
+    /// input).
+    pub(super) fn qlinear_concat(&mut self) -> Res<ValueId> {
+        let n = self.inputs.len().saturating_sub(2) / 3;
+        if n == 0 || !(self.inputs.len() - 2).is_multiple_of(3) {
+            return Err(
+                self.err("'QLinearConcat' needs (tensor, scale, zero point) triples".into())
+            );
+        }
+        let mut parts = Vec::with_capacity(n);
+        for k in 0..n {
+            parts.push(self.dequantized(2 + 3 * k)?);
+        }
+        let axis = ("axis".to_string(), Attribute::i64(self.int("axis", 0)));
+        let y = self.op(OpKind::Concat, parts, vec![axis])?;
+        self.quantize(y, self.input(0)?, self.opt(1))
+    }
+
+    /// QLinearGlobalAveragePool / QLinearAveragePool: (X, X_scale, X_zero,
+    /// Y_scale, Y_zero); channels_last moves channels to dim 1 and back.
+    pub(super) fn qlinear_pool(&mut self, kind: OpKind) -> Res<ValueId> {
+        let mut x = self.dequantized(0)?;
+        let channels_last = self.int("channels_last", 0) != 0;
+        let rank = self.rank(x);
+        let (to_first, to_last) = match (channels_last, rank) {
+            (false, _) => (None, None),
+            (true, Some(r)) if r >= 3 => {
+                let r = r as i64;
+                let first: Vec<i64> = [0, r - 1].into_iter().chain(1..r - 1).collect();
+                let last: Vec<i64> = [0].into_iter().chain(2..r).chain([1]).collect();
+                (Some(first), Some(last))
+            }
+            (true, _) => {
+                return Err(self.err(format!(
+                    "'{}' with channels_last needs an input of known rank ≥ 3",
+                    self.node.op_type
+                )))
+            }
+        };
+        if let Some(p) = to_first {
+            x = self.op(
+                OpKind::Transpose,
+                vec![x],
+                vec![("perm".into(), super::ints_attr(&p))],
+            )?;
+        }
+        let pool_attrs: Vec<AttributeProto> = self
+            .attrs
+            .iter()
+            .filter(|a| a.name != "channels_last")
+            .cloned()
+            .collect();
+        let pool_attrs = self.imp.convert_attrs(self.node, &pool_attrs)?;
+        let mut y = self.op(kind, vec![x], pool_attrs)?;
+        if let Some(p) = to_last {
+            y = self.op(
+                OpKind::Transpose,
+                vec![y],
+                vec![("perm".into(), super::ints_attr(&p))],
+            )?;
+        }
+        self.quantize(y, self.input(3)?, self.opt(4))
+    }
+}

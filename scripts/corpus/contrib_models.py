@@ -1,0 +1,227 @@
+"""com.microsoft models for the CI corpus (ci_models.py): the operators
+onnxruntime's transformer optimizer and quantizer write, built with
+onnx.helper the way those tools lay them out, several per model (one
+output each), with dynamic batch and sequence dims. onnxruntime runs each
+op itself (its CPU kernels), so every output is checked against it.
+
+Not covered: ops onnxruntime runs only on GPU (BiasAdd, BiasSplitGelu,
+NhwcConv), and past/present state of the attention ops.
+"""
+
+import numpy as np
+from corpus_common import GraphBuilder
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+I32 = TensorProto.INT32
+U8 = TensorProto.UINT8
+MS = "com.microsoft"
+
+
+class Graph(GraphBuilder):
+    def ms(self, op_type, inputs, n_out=1, **attrs):
+        return self.op(op_type, inputs, n_out, domain=MS, **attrs)
+
+    def w(self, name, shape, scale=0.3, dtype=np.float32):
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            a = self.rng.integers(max(info.min, -100), min(info.max, 100), size=shape).astype(dtype)
+        else:
+            a = (self.rng.standard_normal(shape) * scale).astype(dtype)
+        self.inits.append(numpy_helper.from_array(a, name))
+        return name
+
+    def out(self, name, value, elem=F, dims=None):
+        super().out(name, value, elem, dims)
+
+    def model(self, name, inputs, opset=17):
+        g = helper.make_graph(self.nodes, name, inputs, self.outputs, self.inits)
+        m = helper.make_model(
+            g,
+            opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)],
+            producer_name="onnxc-corpus-ci",
+        )
+        m.ir_version = 8
+        return m
+
+
+def vi(name, elem, dims):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def seq_sizes(extra=None, width=16):
+    """Batch 1 and above, sequence 1 and above."""
+    sizes = []
+    for b, s in [(1, 5), (3, 1), (2, 7)]:
+        spec = {"x": ([b, s, width], np.float32, "normal")}
+        for name, (dims, dtype, kind) in (extra or {}).items():
+            spec[name] = ([b, s] + dims, dtype, kind)
+        sizes.append(spec)
+    return sizes
+
+
+def ci_ms_gelu():
+    g = Graph(41)
+    b = g.w("bias", [16])
+    g.out("gelu", g.ms("Gelu", ["x"]))
+    g.out("fast_gelu_bias", g.ms("FastGelu", ["x", b]))
+    g.out("fast_gelu", g.ms("FastGelu", ["x"]))
+    g.out("bias_gelu", g.ms("BiasGelu", ["x", b]))
+    g.out("quick_gelu", g.ms("QuickGelu", ["x"], alpha=1.702))
+    g.out("quick_gelu_1", g.ms("QuickGelu", ["x"], alpha=1.0))
+    m = g.model("ci_ms_gelu", [vi("x", F, ["batch", "seq", 16])])
+    return m, seq_sizes(), "Gelu, FastGelu, BiasGelu, QuickGelu (com.microsoft)"
+
+
+def ci_ms_layernorm():
+    g = Graph(42)
+    gamma, beta, bias = g.w("gamma", [16]), g.w("beta", [16]), g.w("bias", [16])
+    y, _, _, s = g.ms("SkipLayerNormalization", ["x", "skip", gamma, beta, bias], n_out=4, epsilon=1e-5)
+    g.out("skip_ln", y)
+    g.out("skip_sum", s)
+    g.out("skip_ln_plain", g.ms("SkipLayerNormalization", ["x", "skip", gamma]))
+    g.out("skip_rms", g.ms("SkipSimplifiedLayerNormalization", ["x", "skip", gamma], epsilon=1e-6))
+    m = g.model("ci_ms_layernorm", [vi("x", F, ["batch", "seq", 16]), vi("skip", F, ["batch", "seq", 16])])
+    return m, seq_sizes({"skip": ([16], np.float32, "normal")}), "SkipLayerNormalization (+ sum output), SkipSimplifiedLayerNormalization"
+
+
+def ci_ms_fused():
+    g = Graph(43)
+    w = g.w("w", [6, 16])
+    g.out("fused_matmul_t", g.ms("FusedMatMul", ["x", w], alpha=0.25, transB=1))
+    w2 = g.w("w2", [16, 5])
+    g.out("fused_matmul", g.ms("FusedMatMul", ["x", w2]))
+    cw, cb = g.w("cw", [4, 3, 3, 3]), g.w("cb", [4])
+    c1 = g.ms("FusedConv", ["img", cw, cb], activation="Relu", pads=[1, 1, 1, 1], kernel_shape=[3, 3])
+    g.out("fused_conv_relu", c1)
+    cw2 = g.w("cw2", [4, 4, 3, 3])
+    c2 = g.ms("FusedConv", [c1, cw2, "", c1], activation="LeakyRelu", activation_params=[0.2], pads=[1, 1, 1, 1])
+    g.out("fused_conv_leaky_sum", c2)
+    g.out("fused_conv_clip", g.ms("FusedConv", [c2, cw2], activation="Clip", activation_params=[0.0, 0.5], strides=[2, 2], pads=[1, 1, 1, 1]))
+    m = g.model("ci_ms_fused", [vi("x", F, ["batch", "seq", 16]), vi("img", F, ["batch", 3, "h", "w"])])
+    sizes = seq_sizes()
+    for k, (b, h, w_) in enumerate([(1, 5, 6), (3, 1, 1), (2, 8, 7)]):
+        sizes[k]["img"] = ([b, 3, h, w_], np.float32, "normal")
+    return m, sizes, "FusedMatMul (alpha, transB), FusedConv (Relu, LeakyRelu + Z, Clip)"
+
+
+def ci_ms_attention():
+    g = Graph(44)
+    w, b = g.w("qkv_w", [16, 48]), g.w("qkv_b", [48])
+    g.out("attention_mask2d", g.ms("Attention", ["x", w, b, "mask"], num_heads=2))
+    g.out("attention_causal", g.ms("Attention", ["x", w, b], num_heads=4, unidirectional=1))
+    g.out("attention_scaled", g.ms("Attention", ["x", w, b, "lengths"], num_heads=2, scale=0.3))
+    k = g.op("MatMul", ["x", g.w("k_w", [16, 16])])
+    v = g.op("MatMul", ["x", g.w("v_w", [16, 8])])
+    g.out("mha", g.ms("MultiHeadAttention", ["x", k, v, g.w("mha_b", [40]), "mask"], num_heads=4))
+    g.out("mha_causal", g.ms("MultiHeadAttention", ["x", k, v], num_heads=2, unidirectional=1))
+    m = g.model(
+        "ci_ms_attention",
+        [vi("x", F, ["batch", "seq", 16]), vi("mask", I32, ["batch", "seq"]), vi("lengths", I32, ["batch"])],
+    )
+    sizes = seq_sizes({"mask": ([], np.int32, ("int", 0, 2))})
+    for spec in sizes:
+        b, s = spec["x"][0][:2]
+        spec["mask"] = ([b, s], np.int32, ("int", 0, 2))
+        spec["lengths"] = ([b], np.int32, ("int", 1, s + 1))
+    return m, sizes, "Attention (2-D mask, causal, key lengths, scale), MultiHeadAttention (bias, padding mask, causal)"
+
+
+def ci_ms_embed():
+    g = Graph(45)
+    words, pos, segs = g.w("words", [30, 16]), g.w("pos", [12, 16]), g.w("segs", [2, 16])
+    gamma, beta = g.w("gamma", [16]), g.w("beta", [16])
+    y, mask_index, s = g.ms("EmbedLayerNormalization", ["ids", "seg", words, pos, segs, gamma, beta, "mask"], n_out=3, epsilon=1e-5)
+    g.out("embed", y)
+    g.out("mask_index", mask_index, I32, ["batch"])
+    g.out("embed_sum", s)
+    g.out("embed_plain", g.ms("EmbedLayerNormalization", ["ids", "", words, pos, "", gamma, beta], n_out=2)[0])
+    m = g.model(
+        "ci_ms_embed",
+        [vi("ids", I32, ["batch", "seq"]), vi("seg", I32, ["batch", "seq"]), vi("mask", I32, ["batch", "seq"])],
+    )
+    sizes = []
+    for b, s in [(1, 5), (3, 1), (2, 12)]:
+        sizes.append({
+            "ids": ([b, s], np.int32, ("int", 0, 30)),
+            "seg": ([b, s], np.int32, ("int", 0, 2)),
+            "mask": ([b, s], np.int32, ("int", 0, 2)),
+        })
+    return m, sizes, "EmbedLayerNormalization (segments, mask index, embedding sum)"
+
+
+def ci_ms_quant_matmul():
+    g = Graph(46)
+    wq = g.w("wq", [16, 8], dtype=np.int8)
+    ws, wz = g.const("ws", 0.02), g.const("wz", 3, np.int8)
+    bias = g.w("bias", [8])
+    g.out("dq_matmul", g.ms("DynamicQuantizeMatMul", ["x", wq, ws, wz, bias]))
+    wcol = g.const("ws_col", np.linspace(0.01, 0.03, 8))
+    g.out("dq_matmul_cols", g.ms("DynamicQuantizeMatMul", ["x", wq, wcol]))
+    xs, xz = g.const("xs", 0.03), g.const("xz", 128, np.uint8)
+    xq = g.op("QuantizeLinear", ["x", xs, xz])
+    g.out("mm_int_float", g.ms("MatMulIntegerToFloat", [xq, wq, xs, ws, xz, wz, bias]))
+    x2 = g.op("Reshape", [xq, g.const("flat", [-1, 16], np.int64)])
+    wg = g.w("wg", [8, 16], dtype=np.int8)
+    ys, yz = g.const("ys", 0.2), g.const("yz", 100, np.uint8)
+    cq = g.w("cq", [8], dtype=np.int32)
+    q = g.ms("QGemm", [x2, xs, xz, wg, ws, wz, cq, ys, yz], transB=1, alpha=0.5)
+    g.out("qgemm", g.op("DequantizeLinear", [q, ys, yz]))
+    g.out("qgemm_float", g.ms("QGemm", [x2, xs, xz, wg, ws, wz], transB=1))
+    m = g.model("ci_ms_quant_matmul", [vi("x", F, ["batch", "seq", 16])])
+    return m, seq_sizes(), "DynamicQuantizeMatMul, MatMulIntegerToFloat, QGemm (int32 bias, requantized and float)"
+
+
+def ci_ms_qlinear():
+    g = Graph(47)
+    s, z = g.const("s", 0.05), g.const("z", 120, np.uint8)
+    s2, z2 = g.const("s2", 0.04), g.const("z2", 10, np.uint8)
+    so, zo = g.const("so", 0.08), g.const("zo", 128, np.uint8)
+    xq = g.op("QuantizeLinear", ["img", s, z])
+    yq = g.op("QuantizeLinear", [g.op("Relu", ["img"]), s2, z2])
+
+    def deq(name, q, scale=so, zero=zo):
+        g.out(name, g.op("DequantizeLinear", [q, scale, zero]))
+
+    deq("qadd", g.ms("QLinearAdd", [xq, s, z, yq, s2, z2, so, zo]))
+    deq("qmul", g.ms("QLinearMul", [xq, s, z, yq, s2, z2, so, zo]))
+    deq("qsigmoid", g.ms("QLinearSigmoid", [xq, s, z, so, zo]))
+    deq("qleaky", g.ms("QLinearLeakyRelu", [xq, s, z, so, zo], alpha=0.1))
+    deq("qconcat", g.ms("QLinearConcat", [so, zo, xq, s, z, yq, s2, z2], axis=1))
+    deq("qgap", g.ms("QLinearGlobalAveragePool", [xq, s, z, so, zo]))
+    deq("qavg", g.ms("QLinearAveragePool", [xq, s, z, so, zo], kernel_shape=[2, 2], strides=[2, 2]))
+    sm = g.const("sm", 1.0 / 256)
+    sm_z = g.const("sm_z", 0, np.uint8)
+    deq("qsoftmax", g.ms("QLinearSoftmax", [xq, s, z, sm, sm_z], axis=-1, opset=13), sm, sm_z)
+    m = g.model("ci_ms_qlinear", [vi("img", F, ["batch", 3, "h", "w"])])
+    sizes = [{"img": ([b, 3, h, w], np.float32, "normal")} for b, h, w in [(1, 4, 6), (3, 2, 2), (2, 6, 8)]]
+    return m, sizes, "QLinearAdd/Mul/Sigmoid/LeakyRelu/Concat/GlobalAveragePool/AveragePool/Softmax"
+
+
+def ci_ms_qattention():
+    g = Graph(48)
+    xs, xz = g.const("xs", 0.03), g.const("xz", 128, np.uint8)
+    xq = g.op("QuantizeLinear", ["x", xs, xz])
+    w = g.w("w", [16, 48], dtype=np.int8)
+    ws, bias = g.const("ws", 0.01), g.w("bias", [48])
+    g.out("qattention", g.ms("QAttention", [xq, w, bias, xs, ws, "mask", xz], num_heads=2))
+    g.out("qattention_plain", g.ms("QAttention", [xq, w, bias, xs, ws], num_heads=4, unidirectional=1))
+    m = g.model("ci_ms_qattention", [vi("x", F, ["batch", "seq", 16]), vi("mask", I32, ["batch", "seq"])])
+    sizes = seq_sizes({"mask": ([], np.int32, ("int", 0, 2))})
+    for spec in sizes:
+        b, s_ = spec["x"][0][:2]
+        spec["mask"] = ([b, s_], np.int32, ("int", 1, 2))
+    return m, sizes, "QAttention (uint8 input, int8 weight, 2-D mask, causal)"
+
+
+MODELS = [ci_ms_gelu, ci_ms_layernorm, ci_ms_fused, ci_ms_attention, ci_ms_embed, ci_ms_quant_matmul,
+          ci_ms_qlinear, ci_ms_qattention]
+
+# QLinear activations: onnxruntime computes them with its own float order
+# (scale ratios, lookup tables), which may move a value by one step (the
+# output scale). The integer matmuls match exactly.
+ATOL = {"ci_ms_qlinear": 0.081}
+
+# Outputs are declared without shapes, as onnxruntime's tools often leave
+# them: onnx.checker refuses that, onnxruntime runs it.
+UNCHECKED = {f.__name__ for f in MODELS}
