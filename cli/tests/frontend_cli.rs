@@ -324,7 +324,7 @@ assert np.allclose(got, want, rtol=1e-6, atol=0), np.abs(got - want).max()",
 }
 
 #[test]
-fn ml_outputs_without_a_c_form_name_their_node() {
+fn ml_outputs_without_a_c_form_name_their_node_and_zipmap_has_one() {
     let dir = workdir("ml-outputs");
     // A classifier with string labels; skl2onnx's default ZipMap after one
     // with integer labels.
@@ -346,19 +346,24 @@ save('zipmap', [helper.make_node('LinearClassifier', ['x'], ['label', 'prob'], n
      [helper.make_tensor_value_info('label', T.INT64, ['N']), helper.make_value_info('probs', zipped)])
 ";
     run_script(script, &dir);
-    for (name, want) in [
-        (
-            "strings",
-            "'onnx_ml.LinearClassifier' output 'label': string class labels are not supported",
-        ),
-        ("zipmap", "'onnx_ml.ZipMap' output 'probs'"),
-    ] {
-        let model = dir.join(format!("{name}.onnx"));
-        let out = onnxc(&["compile", &model.display().to_string(), "--emit", "onnx-ir"]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{err}");
-        assert!(err.contains(want), "{err}");
-    }
+    let model = dir.join("strings.onnx");
+    let out = onnxc(&["compile", &model.display().to_string(), "--emit", "onnx-ir"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let want = "'onnx_ml.LinearClassifier' output 'label': string class labels are not supported";
+    assert!(err.contains(want), "{err}");
+    // A ZipMap compiles to its tensor form: the probabilities, with the
+    // classes in the header.
+    let zipmap = dir.join("zipmap.onnx");
+    let lib = dir.join("libzipmap.so");
+    let (zipmap, lib) = (zipmap.display().to_string(), lib.display().to_string());
+    let out = onnxc(&["compile", &zipmap, "--emit", "lib", "-o", &lib]);
+    assert_ok(&out);
+    let header = std::fs::read_to_string(dir.join("zipmap.h")).unwrap();
+    assert!(
+        header.contains("output 1 'probs': [?, 2] (a ZipMap in the model: the probability of each class, classes [0, 1])"),
+        "{header}"
+    );
 }
 
 /// `onnxc run` takes and writes the 8-, 4- and 2-bit types (packed in

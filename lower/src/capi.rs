@@ -29,6 +29,8 @@ struct Port {
     /// For an output whose rank is decided at each call: the entry result
     /// holding that rank (`shape` is then its largest-rank form).
     rank_from: Option<usize>,
+    /// For a ZipMap output: its class labels, as the header lists them.
+    zipmap: Option<String>,
 }
 
 /// The ONNX `TensorProto.DataType` code of an element type.
@@ -116,6 +118,9 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
             .collect()
     };
     let rank_from = func::output_rank_results(m, f);
+    let zipmap = m
+        .attr(f, "onnx.output_zipmap")
+        .and_then(Attribute::as_array);
     let make = |types: &[Type], names: Vec<String>, kind: &str| -> Result<Vec<Port>> {
         let declared = params(if kind == "input" {
             "onnx.input_dim_params"
@@ -166,6 +171,10 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
                         .as_ref()
                         .filter(|_| kind == "output")
                         .and_then(|t| t.get(i).copied().flatten()),
+                    zipmap: zipmap
+                        .filter(|_| kind == "output")
+                        .and_then(|z| z.get(i))
+                        .and_then(labels_text),
                 })
             })
             .collect()
@@ -177,6 +186,20 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
         make(&ft.inputs, names("input_names"), "input")?,
         make(results, names("output_names"), "output")?,
     ))
+}
+
+/// A ZipMap's labels (ints or strings) as the header lists them.
+fn labels_text(a: &Attribute) -> Option<String> {
+    let items: Vec<String> = a
+        .as_array()?
+        .iter()
+        .map(|l| match (l.as_int(), l.as_str()) {
+            (Some(v), _) => v.to_string(),
+            (None, Some(s)) => format!("'{}'", c_escape(s)),
+            _ => "?".into(),
+        })
+        .collect();
+    Some(format!("[{}]", items.join(", ")))
 }
 
 /// `MODEL.h` for prefix `p`.
@@ -213,7 +236,14 @@ fn signature(ins: &[Port], outs: &[Port]) -> String {
             } else {
                 ""
             };
-            let _ = writeln!(s, " *   {kind} {i} '{name}': [{dims}]{varies}");
+            let zipmap = q
+                .zipmap
+                .as_ref()
+                .map_or(String::new(), |l| {
+                    format!(" (a ZipMap in the model: the probability of each class, classes {l})")
+                })
+                .replace("*/", "* /");
+            let _ = writeln!(s, " *   {kind} {i} '{name}': [{dims}]{varies}{zipmap}");
         }
     }
     s

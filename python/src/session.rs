@@ -6,6 +6,7 @@ use crate::signature::{Api, Port, Tensor};
 use crate::{detached, find_clang, import_options, Source};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pipeline::{io_err, Failure};
+use frontend::import::zipmap::{zipmap_outputs, Labels};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -55,6 +56,9 @@ pub struct Session {
     cache_hit: bool,
     /// Inputs that had to be copied (not C-contiguous and aligned).
     copies: AtomicU64,
+    /// Per output: the class labels when a ZipMap makes it (returned as a
+    /// list of {label: probability} dicts, as onnxruntime does).
+    zipmap: Vec<Option<Labels>>,
 }
 
 /// The library of a model: from the cache, or compiled into it.
@@ -63,6 +67,7 @@ struct Built {
     hit: bool,
     inputs: Vec<frontend::proto::ValueInfoProto>,
     outputs: Vec<frontend::proto::ValueInfoProto>,
+    zipmap: Vec<Option<Labels>>,
 }
 
 /// Where a session's library is built and for which CPU.
@@ -106,8 +111,8 @@ fn build(
 ) -> Result<Built, Failure> {
     let loaded = frontend::load::load_model_bytes(bytes.clone(), dir)?;
     opts.check(&loaded).map_err(Failure::Usage)?;
-    let (inputs, outputs) = match &loaded.proto.graph {
-        Some(g) => (g.input.clone(), g.output.clone()),
+    let (inputs, outputs, zipmap) = match &loaded.proto.graph {
+        Some(g) => (g.input.clone(), g.output.clone(), zipmap_outputs(g)),
         None => Default::default(),
     };
     let key = cache::key(&bytes, &loaded, opts, (target.clang, &target.key));
@@ -128,6 +133,7 @@ fn build(
         hit,
         inputs,
         outputs,
+        zipmap,
     })
 }
 
@@ -242,7 +248,15 @@ impl Session {
 
     #[getter]
     fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-        self.api.outputs.iter().map(|p| describe(py, p)).collect()
+        self.api
+            .outputs
+            .iter()
+            .zip(self.zipmap.iter().chain(std::iter::repeat(&None)))
+            .map(|(p, z)| match z {
+                Some(labels) => describe_zipmap(py, p, labels),
+                None => describe(py, p),
+            })
+            .collect()
     }
 
     /// The compiled library in the cache.
@@ -320,7 +334,13 @@ impl Session {
         drop(arrays);
         wanted
             .into_iter()
-            .map(|k| self.output_array(py, k, &outs))
+            .map(|k| {
+                let a = self.output_array(py, k, &outs)?;
+                match self.zipmap.get(k).and_then(Option::as_ref) {
+                    Some(labels) => zipped(py, &a, labels),
+                    None => Ok(a),
+                }
+            })
             .collect()
     }
 }
@@ -350,6 +370,45 @@ fn describe<'py>(py: Python<'py>, p: &Port) -> PyResult<Bound<'py, PyTuple>> {
             shape.into_any(),
         ],
     )
+}
+
+/// A ZipMap output as onnxruntime describes it: a sequence of maps.
+fn describe_zipmap<'py>(py: Python<'py>, p: &Port, labels: &Labels) -> PyResult<Bound<'py, PyTuple>> {
+    let key = match labels {
+        Labels::Ints(_) => "int64",
+        Labels::Strings(_) => "string",
+    };
+    let ty = format!("seq(map({key},tensor(float)))");
+    PyTuple::new(
+        py,
+        [
+            PyString::new(py, &p.name).into_any(),
+            PyString::new(py, &ty).into_any(),
+            PyList::empty(py).into_any(),
+        ],
+    )
+}
+
+/// A [N, C] probability array as a list of N {label: probability} dicts.
+fn zipped<'py>(py: Python<'py>, probs: &Bound<'py, PyAny>, labels: &Labels) -> PyResult<Bound<'py, PyAny>> {
+    let rows = probs.call_method0("tolist")?;
+    let out = PyList::empty(py);
+    for row in rows.try_iter()? {
+        let row = row?;
+        let d = PyDict::new(py);
+        for (k, v) in row.try_iter()?.enumerate() {
+            let v = v?;
+            match labels {
+                Labels::Ints(l) => d.set_item(l.get(k).copied().unwrap_or(k as i64), v)?,
+                Labels::Strings(l) => match l.get(k) {
+                    Some(s) => d.set_item(s, v)?,
+                    None => d.set_item(k, v)?,
+                },
+            }
+        }
+        out.append(d)?;
+    }
+    Ok(out.into_any())
 }
 
 /// `[1, 3, 'height', None]` as text for messages.
@@ -386,6 +445,7 @@ impl Session {
             path: built.lib,
             cache_hit: built.hit,
             copies: AtomicU64::new(0),
+            zipmap: built.zipmap,
         })
     }
 

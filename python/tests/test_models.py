@@ -112,6 +112,12 @@ CORPUS_CI = [
     "ci_ms_quant_matmul",
     "ci_ms_qlinear",
     "ci_ms_qattention",
+    "ci_ml_zipmap",
+] + [
+    # through onnxruntime.quantization (quantized_models.py)
+    f"{src}_{fmt}"
+    for src in ["ci_conv_pool_batch", "ci_mobile_block", "ci_attention", "ci_lstm_state", "ci_winograd", "ci_fpn"]
+    for fmt in ["qdyn", "qdq", "qop"]
 ]
 
 
@@ -150,7 +156,27 @@ def test_corpus_ci_at_two_sizes(name, corpus_ci, cache_dir):
         got = sess.run(None, feed)
         for k, (g, name_k) in enumerate(zip(got, names)):
             w = data[f"out{k}"]
+            if isinstance(g, list):  # ZipMap: the saved tensor form, label order
+                g = np.array([[d[key] for key in d] for d in g], dtype=np.float32)
             assert g.shape == w.shape, (name, size["npz"], name_k)
             # Quantized outputs carry their own atol (ci_models.py: ATOL).
             atol = meta.get("atol", 1e-4)
             np.testing.assert_allclose(g, w, rtol=1e-3, atol=atol, err_msg=f"{name} {size['npz']} {name_k}")
+
+
+def test_zipmap_outputs_are_lists_of_dicts_as_onnxruntime(corpus_ci, cache_dir):
+    """skl2onnx's ZipMap: onnxc returns what onnxruntime returns, a list of
+    {label: probability} dicts (int and string labels), and describes the
+    output as a sequence of maps."""
+    path = corpus_ci / "ci_ml_zipmap.onnx"
+    sess = onnxc.InferenceSession(path, cache_dir=cache_dir)
+    ref = ort_session(path)
+    assert [(o.name, o.type) for o in sess.get_outputs()] == [(o.name, o.type) for o in ref.get_outputs()]
+    x = np.random.default_rng(5).standard_normal((4, 5)).astype(np.float32)
+    got, want = sess.run(None, {"x": x}), ref.run(None, {"x": x})
+    np.testing.assert_array_equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:]):
+        assert isinstance(g, list) and len(g) == len(w)
+        for gd, wd in zip(g, w):
+            assert list(gd) == list(wd)
+            np.testing.assert_allclose([gd[k] for k in gd], [wd[k] for k in wd], rtol=1e-5, atol=1e-6)

@@ -72,6 +72,9 @@ Models (each is named after the exporter habit it copies):
                        them) scaling a dynamic input
   ci_ms_*              onnxruntime's com.microsoft ops as its transformer
                        optimizer and quantizer write them (contrib_models.py)
+  *_qdyn, *_qdq, *_qop CNNs, the attention block and the LSTM through
+                       onnxruntime.quantization: dynamic, static QDQ, static
+                       QOperator (quantized_models.py)
 """
 
 import argparse
@@ -85,6 +88,7 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus_common import random_feeds, write_entry  # noqa: E402
 from ml_models import MODELS as ML_MODELS  # noqa: E402
+import quantized_models  # noqa: E402
 from contrib_models import ATOL as CONTRIB_ATOL, MODELS as CONTRIB_MODELS, UNCHECKED as CONTRIB_UNCHECKED  # noqa: E402
 
 F = TensorProto.FLOAT
@@ -604,6 +608,7 @@ def main():
         except Exception as ex:  # keep going: one bad model must not stop the rest
             failed += 1
             print(f"{name:22} FAILED: {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}", file=sys.stderr)
+    failed += quantized_models.derive(args.out, only)
     return 1 if failed else 0
 
 

@@ -168,8 +168,13 @@ def ci_ms_quant_matmul():
     q = g.ms("QGemm", [x2, xs, xz, wg, ws, wz, cq, ys, yz], transB=1, alpha=0.5)
     g.out("qgemm", g.op("DequantizeLinear", [q, ys, yz]))
     g.out("qgemm_float", g.ms("QGemm", [x2, xs, xz, wg, ws, wz], transB=1))
+    # All zeros: onnxruntime's scale is 1, not the spec's 0 / 255.
+    zq, zs, zz = g.op("DynamicQuantizeLinear", [g.op("Mul", ["x", g.const("zero", 0.0)])], n_out=3)
+    g.out("dql_zeros", zq, U8)
+    g.out("dql_zeros_scale", zs)
+    g.out("dql_zeros_zp", zz, U8)
     m = g.model("ci_ms_quant_matmul", [vi("x", F, ["batch", "seq", 16])])
-    return m, seq_sizes(), "DynamicQuantizeMatMul, MatMulIntegerToFloat, QGemm (int32 bias, requantized and float)"
+    return m, seq_sizes(), "DynamicQuantizeMatMul, MatMulIntegerToFloat, QGemm (int32 bias, requantized and float), DynamicQuantizeLinear of zeros"
 
 
 def ci_ms_qlinear():

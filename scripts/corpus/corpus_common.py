@@ -148,6 +148,9 @@ def write_entry(outdir, name, model_path, sizes, source, exporter, exporter_vers
         t0 = time.perf_counter()
         outs = oracle(dict(zip(names, arrays)))
         ort_ms = (time.perf_counter() - t0) * 1e3
+        # A ZipMap's list of {label: probability} maps: its tensor form
+        # [N, C] in label order (what compiled code returns).
+        outs = [zipmap_tensor(np, v) for v in outs]
         for o, v in zip(outputs, outs):
             if not isinstance(v, np.ndarray):
                 raise TypeError(f"output '{o['name']}' is a {type(v).__name__}, not a tensor")
@@ -172,6 +175,12 @@ def write_entry(outdir, name, model_path, sizes, source, exporter, exporter_vers
         json.dump(entry, f, indent=1)
         f.write("\n")
     return entry
+
+
+def zipmap_tensor(np, v):
+    if isinstance(v, list) and v and all(isinstance(d, dict) for d in v):
+        return np.array([[float(d[k]) for k in d] for d in v], dtype=np.float32)
+    return v
 
 
 def max_abs(v):

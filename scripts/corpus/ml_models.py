@@ -326,4 +326,26 @@ def ci_ml_folded():
     return m, sizes, "ai.onnx.ml models on constant features, folded by constprop"
 
 
-MODELS = [ci_ml_linear, ci_ml_trees, ci_ml_tree_ensemble, ci_ml_folded]
+def ci_ml_zipmap():
+    """skl2onnx's default classifier outputs: the label, and the
+    probabilities through ZipMap (a list of {class: probability} maps),
+    with integer and with string class labels."""
+    g = Graph(12)
+    rng = g.rng
+    coef = rng.normal(0, 1, 15).round(3).tolist()
+    lab, prob = g.ml("LinearClassifier", ["x"], 2, coefficients=coef, intercepts=[0.5, -0.25, 0.1],
+                     classlabels_ints=[3, 7, 9], multi_class=1, post_transform="SOFTMAX")
+    g.out("output_label", lab, I64, ["N"])
+    for key, labels in [("int64s", [3, 7, 9]), ("strings", ["cat", "dog", "eel"])]:
+        name = f"output_probability_{key}"
+        g.nodes.append(helper.make_node("ZipMap", [prob], [name], name=f"zipmap_{key}", domain=ML,
+                                        **{f"classlabels_{key}": labels}))
+        key_type = I64 if key == "int64s" else TensorProto.STRING
+        maps = helper.make_sequence_type_proto(helper.make_map_type_proto(key_type, helper.make_tensor_type_proto(F, [])))
+        g.outputs.append(helper.make_value_info(name, maps))
+    m = g.model("ci_ml_zipmap", [helper.make_tensor_value_info("x", F, ["N", 5])], 1)
+    sizes = [{"x": ([n, 5], np.float32, "normal")} for n in (1, 4, 2)]
+    return m, sizes, "LinearClassifier -> ZipMap (int and string labels), skl2onnx's default"
+
+
+MODELS = [ci_ml_linear, ci_ml_trees, ci_ml_tree_ensemble, ci_ml_folded, ci_ml_zipmap]

@@ -292,6 +292,10 @@ pub fn dynamic_quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
     let range = b.sub(hi, lo);
     let k = b.constant(&f, 255.0);
     let scale = b.div(range, k);
+    // All zeros: scale 1, as onnxruntime (the spec's formula gives 0).
+    let one = b.constant(&f, 1.0);
+    let empty = b.cmpf(ir::builder::CmpF::Oeq, range, zero);
+    let scale = b.select(empty, one, scale);
     let u8t = Type::ui(8);
     let neg = b.sub(zero, lo);
     let zq = b.div(neg, scale);

@@ -130,22 +130,15 @@ pub fn dynamic_quantize(o: Op) -> Fold {
     let xf = x.floats();
     let mn = xf.iter().copied().fold(0.0, f64::min);
     let mx = xf.iter().copied().fold(0.0, f64::max);
-    let scale = f32r(f32r(mx - mn) / 255.0);
-    let zp = if scale == 0.0 {
-        0.0
-    } else {
-        f32r(-mn / scale).round_ties_even().clamp(0.0, 255.0)
+    // All zeros: scale 1, as onnxruntime (the spec's formula gives 0).
+    let scale = match f32r(mx - mn) {
+        0.0 => 1.0,
+        range => f32r(range / 255.0),
     };
+    let zp = f32r(-mn / scale).round_ties_even().clamp(0.0, 255.0);
     let y = xf
         .iter()
-        .map(|&v| {
-            let q = if scale == 0.0 {
-                0.0
-            } else {
-                f32r(v / scale).round_ties_even()
-            };
-            (q + zp).clamp(0.0, 255.0)
-        })
+        .map(|&v| (f32r(v / scale).round_ties_even() + zp).clamp(0.0, 255.0))
         .collect();
     o.packed(vec![
         T::new(DType::U8, x.shape.clone(), from_f64s(DType::U8, y)),

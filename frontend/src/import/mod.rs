@@ -13,6 +13,7 @@ pub(crate) mod order;
 mod subgraph;
 pub mod tensor;
 pub mod types;
+pub mod zipmap;
 
 use crate::dialect::{DIM_PARAMS_IN, DIM_PARAMS_OUT};
 use crate::load::{ExternalData, LoadedModel};
@@ -336,8 +337,10 @@ impl<'a> Importer<'a> {
             input_types.push(names.name_dims(vi, ty));
         }
         for vi in &g.output {
-            // Outputs may omit their type, but not have one we cannot import.
-            if let Some(tp) = vi.r#type.as_ref().filter(|_| !self.keep_foreign) {
+            // Outputs may omit their type, but not have one we cannot import
+            // (a ZipMap's maps come out as their probability tensor).
+            let zipped = zipmap::maker(g, &vi.name).is_some();
+            if let Some(tp) = vi.r#type.as_ref().filter(|_| !self.keep_foreign && !zipped) {
                 types::convert_type(tp).map_err(|e| output_type_error(g, vi, e))?;
             }
         }
@@ -371,6 +374,17 @@ impl<'a> Importer<'a> {
                 self.m
                     .set_attr(func, attr, Attribute::Array(lists.collect()));
             }
+        }
+        let zipped = zipmap::zipmap_outputs(g);
+        if !self.keep_foreign && zipped.iter().any(Option::is_some) {
+            let entries = zipped
+                .iter()
+                .map(|l| l.as_ref().map_or(Attribute::Unit, zipmap::Labels::to_attr));
+            self.m.set_attr(
+                func,
+                zipmap::ZIPMAP_ATTR,
+                Attribute::Array(entries.collect()),
+            );
         }
         let args = self.m.block_args(entry).to_vec();
         for (vi, &arg) in inputs.iter().zip(&args) {

@@ -68,6 +68,9 @@ impl<'a> Importer<'a> {
             Err(_) if self.keep_foreign => return self.import_foreign(node, &attrs).map(drop),
             identified => identified?,
         };
+        if kind == OpKind::ZipMap && !self.keep_foreign {
+            return self.import_zipmap(node);
+        }
         let form = forms::of(kind);
         refuse_legacy(node, form.legacy, version)?;
         match form.role {
@@ -243,6 +246,19 @@ impl<'a> Importer<'a> {
 
     /// Creates one op at the end of the current block; its types are
     /// inferred by [`Importer::finish_node`] or [`Importer::infer`].
+    /// A ZipMap compiles to its probability tensor (see `zipmap`): its
+    /// input as is.
+    fn import_zipmap(&mut self, node: &NodeProto) -> Result<(), Diagnostic> {
+        let operands = self.operands(node)?;
+        let &[x] = operands.as_slice() else {
+            return Err(node_diag(node, "ZipMap takes one input".into()));
+        };
+        let ty = Type::unranked_tensor(self.m.value_type(x).element_type().clone());
+        let loc = self.node_loc(node);
+        let op = self.create(OpKind::Identity, vec![x], vec![ty], Vec::new(), loc)?;
+        self.finish_node(node, op)
+    }
+
     pub(super) fn create(
         &mut self,
         kind: OpKind,

@@ -84,6 +84,7 @@ impl Decomp<'_, '_, '_> {
             "DynamicQuantizeMatMul" => self.dynamic_quantize_matmul().map(|v| vec![Some(v)]),
             "MatMulIntegerToFloat" => self.matmul_integer_to_float().map(|v| vec![Some(v)]),
             "QGemm" => self.qgemm().map(|v| vec![Some(v)]),
+            "DynamicQuantizeLSTM" => self.dynamic_quantize_lstm(),
             "QLinearAdd" => self.qlinear_binary(OpKind::Add).map(|v| vec![Some(v)]),
             "QLinearMul" => self.qlinear_binary(OpKind::Mul).map(|v| vec![Some(v)]),
             "QLinearSigmoid" => self.qlinear_unary(OpKind::Sigmoid).map(|v| vec![Some(v)]),

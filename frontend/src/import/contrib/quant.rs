@@ -41,6 +41,18 @@ impl Decomp<'_, '_, '_> {
         self.op_as(OpKind::Cast, vec![v], vec![to], Type::f32())
     }
 
+    /// DynamicQuantizeLinear of `x`: uint8 values, scale, zero point.
+    fn dynamic_quantize(&mut self, x: ValueId) -> Res<[ValueId; 3]> {
+        let q = self.op_n(
+            OpKind::DynamicQuantizeLinear,
+            vec![x],
+            vec![],
+            vec![Type::ui(8), Type::f32(), Type::ui(8)],
+        )?;
+        <[ValueId; 3]>::try_from(q)
+            .map_err(|_| self.err("internal: DynamicQuantizeLinear results".into()))
+    }
+
     /// `acc * (a_scale * b_scale) + bias`.
     fn rescale(
         &mut self,
@@ -61,14 +73,7 @@ impl Decomp<'_, '_, '_> {
     /// int8/uint8 with its scale and zero point; bias.
     pub(super) fn dynamic_quantize_matmul(&mut self) -> Res<ValueId> {
         let (a, b, b_scale) = (self.input(0)?, self.input(1)?, self.input(2)?);
-        let q = self.op_n(
-            OpKind::DynamicQuantizeLinear,
-            vec![a],
-            vec![],
-            vec![Type::ui(8), Type::f32(), Type::ui(8)],
-        )?;
-        let [aq, a_scale, a_zero] = <[ValueId; 3]>::try_from(q)
-            .map_err(|_| self.err("internal: DynamicQuantizeLinear results".into()))?;
+        let [aq, a_scale, a_zero] = self.dynamic_quantize(a)?;
         let acc = self.integer_matmul(aq, b, Some(a_zero), self.opt(3))?;
         self.rescale(acc, a_scale, b_scale, self.opt(4))
     }
@@ -114,6 +119,57 @@ impl Decomp<'_, '_, '_> {
         let y = self.op(OpKind::Mul, vec![acc, multiplier], vec![])?;
         let one = self.scalar(1.0, y_scale)?;
         self.quantize(y, one, self.opt(8))
+    }
+
+    /// DynamicQuantizeLSTM: int8 weights laid out [dirs, in, 4 hidden]
+    /// with per-direction (or per-direction-and-column) scales and zero
+    /// points, dequantized and transposed to ONNX's layout, then LSTM. The
+    /// input is quantized as onnxruntime does, once over the whole
+    /// sequence (DynamicQuantizeLinear), and enters in its dequantized
+    /// values; the products are then onnxruntime's up to float rounding.
+    pub(super) fn dynamic_quantize_lstm(&mut self) -> Res<Vec<Option<ValueId>>> {
+        let w = self.lstm_weight(1, 8)?;
+        let r = self.lstm_weight(2, 10)?;
+        let x = self.input(0)?;
+        let [xq, x_scale, x_zero] = self.dynamic_quantize(x)?;
+        let x = self.dequantize(xq, x_scale, Some(x_zero))?;
+        let mut operands = vec![x, w, r];
+        let last = (3..8).rev().find(|&i| self.opt(i).is_some());
+        for i in 3..=last.unwrap_or(2) {
+            let v = self.opt(i);
+            operands.push(self.or_none(v)?);
+        }
+        let attrs = self.imp.convert_attrs(self.node, self.attrs)?;
+        let ys = self.op_n(OpKind::LSTM, operands, attrs, vec![Type::f32(); 3])?;
+        Ok(ys.into_iter().map(Some).collect())
+    }
+
+    /// Weight input `at` (int8 [dirs, k, 4 hidden]) with its scale and zero
+    /// point at `scale_at`, `scale_at + 1`, as float [dirs, 4 hidden, k].
+    fn lstm_weight(&mut self, at: usize, scale_at: usize) -> Res<ValueId> {
+        let (w, scale) = (self.input(at)?, self.input(scale_at)?);
+        // A per-direction scale [dirs] or per column [dirs, 4 hidden],
+        // broadcast over [dirs, k, 4 hidden].
+        let lead: &[i64] = match self.rank(scale) {
+            Some(1) => &[1, 2],
+            Some(2) => &[1],
+            _ => return Err(self.err(
+                "'DynamicQuantizeLSTM' needs weight scales of shape [dirs] or [dirs, 4 × hidden]"
+                    .into(),
+            )),
+        };
+        let axes = self.i64s(lead)?;
+        let scale = self.op(OpKind::Unsqueeze, vec![scale, axes], vec![])?;
+        let mut wf = self.as_f32(w)?;
+        if let Some(z) = self.opt(scale_at + 1) {
+            let axes = self.i64s(lead)?;
+            let z = self.op(OpKind::Unsqueeze, vec![z, axes], vec![])?;
+            let z = self.as_f32(z)?;
+            wf = self.op(OpKind::Sub, vec![wf, z], vec![])?;
+        }
+        let wf = self.op(OpKind::Mul, vec![wf, scale], vec![])?;
+        let perm = super::ints_attr(&[0, 2, 1]);
+        self.op(OpKind::Transpose, vec![wf], vec![("perm".into(), perm)])
     }
 
     fn dequantize(&mut self, x: ValueId, scale: ValueId, zero: Option<ValueId>) -> Res<ValueId> {
