@@ -53,7 +53,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
-from corpus_common import ATOL, ELEM_DTYPES, describe_value  # noqa: E402
+from corpus_common import ATOL, ELEM_DTYPES, describe_value, zipmap_tensors  # noqa: E402
 from run import (  # noqa: E402
     CModel,
     c_prefix,
@@ -477,6 +477,7 @@ def ort_stage(np, cdir, stage, path, feeds):
     try:
         sess = ort_session(path)
         outs = sess.run(None, {i.name: feeds[i.name] for i in sess.get_inputs()})
+        outs = zipmap_tensors(np, path, outs)
     except Exception as ex:  # onnxruntime raises many types
         emit(stage=stage, ok=False, error=first_line(ex))
         return False

@@ -4,9 +4,9 @@
 use crate::cache::{self, Lock};
 use crate::signature::{Api, Port, Tensor};
 use crate::{detached, find_clang, import_options, Source};
+use frontend::import::zipmap::{zipmap_outputs, Labels};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pipeline::{io_err, Failure};
-use frontend::import::zipmap::{zipmap_outputs, Labels};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -373,7 +373,11 @@ fn describe<'py>(py: Python<'py>, p: &Port) -> PyResult<Bound<'py, PyTuple>> {
 }
 
 /// A ZipMap output as onnxruntime describes it: a sequence of maps.
-fn describe_zipmap<'py>(py: Python<'py>, p: &Port, labels: &Labels) -> PyResult<Bound<'py, PyTuple>> {
+fn describe_zipmap<'py>(
+    py: Python<'py>,
+    p: &Port,
+    labels: &Labels,
+) -> PyResult<Bound<'py, PyTuple>> {
     let key = match labels {
         Labels::Ints(_) => "int64",
         Labels::Strings(_) => "string",
@@ -390,7 +394,11 @@ fn describe_zipmap<'py>(py: Python<'py>, p: &Port, labels: &Labels) -> PyResult<
 }
 
 /// A [N, C] probability array as a list of N {label: probability} dicts.
-fn zipped<'py>(py: Python<'py>, probs: &Bound<'py, PyAny>, labels: &Labels) -> PyResult<Bound<'py, PyAny>> {
+fn zipped<'py>(
+    py: Python<'py>,
+    probs: &Bound<'py, PyAny>,
+    labels: &Labels,
+) -> PyResult<Bound<'py, PyAny>> {
     let rows = probs.call_method0("tolist")?;
     let out = PyList::empty(py);
     for row in rows.try_iter()? {

@@ -108,6 +108,7 @@ CORPUS_CI = [
     "ci_ms_layernorm",
     "ci_ms_fused",
     "ci_ms_attention",
+    "ci_ms_attention_past",
     "ci_ms_embed",
     "ci_ms_quant_matmul",
     "ci_ms_qlinear",

@@ -5,7 +5,7 @@ output each), with dynamic batch and sequence dims. onnxruntime runs each
 op itself (its CPU kernels), so every output is checked against it.
 
 Not covered: ops onnxruntime runs only on GPU (BiasAdd, BiasSplitGelu,
-NhwcConv), and past/present state of the attention ops.
+NhwcConv), a shared past buffer, packed or 4-D MultiHeadAttention inputs.
 """
 
 import numpy as np
@@ -197,7 +197,9 @@ def ci_ms_qlinear():
     deq("qavg", g.ms("QLinearAveragePool", [xq, s, z, so, zo], kernel_shape=[2, 2], strides=[2, 2]))
     sm = g.const("sm", 1.0 / 256)
     sm_z = g.const("sm_z", 0, np.uint8)
-    deq("qsoftmax", g.ms("QLinearSoftmax", [xq, s, z, sm, sm_z], axis=-1, opset=13), sm, sm_z)
+    # Over the (static) channels: over one element, onnxruntime's uint8
+    # softmax wraps 256 to 0 where the spec saturates to 255.
+    deq("qsoftmax", g.ms("QLinearSoftmax", [xq, s, z, sm, sm_z], axis=1, opset=13), sm, sm_z)
     m = g.model("ci_ms_qlinear", [vi("img", F, ["batch", 3, "h", "w"])])
     sizes = [{"img": ([b, 3, h, w], np.float32, "normal")} for b, h, w in [(1, 4, 6), (3, 2, 2), (2, 6, 8)]]
     return m, sizes, "QLinearAdd/Mul/Sigmoid/LeakyRelu/Concat/GlobalAveragePool/AveragePool/Softmax"
@@ -219,7 +221,45 @@ def ci_ms_qattention():
     return m, sizes, "QAttention (uint8 input, int8 weight, 2-D mask, causal)"
 
 
-MODELS = [ci_ms_gelu, ci_ms_layernorm, ci_ms_fused, ci_ms_attention, ci_ms_embed, ci_ms_quant_matmul,
+def ci_ms_attention_past():
+    """GPT-2-style decoding as the transformer optimizer writes it: causal
+    Attention over a past state [2, B, H, P, head] with a 2-D mask over
+    past and new keys, giving the present state; MultiHeadAttention with
+    past_key / past_value giving present_key / present_value."""
+    g = Graph(49)
+    w, b = g.w("qkv_w", [16, 48]), g.w("qkv_b", [48])
+    y, present = g.ms("Attention", ["x", w, b, "mask", "past"], n_out=2, num_heads=2, unidirectional=1)
+    g.out("y", y)
+    g.out("present", present)
+    k = g.op("MatMul", ["x", g.w("k_w", [16, 16])])
+    v = g.op("MatMul", ["x", g.w("v_w", [16, 16])])
+    my, pk, pv = g.ms("MultiHeadAttention", ["x", k, v, "", "mask", "", "past_key", "past_value"], n_out=3, num_heads=4)
+    g.out("mha_y", my)
+    g.out("mha_present_key", pk)
+    g.out("mha_present_value", pv)
+    m = g.model(
+        "ci_ms_attention_past",
+        [
+            vi("x", F, ["batch", "seq", 16]),
+            vi("mask", I32, ["batch", "total"]),
+            vi("past", F, [2, "batch", 2, "past", 8]),
+            vi("past_key", F, ["batch", 4, "past", 4]),
+            vi("past_value", F, ["batch", 4, "past", 4]),
+        ],
+    )
+    sizes = []
+    for bsz, s_, p_ in [(1, 1, 4), (3, 2, 1), (2, 5, 3)]:
+        sizes.append({
+            "x": ([bsz, s_, 16], np.float32, "normal"),
+            "mask": ([bsz, p_ + s_], np.int32, ("int", 0, 2)),
+            "past": ([2, bsz, 2, p_, 8], np.float32, "normal"),
+            "past_key": ([bsz, 4, p_, 4], np.float32, "normal"),
+            "past_value": ([bsz, 4, p_, 4], np.float32, "normal"),
+        })
+    return m, sizes, "Attention with past/present (causal, 2-D mask), MultiHeadAttention with past_key/past_value"
+
+
+MODELS = [ci_ms_gelu, ci_ms_layernorm, ci_ms_fused, ci_ms_attention, ci_ms_attention_past, ci_ms_embed, ci_ms_quant_matmul,
           ci_ms_qlinear, ci_ms_qattention]
 
 # QLinear activations: onnxruntime computes them with its own float order

@@ -69,6 +69,9 @@ def dims_of(value_info):
 def describe_value(vi):
     t = vi.type
     kind = t.WhichOneof("value")
+    if kind == "sequence_type" and t.sequence_type.elem_type.WhichOneof("value") == "map_type":
+        # A ZipMap's maps: compared in their tensor form (zipmap_tensor).
+        return {"name": vi.name, "elem_type": 1, "dtype": "float32", "dims": None, "kind": "zipmap"}
     if kind != "tensor_type":
         return {"name": vi.name, "elem_type": None, "dtype": None, "dims": None, "kind": kind}
     et = t.tensor_type.elem_type
@@ -150,7 +153,7 @@ def write_entry(outdir, name, model_path, sizes, source, exporter, exporter_vers
         ort_ms = (time.perf_counter() - t0) * 1e3
         # A ZipMap's list of {label: probability} maps: its tensor form
         # [N, C] in label order (what compiled code returns).
-        outs = [zipmap_tensor(np, v) for v in outs]
+        outs = zipmap_tensors(np, model_path, outs)
         for o, v in zip(outputs, outs):
             if not isinstance(v, np.ndarray):
                 raise TypeError(f"output '{o['name']}' is a {type(v).__name__}, not a tensor")
@@ -177,10 +180,34 @@ def write_entry(outdir, name, model_path, sizes, source, exporter, exporter_vers
     return entry
 
 
-def zipmap_tensor(np, v):
-    if isinstance(v, list) and v and all(isinstance(d, dict) for d in v):
-        return np.array([[float(d[k]) for k in d] for d in v], dtype=np.float32)
+def zipmap_tensor(np, v, width=None):
+    """A ZipMap's list of {label: probability} maps as its tensor form
+    [N, C] in label order (what compiled code returns); other values as
+    they are. WIDTH (the number of labels) shapes an empty list."""
+    if isinstance(v, list) and all(isinstance(d, dict) for d in v) and (v or width is not None):
+        rows = [[float(d[k]) for k in d] for d in v]
+        return np.array(rows, dtype=np.float32).reshape(len(rows), width if width is not None else -1)
     return v
+
+
+def zipmap_widths(model_path):
+    """Per graph output of the model: its ZipMap's number of labels, or
+    None."""
+    import onnx
+
+    g = onnx.load(str(model_path), load_external_data=False).graph
+    widths = {}
+    for n in g.node:
+        if n.op_type == "ZipMap" and n.domain == "ai.onnx.ml":
+            for a in n.attribute:
+                if a.name in ("classlabels_int64s", "classlabels_strings"):
+                    widths[n.output[0]] = len(a.ints) or len(a.strings)
+    return [widths.get(o.name) for o in g.output]
+
+
+def zipmap_tensors(np, model_path, outs):
+    """`zipmap_tensor` over a run's outputs."""
+    return [zipmap_tensor(np, v, w) for v, w in zip(outs, zipmap_widths(model_path))]
 
 
 def max_abs(v):

@@ -87,7 +87,7 @@ def worker_check(args):
     """Child process: onnxruntime on a folded model at the given sizes."""
     import numpy as np
 
-    from corpus_common import ort_session
+    from corpus_common import ort_session, zipmap_tensors
 
     entry = json.load(open(args.json))
     corpus_dir = os.path.dirname(os.path.abspath(args.json))
@@ -106,7 +106,7 @@ def worker_check(args):
     for k in [int(s) for s in args.sizes.split(",")]:
         ins, want = load_size(np, corpus_dir, entry, k)
         feeds = {n: a for n, a in zip(names, ins) if n in declared}
-        got = sess.run(None, feeds)
+        got = zipmap_tensors(np, args.model, sess.run(None, feeds))
         if len(got) != len(want):
             notes.append(f"size {k}: {len(got)} outputs, want {len(want)}")
             continue

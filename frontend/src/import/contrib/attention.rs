@@ -58,7 +58,15 @@ impl Decomp<'_, '_, '_> {
     }
 
     /// The Attention op of ONNX over 3-D q, k, v with `heads` heads.
-    fn attend(&mut self, qkv: [ValueId; 3], heads: i64, mask: Option<ValueId>) -> Res<ValueId> {
+    /// With `past` (key and value caches [B, H, P, head]): the output and
+    /// the caches extended by this call's keys and values.
+    fn attend(
+        &mut self,
+        qkv: [ValueId; 3],
+        heads: i64,
+        mask: Option<ValueId>,
+        past: Option<[ValueId; 2]>,
+    ) -> Res<Vec<ValueId>> {
         let mut attrs = vec![
             ("q_num_heads".to_string(), Attribute::i64(heads)),
             ("kv_num_heads".to_string(), Attribute::i64(heads)),
@@ -75,8 +83,14 @@ impl Decomp<'_, '_, '_> {
             attrs.push(("scale".to_string(), f32_attr(s)));
         }
         let mut operands = qkv.to_vec();
-        operands.extend(mask);
-        self.op(OpKind::Attention, operands, attrs)
+        let Some(past) = past else {
+            operands.extend(mask);
+            return Ok(vec![self.op(OpKind::Attention, operands, attrs)?]);
+        };
+        operands.push(self.or_none(mask)?);
+        operands.extend(past);
+        let elem = self.elem(qkv[0]);
+        self.op_n(OpKind::Attention, operands, attrs, vec![elem; 3])
     }
 
     /// An additive mask broadcast to [B, H, S, T] from onnxruntime's mask
@@ -138,6 +152,7 @@ impl Decomp<'_, '_, '_> {
         width: Option<i64>,
         mask_at: usize,
         bias_at: Option<usize>,
+        past_at: Option<usize>,
     ) -> Res<Vec<Option<ValueId>>> {
         let heads = self.heads()?;
         let sizes: Vec<i64> = match self.attr("qkv_hidden_sizes") {
@@ -158,7 +173,37 @@ impl Decomp<'_, '_, '_> {
             None => None,
         };
         let mask = self.add_masks(padding, bias_at.and_then(|i| self.opt(i)))?;
-        Ok(vec![Some(self.attend([q, k, v], heads, mask)?)])
+        let past = match past_at.and_then(|i| self.opt(i)) {
+            Some(p) => Some(self.split_past(p)?),
+            None => None,
+        };
+        let ys = self.attend([q, k, v], heads, mask, past)?;
+        match ys.as_slice() {
+            [y, pk, pv] => Ok(vec![Some(*y), Some(self.stack_present(*pk, *pv)?)]),
+            _ => Ok(ys.into_iter().map(Some).collect()),
+        }
+    }
+
+    /// onnxruntime's past state [2, B, H, P, head] as key and value caches.
+    fn split_past(&mut self, past: ValueId) -> Res<[ValueId; 2]> {
+        let mut kv = [past; 2];
+        for (i, slot) in kv.iter_mut().enumerate() {
+            let index = self.constant(DType::I64, vec![], &[i as f64])?;
+            let axis = ("axis".to_string(), Attribute::i64(0));
+            *slot = self.op(OpKind::Gather, vec![past, index], vec![axis])?;
+        }
+        Ok(kv)
+    }
+
+    /// The present state [2, B, H, P + S, head] from the extended caches.
+    fn stack_present(&mut self, key: ValueId, value: ValueId) -> Res<ValueId> {
+        let mut parts = Vec::with_capacity(2);
+        for v in [key, value] {
+            let axes = self.i64s(&[0])?;
+            parts.push(self.op(OpKind::Unsqueeze, vec![v, axes], vec![])?);
+        }
+        let axis = ("axis".to_string(), Attribute::i64(0));
+        self.op(OpKind::Concat, parts, vec![axis])
     }
 
     /// com.microsoft Attention: input [B, S, In] times weights
@@ -167,20 +212,29 @@ impl Decomp<'_, '_, '_> {
     pub(super) fn attention(&mut self) -> Res<Vec<Option<ValueId>>> {
         self.refuse_attr("do_rotary", "rotary embeddings")?;
         self.refuse_attr("past_present_share_buffer", "a shared past buffer")?;
-        if self.opt(4).is_some() || self.opt(6).is_some() {
-            return Err(self.err("'Attention' with past state is not supported".into()));
+        if self.opt(6).is_some() {
+            return Err(self.err(
+                "'Attention' with past_sequence_length (a shared past buffer) is not supported"
+                    .into(),
+            ));
+        }
+        if self.opt(4).is_some() && self.opt(3).is_some_and(|m| self.rank(m) == Some(1)) {
+            return Err(self.err(
+                "'Attention' with past state and a 1-D mask is not supported (2-D and 3-D masks are)"
+                    .into(),
+            ));
         }
         let (x, w) = (self.input(0)?, self.input(1)?);
         let qkv = self.project(x, w, self.opt(2))?;
         let width = self.static_dim(w, 1);
-        self.attention_from_qkv(qkv, width, 3, Some(5))
+        self.attention_from_qkv(qkv, width, 3, Some(5), Some(4))
     }
 
     /// MultiHeadAttention with separate query [B, S, D], key [B, L, D]
     /// and value [B, L, Dv]; bias [D + D + Dv] added to each;
     /// key_padding_mask (input 4) and attention_bias (input 5).
     pub(super) fn multi_head_attention(&mut self) -> Res<Vec<Option<ValueId>>> {
-        self.only_inputs(6, "past state")?;
+        self.only_inputs(8, "cache indirection")?;
         let (mut q, mut k, mut v) = (self.input(0)?, self.input(1)?, self.input(2)?);
         if [q, k, v].iter().any(|&t| self.rank(t) != Some(3)) {
             return Err(self.err(
@@ -200,12 +254,27 @@ impl Decomp<'_, '_, '_> {
             k = self.op(OpKind::Add, vec![k, parts[1]], vec![])?;
             v = self.op(OpKind::Add, vec![v, parts[2]], vec![])?;
         }
+        if self.opt(6).is_some() && self.opt(4).is_some_and(|m| self.rank(m) == Some(1)) {
+            return Err(self.err(
+                "'MultiHeadAttention' with past state and 1-D key lengths is not supported".into(),
+            ));
+        }
         let padding = match self.opt(4) {
             Some(m) => Some(self.additive_mask(m, k, q)?),
             None => None,
         };
         let mask = self.add_masks(padding, self.opt(5))?;
-        Ok(vec![Some(self.attend([q, k, v], heads, mask)?)])
+        let past = match (self.opt(6), self.opt(7)) {
+            (Some(pk), Some(pv)) => Some([pk, pv]),
+            (None, None) => None,
+            _ => {
+                return Err(self.err(
+                    "'MultiHeadAttention' needs both past_key and past_value, or neither".into(),
+                ))
+            }
+        };
+        let ys = self.attend([q, k, v], heads, mask, past)?;
+        Ok(ys.into_iter().map(Some).collect())
     }
 
     /// QAttention: the QKV projection in integers (MatMulInteger of the
@@ -223,7 +292,7 @@ impl Decomp<'_, '_, '_> {
         let qkv = self.op(OpKind::Mul, vec![acc, scale], vec![])?;
         let qkv = self.op(OpKind::Add, vec![qkv, bias], vec![])?;
         let width = self.static_dim(w, 1);
-        self.attention_from_qkv(qkv, width, 5, None)
+        self.attention_from_qkv(qkv, width, 5, None, None)
     }
 
     /// EmbedLayerNormalization: word + position + segment embeddings,

@@ -12,7 +12,7 @@ use onnx::OpKind;
 
 impl Decomp<'_, '_, '_> {
     /// An absent optional operand in the middle of an op's inputs.
-    fn or_none(&mut self, v: Option<ValueId>) -> Res<ValueId> {
+    pub(super) fn or_none(&mut self, v: Option<ValueId>) -> Res<ValueId> {
         match v {
             Some(v) => Ok(v),
             None => self.imp.no_value(),
