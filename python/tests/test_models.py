@@ -102,6 +102,7 @@ CORPUS_CI = [
     "ci_qdq",
     "ci_fpn",
     "ci_if_ranks",
+    "ci_if_weights",
     "ci_squeeze_batch",
     # onnxruntime's com.microsoft ops (contrib_models.py)
     "ci_ms_gelu",

@@ -25,6 +25,8 @@ Models (each is named after the exporter habit it copies):
   ci_if_shapes         VAD-style If on a sample-rate input whose branches
                        yield different shapes
   ci_if_ranks          the same with branches of different ranks
+  ci_if_weights        spox-style: all weights are Constant nodes inside If
+                       branches (a wide or a narrow head by the batch size)
   ci_squeeze_batch     torch opset-9/11 `x.squeeze()`: Squeeze without axes
                        of [B, 1, 1] after a 1-D conv over dynamic time; the
                        output is [B], or a scalar at batch 1
@@ -532,6 +534,32 @@ def ci_qdq():
     return m, sizes, "QDQ groups fused into QLinearConv / QLinearMatMul (one quantization step from the float path)"
 
 
+def ci_if_weights():
+    b = Builder(18)
+    # spox-style: every weight is a Constant node inside the branches; the
+    # If picks a wide or a narrow head by the batch size.
+    def branch(seed, name, width):
+        bb = Builder(seed)
+        w = bb.op("Constant", [], value=numpy_helper.from_array(
+            (bb.rng.standard_normal((6, width)) * 0.4).astype(np.float32), f"{name}_w"))
+        bias = bb.op("Constant", [], value=numpy_helper.from_array(
+            (bb.rng.standard_normal((width,)) * 0.1).astype(np.float32), f"{name}_b"))
+        h = bb.op("Relu", [bb.op("Add", [bb.op("MatMul", ["x", w]), bias])])
+        w2 = bb.op("Constant", [], value=numpy_helper.from_array(
+            (bb.rng.standard_normal((width, 3)) * 0.4).astype(np.float32), f"{name}_w2"))
+        bb.op("MatMul", [h, w2])
+        bb.rename_last(f"{name}_out")
+        return helper.make_graph(bb.nodes, name, [], [vi(f"{name}_out", F, None)])
+    n = b.op("Gather", [b.op("Shape", ["x"]), b.const("i0", 0)], axis=0)
+    cond = b.op("Greater", [n, b.const("two", 2)])
+    y = b.op("If", [cond], then_branch=branch(81, "wide", 16), else_branch=branch(82, "narrow", 4))
+    b.op("Softmax", [y], axis=-1)
+    b.rename_last("probs")
+    m = b.model("ci_if_weights", [vi("x", F, ["N", 6])], [vi("probs", F, ["N", 3])], 17)
+    sizes = [{"x": ([n_, 6], np.float32, "normal")} for n_ in (1, 4, 3)]
+    return m, sizes, "spox-style: the weights are Constant nodes inside If branches chosen by the batch size"
+
+
 def ci_squeeze_batch():
     b = Builder(17)
     h = b.op("Relu", [b.op("Conv", ["x", b.w("c.w", [4, 1, 3]), b.w("c.b", [4])], kernel_shape=[3], pads=[1, 1])])
@@ -579,7 +607,7 @@ def ci_fpn():
     return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
 
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
 
 
 def main():
