@@ -5,7 +5,7 @@ output each), with dynamic batch and sequence dims. onnxruntime runs each
 op itself (its CPU kernels), so every output is checked against it.
 
 Not covered: ops onnxruntime runs only on GPU (BiasAdd, BiasSplitGelu,
-NhwcConv), a shared past buffer, packed or 4-D MultiHeadAttention inputs.
+NhwcConv), a shared past buffer, packed MultiHeadAttention inputs.
 """
 
 import numpy as np
@@ -225,7 +225,8 @@ def ci_ms_attention_past():
     """GPT-2-style decoding as the transformer optimizer writes it: causal
     Attention over a past state [2, B, H, P, head] with a 2-D mask over
     past and new keys, giving the present state; MultiHeadAttention with
-    past_key / past_value giving present_key / present_value."""
+    past_key / past_value giving present_key / present_value, and as cross
+    attention over per-head keys and values."""
     g = Graph(49)
     w, b = g.w("qkv_w", [16, 48]), g.w("qkv_b", [48])
     y, present = g.ms("Attention", ["x", w, b, "mask", "past"], n_out=2, num_heads=2, unidirectional=1)
@@ -237,6 +238,8 @@ def ci_ms_attention_past():
     g.out("mha_y", my)
     g.out("mha_present_key", pk)
     g.out("mha_present_value", pv)
+    # Cross attention over per-head key and value [B, H, L, head].
+    g.out("mha_cross", g.ms("MultiHeadAttention", ["x", "past_key", "past_value"], num_heads=4))
     m = g.model(
         "ci_ms_attention_past",
         [

@@ -184,6 +184,14 @@ impl Decomp<'_, '_, '_> {
         }
     }
 
+    /// [B, H, L, head] as [B, L, H × head].
+    fn merge_heads(&mut self, t: ValueId) -> Res<ValueId> {
+        let perm = super::ints_attr(&[0, 2, 1, 3]);
+        let t = self.op(OpKind::Transpose, vec![t], vec![("perm".into(), perm)])?;
+        let shape = self.i64s(&[0, 0, -1])?;
+        self.op(OpKind::Reshape, vec![t, shape], vec![])
+    }
+
     /// onnxruntime's past state [2, B, H, P, head] as key and value caches.
     fn split_past(&mut self, past: ValueId) -> Res<[ValueId; 2]> {
         let mut kv = [past; 2];
@@ -236,9 +244,16 @@ impl Decomp<'_, '_, '_> {
     pub(super) fn multi_head_attention(&mut self) -> Res<Vec<Option<ValueId>>> {
         self.only_inputs(8, "cache indirection")?;
         let (mut q, mut k, mut v) = (self.input(0)?, self.input(1)?, self.input(2)?);
+        // Key and value given per head ([B, H, L, head], cross attention
+        // over a cache) join the 3-D form; onnxruntime adds no bias there.
+        let per_head = [k, v].map(|t| self.rank(t) == Some(4));
+        if per_head == [true, true] && self.opt(3).is_none() {
+            k = self.merge_heads(k)?;
+            v = self.merge_heads(v)?;
+        }
         if [q, k, v].iter().any(|&t| self.rank(t) != Some(3)) {
             return Err(self.err(
-                "'MultiHeadAttention' with packed or 4-D query/key/value is not supported (3-D [batch, sequence, hidden] is)".into(),
+                "'MultiHeadAttention' with packed query/key/value is not supported (3-D [batch, sequence, hidden] inputs are, and 4-D [batch, heads, sequence, head] key and value without a bias)".into(),
             ));
         }
         let heads = self.heads()?;
