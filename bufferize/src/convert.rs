@@ -260,6 +260,13 @@ pub fn alloc(b: &mut Builder<'_>, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {
     b.alloc_aligned(ty, dyn_dims, 64)
 }
 
+/// `alloc` of `ty` with every dim's size given (`dims`, one per dim).
+pub fn alloc_dims(b: &mut Builder<'_>, ty: &Type, dims: &[ValueId]) -> ValueId {
+    let shape = ty.shape().unwrap_or(&[]);
+    let dynamic = ir::types::dynamic_sizes(shape, dims);
+    alloc(b, ty, &dynamic)
+}
+
 /// True when `v` may not be a contiguous row-major buffer: a Slice's
 /// `memref.subview` (every other buffer bufferize binds is contiguous).
 pub fn is_strided_view(m: &Module, v: ValueId) -> bool {
@@ -278,13 +285,7 @@ pub fn contiguous(b: &mut Builder<'_>, v: ValueId) -> ValueId {
         None => return v,
     };
     let sizes = dims(b, v);
-    let dynamic: Vec<ValueId> = shape
-        .iter()
-        .zip(sizes)
-        .filter(|(&d, _)| d == DYN)
-        .map(|(_, s)| s)
-        .collect();
-    let out = alloc(b, &Type::memref(shape, elem), &dynamic);
+    let out = alloc_dims(b, &Type::memref(shape, elem), &sizes);
     b.copy(v, out);
     out
 }

@@ -471,6 +471,17 @@ impl MemRefType {
     }
 }
 
+/// The entries of `sizes` (one per dim of `shape`) at the dynamic dims:
+/// what an allocation or a view of that shape takes as operands.
+pub fn dynamic_sizes<T: Copy>(shape: &[i64], sizes: &[T]) -> Vec<T> {
+    shape
+        .iter()
+        .zip(sizes)
+        .filter(|(&d, _)| d == DYN)
+        .map(|(_, &v)| v)
+        .collect()
+}
+
 /// Row-major strides of a shape; a dynamic dim makes all outer strides dynamic.
 pub fn identity_strides(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![0i64; shape.len()];

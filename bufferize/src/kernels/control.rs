@@ -213,13 +213,7 @@ fn load_row(b: &mut Builder<'_>, src: ValueId, i: ValueId) -> ValueId {
     let elem = b.m.value_type(src).element_type().clone();
     let ds = dims(b, src);
     let ty = Type::memref(shape[1..].to_vec(), elem);
-    let dynamic: Vec<ValueId> = shape[1..]
-        .iter()
-        .zip(&ds[1..])
-        .filter(|(&d, _)| d == DYN)
-        .map(|(_, &v)| v)
-        .collect();
-    let out = alloc(b, &ty, &dynamic);
+    let out = crate::convert::alloc_dims(b, &ty, &ds[1..]);
     let bounds = Bounds::new(b);
     loop_nest(b, &bounds, &ds[1..], &mut |b, ivs| {
         let mut si = vec![i];
@@ -295,21 +289,14 @@ fn push_row(
         (Stack::Lazy, None) => return Err(op_error(b.m, op, "a scan output lost its stack")),
     };
     let dy = dims(b, y);
-    let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
     let mut sizes = vec![rows];
     sizes.extend_from_slice(&dy);
-    let dynamic: Vec<ValueId> = shape
-        .iter()
-        .zip(&sizes)
-        .filter(|(&d, _)| d == DYN)
-        .map(|(_, &v)| v)
-        .collect();
     let zero = b.const_index(0);
     let first = b.cmpi(CmpI::Eq, i, zero);
     let pick = b.scf_if(
         first,
         std::slice::from_ref(ty),
-        &mut |tb| vec![alloc(tb, ty, &dynamic)],
+        &mut |tb| vec![crate::convert::alloc_dims(tb, ty, &sizes)],
         Some(&mut |_| vec![buf]),
     );
     let buf = b.m.results(pick)[0];

@@ -126,13 +126,7 @@ pub fn softmax_cross_entropy(
         let ty = super::result_memref_type(b.m, op, 0)?;
         let shape = shape_of(b.m, x);
         let lt = Type::memref(shape.clone(), ty.element_type().clone());
-        let dynamic: Vec<ValueId> = shape
-            .iter()
-            .zip(&dx)
-            .filter(|(&d, _)| d == ir::DYN)
-            .map(|(_, &v)| v)
-            .collect();
-        alloc(b, &lt, &dynamic)
+        crate::convert::alloc_dims(b, &lt, &dx)
     };
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);

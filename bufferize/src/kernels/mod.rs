@@ -50,7 +50,7 @@ mod unique;
 mod window;
 mod winograd;
 
-use crate::convert::{alloc, memref_type, Lowering};
+use crate::convert::{memref_type, Lowering};
 use activations as act;
 use elementwise as ar;
 use elementwise::{cast_like, elementwise as ew};
@@ -283,13 +283,7 @@ pub fn alloc_result(b: &mut Builder<'_>, op: OpId, i: usize, dims: &[ValueId]) -
             "result rank differs from the computed shape",
         ));
     }
-    let dynamic: Vec<ValueId> = shape
-        .iter()
-        .zip(dims)
-        .filter(|(&d, _)| d == DYN)
-        .map(|(_, &v)| v)
-        .collect();
-    Ok(alloc(b, &ty, &dynamic))
+    Ok(crate::convert::alloc_dims(b, &ty, dims))
 }
 
 /// A fresh buffer of `elem` with dims `sizes`: the ones that are constants
@@ -299,13 +293,7 @@ pub fn alloc_sized(b: &mut Builder<'_>, elem: &Type, sizes: &[ValueId]) -> Value
         .iter()
         .map(|&v| b.index_value(v).filter(|&d| d >= 0).unwrap_or(DYN))
         .collect();
-    let dynamic: Vec<ValueId> = sizes
-        .iter()
-        .zip(&shape)
-        .filter(|(_, &d)| d == DYN)
-        .map(|(&v, _)| v)
-        .collect();
-    alloc(b, &Type::memref(shape, elem.clone()), &dynamic)
+    crate::convert::alloc_dims(b, &Type::memref(shape, elem.clone()), sizes)
 }
 
 /// Static shape of a memref value (`DYN` for dynamic dims).

@@ -146,12 +146,7 @@ impl Builder<'_> {
         offset: ViewOffset,
     ) -> ValueId {
         let strides = crate::types::identity_strides(shape);
-        let dyn_sizes: Vec<ValueId> = shape
-            .iter()
-            .zip(sizes)
-            .filter(|(&d, _)| d == DYN)
-            .map(|(_, &v)| v)
-            .collect();
+        let dyn_sizes = crate::types::dynamic_sizes(shape, sizes);
         let dyn_strides: Vec<ValueId> = strides
             .iter()
             .enumerate()
