@@ -52,9 +52,17 @@ pub fn make_const(m: &mut Module, before: OpId, e: Elements) -> Option<ValueId> 
     m.result(c, 0)
 }
 
+/// Inserts an int64 `onnx.Constant` of `shape` holding `values` before
+/// `before`.
+pub fn make_i64s(m: &mut Module, before: OpId, shape: Vec<i64>, values: &[i64]) -> Option<ValueId> {
+    let wide: Vec<WideNum> = values.iter().map(|&v| WideNum::from_i64(v)).collect();
+    let e = Elements::from_wide(DType::I64, shape, &wide).ok()?;
+    make_const(m, before, e)
+}
+
 /// Inserts a one-result op before `before`; `suffix` keeps the ONNX node
 /// names of ops made from one op distinct.
-fn make_op(
+pub(crate) fn make_op(
     m: &mut Module,
     before: OpId,
     kind: OpKind,

@@ -4,9 +4,7 @@
 //! the same axes cancels, and a Reshape of a Reshape, Flatten, Squeeze or
 //! Unsqueeze reshapes the original value.
 
-use super::make_const;
 use crate::fold::constant_operand;
-use ir::elements::{DType, Elements, WideNum};
 use ir::rewrite::Pattern;
 use ir::{Module, OpId, Result, ValueId};
 use onnx::{ops, OpKind};
@@ -40,9 +38,7 @@ fn ints(m: &Module, op: OpId, i: usize) -> Option<Vec<i64>> {
 }
 
 fn i64s(m: &mut Module, before: OpId, v: &[i64]) -> Option<ValueId> {
-    let w: Vec<WideNum> = v.iter().map(|&x| WideNum::from_i64(x)).collect();
-    let e = Elements::from_wide(DType::I64, vec![v.len() as i64], &w).ok()?;
-    make_const(m, before, e)
+    super::make_i64s(m, before, vec![v.len() as i64], v)
 }
 
 /// A Transpose's permutation (reversed dims when absent).

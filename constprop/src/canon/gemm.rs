@@ -5,9 +5,9 @@
 //! by CSE: Q, K and V of one hidden state) and the Gemm's result reshaped
 //! back, a Reshape that merges into the consumer's.
 
-use super::{make_const, make_op};
+use super::make_op;
 use crate::fold::constant_operand;
-use ir::elements::{DType, Elements, NumClass, WideNum};
+use ir::elements::{DType, NumClass};
 use ir::rewrite::Pattern;
 use ir::{Module, OpId, Result, Type, ValueId};
 use onnx::OpKind;
@@ -15,9 +15,7 @@ use onnx::OpKind;
 pub struct MatMulAddToGemm;
 
 fn i64s(m: &mut Module, before: OpId, v: &[i64]) -> Option<ValueId> {
-    let w: Vec<WideNum> = v.iter().map(|&x| WideNum::from_i64(x)).collect();
-    let e = Elements::from_wide(DType::I64, vec![v.len() as i64], &w).ok()?;
-    make_const(m, before, e)
+    super::make_i64s(m, before, vec![v.len() as i64], v)
 }
 
 /// Whether a bias of `shape` broadcasts to Gemm's `[M, n]` along rows.

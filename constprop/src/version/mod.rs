@@ -11,9 +11,10 @@
 //! path is bounded (`MAX_VERSIONS`), with a diagnostic naming the value
 //! beyond it.
 
-use crate::canon::make_const;
+mod results;
+mod squeeze;
+
 use ir::attr::Attribute;
-use ir::elements::{DType, Elements, WideNum};
 use ir::{Diagnostic, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueId, ValueMap};
 use onnx::{branches, OpKind};
 use std::collections::HashSet;
@@ -31,10 +32,10 @@ const VERSIONED_ATTR: &str = "onnxc.versioned";
 pub fn version_ranks(m: &mut Module) -> Result<bool> {
     let mut changed = false;
     for f in m.top_level_ops("func.func") {
-        changed |= pad_varying_results(m, f);
+        changed |= results::pad_varying_results(m, f);
         for op in m.collect_ops(f) {
             if !m.is_erased(op) && !branches::in_dead_branch(m, op) {
-                changed |= expand_squeeze(m, op);
+                changed |= squeeze::expand_squeeze(m, op);
             }
         }
         // Innermost Ifs first: a nested version may settle an outer rank.
@@ -104,31 +105,22 @@ fn too_many_versions(m: &Module, op: OpId) -> Diagnostic {
             .and_then(|ts| ts.get(i).and_then(|t| t.shape().map(<[i64]>::len)))
             .map_or("?".to_string(), |r| r.to_string())
     };
-    onnx_error(
+    let name = m
+        .result(op, i)
+        .map(|r| value_name(m, r))
+        .filter(|n| !n.is_empty())
+        .map(|n| format!(" ('{n}')"))
+        .unwrap_or_default();
+    ir::dialects::op_error(
         m,
         op,
         format!(
-            "result {i}{} has rank {} or {} depending on a run-time value; compiling the rest \
+            "result {i}{name} has rank {} or {} depending on a run-time value; compiling the rest \
              of the graph once per rank would take more than {MAX_VERSIONS} versions",
-            result_name(m, op, i),
             rank(0),
             rank(1)
         ),
     )
-}
-
-fn onnx_error(m: &Module, op: OpId, msg: String) -> Diagnostic {
-    ir::dialects::op_error(m, op, msg)
-}
-
-/// " ('name')" of result `i` as the model named it, or "".
-fn result_name(m: &Module, op: OpId, i: usize) -> String {
-    m.attr(op, onnx::dialect::NAMES_ATTR)
-        .and_then(Attribute::as_array)
-        .and_then(|a| a.get(i))
-        .and_then(Attribute::as_str)
-        .map(|n| format!(" ('{n}')"))
-        .unwrap_or_default()
 }
 
 /// The ops after `op` in its block (terminator excluded) that read its
@@ -261,11 +253,7 @@ fn copy_into_branch(
     slice: &[OpId],
     outs: &[ValueId],
 ) -> Vec<ValueId> {
-    let Some(y) = m
-        .region(iff, k)
-        .and_then(|r| m.entry_block(r))
-        .and_then(|b| m.last_op(b))
-    else {
+    let Some(y) = yield_of(m, iff, k) else {
         return Vec::new();
     };
     let mut map = ValueMap::new();
@@ -306,292 +294,11 @@ fn value_name(m: &Module, v: ValueId) -> String {
         .to_string()
 }
 
-/// `Squeeze(x)` without axes of an `x` with dynamic dims: from the last dim
-/// to the first, a static 1 is squeezed and a dynamic dim is squeezed in
-/// the then branch of `If(dim == 1)` (kept in the else branch), so the
-/// rank is decided by Ifs that `absorb_continuation` versions.
-fn expand_squeeze(m: &mut Module, op: OpId) -> bool {
-    if !onnx::is(m, op, OpKind::Squeeze) || m.operands(op).len() != 1 {
-        return false;
-    }
-    let (Some(&x), Some(&r)) = (m.operands(op).first(), m.results(op).first()) else {
-        return false;
-    };
-    let Some(dims) = m.value_type(x).shape().map(<[i64]>::to_vec) else {
-        return false;
-    };
-    if m.value_type(r).shape().is_some() || !dims.contains(&ir::DYN) {
-        return false;
-    }
-    // Ops made before a failure are left unused; dead-code removal takes them.
-    let mut v = x;
-    for (axis, &d) in dims.iter().enumerate().rev() {
-        let next = match d {
-            1 => squeeze_axis(m, op, InsertPoint::Before(op), v, axis),
-            ir::DYN => squeeze_if_one(m, op, v, axis),
-            _ => Some(v),
-        };
-        let Some(next) = next else {
-            return false;
-        };
-        v = next;
-    }
-    m.replace_all_uses(r, v);
-    m.erase_op(op);
-    true
-}
-
-/// An ONNX op of one result at `ip`, located as `at`.
-fn add_op(
-    m: &mut Module,
-    at: OpId,
-    ip: InsertPoint,
-    kind: OpKind,
-    operands: Vec<ValueId>,
-    ty: Type,
-) -> Option<ValueId> {
-    let o = m.create_op(
-        Sym::new(kind.ir_name()),
-        OpSpec {
-            operands,
-            result_types: vec![ty],
-            loc: m.loc(at).clone(),
-            ..OpSpec::default()
-        },
-    );
-    m.insert(o, ip);
-    m.result(o, 0)
-}
-
-fn i64_const(m: &mut Module, before: OpId, shape: Vec<i64>, values: &[i64]) -> Option<ValueId> {
-    let wide: Vec<WideNum> = values.iter().map(|&v| WideNum::from_i64(v)).collect();
-    let e = Elements::from_wide(DType::I64, shape, &wide).ok()?;
-    make_const(m, before, e)
-}
-
-/// `Squeeze(v, [axis])` at `ip`.
-fn squeeze_axis(
-    m: &mut Module,
-    at: OpId,
-    ip: InsertPoint,
-    v: ValueId,
-    axis: usize,
-) -> Option<ValueId> {
-    let anchor = match ip {
-        InsertPoint::Before(o) => o,
-        _ => at,
-    };
-    let axes = i64_const(m, anchor, vec![1], &[axis as i64])?;
-    let elem = m.value_type(v).element_type().clone();
-    add_op(
-        m,
-        at,
-        ip,
-        OpKind::Squeeze,
-        vec![v, axes],
-        Type::unranked_tensor(elem),
-    )
-}
-
-/// `If(Shape(v)[axis] == 1) { Squeeze(v, [axis]) } else { v }` before `at`.
-fn squeeze_if_one(m: &mut Module, at: OpId, v: ValueId, axis: usize) -> Option<ValueId> {
-    let before = InsertPoint::Before(at);
-    let rank = m.value_type(v).shape().map_or(ir::DYN, |s| s.len() as i64);
-    let shape = add_op(
-        m,
-        at,
-        before,
-        OpKind::Shape,
-        vec![v],
-        Type::tensor(vec![rank], Type::i64()),
-    )?;
-    let index = i64_const(m, at, vec![], &[axis as i64])?;
-    let dim = add_op(
-        m,
-        at,
-        before,
-        OpKind::Gather,
-        vec![shape, index],
-        Type::tensor(vec![], Type::i64()),
-    )?;
-    let one = i64_const(m, at, vec![], &[1])?;
-    let cond = add_op(
-        m,
-        at,
-        before,
-        OpKind::Equal,
-        vec![dim, one],
-        Type::tensor(vec![], Type::i1()),
-    )?;
-    let elem = m.value_type(v).element_type().clone();
-    let iff = m.create_op(
-        Sym::new(OpKind::If.ir_name()),
-        OpSpec {
-            operands: vec![cond],
-            result_types: vec![Type::unranked_tensor(elem)],
-            regions: 2,
-            loc: m.loc(at).clone(),
-            ..OpSpec::default()
-        },
-    );
-    m.insert(iff, before);
-    for k in 0..2 {
-        let region = m.region(iff, k)?;
-        let block = m.append_block(region, &[]);
-        let y = m.create_op(
-            Sym::new(OpKind::Yield.ir_name()),
-            OpSpec {
-                loc: m.loc(at).clone(),
-                ..OpSpec::default()
-            },
-        );
-        m.insert(y, InsertPoint::End(block));
-        let out = if k == 0 {
-            squeeze_axis(m, at, InsertPoint::Before(y), v, axis)?
-        } else {
-            v
-        };
-        m.set_operands(y, &[out]);
-    }
-    m.result(iff, 0)
-}
-
-/// Function results whose rank is decided at run time (by versioned Ifs):
-/// each is returned in its largest rank, the versions of lower rank
-/// adding leading dims of 1, plus a result holding its rank, listed in
-/// `func::OUTPUT_RANK_RESULTS` for the C wrapper.
-fn pad_varying_results(m: &mut Module, f: OpId) -> bool {
-    let Some(ret) = m
-        .region(f, 0)
-        .and_then(|r| m.entry_block(r))
-        .and_then(|b| m.last_op(b))
-        .filter(|&t| m.is(t, "func.return"))
-    else {
-        return false;
-    };
-    let mut table: Vec<Option<usize>> = ir::dialects::func::output_rank_results(m, f)
-        .unwrap_or_else(|| vec![None; m.operands(ret).len()]);
-    let mut changed = false;
-    for i in 0..table.len() {
-        let Some(v) = m.operand(ret, i) else { break };
-        if m.value_type(v).shape().is_some() {
-            continue;
-        }
-        let Some(max) = leaf_ranks(m, v, ret).and_then(|r| r.into_iter().max()) else {
-            continue;
-        };
-        let Some((padded, rank)) = pad_rank(m, v, max, ret) else {
-            continue;
-        };
-        // Each output of the value (the If's uses now read `padded`)
-        // points to its rank, the last result.
-        let mut operands = m.operands(ret).to_vec();
-        operands.push(rank);
-        let at = operands.len() - 1;
-        for (j, t) in table.iter_mut().enumerate() {
-            if operands.get(j) == Some(&padded) {
-                *t = Some(at);
-            }
-        }
-        m.set_operands(ret, &operands);
-        changed = true;
-    }
-    if changed {
-        let ints = table
-            .iter()
-            .map(|t| Attribute::Int(t.map_or(-1, |k| k as i64), Type::i64()))
-            .collect::<Vec<_>>();
-        m.set_attr(
-            f,
-            ir::dialects::func::OUTPUT_RANK_RESULTS,
-            Attribute::Array(ints.into()),
-        );
-    }
-    changed
-}
-
-/// The ranks `v` may have: its own, or those its If's branches yield,
-/// when `v` is read by `user` alone (a padded form is all it may see).
-fn leaf_ranks(m: &Module, v: ValueId, user: OpId) -> Option<Vec<usize>> {
-    if m.uses(v).iter().any(|u| u.op != user) {
-        return None;
-    }
-    if let Some(s) = m.value_type(v).shape() {
-        return Some(vec![s.len()]);
-    }
-    let iff = m.defining_op(v).filter(|&o| onnx::is(m, o, OpKind::If))?;
-    let i = m.results(iff).iter().position(|&r| r == v)?;
-    let mut ranks = Vec::new();
-    for k in 0..2 {
-        let y = yield_of(m, iff, k)?;
-        ranks.extend(leaf_ranks(m, m.operand(y, i)?, y)?);
-    }
-    Some(ranks)
-}
-
+/// The terminator of branch `k` of `iff`.
 fn yield_of(m: &Module, iff: OpId, k: usize) -> Option<OpId> {
     m.region(iff, k)
         .and_then(|r| m.entry_block(r))
         .and_then(|b| m.last_op(b))
-}
-
-/// `v` in rank `max` (leading 1s) and its rank as a 0-d i64, made before
-/// `before`; an If result is padded in each branch, the If yielding the
-/// rank as one more result.
-fn pad_rank(m: &mut Module, v: ValueId, max: usize, before: OpId) -> Option<(ValueId, ValueId)> {
-    if let Some(s) = m.value_type(v).shape().map(<[i64]>::to_vec) {
-        let r = s.len();
-        let rank = i64_const(m, before, vec![], &[r as i64])?;
-        if r == max {
-            return Some((v, rank));
-        }
-        let lead = max - r;
-        let axes: Vec<i64> = (0..lead as i64).collect();
-        let axes = i64_const(m, before, vec![lead as i64], &axes)?;
-        let dims: Vec<i64> = std::iter::repeat_n(1, lead).chain(s).collect();
-        let ty = Type::tensor(dims, m.value_type(v).element_type().clone());
-        let padded = add_op(
-            m,
-            before,
-            InsertPoint::Before(before),
-            OpKind::Unsqueeze,
-            vec![v, axes],
-            ty,
-        )?;
-        return Some((padded, rank));
-    }
-    let iff = m.defining_op(v)?;
-    let i = m.results(iff).iter().position(|&r| r == v)?;
-    let mut padded = Vec::new();
-    for k in 0..2 {
-        let y = yield_of(m, iff, k)?;
-        let (p, r) = pad_rank(m, m.operand(y, i)?, max, y)?;
-        let mut ys = m.operands(y).to_vec();
-        ys[i] = p;
-        ys.push(r);
-        m.set_operands(y, &ys);
-        padded.push(p);
-    }
-    let mut types: Vec<Type> = m
-        .results(iff)
-        .iter()
-        .map(|&r| m.value_type(r).clone())
-        .collect();
-    types[i] = frontend::infer::control::join(m.value_type(padded[0]), m.value_type(padded[1]));
-    types.push(Type::tensor(vec![], Type::i64()));
-    let mut names: Vec<Attribute> = (0..m.results(iff).len())
-        .map(|j| Attribute::String(value_name(m, m.results(iff)[j]).into()))
-        .collect();
-    names.push(Attribute::String("".into()));
-    let new = if_like(m, iff, types, names);
-    for (j, r) in m.results(iff).to_vec().into_iter().enumerate() {
-        if let Some(n) = m.result(new, j) {
-            m.replace_all_uses(r, n);
-        }
-    }
-    m.erase_op(iff);
-    let n = m.results(new).len();
-    Some((m.result(new, i)?, m.result(new, n - 1)?))
 }
 
 #[cfg(test)]
