@@ -116,17 +116,14 @@ pub fn c_driver(
         ));
     }
     let rank_from = func::output_rank_results(m, f);
+    // Results past the declared outputs hold ranks decided at run time.
+    let (ni, no) = (inputs.len(), func::declared_results(m, f));
     let mut s = String::from(DRIVER_PRELUDE);
     s.push_str(C_FILL_DESC);
     s.push_str(C_FILE_IO);
     s.push_str(C_VARYING_RANK);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
     s.push_str("int main(int argc, char **argv) {\n");
-    // Results past the declared outputs hold ranks decided at run time.
-    let (ni, no) = (
-        inputs.len(),
-        rank_from.as_ref().map_or(out_types.len(), Vec::len),
-    );
     let _ = writeln!(
         s,
         "  if (argc != {}) {{ fprintf(stderr, \"usage: %s {ni} inputs then {no} outputs\\n\", argv[0]); return 2; }}",

@@ -118,9 +118,7 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
             .collect()
     };
     let rank_from = func::output_rank_results(m, f);
-    let zipmap = m
-        .attr(f, "onnx.output_zipmap")
-        .and_then(Attribute::as_array);
+    let zipmap = m.attr(f, func::OUTPUT_ZIPMAP).and_then(Attribute::as_array);
     let make = |types: &[Type], names: Vec<String>, kind: &str| -> Result<Vec<Port>> {
         let declared = params(if kind == "input" {
             "onnx.input_dim_params"
@@ -180,8 +178,10 @@ fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
             .collect()
     };
     // Results past the declared ones hold ranks decided at run time.
-    let declared = rank_from.as_ref().map_or(ft.results.len(), Vec::len);
-    let results = ft.results.get(..declared).unwrap_or(&ft.results);
+    let results = ft
+        .results
+        .get(..func::declared_results(m, f))
+        .unwrap_or(&ft.results);
     Ok((
         make(&ft.inputs, names("input_names"), "input")?,
         make(results, names("output_names"), "output")?,
@@ -288,8 +288,11 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     }
     let (ni, no) = (ins.len(), outs.len());
     // Entry results: the outputs, then the ranks of those that vary.
-    let nr = func::function_type(m, m.lookup_symbol(func_name).unwrap_or(m.top()))
-        .map_or(no, |ft| ft.results.len());
+    let nr = outs
+        .iter()
+        .filter_map(|q| q.rank_from)
+        .max()
+        .map_or(no, |k| k + 1);
     let max_rank = ins
         .iter()
         .chain(&outs)

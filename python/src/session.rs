@@ -243,7 +243,11 @@ impl Session {
     /// from the model or None.
     #[getter]
     fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-        self.api.inputs.iter().map(|p| describe(py, p)).collect()
+        self.api
+            .inputs
+            .iter()
+            .map(|p| describe(py, p, None))
+            .collect()
     }
 
     #[getter]
@@ -251,11 +255,8 @@ impl Session {
         self.api
             .outputs
             .iter()
-            .zip(self.zipmap.iter().chain(std::iter::repeat(&None)))
-            .map(|(p, z)| match z {
-                Some(labels) => describe_zipmap(py, p, labels),
-                None => describe(py, p),
-            })
+            .enumerate()
+            .map(|(k, p)| describe(py, p, self.zipmap.get(k).and_then(Option::as_ref)))
             .collect()
     }
 
@@ -352,43 +353,33 @@ fn data_ptr(a: &Bound<'_, PyUntypedArray>) -> *mut std::ffi::c_char {
 }
 
 /// `(name, type, shape)` of a port.
-fn describe<'py>(py: Python<'py>, p: &Port) -> PyResult<Bound<'py, PyTuple>> {
+fn describe<'py>(
+    py: Python<'py>,
+    p: &Port,
+    zipmap: Option<&Labels>,
+) -> PyResult<Bound<'py, PyTuple>> {
     let shape = PyList::empty(py);
-    for (&d, label) in p.dims.iter().zip(&p.labels) {
-        match (d >= 0, label) {
-            (true, _) => shape.append(d)?,
-            (false, Some(name)) => shape.append(name)?,
-            (false, None) => shape.append(py.None())?,
+    // A ZipMap output is a sequence of maps to onnxruntime: no shape.
+    let ty = match zipmap {
+        Some(Labels::Ints(_)) => "seq(map(int64,tensor(float)))",
+        Some(Labels::Strings(_)) => "seq(map(string,tensor(float)))",
+        None => {
+            for (&d, label) in p.dims.iter().zip(&p.labels) {
+                match (d >= 0, label) {
+                    (true, _) => shape.append(d)?,
+                    (false, Some(name)) => shape.append(name)?,
+                    (false, None) => shape.append(py.None())?,
+                }
+            }
+            dtype_row(p.dtype).map_or("tensor(unknown)", |r| r.1)
         }
-    }
-    let ty = dtype_row(p.dtype).map_or("tensor(unknown)", |r| r.1);
+    };
     PyTuple::new(
         py,
         [
             PyString::new(py, &p.name).into_any(),
             PyString::new(py, ty).into_any(),
             shape.into_any(),
-        ],
-    )
-}
-
-/// A ZipMap output as onnxruntime describes it: a sequence of maps.
-fn describe_zipmap<'py>(
-    py: Python<'py>,
-    p: &Port,
-    labels: &Labels,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let key = match labels {
-        Labels::Ints(_) => "int64",
-        Labels::Strings(_) => "string",
-    };
-    let ty = format!("seq(map({key},tensor(float)))");
-    PyTuple::new(
-        py,
-        [
-            PyString::new(py, &p.name).into_any(),
-            PyString::new(py, &ty).into_any(),
-            PyList::empty(py).into_any(),
         ],
     )
 }

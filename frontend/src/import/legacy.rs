@@ -244,7 +244,7 @@ impl Importer<'_> {
     }
 
     /// One op of a decomposition, inferred as built; its result.
-    pub(super) fn step(
+    fn step(
         &mut self,
         kind: OpKind,
         operands: Vec<ValueId>,

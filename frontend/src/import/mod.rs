@@ -382,7 +382,7 @@ impl<'a> Importer<'a> {
                 .map(|l| l.as_ref().map_or(Attribute::Unit, zipmap::Labels::to_attr));
             self.m.set_attr(
                 func,
-                zipmap::ZIPMAP_ATTR,
+                ir::dialects::func::OUTPUT_ZIPMAP,
                 Attribute::Array(entries.collect()),
             );
         }

@@ -1,15 +1,12 @@
 //! ai.onnx.ml ZipMap on a graph output (skl2onnx's default for
 //! classifiers): a sequence of {class: probability} maps, which compiled
 //! code returns in its tensor form, the probabilities [N, C], with the
-//! class labels recorded per output (`ZIPMAP_ATTR`) for the header and
-//! for the Python session, which builds the maps as onnxruntime does.
+//! class labels recorded per output (`func::OUTPUT_ZIPMAP`) for the header;
+//! the Python session reads them off the model and builds the maps as
+//! onnxruntime does.
 
 use crate::proto::{GraphProto, NodeProto};
 use ir::Attribute;
-
-/// On the main function: per graph output, the ZipMap's class labels
-/// (an array of ints or strings), or unit when no ZipMap makes it.
-pub const ZIPMAP_ATTR: &str = "onnx.output_zipmap";
 
 /// The class labels of a ZipMap.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,17 +30,6 @@ impl Labels {
         ))
     }
 
-    pub fn len(&self) -> usize {
-        match self {
-            Labels::Ints(v) => v.len(),
-            Labels::Strings(v) => v.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     pub fn to_attr(&self) -> Attribute {
         match self {
             Labels::Ints(v) => Attribute::Array(v.iter().map(|&x| Attribute::i64(x)).collect()),
@@ -51,32 +37,6 @@ impl Labels {
                 Attribute::Array(v.iter().map(|s| Attribute::string(s)).collect())
             }
         }
-    }
-
-    /// The labels as the header lists them.
-    pub fn text(&self) -> String {
-        match self {
-            Labels::Ints(v) => v.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
-            Labels::Strings(v) => v
-                .iter()
-                .map(|s| format!("'{s}'"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        }
-    }
-
-    /// Labels read back from `ZIPMAP_ATTR`'s entry.
-    pub fn from_attr(a: &Attribute) -> Option<Labels> {
-        let items = a.as_array()?;
-        if let Some(ints) = items
-            .iter()
-            .map(Attribute::as_int)
-            .collect::<Option<Vec<_>>>()
-        {
-            return Some(Labels::Ints(ints));
-        }
-        let strings = items.iter().map(|s| s.as_str().map(str::to_string));
-        strings.collect::<Option<Vec<_>>>().map(Labels::Strings)
     }
 }
 

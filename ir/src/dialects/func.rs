@@ -50,6 +50,11 @@ pub fn output_rank_results(m: &Module, f: OpId) -> Option<Vec<Option<usize>>> {
     )
 }
 
+/// On the main function of a model whose graph outputs include ZipMaps:
+/// per declared result, the ZipMap's class labels (an array of ints or
+/// strings), or unit. Such a result is the probability tensor [N, C].
+pub const OUTPUT_ZIPMAP: &str = "onnx.output_zipmap";
+
 /// How many of `f`'s results are the model's outputs (the others hold
 /// ranks decided at run time, `OUTPUT_RANK_RESULTS`).
 pub fn declared_results(m: &Module, f: OpId) -> usize {

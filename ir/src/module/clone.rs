@@ -23,23 +23,16 @@ impl Module {
         map: &mut ValueMap,
         blocks: &HashMap<BlockId, BlockId>,
     ) -> OpId {
-        let data = &self.ops[op];
-        let n_regular = self.regular_operands(op).len();
         let mapped = |v: &ValueId| *map.get(v).unwrap_or(v);
-        let operands = data.operands[..n_regular].iter().map(mapped).collect();
-        let mut next = n_regular;
-        let successors = data
-            .successors
-            .iter()
-            .map(|&(b, n)| {
-                let args = data.operands[next..next + n as usize]
-                    .iter()
-                    .map(mapped)
-                    .collect();
-                next += n as usize;
-                (*blocks.get(&b).unwrap_or(&b), args)
+        let operands = self.regular_operands(op).iter().map(mapped).collect();
+        let successors = (0..self.num_successors(op))
+            .filter_map(|i| {
+                let (b, _) = self.successor(op, i)?;
+                let args = self.successor_args(op, i).iter().map(mapped).collect();
+                Some((*blocks.get(&b).unwrap_or(&b), args))
             })
             .collect();
+        let data = &self.ops[op];
         let spec = OpSpec {
             operands,
             result_types: data

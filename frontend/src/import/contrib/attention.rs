@@ -186,8 +186,7 @@ impl Decomp<'_, '_, '_> {
 
     /// [B, H, L, head] as [B, L, H × head].
     fn merge_heads(&mut self, t: ValueId) -> Res<ValueId> {
-        let perm = super::ints_attr(&[0, 2, 1, 3]);
-        let t = self.op(OpKind::Transpose, vec![t], vec![("perm".into(), perm)])?;
+        let t = self.transpose(t, &[0, 2, 1, 3])?;
         let shape = self.i64s(&[0, 0, -1])?;
         self.op(OpKind::Reshape, vec![t, shape], vec![])
     }

@@ -206,13 +206,17 @@ impl Decomp<'_, '_, '_> {
         attrs: Vec<(String, Attribute)>,
         elem: Type,
     ) -> Res<ValueId> {
+        let ys = self.op_n(kind, operands, attrs, vec![elem])?;
+        ys.first()
+            .copied()
+            .ok_or_else(|| self.err(format!("internal: {} without a result", kind.name())))
+    }
+
+    /// The location of the next step: the node's, tagged `tag` and the
+    /// step's number (ops made from one node keep distinct names).
+    fn next_loc(&mut self, tag: &str) -> Location {
         self.steps += 1;
-        let loc = suffixed(
-            &self.loc,
-            &format!("{}{}", kind.name().to_lowercase(), self.steps),
-        );
-        let ty = Type::unranked_tensor(elem);
-        self.imp.step(kind, operands, &ty, attrs, loc)
+        suffixed(&self.loc, &format!("{tag}{}", self.steps))
     }
 
     /// A step with several results (LayerNormalization's statistics,
@@ -224,11 +228,7 @@ impl Decomp<'_, '_, '_> {
         attrs: Vec<(String, Attribute)>,
         elems: Vec<Type>,
     ) -> Res<Vec<ValueId>> {
-        self.steps += 1;
-        let loc = suffixed(
-            &self.loc,
-            &format!("{}{}", kind.name().to_lowercase(), self.steps),
-        );
+        let loc = self.next_loc(&kind.name().to_lowercase());
         let types = elems.into_iter().map(Type::unranked_tensor).collect();
         let op = self.imp.create(kind, operands, types, attrs, loc)?;
         self.imp.infer(op);
@@ -244,8 +244,7 @@ impl Decomp<'_, '_, '_> {
 
     fn constant(&mut self, dtype: DType, shape: Vec<i64>, values: &[f64]) -> Res<ValueId> {
         let e = small_elements(dtype, shape, values)?;
-        self.steps += 1;
-        let loc = suffixed(&self.loc, &format!("const{}", self.steps));
+        let loc = self.next_loc("const");
         self.imp.constant_value(e, loc)
     }
 
@@ -327,11 +326,24 @@ impl Decomp<'_, '_, '_> {
         })?;
         let mut perm: Vec<i64> = (0..r as i64).collect();
         perm.swap(r - 2, r - 1);
-        self.op(
-            OpKind::Transpose,
-            vec![v],
-            vec![("perm".into(), ints_attr(&perm))],
-        )
+        self.transpose(v, &perm)
+    }
+
+    fn transpose(&mut self, v: ValueId, perm: &[i64]) -> Res<ValueId> {
+        let perm = ("perm".to_string(), ints_attr(perm));
+        self.op(OpKind::Transpose, vec![v], vec![perm])
+    }
+
+    /// The node's attributes as IR attributes, but those `skip` names
+    /// (the ones the decomposition reads itself).
+    fn attrs_except(&self, skip: &dyn Fn(&str) -> bool) -> Res<Vec<(String, Attribute)>> {
+        let kept: Vec<AttributeProto> = self
+            .attrs
+            .iter()
+            .filter(|a| !skip(&a.name))
+            .cloned()
+            .collect();
+        self.imp.convert_attrs(self.node, &kept)
     }
 
     /// `alpha * op(A) @ op(B)`, op a transpose of the last two dims.
@@ -356,13 +368,7 @@ impl Decomp<'_, '_, '_> {
 
     /// `activation(Conv(X, W, B) + Z)`.
     fn fused_conv(&mut self) -> Res<ValueId> {
-        let conv_attrs: Vec<AttributeProto> = self
-            .attrs
-            .iter()
-            .filter(|a| !a.name.starts_with("activation"))
-            .cloned()
-            .collect();
-        let conv_attrs = self.imp.convert_attrs(self.node, &conv_attrs)?;
+        let conv_attrs = self.attrs_except(&|name| name.starts_with("activation"))?;
         let mut operands = vec![self.input(0)?, self.input(1)?];
         operands.extend(self.opt(2));
         let mut y = self.op(OpKind::Conv, operands, conv_attrs)?;

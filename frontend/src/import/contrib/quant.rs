@@ -6,7 +6,6 @@
 //! onnxruntime's kernels compute up to a rounding of the last step.
 
 use super::{f32_attr, Decomp, Res};
-use crate::proto::AttributeProto;
 use ir::{Attribute, Type, ValueId};
 use onnx::OpKind;
 
@@ -19,8 +18,8 @@ impl Decomp<'_, '_, '_> {
         }
     }
 
-    /// `MatMulInteger(a, b, a_zero, b_zero)` as f32: exact int32 sums.
-    pub(super) fn integer_matmul(
+    /// `MatMulInteger(a, b, a_zero, b_zero)`: exact int32 sums.
+    fn integer_sums(
         &mut self,
         a: ValueId,
         b: ValueId,
@@ -32,7 +31,18 @@ impl Decomp<'_, '_, '_> {
             operands.push(self.or_none(a_zero)?);
             operands.extend(b_zero);
         }
-        let acc = self.op_as(OpKind::MatMulInteger, operands, vec![], Type::i(32))?;
+        self.op_as(OpKind::MatMulInteger, operands, vec![], Type::i(32))
+    }
+
+    /// `integer_sums` as f32.
+    pub(super) fn integer_matmul(
+        &mut self,
+        a: ValueId,
+        b: ValueId,
+        a_zero: Option<ValueId>,
+        b_zero: Option<ValueId>,
+    ) -> Res<ValueId> {
+        let acc = self.integer_sums(a, b, a_zero, b_zero)?;
         self.as_f32(acc)
     }
 
@@ -99,12 +109,7 @@ impl Decomp<'_, '_, '_> {
         if self.int("transB", 0) != 0 {
             b = self.swap_last_two(b)?;
         }
-        let mut operands = vec![a, b];
-        if a_zero.is_some() || b_zero.is_some() {
-            operands.push(self.or_none(a_zero)?);
-            operands.extend(b_zero);
-        }
-        let mut acc = self.op_as(OpKind::MatMulInteger, operands, vec![], Type::i(32))?;
+        let mut acc = self.integer_sums(a, b, a_zero, b_zero)?;
         if let Some(c) = self.opt(6) {
             acc = self.op(OpKind::Add, vec![acc, c], vec![])?;
         }
@@ -168,8 +173,7 @@ impl Decomp<'_, '_, '_> {
             wf = self.op(OpKind::Sub, vec![wf, z], vec![])?;
         }
         let wf = self.op(OpKind::Mul, vec![wf, scale], vec![])?;
-        let perm = super::ints_attr(&[0, 2, 1]);
-        self.op(OpKind::Transpose, vec![wf], vec![("perm".into(), perm)])
+        self.transpose(wf, &[0, 2, 1])
     }
 
     fn dequantize(&mut self, x: ValueId, scale: ValueId, zero: Option<ValueId>) -> Res<ValueId> {
@@ -283,26 +287,12 @@ impl Decomp<'_, '_, '_> {
             }
         };
         if let Some(p) = to_first {
-            x = self.op(
-                OpKind::Transpose,
-                vec![x],
-                vec![("perm".into(), super::ints_attr(&p))],
-            )?;
+            x = self.transpose(x, &p)?;
         }
-        let pool_attrs: Vec<AttributeProto> = self
-            .attrs
-            .iter()
-            .filter(|a| a.name != "channels_last")
-            .cloned()
-            .collect();
-        let pool_attrs = self.imp.convert_attrs(self.node, &pool_attrs)?;
+        let pool_attrs = self.attrs_except(&|name| name == "channels_last")?;
         let mut y = self.op(kind, vec![x], pool_attrs)?;
         if let Some(p) = to_last {
-            y = self.op(
-                OpKind::Transpose,
-                vec![y],
-                vec![("perm".into(), super::ints_attr(&p))],
-            )?;
+            y = self.transpose(y, &p)?;
         }
         self.quantize(y, self.input(3)?, self.opt(4))
     }
