@@ -301,7 +301,8 @@ impl Decomp<'_, '_, '_> {
         let (x, w, bias) = (self.input(0)?, self.input(1)?, self.input(2)?);
         let (xs, ws) = (self.input(3)?, self.input(4)?);
         let (xz, wz) = (self.opt(6), self.opt(7));
-        let acc = self.integer_matmul(x, w, xz, wz)?;
+        let acc = self.integer_sums(x, w, xz, wz)?;
+        let acc = self.as_f32(acc)?;
         let scale = self.op(OpKind::Mul, vec![xs, ws], vec![])?;
         let qkv = self.op(OpKind::Mul, vec![acc, scale], vec![])?;
         let qkv = self.op(OpKind::Add, vec![qkv, bias], vec![])?;

@@ -19,7 +19,7 @@ impl Decomp<'_, '_, '_> {
     }
 
     /// `MatMulInteger(a, b, a_zero, b_zero)`: exact int32 sums.
-    fn integer_sums(
+    pub(super) fn integer_sums(
         &mut self,
         a: ValueId,
         b: ValueId,
@@ -34,19 +34,8 @@ impl Decomp<'_, '_, '_> {
         self.op_as(OpKind::MatMulInteger, operands, vec![], Type::i(32))
     }
 
-    /// `integer_sums` as f32.
-    pub(super) fn integer_matmul(
-        &mut self,
-        a: ValueId,
-        b: ValueId,
-        a_zero: Option<ValueId>,
-        b_zero: Option<ValueId>,
-    ) -> Res<ValueId> {
-        let acc = self.integer_sums(a, b, a_zero, b_zero)?;
-        self.as_f32(acc)
-    }
-
-    fn as_f32(&mut self, v: ValueId) -> Res<ValueId> {
+    /// `v` cast to f32.
+    pub(super) fn as_f32(&mut self, v: ValueId) -> Res<ValueId> {
         let to = ("to".to_string(), Attribute::i64(1));
         self.op_as(OpKind::Cast, vec![v], vec![to], Type::f32())
     }
@@ -84,14 +73,16 @@ impl Decomp<'_, '_, '_> {
     pub(super) fn dynamic_quantize_matmul(&mut self) -> Res<ValueId> {
         let (a, b, b_scale) = (self.input(0)?, self.input(1)?, self.input(2)?);
         let [aq, a_scale, a_zero] = self.dynamic_quantize(a)?;
-        let acc = self.integer_matmul(aq, b, Some(a_zero), self.opt(3))?;
+        let acc = self.integer_sums(aq, b, Some(a_zero), self.opt(3))?;
+        let acc = self.as_f32(acc)?;
         self.rescale(acc, a_scale, b_scale, self.opt(4))
     }
 
     pub(super) fn matmul_integer_to_float(&mut self) -> Res<ValueId> {
         let (a, b) = (self.input(0)?, self.input(1)?);
         let (a_scale, b_scale) = (self.input(2)?, self.input(3)?);
-        let acc = self.integer_matmul(a, b, self.opt(4), self.opt(5))?;
+        let acc = self.integer_sums(a, b, self.opt(4), self.opt(5))?;
+        let acc = self.as_f32(acc)?;
         self.rescale(acc, a_scale, b_scale, self.opt(6))
     }
 
