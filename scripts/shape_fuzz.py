@@ -43,6 +43,7 @@ reproduced with `--filter '^NAME$' --case K` and the same --seed.
 """
 
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -753,6 +754,7 @@ def parse_args():
     ap.add_argument("--mode", choices=sorted(MODES), default="ci")
     ap.add_argument("--valgrind-max-elems", type=int, default=4096, help="valgrind cases whose inputs have at most N elements")
     ap.add_argument("--valgrind-cases", type=int, help="at most N valgrind cases per model, 0 for all (default: ci 2, long 0)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="models fuzzed at once (default: one per core)")
     ap.add_argument("--json", help="write every case here")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--stages", default="ort,fold,lib", help=argparse.SUPPRESS)
@@ -795,13 +797,19 @@ def main():
         return 2
     os.makedirs(args.work, exist_ok=True)
     t_all = time.perf_counter()
-    results = []
-    for model in models:
+    def timed(model):
         t0 = time.perf_counter()
         res = fuzz_model(args, model)
         res["wall_s"] = round(time.perf_counter() - t0, 2)
-        print(model_line(res, res["wall_s"]), flush=True)
-        results.append(res)
+        return res
+
+    results = []
+    # Cases run in child processes (the compiler, valgrind, onnxruntime):
+    # threads keep the cores busy while one model waits on a serial step.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for res in pool.map(timed, models):
+            print(model_line(res, res["wall_s"]), flush=True)
+            results.append(res)
     s = summarize(results)
     line = (f"{s['cases']} cases, {s['mismatches']} mismatches, {s['valgrind_errors']} valgrind errors, "
             f"{s['skipped']} skipped, {s['refused']} refused")

@@ -89,6 +89,7 @@ CORPUS_CI = [
     "ci_flatten_chain",
     "ci_if_shapes",
     "ci_lstm_state",
+    "ci_gru_bidir",
     "ci_paddle_dims",
     "ci_conv_hw",
     "ci_mobile_block",

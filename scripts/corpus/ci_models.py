@@ -22,6 +22,9 @@ Models (each is named after the exporter habit it copies):
   ci_lstm_state        tf2onnx/PyTorch LSTM: dynamic sequence and batch,
                        zero initial state by Shape -> Gather -> Concat ->
                        Expand
+  ci_gru_bidir         a bidirectional GRU over per-entry lengths, a GRU
+                       with linear_before_reset and an initial state, a
+                       reverse RNN whose weights are computed at run time
   ci_if_shapes         VAD-style If on a sample-rate input whose branches
                        yield different shapes
   ci_if_ranks          the same with branches of different ranks
@@ -249,6 +252,54 @@ def ci_lstm_state():
     m = b.model("ci_lstm_state", [vi("x", F, ["seq", "batch", I])], [vi("scores", F, ["seq", "batch", 3]), vi("last_h", F, ["batch", Hd])], 14)
     sizes = [{"x": ([5, 1, I], np.float32, "normal")}, {"x": ([17, 3, I], np.float32, "normal")}]
     return m, sizes, "LSTM, dynamic seq/batch, zero state via Shape->Gather->Concat->Expand"
+
+
+def ci_gru_bidir():
+    b = Builder(7)
+    I, H1, H2, H3 = 6, 10, 7, 5
+    x = "x"  # [seq, batch, I]
+    # A bidirectional GRU (reset before the product) over per-entry lengths.
+    y1, _ = b.op(
+        "GRU",
+        [x, b.w("W1", [2, 3 * H1, I]), b.w("R1", [2, 3 * H1, H1]), b.w("B1", [2, 6 * H1], 0.1), "lens"],
+        n_out=2,
+        hidden_size=H1,
+        direction="bidirectional",
+    )
+    seq_major = b.op("Transpose", [y1], perm=[0, 2, 1, 3])  # [seq, batch, 2, H1]
+    flat = b.op("Reshape", [seq_major, b.const("shape2h", [0, 0, 2 * H1], np.int64)])
+    # linear_before_reset with an initial state from the input's batch.
+    batch = b.op("Gather", [b.op("Shape", [x]), b.const("i1", [1], np.int64)], axis=0)
+    state_shape = b.op("Concat", [b.const("one", [1], np.int64), batch, b.const("h2", [H2], np.int64)], axis=0)
+    h0 = b.op("Expand", [b.w("h0", [1, 1, H2]), state_shape])
+    y2, yh2 = b.op(
+        "GRU",
+        [flat, b.w("W2", [1, 3 * H2, 2 * H1]), b.w("R2", [1, 3 * H2, H2]), b.w("B2", [1, 6 * H2], 0.1), "", h0],
+        n_out=2,
+        hidden_size=H2,
+        linear_before_reset=1,
+    )
+    # A reverse Tanh RNN whose weights are computed at run time (a gain input).
+    w3 = b.op("Mul", [b.w("W3", [1, H3, H2]), "gain"])
+    r3 = b.op("Mul", [b.w("R3", [1, H3, H3]), "gain"])
+    y3 = b.op("Squeeze", [y2, b.const("ax1", [1], np.int64)])
+    _, yh3 = b.op("RNN", [y3, w3, r3, b.w("B3", [1, 2 * H3], 0.1)], n_out=2, hidden_size=H3, direction="reverse")
+    b.op("Identity", [yh2])
+    b.rename_last("gru_h")
+    b.op("Identity", [yh3])
+    b.rename_last("rnn_h")
+    b.op("Identity", [y1])
+    b.rename_last("gru_y")
+    inputs = [vi("x", F, ["seq", "batch", I]), vi("lens", onnx.TensorProto.INT32, ["batch"]), vi("gain", F, [1])]
+    outputs = [vi("gru_h", F, [1, "batch", H2]), vi("rnn_h", F, [1, "batch", H3]), vi("gru_y", F, ["seq", 2, "batch", H1])]
+    m = b.model("ci_gru_bidir", inputs, outputs, 14)
+    gain = ([1], np.float32, ("const", 0.7))
+    sizes = [
+        {"x": ([1, 1, I], np.float32, "normal"), "lens": ([1], np.int32, ("const", 1)), "gain": gain},
+        {"x": ([9, 3, I], np.float32, "normal"), "lens": ([3], np.int32, ("int", 1, 10)), "gain": gain},
+        {"x": ([40, 2, I], np.float32, "normal"), "lens": ([2], np.int32, ("const", 40)), "gain": gain},
+    ]
+    return m, sizes, "bidirectional GRU over lengths, GRU with linear_before_reset, reverse RNN with run-time weights"
 
 
 def ci_if_shapes():
@@ -607,7 +658,7 @@ def ci_fpn():
     return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
 
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
 
 
 def main():

@@ -28,6 +28,7 @@ onnxsim on every model.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -277,6 +278,14 @@ def entries(dirs, pattern):
             yield d, e
 
 
+def report(r):
+    a, b = r["dynamic"]["onnxc"], r["dynamic"]["onnxsim"]
+    print(f"{r['model']}: {r['nodes']} -> onnxc {cell_nodes(a)}, onnxsim {cell_nodes(b)}, correct {cell_ok(a, b)}", flush=True)
+    for t in (a, b):
+        if "error" in t or not t.get("ok"):
+            print(f"  {t.get('error') or t.get('notes')}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", action="append", help="corpus directory (repeatable)")
@@ -287,6 +296,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the folded models in --work")
     ap.add_argument("--reuse-onnxsim", action="store_true", help="keep onnxsim results of an earlier run in --work")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per child process")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="models compared at once (default: one per core)")
     ap.add_argument("--md", help="write the Markdown table here")
     ap.add_argument("--json", help="write every result here")
     ap.add_argument("--assert", dest="assert_", action="store_true", help="exit 1 unless onnxc is correct and leaves no more nodes than onnxsim on every model")
@@ -307,14 +317,13 @@ def main():
     dirs = args.corpus or [os.path.join(ROOT, "target", "corpus"), os.path.join(ROOT, "target", "corpus-ci")]
     os.makedirs(args.work, exist_ok=True)
     results = []
-    for d, e in entries(dirs, args.filter):
-        r = run_model(args, d, e, args.work)
-        results.append(r)
-        a, b = r["dynamic"]["onnxc"], r["dynamic"]["onnxsim"]
-        print(f"{r['model']}: {r['nodes']} -> onnxc {cell_nodes(a)}, onnxsim {cell_nodes(b)}, correct {cell_ok(a, b)}", flush=True)
-        for t in (a, b):
-            if "error" in t or not t.get("ok"):
-                print(f"  {t.get('error') or t.get('notes')}", flush=True)
+    todo = list(entries(dirs, args.filter))
+    # Each model's tools run in child processes: threads keep the cores busy.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        done = pool.map(lambda de: run_model(args, de[0], de[1], args.work), todo)
+        for r in done:
+            results.append(r)
+            report(r)
     md = markdown(results, not args.no_shapes)
     print()
     print(md)

@@ -141,11 +141,12 @@ impl Variant {
     pub fn beta(&self) -> f64 {
         f64::from_bits(self.beta_bits)
     }
-    /// A symbol name unique to the variant.
-    fn name(&self) -> String {
+    /// A symbol name unique to the variant and its count of B arguments
+    /// (the function's signature).
+    fn name(&self, b_args: usize) -> String {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.hash(&mut h);
+        (self, b_args).hash(&mut h);
         let b = match &self.b {
             BSource::Matrix { unit_n: true } => "m1".to_string(),
             BSource::Matrix { unit_n: false } => "ms".to_string(),
@@ -210,7 +211,7 @@ fn any_offset(b: &mut Builder<'_>, v: ValueId) -> ValueId {
 /// Emits a call of the GEMM function of `v`, creating it at the end of the
 /// module on first use.
 pub fn call(b: &mut Builder<'_>, v: &Variant, c: &Call) {
-    let name = v.name();
+    let name = v.name(c.b_args.len());
     if b.m.lookup_symbol(&name).is_none() {
         define(b, v, &name, c);
     }
@@ -414,9 +415,13 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
         let bp_len = panel_len(b, n_len, bl.nr(), nc);
         b.alloc_aligned(&buf_ty, &[bp_len], 64)
     });
+    // K = 0 still takes one depth block, of depth 0: C gets the epilogue
+    // of zero sums (the bias, or zeros), not what the buffer held.
+    let one = b.const_index(1);
+    let depth = b.maxsi(p.k, one);
     b.scf_for(band.n0, band.n1, nc, &[], |b, jc, _| {
         let ncur = min_rest(b, band.n1, jc, nc);
-        b.scf_for(zero, p.k, kc, &[], |b, pc, _| {
+        b.scf_for(zero, depth, kc, &[], |b, pc, _| {
             let kcur = min_rest(b, p.k, pc, kc);
             let b_block = match bpk {
                 Some(bpk) => {

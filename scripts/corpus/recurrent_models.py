@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Recurrent models at the sizes real ones run, for timing (not in CI):
+
+    python3 scripts/corpus/recurrent_models.py [-o DIR]   # default target/corpus-rnn
+    python3 scripts/corpus/run.py --corpus target/corpus-rnn \\
+        --compile-arg=--target-cpu --compile-arg=native
+
+Written as torch.onnx and tf2onnx write them (random weights, fixed
+seed; NAME.onnx / NAME.json / NAME.size{k}.npz like ci_models.py):
+  rnn_gru_denoiser  batch-first spectrogram frames -> Transpose -> two GRU
+                    layers (linear_before_reset, torch's form), hidden 256,
+                    -> a sigmoid mask per bin; 400 frames
+  rnn_bigru_tagger  embedded tokens -> a bidirectional GRU, hidden 128 ->
+                    tag scores; 64 tokens, batch 1 and 16
+  rnn_lstm_vad      a stateful LSTM over a window's features (silero-style:
+                    h and c in and out), hidden 64; 1 and 200 windows
+  rnn_bilstm        a two-layer bidirectional LSTM, hidden 256, 100 steps,
+                    batch 4 (speech or text encoders)
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ci_models import Builder, F, vi  # noqa: E402
+from corpus_common import random_feeds, write_entry  # noqa: E402
+
+
+def gru_layer(b, x, name, inp, hid, direction="forward"):
+    dirs = 2 if direction == "bidirectional" else 1
+    w = [b.w(f"{name}.W", [dirs, 3 * hid, inp]), b.w(f"{name}.R", [dirs, 3 * hid, hid]), b.w(f"{name}.B", [dirs, 6 * hid], 0.1)]
+    y, _ = b.op("GRU", [x] + w, n_out=2, hidden_size=hid, linear_before_reset=1, direction=direction)
+    return y
+
+
+def rnn_gru_denoiser():
+    b = Builder(21)
+    bins, hid = 161, 256
+    x = b.op("Transpose", ["spec"], perm=[1, 0, 2])  # [frames, batch, bins]
+    y = gru_layer(b, x, "gru1", bins, hid)
+    y = b.op("Squeeze", [y, b.const("ax1", [1])])
+    y = gru_layer(b, y, "gru2", hid, hid)
+    y = b.op("Squeeze", [y, b.const("ax1b", [1])])
+    mask = b.op("Sigmoid", [b.op("Add", [b.op("MatMul", [y, b.w("mask.w", [hid, bins])]), b.w("mask.b", [bins], 0.1)])])
+    b.op("Transpose", [mask], perm=[1, 0, 2])
+    b.rename_last("mask")
+    m = b.model("rnn_gru_denoiser", [vi("spec", F, ["batch", "frames", bins])], [vi("mask", F, ["batch", "frames", bins])], 14)
+    return m, [{"spec": ([1, 400, bins], np.float32, "normal")}], "2-layer GRU 256 (linear_before_reset), 400 frames"
+
+
+def rnn_bigru_tagger():
+    b = Builder(22)
+    emb, hid, tags = 100, 128, 20
+    x = b.op("Transpose", ["tokens"], perm=[1, 0, 2])
+    y = gru_layer(b, x, "bigru", emb, hid, "bidirectional")  # [seq, 2, batch, hid]
+    y = b.op("Transpose", [y], perm=[2, 0, 1, 3])
+    y = b.op("Reshape", [y, b.const("shape", [0, 0, 2 * hid])])
+    b.op("MatMul", [y, b.w("tags.w", [2 * hid, tags])])
+    b.rename_last("scores")
+    m = b.model("rnn_bigru_tagger", [vi("tokens", F, ["batch", "seq", emb])], [vi("scores", F, ["batch", "seq", tags])], 14)
+    sizes = [{"tokens": ([1, 64, emb], np.float32, "normal")}, {"tokens": ([16, 64, emb], np.float32, "normal")}]
+    return m, sizes, "bidirectional GRU 128 (linear_before_reset), 64 tokens"
+
+
+def rnn_lstm_vad():
+    b = Builder(23)
+    feat, hid = 64, 64
+    y, hn, cn = b.op("LSTM", ["x", b.w("W", [1, 4 * hid, feat]), b.w("R", [1, 4 * hid, hid]), b.w("B", [1, 8 * hid], 0.1), "", "h", "c"],
+                     n_out=3, hidden_size=hid)
+    y = b.op("Squeeze", [y, b.const("ax1", [1])])
+    b.op("Sigmoid", [b.op("MatMul", [y, b.w("out.w", [hid, 1])])])
+    b.rename_last("prob")
+    b.op("Identity", [hn])
+    b.rename_last("hn")
+    b.op("Identity", [cn])
+    b.rename_last("cn")
+    ins = [vi("x", F, ["windows", 1, feat]), vi("h", F, [1, 1, hid]), vi("c", F, [1, 1, hid])]
+    outs = [vi("prob", F, ["windows", 1, 1]), vi("hn", F, [1, 1, hid]), vi("cn", F, [1, 1, hid])]
+    m = b.model("rnn_lstm_vad", ins, outs, 14)
+    state = ([1, 1, hid], np.float32, "normal")
+    sizes = [{"x": ([n, 1, feat], np.float32, "normal"), "h": state, "c": state} for n in (1, 200)]
+    return m, sizes, "stateful LSTM 64, 1 and 200 windows"
+
+
+def rnn_bilstm():
+    b = Builder(24)
+    feat, hid = 80, 256
+    x = "x"  # [seq, batch, feat]
+    for i, inp in enumerate([feat, 2 * hid]):
+        w = [b.w(f"l{i}.W", [2, 4 * hid, inp]), b.w(f"l{i}.R", [2, 4 * hid, hid]), b.w(f"l{i}.B", [2, 8 * hid], 0.1)]
+        y = b.op("LSTM", [x] + w, hidden_size=hid, direction="bidirectional")
+        y = b.op("Transpose", [y], perm=[0, 2, 1, 3])
+        x = b.op("Reshape", [y, b.const(f"shape{i}", [0, 0, 2 * hid])])
+    b.op("Identity", [x])
+    b.rename_last("features")
+    m = b.model("rnn_bilstm", [vi("x", F, ["seq", "batch", feat])], [vi("features", F, ["seq", "batch", 2 * hid])], 14)
+    return m, [{"x": ([100, 4, feat], np.float32, "normal")}], "2-layer bidirectional LSTM 256, 100 steps, batch 4"
+
+
+MODELS = [rnn_gru_denoiser, rnn_bigru_tagger, rnn_lstm_vad, rnn_bilstm]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-o", "--out", default="target/corpus-rnn")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for fn in MODELS:
+        model, specs, notes = fn()
+        onnx.checker.check_model(model)
+        path = os.path.join(args.out, fn.__name__ + ".onnx")
+        onnx.save(model, path)
+        feeds = [random_feeds(spec, seed=200 + k) for k, spec in enumerate(specs)]
+        write_entry(args.out, fn.__name__, path, feeds, source="recurrent_models.py (onnx.helper)",
+                    exporter="recurrent_models.py", exporter_version=onnx.__version__, notes=notes)
+        print(f"{fn.__name__:18} {len(specs)} sizes  {notes}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
