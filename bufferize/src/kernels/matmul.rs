@@ -75,6 +75,15 @@ struct Operand {
     shape: Vec<i64>,
     dims: Vec<ValueId>,
     strides: Vec<ValueId>,
+    /// The last dim is read at unit stride.
+    unit_last: bool,
+}
+
+/// A buffer read as a GEMM operand through `order` of its dims (`None`:
+/// a dim of 1 it lacks): an einsum term as `[batch…, rows, cols]`.
+pub(super) struct View {
+    pub buf: ValueId,
+    pub order: Vec<Option<usize>>,
 }
 
 impl Operand {
@@ -111,7 +120,34 @@ impl Operand {
             shape: order.iter().map(|&p| own_shape[p]).collect(),
             dims: order.iter().map(|&p| own_dims[p]).collect(),
             strides: order.iter().map(|&p| own_strides[p]).collect(),
+            unit_last: order.last() == own_dims.len().checked_sub(1).as_ref(),
             perm,
+        }
+    }
+
+    /// An einsum view, read by the GEMM only: `perm` marks it as not the
+    /// buffer itself unless `order` is the identity.
+    fn view(b: &mut Builder<'_>, v: &View) -> Operand {
+        let own = Operand::permuted(b, v.buf, None);
+        let one = b.const_index(1);
+        let pick =
+            |p: Option<usize>, of: &[ValueId]| p.and_then(|p| of.get(p).copied()).unwrap_or(one);
+        let identity = v.order.iter().enumerate().all(|(i, &p)| p == Some(i))
+            && v.order.len() == own.dims.len();
+        Operand {
+            buf: v.buf,
+            shape: v
+                .order
+                .iter()
+                .map(|&p| p.and_then(|p| own.shape.get(p).copied()).unwrap_or(1))
+                .collect(),
+            dims: v.order.iter().map(|&p| pick(p, &own.dims)).collect(),
+            strides: v.order.iter().map(|&p| pick(p, &own.strides)).collect(),
+            unit_last: match v.order.last() {
+                Some(&Some(p)) => p + 1 == own.dims.len(),
+                _ => true,
+            },
+            perm: (!identity).then(|| v.order.iter().flatten().copied().collect()),
         }
     }
 
@@ -131,9 +167,7 @@ impl Operand {
 
     /// Whether the last dim is read at unit stride.
     fn unit_last(&self) -> bool {
-        self.perm
-            .as_ref()
-            .is_none_or(|p| p.last().copied() == Some(p.len() - 1))
+        self.unit_last
     }
 }
 
@@ -216,8 +250,9 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             out_dims: &out_dims,
             batch_rank,
             is1: &is1,
+            weights_op: Some(op),
         };
-        gemm_matmul(cx, b, op, &operands, &elem);
+        gemm_matmul(cx, b, &operands, &elem);
         return Ok(vec![out]);
     }
     let bounds = Bounds::new(b);
@@ -254,6 +289,48 @@ pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         },
     );
     Ok(vec![out])
+}
+
+/// An einsum contraction (`einsum.rs`) on the batched GEMM: the views
+/// A `[batch…, m, k]`, B `[batch…, k, n]` and C `[batch…, m, n]` of
+/// output dims `out_dims`. A batch dim of 1 broadcasts; the depths must
+/// agree.
+pub(super) fn einsum_product(
+    cx: &mut Lowering,
+    b: &mut Builder<'_>,
+    op: OpId,
+    [a, w, c]: [&View; 3],
+    out_dims: &[ValueId],
+) -> Result<()> {
+    let (a, w, c) = (
+        Operand::view(b, a),
+        Operand::view(b, w),
+        Operand::view(b, c),
+    );
+    let batch_rank = out_dims.len().saturating_sub(2);
+    let one = b.const_index(1);
+    let mut is1 = [Vec::new(), Vec::new()];
+    for (i, x) in [&a, &w].into_iter().enumerate() {
+        for (j, &out) in out_dims.iter().enumerate().take(batch_rank) {
+            checks::broadcasts(b, op, x.dims[j], out, &checks::broadcast_msg(i, j))?;
+            let dynamic = x.shape[j] == ir::DYN;
+            is1[i].push(dynamic.then(|| b.cmp(Cmp::Eq, x.dims[j], one)));
+        }
+    }
+    let (ka, kb) = (a.dims[batch_rank + 1], w.dims[batch_rank]);
+    checks::equal(b, op, ka, kb, "a summed label's dims differ")?;
+    let elem = elem_of(b.m, c.buf);
+    let operands = MatMulOperands {
+        a: &a,
+        w: &w,
+        c: &c,
+        out_dims,
+        batch_rank,
+        is1: &is1,
+        weights_op: None,
+    };
+    gemm_matmul(cx, b, &operands, &elem);
+    Ok(())
 }
 
 /// The Transpose that is the only use of MatMul `op`'s result, when it
@@ -354,18 +431,14 @@ struct MatMulOperands<'a> {
     out_dims: &'a [ValueId],
     batch_rank: usize,
     is1: &'a [Vec<Option<ValueId>>; 2],
+    /// The op whose operand 1 is B, when its constant may be packed.
+    weights_op: Option<OpId>,
 }
 
 /// MatMul on the packed GEMM: one call per output batch entry (batch dims
 /// that broadcast are read at stride 0), or one call over all rows when B
 /// has no batch dims.
-fn gemm_matmul(
-    cx: &mut Lowering,
-    b: &mut Builder<'_>,
-    op: OpId,
-    o: &MatMulOperands<'_>,
-    elem: &Type,
-) {
+fn gemm_matmul(cx: &mut Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, elem: &Type) {
     let (da, db) = (&o.a.dims, &o.w.dims);
     let (a_vec, b_vec) = (da.len() == 1, db.len() == 1);
     let one = b.const_index(1);
@@ -414,7 +487,10 @@ fn gemm_matmul(
     if b_batch == 0 && !a_vec && o.a.perm.is_none() && o.c.perm.is_none() {
         // [..., M, K] × [K, N]: every row of A at once.
         call.m = product(b, &da[..da.len() - 1]);
-        if let Some((packed, npad)) = packed_weights(cx, b, op, o.w, &v) {
+        let packed = o
+            .weights_op
+            .and_then(|op| packed_weights(cx, b, op, o.w, &v));
+        if let Some((packed, npad)) = packed {
             v.b_packed = true;
             call.b = packed;
             call.b_args = vec![b.const_index(npad), one];

@@ -11,6 +11,7 @@ mod conv;
 mod conv_transpose;
 mod deform_conv;
 mod dft;
+mod einsum;
 mod elementwise;
 pub mod epilogue;
 mod ew_fusion;
@@ -199,7 +200,7 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         K::SoftmaxCrossEntropyLoss => k!(loss::softmax_cross_entropy),
         K::HannWindow => k!(window, Win::Hann),       K::HammingWindow => k!(window, Win::Hamming),
         K::BlackmanWindow => k!(window, Win::Blackman),
-        K::Einsum => k!(misc::einsum),                K::Det => k!(misc::det),
+        K::Einsum => k!(einsum::einsum),                K::Det => k!(misc::det),
         // Control flow.
         K::If => k!(control::if_op),                  K::Loop => k!(control::loop_op),
         K::Scan => k!(control::scan_op),

@@ -563,6 +563,42 @@ def matmul_empty_depth():
     return m, [size(3, 0, 37), size(20, 0, 5), size(4, 2, 17)]
 
 
+def einsum_contractions():
+    """Einsum equations as diffusers, transformers and tract-style exports write them (runtime sizes): batched
+    products whose operands and output are read through strides, a transposed output, dot products, an
+    ellipsis that broadcasts, and forms that stay loops (a label summed in one input, three operands)."""
+    eqs = [
+        ("bid,bjd->bij", ["x", "y"]),        # attention scores
+        ("bij,bjd->bid", ["p", "y"]),        # attention values
+        ("bhid,bhjd->bhij", ["q", "k"]),
+        ("ik,jk->ij", ["m", "w"]),           # B stored transposed
+        ("ik,kj->ji", ["m", "v"]),           # the output's last label is a row: A and B swap
+        ("bi,bi->b", ["u", "u"]),            # a dot per row
+        ("i,i->", ["d", "d"]),               # a scalar
+        ("bi,j->bij", ["u", "d"]),           # an outer product (no summed label)
+        ("...ij,...jk->...ik", ["e", "f"]),  # a batch dim of 1 broadcasts
+        ("ij,kj->ikj", ["m", "w"]),          # the last label is a batch label: a nest
+        ("bn,anm,bm->ba", ["g", "t", "g"]),  # three operands: a nest
+        ("ij->i", ["m"]),                    # a label summed in one input: a nest
+    ]
+    nodes = [helper.make_node("Einsum", ins, [f"o{i}"], equation=eq) for i, (eq, ins) in enumerate(eqs)]
+    ins = [vi("x", F, ["B", "I", "D"]), vi("y", F, ["B", "J", "D"]), vi("p", F, ["B", "I", "J"]),
+           vi("q", F, ["B", "H", "I", "D"]), vi("k", F, ["B", "H", "J", "D"]), vi("m", F, ["I", "K"]),
+           vi("w", F, ["J", "K"]), vi("v", F, ["K", "J"]), vi("u", F, ["B", "I"]), vi("d", F, ["I"]),
+           vi("e", F, ["E", 1, "I", "J"]), vi("f", F, ["E", "H", "J", "K"]), vi("g", F, ["B", "N"]),
+           vi("t", F, ["A", "N", "N"])]
+    outs = [vi(f"o{i}", F, None) for i in range(len(eqs))]
+    m = model(nodes, ins, outs, 12)
+
+    def size(bb, i, j, d, h, kk, e, n, a):
+        dims = {"x": [bb, i, d], "y": [bb, j, d], "p": [bb, i, j], "q": [bb, h, i, d], "k": [bb, h, j, d],
+                "m": [i, kk], "w": [j, kk], "v": [kk, j], "u": [bb, i], "d": [i], "e": [e, 1, i, j],
+                "f": [e, h, j, kk], "g": [bb, n], "t": [a, n, n]}
+        return {name: (shape, np.float32, "normal") for name, shape in dims.items()}
+
+    return m, [size(1, 1, 1, 1, 1, 1, 1, 1, 1), size(2, 7, 5, 16, 3, 9, 2, 4, 3), size(3, 33, 40, 8, 2, 17, 1, 5, 2)]
+
+
 MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft, stft_signal,
           max_unpool, max_unpool_shape, det, group_norm,
           group_norm_18, expand_shape_input, broadcast_either_side,
@@ -571,7 +607,7 @@ MODELS = [rotary_head, rotary_hidden, dft_onesided, dft_length_input, dft_irfft,
           linear_attention, conv_transpose, conv_transpose_same, conv_transpose_weight,
           conv_integer, conv_integer_weight, lp_pool, lp_pool_same,
           conv_weight, conv_f16, causal_conv, deform_conv, col2im,
-          if_failing_branch, matmul_transposed, matmul_empty_depth]
+          if_failing_branch, matmul_transposed, matmul_empty_depth, einsum_contractions]
 
 # Inputs that take a branch that fails at compile time: the run must stop
 # with this message (cli/tests/dynamic_dims.rs runs them through `onnxc run`).

@@ -39,19 +39,17 @@ pub(super) enum APanels {
     },
 }
 
-/// The tile at rows `ir..`, columns `jr..` of the block, `nv` vectors
-/// wide (at most the blocking's).
+/// The tile at rows `ir..`, columns `jr..` of the block, `rows` high and
+/// `nv` vectors wide (at most the blocking's).
 pub(super) fn kernel(
     b: &mut Builder<'_>,
     v: &Variant,
-    p: &Params,
-    t: &Tile,
-    ir: ValueId,
-    jr: ValueId,
-    nv: i64,
+    (p, t): (&Params, &Tile),
+    (ir, jr): (ValueId, ValueId),
+    (rows, nv): (i64, i64),
 ) {
-    let acc = accumulate(b, v, (p, t), ir, jr, nv);
-    store_tile(b, v, p, t, &acc, (ir, jr), nv);
+    let acc = accumulate(b, v, (p, t), (ir, jr), (rows, nv));
+    store_tile(b, v, (p, t), &acc, (ir, jr), (rows, nv));
 }
 
 /// The K loop: returns the `mr · nv` accumulators, row-major.
@@ -59,22 +57,21 @@ fn accumulate(
     b: &mut Builder<'_>,
     v: &Variant,
     (p, t): (&Params, &Tile),
-    ir: ValueId,
-    jr: ValueId,
-    nv: i64,
+    (ir, jr): (ValueId, ValueId),
+    (rows, nv): (i64, i64),
 ) -> Vec<ValueId> {
     let bl = v.blocking;
     let (bp, b_base) = t.b;
     let (zero, one) = (b.const_index(0), b.const_index(1));
     let nr = b.const_index(bl.nr());
-    let a_rows = a_rows(b, bl, (p, t), ir);
+    let a_rows = a_rows(b, bl, (p, t), (ir, rows));
     let b0 = b.muli(jr, t.kcur);
     let b0 = b.addi(b_base, b0);
     let vzero = {
         let z = b.zero(&v.elem);
         b.broadcast(z, bl.vw)
     };
-    let inits = vec![vzero; (bl.mr * nv) as usize];
+    let inits = vec![vzero; (rows * nv) as usize];
     let lane_offs: Vec<ValueId> = (0..nv).map(|k| b.const_index(k * bl.vw)).collect();
     let lp = b.scf_for(zero, t.kcur, one, &inits, |b, kk, acc| {
         let boff = b.muli(kk, nr);
@@ -104,20 +101,21 @@ fn accumulate(
 }
 
 /// A's buffer and the step between depth steps, and where each of the
-/// tile's MR rows starts: packed, row `r` of panel `ir` is `r` past the
+/// tile's `rows` rows starts: packed, row `r` of panel `ir` is `r` past the
 /// panel's start, a depth step MR on; direct, it is A's row (clamped to
 /// the last that exists), a depth step 1 on.
 fn a_rows(
     b: &mut Builder<'_>,
     bl: super::Blocking,
     (p, t): (&Params, &Tile),
-    ir: ValueId,
+    (ir, rows): (ValueId, i64),
 ) -> ((ValueId, ValueId), Vec<ValueId>) {
+    let tile_rows = rows;
     match t.a {
         APanels::Packed(ap, base) => {
             let a0 = b.muli(ir, t.kcur);
             let a0 = b.addi(base, a0);
-            let rows = (0..bl.mr)
+            let rows = (0..tile_rows)
                 .map(|r| {
                     let r = b.const_index(r);
                     b.addi(a0, r)
@@ -128,7 +126,7 @@ fn a_rows(
         APanels::Direct { start, rs, rows } => {
             let one = b.const_index(1);
             let last = b.subi(rows, one);
-            let rows = (0..bl.mr)
+            let rows = (0..tile_rows)
                 .map(|r| {
                     let r = b.const_index(r);
                     let i = b.addi(ir, r);
@@ -151,17 +149,16 @@ fn a_rows(
 fn store_tile(
     b: &mut Builder<'_>,
     v: &Variant,
-    p: &Params,
-    t: &Tile,
+    (p, t): (&Params, &Tile),
     acc: &[ValueId],
     (ir, jr): (ValueId, ValueId),
-    nv: i64,
+    (rows, nv): (i64, i64),
 ) {
     let bl = v.blocking;
     let (zero, one, mr, nr) = (
         b.const_index(0),
         b.const_index(1),
-        b.const_index(bl.mr),
+        b.const_index(rows),
         b.const_index(bl.nr()),
     );
     let mvalid = {
@@ -192,7 +189,7 @@ fn store_tile(
     };
     let row0 = b.addi(t.ic, ir);
     let last_row = b.subi(p.m, one);
-    for r in 0..bl.mr {
+    for r in 0..rows {
         let rc = b.const_index(r);
         let inside = b.cmp(Cmp::Lt, rc, mvalid);
         // Rows past M store nothing and read the last row's bias.

@@ -472,7 +472,10 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
                     let left = b.subi(ncur, jr);
                     by_width(b, bl, left, bl.nv, &mut |b, nv| {
                         b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
-                            micro::kernel(b, v, p, &tile, ir, jr, nv);
+                            let rows_left = b.subi(mcur, ir);
+                            by_height(b, v, rows_left, &mut |b, rows| {
+                                micro::kernel(b, v, (p, &tile), (ir, jr), (rows, nv));
+                            });
                             Vec::new()
                         });
                     });
@@ -513,6 +516,39 @@ fn by_width(
         },
         Some(&mut |b| {
             by_width(b, bl, left, nv - 1, *body.borrow_mut());
+            Vec::new()
+        }),
+    );
+}
+
+/// The micro-kernel as high as the tile's `left` rows need: with A read
+/// in place (activations against weights), a tile of at most half the
+/// rows gets a kernel of half the height, so a few rows (a batch of
+/// sequences, a handful of tokens) do not multiply the padding rows too.
+/// Packed A panels (convolutions) keep one height: their code size is
+/// ResNet's compile time.
+fn by_height(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    left: ValueId,
+    body: &mut dyn FnMut(&mut Builder<'_>, i64),
+) {
+    let mr = v.blocking.mr;
+    if !v.a_direct || mr < 2 {
+        return body(b, mr);
+    }
+    let half = b.const_index(mr / 2);
+    let tall = b.cmp(ir::builder::Cmp::Gt, left, half);
+    let body = std::cell::RefCell::new(body);
+    b.scf_if(
+        tall,
+        &[],
+        &mut |b| {
+            (body.borrow_mut())(b, mr);
+            Vec::new()
+        },
+        Some(&mut |b| {
+            (body.borrow_mut())(b, mr / 2);
             Vec::new()
         }),
     );

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Recurrent models at the sizes real ones run, for timing (not in CI):
+"""Models of the kernel families issue 29 names (recurrent cells, Einsum,
+group normalization), at the sizes real ones run, for timing (not in CI):
 
-    python3 scripts/corpus/recurrent_models.py [-o DIR]   # default target/corpus-rnn
-    python3 scripts/corpus/run.py --corpus target/corpus-rnn \\
+    python3 scripts/corpus/kernel_models.py [-o DIR]   # default target/corpus-kernels
+    python3 scripts/corpus/run.py --corpus target/corpus-kernels \\
         --compile-arg=--target-cpu --compile-arg=native
 
 Written as torch.onnx and tf2onnx write them (random weights, fixed
@@ -16,6 +17,12 @@ seed; NAME.onnx / NAME.json / NAME.size{k}.npz like ci_models.py):
                     h and c in and out), hidden 64; 1 and 200 windows
   rnn_bilstm        a two-layer bidirectional LSTM, hidden 256, 100 steps,
                     batch 4 (speech or text encoders)
+  unet_attention    a latent-diffusion U-Net's attention as its einsum
+                    form writes it: 8 heads over 32x32 latents (1024
+                    tokens), Einsum 'bid,bjd->bij', Softmax, 'bij,bjd->bid'
+  unet_resblock     GroupNorm(32) as torch exports it (Reshape ->
+                    InstanceNormalization -> Reshape -> Mul -> Add), SiLU,
+                    a 3x3 conv; 320 channels at 32x32
 """
 
 import argparse
@@ -101,22 +108,69 @@ def rnn_bilstm():
     return m, [{"x": ([100, 4, feat], np.float32, "normal")}], "2-layer bidirectional LSTM 256, 100 steps, batch 4"
 
 
-MODELS = [rnn_gru_denoiser, rnn_bigru_tagger, rnn_lstm_vad, rnn_bilstm]
+def unet_attention():
+    b = Builder(25)
+    ch, heads = 320, 8
+    d = ch // heads
+    x = "x"  # [batch, tokens, ch]
+    q, k, v = (b.op("MatMul", [x, b.w(f"{n}.w", [ch, ch])]) for n in "qkv")
+    heads_shape = b.const("heads", [0, -1, heads, d])
+    merged = b.const("merged", [-1, 0, d])
+
+    def split(t):
+        t = b.op("Reshape", [t, heads_shape])
+        t = b.op("Transpose", [t], perm=[0, 2, 1, 3])
+        return b.op("Reshape", [t, merged])  # [batch*heads, tokens, d]
+
+    q, k, v = split(q), split(k), split(v)
+    s = b.op("Mul", [b.op("Einsum", [q, k], equation="bid,bjd->bij"), b.const("scale", d ** -0.5, np.float32)])
+    p = b.op("Softmax", [s], axis=-1)
+    o = b.op("Einsum", [p, v], equation="bij,bjd->bid")
+    tokens = b.op("Gather", [b.op("Shape", [o]), b.const("one", [1])], axis=0)
+    unmerge = b.op("Concat", [b.const("bh", [-1, heads]), tokens, b.const("d", [d])], axis=0)
+    o = b.op("Reshape", [o, unmerge])
+    o = b.op("Transpose", [o], perm=[0, 2, 1, 3])
+    o = b.op("Reshape", [o, b.const("tokens", [0, 0, ch])])
+    b.op("MatMul", [o, b.w("out.w", [ch, ch])])
+    b.rename_last("y")
+    m = b.model("unet_attention", [vi("x", F, ["batch", "tokens", ch])], [vi("y", F, ["batch", "tokens", ch])], 14)
+    return m, [{"x": ([1, 1024, ch], np.float32, "normal")}], "8-head einsum attention, 1024 tokens"
+
+
+def unet_resblock():
+    b = Builder(26)
+    ch, groups = 320, 32
+    g = b.op("Reshape", ["x", b.const("grouped", [0, groups, -1])])
+    g = b.op("InstanceNormalization", [g, b.const("ones", np.ones(groups), np.float32),
+                                       b.const("zeros", np.zeros(groups), np.float32)], epsilon=1e-5)
+    g = b.op("Reshape", [g, b.op("Shape", ["x"])])
+    g = b.op("Add", [b.op("Mul", [g, b.w("gamma", [ch, 1, 1], 1.0)]), b.w("beta", [ch, 1, 1], 0.1)])
+    g = b.op("Mul", [g, b.op("Sigmoid", [g])])
+    b.op("Conv", [g, b.w("conv.w", [ch, ch, 3, 3]), b.w("conv.b", [ch], 0.1)], pads=[1, 1, 1, 1])
+    b.rename_last("y")
+    m = b.model("unet_resblock", [vi("x", F, ["batch", ch, "h", "w"])], [vi("y", F, ["batch", ch, "h", "w"])], 14)
+    return m, [{"x": ([1, ch, 32, 32], np.float32, "normal")}], "GroupNorm(32) via InstanceNormalization, SiLU, 3x3 conv"
+
+
+MODELS = [rnn_gru_denoiser, rnn_bigru_tagger, rnn_lstm_vad, rnn_bilstm, unet_attention, unet_resblock]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("-o", "--out", default="target/corpus-rnn")
+    ap.add_argument("-o", "--out", default="target/corpus-kernels")
+    ap.add_argument("--only", help="comma-separated model names")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     for fn in MODELS:
+        if args.only and fn.__name__ not in args.only.split(","):
+            continue
         model, specs, notes = fn()
         onnx.checker.check_model(model)
         path = os.path.join(args.out, fn.__name__ + ".onnx")
         onnx.save(model, path)
         feeds = [random_feeds(spec, seed=200 + k) for k, spec in enumerate(specs)]
-        write_entry(args.out, fn.__name__, path, feeds, source="recurrent_models.py (onnx.helper)",
-                    exporter="recurrent_models.py", exporter_version=onnx.__version__, notes=notes)
+        write_entry(args.out, fn.__name__, path, feeds, source="kernel_models.py (onnx.helper)",
+                    exporter="kernel_models.py", exporter_version=onnx.__version__, notes=notes)
         print(f"{fn.__name__:18} {len(specs)} sizes  {notes}")
     return 0
 
