@@ -153,7 +153,7 @@ pub fn c_driver(
     );
     s.push_str("    fprintf(stderr, \"onnxc-run-ns %lld %lld\\n\", (long long)(t1ns - t0ns), (long long)(c1ns - c0ns));\n");
     for i in 0..out_types.len() {
-        let _ = writeln!(s, "    free((void *)t{i}[0]);");
+        let _ = writeln!(s, "    release_output((void *)t{i}[0]);");
     }
     s.push_str("  }\n");
     for (i, t) in out_types.iter().enumerate().take(no) {
@@ -259,6 +259,15 @@ static int64_t now_ns(clockid_t clock) {
   struct timespec ts;
   clock_gettime(clock, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A timed run's outputs go back to the model's block cache, as a
+ * library's NAME_free_outputs hands them (weak: a model without heap
+ * buffers has no cache). */
+__attribute__((weak, visibility("hidden"))) void __onnxc_release_untracked(void *block);
+static void release_output(void *block) {
+  if (__onnxc_release_untracked) __onnxc_release_untracked(block);
+  else free(block);
 }
 "#;
 
