@@ -4,8 +4,9 @@
 // micro-kernel reads A's rows in place (a scalar load per row and depth
 // step, broadcast), each row index clamped to the block's last row so an
 // edge tile never reads past A. The tile is then stored in straight-line
-// code: the first depth block's flag selects whether C is read back, and
-// rows past M store under an all-off mask.
+// code: the first depth block reads C under an all-off mask (its -0.0
+// lanes add nothing), every row is read before any is stored, and rows
+// past M go to the last row, stored first.
 // CHECK-LABEL: func.func @dense_layer
 // CHECK:         call @[[G:__onnxc_gemm_f32_v8_m1_[0-9a-f]+]](
 // CHECK:       func.func private @[[G]](
@@ -20,9 +21,12 @@
 // CHECK:           scf.yield
 // CHECK-NEXT:    }
 // CHECK-NOT:     scf.if
-// CHECK:         vector.maskedload %arg2[
+// CHECK:         %[[NZ:.*]] = arith.constant -0.0{{.*}} : f32
+// CHECK:         %[[P:.*]] = vector.broadcast %[[NZ]] : f32 to vector<8xf32>
+// CHECK:         vector.maskedload %arg2[%{{.*}}], %{{.*}}, %[[P]]
 // CHECK-NEXT:    arith.addf
-// CHECK-NEXT:    arith.select %{{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK-NOT:     vector.maskedstore
+// CHECK:         vector.maskedload %arg2[%{{.*}}], %{{.*}}, %[[P]]
 // CHECK-NOT:     scf.if
 // CHECK:         vector.maskedstore %arg2
 func.func @dense_layer(%x: tensor<?x64xf32>, %w: tensor<64x40xf32>) -> tensor<?x40xf32> {

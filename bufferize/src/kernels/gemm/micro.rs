@@ -4,8 +4,8 @@
 //! broadcast once, MR · NV fused multiply-adds). The tile is then added to
 //! what earlier depth blocks left in C and, after the last block, goes
 //! through the epilogue (alpha, bias, activation). Edge tiles store under
-//! lane masks and row tests: the packed panels are zero-padded, so the
-//! arithmetic never branches.
+//! lane masks, and rows past M onto the last row (stored first, so the
+//! last row's own result stays): the arithmetic never branches.
 
 use super::{Bias, Params, Variant};
 use ir::builder::Cmp;
@@ -155,17 +155,7 @@ fn store_tile(
     (rows, nv): (i64, i64),
 ) {
     let bl = v.blocking;
-    let (zero, one, mr, nr) = (
-        b.const_index(0),
-        b.const_index(1),
-        b.const_index(rows),
-        b.const_index(bl.nr()),
-    );
-    let mvalid = {
-        let rows = b.subi(p.m, t.ic);
-        let rows = b.subi(rows, ir);
-        b.minsi(rows, mr)
-    };
+    let (zero, one, nr) = (b.const_index(0), b.const_index(1), b.const_index(bl.nr()));
     let col0 = b.addi(t.jc, jr);
     let nvalid = {
         let cols = b.subi(p.n, col0);
@@ -183,70 +173,79 @@ fn store_tile(
     let last = b.cmp(Cmp::Eq, end, p.k);
     let block = Block {
         first,
-        first_lanes: b.broadcast(first, bl.vw),
         last_lanes: b.broadcast(last, bl.vw),
         none: b.create_mask(zero, bl.vw),
     };
     let row0 = b.addi(t.ic, ir);
     let last_row = b.subi(p.m, one);
-    for r in 0..rows {
-        let rc = b.const_index(r);
-        let inside = b.cmp(Cmp::Lt, rc, mvalid);
-        // Rows past M store nothing and read the last row's bias.
-        let row = b.addi(row0, rc);
-        let row = b.minsi(row, last_row);
-        let accs = &acc[(r * nv) as usize..((r + 1) * nv) as usize];
-        let row_masks: Vec<ValueId> = masks
-            .iter()
-            .map(|&m| b.select(inside, m, block.none))
-            .collect();
-        store_row(b, v, p, &block, accs, &row_masks, (row, col0));
+    // Rows past M go to the last row: every row's result is computed from
+    // C as it was before any is stored, and the rows are stored last to
+    // first, so the last row's own result is what stays. Only the column
+    // masks are live (a mask per row and vector spilled the mask
+    // registers).
+    let results: Vec<(ValueId, Vec<ValueId>)> = (0..rows)
+        .map(|r| {
+            let rc = b.const_index(r);
+            let row = b.addi(row0, rc);
+            let row = b.minsi(row, last_row);
+            let accs = &acc[(r * nv) as usize..((r + 1) * nv) as usize];
+            row_result(b, v, p, &block, (accs, &masks), (row, col0))
+        })
+        .collect();
+    for (at, outs) in results.into_iter().rev() {
+        for (k, (&out, &mask)) in outs.iter().zip(&masks).enumerate() {
+            let off = b.const_index(k as i64 * bl.vw);
+            let at = b.addi(at, off);
+            b.masked_store(out, p.c, &[at], mask);
+        }
     }
 }
 
 /// Where a depth block sits: the first (C holds nothing yet), the last
-/// (the epilogue applies), as a flag and as lanes; `none` is the all-off
-/// mask.
+/// (the epilogue applies, as lanes); `none` is the all-off mask.
 struct Block {
     first: ValueId,
-    first_lanes: ValueId,
     last_lanes: ValueId,
     none: ValueId,
 }
 
-fn store_row(
+/// One row of the tile added to what C holds (after the first depth
+/// block) and through the epilogue (after the last): where the row starts
+/// in C and its vectors.
+fn row_result(
     b: &mut Builder<'_>,
     v: &Variant,
     p: &Params,
     block: &Block,
-    accs: &[ValueId],
-    masks: &[ValueId],
+    (accs, masks): (&[ValueId], &[ValueId]),
     (row, col0): (ValueId, ValueId),
-) {
+) -> (ValueId, Vec<ValueId>) {
     let bl = v.blocking;
     let rterm = b.muli(row, p.ldc);
     let rbase = b.addi(p.c_off, rterm);
     let rbase = b.addi(rbase, col0);
-    let vzero = {
-        let z = b.zero(&v.elem);
+    // The first depth block reads nothing: -0.0 lanes, and -0.0 + x is x
+    // exactly (signed zeros included), so no select is needed.
+    let neg_zero = {
+        let z = b.constant(&v.elem, -0.0);
         b.broadcast(z, bl.vw)
     };
+    let mut outs = Vec::with_capacity(accs.len());
     for (k, (&a, &mask)) in accs.iter().zip(masks).enumerate() {
         let off = b.const_index(k as i64 * bl.vw);
         let at = b.addi(rbase, off);
         // Later depth blocks add to what the earlier ones stored.
         let reads = b.select(block.first, block.none, mask);
-        let old = b.masked_load(p.c, &[at], reads, vzero);
-        let added = b.addf(old, a);
-        let sum = b.select(block.first_lanes, a, added);
+        let old = b.masked_load(p.c, &[at], reads, neg_zero);
+        let sum = b.addf(old, a);
         let col = b.addi(col0, off);
         let done = epilogue(b, v, p, sum, row, col, mask);
-        let out = match done == sum {
+        outs.push(match done == sum {
             true => sum,
             false => b.select(block.last_lanes, done, sum),
-        };
-        b.masked_store(out, p.c, &[at], mask);
+        });
     }
+    (rbase, outs)
 }
 
 /// `act(alpha · x + bias + residual)` for one vector of row `row`, columns
