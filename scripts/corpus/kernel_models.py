@@ -23,6 +23,10 @@ seed; NAME.onnx / NAME.json / NAME.size{k}.npz like ci_models.py):
   unet_resblock     GroupNorm(32) as torch exports it (Reshape ->
                     InstanceNormalization -> Reshape -> Mul -> Add), SiLU,
                     a 3x3 conv; 320 channels at 32x32
+  gemm_*            single products at attention's shapes (8 x 1024 x
+                    1024, depth 40 = a head): Einsum 'bid,bjd->bij' and
+                    'bij,bjd->bid', MatMul with B transposed (Q Kt) or not,
+                    and the same at depth 320; a 32 MiB output per call
 """
 
 import argparse
@@ -31,6 +35,7 @@ import sys
 
 import numpy as np
 import onnx
+from onnx import helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ci_models import Builder, F, vi  # noqa: E402
@@ -115,7 +120,8 @@ def unet_attention():
     x = "x"  # [batch, tokens, ch]
     q, k, v = (b.op("MatMul", [x, b.w(f"{n}.w", [ch, ch])]) for n in "qkv")
     heads_shape = b.const("heads", [0, -1, heads, d])
-    merged = b.const("merged", [-1, 0, d])
+    tokens = b.op("Gather", [b.op("Shape", [x]), b.const("one", [1])], axis=0)
+    merged = b.op("Concat", [b.const("minus1", [-1]), tokens, b.const("d", [d])], axis=0)  # [batch*heads, tokens, d]
 
     def split(t):
         t = b.op("Reshape", [t, heads_shape])
@@ -126,8 +132,7 @@ def unet_attention():
     s = b.op("Mul", [b.op("Einsum", [q, k], equation="bid,bjd->bij"), b.const("scale", d ** -0.5, np.float32)])
     p = b.op("Softmax", [s], axis=-1)
     o = b.op("Einsum", [p, v], equation="bij,bjd->bid")
-    tokens = b.op("Gather", [b.op("Shape", [o]), b.const("one", [1])], axis=0)
-    unmerge = b.op("Concat", [b.const("bh", [-1, heads]), tokens, b.const("d", [d])], axis=0)
+    unmerge = b.op("Concat", [b.const("bh", [-1, heads]), tokens, b.const("d2", [d])], axis=0)
     o = b.op("Reshape", [o, unmerge])
     o = b.op("Transpose", [o], perm=[0, 2, 1, 3])
     o = b.op("Reshape", [o, b.const("tokens", [0, 0, ch])])
@@ -152,7 +157,42 @@ def unet_resblock():
     return m, [{"x": ([1, ch, 32, 32], np.float32, "normal")}], "GroupNorm(32) via InstanceNormalization, SiLU, 3x3 conv"
 
 
-MODELS = [rnn_gru_denoiser, rnn_bigru_tagger, rnn_lstm_vad, rnn_bilstm, unet_attention, unet_resblock]
+def one_node(name, nodes, ins, shapes, notes, out=("B", "I", "J")):
+    m = helper.make_graph(nodes, name, [vi(n, F, d) for n, d in ins], [vi("y", F, list(out))])
+    model = helper.make_model(m, opset_imports=[helper.make_opsetid("", 14)], producer_name="onnxc-corpus-ci")
+    model.ir_version = 8
+    return model, [{n: (shape, np.float32, "normal") for n, shape in shapes.items()}], notes
+
+
+def gemm_einsum_scores():
+    return one_node("gemm_einsum_scores", [helper.make_node("Einsum", ["q", "k"], ["y"], equation="bid,bjd->bij")],
+                    [("q", ["B", "I", 40]), ("k", ["B", "J", 40])], {"q": [8, 1024, 40], "k": [8, 1024, 40]},
+                    "Einsum bid,bjd->bij, depth 40")
+
+
+def gemm_einsum_values():
+    return one_node("gemm_einsum_values", [helper.make_node("Einsum", ["p", "v"], ["y"], equation="bij,bjd->bid")],
+                    [("p", ["B", "I", "J"]), ("v", ["B", "J", 40])], {"p": [8, 1024, 1024], "v": [8, 1024, 40]},
+                    "Einsum bij,bjd->bid, depth 1024", out=("B", "I", 40))
+
+
+def gemm_matmul_scores():
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]), helper.make_node("MatMul", ["q", "kt"], ["y"])]
+    return one_node("gemm_matmul_scores", nodes, [("q", ["B", "I", 40]), ("k", ["B", "J", 40])],
+                    {"q": [8, 1024, 40], "k": [8, 1024, 40]}, "MatMul(Q, Transpose(K)), depth 40")
+
+
+def gemm_matmul_depth(depth):
+    def make():
+        return one_node(f"gemm_matmul_depth{depth}", [helper.make_node("MatMul", ["a", "b"], ["y"])],
+                        [("a", ["B", "I", depth]), ("b", ["B", depth, "J"])],
+                        {"a": [8, 1024, depth], "b": [8, depth, 1024]}, f"MatMul, depth {depth}")
+    make.__name__ = f"gemm_matmul_depth{depth}"
+    return make
+
+
+MODELS = [rnn_gru_denoiser, rnn_bigru_tagger, rnn_lstm_vad, rnn_bilstm, unet_attention, unet_resblock,
+          gemm_einsum_scores, gemm_einsum_values, gemm_matmul_scores, gemm_matmul_depth(40), gemm_matmul_depth(320)]
 
 
 def main():
