@@ -95,6 +95,8 @@ def corpus_models(dirs, pattern):
         models.append({
             "name": e["name"],
             "path": os.path.join(d, e["file"]),
+            # An equivalent model onnxruntime runs on CPU (GPU-only contrib ops).
+            "reference": os.path.join(d, e["reference"]) if "reference" in e else None,
             "inputs": e["inputs"],
             "outputs": [o["name"] for o in e["outputs"]],
             "output_dtypes": [o.get("dtype") for o in e["outputs"]],
@@ -640,9 +642,10 @@ def case_spec(ctx, fold_path):
     """What the child process runs at every case of the model; a folded
     model that does not load in onnx is the model's failure."""
     model = ctx["model"]
-    ctx["spec"] = {"model": model["path"], "fold": None, "vi": None, "lib": ctx["lib"],
+    ctx["spec"] = {"model": model.get("reference") or model["path"], "fold": None, "vi": None, "lib": ctx["lib"],
                    "prefix": c_prefix(model["name"]), "names": [i["name"] for i in model["inputs"]]}
-    if not fold_path:
+    # A model only its reference runs in onnxruntime: its fold neither.
+    if not fold_path or model.get("reference"):
         return None
     vi_path = fold_path.replace(".fold.onnx", ".fold.vi.onnx")
     try:

@@ -685,4 +685,19 @@ fn contrib_ops_are_imported_or_refused_by_name() {
     );
     let err = import_err(&contrib("Attention", &["s", "w"], vec![]));
     assert!(err.contains("needs num_heads > 0"), "{err}");
+
+    // The GPU providers' fusions, which onnxruntime's CPU provider lacks.
+    let bytes = Bytes::from(contrib("BiasAdd", &["s", "w", "s"], vec![]).encode_to_vec());
+    let m = import_model(&load_model_bytes(bytes, PathBuf::from(".")).unwrap()).unwrap();
+    ir::verify(&m).unwrap();
+    let text = ir::text::print_module(&m, &Default::default());
+    assert!(
+        text.matches("onnx.Add").count() == 3 && !text.contains("BiasAdd"),
+        "{text}"
+    );
+    let err = import_err(&contrib("NhwcConv", &["s", "w"], vec![]));
+    assert!(
+        err.contains("'NhwcConv' needs X and W of one known rank, at least 3"),
+        "{err}"
+    );
 }

@@ -94,7 +94,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus_common import random_feeds, write_entry  # noqa: E402
 from ml_models import MODELS as ML_MODELS  # noqa: E402
 import quantized_models  # noqa: E402
-from contrib_models import ATOL as CONTRIB_ATOL, MODELS as CONTRIB_MODELS, UNCHECKED as CONTRIB_UNCHECKED  # noqa: E402
+from contrib_models import ATOL as CONTRIB_ATOL, MODELS as CONTRIB_MODELS, REFERENCE as CONTRIB_REFERENCE  # noqa: E402
+from contrib_models import UNCHECKED as CONTRIB_UNCHECKED  # noqa: E402
 
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
@@ -661,6 +662,16 @@ def ci_fpn():
 MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
 
 
+def reference_oracle(path):
+    """onnxruntime on an equivalent model (the entry's `reference`), for
+    ops it does not run on CPU; shape_fuzz.py takes it as the oracle too
+    and fold_compare.py leaves such models out."""
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    return lambda feeds: sess.run(None, feeds)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--out", default=os.environ.get("ONNXC_CORPUS_CI", "target/corpus-ci"))
@@ -680,9 +691,15 @@ def main():
             path = os.path.join(args.out, name + ".onnx")
             onnx.save(model, path)
             feeds = [random_feeds(spec, seed=100 + k) for k, spec in enumerate(size_specs)]
-            extra = {"atol": ATOL[name]} if name in ATOL else None
+            extra = {"atol": ATOL[name]} if name in ATOL else {}
+            oracle = None
+            if name in CONTRIB_REFERENCE:
+                extra["reference"] = name + ".reference.onnx"
+                ref_path = os.path.join(args.out, extra["reference"])
+                onnx.save(CONTRIB_REFERENCE[name](), ref_path)
+                oracle = reference_oracle(ref_path)
             e = write_entry(args.out, name, path, feeds, source="ci (onnx.helper)", exporter="ci_models.py",
-                            exporter_version=onnx.__version__, notes=notes, extra=extra)
+                            exporter_version=onnx.__version__, notes=notes, extra=extra or None, oracle=oracle)
             print(f"{name:22} opset {e['opset']:>2}  {len(e['sizes'])} sizes  {notes}")
         except Exception as ex:  # keep going: one bad model must not stop the rest
             failed += 1

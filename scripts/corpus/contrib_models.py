@@ -3,9 +3,11 @@ onnxruntime's transformer optimizer and quantizer write, built with
 onnx.helper the way those tools lay them out, several per model (one
 output each), with dynamic batch and sequence dims. onnxruntime runs each
 op itself (its CPU kernels), so every output is checked against it.
+The fusions onnxruntime runs only on GPU (BiasAdd, BiasSplitGelu,
+NhwcConv, packed MultiHeadAttention inputs) are checked against
+onnxruntime running the ops they stand for (REFERENCE).
 
-Not covered: ops onnxruntime runs only on GPU (BiasAdd, BiasSplitGelu,
-NhwcConv), a shared past buffer, packed MultiHeadAttention inputs.
+Not covered: a shared past buffer.
 """
 
 import numpy as np
@@ -262,8 +264,61 @@ def ci_ms_attention_past():
     return m, sizes, "Attention with past/present (causal, 2-D mask), MultiHeadAttention with past_key/past_value"
 
 
+def gpu_forms(reference):
+    """The GPU providers' fusions in a diffusion U-Net, or (reference) the
+    ops they stand for, which onnxruntime's CPU provider runs."""
+    g = Graph(50)
+    h = g.op("MatMul", ["x", g.w("h_w", [16, 16])])
+    bias = g.w("h_b", [16])
+    if reference:
+        g.out("bias_add", g.op("Add", [g.op("Add", [h, bias]), "x"]))
+    else:
+        g.out("bias_add", g.ms("BiasAdd", [h, bias, "x"]))
+    wide, wide_b = g.op("MatMul", ["x", g.w("g_w", [16, 32])]), g.w("g_b", [32])
+    if reference:
+        left, right = g.op("Split", [g.op("Add", [wide, wide_b])], n_out=2, axis=-1, num_outputs=2)
+        g.out("bias_split_gelu", g.op("Mul", [left, g.ms("Gelu", [right])]))
+    else:
+        g.out("bias_split_gelu", g.ms("BiasSplitGelu", [wide, wide_b]))
+    # Packed QKV [B, S, N, 3, H] and packed KV [B, L, N, 2, H].
+    qkv = g.op("Reshape", [g.op("MatMul", ["x", g.w("qkv_w", [16, 48])]), g.const("qkv_shape", [0, 0, 2, 3, 8], "int64")])
+    q = g.op("MatMul", ["x", g.w("q_w", [16, 16])])
+    kv = g.op("Reshape", [g.op("MatMul", ["x", g.w("kv_w", [16, 32])]), g.const("kv_shape", [0, 0, 2, 2, 8], "int64")])
+    merge = g.const("merge", [0, 0, -1], "int64")
+    if reference:
+        parts = [g.op("Reshape", [p, merge]) for p in g.op("Split", [qkv], n_out=3, axis=3, num_outputs=3)]
+        g.out("mha_packed_qkv", g.ms("MultiHeadAttention", parts, num_heads=2))
+        k, v = (g.op("Reshape", [p, merge]) for p in g.op("Split", [kv], n_out=2, axis=3, num_outputs=2))
+        g.out("mha_packed_kv", g.ms("MultiHeadAttention", [q, k, v], num_heads=2))
+    else:
+        g.out("mha_packed_qkv", g.ms("MultiHeadAttention", [qkv], num_heads=2))
+        g.out("mha_packed_kv", g.ms("MultiHeadAttention", [q, kv], num_heads=2))
+    # NhwcConv on x as a channels-last image [B, S, 4, 4], weights [M, kH, kW, C].
+    img = g.op("Reshape", ["x", g.const("img_shape", [0, 0, 4, 4], "int64")])
+    w = g.w("conv_w", [6, 3, 3, 4])
+    conv_b = g.w("conv_b", [6])
+    if reference:
+        nchw = g.op("Transpose", [img], perm=[0, 3, 1, 2])
+        w_nchw = g.op("Transpose", [w], perm=[0, 3, 1, 2])
+        y = g.op("Conv", [nchw, w_nchw, conv_b], pads=[1, 1, 1, 1], strides=[1, 2])
+        g.out("nhwc_conv", g.op("Transpose", [y], perm=[0, 2, 3, 1]))
+    else:
+        g.out("nhwc_conv", g.ms("NhwcConv", [img, w, conv_b], pads=[1, 1, 1, 1], strides=[1, 2]))
+    return g.model("ci_ms_gpu_forms", [vi("x", F, ["batch", "seq", 16])], opset=18)
+
+
+def ci_ms_gpu_forms():
+    """BiasAdd, BiasSplitGelu, MultiHeadAttention with packed QKV and packed
+    KV, NhwcConv: the transformer optimizer's fusions for GPU providers."""
+    return gpu_forms(False), seq_sizes(), "GPU-provider fusions: BiasAdd, BiasSplitGelu, packed MHA, NhwcConv"
+
+
 MODELS = [ci_ms_gelu, ci_ms_layernorm, ci_ms_fused, ci_ms_attention, ci_ms_attention_past, ci_ms_embed, ci_ms_quant_matmul,
-          ci_ms_qlinear, ci_ms_qattention]
+          ci_ms_qlinear, ci_ms_qattention, ci_ms_gpu_forms]
+
+# Models onnxruntime's CPU provider cannot run: the oracle is onnxruntime
+# running this equivalent model instead.
+REFERENCE = {"ci_ms_gpu_forms": lambda: gpu_forms(True)}
 
 # QLinear activations: onnxruntime computes them with its own float order
 # (scale ratios, lookup tables), which may move a value by one step (the

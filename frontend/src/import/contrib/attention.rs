@@ -242,7 +242,7 @@ impl Decomp<'_, '_, '_> {
     /// key_padding_mask (input 4) and attention_bias (input 5).
     pub(super) fn multi_head_attention(&mut self) -> Res<Vec<Option<ValueId>>> {
         self.only_inputs(8, "cache indirection")?;
-        let (mut q, mut k, mut v) = (self.input(0)?, self.input(1)?, self.input(2)?);
+        let [mut q, mut k, mut v] = self.mha_inputs()?;
         // Key and value given per head ([B, H, L, head], cross attention
         // over a cache) join the 3-D form; onnxruntime adds no bias there.
         let per_head = [k, v].map(|t| self.rank(t) == Some(4));
@@ -252,7 +252,7 @@ impl Decomp<'_, '_, '_> {
         }
         if [q, k, v].iter().any(|&t| self.rank(t) != Some(3)) {
             return Err(self.err(
-                "'MultiHeadAttention' with packed query/key/value is not supported (3-D [batch, sequence, hidden] inputs are, and 4-D [batch, heads, sequence, head] key and value without a bias)".into(),
+                "'MultiHeadAttention' takes 3-D [batch, sequence, hidden] query, key and value, 4-D [batch, heads, sequence, head] key and value without a bias, or packed [batch, sequence, heads, 3, head] query or [batch, sequence, heads, 2, head] key; these ranks are not one of them".into(),
             ));
         }
         let heads = self.heads()?;
@@ -289,6 +289,38 @@ impl Decomp<'_, '_, '_> {
         };
         let ys = self.attend([q, k, v], heads, mask, past)?;
         Ok(ys.into_iter().map(Some).collect())
+    }
+
+    /// Query, key and value; packed forms (the GPU providers'): query
+    /// `[B, S, N, 3, H]` alone, or key `[B, L, N, 2, H]` without value,
+    /// cut along axis 3 and merged to `[B, S, N·H]`.
+    fn mha_inputs(&mut self) -> Res<[ValueId; 3]> {
+        let q = self.input(0)?;
+        match (self.opt(1), self.opt(2)) {
+            (None, None) if self.rank(q) == Some(5) => {
+                let [q, k, v] = self.unpack(q, 3)?[..] else {
+                    return Err(self.err("internal: packed QKV without three parts".into()));
+                };
+                Ok([q, k, v])
+            }
+            (Some(kv), None) if self.rank(kv) == Some(5) => {
+                let [k, v] = self.unpack(kv, 2)?[..] else {
+                    return Err(self.err("internal: packed KV without two parts".into()));
+                };
+                Ok([q, k, v])
+            }
+            _ => Ok([q, self.input(1)?, self.input(2)?]),
+        }
+    }
+
+    /// `[B, S, N, n, H]` as `n` tensors `[B, S, N·H]`.
+    fn unpack(&mut self, packed: ValueId, n: i64) -> Res<Vec<ValueId>> {
+        let shape = self.i64s(&[0, 0, -1])?;
+        let parts = self.split_equal(packed, 3, n)?;
+        parts
+            .into_iter()
+            .map(|p| self.op(OpKind::Reshape, vec![p, shape], vec![]))
+            .collect()
     }
 
     /// QAttention: the QKV projection in integers (MatMulInteger of the

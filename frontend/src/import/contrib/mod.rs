@@ -4,10 +4,14 @@
 //! MatMulInteger, QuantizeLinear, ...), so inference, folding and the
 //! kernels are theirs. Semantics follow onnxruntime's contrib-op
 //! documentation (docs/ContribOperators.md); a form this does not cover
-//! is a diagnostic naming the node and the form. `onnxc fold` keeps these
+//! is a diagnostic naming the node and the form. The GPU providers'
+//! fusions (BiasAdd, BiasSplitGelu, NhwcConv, packed MultiHeadAttention
+//! inputs), which onnxruntime's CPU provider does not run, are covered
+//! too (`gpu_forms.rs`). `onnxc fold` keeps these
 //! nodes as they are (foreign ops), for onnxruntime to run.
 
 mod attention;
+mod gpu_forms;
 mod quant;
 
 use super::legacy::suffixed;
@@ -73,6 +77,9 @@ impl Decomp<'_, '_, '_> {
                 one(self.gelu(x, "none")?)
             }
             "QuickGelu" => self.quick_gelu().map(|v| vec![Some(v)]),
+            "BiasAdd" => one(self.bias_add()?),
+            "BiasSplitGelu" => one(self.bias_split_gelu()?),
+            "NhwcConv" => one(self.nhwc_conv()?),
             "SkipLayerNormalization" => self.skip_layer_norm(false),
             "SkipSimplifiedLayerNormalization" => self.skip_layer_norm(true),
             "FusedMatMul" => self.fused_matmul().map(|v| vec![Some(v)]),
