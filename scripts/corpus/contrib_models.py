@@ -228,7 +228,8 @@ def ci_ms_attention_past():
     Attention over a past state [2, B, H, P, head] with a 2-D mask over
     past and new keys, giving the present state; MultiHeadAttention with
     past_key / past_value giving present_key / present_value, and as cross
-    attention over per-head keys and values."""
+    attention over per-head keys and values; both with 1-D key lengths
+    over the past and new keys."""
     g = Graph(49)
     w, b = g.w("qkv_w", [16, 48]), g.w("qkv_b", [48])
     y, present = g.ms("Attention", ["x", w, b, "mask", "past"], n_out=2, num_heads=2, unidirectional=1)
@@ -242,11 +243,17 @@ def ci_ms_attention_past():
     g.out("mha_present_value", pv)
     # Cross attention over per-head key and value [B, H, L, head].
     g.out("mha_cross", g.ms("MultiHeadAttention", ["x", "past_key", "past_value"], num_heads=4))
+    # 1-D key lengths count the past keys and the new ones.
+    ly, _ = g.ms("Attention", ["x", w, b, "lengths", "past"], n_out=2, num_heads=2)
+    g.out("lengths_y", ly)
+    lmy, _, _ = g.ms("MultiHeadAttention", ["x", k, v, "", "lengths", "", "past_key", "past_value"], n_out=3, num_heads=4)
+    g.out("lengths_mha_y", lmy)
     m = g.model(
         "ci_ms_attention_past",
         [
             vi("x", F, ["batch", "seq", 16]),
             vi("mask", I32, ["batch", "total"]),
+            vi("lengths", I32, ["batch"]),
             vi("past", F, [2, "batch", 2, "past", 8]),
             vi("past_key", F, ["batch", 4, "past", 4]),
             vi("past_value", F, ["batch", 4, "past", 4]),
@@ -257,11 +264,12 @@ def ci_ms_attention_past():
         sizes.append({
             "x": ([bsz, s_, 16], np.float32, "normal"),
             "mask": ([bsz, p_ + s_], np.int32, ("int", 0, 2)),
+            "lengths": ([bsz], np.int32, ("int", 1, p_ + s_ + 1)),
             "past": ([2, bsz, 2, p_, 8], np.float32, "normal"),
             "past_key": ([bsz, 4, p_, 4], np.float32, "normal"),
             "past_value": ([bsz, 4, p_, 4], np.float32, "normal"),
         })
-    return m, sizes, "Attention with past/present (causal, 2-D mask), MultiHeadAttention with past_key/past_value"
+    return m, sizes, "Attention with past/present (causal, 2-D mask; 1-D lengths), MultiHeadAttention with past_key/past_value"
 
 
 def gpu_forms(reference):

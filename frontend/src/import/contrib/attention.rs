@@ -93,17 +93,33 @@ impl Decomp<'_, '_, '_> {
         self.op_n(OpKind::Attention, operands, attrs, vec![elem; 3])
     }
 
+    /// Dim `axis` of `v`, a 0-d i64.
+    fn dim_of(&mut self, v: ValueId, axis: i64) -> Res<ValueId> {
+        let shape = self.op_as(OpKind::Shape, vec![v], vec![], Type::i64())?;
+        let at = self.constant(DType::I64, vec![], &[axis as f64])?;
+        self.op(OpKind::Gather, vec![shape, at], vec![])
+    }
+
     /// An additive mask broadcast to [B, H, S, T] from onnxruntime's mask
-    /// forms: 1-D key lengths [B], a raw 0/1 mask [B, T] or [B, S, T];
-    /// `keys` is the [B, T, ...] key tensor.
-    fn additive_mask(&mut self, mask: ValueId, keys: ValueId, like: ValueId) -> Res<ValueId> {
+    /// forms: 1-D key lengths [B] (over the past keys and the new ones:
+    /// `past` is the past state and the axis of its length), a raw 0/1
+    /// mask [B, T] or [B, S, T]; `keys` is the new [B, L, ...] keys.
+    fn additive_mask(
+        &mut self,
+        mask: ValueId,
+        (keys, past): (ValueId, Option<(ValueId, i64)>),
+        like: ValueId,
+    ) -> Res<ValueId> {
         let filter = self.float("mask_filter_value", -10000.0);
         let rank = self.rank(mask);
         let (add, lead) = match rank {
             Some(1) => {
-                let shape = self.op_as(OpKind::Shape, vec![keys], vec![], Type::i64())?;
+                let mut t = self.dim_of(keys, 1)?;
+                if let Some((p, axis)) = past {
+                    let p = self.dim_of(p, axis)?;
+                    t = self.op(OpKind::Add, vec![t, p], vec![])?;
+                }
                 let one = self.constant(DType::I64, vec![], &[1.0])?;
-                let t = self.op(OpKind::Gather, vec![shape, one], vec![])?;
                 let zero = self.constant(DType::I64, vec![], &[0.0])?;
                 let j = self.op(OpKind::Range, vec![zero, t, one], vec![])?;
                 let to = ("to".to_string(), Attribute::i64(7));
@@ -168,8 +184,10 @@ impl Decomp<'_, '_, '_> {
         let parts = self.split_last(qkv, &sizes)?;
         let [q, k, v] = <[ValueId; 3]>::try_from(parts)
             .map_err(|_| self.err("internal: Split did not give 3 parts".into()))?;
+        // The past state [2, B, H, P, head]: lengths count its keys too.
+        let past_len = past_at.and_then(|i| self.opt(i)).map(|p| (p, 3));
         let padding = match self.opt(mask_at) {
-            Some(m) => Some(self.additive_mask(m, k, q)?),
+            Some(m) => Some(self.additive_mask(m, (k, past_len), q)?),
             None => None,
         };
         let mask = self.add_masks(padding, bias_at.and_then(|i| self.opt(i)))?;
@@ -225,12 +243,6 @@ impl Decomp<'_, '_, '_> {
                     .into(),
             ));
         }
-        if self.opt(4).is_some() && self.opt(3).is_some_and(|m| self.rank(m) == Some(1)) {
-            return Err(self.err(
-                "'Attention' with past state and a 1-D mask is not supported (2-D and 3-D masks are)"
-                    .into(),
-            ));
-        }
         let (x, w) = (self.input(0)?, self.input(1)?);
         let qkv = self.project(x, w, self.opt(2))?;
         let width = self.static_dim(w, 1);
@@ -268,13 +280,10 @@ impl Decomp<'_, '_, '_> {
             k = self.op(OpKind::Add, vec![k, parts[1]], vec![])?;
             v = self.op(OpKind::Add, vec![v, parts[2]], vec![])?;
         }
-        if self.opt(6).is_some() && self.opt(4).is_some_and(|m| self.rank(m) == Some(1)) {
-            return Err(self.err(
-                "'MultiHeadAttention' with past state and 1-D key lengths is not supported".into(),
-            ));
-        }
+        // past_key [B, H, P, head]: lengths count its keys too.
+        let past_len = self.opt(6).map(|p| (p, 2));
         let padding = match self.opt(4) {
-            Some(m) => Some(self.additive_mask(m, k, q)?),
+            Some(m) => Some(self.additive_mask(m, (k, past_len), q)?),
             None => None,
         };
         let mask = self.add_masks(padding, self.opt(5))?;
