@@ -229,7 +229,7 @@ def ci_ms_attention_past():
     past and new keys, giving the present state; MultiHeadAttention with
     past_key / past_value giving present_key / present_value, and as cross
     attention over per-head keys and values; both with 1-D key lengths
-    over the past and new keys."""
+    over the past and new keys, Attention with [2B] key ends and starts."""
     g = Graph(49)
     w, b = g.w("qkv_w", [16, 48]), g.w("qkv_b", [48])
     y, present = g.ms("Attention", ["x", w, b, "mask", "past"], n_out=2, num_heads=2, unidirectional=1)
@@ -248,12 +248,16 @@ def ci_ms_attention_past():
     g.out("lengths_y", ly)
     lmy, _, _ = g.ms("MultiHeadAttention", ["x", k, v, "", "lengths", "", "past_key", "past_value"], n_out=3, num_heads=4)
     g.out("lengths_mha_y", lmy)
+    # 1-D [2B]: the keys' ends, then their starts (left and right padding).
+    by, _ = g.ms("Attention", ["x", w, b, "bounds", "past"], n_out=2, num_heads=2)
+    g.out("bounds_y", by)
     m = g.model(
         "ci_ms_attention_past",
         [
             vi("x", F, ["batch", "seq", 16]),
             vi("mask", I32, ["batch", "total"]),
             vi("lengths", I32, ["batch"]),
+            vi("bounds", I32, ["two_batch"]),
             vi("past", F, [2, "batch", 2, "past", 8]),
             vi("past_key", F, ["batch", 4, "past", 4]),
             vi("past_value", F, ["batch", 4, "past", 4]),
@@ -265,6 +269,7 @@ def ci_ms_attention_past():
             "x": ([bsz, s_, 16], np.float32, "normal"),
             "mask": ([bsz, p_ + s_], np.int32, ("int", 0, 2)),
             "lengths": ([bsz], np.int32, ("int", 1, p_ + s_ + 1)),
+            "bounds": ([2 * bsz], np.int32, ("int", 0, p_ + s_ + 1)),
             "past": ([2, bsz, 2, p_, 8], np.float32, "normal"),
             "past_key": ([bsz, 4, p_, 4], np.float32, "normal"),
             "past_value": ([bsz, 4, p_, 4], np.float32, "normal"),

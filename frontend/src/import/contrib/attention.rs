@@ -100,9 +100,35 @@ impl Decomp<'_, '_, '_> {
         self.op(OpKind::Gather, vec![shape, at], vec![])
     }
 
+    /// The first key and the key past the last that a 1-D mask keeps, as
+    /// [B, 1] columns: lengths [B] (start 0), or ends then starts [2B]
+    /// (left and right padding). Appending B zeros and taking entries
+    /// B..2B gives the starts of either form, with no branch on its length.
+    fn key_bounds(&mut self, mask: ValueId, keys: ValueId) -> Res<[ValueId; 2]> {
+        let to = ("to".to_string(), Attribute::i64(7));
+        let mask = self.op_as(OpKind::Cast, vec![mask], vec![to], Type::i64())?;
+        let batch = self.dim_of(keys, 0)?;
+        let axes = self.i64s(&[0])?;
+        let b1 = self.op(OpKind::Unsqueeze, vec![batch, axes], vec![])?;
+        let b2 = self.op(OpKind::Add, vec![b1, b1], vec![])?;
+        let zero = self.i64s(&[0])?;
+        let end = self.op(OpKind::Slice, vec![mask, zero, b1], vec![])?;
+        let zeros = self.op(OpKind::Sub, vec![end, end], vec![])?;
+        let axis = ("axis".to_string(), Attribute::i64(0));
+        let padded = self.op(OpKind::Concat, vec![mask, zeros], vec![axis])?;
+        let start = self.op(OpKind::Slice, vec![padded, b1, b2], vec![])?;
+        let axes = self.i64s(&[1])?;
+        let mut out = [start, end];
+        for v in &mut out {
+            *v = self.op(OpKind::Unsqueeze, vec![*v, axes], vec![])?;
+        }
+        Ok(out)
+    }
+
     /// An additive mask broadcast to [B, H, S, T] from onnxruntime's mask
-    /// forms: 1-D key lengths [B] (over the past keys and the new ones:
-    /// `past` is the past state and the axis of its length), a raw 0/1
+    /// forms: 1-D key lengths [B] or ends and starts [2B] (over the past
+    /// keys and the new ones: `past` is the past state and the axis of
+    /// its length), a raw 0/1
     /// mask [B, T] or [B, S, T]; `keys` is the new [B, L, ...] keys.
     fn additive_mask(
         &mut self,
@@ -122,13 +148,13 @@ impl Decomp<'_, '_, '_> {
                 let one = self.constant(DType::I64, vec![], &[1.0])?;
                 let zero = self.constant(DType::I64, vec![], &[0.0])?;
                 let j = self.op(OpKind::Range, vec![zero, t, one], vec![])?;
-                let to = ("to".to_string(), Attribute::i64(7));
-                let end = self.op_as(OpKind::Cast, vec![mask], vec![to], Type::i64())?;
-                let axes = self.i64s(&[1])?;
-                let end = self.op(OpKind::Unsqueeze, vec![end, axes], vec![])?;
-                let keep = self.op_as(OpKind::Less, vec![j, end], vec![], Type::i1())?;
+                let [start, end] = self.key_bounds(mask, keys)?;
+                let early = self.op_as(OpKind::Less, vec![j, start], vec![], Type::i1())?;
+                let inside = self.op_as(OpKind::Less, vec![j, end], vec![], Type::i1())?;
                 let (zero, masked) = (self.scalar(0.0, like)?, self.scalar(filter, like)?);
-                (self.op(OpKind::Where, vec![keep, zero, masked], vec![])?, vec![1, 2])
+                let add = self.op(OpKind::Where, vec![inside, zero, masked], vec![])?;
+                let add = self.op(OpKind::Where, vec![early, masked, add], vec![])?;
+                (add, vec![1, 2])
             }
             Some(2) | Some(3) => {
                 let to = ("to".to_string(), Attribute::i64(1));
