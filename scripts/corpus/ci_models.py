@@ -694,8 +694,10 @@ def main():
             extra = {"atol": ATOL[name]} if name in ATOL else {}
             oracle = None
             if name in CONTRIB_REFERENCE:
-                extra["reference"] = name + ".reference.onnx"
+                # In a subdirectory: a corpus directory's *.onnx are its models.
+                extra["reference"] = os.path.join("reference", name + ".onnx")
                 ref_path = os.path.join(args.out, extra["reference"])
+                os.makedirs(os.path.dirname(ref_path), exist_ok=True)
                 onnx.save(CONTRIB_REFERENCE[name](), ref_path)
                 oracle = reference_oracle(ref_path)
             e = write_entry(args.out, name, path, feeds, source="ci (onnx.helper)", exporter="ci_models.py",
