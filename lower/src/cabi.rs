@@ -120,6 +120,7 @@ pub fn c_driver(
     let (ni, no) = (inputs.len(), func::declared_results(m, f));
     let mut s = String::from(DRIVER_PRELUDE);
     s.push_str(C_FILL_DESC);
+    s.push_str(C_RELEASE_OUTPUT);
     s.push_str(C_FILE_IO);
     s.push_str(C_VARYING_RANK);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
@@ -260,10 +261,14 @@ static int64_t now_ns(clockid_t clock) {
   clock_gettime(clock, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+"#;
 
-/* A timed run's outputs go back to the model's block cache, as a
- * library's NAME_free_outputs hands them (weak: a model without heap
- * buffers has no cache). */
+/// `release_output(block)`: an output block back to the model's block
+/// cache (alloc_cache), so the next call's outputs are not page-faulted
+/// in afresh (glibc unmaps large blocks on free). Shared by the run
+/// driver and a library's `NAME_free_outputs`. Needs `<stdlib.h>`.
+pub(crate) const C_RELEASE_OUTPUT: &str = r#"
+/* Weak: a model without heap buffers defines no cache. */
 __attribute__((weak, visibility("hidden"))) void __onnxc_release_untracked(void *block);
 static void release_output(void *block) {
   if (__onnxc_release_untracked) __onnxc_release_untracked(block);

@@ -280,6 +280,7 @@ pub fn wrapper(m: &Module, func_name: &str, p: &str, entry: &str) -> Result<Stri
     s.push_str(WRAPPER_PIN_GOMP);
     s.push_str(WRAPPER_CHECKS);
     s.push_str(crate::cabi::C_FILL_DESC);
+    s.push_str(crate::cabi::C_RELEASE_OUTPUT);
     s.push_str(crate::cabi::C_VARYING_RANK);
     s.push_str(WRAPPER_OUTPUTS);
     let _ = writeln!(s, "extern void {entry}(void **ins, void **outs);\n");
@@ -377,8 +378,7 @@ int {p}_run_checked(const onnxc_tensor *inputs, onnxc_tensor *outputs, char *err
 
 void {p}_free_outputs(onnxc_tensor *outputs) {{
   for (int i = 0; i < {no}; i++) {{
-    if (__onnxc_release_untracked) __onnxc_release_untracked(outputs[i].data);
-    else free(outputs[i].data);
+    release_output(outputs[i].data);
     free((void *)outputs[i].shape);
     outputs[i].data = 0;
     outputs[i].shape = 0;
@@ -660,12 +660,6 @@ static _Thread_local size_t check_cap;
  * model without heap buffers does not define it. */
 typedef struct { void **items; int64_t n, cap; } onnxc_frame;
 __attribute__((weak, visibility("hidden"))) _Thread_local onnxc_frame *__onnxc_frame;
-
-/* The library's cache of freed blocks (alloc_cache): released outputs go
- * back to it, so the next call's outputs are not page-faulted in afresh
- * (glibc unmaps blocks above its mmap threshold on free). Weak: a model
- * without heap buffers does not define it. */
-__attribute__((weak, visibility("hidden"))) void __onnxc_release_untracked(void *block);
 
 int __real_fputs(const char *s, FILE *f);
 size_t __real_fwrite(const void *p, size_t size, size_t n, FILE *f);

@@ -505,17 +505,34 @@ fn by_width(
     }
     let narrower = b.const_index((nv - 1) * bl.vw);
     let wide = b.cmp(ir::builder::Cmp::Gt, left, narrower);
+    specialize(b, wide, body, nv, &mut |b, body| {
+        by_width(b, bl, left, nv - 1, body)
+    });
+}
+
+/// Builds a micro-kernel call of one size (rows or vectors).
+type SizedBody<'f> = dyn FnMut(&mut Builder<'_>, i64) + 'f;
+
+/// `body` built twice under `cond`: with `size` where it holds, and by
+/// `otherwise` (handed `body`) where it does not.
+fn specialize(
+    b: &mut Builder<'_>,
+    cond: ValueId,
+    body: &mut SizedBody<'_>,
+    size: i64,
+    otherwise: &mut dyn FnMut(&mut Builder<'_>, &mut SizedBody<'_>),
+) {
     // Both branches build with `body`, one after the other.
     let body = std::cell::RefCell::new(body);
     b.scf_if(
-        wide,
+        cond,
         &[],
         &mut |b| {
-            (body.borrow_mut())(b, nv);
+            (body.borrow_mut())(b, size);
             Vec::new()
         },
         Some(&mut |b| {
-            by_width(b, bl, left, nv - 1, *body.borrow_mut());
+            otherwise(b, *body.borrow_mut());
             Vec::new()
         }),
     );
@@ -539,19 +556,7 @@ fn by_height(
     }
     let half = b.const_index(mr / 2);
     let tall = b.cmp(ir::builder::Cmp::Gt, left, half);
-    let body = std::cell::RefCell::new(body);
-    b.scf_if(
-        tall,
-        &[],
-        &mut |b| {
-            (body.borrow_mut())(b, mr);
-            Vec::new()
-        },
-        Some(&mut |b| {
-            (body.borrow_mut())(b, mr / 2);
-            Vec::new()
-        }),
-    );
+    specialize(b, tall, body, mr, &mut |b, body| body(b, mr / 2));
 }
 
 /// `min(total - at, step)`.

@@ -93,6 +93,13 @@ impl Decomp<'_, '_, '_> {
         self.op_n(OpKind::Attention, operands, attrs, vec![elem; 3])
     }
 
+    /// `0, 1, …, n - 1` for a 0-d i64 `n`.
+    fn range_to(&mut self, n: ValueId) -> Res<ValueId> {
+        let zero = self.constant(DType::I64, vec![], &[0.0])?;
+        let one = self.constant(DType::I64, vec![], &[1.0])?;
+        self.op(OpKind::Range, vec![zero, n, one], vec![])
+    }
+
     /// Dim `axis` of `v`, a 0-d i64.
     fn dim_of(&mut self, v: ValueId, axis: i64) -> Res<ValueId> {
         let shape = self.op_as(OpKind::Shape, vec![v], vec![], Type::i64())?;
@@ -145,9 +152,7 @@ impl Decomp<'_, '_, '_> {
                     let p = self.dim_of(p, axis)?;
                     t = self.op(OpKind::Add, vec![t, p], vec![])?;
                 }
-                let one = self.constant(DType::I64, vec![], &[1.0])?;
-                let zero = self.constant(DType::I64, vec![], &[0.0])?;
-                let j = self.op(OpKind::Range, vec![zero, t, one], vec![])?;
+                let j = self.range_to(t)?;
                 let [start, end] = self.key_bounds(mask, keys)?;
                 let early = self.op_as(OpKind::Less, vec![j, start], vec![], Type::i1())?;
                 let inside = self.op_as(OpKind::Less, vec![j, end], vec![], Type::i1())?;
@@ -389,11 +394,8 @@ impl Decomp<'_, '_, '_> {
         let position_ids = match self.opt(8) {
             Some(p) => p,
             None => {
-                let shape = self.op_as(OpKind::Shape, vec![ids], vec![], Type::i64())?;
-                let one = self.constant(DType::I64, vec![], &[1.0])?;
-                let s = self.op(OpKind::Gather, vec![shape, one], vec![])?;
-                let zero = self.constant(DType::I64, vec![], &[0.0])?;
-                self.op(OpKind::Range, vec![zero, s, one], vec![])?
+                let s = self.dim_of(ids, 1)?;
+                self.range_to(s)?
             }
         };
         let pos = self.op(
