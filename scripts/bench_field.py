@@ -2,7 +2,8 @@
 """onnxc against onnxruntime the way users meet them: through Python, with
 onnxruntime in the same process, on a machine where another process keeps
 a core busy, and with the library a session builds by default next to the
-portable one (x86-64-v2).
+portable one (`target_cpu="portable"`: x86-64-v2 code with every kernel also
+for x86-64-v3 and v4, picked at load time).
 
     python3 scripts/bench_field.py --zoo squeezenet,mobilenetv2 \\
         [--model path.onnx ...] [--rounds 3] [--calls 20] [--out table.md]
@@ -14,7 +15,7 @@ the median over rounds. Settings, each quiet and with one core busy (a
 
 * onnxc: `onnxc.InferenceSession` (default: built for this machine), at
   default threads and at one (`ONNXC_NUM_THREADS=1`); `portable`: built
-  with `target_cpu="x86-64-v2"`, what `onnxc compile --emit lib` gives
+  with `target_cpu="portable"`, what `onnxc compile --emit lib` gives
   without `--target-cpu`;
 * ort: `onnxruntime.InferenceSession` at default threads and at one;
 * onnxc+ort: both sessions in one process, calls alternating (onnxc's
@@ -76,7 +77,7 @@ print(json.dumps({k: sorted(v)[len(v) // 2] if v else None for k, v in times.ite
 SETTINGS = [
     ("onnxc", ["onnxc"], "native", None, 0, "onnxc"),
     ("onnxc 1t", ["onnxc"], "native", "1", 0, "onnxc"),
-    ("portable", ["onnxc"], "x86-64-v2", None, 0, "onnxc"),
+    ("portable", ["onnxc"], "portable", None, 0, "onnxc"),
     ("ort", ["ort"], "native", None, 0, "ort"),
     ("ort 1t", ["ort"], "native", None, 1, "ort"),
     ("onnxc+ort", ["onnxc", "ort"], "native", None, 0, "onnxc"),

@@ -27,6 +27,8 @@ pub struct Lowering {
     pub vector_bits: u32,
     /// The target has VNNI's `vpdpbusd` at `vector_bits`.
     pub int8_dot: bool,
+    /// The vector widths of the GEMM functions.
+    pub gemm: crate::kernels::gemm::Isa,
     /// Ops whose results a producer's epilogue computed.
     absorbed: SecondaryMap<OpId, bool>,
     /// Element-wise ops their consumer's loop computes (`ew_fusion`):
@@ -400,6 +402,10 @@ pub struct KernelTarget {
     pub vector_bits: u32,
     /// `x86vector.vpdpbusd` exists at that width.
     pub int8_dot: bool,
+    /// The GEMM functions come in one variant per x86-64 level, chosen
+    /// at run time (`gemm::Isa::X86Levels`); other kernels keep
+    /// `vector_bits`.
+    pub x86_levels: bool,
 }
 
 /// Bufferizes every function of the module.
@@ -407,6 +413,7 @@ pub fn bufferize_module(m: &mut Module) -> Result<()> {
     let target = KernelTarget {
         vector_bits: DEFAULT_VECTOR_BITS,
         int8_dot: false,
+        x86_levels: false,
     };
     bufferize_module_for(m, target)
 }
@@ -423,6 +430,10 @@ pub fn bufferize_module_for(m: &mut Module, target: KernelTarget) -> Result<()> 
         verified: RefCell::default(),
         vector_bits: target.vector_bits,
         int8_dot: target.int8_dot,
+        gemm: match target.x86_levels {
+            true => crate::kernels::gemm::Isa::X86Levels,
+            false => crate::kernels::gemm::Isa::Fixed(target.vector_bits),
+        },
         absorbed: SecondaryMap::default(),
         deferred: SecondaryMap::default(),
     };

@@ -13,7 +13,8 @@ pub use convert::{bufferize_module, bufferize_module_for, KernelTarget, DEFAULT_
 
 /// The `bufferize` pass; option `vector-bits` (128, 256 or 512) is the
 /// width of the target's vector registers, `int8-dot` (0 or 1) whether it
-/// has VNNI's byte dot product.
+/// has VNNI's byte dot product, `x86-levels` (0 or 1) whether the GEMM
+/// functions come in a variant per x86-64 level, chosen at run time.
 struct Bufferize {
     target: KernelTarget,
 }
@@ -45,6 +46,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
                 target: KernelTarget {
                     vector_bits: bits as u32,
                     int8_dot: opts.flag("int8-dot"),
+                    x86_levels: opts.flag("x86-levels"),
                 },
             }))
         },

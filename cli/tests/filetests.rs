@@ -1,7 +1,8 @@
 //! Filetests: every `tests/filetests/**/*.mlir` is one test.
 //!
 //! Each `// RUN:` line is a small pipeline:
-//!   `onnxc ARGS... [| run-llvm [--valgrind]] [| filecheck [--check-prefix=P]]`
+//!   `onnxc ARGS... [| run-llvm [--valgrind] [--threads N] [--cpu-level L]]
+//!    [| filecheck [--check-prefix=P]]`
 //! `%s` is the test file. `onnxc opt` always runs with `--verify-each`.
 //! `run-llvm` builds the LLVM IR on stdin with clang-19 and runs it; its
 //! stdout flows on. Without an explicit `filecheck` stage, a file's only RUN
@@ -183,12 +184,15 @@ fn run_onnxc(args: &[String]) -> Result<Vec<u8>, Failed> {
 struct RunOptions {
     valgrind: Option<String>,
     threads: Option<String>,
+    /// `ONNXC_CPU_LEVEL`: the highest x86-64 level the variants use.
+    cpu_level: Option<String>,
 }
 
 impl RunOptions {
     fn parse(words: &[String]) -> RunOptions {
         let mut o = RunOptions {
             valgrind: None,
+            cpu_level: None,
             threads: None,
         };
         let mut it = words.iter();
@@ -199,6 +203,8 @@ impl RunOptions {
                 o.valgrind = Some(t.into());
             } else if w == "--threads" {
                 o.threads = it.next().cloned();
+            } else if w == "--cpu-level" {
+                o.cpu_level = it.next().cloned();
             }
         }
         o
@@ -241,6 +247,9 @@ fn run_llvm(ll: &[u8], opts: &RunOptions, test: &Path) -> Result<Vec<u8>, Failed
     };
     if let Some(n) = &opts.threads {
         cmd.env("ONNXC_NUM_THREADS", n);
+    }
+    if let Some(n) = &opts.cpu_level {
+        cmd.env("ONNXC_CPU_LEVEL", n);
     }
     let out = cmd
         .stdin(Stdio::null())

@@ -8,76 +8,20 @@
 // Test helpers outside #[test] fns panic on failure by design.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+mod zoo_common;
+
 use std::process::Command;
+use zoo_common::{ok, onnxc, rel_diff};
 
-fn onnxc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_onnxc"))
-}
-
-fn ok(cmd: &mut Command) -> Vec<u8> {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?}:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-fn workdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("threads")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Largest |a − b| relative to the largest |b| over every output.
-fn rel_diff(ours: &Path, want: &Path) -> f64 {
-    let (mut diff, mut scale) = (0.0f64, 0.0f64);
-    for k in 0.. {
-        let name = format!("output_{k}.pb");
-        if !want.join(&name).exists() {
-            break;
-        }
-        let (_, w) = frontend::tensor_io::read_tensor_pb(&want.join(&name)).unwrap();
-        let (_, g) = frontend::tensor_io::read_tensor_pb(&ours.join(&name)).unwrap();
-        assert_eq!(g.shape(), w.shape(), "{name}");
-        for (a, b) in g.iter().zip(w.iter()) {
-            diff = diff.max((a.f64() - b.f64()).abs());
-            scale = scale.max(b.f64().abs());
-        }
-    }
-    diff / scale.max(1e-30)
+fn workdir(name: &str) -> std::path::PathBuf {
+    zoo_common::workdir("threads", name)
 }
 
 #[test]
 fn zoo_models_at_one_and_two_threads_match_onnxruntime() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ort_oracle.py");
     for name in ["mlp", "cnn", "squeezenet", "bert-tiny"] {
-        let dir = workdir(name);
-        let model = dir.join("model.onnx");
-        let inputs = dir.join("in");
-        ok(onnxc()
-            .args(["zoo", "gen", name, "-o"])
-            .arg(&model)
-            .arg("--inputs")
-            .arg(&inputs));
-        let mut ins: Vec<PathBuf> = std::fs::read_dir(&inputs)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        ins.sort();
-        let ort = dir.join("ort");
-        let mut cmd = Command::new("python3");
-        cmd.arg(&script).arg(&model).arg("--output-dir").arg(&ort);
-        for i in &ins {
-            cmd.arg("--input").arg(i);
-        }
-        ok(&mut cmd);
+        let (model, ins, ort) = zoo_common::zoo_with_oracle("threads", name);
+        let dir = model.parent().unwrap().to_path_buf();
         for threads in ["1", "2"] {
             let out = dir.join(format!("t{threads}"));
             let mut cmd = onnxc();
@@ -164,6 +108,11 @@ fn library_called_from_several_threads_at_once() {
     let header = std::fs::read_to_string(dir.join("cnn.h")).unwrap();
     assert!(
         header.contains("#define CNN_TARGET_CPU \"x86-64-v2\""),
+        "{header}"
+    );
+    // The portable default: every x86-64 level's kernels (cpu_levels.rs).
+    assert!(
+        header.contains("#define CNN_X86_LEVELS \"x86-64-v2 x86-64-v3 x86-64-v4\""),
         "{header}"
     );
     assert!(header.contains("#define CNN_THREADS 0"), "{header}");

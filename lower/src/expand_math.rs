@@ -83,7 +83,11 @@ fn horner(b: &mut Builder<'_>, y: ValueId, coeffs: &[f64]) -> ValueId {
     let mut acc = splat(b, y, coeffs.last().copied().unwrap_or(0.0));
     for &c in coeffs.iter().rev().skip(1) {
         let k = splat(b, y, c);
-        acc = b.fma(acc, y, k);
+        // A product and a sum, not `math.fma`: the backend fuses them
+        // where the CPU has FMA (`-ffp-contract=fast`); on x86-64-v2 a
+        // fused op would be a libm call per lane.
+        let p = b.mulf(acc, y);
+        acc = b.addf(p, k);
     }
     acc
 }

@@ -11,6 +11,7 @@ pub mod dealloc_lowering;
 pub mod elf;
 pub mod expand_math;
 pub mod llvm;
+pub mod multiversion;
 pub mod noalias;
 pub mod outline;
 pub mod parallel;
@@ -28,6 +29,7 @@ pub fn register_passes(reg: &mut PassRegistry) {
     reg.add(parallel::pass_info());
     reg.add(outline::pass_info());
     reg.add(noalias::pass_info());
+    reg.add(multiversion::pass_info());
     reg.add(ir::transforms::symbol_dce::pass_info());
     reg.add(expand_math::pass_info());
     reg.add_pipeline(
@@ -42,12 +44,17 @@ const LLVM_READY: &str =
     "expand-math,lower-deallocations,lower-parallel,outline-kernels,mark-noalias,convert-scf-to-cf,symbol-dce";
 
 /// `lower-to-llvm-ready` with the compile-time thread count of the
-/// parallel loops (0: all cores at run time, 1: serial).
-pub fn llvm_ready_pipeline(threads: u64) -> String {
-    LLVM_READY.replace(
+/// parallel loops (0: all cores at run time, 1: serial); `x86_levels`:
+/// the vector kernels in a variant per x86-64 level (`multiversion`).
+pub fn llvm_ready_pipeline(threads: u64, x86_levels: bool) -> String {
+    let p = LLVM_READY.replace(
         "lower-parallel",
         &format!("lower-parallel{{threads={threads}}}"),
-    )
+    );
+    match x86_levels {
+        true => p.replace("mark-noalias", "mark-noalias,multiversion"),
+        false => p,
+    }
 }
 
 /// Emits LLVM IR text for a module of func/arith/math/memref/cf ops.

@@ -96,9 +96,20 @@ fn defined_inside(m: &Module, nest: OpId, v: ValueId) -> bool {
     }
 }
 
+/// An `arith.constant`, or a `vector.broadcast` of one (a splat): copied
+/// into the kernel, not passed. A vector argument would also cross
+/// between functions built for different CPUs (`multiversion`), whose
+/// calling conventions pass it in different registers.
 pub(crate) fn is_constant(m: &Module, v: ValueId) -> bool {
-    m.defining_op(v)
-        .is_some_and(|d| m.is(d, "arith.constant") && m.operands(d).is_empty())
+    m.defining_op(v).is_some_and(|d| {
+        let scalar = |d: OpId| m.is(d, "arith.constant") && m.operands(d).is_empty();
+        scalar(d)
+            || m.is(d, "vector.broadcast")
+                && m.operands(d)
+                    .first()
+                    .and_then(|&x| m.defining_op(x))
+                    .is_some_and(scalar)
+    })
 }
 
 /// Moves ops into private functions, one per structurally distinct op.
@@ -146,7 +157,12 @@ impl Outliner {
         let (consts, args): (Vec<ValueId>, Vec<ValueId>) = outside
             .iter()
             .partition(|&&v| is_constant(m, v) || clone(m, v));
+        // Kernels of variants for different CPUs are compiled apart.
+        let cpu = func::target_cpu_of(m, nest).map(str::to_string);
         let mut key = String::new();
+        if let Some(cpu) = &cpu {
+            let _ = write!(key, "cpu {cpu};");
+        }
         for &v in lead {
             let _ = write!(key, "l{};", m.value_type(v));
         }
@@ -164,6 +180,9 @@ impl Outliner {
         }
         let lead_types: Vec<Type> = lead.iter().map(|&v| m.value_type(v).clone()).collect();
         let made = move_into_function(m, nest, &name, &lead_types, &args, &consts);
+        if let Some(cpu) = cpu {
+            m.set_attr(made.0, func::TARGET_CPU, Attribute::string(&cpu));
+        }
         self.kernels.insert(key, name);
         (call, Some(made))
     }
@@ -207,24 +226,32 @@ fn move_into_function(
         m.replace_uses_where(a, p, inside);
     }
     for &c in consts {
-        let Some(def) = m.defining_op(c) else {
-            continue;
-        };
-        // A copy of the defining op, whatever its attributes.
-        let name = m.name(def);
-        let spec = OpSpec {
-            attrs: m.attrs(def).to_vec(),
-            result_types: vec![m.value_type(c).clone()],
-            ..OpSpec::default()
-        };
-        let clone = Builder::at_end(m, entry).create(name.as_str(), spec);
-        if let Some(&v) = m.results(clone).first() {
+        if let Some(v) = copy_constant(m, entry, c) {
             m.replace_uses_where(c, v, inside);
         }
     }
     m.move_to(nest, InsertPoint::End(entry));
     Builder::at_end(m, entry).ret(&[]);
     (f, params[..lead.len()].to_vec())
+}
+
+/// A copy of the definition of `c` (see [`is_constant`]) at the end of
+/// `block`, with what it is made of, whatever its attributes.
+fn copy_constant(m: &mut Module, block: ir::BlockId, c: ValueId) -> Option<ValueId> {
+    let def = m.defining_op(c)?;
+    let operands = match m.operands(def).first().copied() {
+        Some(x) => vec![copy_constant(m, block, x)?],
+        None => Vec::new(),
+    };
+    let name = m.name(def);
+    let spec = OpSpec {
+        operands,
+        attrs: m.attrs(def).to_vec(),
+        result_types: vec![m.value_type(c).clone()],
+        ..OpSpec::default()
+    };
+    let clone = Builder::at_end(m, block).create(name.as_str(), spec);
+    m.results(clone).first().copied()
 }
 
 /// Local numbers of the values of one nest. One table serves every nest
@@ -267,13 +294,16 @@ fn structural_key(
         num.insert(a);
     }
     for &c in consts {
-        if let Some(def) = m.defining_op(c) {
+        // A splat's op, then its scalar's.
+        let mut at = Some(c);
+        while let Some(def) = at.and_then(|v| m.defining_op(v)) {
             let _ = write!(key, "c{}:{}", m.name(def).as_str(), m.value_type(c));
             for (k, v) in m.attrs(def) {
                 let _ = write!(key, ",{}={v}", k.as_str());
             }
-            key.push(';');
+            at = m.operands(def).first().copied();
         }
+        key.push(';');
         num.insert(c);
     }
     for &op in ops {

@@ -17,12 +17,18 @@ use std::process::Command;
 /// so a library built here loads anywhere; pass `--target-cpu` for more.
 pub const PORTABLE_X86: &str = "x86-64-v2";
 
+/// The `--target-cpu` value of the default of `--emit obj|lib|llvm`: the
+/// portable baseline, with the GEMM family in a variant per x86-64 level.
+pub const PORTABLE: &str = "portable";
+
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct CodegenFlags {
-    /// CPU the code is built for: native, x86-64-v2, x86-64-v3 (AVX2),
-    /// x86-64-v4 (AVX-512), or any clang -march value (default: native for
-    /// run and bench, x86-64-v2 for compile).
+    /// CPU the code is built for: native, portable (x86-64-v2 code whose
+    /// matrix products and convolutions also come for x86-64-v3 and v4,
+    /// picked at run time), x86-64-v2, x86-64-v3 (AVX2), x86-64-v4
+    /// (AVX-512), or any clang -march value (default: native for run and
+    /// bench, portable for compile).
     #[cfg_attr(feature = "clap", arg(long, value_name = "CPU"))]
     pub target_cpu: Option<String>,
     /// Threads of the compiled code's parallel loops; 0 (default): all
@@ -39,6 +45,9 @@ pub struct Codegen {
     pub vector_bits: u32,
     /// The CPU has VNNI's `vpdpbusd` at `vector_bits`.
     pub int8_dot: bool,
+    /// The portable x86-64 build: the GEMM family comes in a variant per
+    /// x86-64 level (v2, v3, v4), the running CPU's chosen at load time.
+    pub x86_levels: bool,
     pub threads: u64,
 }
 
@@ -46,8 +55,12 @@ impl Default for Codegen {
     fn default() -> Self {
         Codegen {
             cpu: default_cpu(false).to_string(),
-            vector_bits: 128,
+            vector_bits: match cfg!(target_arch = "x86_64") {
+                true => 256,
+                false => 128,
+            },
             int8_dot: false,
+            x86_levels: cfg!(target_arch = "x86_64"),
             threads: 0,
         }
     }
@@ -71,10 +84,14 @@ impl CodegenFlags {
         native_default: bool,
         llvm_bin: Option<&Path>,
     ) -> Result<Codegen, Failure> {
-        let cpu = self
-            .target_cpu
-            .clone()
-            .unwrap_or_else(|| default_cpu(native_default).to_string());
+        // `portable` names what `compile` builds by default.
+        let portable = self.target_cpu.as_deref() == Some(PORTABLE)
+            || self.target_cpu.is_none() && !native_default;
+        let cpu = match &self.target_cpu {
+            Some(c) if c != PORTABLE => c.clone(),
+            _ if portable => default_cpu(false).to_string(),
+            _ => default_cpu(native_default).to_string(),
+        };
         if cpu.is_empty()
             || !cpu
                 .chars()
@@ -85,11 +102,19 @@ impl CodegenFlags {
             )));
         }
         let features = features(&cpu, llvm_bin)?;
-        let vector_bits = bits_of(&features);
+        // Any other `--target-cpu` pins one variant.
+        let x86_levels = portable && cpu == PORTABLE_X86;
+        // The portable kernels are written for 256-bit vectors: two SSE
+        // registers each at v2, native at v3 and v4 (AVX-512VL).
+        let vector_bits = match x86_levels {
+            true => 256,
+            false => bits_of(&features),
+        };
         Ok(Codegen {
             cpu,
             vector_bits,
             int8_dot: int8_dot_of(&features, vector_bits),
+            x86_levels,
             threads: self.threads.unwrap_or(0),
         })
     }
@@ -118,13 +143,17 @@ impl Codegen {
             "bufferize" => pipeline.replacen(
                 "bufferize",
                 &format!(
-                    "bufferize{{vector-bits={},int8-dot={}}}",
+                    "bufferize{{vector-bits={},int8-dot={}{}}}",
                     self.vector_bits,
-                    u8::from(self.int8_dot)
+                    u8::from(self.int8_dot),
+                    match self.x86_levels {
+                        true => ",x86-levels=1",
+                        false => "",
+                    }
                 ),
                 1,
             ),
-            "lower" => lower::llvm_ready_pipeline(self.threads),
+            "lower" => lower::llvm_ready_pipeline(self.threads, self.x86_levels),
             _ => pipeline.to_string(),
         }
     }
@@ -135,10 +164,23 @@ impl Codegen {
             0 => "all cores".to_string(),
             n => n.to_string(),
         };
+        let levels = match self.x86_levels {
+            true => {
+                "\n   Matrix products and convolutions carry x86-64-v2, v3 and v4 (AVX-512)\n   \
+                 variants; the first call picks the one the CPU runs (cpuid;\n   \
+                 ONNXC_CPU_LEVEL=2 or 3 caps it)."
+            }
+            false => "",
+        };
         format!(
             "/* Built with --target-cpu {cpu} ({bits}-bit vectors) and --threads {t} ({threads});\n   \
-             ONNXC_NUM_THREADS overrides the thread count at run time.{gomp} */\n\
-             #define {up}_TARGET_CPU \"{cpu}\"\n#define {up}_THREADS {t}\n",
+             ONNXC_NUM_THREADS overrides the thread count at run time.{levels}{gomp} */\n\
+             #define {up}_TARGET_CPU \"{cpu}\"\n#define {up}_THREADS {t}\n\
+             #define {up}_X86_LEVELS \"{variants}\"\n",
+            variants = match self.x86_levels {
+                true => "x86-64-v2 x86-64-v3 x86-64-v4",
+                false => "",
+            },
             cpu = self.cpu,
             bits = self.vector_bits,
             t = self.threads,
@@ -274,11 +316,42 @@ mod tests {
     }
 
     #[test]
+    fn the_portable_build_has_every_level_and_a_cpu_pins_one() {
+        if cfg!(not(target_arch = "x86_64")) {
+            return;
+        }
+        let flags = |cpu: Option<&str>| CodegenFlags {
+            target_cpu: cpu.map(str::to_string),
+            threads: None,
+        };
+        for (cpu, native_default) in [(None, false), (Some("portable"), true)] {
+            let Ok(c) = flags(cpu).resolve(native_default, None) else {
+                panic!("{cpu:?} does not resolve");
+            };
+            assert_eq!((c.cpu.as_str(), c.vector_bits), (PORTABLE_X86, 256));
+            assert!(c.x86_levels);
+            assert!(c
+                .stage_pipeline("bufferize", "bufferize")
+                .contains("x86-levels=1"));
+            assert!(c.stage_pipeline("lower", "x").contains("multiversion"));
+            assert!(c
+                .header_note("m")
+                .contains("#define M_X86_LEVELS \"x86-64-v2 x86-64-v3 x86-64-v4\""));
+        }
+        let Ok(pinned) = flags(Some(PORTABLE_X86)).resolve(false, None) else {
+            panic!("x86-64-v2 does not resolve");
+        };
+        assert!(!pinned.x86_levels && pinned.vector_bits == 128);
+        assert!(!pinned.stage_pipeline("lower", "x").contains("multiversion"));
+    }
+
+    #[test]
     fn pipelines_carry_the_choice() {
         let c = Codegen {
             cpu: "x86-64-v3".into(),
             vector_bits: 256,
             int8_dot: true,
+            x86_levels: false,
             threads: 2,
         };
         assert_eq!(

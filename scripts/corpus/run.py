@@ -473,6 +473,38 @@ def run_model_lib(args, corpus_dir, entry, work):
     return r
 
 
+def with_versus(args, corpus_dir, entry, work, r):
+    """--versus-arg: the model compiled again with those arguments instead
+    of --compile-arg (e.g. the native build against the portable default),
+    checked at every size and, where both match, timed against the first
+    library alternately in one process (`versus` per size: its result, its
+    time and the median per-round ratio first / versus)."""
+    name = entry["name"]
+    model_path = os.path.join(corpus_dir, entry["file"])
+    entry_path = os.path.join(corpus_dir, f"{name}.json")
+    vname = f"{name}_vs"
+    lib = os.path.join(work, f"lib{vname}.so")
+    vpath = os.path.join(work, vname + ".onnx")
+    if not os.path.exists(vpath):
+        os.symlink(model_path, vpath)
+    rc, out, err = run_child([args.onnxc, "compile", vpath, "--emit", "lib", "-o", lib] + args.versus_arg, args.compile_timeout)
+    for k, size in enumerate(r["sizes"]):
+        if rc != 0 or not os.path.exists(lib):
+            size["versus"] = {"status": "no-compile", "error": first_error_line(err + out, rc)}
+            continue
+        wcmd = [sys.executable, os.path.abspath(__file__), "--worker", "lib", "--lib", lib, "--prefix", c_prefix(vname),
+                "--no-time"] + common_worker_args(args, entry_path, model_path, k)
+        w = last_json(run_child(wcmd, args.call_timeout)[1]) or {"status": "crash"}
+        res = {"status": w.get("status")}
+        if args.time and args.threads <= 1 and res["status"] == "match" and size.get("status") == "match":
+            pcmd = [sys.executable, os.path.abspath(__file__), "--worker", "pair", "--lib", os.path.join(work, f"lib{name}.so"),
+                    "--prefix", c_prefix(name), "--lib2", lib, "--prefix2", c_prefix(vname)] + common_worker_args(args, entry_path, model_path, k)
+            p = last_json(run_child(pcmd, args.call_timeout)[1]) or {}
+            res.update(main_ms=p.get("dynamic_ms"), versus_ms=p.get("static_ms"), ratio=p.get("ratio"))
+        size["versus"] = res
+    return r
+
+
 def with_static(args, corpus_dir, entry, work, r):
     """--static: add each size's specialized compile to the result."""
     for k in range(len(entry["sizes"])):
@@ -641,6 +673,12 @@ def summarize(results):
                   if s.get("static", {}).get("status") == "match" and s["static"].get("onnxc_ms") and s["static"].get("ort_ms")]
         if st_ort:
             extra["geomean_static_over_ort"] = round(math.exp(sum(math.log(x) for x in st_ort) / len(st_ort)), 3)
+    vs = [s["versus"]["ratio"] for r in results for s in r.get("sizes", []) if s.get("versus", {}).get("ratio")]
+    if vs:
+        extra["geomean_main_over_versus"] = round(math.exp(sum(math.log(x) for x in vs) / len(vs)), 3)
+        extra["main_over_versus_max"] = round(max(vs), 3)
+    if any("versus" in s for r in results for s in r.get("sizes", [])):
+        extra["versus_match"] = sum(1 for r in results for s in r.get("sizes", []) if s.get("versus", {}).get("status") == "match")
     return {
         "models": n,
         "compiled": len(compiled),
@@ -655,9 +693,12 @@ def summarize(results):
 
 def print_table(results, out=sys.stdout):
     static = any("static" in sz for r in results for sz in r.get("sizes", []))
+    versus = any("versus" in sz for r in results for sz in r.get("sizes", []))
     hdr = f"{'model':26} {'compile':8} {'size':>4} {'result':22} {'onnxc ms':>9} {'ort ms':>9} {'ratio':>7}"
     if static:
         hdr += f"  {'static result':22} {'static ms':>9} {'dyn/st':>6}"
+    if versus:
+        hdr += f"  {'versus':8} {'main ms':>9} {'vs ms':>9} {'main/vs':>7}"
     hdr += "  error"
     print(hdr, file=out)
     print("-" * len(hdr), file=out)
@@ -682,6 +723,10 @@ def print_table(results, out=sys.stdout):
                 line += f" {f'{ds:.2f}' if ds else '-':>6}"
                 if not st.get("compiled") and st.get("error") and not serr:
                     serr = "static: " + st["error"]
+            if versus:
+                v = s.get("versus", {})
+                line += f"  {v.get('status') or '':8} {fmt_ms(v.get('main_ms')):>9} {fmt_ms(v.get('versus_ms')):>9}"
+                line += f" {v['ratio'] if v.get('ratio') else '-':>7}"
             print(line + f"  {serr[:110]}", file=out)
 
 
@@ -797,6 +842,9 @@ def main():
     ap.add_argument("--compile-timeout", type=float, default=1800)
     ap.add_argument("--compile-arg", action="append", default=[], metavar="ARG",
                     help="extra argument of every `onnxc compile` (repeatable), e.g. --compile-arg=--target-cpu=native")
+    ap.add_argument("--versus-arg", action="append", default=[], metavar="ARG",
+                    help="also compile each model with these `onnxc compile` arguments instead of --compile-arg (repeatable), "
+                         "check it, and time the first library against it alternately, e.g. --versus-arg=--target-cpu=native")
     ap.add_argument("--call-timeout", type=float, default=900, help="per size child process")
     ap.add_argument("--threads", type=int, default=1,
                     help="threads of the compiled code (ONNXC_NUM_THREADS) and of onnxruntime (intra-op), the same on both sides; "
@@ -851,6 +899,8 @@ def main():
             r = (run_model_lib if args.emit == "lib" else run_model_run)(args, d, e, work)
             if args.static:
                 r = with_static(args, d, e, work, r)
+            if args.versus_arg and r.get("compiled"):
+                r = with_versus(args, d, e, work, r)
         except Exception as ex:  # a driver bug on one model must not lose the rest
             r = {"compiled": False, "error": f"run.py: {type(ex).__name__}: {ex}", "sizes": []}
         r = {"model": e["name"], "corpus": os.path.abspath(d), **r}

@@ -192,13 +192,13 @@ pub fn gemm_conv(
             super::checks::equal(b, op, have, want, msg)?;
         }
     }
-    let bits = cx.vector_bits;
+    let isa = cx.gemm;
     let epi = Epilogue { act, residual };
     let packed = packed_weights(cx, b, op, &ops, group);
     let im2col = |b: &mut Builder<'_>| {
         gemm_into(
             b,
-            (bits, packed),
+            (isa, packed),
             &ops,
             &kernel,
             (&place.outs, &place.begins),
@@ -258,7 +258,7 @@ fn packed_weights(
     if weights.dtype() != dtype || weights.len() != m.checked_mul(k)? || m % groups != 0 {
         return None;
     }
-    let bl = gemm::Blocking::for_target(cx.vector_bits, &elem);
+    let bl = gemm::Blocking::of(cx.gemm, &elem);
     let layout = gemm::PackedA::new(dtype.storage_bytes(1)?, (groups, m / groups, k), bl)?;
     let source = (weights, layout.elements());
     let (global, _) = super::packed_global(cx, b, source, move |w, out| layout.pack(w, out))?;
@@ -280,7 +280,7 @@ pub(super) struct Epilogue {
 /// is a runtime value, so dynamic batch and spatial dims run this code.
 fn gemm_into(
     b: &mut Builder<'_>,
-    (vector_bits, packed): (u32, Option<(ValueId, i64)>),
+    (isa, packed): (gemm::Isa, Option<(ValueId, i64)>),
     ops: &Operands,
     kernel: &[i64],
     (outs, pads): (&[ValueId], &[ValueId]),
@@ -317,7 +317,7 @@ fn gemm_into(
             dilations: spatial.dilations.clone(),
         })
     };
-    let mut v = gemm::Variant::plain(&elem, vector_bits, source);
+    let mut v = gemm::Variant::plain(&elem, isa, source);
     if bias.is_some() {
         v.bias = gemm::Bias::Row;
     }

@@ -71,7 +71,7 @@ pub fn conv_transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
             geo: &geo,
             groups: (g, mg, cg),
         };
-        t.gemm_then_scatter(b, cx.vector_bits);
+        t.gemm_then_scatter(b, cx.gemm);
         return Ok(vec![out]);
     }
     let mut ubs = dx.clone();
@@ -127,7 +127,7 @@ impl Transposed<'_> {
     /// (A is W's group block read transposed, B the image's channels as
     /// rows), then each column added where its input position and tap
     /// land in the output.
-    fn gemm_then_scatter(&self, b: &mut Builder<'_>, vector_bits: u32) {
+    fn gemm_then_scatter(&self, b: &mut Builder<'_>, isa: super::gemm::Isa) {
         let (x, w, dx) = (self.x, self.w, self.dx);
         let (groups, mg, cg) = self.groups;
         let elem = elem_of(b.m, x);
@@ -142,11 +142,8 @@ impl Transposed<'_> {
         let x = crate::convert::contiguous(b, x);
         let w = crate::convert::contiguous(b, w);
         let (xf, wf) = (super::gemm::flat(b, x, xlen), super::gemm::flat(b, w, wlen));
-        let v = super::gemm::Variant::plain(
-            &elem,
-            vector_bits,
-            super::gemm::BSource::Matrix { unit_n: true },
-        );
+        let v =
+            super::gemm::Variant::plain(&elem, isa, super::gemm::BSource::Matrix { unit_n: true });
         let bounds = Bounds::new(b);
         let one = bounds.one;
         let group_in = b.muli(cg, positions);

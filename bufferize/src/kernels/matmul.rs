@@ -464,7 +464,7 @@ fn gemm_matmul(cx: &mut Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, e
     let (a_rs, a_cs) = (if a_vec { k } else { stride(o.a, 2) }, stride(o.a, 1));
     let (b_rs, b_cs) = (stride(o.w, 2), if b_vec { one } else { stride(o.w, 1) });
     let unit_n = o.w.unit_last();
-    let mut v = gemm::Variant::plain(elem, cx.vector_bits, gemm::BSource::Matrix { unit_n });
+    let mut v = gemm::Variant::plain(elem, cx.gemm, gemm::BSource::Matrix { unit_n });
     v.a_direct = o.a.unit_last();
     let zero = b.const_index(0);
     let mut call = gemm::Call {
@@ -727,7 +727,7 @@ fn gemm_packed(
     let (a_rs, a_cs) = if g.ta { (one, g.m) } else { (g.k, one) };
     let b_args = if g.tb { vec![one, g.k] } else { vec![g.n, one] };
     let source = gemm::BSource::Matrix { unit_n: !g.tb };
-    let mut v = gemm::Variant::plain(&elem, cx.vector_bits, source);
+    let mut v = gemm::Variant::plain(&elem, cx.gemm, source);
     v.a_direct = !g.ta;
     v.alpha_bits = alpha.to_bits();
     v.beta_bits = beta.to_bits();

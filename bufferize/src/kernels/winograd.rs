@@ -58,6 +58,7 @@ pub struct Plan {
     k: i64,
     c: i64,
     vector_bits: u32,
+    gemm: gemm::Isa,
 }
 
 /// The plan for `op` when it is a 2-D 3×3 stride-1 undilated single-group
@@ -107,6 +108,7 @@ pub fn plan(
         k,
         c,
         vector_bits: cx.vector_bits,
+        gemm: cx.gemm,
     }))
 }
 
@@ -259,7 +261,7 @@ impl Plan {
     fn products(&self, b: &mut Builder<'_>, g: &Grid, v: ValueId, m: ValueId) {
         let variant = gemm::Variant::plain(
             &Type::f32(),
-            self.vector_bits,
+            self.gemm,
             gemm::BSource::Matrix { unit_n: true },
         );
         let (kk, cc, one) = (

@@ -163,7 +163,58 @@ impl Builder<'_> {
     /// The number of threads a parallel loop started here would get
     /// (`func.call @__onnxc_num_threads()`, declared on first use).
     pub fn num_threads(&mut self) -> ValueId {
-        let name = crate::dialects::scf::NUM_THREADS_FN;
+        self.runtime_query(crate::dialects::scf::NUM_THREADS_FN)
+    }
+
+    /// The x86-64 level of the running CPU (`func.call
+    /// @__onnxc_cpu_level()`, declared on first use).
+    pub fn cpu_level(&mut self) -> ValueId {
+        self.runtime_query(crate::dialects::func::CPU_LEVEL_FN)
+    }
+
+    /// Calls the first of `variants` (x86-64 level, function; highest
+    /// level first) whose level the running CPU has, the last one
+    /// otherwise, with `args`.
+    pub fn call_for_cpu_level(&mut self, variants: &[(i64, String)], args: &[ValueId]) {
+        let have = match variants.len() {
+            0 | 1 => None,
+            _ => Some(self.cpu_level()),
+        };
+        self.call_at_level(have, variants, args);
+    }
+
+    fn call_at_level(
+        &mut self,
+        have: Option<ValueId>,
+        variants: &[(i64, String)],
+        args: &[ValueId],
+    ) {
+        let Some(((level, name), rest)) = variants.split_first() else {
+            return;
+        };
+        let Some(have) = have.filter(|_| !rest.is_empty()) else {
+            self.call(name, args, &[]);
+            return;
+        };
+        let need = self.const_index(*level);
+        let fits = self.cmp(super::Cmp::Ge, have, need);
+        self.scf_if(
+            fits,
+            &[],
+            &mut |b| {
+                b.call(name, args, &[]);
+                Vec::new()
+            },
+            Some(&mut |b| {
+                b.call_at_level(Some(have), rest, args);
+                Vec::new()
+            }),
+        );
+    }
+
+    /// A call of the `() -> index` function `name` the LLVM emitter
+    /// defines, declared on first use.
+    fn runtime_query(&mut self, name: &str) -> ValueId {
         if self.m.lookup_symbol(name).is_none() {
             // A declaration: a `func.func` with an empty region.
             let body = self.m.body();

@@ -30,6 +30,28 @@ pub fn function_type(m: &Module, f: OpId) -> Option<&crate::types::FunctionType>
     m.attr(f, "function_type")?.as_type()?.as_function()
 }
 
+/// On a function: the CPU it is compiled for (clang's `-march` name,
+/// e.g. `x86-64-v4`), where that differs from the module's. Functions
+/// made from its body (outlined loops) keep it.
+pub const TARGET_CPU: &str = "onnxc.target_cpu";
+
+/// `() -> index`: the x86-64 micro-architecture level of the CPU running
+/// the code (2, 3 or 4; at most `ONNXC_CPU_LEVEL` when that is set), read
+/// once from cpuid. Defined by the LLVM emitter.
+pub const CPU_LEVEL_FN: &str = "__onnxc_cpu_level";
+
+/// The enclosing function's `TARGET_CPU`.
+pub fn target_cpu_of(m: &Module, op: OpId) -> Option<&str> {
+    let mut at = Some(op);
+    while let Some(o) = at {
+        if m.is(o, "func.func") {
+            return m.attr(o, TARGET_CPU).and_then(Attribute::as_str);
+        }
+        at = m.parent_op(o);
+    }
+    None
+}
+
 /// On a function whose results have a rank decided at run time: per
 /// declared result, the index of the extra result (a 0-d i64) holding its
 /// rank, or -1 for a static rank. Such a result is returned in its

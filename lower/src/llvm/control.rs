@@ -40,6 +40,10 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Optio
         if runtime::provide(mcx, name, ft) || name == ir::dialects::scf::NUM_THREADS_FN {
             return Ok(None);
         }
+        if name == ir::dialects::func::CPU_LEVEL_FN {
+            super::cpu::provide(mcx, name);
+            return Ok(None);
+        }
         return Ok(Some(Item {
             before: format!("declare {ret} {gname}({})\n\n", params.join(", ")),
             internal: false,
@@ -101,11 +105,21 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Optio
     cx.prologue = prologue;
     let text = cx.emit_body(region)?;
     // An outlined kernel is optimized once, on its own, not again inlined.
-    let attrs = if m.attr(f, crate::outline::KERNEL_ATTR).is_some() {
-        " noinline"
-    } else {
-        ""
-    };
+    let mut attrs = String::new();
+    if m.attr(f, crate::outline::KERNEL_ATTR).is_some() {
+        attrs.push_str(" noinline");
+    }
+    // A variant for another CPU than the module's: never inlined into
+    // code that may run where its instructions do not exist.
+    if let Some(cpu) = m
+        .attr(f, ir::dialects::func::TARGET_CPU)
+        .and_then(Attribute::as_str)
+    {
+        if !attrs.contains("noinline") {
+            attrs.push_str(" noinline");
+        }
+        attrs.push_str(&format!(" \"target-cpu\"=\"{cpu}\""));
+    }
     let mut after = format!("{ret} {gname}({}){attrs} {{\n", plist.join(", "));
     after.push_str(&text);
     after.push_str("}\n\n");

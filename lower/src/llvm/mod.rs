@@ -43,6 +43,7 @@ mod alloc_cache;
 mod alloc_track;
 mod arith;
 mod control;
+mod cpu;
 mod globals;
 mod math;
 mod memref;

@@ -118,15 +118,17 @@ fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId, edge: bool) 
 /// front to back (one stream per panel; the padding past N is zeros, so
 /// the loads are whole vectors); threads take disjoint panels.
 pub(super) fn gemv_packed(b: &mut Builder<'_>, v: &Variant, p: &Params) {
-    column_blocks(b, p, v.blocking.nr(), &mut |b, col0| panel(b, v, p, col0));
+    column_blocks(b, p, v.blocking.panel_cols, &mut |b, col0| {
+        panel(b, v, p, col0)
+    });
 }
 
 /// Columns `col0 .. col0 + NR` of C's one row from B's packed panel.
 fn panel(b: &mut Builder<'_>, v: &Variant, p: &Params, col0: ValueId) {
     let bl = v.blocking;
-    let (vw, nv) = (bl.vw, bl.nv);
+    let (vw, nv) = (bl.vw, bl.panel_vectors());
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let (nr, kc) = (b.const_index(bl.nr()), b.const_index(bl.kc));
+    let (nr, kc) = (b.const_index(bl.panel_cols), b.const_index(bl.kc));
     let vzero = {
         let z = b.zero(&v.elem);
         b.broadcast(z, vw)

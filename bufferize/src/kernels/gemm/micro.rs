@@ -19,7 +19,7 @@ pub(super) struct Tile {
     pub jc: ValueId,
     pub a: APanels,
     /// The packed B block: buffer and offset of its first panel (panels
-    /// `kcur · NR` elements apart).
+    /// `kcur · panel_cols` elements apart).
     pub b: (ValueId, ValueId),
 }
 
@@ -27,7 +27,7 @@ pub(super) struct Tile {
 #[derive(Clone, Copy)]
 pub(super) enum APanels {
     /// Packed panels: buffer and offset of the block's first (panels
-    /// `kcur · MR` elements apart).
+    /// `kcur · panel_rows` elements apart).
     Packed(ValueId, ValueId),
     /// A itself, row-major: row `i` of the block at `start + i·rs`, depth
     /// contiguous; `rows` rows exist (past them the last is read again,
@@ -63,9 +63,9 @@ fn accumulate(
     let bl = v.blocking;
     let (bp, b_base) = t.b;
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let nr = b.const_index(bl.nr());
+    let nr = b.const_index(bl.panel_cols);
     let a_rows = a_rows(b, bl, (p, t), (ir, rows));
-    let b0 = b.muli(jr, t.kcur);
+    let b0 = super::panel_start(b, jr, t.kcur, bl.panel_cols, bl.nr());
     let b0 = b.addi(b_base, b0);
     let vzero = {
         let z = b.zero(&v.elem);
@@ -113,7 +113,7 @@ fn a_rows(
     let tile_rows = rows;
     match t.a {
         APanels::Packed(ap, base) => {
-            let a0 = b.muli(ir, t.kcur);
+            let a0 = super::panel_start(b, ir, t.kcur, bl.panel_rows, bl.mr);
             let a0 = b.addi(base, a0);
             let rows = (0..tile_rows)
                 .map(|r| {
@@ -121,7 +121,7 @@ fn a_rows(
                     b.addi(a0, r)
                 })
                 .collect();
-            ((ap, b.const_index(bl.mr)), rows)
+            ((ap, b.const_index(bl.panel_rows)), rows)
         }
         APanels::Direct { start, rs, rows } => {
             let one = b.const_index(1);

@@ -23,6 +23,37 @@ use ir::{Builder, Type, ValueId};
 pub(in crate::kernels) use pack::window_origins;
 pub use pack::{ConvGeometry, PackedA, PackedB};
 
+/// The vector widths a GEMM function is built for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// The target's one width (bits).
+    Fixed(u32),
+    /// One variant per x86-64 level (v2, v3, v4: 128-, 256- and 512-bit
+    /// vectors), the one for the running CPU chosen at each call (the
+    /// level is read once, `func::CPU_LEVEL_FN`). Operands packed at
+    /// compile time use v4's panels; each variant's register tile
+    /// covers them in parts.
+    X86Levels,
+}
+
+/// The variants of [`Isa::X86Levels`]: level, clang CPU, vector bits;
+/// widest first.
+const X86_LEVELS: [(i64, &str, u32); 3] = [
+    (4, "x86-64-v4", 512),
+    (3, "x86-64-v3", 256),
+    (2, "x86-64-v2", 128),
+];
+
+impl Isa {
+    /// The width packed layouts are made for.
+    pub fn layout_bits(self) -> u32 {
+        match self {
+            Isa::Fixed(bits) => bits,
+            Isa::X86Levels => X86_LEVELS[0].2,
+        }
+    }
+}
+
 /// Register and cache blocking for one vector width.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Blocking {
@@ -32,12 +63,21 @@ pub struct Blocking {
     pub mr: i64,
     /// Vectors per row of the register tile (NR = nv · vw).
     pub nv: i64,
+    /// Rows of a packed A panel: MR, or a multiple of it when the
+    /// layout is shared with wider variants.
+    pub panel_rows: i64,
+    /// Columns of a packed B panel: NR, or a multiple of it.
+    pub panel_cols: i64,
     /// Depth of one packed block (fits L1 with an A and a B panel).
     pub kc: i64,
     /// Rows of A packed at once (fits L2).
     pub mc: i64,
     /// Columns of B packed at once (fits L3).
     pub nc: i64,
+    /// Fewer micro-kernel sizes for edge tiles (a full one and one of a
+    /// single vector): the narrower levels of a multi-level build, whose
+    /// code would otherwise double the compile time.
+    pub compact: bool,
 }
 
 impl Blocking {
@@ -45,21 +85,76 @@ impl Blocking {
     /// (`mr · nv` accumulators plus `nv` B vectors and a broadcast fit the
     /// register file: 16 registers below 512 bits, 32 at 512).
     pub fn for_target(bits: u32, elem: &Type) -> Blocking {
-        let elem_bits = i64::from(elem.bit_width().unwrap_or(32));
-        let vw = (i64::from(bits) / elem_bits).max(1);
+        let vw = lanes(bits, elem);
         let (mr, nv) = if bits >= 512 { (8, 3) } else { (6, 2) };
         Blocking {
             vw,
             mr,
             nv,
+            panel_rows: mr,
+            panel_cols: vw * nv,
             kc: 256,
             mc: mr * 12,
             nc: vw * nv * 64,
+            compact: false,
+        }
+    }
+    /// The layout packed operands of `isa` share.
+    pub fn of(isa: Isa, elem: &Type) -> Blocking {
+        Blocking::for_target(isa.layout_bits(), elem)
+    }
+    /// A register tile for `bits`-wide vectors over `layout`'s panels:
+    /// 4 × 3 vectors at 256 bits (as many accumulators as fit 16
+    /// registers); 4 × 1 at 128, the baseline of CPUs from before 2013,
+    /// small for compile time; narrowed until it divides the panels.
+    fn within(bits: u32, layout: Blocking, elem: &Type) -> Blocking {
+        let vw = lanes(bits, elem);
+        let (mut mr, mut nv) = match bits {
+            512.. => (8, 3),
+            256..=511 => (4, 3),
+            _ => (4, 1),
+        };
+        while mr > 1 && layout.panel_rows % mr != 0 {
+            mr -= 1;
+        }
+        while nv > 1 && layout.panel_cols % (vw * nv) != 0 {
+            nv -= 1;
+        }
+        Blocking {
+            vw,
+            mr,
+            nv,
+            compact: vw < layout.vw,
+            ..layout
         }
     }
     pub fn nr(&self) -> i64 {
         self.vw * self.nv
     }
+    /// Vectors per row of a packed B panel.
+    pub fn panel_vectors(&self) -> i64 {
+        self.panel_cols / self.vw
+    }
+}
+
+/// Where a tile's part of a packed block starts: row or column `at` of
+/// the block lies in panel `at / panel`, `at % panel` into it, and panels
+/// are `kcur · panel` elements apart (`at · kcur` when tiles are whole
+/// panels).
+fn panel_start(b: &mut Builder<'_>, at: ValueId, kcur: ValueId, panel: i64, tile: i64) -> ValueId {
+    if panel == tile {
+        return b.muli(at, kcur);
+    }
+    let panel = b.const_index(panel);
+    let within = b.remui(at, panel);
+    let first = b.subi(at, within);
+    let start = b.muli(first, kcur);
+    b.addi(start, within)
+}
+
+fn lanes(bits: u32, elem: &Type) -> i64 {
+    let elem_bits = i64::from(elem.bit_width().unwrap_or(32));
+    (i64::from(bits) / elem_bits).max(1)
 }
 
 /// Where the elements of B come from.
@@ -96,6 +191,9 @@ pub use super::epilogue::Act;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
     pub elem: Type,
+    pub isa: Isa,
+    /// The layout of packed operands, and the register tile of a single
+    /// width (each variant of [`Isa::X86Levels`] gets its own tile).
     pub blocking: Blocking,
     pub b: BSource,
     pub bias: Bias,
@@ -120,10 +218,11 @@ pub struct Variant {
 
 impl Variant {
     /// A plain product of `elem` for the target's vector width.
-    pub fn plain(elem: &Type, vector_bits: u32, b: BSource) -> Variant {
+    pub fn plain(elem: &Type, isa: Isa, b: BSource) -> Variant {
         Variant {
             elem: elem.clone(),
-            blocking: Blocking::for_target(vector_bits, elem),
+            isa,
+            blocking: Blocking::of(isa, elem),
             b,
             bias: Bias::None,
             residual: false,
@@ -249,21 +348,56 @@ struct Params {
     ldc: ValueId,
 }
 
+/// Defines the GEMM function `name`: for [`Isa::X86Levels`], one function
+/// per level, each compiled for its CPU, and `name` calling the one for
+/// the running CPU.
 fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
-    let flat = |b: &Builder<'_>, x: ValueId| b.m.value_type(x).clone();
-    let mut inputs = vec![flat(b, c.a), flat(b, c.b), any_offset_type(&flat(b, c.c))];
+    if v.isa != Isa::X86Levels {
+        return define_one(b, v, name, c, None);
+    }
+    for (level, cpu, bits) in X86_LEVELS {
+        let mut variant = v.clone();
+        variant.blocking = Blocking::within(bits, v.blocking, &v.elem);
+        define_one(b, &variant, &format!("{name}_v{level}"), c, Some(cpu));
+    }
+    let (mut fb, args) = super::private_func(b.m, name, signature(b, c));
+    let variants: Vec<(i64, String)> = X86_LEVELS
+        .iter()
+        .map(|&(level, ..)| (level, format!("{name}_v{level}")))
+        .collect();
+    fb.call_for_cpu_level(&variants, &args);
+    fb.ret(&[]);
+}
+
+/// The parameter types of a GEMM function, in `call`'s order.
+fn signature(b: &Builder<'_>, c: &Call) -> Vec<Type> {
+    let flat = |x: ValueId| b.m.value_type(x).clone();
+    let mut inputs = vec![flat(c.a), flat(c.b), any_offset_type(&flat(c.c))];
     if let Some(bias) = c.bias {
-        inputs.push(flat(b, bias.buf));
+        inputs.push(flat(bias.buf));
     }
     if let Some(r) = c.residual {
-        inputs.push(flat(b, r));
+        inputs.push(flat(r));
     }
-    let n_b_args = c.b_args.len();
-    inputs.extend(std::iter::repeat_n(Type::Index, 7 + n_b_args + 2));
+    inputs.extend(std::iter::repeat_n(Type::Index, 7 + c.b_args.len() + 2));
     if c.bias.is_some() {
         inputs.extend([Type::Index, Type::Index]);
     }
+    inputs
+}
+
+/// One GEMM function, for `cpu` when given (else the module's).
+fn define_one(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call, cpu: Option<&str>) {
+    let n_b_args = c.b_args.len();
+    let inputs = signature(b, c);
     let (mut fb, args) = super::private_func(b.m, name, inputs);
+    if let (Some(cpu), Some(f)) = (cpu, fb.m.lookup_symbol(name)) {
+        fb.m.set_attr(
+            f,
+            ir::dialects::func::TARGET_CPU,
+            ir::Attribute::string(cpu),
+        );
+    }
     // The parameters in `call`'s order (the count matches `inputs`).
     let nb = usize::from(c.bias.is_some());
     let nr = usize::from(c.residual.is_some());
@@ -326,7 +460,9 @@ fn body(b: &mut Builder<'_>, v: &Variant, p: &Params) {
 fn bands(b: &mut Builder<'_>, v: &Variant, p: &Params) {
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let (nr, mr) = (b.const_index(bl.nr()), b.const_index(bl.mr));
+    // Bands start at panel boundaries: packed A and B are addressed by
+    // whole panels.
+    let (nr, mr) = (b.const_index(bl.panel_cols), b.const_index(bl.panel_rows));
     let n_tiles = b.ceildivsi(p.n, nr);
     let m_tiles = b.ceildivsi(p.m, mr);
     let by_cols = b.cmp(ir::builder::Cmp::Ge, n_tiles, m_tiles);
@@ -408,11 +544,11 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
     let n_len = b.subi(band.n1, band.n0);
     let buf_ty = Type::memref(vec![ir::DYN], v.elem.clone());
     let ap = (!v.a_packed && !v.a_direct).then(|| {
-        let ap_len = panel_len(b, m_len, bl.mr, mc);
+        let ap_len = panel_len(b, m_len, bl.panel_rows, mc);
         b.alloc_aligned(&buf_ty, &[ap_len], 64)
     });
     let bpk = (!v.b_packed).then(|| {
-        let bp_len = panel_len(b, n_len, bl.nr(), nc);
+        let bp_len = panel_len(b, n_len, bl.panel_cols, nc);
         b.alloc_aligned(&buf_ty, &[bp_len], 64)
     });
     // K = 0 still takes one depth block, of depth 0: C gets the epilogue
@@ -503,10 +639,14 @@ fn by_width(
     if nv == 1 {
         return body(b, 1);
     }
-    let narrower = b.const_index((nv - 1) * bl.vw);
+    let next = match bl.compact {
+        true => 1,
+        false => nv - 1,
+    };
+    let narrower = b.const_index(next * bl.vw);
     let wide = b.cmp(ir::builder::Cmp::Gt, left, narrower);
     specialize(b, wide, body, nv, &mut |b, body| {
-        by_width(b, bl, left, nv - 1, body)
+        by_width(b, bl, left, next, body)
     });
 }
 
@@ -551,7 +691,7 @@ fn by_height(
     body: &mut dyn FnMut(&mut Builder<'_>, i64),
 ) {
     let mr = v.blocking.mr;
-    if !v.a_direct || mr < 2 {
+    if !v.a_direct || mr < 2 || v.blocking.compact {
         return body(b, mr);
     }
     let half = b.const_index(mr / 2);
@@ -586,4 +726,30 @@ pub fn flat(b: &mut Builder<'_>, buf: ValueId, len: ValueId) -> ValueId {
     };
     let buf = crate::convert::contiguous(b, buf);
     b.reinterpret_cast(buf, layout, &[len], &[], ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each level's register tile covers the shared packed panels in whole
+    /// parts, and the widest level's tile is the panel itself.
+    #[test]
+    fn level_tiles_divide_the_shared_panels() {
+        for elem in [Type::f32(), Type::f64()] {
+            let layout = Blocking::of(Isa::X86Levels, &elem);
+            for (_, _, bits) in X86_LEVELS {
+                let t = Blocking::within(bits, layout, &elem);
+                assert_eq!(layout.panel_rows % t.mr, 0, "{elem} {bits}");
+                assert_eq!(layout.panel_cols % t.nr(), 0, "{elem} {bits}");
+                assert_eq!((t.kc, t.mc, t.nc), (layout.kc, layout.mc, layout.nc));
+                assert_eq!(t.compact, bits < 512);
+            }
+            let widest = Blocking::within(512, layout, &elem);
+            assert_eq!(
+                (widest.mr, widest.nr()),
+                (layout.panel_rows, layout.panel_cols)
+            );
+        }
+    }
 }

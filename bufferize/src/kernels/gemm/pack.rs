@@ -80,7 +80,7 @@ impl PackedA {
         (groups, rows, k): (usize, usize, usize),
         bl: super::Blocking,
     ) -> Option<Self> {
-        let (mr, kc) = (bl.mr.max(1) as usize, bl.kc.max(1) as usize);
+        let (mr, kc) = (bl.panel_rows.max(1) as usize, bl.kc.max(1) as usize);
         matches!(width, 1 | 2 | 4 | 8).then_some(PackedA {
             width,
             groups,
@@ -156,7 +156,7 @@ pub struct PackedB {
 impl PackedB {
     /// `None` for an element width other than 1, 2, 4 or 8 bytes.
     pub fn new(width: usize, (k, n): (usize, usize), bl: super::Blocking) -> Option<Self> {
-        let (nr, kc) = (bl.nr().max(1) as usize, bl.kc.max(1) as usize);
+        let (nr, kc) = (bl.panel_cols.max(1) as usize, bl.kc.max(1) as usize);
         matches!(width, 1 | 2 | 4 | 8).then_some(PackedB {
             width,
             k,
@@ -223,7 +223,7 @@ pub(super) fn pack_a(
 ) {
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let mr = b.const_index(bl.mr);
+    let mr = b.const_index(bl.panel_rows);
     let fzero = b.zero(&v.elem);
     b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
         let rest = b.subi(mcur, ir);
@@ -237,7 +237,7 @@ pub(super) fn pack_a(
             let kbase = b.addi(p.a_off, kterm);
             let dst0 = b.muli(kk, mr);
             let dst0 = b.addi(panel, dst0);
-            for r in 0..bl.mr {
+            for r in 0..bl.panel_rows {
                 let rc = b.const_index(r);
                 // Rows past the edge read the last row, then store 0.
                 let rr = b.minsi(rc, last);
@@ -270,7 +270,7 @@ pub(super) fn pack_b(
 ) {
     let bl = v.blocking;
     let zero = b.const_index(0);
-    let nr = b.const_index(bl.nr());
+    let nr = b.const_index(bl.panel_cols);
     b.scf_for(zero, ncur, nr, &[], |b, jr, _| {
         let rest = b.subi(ncur, jr);
         let valid = b.minsi(rest, nr);
@@ -287,7 +287,7 @@ pub(super) fn pack_b(
 
 /// Masks of the panel's vectors: lanes below `valid` columns.
 fn lane_masks(b: &mut Builder<'_>, bl: super::Blocking, valid: ValueId) -> Vec<ValueId> {
-    (0..bl.nv)
+    (0..bl.panel_vectors())
         .map(|k| {
             let off = b.const_index(k * bl.vw);
             let n = b.subi(valid, off);
@@ -311,7 +311,7 @@ fn matrix_panel(
 ) {
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let nr = b.const_index(bl.nr());
+    let nr = b.const_index(bl.panel_cols);
     let (b_rs, b_cs) = (p.b_args[0], p.b_args[1]);
     let masks = lane_masks(b, bl, valid);
     let vzero = {
@@ -323,7 +323,7 @@ fn matrix_panel(
         Vec::new()
     } else {
         let cs = splat_i64(b, b_cs, bl.vw);
-        (0..bl.nv)
+        (0..bl.panel_vectors())
             .map(|k| {
                 let lanes = b.i64_lanes(k * bl.vw, 1, bl.vw);
                 b.muli(lanes, cs)
@@ -339,7 +339,7 @@ fn matrix_panel(
         let base = b.addi(cbase, rterm);
         let dst0 = b.muli(kk, nr);
         let dst0 = b.addi(panel, dst0);
-        for k in 0..bl.nv {
+        for k in 0..bl.panel_vectors() {
             let off = b.const_index(k * bl.vw);
             let x = if unit_n {
                 let at = b.addi(base, off);
@@ -374,10 +374,10 @@ fn conv_panel(
     let (ins, rest) = p.b_args.split_at(s);
     let (outs, pads) = rest.split_at(s);
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let nr = b.const_index(bl.nr());
+    let nr = b.const_index(bl.panel_cols);
     let masks = lane_masks(b, bl, valid);
     // Per vector: each axis' window origin `o·s - p` and the lane mask.
-    let origins: Vec<Vec<ValueId>> = (0..bl.nv)
+    let origins: Vec<Vec<ValueId>> = (0..bl.panel_vectors())
         .map(|k| window_origins(b, g, outs, pads, col0, k * bl.vw, bl.vw))
         .collect();
     let in_vecs: Vec<ValueId> = ins.iter().map(|&d| splat_i64(b, d, bl.vw)).collect();
@@ -411,7 +411,7 @@ fn conv_panel(
         let cbase = b.addi(p.b_off, cterm);
         let dst0 = b.muli(kk, nr);
         let dst0 = b.addi(panel, dst0);
-        for k in 0..bl.nv as usize {
+        for k in 0..bl.panel_vectors() as usize {
             let mut mask = masks[k];
             let mut off = vzero_i;
             for d in 0..s {
@@ -477,9 +477,12 @@ mod tests {
             vw: 4,
             mr: 3,
             nv: 1,
+            panel_rows: 3,
+            panel_cols: 4,
             kc: 2,
             mc: 6,
             nc: 4,
+            compact: false,
         };
         for width in [2usize, 4] {
             let n = groups * rows * k;
@@ -528,9 +531,12 @@ mod tests {
             vw: 2,
             mr: 2,
             nv: 2,
+            panel_rows: 2,
+            panel_cols: 4,
             kc: 2,
             mc: 4,
             nc: 8,
+            compact: false,
         };
         let src: Vec<u8> = (0..k * n)
             .flat_map(|e| (e as u32 + 1).to_le_bytes())

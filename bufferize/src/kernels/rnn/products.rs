@@ -64,7 +64,7 @@ fn strided(b: &mut Builder<'_>, c: &Ctx, w: &Weights) -> GemmB {
     let len = gemm::product(b, &dims);
     let rows = b.muli(w.d, dims[1]);
     let row = b.addi(rows, w.first);
-    let mut variant = Variant::plain(&c.elem, c.vector_bits, unit_n(false));
+    let mut variant = Variant::plain(&c.elem, c.gemm, unit_n(false));
     variant.a_direct = true;
     let one = b.const_index(1);
     GemmB {
@@ -103,7 +103,7 @@ fn packed(
     if weights.dtype() != dtype || weights.len() < (first + n) * k {
         return None;
     }
-    let mut variant = Variant::plain(&c.elem, c.vector_bits, unit_n(true));
+    let mut variant = Variant::plain(&c.elem, c.gemm, unit_n(true));
     variant.a_direct = true;
     variant.b_packed = true;
     let width = dtype.storage_bytes(1)?;

@@ -1,0 +1,103 @@
+//! `multiversion`: the portable build's kernels in a variant per x86-64
+//! level. Every private function without results that holds vector code
+//! (an outlined kernel, a parallel loop's body, a library routine of the
+//! kernels) and is not already built for one CPU (`func::TARGET_CPU`)
+//! keeps its body as `NAME_v2` and gets copies `NAME_v3` and `NAME_v4`
+//! compiled for x86-64-v3 and v4; `NAME` itself becomes a dispatcher
+//! calling the one the running CPU has (`func::CPU_LEVEL_FN`, read once).
+//!
+//! The vector code is written once, for the module's vector width: at
+//! v4 the same 256-bit operations get AVX-512's masked loads and stores
+//! (which SSE lacks: there each masked lane is a branch), three-operand
+//! forms and FMA; the GEMM family is written per level by bufferize
+//! (`x86-levels`), since its register tiles depend on the register file.
+
+use ir::dialects::func;
+use ir::pass::{Pass, PassContext, PassInfo};
+use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result};
+
+/// The levels above the baseline: level, clang CPU.
+const LEVELS: [(i64, &str); 2] = [(4, "x86-64-v4"), (3, "x86-64-v3")];
+
+pub struct Multiversion;
+
+impl Pass for Multiversion {
+    fn name(&self) -> &'static str {
+        "multiversion"
+    }
+    fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
+        let n = multiversion(m);
+        cx.bump("multiversion.functions", n as u64);
+        Ok(())
+    }
+}
+
+pub fn pass_info() -> PassInfo {
+    PassInfo {
+        name: "multiversion",
+        summary: "private vector functions in a variant per x86-64 level, chosen at run time",
+        create: |_| Ok(Box::new(Multiversion)),
+    }
+}
+
+/// Multiversions every eligible function; returns how many.
+pub fn multiversion(m: &mut Module) -> usize {
+    let funcs: Vec<OpId> = m.block_ops(m.body()).filter(|&f| eligible(m, f)).collect();
+    for &f in &funcs {
+        versions(m, f);
+    }
+    funcs.len()
+}
+
+fn eligible(m: &Module, f: OpId) -> bool {
+    m.is(f, "func.func")
+        && !func::is_declaration(m, f)
+        && m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private")
+        && m.attr(f, func::TARGET_CPU).is_none()
+        // A vector argument would be passed in SSE registers by the
+        // dispatcher and read from AVX ones by the variant.
+        && func::function_type(m, f).is_some_and(|t| {
+            t.results.is_empty() && !t.inputs.iter().any(|t| t.as_vector().is_some())
+        })
+        && m
+            .collect_ops(f)
+            .iter()
+            .any(|&op| m.name(op).as_str().starts_with("vector."))
+}
+
+/// `f`'s body to `NAME_v2`, copies for the levels, `f` the dispatcher.
+fn versions(m: &mut Module, f: OpId) {
+    let Some(name) = func::sym_name(m, f).map(str::to_string) else {
+        return;
+    };
+    let mut variants = Vec::new();
+    for (level, cpu) in LEVELS {
+        let copy = copy_as(m, f, &format!("{name}_v{level}"));
+        m.set_attr(copy, func::TARGET_CPU, Attribute::string(cpu));
+        variants.push((level, format!("{name}_v{level}")));
+    }
+    copy_as(m, f, &format!("{name}_v2"));
+    variants.push((2, format!("{name}_v2")));
+    let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
+        return;
+    };
+    let ops: Vec<OpId> = m.block_ops(entry).collect();
+    for op in ops.into_iter().rev() {
+        m.erase_op(op);
+    }
+    let args = m.block_args(entry).to_vec();
+    let mut b = Builder::at_end(m, entry);
+    b.call_for_cpu_level(&variants, &args);
+    b.ret(&[]);
+    // The dispatcher is a few instructions: callers may inline it.
+    m.remove_attr(f, crate::outline::KERNEL_ATTR);
+}
+
+/// A copy of `f` named `name`, after it; a parallel loop's trampoline
+/// calls only the dispatcher.
+fn copy_as(m: &mut Module, f: OpId, name: &str) -> OpId {
+    let copy = m.clone_op(f, InsertPoint::After(f), &mut Default::default());
+    m.set_attr(copy, "sym_name", Attribute::string(name));
+    m.remove_attr(copy, crate::parallel::BODY_ATTR);
+    copy
+}
