@@ -22,10 +22,15 @@ fn zoo_with_oracle(name: &str) -> (PathBuf, Vec<PathBuf>, PathBuf) {
 
 /// `onnxc run --target-cpu portable` of `model` into `out`.
 fn run_portable(model: &Path, ins: &[PathBuf], out: &Path, extra: &[&str]) -> Command {
+    run_built_for("portable", model, ins, out, extra)
+}
+
+/// `onnxc run --target-cpu CPU` of `model` into `out`.
+fn run_built_for(cpu: &str, model: &Path, ins: &[PathBuf], out: &Path, extra: &[&str]) -> Command {
     let mut cmd = onnxc();
     cmd.arg("run")
         .arg(model)
-        .args(["--target-cpu", "portable"])
+        .args(["--target-cpu", cpu])
         .args(extra)
         .arg("--output-dir")
         .arg(out);
@@ -50,6 +55,53 @@ fn portable_code_matches_onnxruntime_at_every_level() {
             let d = rel_diff(&out, &ort);
             assert!(d < 1e-4, "{name} at x86-64 level {level}: {d:e}");
         }
+    }
+}
+
+/// A 3×3 convolution (64 channels, Winograd's path) on a 7×7 image, the
+/// shape of ResNet-50's last stage, whose padding column the AVX2 build
+/// once read from the next row: at every level, and pinned to x86-64-v3.
+#[test]
+fn winograd_on_an_odd_image_matches_onnxruntime_at_every_level() {
+    let dir = zoo_common::workdir(SUITE, "winograd7");
+    let script = r#"
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper as nh, TensorProto as T
+d = sys.argv[1]
+rng = np.random.default_rng(0)
+w = (rng.standard_normal((64, 64, 3, 3)) * 0.05).astype(np.float32)
+node = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", T.FLOAT, [1, 64, 7, 7])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, [1, 64, 7, 7])], [nh.from_array(w, "w")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), d + "/model.onnx")
+x = rng.standard_normal((1, 64, 7, 7)).astype(np.float32)
+open(d + "/x.pb", "wb").write(nh.from_array(x, "x").SerializeToString())
+"#;
+    ok(Command::new("python3").args(["-c", script]).arg(&dir));
+    let model = dir.join("model.onnx");
+    let ins = vec![dir.join("x.pb")];
+    let ort = dir.join("ort");
+    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ort_oracle.py");
+    ok(Command::new("python3")
+        .arg(&oracle)
+        .arg(&model)
+        .arg("--output-dir")
+        .arg(&ort)
+        .arg("--input")
+        .arg(&ins[0]));
+    for (level, cpu) in [
+        ("2", "portable"),
+        ("3", "portable"),
+        ("4", "portable"),
+        ("9", "x86-64-v3"),
+    ] {
+        let out = dir.join(format!("{cpu}-{level}"));
+        let mut cmd = run_built_for(cpu, &model, &ins, &out, &[]);
+        ok(cmd
+            .env("ONNXC_CPU_LEVEL", level)
+            .env("ONNXC_NUM_THREADS", "1"));
+        let d = rel_diff(&out, &ort);
+        assert!(d < 1e-4, "{cpu} at level {level}: {d:e}");
     }
 }
 

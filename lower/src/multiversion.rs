@@ -1,7 +1,8 @@
 //! `multiversion`: the portable build's kernels in a variant per x86-64
-//! level. Every private function without results that holds vector code
-//! (an outlined kernel, a parallel loop's body, a library routine of the
-//! kernels) and is not already built for one CPU (`func::TARGET_CPU`)
+//! level. Every private function without results that holds a loop or
+//! vector code (an outlined kernel, a parallel loop's body; LLVM
+//! vectorizes scalar loops for the CPU it builds for) and is not already
+//! built for one CPU (`func::TARGET_CPU`)
 //! keeps its body as `NAME_v2` and gets copies `NAME_v3` and `NAME_v4`
 //! compiled for x86-64-v3 and v4; `NAME` itself becomes a dispatcher
 //! calling the one the running CPU has (`func::CPU_LEVEL_FN`, read once).
@@ -43,10 +44,34 @@ pub fn pass_info() -> PassInfo {
 /// Multiversions every eligible function; returns how many.
 pub fn multiversion(m: &mut Module) -> usize {
     let funcs: Vec<OpId> = m.block_ops(m.body()).filter(|&f| eligible(m, f)).collect();
+    let mut copies = Vec::new();
     for &f in &funcs {
-        versions(m, f);
+        copies.extend(versions(m, f));
+    }
+    for (copy, level) in copies {
+        call_variants_directly(m, copy, level);
     }
     funcs.len()
+}
+
+/// In a copy for `level`, a call of a function that has a variant for the
+/// same level (`NAME_vL`: a GEMM or another copied kernel) calls it
+/// directly: no dispatch, and LLVM may inline a callee built for the
+/// caller's CPU. A parallel loop's call stays: its trampoline belongs to
+/// the dispatcher.
+fn call_variants_directly(m: &mut Module, copy: OpId, level: i64) {
+    for op in m.collect_ops(copy) {
+        if !m.is(op, "func.call") || m.attr(op, ir::dialects::scf::PARALLEL).is_some() {
+            continue;
+        }
+        let Some(callee) = m.attr(op, "callee").and_then(Attribute::as_symbol) else {
+            continue;
+        };
+        let direct = format!("{callee}_v{level}");
+        if m.lookup_symbol(&direct).is_some() {
+            m.set_attr(op, "callee", Attribute::symbol(&direct));
+        }
+    }
 }
 
 fn eligible(m: &Module, f: OpId) -> bool {
@@ -59,27 +84,30 @@ fn eligible(m: &Module, f: OpId) -> bool {
         && func::function_type(m, f).is_some_and(|t| {
             t.results.is_empty() && !t.inputs.iter().any(|t| t.as_vector().is_some())
         })
-        && m
-            .collect_ops(f)
-            .iter()
-            .any(|&op| m.name(op).as_str().starts_with("vector."))
+        && m.collect_ops(f).iter().any(|&op| {
+            let name = m.name(op);
+            name.as_str().starts_with("vector.") || name.as_str() == "scf.for"
+        })
 }
 
-/// `f`'s body to `NAME_v2`, copies for the levels, `f` the dispatcher.
-fn versions(m: &mut Module, f: OpId) {
+/// `f`'s body to `NAME_v2`, copies for the levels, `f` the dispatcher;
+/// returns the copies and their levels.
+fn versions(m: &mut Module, f: OpId) -> Vec<(OpId, i64)> {
     let Some(name) = func::sym_name(m, f).map(str::to_string) else {
-        return;
+        return Vec::new();
     };
     let mut variants = Vec::new();
+    let mut copies = Vec::new();
     for (level, cpu) in LEVELS {
         let copy = copy_as(m, f, &format!("{name}_v{level}"));
         m.set_attr(copy, func::TARGET_CPU, Attribute::string(cpu));
         variants.push((level, format!("{name}_v{level}")));
+        copies.push((copy, level));
     }
-    copy_as(m, f, &format!("{name}_v2"));
+    copies.push((copy_as(m, f, &format!("{name}_v2")), 2));
     variants.push((2, format!("{name}_v2")));
     let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
-        return;
+        return copies;
     };
     let ops: Vec<OpId> = m.block_ops(entry).collect();
     for op in ops.into_iter().rev() {
@@ -91,6 +119,7 @@ fn versions(m: &mut Module, f: OpId) {
     b.ret(&[]);
     // The dispatcher is a few instructions: callers may inline it.
     m.remove_attr(f, crate::outline::KERNEL_ATTR);
+    copies
 }
 
 /// A copy of `f` named `name`, after it; a parallel loop's trampoline

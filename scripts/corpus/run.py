@@ -485,8 +485,9 @@ def with_versus(args, corpus_dir, entry, work, r):
     vname = f"{name}_vs"
     lib = os.path.join(work, f"lib{vname}.so")
     vpath = os.path.join(work, vname + ".onnx")
-    if not os.path.exists(vpath):
-        os.symlink(model_path, vpath)
+    if os.path.lexists(vpath):
+        os.remove(vpath)
+    os.symlink(os.path.abspath(model_path), vpath)
     rc, out, err = run_child([args.onnxc, "compile", vpath, "--emit", "lib", "-o", lib] + args.versus_arg, args.compile_timeout)
     for k, size in enumerate(r["sizes"]):
         if rc != 0 or not os.path.exists(lib):

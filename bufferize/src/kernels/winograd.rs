@@ -194,8 +194,16 @@ impl Plan {
         }
     }
 
+    /// Tiles per vector: a 32-bit lane each, except at 256 bits, where it
+    /// is 4: there clang 19 built the upper half of an input row's
+    /// 16-lane masked load as a plain load for a 7-wide image (ResNet-50's
+    /// last stage read the next row into the padding: wrong sums at
+    /// x86-64-v3, found by `cpu_levels.rs`); 8-lane loads are correct.
     fn lanes(&self) -> i64 {
-        i64::from(self.vector_bits / 32).max(4)
+        match self.vector_bits {
+            256 => 4,
+            bits => i64::from(bits / 32).max(4),
+        }
     }
 
     /// The convolution into `out`, image by image.

@@ -109,15 +109,13 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Optio
     if m.attr(f, crate::outline::KERNEL_ATTR).is_some() {
         attrs.push_str(" noinline");
     }
-    // A variant for another CPU than the module's: never inlined into
-    // code that may run where its instructions do not exist.
+    // A variant for another CPU than the module's. LLVM inlines a callee
+    // only into a caller that has every feature it has, so it never lands
+    // in code that may run where its instructions do not exist.
     if let Some(cpu) = m
         .attr(f, ir::dialects::func::TARGET_CPU)
         .and_then(Attribute::as_str)
     {
-        if !attrs.contains("noinline") {
-            attrs.push_str(" noinline");
-        }
         attrs.push_str(&format!(" \"target-cpu\"=\"{cpu}\""));
     }
     let mut after = format!("{ret} {gname}({}){attrs} {{\n", plist.join(", "));
