@@ -103,27 +103,49 @@ impl Blocking {
     pub fn of(isa: Isa, elem: &Type) -> Blocking {
         Blocking::for_target(isa.layout_bits(), elem)
     }
-    /// A register tile for `bits`-wide vectors over `layout`'s panels:
-    /// 4 × 3 vectors at 256 bits (as many accumulators as fit 16
-    /// registers); 4 × 1 at 128, the baseline of CPUs from before 2013,
-    /// small for compile time; narrowed until it divides the panels.
-    fn within(bits: u32, layout: Blocking, elem: &Type) -> Blocking {
+    /// The blocking of one level of a multi-level build over `layout`,
+    /// the panels of operands packed at compile time (`shared`: A's rows,
+    /// B's columns). The register tile is the level's own (6 × 2 vectors
+    /// at 256 bits, as many accumulators as fit 16 registers; 4 × 1 at
+    /// 128, the baseline of CPUs from before 2013, small for compile
+    /// time), narrowed to divide a shared panel (4 × 3 at 256); operands
+    /// packed at run time get panels of the tile's own size, which a tile
+    /// reads whole (a part of a wider panel costs a cache line per half
+    /// line read).
+    fn within(bits: u32, layout: Blocking, elem: &Type, shared: (bool, bool)) -> Blocking {
         let vw = lanes(bits, elem);
         let (mut mr, mut nv) = match bits {
             512.. => (8, 3),
-            256..=511 => (4, 3),
+            256..=511 => (6, 2),
             _ => (4, 1),
         };
-        while mr > 1 && layout.panel_rows % mr != 0 {
-            mr -= 1;
+        if shared.0 || shared.1 {
+            if (256..512).contains(&bits) {
+                (mr, nv) = (4, 3);
+            }
+            while mr > 1 && layout.panel_rows % mr != 0 {
+                mr -= 1;
+            }
+            while nv > 1 && layout.panel_cols % (vw * nv) != 0 {
+                nv -= 1;
+            }
         }
-        while nv > 1 && layout.panel_cols % (vw * nv) != 0 {
-            nv -= 1;
-        }
+        let (panel_rows, mc) = match shared.0 {
+            true => (layout.panel_rows, layout.mc),
+            false => (mr, mr * 12),
+        };
+        let (panel_cols, nc) = match shared.1 {
+            true => (layout.panel_cols, layout.nc),
+            false => (vw * nv, vw * nv * 64),
+        };
         Blocking {
             vw,
             mr,
             nv,
+            panel_rows,
+            panel_cols,
+            mc,
+            nc,
             compact: vw < layout.vw,
             ..layout
         }
@@ -357,7 +379,8 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
     }
     for (level, cpu, bits) in X86_LEVELS {
         let mut variant = v.clone();
-        variant.blocking = Blocking::within(bits, v.blocking, &v.elem);
+        let shared = (v.a_packed, v.b_packed);
+        variant.blocking = Blocking::within(bits, v.blocking, &v.elem, shared);
         define_one(b, &variant, &format!("{name}_v{level}"), c, Some(cpu));
     }
     let (mut fb, args) = super::private_func(b.m, name, signature(b, c));
@@ -733,19 +756,29 @@ mod tests {
     use super::*;
 
     /// Each level's register tile covers the shared packed panels in whole
-    /// parts, and the widest level's tile is the panel itself.
+    /// parts, and the widest level's tile is the panel itself; operands
+    /// packed at run time get the tile's own panels.
     #[test]
     fn level_tiles_divide_the_shared_panels() {
         for elem in [Type::f32(), Type::f64()] {
             let layout = Blocking::of(Isa::X86Levels, &elem);
             for (_, _, bits) in X86_LEVELS {
-                let t = Blocking::within(bits, layout, &elem);
-                assert_eq!(layout.panel_rows % t.mr, 0, "{elem} {bits}");
-                assert_eq!(layout.panel_cols % t.nr(), 0, "{elem} {bits}");
-                assert_eq!((t.kc, t.mc, t.nc), (layout.kc, layout.mc, layout.nc));
-                assert_eq!(t.compact, bits < 512);
+                for shared in [(true, false), (false, true), (true, true)] {
+                    let t = Blocking::within(bits, layout, &elem, shared);
+                    assert_eq!(t.panel_rows % t.mr, 0, "{elem} {bits}");
+                    assert_eq!(t.panel_cols % t.nr(), 0, "{elem} {bits}");
+                    assert_eq!(t.mc % t.panel_rows, 0, "{elem} {bits}");
+                    assert_eq!(t.nc % t.panel_cols, 0, "{elem} {bits}");
+                    assert_eq!(t.kc, layout.kc);
+                    let rows = if shared.0 { layout.panel_rows } else { t.mr };
+                    let cols = if shared.1 { layout.panel_cols } else { t.nr() };
+                    assert_eq!((t.panel_rows, t.panel_cols), (rows, cols), "{elem} {bits}");
+                    assert_eq!(t.compact, bits < 512);
+                }
+                let own = Blocking::within(bits, layout, &elem, (false, false));
+                assert_eq!((own.panel_rows, own.panel_cols), (own.mr, own.nr()));
             }
-            let widest = Blocking::within(512, layout, &elem);
+            let widest = Blocking::within(512, layout, &elem, (true, true));
             assert_eq!(
                 (widest.mr, widest.nr()),
                 (layout.panel_rows, layout.panel_cols)
