@@ -10,34 +10,41 @@
 
 mod zoo_common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use zoo_common::{ok, onnxc, rel_diff};
 
 const SUITE: &str = "cpu_levels";
 
-fn zoo_with_oracle(name: &str) -> (PathBuf, Vec<PathBuf>, PathBuf) {
+fn zoo_with_oracle(name: &str) -> Case {
     zoo_common::zoo_with_oracle(SUITE, name)
 }
 
-/// `onnxc run --target-cpu portable` of `model` into `out`.
-fn run_portable(model: &Path, ins: &[PathBuf], out: &Path, extra: &[&str]) -> Command {
-    run_built_for("portable", model, ins, out, extra)
-}
+/// A model, its inputs and onnxruntime's outputs for them.
+type Case = (PathBuf, Vec<PathBuf>, PathBuf);
 
-/// `onnxc run --target-cpu CPU` of `model` into `out`.
-fn run_built_for(cpu: &str, model: &Path, ins: &[PathBuf], out: &Path, extra: &[&str]) -> Command {
+/// `onnxc run --target-cpu CPU [extra]` of the case at x86-64 level
+/// `level` (ONNXC_CPU_LEVEL) and one thread, against onnxruntime.
+fn assert_matches(cpu: &str, level: &str, (model, ins, ort): &Case, extra: &[&str]) {
+    let out = ort.with_file_name(format!("{cpu}-{level}{}", extra.concat()));
     let mut cmd = onnxc();
     cmd.arg("run")
         .arg(model)
         .args(["--target-cpu", cpu])
         .args(extra)
         .arg("--output-dir")
-        .arg(out);
+        .arg(&out);
     for i in ins {
         cmd.arg("--input").arg(i);
     }
-    cmd
+    ok(cmd
+        .env("ONNXC_CPU_LEVEL", level)
+        .env("ONNXC_NUM_THREADS", "1"));
+    let d = rel_diff(&out, ort);
+    assert!(
+        d < 1e-4,
+        "{model:?} {cpu} {extra:?} at level {level}: {d:e}"
+    );
 }
 
 #[test]
@@ -45,15 +52,9 @@ fn portable_code_matches_onnxruntime_at_every_level() {
     // GEMM and Conv (packed weights, bias, ReLU, residual), depthwise
     // convolutions and pooling, attention, LayerNorm and GELU.
     for name in ["mlp", "cnn", "mobilenetv2", "bert-tiny"] {
-        let (model, ins, ort) = zoo_with_oracle(name);
-        let dir = model.parent().unwrap().to_path_buf();
+        let case = zoo_with_oracle(name);
         for level in ["2", "3", "4"] {
-            let out = dir.join(format!("level{level}"));
-            ok(run_portable(&model, &ins, &out, &[])
-                .env("ONNXC_CPU_LEVEL", level)
-                .env("ONNXC_NUM_THREADS", "1"));
-            let d = rel_diff(&out, &ort);
-            assert!(d < 1e-4, "{name} at x86-64 level {level}: {d:e}");
+            assert_matches("portable", level, &case, &[]);
         }
     }
 }
@@ -80,44 +81,21 @@ open(d + "/x.pb", "wb").write(nh.from_array(x, "x").SerializeToString())
     ok(Command::new("python3").args(["-c", script]).arg(&dir));
     let model = dir.join("model.onnx");
     let ins = vec![dir.join("x.pb")];
-    let ort = dir.join("ort");
-    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ort_oracle.py");
-    ok(Command::new("python3")
-        .arg(&oracle)
-        .arg(&model)
-        .arg("--output-dir")
-        .arg(&ort)
-        .arg("--input")
-        .arg(&ins[0]));
-    for (level, cpu) in [
-        ("2", "portable"),
-        ("3", "portable"),
-        ("4", "portable"),
-        ("9", "x86-64-v3"),
-    ] {
-        let out = dir.join(format!("{cpu}-{level}"));
-        let mut cmd = run_built_for(cpu, &model, &ins, &out, &[]);
-        ok(cmd
-            .env("ONNXC_CPU_LEVEL", level)
-            .env("ONNXC_NUM_THREADS", "1"));
-        let d = rel_diff(&out, &ort);
-        assert!(d < 1e-4, "{cpu} at level {level}: {d:e}");
+    let ort = zoo_common::ort_outputs(&model, &ins);
+    let case = (model, ins, ort);
+    for level in ["2", "3", "4"] {
+        assert_matches("portable", level, &case, &[]);
     }
+    assert_matches("x86-64-v3", "9", &case, &[]);
 }
 
 #[test]
 fn under_valgrind_the_level_the_cpu_has_runs() {
     // valgrind has no AVX-512: a v4 variant picked from the host's cpuid
     // would be an illegal instruction. Level 2 is checked under memcheck too.
-    let (model, ins, ort) = zoo_with_oracle("cnn");
-    let dir = model.parent().unwrap().to_path_buf();
+    let case = zoo_with_oracle("cnn");
     for level in ["2", "9"] {
-        let out = dir.join(format!("grind{level}"));
-        ok(run_portable(&model, &ins, &out, &["--valgrind"])
-            .env("ONNXC_CPU_LEVEL", level)
-            .env("ONNXC_NUM_THREADS", "1"));
-        let d = rel_diff(&out, &ort);
-        assert!(d < 1e-4, "cnn under valgrind at level {level}: {d:e}");
+        assert_matches("portable", level, &case, &["--valgrind"]);
     }
 }
 

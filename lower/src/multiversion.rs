@@ -17,9 +17,6 @@ use ir::dialects::func;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result};
 
-/// The levels above the baseline: level, clang CPU.
-const LEVELS: [(i64, &str); 2] = [(4, "x86-64-v4"), (3, "x86-64-v3")];
-
 pub struct Multiversion;
 
 impl Pass for Multiversion {
@@ -67,7 +64,7 @@ fn call_variants_directly(m: &mut Module, copy: OpId, level: i64) {
         let Some(callee) = m.attr(op, "callee").and_then(Attribute::as_symbol) else {
             continue;
         };
-        let direct = format!("{callee}_v{level}");
+        let direct = func::level_variant(callee, level);
         if m.lookup_symbol(&direct).is_some() {
             m.set_attr(op, "callee", Attribute::symbol(&direct));
         }
@@ -98,14 +95,19 @@ fn versions(m: &mut Module, f: OpId) -> Vec<(OpId, i64)> {
     };
     let mut variants = Vec::new();
     let mut copies = Vec::new();
-    for (level, cpu) in LEVELS {
-        let copy = copy_as(m, f, &format!("{name}_v{level}"));
-        m.set_attr(copy, func::TARGET_CPU, Attribute::string(cpu));
-        variants.push((level, format!("{name}_v{level}")));
-        copies.push((copy, level));
+    // The baseline's copy keeps the module's CPU.
+    let Some((baseline, wider)) = func::X86_LEVELS.split_last() else {
+        return copies;
+    };
+    for l in wider.iter().chain([baseline]) {
+        let vname = func::level_variant(&name, l.level);
+        let copy = copy_as(m, f, &vname);
+        if l != baseline {
+            m.set_attr(copy, func::TARGET_CPU, Attribute::string(l.cpu));
+        }
+        variants.push((l.level, vname));
+        copies.push((copy, l.level));
     }
-    copies.push((copy_as(m, f, &format!("{name}_v2")), 2));
-    variants.push((2, format!("{name}_v2")));
     let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
         return copies;
     };

@@ -21,6 +21,10 @@ pub const PORTABLE_X86: &str = "x86-64-v2";
 /// portable baseline, with the GEMM family in a variant per x86-64 level.
 pub const PORTABLE: &str = "portable";
 
+/// The vector width the portable build's kernels are written for: two
+/// SSE registers each at x86-64-v2, native at v3 and v4 (AVX-512VL).
+const PORTABLE_VECTOR_BITS: u32 = 256;
+
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct CodegenFlags {
@@ -56,7 +60,7 @@ impl Default for Codegen {
         Codegen {
             cpu: default_cpu(false).to_string(),
             vector_bits: match cfg!(target_arch = "x86_64") {
-                true => 256,
+                true => PORTABLE_VECTOR_BITS,
                 false => 128,
             },
             int8_dot: false,
@@ -104,10 +108,8 @@ impl CodegenFlags {
         let features = features(&cpu, llvm_bin)?;
         // Any other `--target-cpu` pins one variant.
         let x86_levels = portable && cpu == PORTABLE_X86;
-        // The portable kernels are written for 256-bit vectors: two SSE
-        // registers each at v2, native at v3 and v4 (AVX-512VL).
         let vector_bits = match x86_levels {
-            true => 256,
+            true => PORTABLE_VECTOR_BITS,
             false => bits_of(&features),
         };
         Ok(Codegen {
@@ -178,8 +180,13 @@ impl Codegen {
              #define {up}_TARGET_CPU \"{cpu}\"\n#define {up}_THREADS {t}\n\
              #define {up}_X86_LEVELS \"{variants}\"\n",
             variants = match self.x86_levels {
-                true => "x86-64-v2 x86-64-v3 x86-64-v4",
-                false => "",
+                true => ir::dialects::func::X86_LEVELS
+                    .iter()
+                    .rev()
+                    .map(|l| l.cpu)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                false => String::new(),
             },
             cpu = self.cpu,
             bits = self.vector_bits,

@@ -73,13 +73,19 @@ pub fn zoo_with_oracle(suite: &str, name: &str) -> (PathBuf, Vec<PathBuf>, PathB
         .map(|e| e.unwrap().path())
         .collect();
     ins.sort();
-    let ort = dir.join("ort");
+    let ort = ort_outputs(&model, &ins);
+    (model, ins, ort)
+}
+
+/// onnxruntime's outputs of `model` for `ins`, in `ort/` next to it.
+pub fn ort_outputs(model: &Path, ins: &[PathBuf]) -> PathBuf {
+    let ort = model.with_file_name("ort");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ort_oracle.py");
     let mut cmd = Command::new("python3");
-    cmd.arg(&script).arg(&model).arg("--output-dir").arg(&ort);
-    for i in &ins {
+    cmd.arg(&script).arg(model).arg("--output-dir").arg(&ort);
+    for i in ins {
         cmd.arg("--input").arg(i);
     }
     ok(&mut cmd);
-    (model, ins, ort)
+    ort
 }

@@ -40,6 +40,42 @@ pub const TARGET_CPU: &str = "onnxc.target_cpu";
 /// once from cpuid. Defined by the LLVM emitter.
 pub const CPU_LEVEL_FN: &str = "__onnxc_cpu_level";
 
+/// One x86-64 micro-architecture level a multi-level build carries.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct X86Level {
+    /// What `CPU_LEVEL_FN` returns for it.
+    pub level: i64,
+    /// clang's `-march` name (`TARGET_CPU`).
+    pub cpu: &'static str,
+    /// Its widest vector registers.
+    pub vector_bits: u32,
+}
+
+/// The levels of a multi-level build, widest first; the last is the
+/// baseline every x86-64 CPU since 2009 runs.
+pub const X86_LEVELS: [X86Level; 3] = [
+    X86Level {
+        level: 4,
+        cpu: "x86-64-v4",
+        vector_bits: 512,
+    },
+    X86Level {
+        level: 3,
+        cpu: "x86-64-v3",
+        vector_bits: 256,
+    },
+    X86Level {
+        level: 2,
+        cpu: "x86-64-v2",
+        vector_bits: 128,
+    },
+];
+
+/// The name of function `name`'s variant for x86-64 level `level`.
+pub fn level_variant(name: &str, level: i64) -> String {
+    format!("{name}_v{level}")
+}
+
 /// The enclosing function's `TARGET_CPU`.
 pub fn target_cpu_of(m: &Module, op: OpId) -> Option<&str> {
     let mut at = Some(op);

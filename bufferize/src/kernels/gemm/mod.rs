@@ -18,6 +18,7 @@ mod gemv;
 mod micro;
 mod pack;
 
+use ir::dialects::func::{level_variant, X86_LEVELS};
 use ir::{Builder, Type, ValueId};
 
 pub(in crate::kernels) use pack::window_origins;
@@ -36,20 +37,12 @@ pub enum Isa {
     X86Levels,
 }
 
-/// The variants of [`Isa::X86Levels`]: level, clang CPU, vector bits;
-/// widest first.
-const X86_LEVELS: [(i64, &str, u32); 3] = [
-    (4, "x86-64-v4", 512),
-    (3, "x86-64-v3", 256),
-    (2, "x86-64-v2", 128),
-];
-
 impl Isa {
     /// The width packed layouts are made for.
     pub fn layout_bits(self) -> u32 {
         match self {
             Isa::Fixed(bits) => bits,
-            Isa::X86Levels => X86_LEVELS[0].2,
+            Isa::X86Levels => X86_LEVELS[0].vector_bits,
         }
     }
 }
@@ -377,17 +370,16 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
     if v.isa != Isa::X86Levels {
         return define_one(b, v, name, c, None);
     }
-    for (level, cpu, bits) in X86_LEVELS {
+    let shared = (v.a_packed, v.b_packed);
+    let mut variants = Vec::new();
+    for l in X86_LEVELS {
         let mut variant = v.clone();
-        let shared = (v.a_packed, v.b_packed);
-        variant.blocking = Blocking::within(bits, v.blocking, &v.elem, shared);
-        define_one(b, &variant, &format!("{name}_v{level}"), c, Some(cpu));
+        variant.blocking = Blocking::within(l.vector_bits, v.blocking, &v.elem, shared);
+        let vname = level_variant(name, l.level);
+        define_one(b, &variant, &vname, c, Some(l.cpu));
+        variants.push((l.level, vname));
     }
     let (mut fb, args) = super::private_func(b.m, name, signature(b, c));
-    let variants: Vec<(i64, String)> = X86_LEVELS
-        .iter()
-        .map(|&(level, ..)| (level, format!("{name}_v{level}")))
-        .collect();
     fb.call_for_cpu_level(&variants, &args);
     fb.ret(&[]);
 }
@@ -762,7 +754,7 @@ mod tests {
     fn level_tiles_divide_the_shared_panels() {
         for elem in [Type::f32(), Type::f64()] {
             let layout = Blocking::of(Isa::X86Levels, &elem);
-            for (_, _, bits) in X86_LEVELS {
+            for bits in X86_LEVELS.map(|l| l.vector_bits) {
                 for shared in [(true, false), (false, true), (true, true)] {
                     let t = Blocking::within(bits, layout, &elem, shared);
                     assert_eq!(t.panel_rows % t.mr, 0, "{elem} {bits}");
