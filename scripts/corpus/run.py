@@ -41,6 +41,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import forkrun  # noqa: E402
 from corpus_common import ATOL, ELEM_DTYPES, RTOL, ort_session  # noqa: E402
 
 WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -331,10 +332,16 @@ def worker_ort(args):
 
 
 def run_child(cmd, timeout, env=None):
+    """(exit status, stdout, stderr) of CMD; negative for a signal, None
+    on a timeout. A Python script of ours forks from a server that has
+    imported numpy, onnx and onnxruntime once (forkrun.py; ONNXC_FORKRUN=0:
+    a fresh interpreter each time)."""
+    worker_env = dict(WORKER_ENV, **(env or {}))
+    forked = os.environ.get("ONNXC_FORKRUN", "1") != "0"
+    if forked and len(cmd) > 1 and cmd[0] == sys.executable and cmd[1].endswith(".py"):
+        return forkrun.run_script(cmd[1], cmd[2:], worker_env, timeout, WORKER_ENV)
     e = dict(os.environ)
-    e.update(WORKER_ENV)
-    if env:
-        e.update(env)
+    e.update(worker_env)
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
         return p.returncode, p.stdout, p.stderr

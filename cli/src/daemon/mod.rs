@@ -22,3 +22,18 @@ pub fn proc_status_kib(field: &str) -> Option<u64> {
         rest.trim().trim_end_matches("kB").trim().parse().ok()
     })
 }
+
+/// Bytes the allocator has handed out and not had back (glibc's
+/// `mallinfo2`: small blocks plus mmapped ones). Unlike the RSS it does
+/// not move with arena fragmentation, so a leak shows as a trend.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn heap_bytes() -> Option<u64> {
+    // SAFETY: mallinfo2 only reads the allocator's counters.
+    let info = unsafe { libc::mallinfo2() };
+    u64::try_from(info.uordblks.saturating_add(info.hblkhd)).ok()
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn heap_bytes() -> Option<u64> {
+    None
+}

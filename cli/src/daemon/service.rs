@@ -660,6 +660,7 @@ impl Service {
                 "running": self.pool.running(),
             },
             "rss_bytes": super::proc_status_kib("VmRSS").map(|k| k * 1024),
+            "heap_bytes": super::heap_bytes(),
             // Interned names: the fixed vocabulary, whatever the models.
             "symbols": ir::Sym::table_len(),
             "uptime_s": self.started.elapsed().as_secs_f64(),
