@@ -1,8 +1,9 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 //! Memory bounded by design: 10,000 distinct models, each with attribute
 //! and value names of its own, through one daemon. Names from models live
-//! with their module, so the symbol table does not grow at all and RSS
-//! after the run stays within 10% of RSS after the first 500.
+//! with their module, so the symbol table does not grow at all, and the
+//! heap in use and the RSS after the run stay where they were after the
+//! first 500.
 //! ONNXC_MEMORY_MODELS overrides the count.
 
 mod daemon_common;
@@ -63,16 +64,25 @@ fn unique_names_do_not_grow_the_daemon() {
     run(500, total);
     let late = d.stats();
     let (rss0, rss1) = (rss_bytes(&early), rss_bytes(&late));
+    let (heap0, heap1) = (heap_bytes(&early), heap_bytes(&late));
+    let mib = |b: u64| b as f64 / 1048576.0;
     eprintln!(
-        "memory: {total} models in {:.1} s; RSS {:.1} MiB after 500, {:.1} MiB after {total}; symbols {} → {}",
+        "memory: {total} models in {:.1} s; after 500 and after {total}: heap {:.2} / {:.2} MiB, RSS {:.1} / {:.1} MiB; symbols {} → {}",
         start.elapsed().as_secs_f64(),
-        rss0 as f64 / 1048576.0,
-        rss1 as f64 / 1048576.0,
+        mib(heap0),
+        mib(heap1),
+        mib(rss0),
+        mib(rss1),
         early["symbols"],
         late["symbols"],
     );
     assert_eq!(late["compiles"], total);
     assert_eq!(early["symbols"], late["symbols"], "the symbol table grew");
+    // Keeping each model's names (hundreds of bytes) would add megabytes.
+    assert!(
+        heap1 <= heap0 + (1 << 20),
+        "heap in use grew from {heap0} to {heap1} bytes over {total} models"
+    );
     assert!(
         rss1 as f64 <= rss0 as f64 * 1.10,
         "RSS grew from {rss0} to {rss1} bytes over {total} models"

@@ -50,8 +50,7 @@ fn soak_heap_and_rss_stay_flat() {
     run(100, total);
     let late = d.stats();
     let (rss0, rss1) = (rss_bytes(&early), rss_bytes(&late));
-    let heap = |s: &serde_json::Value| s["heap_bytes"].as_u64().expect("heap_bytes");
-    let (heap0, heap1) = (heap(&early), heap(&late));
+    let (heap0, heap1) = (heap_bytes(&early), heap_bytes(&late));
     let secs = start.elapsed().as_secs_f64();
     let mib = |b: u64| b as f64 / 1048576.0;
     eprintln!(

@@ -230,6 +230,12 @@ pub fn rss_bytes(stats: &Value) -> u64 {
     stats["rss_bytes"].as_u64().expect("rss_bytes")
 }
 
+/// The daemon's heap in use (glibc's `mallinfo2`): unlike the RSS, not
+/// moved by malloc's per-thread arenas, so a leak shows as a trend.
+pub fn heap_bytes(stats: &Value) -> u64 {
+    stats["heap_bytes"].as_u64().expect("heap_bytes")
+}
+
 pub fn b64(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
