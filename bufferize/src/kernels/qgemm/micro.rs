@@ -142,8 +142,7 @@ fn quad(b: &mut Builder<'_>, v: &QVariant, a: ValueId, at: ValueId, tail: Option
 }
 
 /// `acc + Σ` of the four products of `u`'s unsigned bytes by `s`'s signed
-/// bytes, per i32 lane: VNNI's `vpdpbusd`, else widened multiplies and
-/// three adds of the lanes' quarters.
+/// bytes, per i32 lane: VNNI's `vpdpbusd`, else [`dot_by_pairs`].
 pub(super) fn dot(
     b: &mut Builder<'_>,
     (vw, vnni): (i64, bool),
@@ -154,20 +153,46 @@ pub(super) fn dot(
     if vnni {
         return b.vpdpbusd(acc, u, s);
     }
+    dot_by_pairs(b, vw, acc, u, s)
+}
+
+/// The exact byte dot without VNNI: the bytes widened to i16, the
+/// products of each i16 pair summed in i32 by the even-plus-odd form LLVM
+/// selects as `pmaddwd` (SSE2 and up), then each lane's two pair sums
+/// added. Unlike `pmaddubsw` nothing saturates. The widening of an
+/// operand shared by a tile's rows or columns is one value, computed once.
+fn dot_by_pairs(b: &mut Builder<'_>, vw: i64, acc: ValueId, u: ValueId, s: ValueId) -> ValueId {
     let n = 4 * vw;
-    let wide = Type::vector(n, Type::i(32));
-    let ub = b.vbitcast(u, n, Type::i(8));
-    let sb = b.vbitcast(s, n, Type::i(8));
-    let uw = b.extui(ub, wide.clone());
-    let sw = b.extsi(sb, wide);
-    let prod = b.muli(uw, sw);
-    let mut sum = acc;
-    for j in 0..4 {
-        let lanes: Vec<i64> = (0..vw).map(|i| 4 * i + j).collect();
-        let part = b.shuffle(prod, prod, &lanes);
-        sum = b.addi(sum, part);
-    }
-    sum
+    let widen = |b: &mut Builder<'_>, x: ValueId, signed: bool| {
+        let bytes = b.vbitcast(x, n, Type::i(8));
+        let to = Type::vector(n, Type::i(16));
+        match signed {
+            true => b.extsi(bytes, to),
+            false => b.extui(bytes, to),
+        }
+    };
+    let (x, y) = (widen(b, u, false), widen(b, s, true));
+    let pairs = pair_sums(b, 2 * vw, x, y);
+    let (lo, hi): (Vec<i64>, Vec<i64>) = (0..vw).map(|i| (2 * i, 2 * i + 1)).unzip();
+    let lo = b.shuffle(pairs, pairs, &lo);
+    let hi = b.shuffle(pairs, pairs, &hi);
+    let quads = b.addi(lo, hi);
+    b.addi(acc, quads)
+}
+
+/// Per i32 lane, `x[2i]·y[2i] + x[2i+1]·y[2i+1]` of the i16 lanes.
+fn pair_sums(b: &mut Builder<'_>, vw: i64, x: ValueId, y: ValueId) -> ValueId {
+    let (lo, hi): (Vec<i64>, Vec<i64>) = (0..vw).map(|i| (2 * i, 2 * i + 1)).unzip();
+    let wide = Type::vector(vw, Type::i(32));
+    let mut product = |lanes: &[i64]| {
+        let xs = b.shuffle(x, x, lanes);
+        let xs = b.extsi(xs, wide.clone());
+        let ys = b.shuffle(y, y, lanes);
+        let ys = b.extsi(ys, wide.clone());
+        b.muli(xs, ys)
+    };
+    let (p_lo, p_hi) = (product(&lo), product(&hi));
+    b.addi(p_lo, p_hi)
 }
 
 /// Applies the zero-point corrections and stores the rows that exist.
