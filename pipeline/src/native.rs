@@ -106,6 +106,17 @@ fn temp_dir(near: &Path) -> Result<TempDir, Failure> {
     Ok(TempDir(dir))
 }
 
+/// Whether some function is built for the VNNI level (int8 kernels of a
+/// multi-level build).
+fn has_vnni_kernels(m: &Module) -> bool {
+    let vnni = ir::dialects::func::X86_VNNI.cpu;
+    m.block_ops(m.body()).any(|f| {
+        m.attr(f, ir::dialects::func::TARGET_CPU)
+            .and_then(ir::Attribute::as_str)
+            == Some(vnni)
+    })
+}
+
 fn file_stem(out: &Path) -> String {
     out.file_stem()
         .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned())
@@ -290,7 +301,7 @@ pub fn build(
     let header = match lib {
         true => Some(with_note(
             lower::capi::header(&m, MAIN_GRAPH, &prefix)?,
-            &cg.header_note(&prefix),
+            &cg.header_note(&prefix, has_vnni_kernels(&m)),
         )),
         false => None,
     };

@@ -159,8 +159,9 @@ impl Codegen {
             _ => pipeline.to_string(),
         }
     }
-    /// Lines for the generated header.
-    pub fn header_note(&self, prefix: &str) -> String {
+    /// Lines for the generated header; `vnni`: the module has int8
+    /// kernels with an AVX512-VNNI variant (`func::X86_VNNI`).
+    pub fn header_note(&self, prefix: &str, vnni: bool) -> String {
         let up = prefix.to_ascii_uppercase();
         let threads = match self.threads {
             0 => "all cores".to_string(),
@@ -168,9 +169,15 @@ impl Codegen {
         };
         let levels = match self.x86_levels {
             true => {
-                "\n   Matrix products and convolutions carry x86-64-v2, v3 and v4 (AVX-512)\n   \
+                match vnni {
+                    false => "\n   Matrix products and convolutions carry x86-64-v2, v3 and v4 (AVX-512)\n   \
                  variants; the first call picks the one the CPU runs (cpuid;\n   \
-                 ONNXC_CPU_LEVEL=2 or 3 caps it)."
+                 ONNXC_CPU_LEVEL=2 or 3 caps it).",
+                    true => "\n   Matrix products and convolutions carry x86-64-v2, v3 and v4 (AVX-512)\n   \
+                 variants, the int8 ones also an AVX512-VNNI one (level 5, cascadelake);\n   \
+                 the first call picks the one the CPU runs (cpuid; ONNXC_CPU_LEVEL=2, 3\n   \
+                 or 4 caps it).",
+                }
             }
             false => "",
         };
@@ -183,6 +190,7 @@ impl Codegen {
                 true => ir::dialects::func::X86_LEVELS
                     .iter()
                     .rev()
+                    .chain(vnni.then_some(&ir::dialects::func::X86_VNNI))
                     .map(|l| l.cpu)
                     .collect::<Vec<_>>()
                     .join(" "),
@@ -342,8 +350,11 @@ mod tests {
                 .contains("x86-levels=1"));
             assert!(c.stage_pipeline("lower", "x").contains("multiversion"));
             assert!(c
-                .header_note("m")
+                .header_note("m", false)
                 .contains("#define M_X86_LEVELS \"x86-64-v2 x86-64-v3 x86-64-v4\""));
+            assert!(c
+                .header_note("m", true)
+                .contains("#define M_X86_LEVELS \"x86-64-v2 x86-64-v3 x86-64-v4 cascadelake\""));
         }
         let Ok(pinned) = flags(Some(PORTABLE_X86)).resolve(false, None) else {
             panic!("x86-64-v2 does not resolve");

@@ -44,14 +44,17 @@ pub fn rel_diff(ours: &Path, want: &Path) -> f64 {
         let (_, w) = frontend::tensor_io::read_tensor_pb(&want.join(&name)).unwrap();
         let (_, g) = frontend::tensor_io::read_tensor_pb(&ours.join(&name)).unwrap();
         assert_eq!(g.shape(), w.shape(), "{name}");
+        assert_eq!(g.dtype(), w.dtype(), "{name}");
+        let class = w.dtype().class();
         for (a, b) in g.iter().zip(w.iter()) {
-            let d = (a.f64() - b.f64()).abs();
+            let (a, b) = (a.to_f64(class), b.to_f64(class));
+            let d = (a - b).abs();
             diff = if d.is_nan() {
                 f64::INFINITY
             } else {
                 diff.max(d)
             };
-            scale = scale.max(b.f64().abs());
+            scale = scale.max(b.abs());
         }
     }
     diff / scale.max(1e-30)

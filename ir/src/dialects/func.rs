@@ -72,6 +72,16 @@ pub const X86_LEVELS: [X86Level; 3] = [
 ];
 
 /// The name of function `name`'s variant for x86-64 level `level`.
+/// Level 4 with AVX512-VNNI (`vpdpbusd`): a level of the int8 kernels
+/// only (a multi-level build's other kernels take level 4's variants).
+/// Cascade Lake is the first CPU with it; later ones with VNNI (Ice Lake,
+/// Sapphire Rapids, Zen 4) run everything it does.
+pub const X86_VNNI: X86Level = X86Level {
+    level: 5,
+    cpu: "cascadelake",
+    vector_bits: 512,
+};
+
 pub fn level_variant(name: &str, level: i64) -> String {
     format!("{name}_v{level}")
 }

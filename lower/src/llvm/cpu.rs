@@ -3,7 +3,7 @@
 //! (`ir::dialects::func::TARGET_CPU`). 2 is the baseline; 3 needs AVX2,
 //! FMA, BMI1/2, F16C, LZCNT and MOVBE with the OS saving YMM state; 4 adds
 //! AVX-512 F/BW/CD/DQ/VL with the OS saving ZMM and mask state (the psABI
-//! levels). cpuid traps to the hypervisor on many virtual machines, so the
+//! levels); 5 is 4 with AVX512-VNNI, for the int8 kernels. cpuid traps to the hypervisor on many virtual machines, so the
 //! answer is read once and cached. `ONNXC_CPU_LEVEL` may lower it (to test
 //! the narrower variants on a wider CPU), never raise it.
 
@@ -15,6 +15,8 @@ const LEAF1_ECX_V3: i32 = (1 << 12) | (1 << 22) | (1 << 27) | (1 << 28) | (1 << 
 const LEAF7_EBX_V3: i32 = (1 << 3) | (1 << 5) | (1 << 8);
 /// cpuid(7).ebx: AVX512F, DQ, CD, BW, VL.
 const LEAF7_EBX_V4: i32 = (1 << 16) | (1 << 17) | (1 << 28) | (1 << 30) | i32::MIN;
+/// cpuid(7).ecx: AVX512_VNNI (level 5, `func::X86_VNNI`).
+const LEAF7_ECX_VNNI: i32 = 1 << 11;
 /// cpuid(0x80000001).ecx: LZCNT.
 const EXT1_ECX_V3: i32 = 1 << 5;
 /// XCR0: SSE and AVX state.
@@ -97,7 +99,12 @@ avx512:
   %g7 = and i32 %b7, {LEAF7_EBX_V4}
   %ok4 = icmp eq i32 %g7, {LEAF7_EBX_V4}
   %v4 = and i1 %os4, %ok4
-  %level = select i1 %v4, i64 4, i64 3
+  %c7 = extractvalue {{ i32, i32, i32, i32 }} %l7, 2
+  %f7c = and i32 %c7, {LEAF7_ECX_VNNI}
+  %vnni = icmp ne i32 %f7c, 0
+  %v5 = and i1 %v4, %vnni
+  %l34 = select i1 %v4, i64 4, i64 3
+  %level = select i1 %v5, i64 5, i64 %l34
   ret i64 %level
 v2:
   ret i64 2

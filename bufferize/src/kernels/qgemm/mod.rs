@@ -25,6 +25,7 @@ pub mod ops;
 
 use super::gemm::{flat, product, split};
 use ir::builder::Cmp;
+use ir::dialects::func;
 use ir::{Builder, Type, ValueId};
 
 /// Operand positions of an int8 op: the runtime operand and the constant
@@ -83,6 +84,22 @@ impl QVariant {
     }
     pub fn nr(&self) -> i64 {
         self.vw * self.nv
+    }
+    /// The VNNI variant at 512 bits over the same packed B (the same NR:
+    /// one 16-lane vector per 16 columns) and eight rows.
+    fn with_vnni(&self) -> QVariant {
+        let lanes = i64::from(func::X86_VNNI.vector_bits / 32);
+        let (vw, nv, mr) = match self.nr() % lanes {
+            0 => (lanes, self.nr() / lanes, 8),
+            _ => (self.vw, self.nv, self.mr),
+        };
+        QVariant {
+            vnni: true,
+            vw,
+            nv,
+            mr,
+            ..self.clone()
+        }
     }
     /// Depth quads (K rounded up to 4, over 4).
     pub fn quads(&self) -> i64 {
@@ -172,19 +189,62 @@ impl QCall {
     }
 }
 
-/// Emits a call of the function of `v`, defining it on first use.
-pub fn call(b: &mut Builder<'_>, v: &QVariant, c: &QCall) {
-    let name = v.name();
-    if b.m.lookup_symbol(&name).is_none() {
-        define(b, v, &name, c);
+/// Calls the int8 kernel `name` on `args`, defining it on first use with
+/// `body(builder, params, vnni)`. A multi-level build (`levels`, whose
+/// kernels have no VNNI) also gets `NAME_v5`: the same kernel with
+/// `vpdpbusd`, over the same packed weights, built for
+/// [`func::X86_VNNI`]; the call takes it on CPUs that have AVX512-VNNI.
+pub(super) fn call_kernel(
+    b: &mut Builder<'_>,
+    (name, args): (&str, &[ValueId]),
+    levels: bool,
+    body: &dyn Fn(&mut Builder<'_>, Vec<ValueId>, bool),
+) {
+    let types: Vec<Type> = args.iter().map(|&a| b.m.value_type(a).clone()).collect();
+    let mut define = |name: &str, vnni: bool, cpu: Option<&str>| {
+        if b.m.lookup_symbol(name).is_some() {
+            return;
+        }
+        let (mut fb, params) = super::private_func(b.m, name, types.clone());
+        if let (Some(cpu), Some(f)) = (cpu, fb.m.lookup_symbol(name)) {
+            fb.m.set_attr(f, func::TARGET_CPU, ir::Attribute::string(cpu));
+        }
+        body(&mut fb, params, vnni);
+        fb.ret(&[]);
+    };
+    if !levels {
+        define(name, false, None);
+        b.call(name, args, &[]);
+        return;
     }
-    b.call(&name, &c.args(), &[]);
+    let vnni = func::level_variant(name, func::X86_VNNI.level);
+    define(name, false, None);
+    define(&vnni, true, Some(func::X86_VNNI.cpu));
+    let baseline = func::X86_LEVELS
+        .map(|l| l.level)
+        .into_iter()
+        .min()
+        .unwrap_or(2);
+    b.call_for_cpu_level(
+        &[(func::X86_VNNI.level, vnni), (baseline, name.to_string())],
+        args,
+    );
 }
 
-fn define(b: &mut Builder<'_>, v: &QVariant, name: &str, c: &QCall) {
-    let args = c.args();
-    let types: Vec<Type> = args.iter().map(|&a| b.m.value_type(a).clone()).collect();
-    let (mut fb, params) = super::private_func(b.m, name, types);
+/// Emits a call of the function of `v` (and, with `levels`, of its VNNI
+/// variant: [`call_kernel`]).
+pub fn call(b: &mut Builder<'_>, v: &QVariant, c: &QCall, levels: bool) {
+    let body = |fb: &mut Builder<'_>, params: Vec<ValueId>, vnni: bool| {
+        let v = match vnni {
+            true => v.with_vnni(),
+            false => v.clone(),
+        };
+        define(fb, &v, c, params);
+    };
+    call_kernel(b, (&v.name(), &c.args()), levels, &body);
+}
+
+fn define(fb: &mut Builder<'_>, v: &QVariant, c: &QCall, params: Vec<ValueId>) {
     let mut it = params.into_iter();
     let mut next = || it.next().unwrap_or(c.a);
     let (a, bp, colsum) = (next(), next(), next());
@@ -202,8 +262,7 @@ fn define(b: &mut Builder<'_>, v: &QVariant, name: &str, c: &QCall) {
         m,
         alpha,
     };
-    bands(&mut fb, v, &p);
-    fb.ret(&[]);
+    bands(fb, v, &p);
 }
 
 /// Threads take bands of row tiles or of panels, whichever has more.

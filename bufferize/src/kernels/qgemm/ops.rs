@@ -209,7 +209,12 @@ impl Plan {
             m,
             alpha,
         };
-        call(b, &v, &call_args);
+        call(
+            b,
+            &v,
+            &call_args,
+            cx.gemm == super::super::gemm::Isa::X86Levels && !v.vnni,
+        );
         Ok(vec![c])
     }
 }

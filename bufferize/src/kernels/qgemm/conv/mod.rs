@@ -22,7 +22,6 @@ pub use ops::{conv_integer, qlinear_conv};
 use super::micro::{dot, requantize};
 use super::QOut;
 use crate::kernels::gemm::{product, split, ConvGeometry};
-use crate::kernels::private_func;
 use ir::builder::Cmp;
 use ir::{Builder, Type, ValueId};
 
@@ -195,17 +194,24 @@ impl QConvCall {
     }
 }
 
-pub(super) fn call(b: &mut Builder<'_>, v: &QConvVariant, c: &QConvCall) {
-    let name = v.name();
-    let args = c.args();
-    if b.m.lookup_symbol(&name).is_none() {
-        let types: Vec<Type> = args.iter().map(|&a| b.m.value_type(a).clone()).collect();
-        let (mut fb, params) = private_func(b.m, &name, types);
-        let p = c.on(params);
-        body(&mut fb, v, &p);
-        fb.ret(&[]);
-    }
-    b.call(&name, &args, &[]);
+/// Emits a call of the function of `v` (and, with `levels`, of its VNNI
+/// variant: [`super::call_kernel`]).
+pub(super) fn call(b: &mut Builder<'_>, v: &QConvVariant, c: &QConvCall, levels: bool) {
+    let define = |fb: &mut Builder<'_>, params: Vec<ValueId>, vnni: bool| {
+        // The VNNI variant at 512 bits: the panels are packed at run time,
+        // the weights' layout depends on MR only.
+        let v = match vnni {
+            true => QConvVariant {
+                vnni: true,
+                vw: i64::from(ir::dialects::func::X86_VNNI.vector_bits / 32),
+                nv: 3,
+                ..v.clone()
+            },
+            false => v.clone(),
+        };
+        body(fb, &v, &c.on(params));
+    };
+    super::call_kernel(b, (&v.name(), &c.args()), levels, &define);
 }
 
 /// Threads share the (image, group, panel) units; each packs its panels

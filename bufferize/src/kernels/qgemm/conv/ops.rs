@@ -226,7 +226,8 @@ impl Plan {
             geometry,
             beta,
         };
-        call(b, &v, &c);
+        let levels = cx.gemm == crate::kernels::gemm::Isa::X86Levels && !v.vnni;
+        call(b, &v, &c, levels);
         Ok(vec![y])
     }
 }

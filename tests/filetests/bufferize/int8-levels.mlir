@@ -1,0 +1,32 @@
+// RUN: onnxc opt %s -p "bufferize{vector-bits=256,x86-levels=1}" | filecheck
+// NO-MLIR-OPT: ui8 operands (ONNX uint8); upstream arith takes signless integers only.
+
+// The portable build's int8 kernels (int8-conv.mlir's QLinearConv): the
+// generic kernel at the module's 256 bits (bytes widened to i16 pairs,
+// no x86vector ops), copied per x86-64 level later by multiversion, and
+// a `_v5` variant with vpdpbusd at 512 bits for CPUs with AVX512-VNNI
+// (built for cascadelake), over the same packed weights (one argument
+// list). The call takes the VNNI one when the CPU level is 5.
+// CHECK-LABEL: func.func @qconv
+// CHECK:         %[[LEVEL:.*]] = call @__onnxc_cpu_level() : () -> index
+// CHECK-NEXT:    %[[FIVE:.*]] = arith.constant 5 : index
+// CHECK-NEXT:    %[[VNNI:.*]] = arith.cmpi sge, %[[LEVEL]], %[[FIVE]] : index
+// CHECK-NEXT:    scf.if %[[VNNI]] {
+// CHECK-NEXT:      func.call @[[K:__onnxc_qconv_k3x3s2x2d1x1_[0-9a-f]+]]_v5(%[[ARGS:.*]]) :
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      func.call @[[K]](%[[ARGS]]) :
+// CHECK:       func.func private @[[K]](
+// CHECK-NOT:     x86vector
+// CHECK:         scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>) {
+// CHECK:           arith.extui %{{.*}} : vector<32xi8> to vector<32xi16>
+// CHECK-NOT:     x86vector
+// CHECK:       func.func private @[[K]]_v5({{.*}}) attributes {onnxc.target_cpu = "cascadelake"}
+// CHECK:           x86vector.vpdpbusd %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi32>
+
+func.func @qconv(%x: tensor<?x2x?x?xui8>, %xs: tensor<f32>, %xz: tensor<ui8>, %ys: tensor<f32>, %yz: tensor<ui8>, %bias: tensor<3xi32>) -> tensor<?x3x?x?xui8> {
+  %w = "onnx.Constant"() {value = dense<1> : tensor<3x2x3x3xi8>} : () -> tensor<3x2x3x3xi8>
+  %ws = "onnx.Constant"() {value = dense<[0.5, 0.25, 0.125]> : tensor<3xf32>} : () -> tensor<3xf32>
+  %wz = "onnx.Constant"() {value = dense<0> : tensor<3xi8>} : () -> tensor<3xi8>
+  %y = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %bias) {pads = [1, 1, 1, 1], strides = [2, 2]} : (tensor<?x2x?x?xui8>, tensor<f32>, tensor<ui8>, tensor<3x2x3x3xi8>, tensor<3xf32>, tensor<3xi8>, tensor<f32>, tensor<ui8>, tensor<3xi32>) -> tensor<?x3x?x?xui8>
+  return %y : tensor<?x3x?x?xui8>
+}
