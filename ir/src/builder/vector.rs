@@ -149,4 +149,15 @@ impl Builder<'_> {
     pub fn vpdpbusd(&mut self, acc: ValueId, u: ValueId, s: ValueId) -> ValueId {
         self.same("x86vector.vpdpbusd", &[acc, u, s])
     }
+    /// `x86vector.pmaddwd x, y`: per i32 lane, the sum of the products of
+    /// its two i16 lanes of `x` and `y` (vectors of `2n` i16 → `n` i32).
+    pub fn pmaddwd(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let n = self.m.value_type(x).as_vector().map_or(2, |v| v.len()) / 2;
+        self.op1(
+            "x86vector.pmaddwd",
+            &[x, y],
+            Type::vector(n, Type::i(32)),
+            &[],
+        )
+    }
 }

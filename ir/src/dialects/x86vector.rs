@@ -6,13 +6,41 @@ use super::{expect_counts, op_error, operand_type, result_type};
 use crate::diag::Result;
 use crate::module::{Module, OpId};
 use crate::registry::{OpDef, Syntax, Traits};
+use crate::Type;
 
-pub static OPS: [OpDef; 1] = [OpDef::new(
-    "x86vector.vpdpbusd",
-    Traits::PURE.union(Traits::SAME_TYPE),
-    Syntax::SameType,
-)
-.verified(verify_vpdpbusd)];
+pub static OPS: [OpDef; 2] = [
+    OpDef::new(
+        "x86vector.vpdpbusd",
+        Traits::PURE.union(Traits::SAME_TYPE),
+        Syntax::SameType,
+    )
+    .verified(verify_vpdpbusd),
+    OpDef::new("x86vector.pmaddwd", Traits::PURE, Syntax::Generic).verified(verify_pmaddwd),
+];
+
+/// `pmaddwd x, y` (SSE2 and up, any width): per i32 lane `i` of the
+/// result, `x[2i]·y[2i] + x[2i+1]·y[2i+1]` of the i16 lanes, exact. The
+/// LLVM emitter writes SSE2's 128-bit form per quarter or half, which
+/// LLVM joins into AVX2's or AVX-512's where the function's CPU has them.
+fn verify_pmaddwd(m: &Module, op: OpId) -> Result<()> {
+    expect_counts(m, op, 2, 1)?;
+    let r = result_type(m, op, 0)?.as_vector().cloned();
+    let ok = r.is_some_and(|r| {
+        let pairs = Type::vector(2 * r.len(), Type::i(16));
+        r.shape.len() == 1
+            && matches!(r.len(), 4 | 8 | 16)
+            && r.elem.int_width() == Some(32)
+            && (0..2).all(|i| operand_type(m, op, i).ok() == Some(&pairs))
+    });
+    if !ok {
+        return Err(op_error(
+            m,
+            op,
+            "operands must be vectors of 8, 16 or 32 i16 and the result half as many i32",
+        ));
+    }
+    Ok(())
+}
 
 /// `vpdpbusd acc, u, s` (AVX-512 VNNI / AVX-VNNI): each i32 lane of `acc`
 /// plus the four products of `u`'s unsigned bytes by `s`'s signed bytes
@@ -41,6 +69,20 @@ mod tests {
         let src = format!("func.func @f{body}");
         let m = parse_module(&src, "t").map_err(|e| e.to_string())?;
         crate::verify(&m).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn pair_dot_takes_twice_as_many_i16_as_it_gives_i32() {
+        let ok = "(%x: vector<16xi16>) -> vector<8xi32> {
+            %r = \"x86vector.pmaddwd\"(%x, %x) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+            return %r : vector<8xi32>
+        }";
+        assert_eq!(verdict(ok), Ok(()));
+        let lanes = "(%x: vector<16xi16>) -> vector<16xi32> {
+            %r = \"x86vector.pmaddwd\"(%x, %x) : (vector<16xi16>, vector<16xi16>) -> vector<16xi32>
+            return %r : vector<16xi32>
+        }";
+        assert!(verdict(lanes).is_err_and(|e| e.contains("half as many i32")));
     }
 
     #[test]

@@ -438,6 +438,9 @@ impl<'a> FnCx<'a> {
             "x86vector" if self.m.name(op).as_str() == "x86vector.vpdpbusd" => {
                 vector::vpdpbusd(self, op)
             }
+            "x86vector" if self.m.name(op).as_str() == "x86vector.pmaddwd" => {
+                vector::pmaddwd(self, op)
+            }
             "func" | "cf" => control::emit(self, op),
             _ => Err(unsupported(self.m, op)),
         }

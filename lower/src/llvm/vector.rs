@@ -185,6 +185,59 @@ pub(crate) fn vpdpbusd(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     same_type_call(cx, op, &format!("llvm.x86.avx512.vpdpbusd.{bits}"))
 }
 
+/// `x86vector.pmaddwd` as SSE2's 128-bit intrinsic per quarter or half
+/// of the operands, the results concatenated: that runs on every x86-64
+/// CPU, and LLVM joins the parts into one AVX2 or AVX-512 `vpmaddwd` in
+/// functions built for those.
+pub(crate) fn pmaddwd(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+    let r = cx.result(op, 0)?;
+    let n = lanes(cx, op, r)?;
+    let (x, y) = (cx.operand(op, 0)?, cx.operand(op, 1)?);
+    let xt = cx.vty(op, x)?;
+    let (x, y) = (cx.val(x)?, cx.val(y)?);
+    let f = "llvm.x86.sse2.pmadd.wd";
+    cx.mcx
+        .declare(f, &format!("declare <4 x i32> @{f}(<8 x i16>, <8 x i16>)"));
+    let indices = |from: i64, count: i64| {
+        (from..from + count)
+            .map(|i| format!("i32 {i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    for part in 0..n / 4 {
+        let idx = indices(8 * part, 8);
+        let a = cx.assign(format!(
+            "shufflevector {xt} {x}, {xt} poison, <8 x i32> <{idx}>"
+        ));
+        let b = cx.assign(format!(
+            "shufflevector {xt} {y}, {xt} poison, <8 x i32> <{idx}>"
+        ));
+        parts.push(cx.assign(format!("call <4 x i32> @{f}(<8 x i16> {a}, <8 x i16> {b})")));
+    }
+    // Concatenated pairwise: 4 lanes to 8 to 16.
+    let mut width = 4;
+    while parts.len() > 1 {
+        let t = format!("<{width} x i32>");
+        let idx = indices(0, 2 * width);
+        parts = parts
+            .chunks(2)
+            .map(|p| match p {
+                [a, b] => cx.assign(format!(
+                    "shufflevector {t} {a}, {t} {b}, <{} x i32> <{idx}>",
+                    2 * width
+                )),
+                [a] => a.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        width *= 2;
+    }
+    let joined = parts.pop().unwrap_or_default();
+    cx.alias(r, joined);
+    Ok(())
+}
+
 fn reduction(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     let v = cx.operand(op, 0)?;
     let r = cx.result(op, 0)?;

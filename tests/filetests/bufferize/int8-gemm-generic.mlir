@@ -9,8 +9,8 @@
 // to leave the registers for those sums; N = 2 is one vector: 3 product
 // accumulators and 3 row sums). A's words get +128 per byte by
 // an xor. The dot is exact without VNNI: bytes widened to i16, the
-// products of each i16 pair summed in i32 (even plus odd lanes: the form
-// LLVM selects as pmaddwd), then each lane's two pair sums added. The epilogue subtracts α·colsum(B'), adds
+// products of each i16 pair summed in i32 (x86vector.pmaddwd), then each
+// lane's two pair sums added. The epilogue subtracts α·colsum(B'), adds
 // β·(K·α - rowsum(A')), scales by sa·sb[n]/sy in f32, rounds to even,
 // adds zy, saturates to [0, 255] and stores u8 under the column mask.
 // CHECK:       memref.global "private" constant @[[SB:__constant_[0-9]+]] : memref<8xf32> = dense<[5.0e-01, 2.5e-01, 0.0e+00,
@@ -26,13 +26,7 @@
 // CHECK:           arith.xori %{{.*}}, %{{.*}} : i32
 // CHECK:           %[[U:.*]] = arith.extui %{{.*}} : vector<16xi8> to vector<16xi16>
 // CHECK:           %[[S:.*]] = arith.extsi %{{.*}} : vector<16xi8> to vector<16xi16>
-// CHECK-NEXT:      %[[UE:.*]] = vector.shuffle %[[U]], %[[U]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xi16>, vector<16xi16>
-// CHECK-NEXT:      %[[UE32:.*]] = arith.extsi %[[UE]] : vector<8xi16> to vector<8xi32>
-// CHECK-NEXT:      %[[SE:.*]] = vector.shuffle %[[S]], %[[S]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xi16>, vector<16xi16>
-// CHECK-NEXT:      %[[SE32:.*]] = arith.extsi %[[SE]] : vector<8xi16> to vector<8xi32>
-// CHECK-NEXT:      %[[EVEN:.*]] = arith.muli %[[UE32]], %[[SE32]] : vector<8xi32>
-// CHECK:           %[[ODD:.*]] = arith.muli %{{.*}}, %{{.*}} : vector<8xi32>
-// CHECK-NEXT:      %[[PAIRS:.*]] = arith.addi %[[EVEN]], %[[ODD]] : vector<8xi32>
+// CHECK-NEXT:      %[[PAIRS:.*]] = "x86vector.pmaddwd"(%[[U]], %[[S]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // CHECK-NEXT:      %[[LO:.*]] = vector.shuffle %[[PAIRS]], %[[PAIRS]] [0, 2, 4, 6] : vector<8xi32>, vector<8xi32>
 // CHECK-NEXT:      %[[HI:.*]] = vector.shuffle %[[PAIRS]], %[[PAIRS]] [1, 3, 5, 7] : vector<8xi32>, vector<8xi32>
 // CHECK-NEXT:      arith.addi %[[LO]], %[[HI]] : vector<4xi32>

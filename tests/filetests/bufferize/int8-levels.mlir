@@ -2,8 +2,8 @@
 // NO-MLIR-OPT: ui8 operands (ONNX uint8); upstream arith takes signless integers only.
 
 // The portable build's int8 kernels (int8-conv.mlir's QLinearConv): the
-// generic kernel at the module's 256 bits (bytes widened to i16 pairs,
-// no x86vector ops), copied per x86-64 level later by multiversion, and
+// generic kernel at the module's 256 bits (bytes widened to i16, pairs
+// summed by x86vector.pmaddwd, which every x86-64 CPU has), copied per x86-64 level later by multiversion, and
 // a `_v5` variant with vpdpbusd at 512 bits for CPUs with AVX512-VNNI
 // (built for cascadelake), over the same packed weights (one argument
 // list). The call takes the VNNI one when the CPU level is 5.
@@ -16,10 +16,11 @@
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      func.call @[[K]](%[[ARGS]]) :
 // CHECK:       func.func private @[[K]](
-// CHECK-NOT:     x86vector
+// CHECK-NOT:     vpdpbusd
 // CHECK:         scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>) {
 // CHECK:           arith.extui %{{.*}} : vector<32xi8> to vector<32xi16>
-// CHECK-NOT:     x86vector
+// CHECK:           "x86vector.pmaddwd"(%{{.*}}, %{{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
+// CHECK-NOT:     vpdpbusd
 // CHECK:       func.func private @[[K]]_v5({{.*}}) attributes {onnxc.target_cpu = "cascadelake"}
 // CHECK:           x86vector.vpdpbusd %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi32>
 

@@ -157,10 +157,11 @@ pub(super) fn dot(
 }
 
 /// The exact byte dot without VNNI: the bytes widened to i16, the
-/// products of each i16 pair summed in i32 by the even-plus-odd form LLVM
-/// selects as `pmaddwd` (SSE2 and up), then each lane's two pair sums
-/// added. Unlike `pmaddubsw` nothing saturates. The widening of an
-/// operand shared by a tile's rows or columns is one value, computed once.
+/// products of each i16 pair summed in i32 (`x86vector.pmaddwd`, SSE2's
+/// `pmaddwd` joined by LLVM to the function's widest form), then each
+/// lane's two pair sums added. Unlike `pmaddubsw` nothing saturates. The
+/// widening of an operand shared by a tile's rows or columns is one
+/// value, computed once.
 fn dot_by_pairs(b: &mut Builder<'_>, vw: i64, acc: ValueId, u: ValueId, s: ValueId) -> ValueId {
     let n = 4 * vw;
     let widen = |b: &mut Builder<'_>, x: ValueId, signed: bool| {
@@ -172,27 +173,12 @@ fn dot_by_pairs(b: &mut Builder<'_>, vw: i64, acc: ValueId, u: ValueId, s: Value
         }
     };
     let (x, y) = (widen(b, u, false), widen(b, s, true));
-    let pairs = pair_sums(b, 2 * vw, x, y);
+    let pairs = b.pmaddwd(x, y);
     let (lo, hi): (Vec<i64>, Vec<i64>) = (0..vw).map(|i| (2 * i, 2 * i + 1)).unzip();
     let lo = b.shuffle(pairs, pairs, &lo);
     let hi = b.shuffle(pairs, pairs, &hi);
     let quads = b.addi(lo, hi);
     b.addi(acc, quads)
-}
-
-/// Per i32 lane, `x[2i]·y[2i] + x[2i+1]·y[2i+1]` of the i16 lanes.
-fn pair_sums(b: &mut Builder<'_>, vw: i64, x: ValueId, y: ValueId) -> ValueId {
-    let (lo, hi): (Vec<i64>, Vec<i64>) = (0..vw).map(|i| (2 * i, 2 * i + 1)).unzip();
-    let wide = Type::vector(vw, Type::i(32));
-    let mut product = |lanes: &[i64]| {
-        let xs = b.shuffle(x, x, lanes);
-        let xs = b.extsi(xs, wide.clone());
-        let ys = b.shuffle(y, y, lanes);
-        let ys = b.extsi(ys, wide.clone());
-        b.muli(xs, ys)
-    };
-    let (p_lo, p_hi) = (product(&lo), product(&hi));
-    b.addi(p_lo, p_hi)
 }
 
 /// Applies the zero-point corrections and stores the rows that exist.
