@@ -15,11 +15,20 @@
 // CHECK-NEXT:      func.call @[[K:__onnxc_qconv_k3x3s2x2d1x1_[0-9a-f]+]]_v5(%[[ARGS:.*]]) :
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      func.call @[[K]](%[[ARGS]]) :
+// The generic panel holds two planes of byte pairs (rows 0 and 1 of a
+// depth quad, then rows 2 and 3: the two pair vectors concatenated), and
+// the weights' broadcast word is split the same way, so each plane's
+// pmaddwd sums land in their own lanes: the two halves are added.
 // CHECK:       func.func private @[[K]](
 // CHECK-NOT:     vpdpbusd
+// CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : vector<16xui8>, vector<16xui8>
 // CHECK:         scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>) {
-// CHECK:           arith.extui %{{.*}} : vector<32xi8> to vector<32xi16>
-// CHECK:           "x86vector.pmaddwd"(%{{.*}}, %{{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
+// CHECK:           %[[U:.*]] = arith.extui %{{.*}} : vector<32xi8> to vector<32xi16>
+// CHECK:           %[[SP:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3] : vector<32xi8>, vector<32xi8>
+// CHECK-NEXT:      %[[S:.*]] = arith.extsi %[[SP]] : vector<32xi8> to vector<32xi16>
+// CHECK-NEXT:      %[[P:.*]] = "x86vector.pmaddwd"(%[[U]], %[[S]]) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
+// CHECK-NEXT:      %[[LO:.*]] = vector.shuffle %[[P]], %[[P]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xi32>, vector<16xi32>
+// CHECK-NEXT:      %[[HI:.*]] = vector.shuffle %[[P]], %[[P]] [8, 9, 10, 11, 12, 13, 14, 15] : vector<16xi32>, vector<16xi32>
 // CHECK-NOT:     vpdpbusd
 // CHECK:       func.func private @[[K]]_v5({{.*}}) attributes {onnxc.target_cpu = "cascadelake"}
 // CHECK:           x86vector.vpdpbusd %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi32>

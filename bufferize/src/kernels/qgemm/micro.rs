@@ -181,6 +181,37 @@ fn dot_by_pairs(b: &mut Builder<'_>, vw: i64, acc: ValueId, u: ValueId, s: Value
     b.addi(acc, quads)
 }
 
+/// The exact byte dot without VNNI of a vector `u` whose lanes' bytes lie
+/// in two planes (lane `i`'s (b0, b1) at bytes `2i, 2i+1`, its (b2, b3)
+/// at `2vw + 2i, ...`: the convolution's panels) by a broadcast word `s`:
+/// each plane's pair sums land in their lanes, so, unlike
+/// [`dot_by_pairs`], no lanes are combined across.
+pub(super) fn dot_planar(
+    b: &mut Builder<'_>,
+    vw: i64,
+    acc: ValueId,
+    u: ValueId,
+    s: ValueId,
+) -> ValueId {
+    let n = 4 * vw;
+    let ub = b.vbitcast(u, n, Type::i(8));
+    let u16s = b.extui(ub, Type::vector(n, Type::i(16)));
+    let sb = b.vbitcast(s, n, Type::i(8));
+    let planes: Vec<i64> = [0, 2]
+        .into_iter()
+        .flat_map(|t| (0..vw).flat_map(move |_| [t, t + 1]))
+        .collect();
+    let sp = b.shuffle(sb, sb, &planes);
+    let s16s = b.extsi(sp, Type::vector(n, Type::i(16)));
+    let pairs = b.pmaddwd(u16s, s16s);
+    let lo: Vec<i64> = (0..vw).collect();
+    let hi: Vec<i64> = (vw..2 * vw).collect();
+    let lo = b.shuffle(pairs, pairs, &lo);
+    let hi = b.shuffle(pairs, pairs, &hi);
+    let sum = b.addi(acc, lo);
+    b.addi(sum, hi)
+}
+
 /// Applies the zero-point corrections and stores the rows that exist.
 fn store(
     b: &mut Builder<'_>,

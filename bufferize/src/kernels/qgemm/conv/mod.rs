@@ -19,7 +19,7 @@ mod panel;
 
 pub use ops::{conv_integer, qlinear_conv};
 
-use super::micro::{dot, requantize};
+use super::micro::{dot_planar, requantize};
 use super::QOut;
 use crate::kernels::gemm::{product, split, ConvGeometry};
 use ir::builder::Cmp;
@@ -70,6 +70,14 @@ impl QConvVariant {
     /// Output channels per group, rounded up to MR.
     fn mg_padded(&self) -> i64 {
         (self.mg + self.mr - 1) / self.mr * self.mr
+    }
+    /// `acc` plus the byte dot of a panel vector by a broadcast word:
+    /// `vpdpbusd`, else over the panels' two byte planes.
+    fn dot(&self, b: &mut Builder<'_>, acc: ValueId, panel: ValueId, w: ValueId) -> ValueId {
+        match self.vnni {
+            true => b.vpdpbusd(acc, panel, w),
+            false => dot_planar(b, self.vw, acc, panel, w),
+        }
     }
     fn x_signed(&self) -> bool {
         self.x_elem == Type::i(8)
@@ -310,7 +318,7 @@ fn tile(
             let w = b.broadcast(w, v.vw);
             for (j, &bv) in bvec.iter().enumerate() {
                 let i = (r * v.nv) as usize + j;
-                next[i] = dot(b, (v.vw, v.vnni), next[i], bv, w);
+                next[i] = v.dot(b, next[i], bv, w);
             }
         }
         next

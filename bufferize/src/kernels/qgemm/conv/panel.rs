@@ -1,10 +1,10 @@
 //! Packing one panel of a convolution's im2col view: for each depth quad,
 //! four rows of the view over the panel's positions, interleaved into one
-//! i32 word per position. A row that stays inside one image row (2-D,
+//! i32 word per position (or, without VNNI, into two planes of byte
+//! pairs). A row that stays inside one image row (2-D,
 //! in bounds) is one load, every stride-th byte taken; the rest gather
 //! per lane, padding read as the zero point.
 
-use super::super::micro::dot;
 use super::{QConvCall, QConvVariant, Unit};
 use crate::kernels::gemm::{product, window_origins};
 use ir::builder::{Cmp, CmpI};
@@ -103,7 +103,7 @@ pub(super) fn pack_panel(
             let o = b.addi(base, o);
             b.vstore(word, buf, &[o]);
             if let Some(ones) = fill.ones {
-                next[j] = dot(b, (v.vw, v.vnni), next[j], word, ones);
+                next[j] = v.dot(b, next[j], word, ones);
             }
         }
         next
@@ -331,15 +331,20 @@ fn row_load(
 }
 
 /// Four byte vectors as one vector of words: byte `t` of word `i` is
-/// `rows[t][i]`; an s8 image shifted to unsigned.
+/// `rows[t][i]` (for VNNI); else two planes of byte pairs, rows 0 and 1
+/// then rows 2 and 3 (`micro::dot_planar`). An s8 image is shifted to
+/// unsigned.
 fn interleave(b: &mut Builder<'_>, v: &QConvVariant, rows: [ValueId; 4]) -> ValueId {
     let vw = v.vw;
     let pairs: Vec<i64> = (0..vw).flat_map(|i| [i, vw + i]).collect();
     let lo = b.shuffle(rows[0], rows[1], &pairs);
     let hi = b.shuffle(rows[2], rows[3], &pairs);
-    let quads: Vec<i64> = (0..vw)
-        .flat_map(|i| [2 * i, 2 * i + 1, 2 * vw + 2 * i, 2 * vw + 2 * i + 1])
-        .collect();
+    let quads: Vec<i64> = match v.vnni {
+        true => (0..vw)
+            .flat_map(|i| [2 * i, 2 * i + 1, 2 * vw + 2 * i, 2 * vw + 2 * i + 1])
+            .collect(),
+        false => (0..4 * vw).collect(),
+    };
     let bytes = b.shuffle(lo, hi, &quads);
     let word = b.vbitcast(bytes, vw, Type::i(32));
     if v.x_signed() {
