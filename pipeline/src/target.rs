@@ -167,19 +167,22 @@ impl Codegen {
             0 => "all cores".to_string(),
             n => n.to_string(),
         };
+        // The int8 kernels' VNNI variant adds a level (5) to cap below.
+        let (vnni_note, caps) = match vnni {
+            true => (
+                ", the int8 ones also an AVX512-VNNI one (level 5, cascadelake)",
+                "2, 3 or 4",
+            ),
+            false => ("", "2 or 3"),
+        };
         let levels = match self.x86_levels {
-            true => {
-                match vnni {
-                    false => "\n   Matrix products and convolutions carry x86-64-v2, v3 and v4 (AVX-512)\n   \
-                 variants; the first call picks the one the CPU runs (cpuid;\n   \
-                 ONNXC_CPU_LEVEL=2 or 3 caps it).",
-                    true => "\n   Matrix products and convolutions carry x86-64-v2, v3 and v4 (AVX-512)\n   \
-                 variants, the int8 ones also an AVX512-VNNI one (level 5, cascadelake);\n   \
-                 the first call picks the one the CPU runs (cpuid; ONNXC_CPU_LEVEL=2, 3\n   \
-                 or 4 caps it).",
-                }
-            }
-            false => "",
+            true => format!(
+                "\n   Matrix products and convolutions carry x86-64-v2, v3 and v4 (AVX-512)\n   \
+                 variants{vnni_note};\n   \
+                 the first call picks the one the CPU runs (cpuid; ONNXC_CPU_LEVEL={caps}\n   \
+                 caps it)."
+            ),
+            false => String::new(),
         };
         format!(
             "/* Built with --target-cpu {cpu} ({bits}-bit vectors) and --threads {t} ({threads});\n   \

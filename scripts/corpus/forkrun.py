@@ -24,7 +24,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 
 # What every worker imports; a module missing here is imported by the
 # child itself, as before.
@@ -117,7 +116,6 @@ class _Server:
 
 
 _idle = queue.LifoQueue()
-_lock = threading.Lock()
 
 
 def run_script(script, argv, env, timeout, server_env):
@@ -128,8 +126,7 @@ def run_script(script, argv, env, timeout, server_env):
     try:
         server = _idle.get_nowait()
     except queue.Empty:
-        with _lock:
-            server = _Server(server_env)
+        server = _Server(server_env)
     with tempfile.TemporaryDirectory(prefix="forkrun-") as tmp:
         out, err = os.path.join(tmp, "out"), os.path.join(tmp, "err")
         req = {"script": os.path.abspath(script), "argv": list(argv), "env": env,

@@ -163,22 +163,10 @@ pub(super) fn dot(
 /// widening of an operand shared by a tile's rows or columns is one
 /// value, computed once.
 fn dot_by_pairs(b: &mut Builder<'_>, vw: i64, acc: ValueId, u: ValueId, s: ValueId) -> ValueId {
-    let n = 4 * vw;
-    let widen = |b: &mut Builder<'_>, x: ValueId, signed: bool| {
-        let bytes = b.vbitcast(x, n, Type::i(8));
-        let to = Type::vector(n, Type::i(16));
-        match signed {
-            true => b.extsi(bytes, to),
-            false => b.extui(bytes, to),
-        }
-    };
-    let (x, y) = (widen(b, u, false), widen(b, s, true));
+    let (x, y) = (widen(b, u, vw, false), widen(b, s, vw, true));
     let pairs = b.pmaddwd(x, y);
     let (lo, hi): (Vec<i64>, Vec<i64>) = (0..vw).map(|i| (2 * i, 2 * i + 1)).unzip();
-    let lo = b.shuffle(pairs, pairs, &lo);
-    let hi = b.shuffle(pairs, pairs, &hi);
-    let quads = b.addi(lo, hi);
-    b.addi(acc, quads)
+    add_pair_sums(b, acc, pairs, (&lo, &hi))
 }
 
 /// The exact byte dot without VNNI of a vector `u` whose lanes' bytes lie
@@ -193,23 +181,41 @@ pub(super) fn dot_planar(
     u: ValueId,
     s: ValueId,
 ) -> ValueId {
-    let n = 4 * vw;
-    let ub = b.vbitcast(u, n, Type::i(8));
-    let u16s = b.extui(ub, Type::vector(n, Type::i(16)));
-    let sb = b.vbitcast(s, n, Type::i(8));
+    let x = widen(b, u, vw, false);
     let planes: Vec<i64> = [0, 2]
         .into_iter()
         .flat_map(|t| (0..vw).flat_map(move |_| [t, t + 1]))
         .collect();
+    let sb = b.vbitcast(s, 4 * vw, Type::i(8));
     let sp = b.shuffle(sb, sb, &planes);
-    let s16s = b.extsi(sp, Type::vector(n, Type::i(16)));
-    let pairs = b.pmaddwd(u16s, s16s);
+    let y = b.extsi(sp, Type::vector(4 * vw, Type::i(16)));
+    let pairs = b.pmaddwd(x, y);
     let lo: Vec<i64> = (0..vw).collect();
     let hi: Vec<i64> = (vw..2 * vw).collect();
-    let lo = b.shuffle(pairs, pairs, &lo);
-    let hi = b.shuffle(pairs, pairs, &hi);
-    let sum = b.addi(acc, lo);
-    b.addi(sum, hi)
+    add_pair_sums(b, acc, pairs, (&lo, &hi))
+}
+
+/// The `4·vw` bytes of the word vector `x` as i16.
+fn widen(b: &mut Builder<'_>, x: ValueId, vw: i64, signed: bool) -> ValueId {
+    let bytes = b.vbitcast(x, 4 * vw, Type::i(8));
+    let to = Type::vector(4 * vw, Type::i(16));
+    match signed {
+        true => b.extsi(bytes, to),
+        false => b.extui(bytes, to),
+    }
+}
+
+/// `acc` plus the pair sums at lanes `lo` and at lanes `hi`.
+fn add_pair_sums(
+    b: &mut Builder<'_>,
+    acc: ValueId,
+    pairs: ValueId,
+    (lo, hi): (&[i64], &[i64]),
+) -> ValueId {
+    let lo = b.shuffle(pairs, pairs, lo);
+    let hi = b.shuffle(pairs, pairs, hi);
+    let both = b.addi(lo, hi);
+    b.addi(acc, both)
 }
 
 /// Applies the zero-point corrections and stores the rows that exist.

@@ -212,23 +212,25 @@ pub(super) fn call_kernel(
         body(&mut fb, params, vnni);
         fb.ret(&[]);
     };
+    define(name, false, None);
     if !levels {
-        define(name, false, None);
         b.call(name, args, &[]);
         return;
     }
     let vnni = func::level_variant(name, func::X86_VNNI.level);
-    define(name, false, None);
     define(&vnni, true, Some(func::X86_VNNI.cpu));
-    let baseline = func::X86_LEVELS
-        .map(|l| l.level)
-        .into_iter()
-        .min()
-        .unwrap_or(2);
+    // The last variant is called whatever the level.
+    let baseline = func::X86_LEVELS.last().map_or(2, |l| l.level);
     b.call_for_cpu_level(
         &[(func::X86_VNNI.level, vnni), (baseline, name.to_string())],
         args,
     );
+}
+
+/// Whether the int8 kernels get a VNNI variant beside the generic one:
+/// a multi-level build, whose generic kernels have no VNNI.
+pub(super) fn with_vnni_level(cx: &crate::convert::Lowering) -> bool {
+    cx.gemm == super::gemm::Isa::X86Levels && !cx.int8_dot
 }
 
 /// Emits a call of the function of `v` (and, with `levels`, of its VNNI

@@ -209,12 +209,7 @@ impl Plan {
             m,
             alpha,
         };
-        call(
-            b,
-            &v,
-            &call_args,
-            cx.gemm == super::super::gemm::Isa::X86Levels && !v.vnni,
-        );
+        call(b, &v, &call_args, super::with_vnni_level(cx));
         Ok(vec![c])
     }
 }

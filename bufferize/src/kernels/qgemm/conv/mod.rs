@@ -71,6 +71,17 @@ impl QConvVariant {
     fn mg_padded(&self) -> i64 {
         (self.mg + self.mr - 1) / self.mr * self.mr
     }
+    /// The VNNI variant at 512 bits (three vectors, as the native build):
+    /// the panels are packed at run time, the weights' layout depends on
+    /// MR only.
+    fn with_vnni(&self) -> QConvVariant {
+        QConvVariant {
+            vnni: true,
+            vw: i64::from(ir::dialects::func::X86_VNNI.vector_bits / 32),
+            nv: 3,
+            ..self.clone()
+        }
+    }
     /// `acc` plus the byte dot of a panel vector by a broadcast word:
     /// `vpdpbusd`, else over the panels' two byte planes.
     fn dot(&self, b: &mut Builder<'_>, acc: ValueId, panel: ValueId, w: ValueId) -> ValueId {
@@ -206,15 +217,8 @@ impl QConvCall {
 /// variant: [`super::call_kernel`]).
 pub(super) fn call(b: &mut Builder<'_>, v: &QConvVariant, c: &QConvCall, levels: bool) {
     let define = |fb: &mut Builder<'_>, params: Vec<ValueId>, vnni: bool| {
-        // The VNNI variant at 512 bits: the panels are packed at run time,
-        // the weights' layout depends on MR only.
         let v = match vnni {
-            true => QConvVariant {
-                vnni: true,
-                vw: i64::from(ir::dialects::func::X86_VNNI.vector_bits / 32),
-                nv: 3,
-                ..v.clone()
-            },
+            true => v.with_vnni(),
             false => v.clone(),
         };
         body(fb, &v, &c.on(params));

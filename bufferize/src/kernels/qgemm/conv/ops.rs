@@ -226,8 +226,7 @@ impl Plan {
             geometry,
             beta,
         };
-        let levels = cx.gemm == crate::kernels::gemm::Isa::X86Levels && !v.vnni;
-        call(b, &v, &c, levels);
+        call(b, &v, &c, super::super::with_vnni_level(cx));
         Ok(vec![y])
     }
 }
