@@ -481,8 +481,9 @@ def run_model_lib(args, corpus_dir, entry, work):
 
 
 def with_versus(args, corpus_dir, entry, work, r):
-    """--versus-arg: the model compiled again with those arguments instead
-    of --compile-arg (e.g. the native build against the portable default),
+    """--versus-arg / --versus-onnxc: the model compiled again with those
+    arguments instead of --compile-arg (e.g. the native build against the
+    portable default), or by another onnxc binary (a branch against main),
     checked at every size and, where both match, timed against the first
     library alternately in one process (`versus` per size: its result, its
     time and the median per-round ratio first / versus)."""
@@ -495,7 +496,8 @@ def with_versus(args, corpus_dir, entry, work, r):
     if os.path.lexists(vpath):
         os.remove(vpath)
     os.symlink(os.path.abspath(model_path), vpath)
-    rc, out, err = run_child([args.onnxc, "compile", vpath, "--emit", "lib", "-o", lib] + args.versus_arg, args.compile_timeout)
+    vargs = args.versus_arg if args.versus_arg else args.compile_arg
+    rc, out, err = run_child([args.versus_onnxc or args.onnxc, "compile", vpath, "--emit", "lib", "-o", lib] + vargs, args.compile_timeout)
     for k, size in enumerate(r["sizes"]):
         if rc != 0 or not os.path.exists(lib):
             size["versus"] = {"status": "no-compile", "error": first_error_line(err + out, rc)}
@@ -853,6 +855,9 @@ def main():
     ap.add_argument("--versus-arg", action="append", default=[], metavar="ARG",
                     help="also compile each model with these `onnxc compile` arguments instead of --compile-arg (repeatable), "
                          "check it, and time the first library against it alternately, e.g. --versus-arg=--target-cpu=native")
+    ap.add_argument("--versus-onnxc", metavar="BIN",
+                    help="also compile each model with this onnxc binary (and --versus-arg, else --compile-arg), check it, "
+                         "and time the first library against it alternately: a change against main")
     ap.add_argument("--call-timeout", type=float, default=900, help="per size child process")
     ap.add_argument("--threads", type=int, default=1,
                     help="threads of the compiled code (ONNXC_NUM_THREADS) and of onnxruntime (intra-op), the same on both sides; "
@@ -907,7 +912,7 @@ def main():
             r = (run_model_lib if args.emit == "lib" else run_model_run)(args, d, e, work)
             if args.static:
                 r = with_static(args, d, e, work, r)
-            if args.versus_arg and r.get("compiled"):
+            if (args.versus_arg or args.versus_onnxc) and r.get("compiled"):
                 r = with_versus(args, d, e, work, r)
         except Exception as ex:  # a driver bug on one model must not lose the rest
             r = {"compiled": False, "error": f"run.py: {type(ex).__name__}: {ex}", "sizes": []}

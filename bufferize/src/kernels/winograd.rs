@@ -51,8 +51,13 @@ pub enum Choice {
 
 /// A convolution the Winograd path can compute.
 pub struct Plan {
-    /// `U[ξ][k][c]` as a flat `memref<?xf32>` (`U[ξ][c][k]` transposed).
+    /// U as a flat `memref<?xf32>`, packed at compile time into the
+    /// GEMM's panels: `U[ξ]` (K × C) as A, or `U[ξ]ᵀ` (C × K) as B when
+    /// `transposed`, the 16 positions one after the other.
     u: ValueId,
+    /// The layout of one position's U in `u`: its padded rows (A) or
+    /// columns (B), and its elements.
+    u_layout: (i64, i64),
     /// The products as `M[ξ]ᵀ (T × K) = V[ξ]ᵀ (T × C) · U[ξ]ᵀ (C × K)`.
     transposed: bool,
     k: i64,
@@ -95,15 +100,31 @@ pub fn plan(
         return Ok(None);
     }
     let transposed = k >= TRANSPOSED_MIN_K;
-    let source = (w, 16 * ku * cu);
-    let transform =
-        move |w: &[u8], out: &mut Vec<u8>| transform_weights(w, ku, cu, transposed, out);
+    // Packing U at run time copied all 16 positions on every call: 16/9
+    // of the weights, most of a small image's time.
+    let bl = gemm::Blocking::of(cx.gemm, &Type::f32());
+    let Some(layout) = UPanels::new(ku, cu, transposed, bl) else {
+        return Ok(None);
+    };
+    let source = (w, 16 * layout.elements());
+    let transform = move |w: &[u8], out: &mut Vec<u8>| {
+        let mut u = Vec::new();
+        transform_weights(w, ku, cu, transposed, &mut u);
+        layout.pack(&u, out);
+    };
     let Some((global, len)) = super::packed_global(cx, b, source, transform) else {
+        return Ok(None);
+    };
+    let (Ok(padded), Ok(elements)) = (
+        i64::try_from(layout.padded()),
+        i64::try_from(layout.elements()),
+    ) else {
         return Ok(None);
     };
     let len = b.const_index(len);
     Ok(Some(Plan {
         u: gemm::flat(b, global, len),
+        u_layout: (padded, elements),
         transposed,
         k,
         c,
@@ -148,6 +169,48 @@ fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool, out: &mut V
                 let o = ((i * 4 + j) * plane + at) * 4;
                 if let Some(dst) = u.get_mut(o..o + 4) {
                     dst.copy_from_slice(&(v as f32).to_le_bytes());
+                }
+            }
+        }
+    }
+}
+
+/// U's packed layout: the 16 positions' `U[ξ]` (K × C) as the GEMM's A
+/// panels, or their transposes (C × K) as its B panels.
+#[derive(Clone, Copy)]
+enum UPanels {
+    A(gemm::PackedA),
+    B(gemm::PackedB),
+}
+
+impl UPanels {
+    fn new(k: usize, c: usize, transposed: bool, bl: gemm::Blocking) -> Option<UPanels> {
+        Some(match transposed {
+            true => UPanels::B(gemm::PackedB::new(4, (c, k), bl)?),
+            false => UPanels::A(gemm::PackedA::new(4, (16, k, c), bl)?),
+        })
+    }
+    /// Elements of one position.
+    fn elements(&self) -> usize {
+        match self {
+            UPanels::A(a) => a.elements() / 16,
+            UPanels::B(p) => p.elements(),
+        }
+    }
+    /// Rows (A) or columns (B) of one position, padded to the panels.
+    fn padded(&self) -> usize {
+        match self {
+            UPanels::A(a) => a.padded,
+            UPanels::B(p) => p.npad,
+        }
+    }
+    /// Appends `u` (`transform_weights`' bytes) packed.
+    fn pack(&self, u: &[u8], out: &mut Vec<u8>) {
+        match self {
+            UPanels::A(a) => a.pack(u, out),
+            UPanels::B(p) => {
+                for plane in u.chunks(u.len().div_ceil(16).max(1)) {
+                    p.pack(plane, out);
                 }
             }
         }
@@ -267,11 +330,13 @@ impl Plan {
     /// `M[ξ] = U[ξ] · V[ξ]` for the 16 positions (`M[ξ][k][t]`, or
     /// `M[ξ][t][k]` transposed).
     fn products(&self, b: &mut Builder<'_>, g: &Grid, v: ValueId, m: ValueId) {
-        let variant = gemm::Variant::plain(
+        let mut variant = gemm::Variant::plain(
             &Type::f32(),
             self.gemm,
             gemm::BSource::Matrix { unit_n: true },
         );
+        variant.a_packed = !self.transposed;
+        variant.b_packed = self.transposed;
         let (kk, cc, one) = (
             b.const_index(self.k),
             b.const_index(self.c),
@@ -279,7 +344,8 @@ impl Plan {
         );
         let ct = b.muli(cc, g.t);
         let kt = b.muli(kk, g.t);
-        let u_block = self.k * self.c;
+        let (padded, u_block) = self.u_layout;
+        let padded = b.const_index(padded);
         for xi in 0..16 {
             let x = b.const_index(xi);
             let (v_off, u_off) = (b.muli(x, ct), b.const_index(xi * u_block));
@@ -292,7 +358,7 @@ impl Plan {
                     a_cs: g.t,
                     b: self.u,
                     b_off: u_off,
-                    b_args: vec![kk, one],
+                    b_args: vec![padded, one],
                     c: m,
                     c_off,
                     ldc: kk,
@@ -306,7 +372,7 @@ impl Plan {
                 gemm::Call {
                     a: self.u,
                     a_off: u_off,
-                    a_rs: cc,
+                    a_rs: padded,
                     a_cs: one,
                     b: v,
                     b_off: v_off,
@@ -592,6 +658,46 @@ mod tests {
         b.chunks_exact(4)
             .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
             .collect()
+    }
+
+    /// U packed as the GEMM reads it: position ξ's A panels (MR rows per
+    /// depth step, rows past K zero) or B panels (NR columns per depth
+    /// step), position after position, depth blocks KC deep.
+    #[test]
+    fn packed_u_is_in_the_gemm_panel_order() {
+        let (k, c) = (5, 3);
+        let w: Vec<f64> = (0..k * c * 9).map(|i| (i as f64 * 0.37).cos()).collect();
+        let w = f32_bytes(&w);
+        let mut bl = gemm::Blocking::for_target(256, &Type::f32());
+        bl.kc = 2;
+        let (mr, nr) = (bl.panel_rows as usize, bl.panel_cols as usize);
+        for transposed in [false, true] {
+            let u = floats(&transformed(&w, k, c, false));
+            let layout = UPanels::new(k, c, transposed, bl).unwrap();
+            let mut packed = Vec::new();
+            layout.pack(&transformed(&w, k, c, transposed), &mut packed);
+            let packed = floats(&packed);
+            assert_eq!(packed.len(), 16 * layout.elements());
+            let pad = layout.padded();
+            for (xi, ko, ci) in
+                (0..16).flat_map(|x| (0..k).flat_map(move |o| (0..c).map(move |i| (x, o, i))))
+            {
+                let (pc, kk) = (ci / 2 * 2, ci % 2);
+                let kcur = 2.min(c - pc);
+                let at = match transposed {
+                    // B: depth c, columns k.
+                    true => pc * pad + ko / nr * nr * kcur + kk * nr + ko % nr,
+                    // A: rows k, depth c.
+                    false => pc * pad + ko / mr * mr * kcur + kk * mr + ko % mr,
+                };
+                let want = u[xi * k * c + ko * c + ci];
+                assert_eq!(
+                    packed[xi * layout.elements() + at],
+                    want,
+                    "ξ {xi} k {ko} c {ci} transposed {transposed}"
+                );
+            }
+        }
     }
 
     /// The transposed layout holds the same values at `[ξ][c][k]`.

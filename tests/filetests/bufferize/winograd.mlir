@@ -3,7 +3,10 @@
 // A 3x3 stride-1 Conv with constant weights, at least 8 input channels
 // and more output channels than the direct conv on planes takes (32),
 // runs on Winograd F(2x2, 3x3): the weights' transform U is a global
-// computed at compile time; per image, the input transform reads each
+// computed at compile time and packed there into the GEMM's A panels
+// (16 positions x 40 rows padded to 42, the 6-row panels at 256 bits, x
+// 8 channels; with 128 output channels, U's transposes as B panels), so
+// no call packs it again; per image, the input transform reads each
 // input row as two masked vectors (zero padding) split into the tiles'
 // columns by shuffles and stores V under a mask for the last tiles; 16
 // GEMMs M = U · V; the output transform adds the bias, applies the fused
@@ -11,7 +14,7 @@
 // At 256 bits a vector holds 4 tiles, as at 128 (Plan::lanes: clang's
 // AVX2 code for 8 read past a row of a 7-wide image).
 // CHECK-LABEL: func.func @static_sizes
-// CHECK:         %[[U:.*]] = memref.get_global @{{__constant_[0-9]+}} : memref<5120xf32>
+// CHECK:         %[[U:.*]] = memref.get_global @{{__constant_[0-9]+}} : memref<5376xf32>
 // CHECK-NOT:     scf.if
 // CHECK:         vector.maskedload %arg0[{{.*}}], %{{.*}}, %{{.*}} : memref<1x8x8x8xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6] : vector<8xf32>, vector<8xf32>
