@@ -3,10 +3,13 @@
 
 // The portable build's int8 kernels (int8-conv.mlir's QLinearConv): the
 // generic kernel at the module's 256 bits (bytes widened to i16, pairs
-// summed by x86vector.pmaddwd, which every x86-64 CPU has), copied per x86-64 level later by multiversion, and
-// a `_v5` variant with vpdpbusd at 512 bits for CPUs with AVX512-VNNI
-// (built for cascadelake), over the same packed weights (one argument
-// list). The call takes the VNNI one when the CPU level is 5.
+// summed by x86vector.pmaddwd, which every x86-64 CPU has), built for the
+// baseline and as `_v3` for x86-64-v3 (not left to multiversion: at level
+// 4 LLVM joined the pmaddwd parts into 512 bits and split them again,
+// slower than the AVX2 code), and a `_v5` variant with vpdpbusd at 512
+// bits for CPUs with AVX512-VNNI (built for cascadelake), over the same
+// packed weights (one argument list). The call takes the VNNI one at
+// level 5, `_v3` at levels 3 and 4, the baseline below.
 // CHECK-LABEL: func.func @qconv
 // CHECK:         %[[LEVEL:.*]] = call @__onnxc_cpu_level() : () -> index
 // CHECK-NEXT:    %[[FIVE:.*]] = arith.constant 5 : index
@@ -14,12 +17,17 @@
 // CHECK-NEXT:    scf.if %[[VNNI]] {
 // CHECK-NEXT:      func.call @[[K:__onnxc_qconv_k3x3s2x2d1x1_[0-9a-f]+]]_v5(%[[ARGS:.*]]) :
 // CHECK-NEXT:    } else {
-// CHECK-NEXT:      func.call @[[K]](%[[ARGS]]) :
+// CHECK-NEXT:      %[[THREE:.*]] = arith.constant 3 : index
+// CHECK-NEXT:      %[[AVX2:.*]] = arith.cmpi sge, %[[LEVEL]], %[[THREE]] : index
+// CHECK-NEXT:      scf.if %[[AVX2]] {
+// CHECK-NEXT:        func.call @[[K]]_v3(%[[ARGS]]) :
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        func.call @[[K]](%[[ARGS]]) :
 // The generic panel holds two planes of byte pairs (rows 0 and 1 of a
 // depth quad, then rows 2 and 3: the two pair vectors concatenated), and
 // the weights' broadcast word is split the same way, so each plane's
 // pmaddwd sums land in their own lanes: the two halves are added.
-// CHECK:       func.func private @[[K]](
+// CHECK:       func.func private @[[K]]({{.*}}) attributes {onnxc.target_cpu = "x86-64-v2"}
 // CHECK-NOT:     vpdpbusd
 // CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : vector<16xui8>, vector<16xui8>
 // CHECK:         scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>) {
@@ -29,6 +37,9 @@
 // CHECK-NEXT:      %[[P:.*]] = "x86vector.pmaddwd"(%[[U]], %[[S]]) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
 // CHECK-NEXT:      %[[LO:.*]] = vector.shuffle %[[P]], %[[P]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xi32>, vector<16xi32>
 // CHECK-NEXT:      %[[HI:.*]] = vector.shuffle %[[P]], %[[P]] [8, 9, 10, 11, 12, 13, 14, 15] : vector<16xi32>, vector<16xi32>
+// CHECK-NOT:     vpdpbusd
+// CHECK:       func.func private @[[K]]_v3({{.*}}) attributes {onnxc.target_cpu = "x86-64-v3"}
+// CHECK:           "x86vector.pmaddwd"
 // CHECK-NOT:     vpdpbusd
 // CHECK:       func.func private @[[K]]_v5({{.*}}) attributes {onnxc.target_cpu = "cascadelake"}
 // CHECK:           x86vector.vpdpbusd %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi32>
