@@ -295,6 +295,46 @@ def _(path):
     return dict(sizes=sizes, source="torch.nn.LSTM 2 layers", exporter=EXPORTER_TS, version=ver, notes="dynamic batch, seq")
 
 
+def squeeze_export(path, opset):
+    """A speech-quality-style scorer (one MOS per utterance): Conv1d stack
+    over [N, 1, T] audio, pooling over time, then `x.squeeze()` without a
+    dim. The TorchScript exporter writes a Squeeze without axes, which at
+    batch 1 squeezes the batch dim too (output rank 0, rank 1 above)."""
+    import numpy as np
+    import torch
+    from torch import nn
+    from corpus_common import random_feeds
+
+    class Scorer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.f = nn.Sequential(
+                nn.Conv1d(1, 16, 9, stride=4, padding=4), nn.ReLU(), nn.MaxPool1d(2),
+                nn.Conv1d(16, 32, 5, stride=2, padding=2), nn.ReLU(), nn.Conv1d(32, 1, 1),
+            )
+            self.pool = nn.AdaptiveAvgPool1d(1)
+
+        def forward(self, x):
+            return self.pool(self.f(x)).squeeze()
+
+    x = torch.randn(2, 1, 4000)
+    ver = torch_export(Scorer(), (x,), path, ["audio"], ["mos"], {"audio": {0: "batch", 2: "time"}, "mos": {0: "batch"}}, opset)
+    sizes = [random_feeds({"audio": (s, np.float32, "normal")}, k) for k, s in enumerate([[1, 1, 3200], [3, 1, 4800], [2, 1, 8000]])]
+    return dict(sizes=sizes, source="hand-written speech-quality scorer (torch.nn Conv1d)", exporter=EXPORTER_TS, version=ver,
+                notes=f"opset {opset} x.squeeze(): Squeeze without axes of [N, 1, 1], a scalar at batch 1 (declared [batch]); "
+                      "dynamic batch and time")
+
+
+@model("torch_squeeze_op9")
+def _(path):
+    return squeeze_export(path, 9)
+
+
+@model("torch_squeeze_op11")
+def _(path):
+    return squeeze_export(path, 11)
+
+
 # ---------------------------------------------------------------- transformers (tiny configs)
 
 
@@ -349,8 +389,7 @@ def hf_export(net, names, outputs, path, opset, vocab, out_axes=None):
 HF_SIZES = [(1, 7), (3, 19)]
 
 
-@model("hf_bert_tiny")
-def _(path):
+def bert_tiny(path, shapes=HF_SIZES):
     from transformers import AutoModel, BertConfig
 
     cfg = BertConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128,
@@ -358,19 +397,28 @@ def _(path):
     names = ["input_ids", "attention_mask", "token_type_ids"]
     ver = hf_export(AutoModel.from_config(cfg), names, ["last_hidden_state", "pooler_output"], path, 14, 1000,
                     out_axes={"pooler_output": {0: "batch"}})
-    return dict(sizes=hf_feeds(names, 1000, HF_SIZES), source="transformers BertModel (tiny config)", exporter=EXPORTER_TS, version=ver,
+    return dict(sizes=hf_feeds(names, 1000, shapes), source="transformers BertModel (tiny config)", exporter=EXPORTER_TS, version=ver,
                 notes="dynamic batch x sequence, padded attention mask")
 
 
-@model("hf_gpt2_tiny")
-def _(path):
+def gpt2_tiny(path, shapes=HF_SIZES):
     from transformers import AutoModelForCausalLM, GPT2Config
 
     cfg = GPT2Config(vocab_size=1000, n_embd=64, n_layer=2, n_head=2, n_positions=128, use_cache=False, attn_implementation="eager")
     names = ["input_ids", "attention_mask"]
     ver = hf_export(AutoModelForCausalLM.from_config(cfg), names, ["logits"], path, 14, 1000)
-    return dict(sizes=hf_feeds(names, 1000, HF_SIZES), source="transformers GPT2LMHeadModel (tiny config)", exporter=EXPORTER_TS,
+    return dict(sizes=hf_feeds(names, 1000, shapes), source="transformers GPT2LMHeadModel (tiny config)", exporter=EXPORTER_TS,
                 version=ver, notes="causal mask from the dynamic sequence length")
+
+
+@model("hf_bert_tiny")
+def _(path):
+    return bert_tiny(path)
+
+
+@model("hf_gpt2_tiny")
+def _(path):
+    return gpt2_tiny(path)
 
 
 @model("hf_distilbert_tiny")
@@ -460,6 +508,67 @@ def _(path):
     return info
 
 
+def t5_decoder_feeds(d_model, vocab, shapes, seed=0):
+    """(batch, decoder length, encoder length) -> decoder inputs: token ids,
+    the encoder's output, its mask (a padded row when batch > 1)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for b, s, e in shapes:
+        m = np.ones((b, e), np.int64)
+        if b > 1:
+            m[1, e - 3:] = 0
+        out.append({"input_ids": rng.integers(1, vocab, size=(b, s)).astype(np.int64),
+                    "encoder_hidden_states": rng.standard_normal((b, e, d_model)).astype(np.float32),
+                    "encoder_attention_mask": m})
+    return out
+
+
+@model("hf_t5_decoder_int8")
+def _(path):
+    import torch
+    from onnxruntime.quantization import QuantType
+    from transformers import T5Config, T5ForConditionalGeneration
+    from transformers.modeling_outputs import BaseModelOutput
+
+    def export(p):
+        cfg = T5Config(vocab_size=1000, d_model=64, d_ff=128, d_kv=32, num_layers=2, num_decoder_layers=2, num_heads=2,
+                       use_cache=False, attn_implementation="eager")
+        t5 = T5ForConditionalGeneration(cfg)
+
+        class Decoder(torch.nn.Module):
+            """The decoder half as seq2seq exports split it: the encoder's
+            output comes in, the LM head's logits go out."""
+
+            def __init__(self):
+                super().__init__()
+                self.t5 = t5
+
+            def forward(self, input_ids, encoder_hidden_states, encoder_attention_mask):
+                enc = BaseModelOutput(last_hidden_state=encoder_hidden_states)
+                return self.t5(encoder_outputs=enc, attention_mask=encoder_attention_mask, decoder_input_ids=input_ids,
+                               use_cache=False, return_dict=True).logits
+
+        names = ["input_ids", "encoder_hidden_states", "encoder_attention_mask"]
+        ex = t5_decoder_feeds(64, 1000, [(2, 5, 8)], seed=1)[0]
+        axes = {"input_ids": {0: "batch", 1: "decoder_sequence"}, "encoder_hidden_states": {0: "batch", 1: "encoder_sequence"},
+                "encoder_attention_mask": {0: "batch", 1: "encoder_sequence"}, "logits": {0: "batch", 1: "decoder_sequence"}}
+        ver = torch_export(Decoder(), tuple(torch.from_numpy(ex[n]) for n in names), p, names, ["logits"], axes, 14)
+        import transformers
+
+        # decoder length 1: one generation step without a cache
+        sizes = t5_decoder_feeds(64, 1000, [(1, 4, 7), (3, 11, 19), (2, 1, 13)])
+        return dict(sizes=sizes, source="transformers T5ForConditionalGeneration decoder + LM head (tiny config)",
+                    exporter=EXPORTER_TS, version=f"{ver}, transformers {transformers.__version__}")
+
+    info = ort_quantize_dynamic(path, export, weight_type=QuantType.QInt8)
+    info["notes"] = ("int8 seq2seq decoder: causal self-attention with relative position buckets over the dynamic decoder "
+                     "length, cross-attention over the encoder length with its padding mask; DynamicQuantizeLinear -> "
+                     "MatMulInteger")
+    return info
+
+
 def ort_quantize_static(path, export, fmt, **kw):
     """Exports a float CNN with `export(tmp)` and quantizes it statically
     (calibrated on its own random inputs) in format `fmt`: QOperator
@@ -508,6 +617,50 @@ def _(path):
     return info
 
 
+# ---------------------------------------------------------------- onnxruntime.transformers.optimizer
+
+
+def ort_optimize(path, export, model_type, opt_level, **kw):
+    """Exports a float model with `export(tmp)`, then runs onnxruntime's
+    transformer optimizer on it for the CPU, as users prepare models for
+    onnxruntime: opt_level 1 (basic) or 2 (extended) graph optimizations of
+    an onnxruntime session, then the optimizer's own fusions into
+    com.microsoft ops (Attention, SkipLayerNormalization, FastGelu, ...).
+    The oracle is onnxruntime on the optimized model."""
+    import onnx
+    import onnxruntime
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    tmp = path[: -len(".onnx")] + ".float.onnx"
+    info = export(tmp)
+    opt = optimize_model(tmp, model_type=model_type, opt_level=opt_level, use_gpu=False, **kw)
+    opt.save_model_to_file(path)
+    os.remove(tmp)
+    info["exporter"] += f" + onnxruntime.transformers.optimizer (opt_level {opt_level})"
+    info["version"] += f", onnxruntime {onnxruntime.__version__}"
+    ms = sorted({n.op_type for n in onnx.load(path).graph.node if n.domain == "com.microsoft"})
+    info["notes"] = f"optimize_model(model_type='{model_type}', opt_level={opt_level}, CPU): com.microsoft {', '.join(ms) or 'none'}"
+    return info
+
+
+# One more size than HF_SIZES: batch 1, and every dynamic dim above 1 twice.
+HF_SIZES3 = [(1, 7), (3, 19), (2, 33)]
+
+
+def register_ort_optimized():
+    """hf_{bert,gpt2}_tiny_ortopt{1,2}: the transformer optimizer at both
+    levels over the tiny exports."""
+    for model_type, export in (("bert", bert_tiny), ("gpt2", gpt2_tiny)):
+        for level in (1, 2):
+            def make(path, model_type=model_type, export=export, level=level):
+                return ort_optimize(path, lambda p: export(p, HF_SIZES3), model_type, level, num_heads=2, hidden_size=64)
+
+            model(f"hf_{model_type}_tiny_ortopt{level}")(make)
+
+
+register_ort_optimized()
+
+
 # ---------------------------------------------------------------- ultralytics
 
 
@@ -551,12 +704,15 @@ def skl_data(n_features=10, n=300, seed=0):
     return X, y
 
 
-def skl_convert(est, path, n_features, sizes_rows, zipmap=True):
+def skl_convert(est, path, n_features, sizes_rows, zipmap=None):
+    """ZIPMAP: False drops a classifier's ZipMap (probabilities as a
+    tensor), True keeps skl2onnx's default (a sequence of {label: p} maps),
+    None for a regressor (no option)."""
     import numpy as np
     import skl2onnx
     from skl2onnx.common.data_types import FloatTensorType
 
-    opts = {id(est): {"zipmap": False}} if zipmap else None
+    opts = {id(est): {"zipmap": False}} if zipmap is False else None
     onx = skl2onnx.to_onnx(est, initial_types=[("input", FloatTensorType([None, n_features]))], options=opts)
     with open(path, "wb") as f:
         f.write(onx.SerializeToString())
@@ -575,7 +731,7 @@ def _(path):
 
     X, y = skl_data()
     est = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).fit(X, y)
-    sizes, ver = skl_convert(est, path, 10, [1, 37])
+    sizes, ver = skl_convert(est, path, 10, [1, 37], zipmap=False)
     return dict(sizes=sizes, source="scikit-learn StandardScaler+LogisticRegression", exporter="skl2onnx.to_onnx", version=ver,
                 notes="ai.onnx.ml Scaler/LinearClassifier or ONNX ops; zipmap off; None batch")
 
@@ -586,7 +742,7 @@ def _(path):
 
     X, y = skl_data()
     est = RandomForestClassifier(n_estimators=8, max_depth=6, random_state=0).fit(X, y)
-    sizes, ver = skl_convert(est, path, 10, [1, 37])
+    sizes, ver = skl_convert(est, path, 10, [1, 37], zipmap=False)
     return dict(sizes=sizes, source="scikit-learn RandomForestClassifier", exporter="skl2onnx.to_onnx", version=ver,
                 notes="ai.onnx.ml TreeEnsembleClassifier; None batch")
 
@@ -597,9 +753,21 @@ def _(path):
 
     X, y = skl_data()
     est = GradientBoostingRegressor(n_estimators=20, max_depth=3, random_state=0).fit(X, y.astype("float32") + X[:, 4])
-    sizes, ver = skl_convert(est, path, 10, [1, 37], zipmap=False)
+    sizes, ver = skl_convert(est, path, 10, [1, 37])
     return dict(sizes=sizes, source="scikit-learn GradientBoostingRegressor", exporter="skl2onnx.to_onnx", version=ver,
                 notes="ai.onnx.ml TreeEnsembleRegressor; None batch")
+
+
+@model("skl_logreg_zipmap")
+def _(path):
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = skl_data()
+    est = LogisticRegression(max_iter=500).fit(X, y)
+    sizes, ver = skl_convert(est, path, 10, [1, 37, 4], zipmap=True)
+    return dict(sizes=sizes, source="scikit-learn LogisticRegression (3 classes)", exporter="skl2onnx.to_onnx", version=ver,
+                notes="skl2onnx's default ZipMap kept: LinearClassifier -> Normalizer -> Cast -> ZipMap, probabilities as "
+                      "a sequence of {int64 label: float} maps (compared in their [N, 3] tensor form); None batch")
 
 
 # ---------------------------------------------------------------- Keras (tf venv)
@@ -723,6 +891,94 @@ def _(path):
     sizes = [random_feeds({"image": (s, np.float32, "normal")}, k) for k, s in enumerate([[1, 3, 64, 64], [2, 3, 48, 80]])]
     return dict(sizes=sizes, source=f"PaddlePaddle {paddle.__version__} CNN", exporter="paddle.onnx.export (paddle2onnx)",
                 version=f"paddle2onnx {paddle2onnx.__version__}", notes="opset 11; paddle2onnx declares unknown dims as -1")
+
+
+def paddle_dims_to_minus1(path):
+    """Declare paddle2onnx 2.x's unknown dims (dim_param
+    'DynamicDimension.N') as -1, as paddle2onnx 0.x/1.x wrote them and as
+    the PaddleOCR models shipped in PyPI packages still declare them."""
+    import onnx
+
+    m = onnx.load(path)
+    g = m.graph
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        for d in vi.type.tensor_type.shape.dim:
+            if d.HasField("dim_param") and d.dim_param.startswith("DynamicDimension"):
+                d.Clear()
+                d.dim_value = -1
+    onnx.save(m, path)
+
+
+@model("paddle_text_dir", stack="paddle")
+def _(path):
+    import numpy as np
+    import paddle
+    from paddle import nn
+    from corpus_common import random_feeds
+
+    paddle.seed(0)
+
+    def conv_bn(i, o, k, s=1, groups=1, act=None):
+        layers = [nn.Conv2D(i, o, k, stride=s, padding=k // 2, groups=groups, bias_attr=False), nn.BatchNorm2D(o, momentum=0.0)]
+        return nn.Sequential(*layers, act()) if act else nn.Sequential(*layers)
+
+    class SE(nn.Layer):
+        def __init__(self, c):
+            super().__init__()
+            self.pool = nn.AdaptiveAvgPool2D(1)
+            self.c1, self.c2 = nn.Conv2D(c, c // 4, 1), nn.Conv2D(c // 4, c, 1)
+
+        def forward(self, x):
+            return x * nn.functional.hardsigmoid(self.c2(nn.functional.relu(self.c1(self.pool(x)))))
+
+    class Block(nn.Layer):  # MobileNetV3: expand, depthwise (+ SE), project
+        def __init__(self, i, e, o, k, s, se, act):
+            super().__init__()
+            self.f = nn.Sequential(conv_bn(i, e, 1, act=act), conv_bn(e, e, k, s, groups=e, act=act),
+                                   *([SE(e)] if se else []), conv_bn(e, o, 1))
+            self.res = s == 1 and i == o
+
+        def forward(self, x):
+            return x + self.f(x) if self.res else self.f(x)
+
+    class TextDirection(nn.Layer):  # PP-OCR's direction classifier: MobileNetV3-small x0.35
+        def __init__(self):
+            super().__init__()
+            self.stem = conv_bn(3, 8, 3, 2, act=nn.Hardswish)
+            self.blocks = nn.Sequential(
+                Block(8, 8, 8, 3, 2, True, nn.ReLU), Block(8, 24, 16, 3, 2, False, nn.ReLU), Block(16, 32, 16, 3, 1, False, nn.ReLU),
+                Block(16, 48, 24, 5, 2, True, nn.Hardswish), Block(24, 64, 24, 5, 1, True, nn.Hardswish),
+            )
+            self.last = conv_bn(24, 96, 1, act=nn.Hardswish)
+            self.pool = nn.AdaptiveAvgPool2D(1)
+            self.fc = nn.Linear(96, 2)
+
+        def forward(self, x):
+            h = self.pool(self.last(self.blocks(self.stem(x))))
+            return nn.functional.softmax(self.fc(paddle.flatten(h, 1)), axis=-1)
+
+    net = TextDirection()
+    # BatchNorm statistics of a random batch (momentum 0: the last batch's),
+    # else the logits of random weights are ~1e-3 apart (see calibrate_bn)
+    net.train()
+    with paddle.no_grad():
+        net(paddle.randn([8, 3, 48, 160]))
+    net.eval()
+    spec = [paddle.static.InputSpec([-1, 3, -1, -1], "float32", "x")]
+    prefix = path[: -len(".onnx")]
+    paddle.onnx.export(net, prefix, input_spec=spec, opset_version=11)
+    if not os.path.exists(path):
+        raise RuntimeError("paddle.onnx.export wrote no " + path)
+    paddle_dims_to_minus1(path)
+    import paddle2onnx
+
+    # text lines: H != W at every size, batch 1 and above
+    shapes = [[1, 3, 48, 192], [3, 3, 48, 160], [2, 3, 32, 100]]
+    sizes = [random_feeds({"x": (s, np.float32, "normal")}, k) for k, s in enumerate(shapes)]
+    return dict(sizes=sizes, source=f"PaddlePaddle {paddle.__version__} text-direction classifier (MobileNetV3-small style)",
+                exporter="paddle.onnx.export (paddle2onnx)", version=f"paddle2onnx {paddle2onnx.__version__}",
+                notes="input declared [-1, 3, -1, -1] (paddle2onnx 2.x's DynamicDimension dims rewritten to the -1 of "
+                      "older paddle2onnx), H != W at every size; SE blocks with Hardsigmoid, Hardswish, depthwise convs")
 
 
 # ---------------------------------------------------------------- driver

@@ -61,14 +61,16 @@ pub(super) fn pad_varying_results(m: &mut Module, f: OpId) -> bool {
     changed
 }
 
-/// The ranks `v` may have: its own, or those its If's branches yield,
-/// when `v` is read by `user` alone (a padded form is all it may see).
+/// The ranks `v` may have: its own (a ranked value is padded by a new
+/// op, whoever else reads it), or those its If's branches yield, when
+/// the If result is read by `user` alone (a padded form is all it may
+/// see).
 fn leaf_ranks(m: &Module, v: ValueId, user: OpId) -> Option<Vec<usize>> {
-    if m.uses(v).iter().any(|u| u.op != user) {
-        return None;
-    }
     if let Some(s) = m.value_type(v).shape() {
         return Some(vec![s.len()]);
+    }
+    if m.uses(v).iter().any(|u| u.op != user) {
+        return None;
     }
     let iff = m.defining_op(v).filter(|&o| onnx::is(m, o, OpKind::If))?;
     let i = m.results(iff).iter().position(|&r| r == v)?;

@@ -8,7 +8,10 @@ use onnx::OpKind;
 /// `Squeeze(x)` without axes of an `x` with dynamic dims: from the last dim
 /// to the first, a static 1 is squeezed and a dynamic dim is squeezed in
 /// the then branch of `If(dim == 1)` (kept in the else branch), so the
-/// rank is decided by Ifs that `absorb_continuation` versions.
+/// rank is decided by Ifs that `absorb_continuation` versions. A declared
+/// rank of the result does not stop it: exporters declare the rank they
+/// traced (torch's `x.squeeze()` of `[N, 1]` as `[N]`), while onnxruntime
+/// squeezes N too when it is 1.
 pub(super) fn expand_squeeze(m: &mut Module, op: OpId) -> bool {
     if !onnx::is(m, op, OpKind::Squeeze) || m.operands(op).len() != 1 {
         return false;
@@ -19,7 +22,7 @@ pub(super) fn expand_squeeze(m: &mut Module, op: OpId) -> bool {
     let Some(dims) = m.value_type(x).shape().map(<[i64]>::to_vec) else {
         return false;
     };
-    if m.value_type(r).shape().is_some() || !dims.contains(&ir::DYN) {
+    if !dims.contains(&ir::DYN) {
         return false;
     }
     // Ops made before a failure are left unused; dead-code removal takes them.

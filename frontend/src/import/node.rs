@@ -38,6 +38,12 @@ const SEQUENCE_OPS: &[&str] = &[
     "SplitToSequence",
 ];
 
+/// Default-domain operators onnxruntime runs before the opset that
+/// standardized them, with that opset's inputs, outputs and attributes:
+/// its own LayerNormalization kernel predates opset 17, and its
+/// transformer optimizer writes the op into opset-14 models.
+const ORT_PRESTANDARD_OPS: &[&str] = &["LayerNormalization"];
+
 fn valid_op_type(t: &str) -> bool {
     t.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -237,10 +243,14 @@ impl<'a> Importer<'a> {
                 ),
             )
         })?;
-        let version = kind
-            .schema()
-            .version_at(opset)
-            .map_err(|e| node_diag(node, e))?;
+        let schema = kind.schema();
+        let prestandard = default_domain
+            && ORT_PRESTANDARD_OPS.contains(&node.op_type.as_str())
+            && schema.versions.first().is_some_and(|&first| opset < first);
+        let version = match prestandard {
+            true => schema.versions.first().copied().unwrap_or(opset),
+            false => schema.version_at(opset).map_err(|e| node_diag(node, e))?,
+        };
         Ok((kind, version))
     }
 

@@ -60,6 +60,25 @@ func.func @squeeze_no_axes(%x: tensor<?x1x?xf32>) -> tensor<*xf32> {
   return %r : tensor<*xf32>
 }
 
+// torch's opset-11 `x.squeeze()` of [N, 1] declared [N] (the traced rank)
+// and returned as is: versioned all the same (rank 0 at N = 1, as
+// onnxruntime runs it); the else branch yields the value made before the
+// If, which the Shape reads too (returned padded: rank 1 already).
+// CHECK-LABEL: func.func @squeeze_declared_rank
+// CHECK-SAME:    -> (tensor<?xf32>, tensor<i64>)
+// CHECK-SAME:    onnxc.output_rank_results = [1]
+// CHECK:         %[[N:.*]] = "onnx.Squeeze"({{.*}}) : (tensor<?x1xf32>, tensor<1xi64>) -> tensor<?xf32>
+// CHECK:         "onnx.If"
+// CHECK:           "onnx.Squeeze"(%[[N]], {{.*}}) -> tensor<f32>
+// CHECK:           "onnx.Unsqueeze"({{.*}}) : (tensor<f32>, tensor<1xi64>) -> tensor<1xf32>
+// CHECK:           "onnx.Yield"
+// CHECK:           "onnx.Yield"(%[[N]], %{{.*}}) : (tensor<?xf32>, tensor<i64>)
+// CHECK:         return %{{.*}}#0, %{{.*}}#1 : tensor<?xf32>, tensor<i64>
+func.func @squeeze_declared_rank(%x: tensor<?x1xf32>) -> tensor<?xf32> {
+  %s = "onnx.Squeeze"(%x) : (tensor<?x1xf32>) -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
 // Static dims decide it alone: no versions.
 // CHECK-LABEL: func.func @squeeze_static
 // CHECK-NOT:     onnx.If
