@@ -82,6 +82,14 @@ pub const X86_VNNI: X86Level = X86Level {
     vector_bits: 512,
 };
 
+/// The level (or VNNI variant) built for `cpu`, by its `-march` name.
+pub fn x86_level_of(cpu: &str) -> Option<&'static X86Level> {
+    X86_LEVELS
+        .iter()
+        .chain(std::iter::once(&X86_VNNI))
+        .find(|l| l.cpu == cpu)
+}
+
 pub fn level_variant(name: &str, level: i64) -> String {
     format!("{name}_v{level}")
 }

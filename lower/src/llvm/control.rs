@@ -117,6 +117,11 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Optio
         .and_then(Attribute::as_str)
     {
         attrs.push_str(&format!(" \"target-cpu\"=\"{cpu}\""));
+        // As the module's own 512-bit code: LLVM's loop vectorizer keeps
+        // to 256 bits for x86-64-v4 unless told.
+        if let Some(bits) = ir::dialects::func::x86_level_of(cpu).map(|l| l.vector_bits) {
+            attrs.push_str(&format!(" \"prefer-vector-width\"=\"{bits}\""));
+        }
     }
     let mut after = format!("{ret} {gname}({}){attrs} {{\n", plist.join(", "));
     after.push_str(&text);
