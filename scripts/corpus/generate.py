@@ -149,7 +149,9 @@ def timm_model(name, **kw):
     return timm.create_model(name, pretrained=False, **kw)
 
 
-CNN_SIZES = [[1, 3, 224, 224], [2, 3, 160, 192]]
+# Input sizes: batch 1, and every dynamic dim at two values above 1.
+CNN_SIZES = [[1, 3, 224, 224], [2, 3, 160, 192], [3, 3, 256, 128]]
+SEQ_SIZES = [(1, 7), (3, 19), (2, 33)]  # (batch, sequence)
 EXPORTER_TS = "torch.onnx.export (TorchScript)"
 EXPORTER_DYNAMO = "torch.onnx.export (dynamo=True)"
 
@@ -215,7 +217,8 @@ def _(path):
 
 @model("timm_vit_tiny")
 def _(path):
-    ver, sizes = cnn_export(timm_model("vit_tiny_patch16_224"), path, 17, [[1, 3, 224, 224], [3, 3, 224, 224]], dyn_hw=False)
+    ver, sizes = cnn_export(timm_model("vit_tiny_patch16_224"), path, 17, [[1, 3, 224, 224], [3, 3, 224, 224], [2, 3, 224, 224]],
+                             dyn_hw=False)
     return dict(sizes=sizes, source="timm vit_tiny_patch16_224", exporter=EXPORTER_TS, version=ver, notes="dynamic batch, fixed 224x224")
 
 
@@ -231,7 +234,7 @@ def _(path):
         def forward(self, x):
             return self.m(x)["out"]
 
-    ver, sizes = cnn_export(Seg(), path, 16, [[1, 3, 224, 224], [2, 3, 160, 256]], out_name="mask")
+    ver, sizes = cnn_export(Seg(), path, 16, [[1, 3, 224, 224], [2, 3, 160, 256], [3, 3, 256, 128]], out_name="mask")
     return dict(sizes=sizes, source="torchvision lraspp_mobilenet_v3_large", exporter=EXPORTER_TS, version=ver,
                 notes="segmentation: Resize to the input's dynamic H/W")
 
@@ -262,7 +265,9 @@ def _(path):
             d = self.d2(torch.cat([self.u2(c), b], 1))
             return self.head(self.d1(torch.cat([self.u1(d), a], 1)))
 
-    ver, sizes = cnn_export(UNet(), path, 17, [[1, 3, 96, 96], [2, 3, 64, 128]], out_name="mask", example_hw=(96, 96))
+    # H, W multiples of 4 (two 2x2 pools, then skip Concats at each scale)
+    shapes = [[1, 3, 96, 96], [2, 3, 64, 128], [3, 3, 48, 112]]
+    ver, sizes = cnn_export(UNet(), path, 17, shapes, out_name="mask", example_hw=(96, 96))
     return dict(sizes=sizes, source="hand-written UNet (torch.nn)", exporter=EXPORTER_TS, version=ver,
                 notes="MaxPool, ConvTranspose, skip Concat; dynamic batch, H, W")
 
@@ -291,7 +296,7 @@ def _(path):
 
     x = torch.randn(2, 5, 8)
     ver = torch_export(Tagger(), (x,), path, ["x"], ["tags"], {"x": {0: "batch", 1: "seq"}, "tags": {0: "batch", 1: "seq"}}, 14)
-    sizes = [random_feeds({"x": (s, np.float32, "normal")}, k) for k, s in enumerate([[1, 7, 8], [3, 19, 8]])]
+    sizes = [random_feeds({"x": (s, np.float32, "normal")}, k) for k, s in enumerate([[b, t, 8] for b, t in SEQ_SIZES])]
     return dict(sizes=sizes, source="torch.nn.LSTM 2 layers", exporter=EXPORTER_TS, version=ver, notes="dynamic batch, seq")
 
 
@@ -386,10 +391,7 @@ def hf_export(net, names, outputs, path, opset, vocab, out_axes=None):
     return f"{ver}, transformers {transformers.__version__}"
 
 
-HF_SIZES = [(1, 7), (3, 19)]
-
-
-def bert_tiny(path, shapes=HF_SIZES):
+def bert_tiny(path):
     from transformers import AutoModel, BertConfig
 
     cfg = BertConfig(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128,
@@ -397,17 +399,17 @@ def bert_tiny(path, shapes=HF_SIZES):
     names = ["input_ids", "attention_mask", "token_type_ids"]
     ver = hf_export(AutoModel.from_config(cfg), names, ["last_hidden_state", "pooler_output"], path, 14, 1000,
                     out_axes={"pooler_output": {0: "batch"}})
-    return dict(sizes=hf_feeds(names, 1000, shapes), source="transformers BertModel (tiny config)", exporter=EXPORTER_TS, version=ver,
+    return dict(sizes=hf_feeds(names, 1000, SEQ_SIZES), source="transformers BertModel (tiny config)", exporter=EXPORTER_TS, version=ver,
                 notes="dynamic batch x sequence, padded attention mask")
 
 
-def gpt2_tiny(path, shapes=HF_SIZES):
+def gpt2_tiny(path):
     from transformers import AutoModelForCausalLM, GPT2Config
 
     cfg = GPT2Config(vocab_size=1000, n_embd=64, n_layer=2, n_head=2, n_positions=128, use_cache=False, attn_implementation="eager")
     names = ["input_ids", "attention_mask"]
     ver = hf_export(AutoModelForCausalLM.from_config(cfg), names, ["logits"], path, 14, 1000)
-    return dict(sizes=hf_feeds(names, 1000, shapes), source="transformers GPT2LMHeadModel (tiny config)", exporter=EXPORTER_TS,
+    return dict(sizes=hf_feeds(names, 1000, SEQ_SIZES), source="transformers GPT2LMHeadModel (tiny config)", exporter=EXPORTER_TS,
                 version=ver, notes="causal mask from the dynamic sequence length")
 
 
@@ -429,7 +431,7 @@ def _(path):
                            attn_implementation="eager")
     names = ["input_ids", "attention_mask"]
     ver = hf_export(AutoModel.from_config(cfg), names, ["last_hidden_state"], path, 17, 1000)
-    return dict(sizes=hf_feeds(names, 1000, HF_SIZES), source="transformers DistilBertModel (tiny config)", exporter=EXPORTER_TS,
+    return dict(sizes=hf_feeds(names, 1000, SEQ_SIZES), source="transformers DistilBertModel (tiny config)", exporter=EXPORTER_TS,
                 version=ver, notes="opset 17")
 
 
@@ -440,7 +442,7 @@ def _(path):
     cfg = T5Config(vocab_size=1000, d_model=64, d_ff=128, d_kv=32, num_layers=2, num_heads=2, attn_implementation="eager")
     names = ["input_ids", "attention_mask"]
     ver = hf_export(T5EncoderModel(cfg), names, ["last_hidden_state"], path, 15, 1000)
-    return dict(sizes=hf_feeds(names, 1000, HF_SIZES), source="transformers T5EncoderModel (tiny config)", exporter=EXPORTER_TS,
+    return dict(sizes=hf_feeds(names, 1000, SEQ_SIZES), source="transformers T5EncoderModel (tiny config)", exporter=EXPORTER_TS,
                 version=ver, notes="relative position buckets (Log, Min, Where) over the dynamic sequence")
 
 
@@ -482,7 +484,7 @@ def _(path):
                          max_position_embeddings=256, attn_implementation="eager")
         names = ["input_ids", "attention_mask", "token_type_ids"]
         ver = hf_export(AutoModel.from_config(cfg), names, ["last_hidden_state"], p, 14, 1000)
-        return dict(sizes=hf_feeds(names, 1000, [(1, 32), (4, 64)]), source="transformers BertModel (4 layers, hidden 256)",
+        return dict(sizes=hf_feeds(names, 1000, [(1, 32), (4, 64), (2, 128)]), source="transformers BertModel (4 layers, hidden 256)",
                     exporter=EXPORTER_TS, version=ver)
 
     info = ort_quantize_dynamic(path, export, weight_type=QuantType.QInt8)
@@ -500,7 +502,7 @@ def _(path):
                          attn_implementation="eager")
         names = ["input_ids", "attention_mask"]
         ver = hf_export(AutoModelForCausalLM.from_config(cfg), names, ["logits"], p, 14, 1000)
-        return dict(sizes=hf_feeds(names, 1000, HF_SIZES), source="transformers GPT2LMHeadModel (2 layers, hidden 128)",
+        return dict(sizes=hf_feeds(names, 1000, SEQ_SIZES), source="transformers GPT2LMHeadModel (2 layers, hidden 128)",
                     exporter=EXPORTER_TS, version=ver)
 
     info = ort_quantize_dynamic(path, export, weight_type=QuantType.QUInt8, per_channel=True)
@@ -643,17 +645,13 @@ def ort_optimize(path, export, model_type, opt_level, **kw):
     return info
 
 
-# One more size than HF_SIZES: batch 1, and every dynamic dim above 1 twice.
-HF_SIZES3 = [(1, 7), (3, 19), (2, 33)]
-
-
 def register_ort_optimized():
     """hf_{bert,gpt2}_tiny_ortopt{1,2}: the transformer optimizer at both
     levels over the tiny exports."""
     for model_type, export in (("bert", bert_tiny), ("gpt2", gpt2_tiny)):
         for level in (1, 2):
             def make(path, model_type=model_type, export=export, level=level):
-                return ort_optimize(path, lambda p: export(p, HF_SIZES3), model_type, level, num_heads=2, hidden_size=64)
+                return ort_optimize(path, export, model_type, level, num_heads=2, hidden_size=64)
 
             model(f"hf_{model_type}_tiny_ortopt{level}")(make)
 
@@ -687,7 +685,8 @@ def _(path):
     import numpy as np
     from corpus_common import random_feeds
 
-    sizes = [random_feeds({name: (s, np.float32, "uniform")}, k) for k, s in enumerate([[1, 3, 320, 320], [2, 3, 256, 384]])]
+    shapes = [[1, 3, 320, 320], [2, 3, 256, 384], [3, 3, 416, 224]]
+    sizes = [random_feeds({name: (s, np.float32, "uniform")}, k) for k, s in enumerate(shapes)]
     return dict(sizes=sizes, source="ultralytics YOLOv8n (yolov8n.yaml)", exporter="ultralytics export(format='onnx', dynamic=True)",
                 version=f"ultralytics {ultralytics.__version__}", notes=f"exporter default opset {opset}; H, W multiples of 32")
 
@@ -704,7 +703,10 @@ def skl_data(n_features=10, n=300, seed=0):
     return X, y
 
 
-def skl_convert(est, path, n_features, sizes_rows, zipmap=None):
+SKL_ROWS = [1, 37, 4]  # the None batch
+
+
+def skl_convert(est, path, n_features, zipmap=None):
     """ZIPMAP: False drops a classifier's ZipMap (probabilities as a
     tensor), True keeps skl2onnx's default (a sequence of {label: p} maps),
     None for a regressor (no option)."""
@@ -717,7 +719,7 @@ def skl_convert(est, path, n_features, sizes_rows, zipmap=None):
     with open(path, "wb") as f:
         f.write(onx.SerializeToString())
     rng = np.random.default_rng(7)
-    sizes = [{"input": rng.standard_normal((r, n_features)).astype(np.float32)} for r in sizes_rows]
+    sizes = [{"input": rng.standard_normal((r, n_features)).astype(np.float32)} for r in SKL_ROWS]
     import sklearn
 
     return sizes, f"skl2onnx {skl2onnx.__version__}, scikit-learn {sklearn.__version__}"
@@ -731,7 +733,7 @@ def _(path):
 
     X, y = skl_data()
     est = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).fit(X, y)
-    sizes, ver = skl_convert(est, path, 10, [1, 37], zipmap=False)
+    sizes, ver = skl_convert(est, path, 10, zipmap=False)
     return dict(sizes=sizes, source="scikit-learn StandardScaler+LogisticRegression", exporter="skl2onnx.to_onnx", version=ver,
                 notes="ai.onnx.ml Scaler/LinearClassifier or ONNX ops; zipmap off; None batch")
 
@@ -742,7 +744,7 @@ def _(path):
 
     X, y = skl_data()
     est = RandomForestClassifier(n_estimators=8, max_depth=6, random_state=0).fit(X, y)
-    sizes, ver = skl_convert(est, path, 10, [1, 37], zipmap=False)
+    sizes, ver = skl_convert(est, path, 10, zipmap=False)
     return dict(sizes=sizes, source="scikit-learn RandomForestClassifier", exporter="skl2onnx.to_onnx", version=ver,
                 notes="ai.onnx.ml TreeEnsembleClassifier; None batch")
 
@@ -753,7 +755,7 @@ def _(path):
 
     X, y = skl_data()
     est = GradientBoostingRegressor(n_estimators=20, max_depth=3, random_state=0).fit(X, y.astype("float32") + X[:, 4])
-    sizes, ver = skl_convert(est, path, 10, [1, 37])
+    sizes, ver = skl_convert(est, path, 10)
     return dict(sizes=sizes, source="scikit-learn GradientBoostingRegressor", exporter="skl2onnx.to_onnx", version=ver,
                 notes="ai.onnx.ml TreeEnsembleRegressor; None batch")
 
@@ -764,7 +766,7 @@ def _(path):
 
     X, y = skl_data()
     est = LogisticRegression(max_iter=500).fit(X, y)
-    sizes, ver = skl_convert(est, path, 10, [1, 37, 4], zipmap=True)
+    sizes, ver = skl_convert(est, path, 10, zipmap=True)
     return dict(sizes=sizes, source="scikit-learn LogisticRegression (3 classes)", exporter="skl2onnx.to_onnx", version=ver,
                 notes="skl2onnx's default ZipMap kept: LinearClassifier -> Normalizer -> Cast -> ZipMap, probabilities as "
                       "a sequence of {int64 label: float} maps (compared in their [N, 3] tensor form); None batch")
@@ -807,7 +809,8 @@ def _(path):
     km = keras.Model(inp, out)
     ver, proto = tf_convert(km, [tf.TensorSpec([None, None, None, 3], tf.float32, name="image")], path)
     name = proto.graph.input[0].name
-    sizes = [random_feeds({name: (s, np.float32, "normal")}, k) for k, s in enumerate([[1, 64, 64, 3], [3, 48, 80, 3]])]
+    shapes = [[1, 64, 64, 3], [3, 48, 80, 3], [2, 72, 36, 3]]
+    sizes = [random_feeds({name: (s, np.float32, "normal")}, k) for k, s in enumerate(shapes)]
     return dict(sizes=sizes, source=f"Keras {keras.__version__} functional CNN (NHWC)", exporter="tf2onnx.convert.from_function",
                 version=ver, notes="None batch/H/W; padding='same' convs and pools, NHWC<->NCHW Transposes")
 
@@ -828,7 +831,7 @@ def _(path):
     km = keras.Model(inp, out)
     ver, proto = tf_convert(km, [tf.TensorSpec([None, None, 8], tf.float32, name="frames")], path)
     name = proto.graph.input[0].name
-    sizes = [random_feeds({name: (s, np.float32, "normal")}, k) for k, s in enumerate([[1, 7, 8], [3, 19, 8]])]
+    sizes = [random_feeds({name: (s, np.float32, "normal")}, k) for k, s in enumerate([[b, t, 8] for b, t in SEQ_SIZES])]
     return dict(sizes=sizes, source=f"Keras {keras.__version__} 2-layer LSTM", exporter="tf2onnx.convert.from_function", version=ver,
                 notes="None batch and time steps; initial state from Shape")
 
@@ -850,7 +853,7 @@ def _(path):
     km = keras.Model(inp, out)
     ver, proto = tf_convert(km, [tf.TensorSpec([None, None], tf.int32, name="tokens")], path, opset=13)
     name = proto.graph.input[0].name
-    sizes = [random_feeds({name: (s, np.int32, ("int", 0, 500))}, k) for k, s in enumerate([[1, 9], [4, 23]])]
+    sizes = [random_feeds({name: (s, np.int32, ("int", 0, 500))}, k) for k, s in enumerate([[1, 9], [4, 23], [2, 40]])]
     return dict(sizes=sizes, source=f"Keras {keras.__version__} Embedding+Conv1D text classifier", exporter="tf2onnx.convert.from_function",
                 version=ver, notes="int32 token input, None batch and length, opset 13")
 
@@ -888,7 +891,8 @@ def _(path):
         raise RuntimeError("paddle.onnx.export wrote no " + path)
     import paddle2onnx
 
-    sizes = [random_feeds({"image": (s, np.float32, "normal")}, k) for k, s in enumerate([[1, 3, 64, 64], [2, 3, 48, 80]])]
+    shapes = [[1, 3, 64, 64], [2, 3, 48, 80], [3, 3, 96, 40]]
+    sizes = [random_feeds({"image": (s, np.float32, "normal")}, k) for k, s in enumerate(shapes)]
     return dict(sizes=sizes, source=f"PaddlePaddle {paddle.__version__} CNN", exporter="paddle.onnx.export (paddle2onnx)",
                 version=f"paddle2onnx {paddle2onnx.__version__}", notes="opset 11; paddle2onnx declares unknown dims as -1")
 
