@@ -282,6 +282,45 @@ def ci_ms_attention_past():
     return m, sizes, "Attention with past/present (causal, 2-D mask; 1-D lengths), MultiHeadAttention with past_key/past_value"
 
 
+def attention_shared(reference):
+    """Attention with past_present_share_buffer (onnxruntime's GPT-2 beam
+    search for GPU): the past is a buffer [2, B, H, M, head] holding
+    past_sequence_length positions; the present is that buffer with the
+    new keys and values written after them. Or (reference) regular past
+    state cut from the buffer, the present written back into it, which
+    onnxruntime's CPU provider runs."""
+    g = Graph(51)
+    w, b = g.w("qkv_w", [16, 48]), g.w("qkv_b", [48])
+    if reference:
+        p = g.op("Reshape", [g.op("Cast", ["past_len"], to=7), g.const("one", [1], "int64")])
+        zero, axis = g.const("zero", [0], "int64"), g.const("axis", [3], "int64")
+        past = g.op("Slice", ["past", zero, p, axis])
+        y, present = g.ms("Attention", ["x", w, b, "mask", past], n_out=2, num_heads=2, unidirectional=1)
+        filled = g.op("Reshape", [g.op("Gather", [g.op("Shape", [present]), g.const("three", 3, "int64")]), g.const("one_", [1], "int64")])
+        rest = g.op("Slice", ["past", filled, g.const("end", [2**62], "int64"), axis])
+        present = g.op("Concat", [present, rest], axis=3)
+    else:
+        y, present = g.ms("Attention", ["x", w, b, "mask", "past", "", "past_len"], n_out=2, num_heads=2, unidirectional=1,
+                          past_present_share_buffer=1)
+    g.out("y", y)
+    g.out("present", present)
+    inputs = [vi("x", F, ["batch", "seq", 16]), vi("mask", I32, ["batch", "total"]), vi("past", F, [2, "batch", 2, "max", 8]),
+              vi("past_len", I32, [1])]
+    return g.model("ci_ms_attention_shared", inputs)
+
+
+def ci_ms_attention_shared():
+    sizes = []
+    for bsz, s_, p_, max_ in [(1, 1, 4, 8), (3, 2, 1, 6), (2, 5, 3, 12)]:
+        sizes.append({
+            "x": ([bsz, s_, 16], np.float32, "normal"),
+            "mask": ([bsz, p_ + s_], np.int32, ("int", 0, 2)),
+            "past": ([2, bsz, 2, max_, 8], np.float32, "normal"),
+            "past_len": ([1], np.int32, ("int", p_, p_ + 1)),
+        })
+    return attention_shared(False), sizes, "Attention with past_present_share_buffer (a past buffer and past_sequence_length)"
+
+
 def gpu_forms(reference):
     """The GPU providers' fusions in a diffusion U-Net, or (reference) the
     ops they stand for, which onnxruntime's CPU provider runs."""
@@ -332,11 +371,11 @@ def ci_ms_gpu_forms():
 
 
 MODELS = [ci_ms_gelu, ci_ms_layernorm, ci_ms_fused, ci_ms_attention, ci_ms_attention_past, ci_ms_embed, ci_ms_quant_matmul,
-          ci_ms_qlinear, ci_ms_qattention, ci_ms_gpu_forms]
+          ci_ms_qlinear, ci_ms_qattention, ci_ms_gpu_forms, ci_ms_attention_shared]
 
 # Models onnxruntime's CPU provider cannot run: the oracle is onnxruntime
 # running this equivalent model instead.
-REFERENCE = {"ci_ms_gpu_forms": lambda: gpu_forms(True)}
+REFERENCE = {"ci_ms_gpu_forms": lambda: gpu_forms(True), "ci_ms_attention_shared": lambda: attention_shared(True)}
 
 # QLinear activations: onnxruntime computes them with its own float order
 # (scale ratios, lookup tables), which may move a value by one step (the

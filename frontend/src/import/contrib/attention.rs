@@ -197,9 +197,8 @@ impl Decomp<'_, '_, '_> {
         &mut self,
         qkv: ValueId,
         width: Option<i64>,
-        mask_at: usize,
-        bias_at: Option<usize>,
-        past_at: Option<usize>,
+        (mask, bias_at): (Option<ValueId>, Option<usize>),
+        past: Option<ValueId>,
     ) -> Res<Vec<Option<ValueId>>> {
         let heads = self.heads()?;
         let sizes: Vec<i64> = match self.attr("qkv_hidden_sizes") {
@@ -216,13 +215,13 @@ impl Decomp<'_, '_, '_> {
         let [q, k, v] = <[ValueId; 3]>::try_from(parts)
             .map_err(|_| self.err("internal: Split did not give 3 parts".into()))?;
         // The past state [2, B, H, P, head]: lengths count its keys too.
-        let past_len = past_at.and_then(|i| self.opt(i)).map(|p| (p, 3));
-        let padding = match self.opt(mask_at) {
+        let past_len = past.map(|p| (p, 3));
+        let padding = match mask {
             Some(m) => Some(self.additive_mask(m, (k, past_len), q)?),
             None => None,
         };
         let mask = self.add_masks(padding, bias_at.and_then(|i| self.opt(i)))?;
-        let past = match past_at.and_then(|i| self.opt(i)) {
+        let past = match past {
             Some(p) => Some(self.split_past(p)?),
             None => None,
         };
@@ -267,17 +266,70 @@ impl Decomp<'_, '_, '_> {
     /// onnxruntime reads it; attention_bias (input 5) added.
     pub(super) fn attention(&mut self) -> Res<Vec<Option<ValueId>>> {
         self.refuse_attr("do_rotary", "rotary embeddings")?;
-        self.refuse_attr("past_present_share_buffer", "a shared past buffer")?;
-        if self.opt(6).is_some() {
-            return Err(self.err(
-                "'Attention' with past_sequence_length (a shared past buffer) is not supported"
-                    .into(),
-            ));
-        }
         let (x, w) = (self.input(0)?, self.input(1)?);
         let qkv = self.project(x, w, self.opt(2))?;
         let width = self.static_dim(w, 1);
-        self.attention_from_qkv(qkv, width, 3, Some(5), Some(4))
+        let shared = self.int("past_present_share_buffer", 0) != 0;
+        let (past, mask) = (self.opt(4), self.opt(3));
+        match (shared, past, self.opt(6)) {
+            (true, Some(buffer), Some(len)) => {
+                let past = self.buffer_prefix(buffer, len)?;
+                let mask = match mask {
+                    Some(m) => Some(self.mask_prefix(m, qkv, past)?),
+                    None => None,
+                };
+                let mut ys = self.attention_from_qkv(qkv, width, (mask, Some(5)), Some(past))?;
+                if let Some(Some(present)) = ys.get(1).copied() {
+                    ys[1] = Some(self.write_into_buffer(present, buffer)?);
+                }
+                Ok(ys)
+            }
+            (false, _, None) => self.attention_from_qkv(qkv, width, (mask, Some(5)), past),
+            _ => Err(self.err(
+                "'Attention' takes past_sequence_length (input 6) with past_present_share_buffer = 1 and a past buffer, and only then"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The first `len` (past_sequence_length, a one-element int32)
+    /// positions of a shared past buffer [2, B, H, M, head].
+    fn buffer_prefix(&mut self, buffer: ValueId, len: ValueId) -> Res<ValueId> {
+        let to = ("to".to_string(), Attribute::i64(7));
+        let len = self.op_as(OpKind::Cast, vec![len], vec![to], Type::i64())?;
+        let one = self.i64s(&[1])?;
+        let len = self.op(OpKind::Reshape, vec![len, one], vec![])?;
+        let (zero, axis) = (self.i64s(&[0])?, self.i64s(&[3])?);
+        self.op(OpKind::Slice, vec![buffer, zero, len, axis], vec![])
+    }
+
+    /// A 2-D or 3-D mask over the shared buffer's M positions cut to the
+    /// P + S keys attended (a mask over those alone is left whole).
+    fn mask_prefix(&mut self, mask: ValueId, qkv: ValueId, past: ValueId) -> Res<ValueId> {
+        let rank = self.rank(mask);
+        if !matches!(rank, Some(2) | Some(3)) {
+            return Ok(mask);
+        }
+        let (s, p) = (self.dim_of(qkv, 1)?, self.dim_of(past, 3)?);
+        let total = self.op(OpKind::Add, vec![s, p], vec![])?;
+        let one = self.i64s(&[1])?;
+        let total = self.op(OpKind::Reshape, vec![total, one], vec![])?;
+        let zero = self.i64s(&[0])?;
+        let axis = self.i64s(&[rank.map_or(1, |r| r as i64 - 1)])?;
+        self.op(OpKind::Slice, vec![mask, zero, total, axis], vec![])
+    }
+
+    /// The present state [2, B, H, P + S, head] written over the start of
+    /// the shared buffer: onnxruntime's present is the buffer, its
+    /// positions past P + S as the past held them.
+    fn write_into_buffer(&mut self, present: ValueId, buffer: ValueId) -> Res<ValueId> {
+        let filled = self.dim_of(present, 3)?;
+        let one = self.i64s(&[1])?;
+        let filled = self.op(OpKind::Reshape, vec![filled, one], vec![])?;
+        let (end, axis) = (self.i64s(&[i64::MAX])?, self.i64s(&[3])?);
+        let rest = self.op(OpKind::Slice, vec![buffer, filled, end, axis], vec![])?;
+        let axis = ("axis".to_string(), Attribute::i64(3));
+        self.op(OpKind::Concat, vec![present, rest], vec![axis])
     }
 
     /// MultiHeadAttention with separate query [B, S, D], key [B, L, D]
@@ -379,7 +431,7 @@ impl Decomp<'_, '_, '_> {
         let qkv = self.op(OpKind::Mul, vec![acc, scale], vec![])?;
         let qkv = self.op(OpKind::Add, vec![qkv, bias], vec![])?;
         let width = self.static_dim(w, 1);
-        self.attention_from_qkv(qkv, width, 5, None, None)
+        self.attention_from_qkv(qkv, width, (self.opt(5), None), None)
     }
 
     /// EmbedLayerNormalization: word + position + segment embeddings,
