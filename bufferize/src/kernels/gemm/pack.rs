@@ -387,12 +387,25 @@ fn conv_panel(
         strides[d] = b.muli(strides[d + 1], ins[d + 1]);
     }
     let chan = b.muli(strides[0], ins[0]);
+    // Per vector, the origins' offset in a channel: a row then adds its
+    // tap's offset, one scalar (the multiplies leave the depth loop).
+    let origin_offsets: Vec<ValueId> = origins
+        .iter()
+        .map(|o| {
+            let mut off = const_vec(b, 0, bl.vw);
+            for (&od, &sd) in o.iter().zip(&strides) {
+                let sd = splat_i64(b, sd, bl.vw);
+                let term = b.muli(od, sd);
+                off = b.addi(off, term);
+            }
+            off
+        })
+        .collect();
     let taps = b.const_index(g.taps());
     let vzero = {
         let z = b.zero(&v.elem);
         b.broadcast(z, bl.vw)
     };
-    let vzero_i = const_vec(b, 0, bl.vw);
     let panel = b.muli(jr, kcur);
     b.scf_for(zero, kcur, one, &[], |b, kk, _| {
         let k = b.addi(pc, kk);
@@ -407,24 +420,28 @@ fn conv_panel(
             let dil = b.const_index(g.dilations[d]);
             tap[d] = b.muli(td, dil);
         }
+        let mut tap_offset = zero;
+        for (&td, &sd) in tap.iter().zip(&strides) {
+            let term = b.muli(td, sd);
+            tap_offset = b.addi(tap_offset, term);
+        }
+        let tap_offset = splat_i64(b, tap_offset, bl.vw);
+        let taps: Vec<ValueId> = tap.iter().map(|&td| splat_i64(b, td, bl.vw)).collect();
         let cterm = b.muli(c, chan);
         let cbase = b.addi(p.b_off, cterm);
         let dst0 = b.muli(kk, nr);
         let dst0 = b.addi(panel, dst0);
         for k in 0..bl.panel_vectors() as usize {
+            // In the image along every axis: 0 <= pos < extent, as one
+            // unsigned compare (a position in the padding before is
+            // negative, so above any extent unsigned).
             let mut mask = masks[k];
-            let mut off = vzero_i;
             for d in 0..s {
-                let td = splat_i64(b, tap[d], bl.vw);
-                let pos = b.addi(origins[k][d], td);
-                let lo = b.cmpi(CmpI::Sge, pos, vzero_i);
-                let hi = b.cmpi(CmpI::Slt, pos, in_vecs[d]);
-                let inb = b.andi(lo, hi);
-                mask = b.andi(mask, inb);
-                let sd = splat_i64(b, strides[d], bl.vw);
-                let term = b.muli(pos, sd);
-                off = b.addi(off, term);
+                let pos = b.addi(origins[k][d], taps[d]);
+                let inside = b.cmpi(CmpI::Ult, pos, in_vecs[d]);
+                mask = b.andi(mask, inside);
             }
+            let off = b.addi(origin_offsets[k], tap_offset);
             let x = b.gather(p.b, &[cbase], off, mask, vzero);
             let lane0 = b.const_index(k as i64 * bl.vw);
             let dst = b.addi(dst0, lane0);
