@@ -13,12 +13,14 @@
 //! tiles are masks, and every size runs the same code.
 
 use super::conv::{Epilogue, Operands};
+use super::epilogue;
 use super::gemm;
 use super::window::Placement;
 use super::{elem_of, shape_of};
 use crate::convert::Lowering;
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::Cmp;
+use ir::dialects::func;
 use ir::elements::DType;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 
@@ -50,6 +52,7 @@ pub enum Choice {
 }
 
 /// A convolution the Winograd path can compute.
+#[derive(Clone)]
 pub struct Plan {
     /// U as a flat `memref<?xf32>`, packed at compile time into the
     /// GEMM's panels: `U[ξ]` (K × C) as A, or `U[ξ]ᵀ` (C × K) as B when
@@ -64,6 +67,8 @@ pub struct Plan {
     c: i64,
     vector_bits: u32,
     gemm: gemm::Isa,
+    /// Tiles per row when the image size is static.
+    tiles_per_row: Option<i64>,
 }
 
 /// The plan for `op` when it is a 2-D 3×3 stride-1 undilated single-group
@@ -130,6 +135,7 @@ pub fn plan(
         c,
         vector_bits: cx.vector_bits,
         gemm: cx.gemm,
+        tiles_per_row: None,
     }))
 }
 
@@ -217,6 +223,54 @@ impl UPanels {
     }
 }
 
+/// What a Winograd convolution reads and writes: the input and its dims,
+/// the bias, the output dims and begin pads, the output, the residual.
+struct RunArgs {
+    x: ValueId,
+    dx: Vec<ValueId>,
+    bias: Option<ValueId>,
+    outs: Vec<ValueId>,
+    begins: Vec<ValueId>,
+    out: ValueId,
+    residual: Option<ValueId>,
+}
+
+impl RunArgs {
+    /// `u` and these, as a per-level function's arguments.
+    fn values(&self, u: ValueId) -> Vec<ValueId> {
+        let mut v = vec![u, self.x, self.out];
+        v.extend(self.bias);
+        v.extend(self.residual);
+        v.extend(self.dx.iter().chain(&self.outs).chain(&self.begins));
+        v
+    }
+
+    /// `u` and the arguments read back from `params` (`values`' order).
+    fn read_back(&self, params: &[ValueId]) -> (ValueId, RunArgs) {
+        let mut it = params.iter().copied();
+        let mut next = || it.next().unwrap_or(self.x);
+        let (u, x, out) = (next(), next(), next());
+        let bias = self.bias.map(|_| next());
+        let residual = self.residual.map(|_| next());
+        let mut take = |n: usize| (0..n).map(|_| next()).collect::<Vec<_>>();
+        let (dx, outs, begins) = (
+            take(self.dx.len()),
+            take(self.outs.len()),
+            take(self.begins.len()),
+        );
+        let args = RunArgs {
+            x,
+            dx,
+            bias,
+            outs,
+            begins,
+            out,
+            residual,
+        };
+        (u, args)
+    }
+}
+
 /// The tile grid of one convolution, and the block of tile rows being
 /// computed.
 #[derive(Clone, Copy)]
@@ -262,14 +316,24 @@ impl Plan {
     /// 16-lane masked load as a plain load for a 7-wide image (ResNet-50's
     /// last stage read the next row into the padding: wrong sums at
     /// x86-64-v3, found by `cpu_levels.rs`); 8-lane loads are correct.
+    /// A row of few tiles (a small image) takes a narrower vector, which
+    /// AVX-512's masked forms run as fast: 16 lanes over a 4-tile row
+    /// left 12 empty (ResNet-50's 7×7 stage, DenseNet's 14×14).
     fn lanes(&self) -> i64 {
-        match self.vector_bits {
+        let widest = match self.vector_bits {
             256 => 4,
             bits => i64::from(bits / 32).max(4),
+        };
+        match self.tiles_per_row {
+            Some(t) => widest.min(t.max(4).unsigned_abs().next_power_of_two() as i64),
+            None => widest,
         }
     }
 
-    /// The convolution into `out`, image by image.
+    /// The convolution into `out`, image by image: inline, or in a
+    /// multi-level build a function per x86-64 level, each with its own
+    /// tiles per vector (16 at AVX-512; the portable 256-bit code's 4
+    /// ran at level 4 too, as slow as at level 3).
     pub fn run(
         &self,
         b: &mut Builder<'_>,
@@ -278,7 +342,68 @@ impl Plan {
         out: ValueId,
         epi: Epilogue,
     ) {
-        let (th, tw, _) = tiles(b, &place.outs);
+        let (_, tw, _) = tiles(b, &place.outs);
+        let plan = Plan {
+            tiles_per_row: b.index_value(tw),
+            ..self.clone()
+        };
+        let args = RunArgs {
+            x: ops.x,
+            dx: ops.dx.clone(),
+            bias: ops.bias,
+            outs: place.outs.clone(),
+            begins: place.begins.clone(),
+            out,
+            residual: epi.residual,
+        };
+        match plan.gemm {
+            gemm::Isa::X86Levels => plan.call_per_level(b, &args, epi.act),
+            _ => plan.run_with(b, &args, epi.act),
+        }
+    }
+
+    /// `run` as `NAME_v4`, `NAME_v3` and `NAME_v2`, each built for its
+    /// level at its vector width, and the call of the one the CPU runs.
+    fn call_per_level(&self, b: &mut Builder<'_>, a: &RunArgs, act: epilogue::Act) {
+        let values = a.values(self.u);
+        let types: Vec<Type> = values.iter().map(|&v| b.m.value_type(v).clone()).collect();
+        let key = format!(
+            "{:?} {} {} {} {:?} {act:?} {} {}",
+            types.iter().map(Type::to_string).collect::<Vec<_>>(),
+            self.k,
+            self.c,
+            self.transposed,
+            self.tiles_per_row,
+            a.bias.is_some(),
+            a.residual.is_some()
+        );
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(&key, &mut h);
+        let name = format!("__onnxc_winograd_{:016x}", std::hash::Hasher::finish(&h));
+        let mut variants = Vec::new();
+        for l in func::X86_LEVELS {
+            let vname = func::level_variant(&name, l.level);
+            if b.m.lookup_symbol(&vname).is_none() {
+                let (mut fb, params) = super::private_func(b.m, &vname, types.clone());
+                if let Some(f) = fb.m.lookup_symbol(&vname) {
+                    fb.m.set_attr(f, func::TARGET_CPU, ir::Attribute::string(l.cpu));
+                }
+                let (u, inner) = a.read_back(&params);
+                let plan = Plan {
+                    u,
+                    vector_bits: l.vector_bits,
+                    ..self.clone()
+                };
+                plan.run_with(&mut fb, &inner, act);
+                fb.ret(&[]);
+            }
+            variants.push((l.level, vname));
+        }
+        b.call_for_cpu_level(&variants, &values);
+    }
+
+    fn run_with(&self, b: &mut Builder<'_>, a: &RunArgs, act: epilogue::Act) {
+        let (th, tw, _) = tiles(b, &a.outs);
         // Tile rows per block: as many as fit BLOCK_BYTES, at least one.
         let per_tile = 16 * (self.c + self.k) * 4;
         let budget = b.const_index((BLOCK_BYTES / per_tile).max(1));
@@ -287,12 +412,12 @@ impl Plan {
         let block_rows = b.maxsi(rows, one);
         let zero = b.const_index(0);
         let full = Grid {
-            h: ops.dx[2],
-            w: ops.dx[3],
-            oh: place.outs[0],
-            ow: place.outs[1],
-            pad_top: place.begins[0],
-            pad_left: place.begins[1],
+            h: a.dx[2],
+            w: a.dx[3],
+            oh: a.outs[0],
+            ow: a.outs[1],
+            pad_top: a.begins[0],
+            pad_left: a.begins[1],
             tw,
             ty0: zero,
             rows: block_rows,
@@ -307,7 +432,7 @@ impl Plan {
         let m_len = b.muli(sixteen, kt);
         let v = b.alloc_aligned(&buf_ty, &[v_len], 64);
         let m = b.alloc_aligned(&buf_ty, &[m_len], 64);
-        b.scf_for(zero, ops.dx[0], one, &[], |b, n, _| {
+        b.scf_for(zero, a.dx[0], one, &[], |b, n, _| {
             b.scf_for(zero, th, block_rows, &[], |b, ty0, _| {
                 let left = b.subi(th, ty0);
                 let rows = b.minsi(left, block_rows);
@@ -317,9 +442,13 @@ impl Plan {
                     t: b.muli(rows, tw),
                     ..full
                 };
-                self.input_transform(b, ops.x, n, &g, v);
+                self.input_transform(b, a.x, n, &g, v);
                 self.products(b, &g, v, m);
-                self.output_transform(b, ops.bias, &g, m, (n, out), epi);
+                let epi = Epilogue {
+                    act,
+                    residual: a.residual,
+                };
+                self.output_transform(b, a.bias, &g, m, (n, a.out), epi);
                 Vec::new()
             });
             Vec::new()
