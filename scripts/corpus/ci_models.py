@@ -623,11 +623,11 @@ def ci_squeeze_batch():
     b.op("Shape", [sq])
     b.rename_last("score_shape")
     # As torch's opset-9/11 exporter writes `x.squeeze()`: declared [B] (the
-    # traced rank), straight out and through an Identity; onnxruntime
-    # returns rank 0 at B = 1 all the same.
+    # traced rank; onnxruntime returns rank 0 at B = 1 all the same), and
+    # through an Identity into an output of no shape.
     b.op("Identity", [sq])
     b.rename_last("score_id")
-    outputs = [vi("score", F, None), vi("score_shape", I64, [None]), vi(sq, F, ["B"]), vi("score_id", F, ["B"])]
+    outputs = [vi("score", F, None), vi("score_shape", I64, [None]), vi(sq, F, ["B"]), vi("score_id", F, None)]
     m = b.model("ci_squeeze_batch", [vi("x", F, ["B", 1, "T"])], outputs, 11)
     sizes = [{"x": ([1, 1, 16], np.float32, "normal")}, {"x": ([3, 1, 20], np.float32, "normal")},
              {"x": ([2, 1, 1], np.float32, "normal")}]

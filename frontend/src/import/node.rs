@@ -296,7 +296,12 @@ impl<'a> Importer<'a> {
     /// the doc string.
     pub(super) fn finish_node(&mut self, node: &NodeProto, op: ir::OpId) -> Result<(), Diagnostic> {
         let results = self.m.results(op).to_vec();
+        let data_decides = rank_decided_by_data(&self.m, op);
         for &r in &results {
+            if data_decides {
+                let elem = self.m.value_type(r).element_type().clone();
+                self.m.set_value_type(r, Type::unranked_tensor(elem));
+            }
             self.declared_types
                 .set(r, Some(self.m.value_type(r).clone()));
         }
@@ -409,6 +414,17 @@ impl<'a> Importer<'a> {
             })
             .collect()
     }
+}
+
+/// A Squeeze without axes of a value with a dynamic dim: its rank depends
+/// on the sizes it runs at (every dim of 1 goes), so a declared rank is
+/// only the one the exporter traced (torch's `x.squeeze()` of `[N, 1]`
+/// declared `[N]`, a scalar at N = 1 in onnxruntime) and is not taken.
+fn rank_decided_by_data(m: &ir::Module, op: ir::OpId) -> bool {
+    onnx::is(m, op, OpKind::Squeeze)
+        && m.operands(op).len() == 1
+        && m.operand(op, 0)
+            .is_some_and(|x| m.value_type(x).shape().is_none_or(|s| s.contains(&ir::DYN)))
 }
 
 /// The value of a `Constant` node, whichever attribute holds it.
