@@ -116,6 +116,7 @@ CORPUS_CI = [
     "ci_ms_qlinear",
     "ci_ms_qattention",
     "ci_ms_gpu_forms",
+    "ci_ms_attention_shared",
     "ci_ml_zipmap",
 ] + [
     # through onnxruntime.quantization (quantized_models.py)
