@@ -367,6 +367,49 @@ pub fn private_func<'a>(
     (Builder::at_end(fb.m, entry), args)
 }
 
+/// Calls a kernel built once per level of `levels` (widest first; the
+/// last is taken whatever the level): on first use `NAME_vL` for each,
+/// its body written by `body(builder, params, level)` for that level's
+/// vector width and built for its CPU (`func::TARGET_CPU`, so that
+/// `multiversion` leaves it alone), then the call of the one the running
+/// CPU has.
+pub fn call_per_level(
+    b: &mut Builder<'_>,
+    (name, args): (&str, &[ValueId]),
+    levels: &[ir::dialects::func::X86Level],
+    body: &dyn Fn(&mut Builder<'_>, Vec<ValueId>, &ir::dialects::func::X86Level),
+) {
+    use ir::dialects::func;
+    let types: Vec<Type> = args.iter().map(|&a| b.m.value_type(a).clone()).collect();
+    let mut variants = Vec::new();
+    // The baseline first, so the module reads from the plain code up.
+    for l in levels.iter().rev() {
+        let variant = func::level_variant(name, l.level);
+        if b.m.lookup_symbol(&variant).is_none() {
+            let (mut fb, params) = private_func(b.m, &variant, types.clone());
+            if let Some(f) = fb.m.lookup_symbol(&variant) {
+                fb.m.set_attr(f, func::TARGET_CPU, Attribute::string(l.cpu));
+            }
+            body(&mut fb, params, l);
+            fb.ret(&[]);
+        }
+        variants.insert(0, (l.level, variant));
+    }
+    b.call_for_cpu_level(&variants, args);
+}
+
+/// `__onnxc_PREFIX_HASH`: a kernel's symbol from what its body depends
+/// on (`key`) and its arguments' types.
+pub fn kernel_symbol(b: &Builder<'_>, prefix: &str, key: &str, args: &[ValueId]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    for &a in args {
+        b.m.value_type(a).to_string().hash(&mut h);
+    }
+    format!("__onnxc_{prefix}_{:016x}", h.finish())
+}
+
 /// A symbol-name fragment: the type with every non-alphanumeric character
 /// as `_`.
 pub fn type_tag(t: &Type) -> String {

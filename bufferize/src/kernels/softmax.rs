@@ -10,7 +10,7 @@ use ir::{Builder, OpId, Result, ValueId};
 use onnx::ops;
 
 /// Which normalization.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Norm {
     Softmax,
     LogSoftmax,
@@ -37,13 +37,33 @@ pub fn softmax(
         let x = crate::convert::contiguous(b, x);
         let dx = dims(b, x);
         let out = alloc_result(b, op, 0, &dx)?;
-        let rows = Rows {
-            x,
-            out,
-            kind,
-            lanes,
-        };
-        rows.run(b, &dx);
+        if cx.gemm != super::gemm::Isa::X86Levels {
+            Rows {
+                x,
+                out,
+                kind,
+                lanes,
+            }
+            .run(b, &dx);
+            return Ok(vec![out]);
+        }
+        // The portable build: the rows at each level's own width (the
+        // 256-bit code ran at level 4 too: attention 1.14× the native build).
+        let mut args = vec![x, out];
+        args.extend(&dx);
+        let name = super::kernel_symbol(b, "softmax_rows", &format!("{kind:?}"), &args);
+        let levels = ir::dialects::func::X86_LEVELS;
+        super::call_per_level(b, (&name, &args), &levels, &|fb, params, l| {
+            let lanes = super::vector_lanes(&elem, l.vector_bits).max(1);
+            let (x, out) = (params[0], params[1]);
+            Rows {
+                x,
+                out,
+                kind,
+                lanes,
+            }
+            .run(fb, &params[2..]);
+        });
         return Ok(vec![out]);
     }
     let dx = dims(b, x);

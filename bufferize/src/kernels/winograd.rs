@@ -366,10 +366,8 @@ impl Plan {
     /// level at its vector width, and the call of the one the CPU runs.
     fn call_per_level(&self, b: &mut Builder<'_>, a: &RunArgs, act: epilogue::Act) {
         let values = a.values(self.u);
-        let types: Vec<Type> = values.iter().map(|&v| b.m.value_type(v).clone()).collect();
         let key = format!(
-            "{:?} {} {} {} {:?} {act:?} {} {}",
-            types.iter().map(Type::to_string).collect::<Vec<_>>(),
+            "{} {} {} {:?} {act:?} {} {}",
             self.k,
             self.c,
             self.transposed,
@@ -377,29 +375,16 @@ impl Plan {
             a.bias.is_some(),
             a.residual.is_some()
         );
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        std::hash::Hash::hash(&key, &mut h);
-        let name = format!("__onnxc_winograd_{:016x}", std::hash::Hasher::finish(&h));
-        let mut variants = Vec::new();
-        for l in func::X86_LEVELS {
-            let vname = func::level_variant(&name, l.level);
-            if b.m.lookup_symbol(&vname).is_none() {
-                let (mut fb, params) = super::private_func(b.m, &vname, types.clone());
-                if let Some(f) = fb.m.lookup_symbol(&vname) {
-                    fb.m.set_attr(f, func::TARGET_CPU, ir::Attribute::string(l.cpu));
-                }
-                let (u, inner) = a.read_back(&params);
-                let plan = Plan {
-                    u,
-                    vector_bits: l.vector_bits,
-                    ..self.clone()
-                };
-                plan.run_with(&mut fb, &inner, act);
-                fb.ret(&[]);
-            }
-            variants.push((l.level, vname));
-        }
-        b.call_for_cpu_level(&variants, &values);
+        let name = super::kernel_symbol(b, "winograd", &key, &values);
+        super::call_per_level(b, (&name, &values), &func::X86_LEVELS, &|fb, params, l| {
+            let (u, inner) = a.read_back(&params);
+            let plan = Plan {
+                u,
+                vector_bits: l.vector_bits,
+                ..self.clone()
+            };
+            plan.run_with(fb, &inner, act);
+        });
     }
 
     fn run_with(&self, b: &mut Builder<'_>, a: &RunArgs, act: epilogue::Act) {

@@ -4,7 +4,7 @@
 // The portable build's int8 kernels (int8-conv.mlir's QLinearConv): the
 // generic kernel at the module's 256 bits (bytes widened to i16, pairs
 // summed by x86vector.pmaddwd, which every x86-64 CPU has), built for the
-// baseline and as `_v3` for x86-64-v3 (not left to multiversion: at level
+// baseline (`_v2`) and as `_v3` for x86-64-v3 (not left to multiversion: at level
 // 4 LLVM joined the pmaddwd parts into 512 bits and split them again,
 // slower than the AVX2 code), and a `_v5` variant with vpdpbusd at 512
 // bits for CPUs with AVX512-VNNI (built for cascadelake), over the same
@@ -22,12 +22,12 @@
 // CHECK-NEXT:      scf.if %[[AVX2]] {
 // CHECK-NEXT:        func.call @[[K]]_v3(%[[ARGS]]) :
 // CHECK-NEXT:      } else {
-// CHECK-NEXT:        func.call @[[K]](%[[ARGS]]) :
+// CHECK-NEXT:        func.call @[[K]]_v2(%[[ARGS]]) :
 // The generic panel holds two planes of byte pairs (rows 0 and 1 of a
 // depth quad, then rows 2 and 3: the two pair vectors concatenated), and
 // the weights' broadcast word is split the same way, so each plane's
 // pmaddwd sums land in their own lanes: the two halves are added.
-// CHECK:       func.func private @[[K]]({{.*}}) attributes {onnxc.target_cpu = "x86-64-v2"}
+// CHECK:       func.func private @[[K]]_v2({{.*}}) attributes {onnxc.target_cpu = "x86-64-v2"}
 // CHECK-NOT:     vpdpbusd
 // CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : vector<16xui8>, vector<16xui8>
 // CHECK:         scf.for {{.*}} -> (vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>, vector<8xi32>) {

@@ -12,13 +12,13 @@
 // CHECK:         func.call @[[W]]_v2(
 // CHECK-LABEL: func.func @narrow
 // CHECK:         func.call @[[N:__onnxc_winograd_[0-9a-f]+]]_v4(
-// CHECK:       func.func private @[[W]]_v4({{.*}}) attributes {onnxc.target_cpu = "x86-64-v4"}
-// CHECK-NOT:     func.func
-// CHECK:         vector.maskedstore %{{.*}} : memref<?xf32>, vector<16xi1>, vector<16xf32>
+// CHECK:       func.func private @[[W]]_v2({{.*}}) attributes {onnxc.target_cpu = "x86-64-v2"}
 // CHECK:       func.func private @[[W]]_v3({{.*}}) attributes {onnxc.target_cpu = "x86-64-v3"}
 // CHECK-NOT:     func.func
 // CHECK:         vector.maskedstore %{{.*}} : memref<?xf32>, vector<4xi1>, vector<4xf32>
-// CHECK:       func.func private @[[W]]_v2({{.*}}) attributes {onnxc.target_cpu = "x86-64-v2"}
+// CHECK:       func.func private @[[W]]_v4({{.*}}) attributes {onnxc.target_cpu = "x86-64-v4"}
+// CHECK-NOT:     func.func
+// CHECK:         vector.maskedstore %{{.*}} : memref<?xf32>, vector<16xi1>, vector<16xf32>
 // CHECK:       func.func private @[[N]]_v4({{.*}}) attributes {onnxc.target_cpu = "x86-64-v4"}
 // CHECK-NOT:     func.func
 // CHECK:         vector.maskedstore %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32>

@@ -191,51 +191,33 @@ impl QCall {
 
 /// Calls the int8 kernel `name` on `args`, defining it on first use with
 /// `body(builder, params, vnni)`. A multi-level build (`levels`, whose
-/// kernels have no VNNI) also gets `NAME_v5`: the same kernel with
-/// `vpdpbusd`, over the same packed weights, built for
-/// [`func::X86_VNNI`]; the call takes it on CPUs that have AVX512-VNNI.
-/// Below that the kernel comes built for x86-64-v3 (`NAME_v3`, taken at
-/// levels 3 and 4) and for the baseline (`NAME`), not multiversioned: at
-/// level 4 without VNNI, LLVM joined the 128-bit `pmaddwd` parts into a
-/// 512-bit one and split it again (QDQ ResNet-50: 161 ms, 91 ms with
-/// the AVX2 code on the same CPU).
+/// kernels have no VNNI) gets it per level (`super::call_per_level`):
+/// `NAME_v5` with `vpdpbusd`, over the same packed weights, built for
+/// [`func::X86_VNNI`] and taken on CPUs that have AVX512-VNNI; below
+/// that `NAME_v3` (taken at levels 3 and 4) and `NAME_v2`, not
+/// multiversioned: at level 4 without VNNI, LLVM joined the 128-bit
+/// `pmaddwd` parts into a 512-bit one and split it again (QDQ
+/// ResNet-50: 161 ms, 91 ms with the AVX2 code on the same CPU).
 pub(super) fn call_kernel(
     b: &mut Builder<'_>,
     (name, args): (&str, &[ValueId]),
     levels: bool,
     body: &dyn Fn(&mut Builder<'_>, Vec<ValueId>, bool),
 ) {
-    let types: Vec<Type> = args.iter().map(|&a| b.m.value_type(a).clone()).collect();
-    let mut define = |name: &str, vnni: bool, cpu: Option<&str>| {
-        if b.m.lookup_symbol(name).is_some() {
-            return;
-        }
-        let (mut fb, params) = super::private_func(b.m, name, types.clone());
-        if let (Some(cpu), Some(f)) = (cpu, fb.m.lookup_symbol(name)) {
-            fb.m.set_attr(f, func::TARGET_CPU, ir::Attribute::string(cpu));
-        }
-        body(&mut fb, params, vnni);
-        fb.ret(&[]);
-    };
     if !levels {
-        define(name, false, None);
+        if b.m.lookup_symbol(name).is_none() {
+            let types: Vec<Type> = args.iter().map(|&a| b.m.value_type(a).clone()).collect();
+            let (mut fb, params) = super::private_func(b.m, name, types);
+            body(&mut fb, params, false);
+            fb.ret(&[]);
+        }
         b.call(name, args, &[]);
         return;
     }
-    // VNNI, x86-64-v3, the baseline: level 4 without VNNI takes v3.
     let chain = [func::X86_VNNI, func::X86_LEVELS[1], func::X86_LEVELS[2]];
-    let mut variants = Vec::new();
-    // Defined baseline first; the last is called whatever the level and
-    // keeps the plain name.
-    for (i, l) in chain.iter().enumerate().rev() {
-        let variant = match i + 1 == chain.len() {
-            true => name.to_string(),
-            false => func::level_variant(name, l.level),
-        };
-        define(&variant, l.level == func::X86_VNNI.level, Some(l.cpu));
-        variants.insert(0, (l.level, variant));
-    }
-    b.call_for_cpu_level(&variants, args);
+    super::call_per_level(b, (name, args), &chain, &|fb, params, l| {
+        body(fb, params, l.level == func::X86_VNNI.level)
+    });
 }
 
 /// Whether the int8 kernels get a VNNI variant beside the generic one:
