@@ -348,10 +348,58 @@ fn final_stacks(stacks: &[Stack], lazy: &[ValueId]) -> Vec<ValueId> {
         .collect()
 }
 
+/// The diagnostic for a Loop-carried value without a rank: the rank it
+/// enters the body with and the rank the body gives back (its rank would
+/// follow the trip count; a memref has one).
+fn carried_rank_change(b: &Builder<'_>, op: OpId, n: usize) -> Option<Diagnostic> {
+    let m = &*b.m;
+    let k = (0..n).find(|&k| {
+        m.result(op, k)
+            .is_some_and(|r| m.value_type(r).shape().is_none())
+    })?;
+    let rank_of = |v: Option<ValueId>| v.and_then(|v| m.value_type(v).shape().map(<[i64]>::len));
+    let rank = |v: Option<ValueId>| match v.map(|v| m.value_type(v)) {
+        Some(t) => match t.shape() {
+            Some(s) => format!("rank {} ({t})", s.len()),
+            None => format!("unknown rank ({t})"),
+        },
+        None => "no value".to_string(),
+    };
+    let yielded = m
+        .region(op, 0)
+        .and_then(|r| m.entry_block(r))
+        .and_then(|blk| m.last_op(blk))
+        .and_then(|t| m.operands(t).get(1 + k).copied());
+    let name = m
+        .attr(op, onnx::dialect::NAMES_ATTR)
+        .and_then(ir::Attribute::as_array)
+        .and_then(|a| a.get(k))
+        .and_then(ir::Attribute::as_str)
+        .map(|n| format!(" ('{n}')"))
+        .unwrap_or_default();
+    let (entering, leaving) = (m.operand(op, 2 + k), yielded);
+    let why = match (rank_of(entering), rank_of(leaving)) {
+        (Some(a), Some(b)) if a != b => "its rank would follow the trip count, and ",
+        _ => "",
+    };
+    Some(op_error(
+        m,
+        op,
+        format!(
+            "carried value {k}{name} enters the body with {} and leaves it with {}: {why}a value needs one rank at compile time",
+            rank(entering),
+            rank(leaving)
+        ),
+    ))
+}
+
 pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let types = result_types(b, op)?;
     let nargs = b.m.operands(op).len();
     let n = nargs.saturating_sub(2);
+    if let Some(e) = carried_rank_change(b, op, n) {
+        return Err(e);
+    }
+    let types = result_types(b, op)?;
     let bounds = Bounds::new(b);
     // Without M the loop runs until its condition stops it.
     let max_trip = if cx.has_input(b.m, op, 0) {

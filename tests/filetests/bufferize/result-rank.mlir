@@ -36,3 +36,18 @@ func.func @if_branch_ranks(%c: tensor<i1>, %x: tensor<?x4xf32>) -> tensor<*xf32>
   }) {onnx.names = ["feats"]} : (tensor<i1>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// A Loop-carried value whose rank the body changes (an Unsqueeze per
+// iteration): its rank would follow the trip count. The diagnostic names
+// the Loop, the value and both ranks.
+func.func @loop_carried_rank(%n: tensor<i64>, %x: tensor<3xf32>) -> tensor<*xf32> {
+  %c = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{carried value 0 ('y') enters the body with rank 1 (tensor<3xf32>) and leaves it with rank 2 (tensor<1x3xf32>): its rank would follow the trip count, and a value needs one rank at compile time}}
+  %0 = "onnx.Loop"(%n, %c, %x) ({
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %v: tensor<3xf32>):
+    %ax = "onnx.Constant"() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+    %1 = "onnx.Unsqueeze"(%v, %ax) : (tensor<3xf32>, tensor<1xi64>) -> tensor<1x3xf32>
+    "onnx.Yield"(%cond, %1) : (tensor<i1>, tensor<1x3xf32>) -> ()
+  }) {onnx.names = ["y"]} : (tensor<i64>, none, tensor<3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
