@@ -34,37 +34,7 @@ pub fn softmax(
     let elem = super::elem_of(b.m, x);
     let lanes = super::vector_lanes(&elem, cx.vector_bits);
     if kind != Norm::Hardmax && axis + 1 == rank && lanes > 0 {
-        let x = crate::convert::contiguous(b, x);
-        let dx = dims(b, x);
-        let out = alloc_result(b, op, 0, &dx)?;
-        if cx.gemm != super::gemm::Isa::X86Levels {
-            Rows {
-                x,
-                out,
-                kind,
-                lanes,
-            }
-            .run(b, &dx);
-            return Ok(vec![out]);
-        }
-        // The portable build: the rows at each level's own width (the
-        // 256-bit code ran at level 4 too: attention 1.14× the native build).
-        let mut args = vec![x, out];
-        args.extend(&dx);
-        let name = super::kernel_symbol(b, "softmax_rows", &format!("{kind:?}"), &args);
-        let levels = ir::dialects::func::X86_LEVELS;
-        super::call_per_level(b, (&name, &args), &levels, &|fb, params, l| {
-            let lanes = super::vector_lanes(&elem, l.vector_bits).max(1);
-            let (x, out) = (params[0], params[1]);
-            Rows {
-                x,
-                out,
-                kind,
-                lanes,
-            }
-            .run(fb, &params[2..]);
-        });
-        return Ok(vec![out]);
+        return Ok(vec![last_axis(cx, b, (op, x), kind, lanes)?]);
     }
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
@@ -145,6 +115,48 @@ pub fn softmax(
         },
     );
     Ok(vec![out])
+}
+
+/// Softmax or LogSoftmax of `x` along its last axis, by [`Rows`]; in the
+/// portable build a function per x86-64 level at its own width (the
+/// 256-bit code ran at level 4 too: attention 1.14× the native build).
+fn last_axis(
+    cx: &Lowering,
+    b: &mut Builder<'_>,
+    (op, x): (OpId, ValueId),
+    kind: Norm,
+    lanes: i64,
+) -> Result<ValueId> {
+    let x = crate::convert::contiguous(b, x);
+    let dx = dims(b, x);
+    let out = alloc_result(b, op, 0, &dx)?;
+    if cx.gemm != super::gemm::Isa::X86Levels {
+        Rows {
+            x,
+            out,
+            kind,
+            lanes,
+        }
+        .run(b, &dx);
+        return Ok(out);
+    }
+    let elem = super::elem_of(b.m, x);
+    let mut args = vec![x, out];
+    args.extend(&dx);
+    let name = super::kernel_symbol(b, "softmax_rows", &format!("{kind:?}"), &args);
+    let levels = ir::dialects::func::X86_LEVELS;
+    super::call_per_level(b, (&name, &args), &levels, &|fb, params, l| {
+        let lanes = super::vector_lanes(&elem, l.vector_bits).max(1);
+        let (x, out) = (params[0], params[1]);
+        Rows {
+            x,
+            out,
+            kind,
+            lanes,
+        }
+        .run(fb, &params[2..]);
+    });
+    Ok(out)
 }
 
 /// Softmax or LogSoftmax along the last (contiguous) axis, `lanes` at a
