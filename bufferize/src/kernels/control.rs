@@ -12,7 +12,7 @@ use crate::convert::{alloc, dims, lower_region_block, Lowering};
 use crate::loops::{loop_nest, Bounds};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
-use ir::{BlockId, Builder, Diagnostic, OpId, Result, Type, ValueId, DYN};
+use ir::{BlockId, Builder, Diagnostic, Module, OpId, Result, Type, ValueId, DYN};
 use onnx::ops;
 use std::cell::RefCell;
 
@@ -63,27 +63,8 @@ fn rank_mismatch(b: &Builder<'_>, op: OpId) -> Option<Diagnostic> {
             .as_tensor()
             .is_some_and(|t| t.shape.is_none())
     })?;
-    let name = m
-        .attr(op, onnx::dialect::NAMES_ATTR)
-        .and_then(ir::Attribute::as_array)
-        .and_then(|a| a.get(i))
-        .and_then(ir::Attribute::as_str)
-        .map(|n| format!(" ('{n}')"))
-        .unwrap_or_default();
-    let yielded = |k: usize| -> String {
-        let y = m
-            .region(op, k)
-            .and_then(|r| m.entry_block(r))
-            .and_then(|blk| m.last_op(blk))
-            .and_then(|t| m.operands(t).get(i).copied());
-        match y.map(|v| m.value_type(v)) {
-            Some(t) => match t.shape() {
-                Some(s) => format!("rank {} ({t})", s.len()),
-                None => format!("a value of unknown rank ({t})"),
-            },
-            None => "no value".to_string(),
-        }
-    };
+    let name = result_name(m, op, i);
+    let yielded = |k| rank_text(m, yielded_value(m, op, k, i), "a value of unknown rank");
     Some(op_error(
         m,
         op,
@@ -93,6 +74,35 @@ fn rank_mismatch(b: &Builder<'_>, op: OpId) -> Option<Diagnostic> {
             yielded(1)
         ),
     ))
+}
+
+/// ` ('NAME')` of result `i` of `op`, or nothing when it has no name.
+fn result_name(m: &Module, op: OpId, i: usize) -> String {
+    m.attr(op, onnx::dialect::NAMES_ATTR)
+        .and_then(ir::Attribute::as_array)
+        .and_then(|a| a.get(i))
+        .and_then(ir::Attribute::as_str)
+        .map(|n| format!(" ('{n}')"))
+        .unwrap_or_default()
+}
+
+/// Operand `i` of the terminator of `op`'s region `k`.
+fn yielded_value(m: &Module, op: OpId, k: usize, i: usize) -> Option<ValueId> {
+    m.region(op, k)
+        .and_then(|r| m.entry_block(r))
+        .and_then(|blk| m.last_op(blk))
+        .and_then(|t| m.operands(t).get(i).copied())
+}
+
+/// `rank R (TYPE)` of `v`, `unknown` (with its type) without a rank.
+fn rank_text(m: &Module, v: Option<ValueId>, unknown: &str) -> String {
+    match v.map(|v| m.value_type(v)) {
+        Some(t) => match t.shape() {
+            Some(s) => format!("rank {} ({t})", s.len()),
+            None => format!("{unknown} ({t})"),
+        },
+        None => "no value".to_string(),
+    }
 }
 
 pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -358,26 +368,9 @@ fn carried_rank_change(b: &Builder<'_>, op: OpId, n: usize) -> Option<Diagnostic
             .is_some_and(|r| m.value_type(r).shape().is_none())
     })?;
     let rank_of = |v: Option<ValueId>| v.and_then(|v| m.value_type(v).shape().map(<[i64]>::len));
-    let rank = |v: Option<ValueId>| match v.map(|v| m.value_type(v)) {
-        Some(t) => match t.shape() {
-            Some(s) => format!("rank {} ({t})", s.len()),
-            None => format!("unknown rank ({t})"),
-        },
-        None => "no value".to_string(),
-    };
-    let yielded = m
-        .region(op, 0)
-        .and_then(|r| m.entry_block(r))
-        .and_then(|blk| m.last_op(blk))
-        .and_then(|t| m.operands(t).get(1 + k).copied());
-    let name = m
-        .attr(op, onnx::dialect::NAMES_ATTR)
-        .and_then(ir::Attribute::as_array)
-        .and_then(|a| a.get(k))
-        .and_then(ir::Attribute::as_str)
-        .map(|n| format!(" ('{n}')"))
-        .unwrap_or_default();
-    let (entering, leaving) = (m.operand(op, 2 + k), yielded);
+    let rank = |v| rank_text(m, v, "unknown rank");
+    let name = result_name(m, op, k);
+    let (entering, leaving) = (m.operand(op, 2 + k), yielded_value(m, op, 0, 1 + k));
     let why = match (rank_of(entering), rank_of(leaving)) {
         (Some(a), Some(b)) if a != b => "its rank would follow the trip count, and ",
         _ => "",

@@ -342,9 +342,12 @@ impl Plan {
         out: ValueId,
         epi: Epilogue,
     ) {
-        let (_, tw, _) = tiles(b, &place.outs);
         let plan = Plan {
-            tiles_per_row: b.index_value(tw),
+            tiles_per_row: place
+                .outs
+                .get(1)
+                .and_then(|&w| b.index_value(w))
+                .map(|w| (w + 1) / 2),
             ..self.clone()
         };
         let args = RunArgs {

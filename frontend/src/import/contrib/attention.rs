@@ -297,10 +297,22 @@ impl Decomp<'_, '_, '_> {
     fn buffer_prefix(&mut self, buffer: ValueId, len: ValueId) -> Res<ValueId> {
         let to = ("to".to_string(), Attribute::i64(7));
         let len = self.op_as(OpKind::Cast, vec![len], vec![to], Type::i64())?;
+        let zero = self.i64s(&[0])?;
+        self.slice_axis(buffer, (zero, len), 3)
+    }
+
+    /// `v[start..end]` along `axis`; the bounds are one-element or 0-d.
+    fn slice_axis(
+        &mut self,
+        v: ValueId,
+        (start, end): (ValueId, ValueId),
+        axis: i64,
+    ) -> Res<ValueId> {
         let one = self.i64s(&[1])?;
-        let len = self.op(OpKind::Reshape, vec![len, one], vec![])?;
-        let (zero, axis) = (self.i64s(&[0])?, self.i64s(&[3])?);
-        self.op(OpKind::Slice, vec![buffer, zero, len, axis], vec![])
+        let start = self.op(OpKind::Reshape, vec![start, one], vec![])?;
+        let end = self.op(OpKind::Reshape, vec![end, one], vec![])?;
+        let axis = self.i64s(&[axis])?;
+        self.op(OpKind::Slice, vec![v, start, end, axis], vec![])
     }
 
     /// A 2-D or 3-D mask over the shared buffer's M positions cut to the
@@ -312,11 +324,8 @@ impl Decomp<'_, '_, '_> {
         }
         let (s, p) = (self.dim_of(qkv, 1)?, self.dim_of(past, 3)?);
         let total = self.op(OpKind::Add, vec![s, p], vec![])?;
-        let one = self.i64s(&[1])?;
-        let total = self.op(OpKind::Reshape, vec![total, one], vec![])?;
         let zero = self.i64s(&[0])?;
-        let axis = self.i64s(&[rank.map_or(1, |r| r as i64 - 1)])?;
-        self.op(OpKind::Slice, vec![mask, zero, total, axis], vec![])
+        self.slice_axis(mask, (zero, total), rank.map_or(1, |r| r as i64 - 1))
     }
 
     /// The present state [2, B, H, P + S, head] written over the start of
@@ -324,10 +333,8 @@ impl Decomp<'_, '_, '_> {
     /// positions past P + S as the past held them.
     fn write_into_buffer(&mut self, present: ValueId, buffer: ValueId) -> Res<ValueId> {
         let filled = self.dim_of(present, 3)?;
-        let one = self.i64s(&[1])?;
-        let filled = self.op(OpKind::Reshape, vec![filled, one], vec![])?;
-        let (end, axis) = (self.i64s(&[i64::MAX])?, self.i64s(&[3])?);
-        let rest = self.op(OpKind::Slice, vec![buffer, filled, end, axis], vec![])?;
+        let end = self.i64s(&[i64::MAX])?;
+        let rest = self.slice_axis(buffer, (filled, end), 3)?;
         let axis = ("axis".to_string(), Attribute::i64(3));
         self.op(OpKind::Concat, vec![present, rest], vec![axis])
     }
