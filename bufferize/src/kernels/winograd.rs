@@ -26,10 +26,6 @@ use ir::{Builder, OpId, Result, Type, ValueId, DYN};
 
 /// Output tiles below which the im2col GEMM is used.
 const MIN_TILES: i64 = 16;
-/// Output channels from which the products are `M[ξ]ᵀ = V[ξ]ᵀ · U[ξ]ᵀ`
-/// (tiles as rows, channels as columns): a few tiles then fill the
-/// register tile's rows instead of leaving most of its columns empty.
-const TRANSPOSED_MIN_K: i64 = 128;
 /// Bytes of V and M one block of tile rows may take: the transforms and
 /// the GEMMs' packing find them in the last-level cache, and the scratch
 /// stays bounded whatever the image size (blocks small enough for L2 made
@@ -55,14 +51,12 @@ pub enum Choice {
 #[derive(Clone)]
 pub struct Plan {
     /// U as a flat `memref<?xf32>`, packed at compile time into the
-    /// GEMM's panels: `U[ξ]` (K × C) as A, or `U[ξ]ᵀ` (C × K) as B when
-    /// `transposed`, the 16 positions one after the other.
+    /// GEMM's A panels: `U[ξ]` (K × C), the 16 positions one after the
+    /// other.
     u: ValueId,
-    /// The layout of one position's U in `u`: its padded rows (A) or
-    /// columns (B), and its elements.
+    /// The layout of one position's U in `u`: its padded rows and its
+    /// elements.
     u_layout: (i64, i64),
-    /// The products as `M[ξ]ᵀ (T × K) = V[ξ]ᵀ (T × C) · U[ξ]ᵀ (C × K)`.
-    transposed: bool,
     k: i64,
     c: i64,
     vector_bits: u32,
@@ -104,25 +98,24 @@ pub fn plan(
     if w.dtype() != DType::F32 || w.len() != ku * cu * 9 {
         return Ok(None);
     }
-    let transposed = k >= TRANSPOSED_MIN_K;
     // Packing U at run time copied all 16 positions on every call: 16/9
     // of the weights, most of a small image's time.
     let bl = gemm::Blocking::of(cx.gemm, &Type::f32());
-    let Some(layout) = UPanels::new(ku, cu, transposed, bl) else {
+    let Some(layout) = gemm::PackedA::new(4, (16, ku, cu), bl) else {
         return Ok(None);
     };
-    let source = (w, 16 * layout.elements());
+    let source = (w, layout.elements());
     let transform = move |w: &[u8], out: &mut Vec<u8>| {
         let mut u = Vec::new();
-        transform_weights(w, ku, cu, transposed, &mut u);
+        transform_weights(w, ku, cu, &mut u);
         layout.pack(&u, out);
     };
     let Some((global, len)) = super::packed_global(cx, b, source, transform) else {
         return Ok(None);
     };
     let (Ok(padded), Ok(elements)) = (
-        i64::try_from(layout.padded()),
-        i64::try_from(layout.elements()),
+        i64::try_from(layout.padded),
+        i64::try_from(layout.elements() / 16),
     ) else {
         return Ok(None);
     };
@@ -130,7 +123,6 @@ pub fn plan(
     Ok(Some(Plan {
         u: gemm::flat(b, global, len),
         u_layout: (padded, elements),
-        transposed,
         k,
         c,
         vector_bits: cx.vector_bits,
@@ -140,23 +132,16 @@ pub fn plan(
 }
 
 /// `U[ξ = 4i + j][k][c] = (G g Gᵀ)[i][j]` of each filter `g = w[k][c]`
-/// (f32 bytes, little-endian), computed in f64 and rounded to f32 once;
-/// `[ξ][c][k]` when `transposed`; appended to `out`. Bytes in, bytes out:
-/// no decoding of the model's weights element by element.
-fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool, out: &mut Vec<u8>) {
+/// (f32 bytes, little-endian), computed in f64 and rounded to f32 once,
+/// appended to `out`. Bytes in, bytes out: no decoding of the model's
+/// weights element by element.
+fn transform_weights(w: &[u8], k: usize, c: usize, out: &mut Vec<u8>) {
     let plane = k * c;
     let start = out.len();
     out.resize(start + 16 * plane * 4, 0);
     let u = out.get_mut(start..).unwrap_or_default();
-    // In U's order, so the 16 planes are written front to back (the
-    // transposed layout scattered every write across the plane).
     for at in 0..plane {
-        let f = if transposed {
-            (at % k) * c + at / k
-        } else {
-            at
-        };
-        let Some(filter) = w.get(f * 36..f * 36 + 36) else {
+        let Some(filter) = w.get(at * 36..at * 36 + 36) else {
             continue;
         };
         let mut g = [0.0f64; 9];
@@ -175,48 +160,6 @@ fn transform_weights(w: &[u8], k: usize, c: usize, transposed: bool, out: &mut V
                 let o = ((i * 4 + j) * plane + at) * 4;
                 if let Some(dst) = u.get_mut(o..o + 4) {
                     dst.copy_from_slice(&(v as f32).to_le_bytes());
-                }
-            }
-        }
-    }
-}
-
-/// U's packed layout: the 16 positions' `U[ξ]` (K × C) as the GEMM's A
-/// panels, or their transposes (C × K) as its B panels.
-#[derive(Clone, Copy)]
-enum UPanels {
-    A(gemm::PackedA),
-    B(gemm::PackedB),
-}
-
-impl UPanels {
-    fn new(k: usize, c: usize, transposed: bool, bl: gemm::Blocking) -> Option<UPanels> {
-        Some(match transposed {
-            true => UPanels::B(gemm::PackedB::new(4, (c, k), bl)?),
-            false => UPanels::A(gemm::PackedA::new(4, (16, k, c), bl)?),
-        })
-    }
-    /// Elements of one position.
-    fn elements(&self) -> usize {
-        match self {
-            UPanels::A(a) => a.elements() / 16,
-            UPanels::B(p) => p.elements(),
-        }
-    }
-    /// Rows (A) or columns (B) of one position, padded to the panels.
-    fn padded(&self) -> usize {
-        match self {
-            UPanels::A(a) => a.padded,
-            UPanels::B(p) => p.npad,
-        }
-    }
-    /// Appends `u` (`transform_weights`' bytes) packed.
-    fn pack(&self, u: &[u8], out: &mut Vec<u8>) {
-        match self {
-            UPanels::A(a) => a.pack(u, out),
-            UPanels::B(p) => {
-                for plane in u.chunks(u.len().div_ceil(16).max(1)) {
-                    p.pack(plane, out);
                 }
             }
         }
@@ -370,10 +313,9 @@ impl Plan {
     fn call_per_level(&self, b: &mut Builder<'_>, a: &RunArgs, act: epilogue::Act) {
         let values = a.values(self.u);
         let key = format!(
-            "{} {} {} {:?} {act:?} {} {}",
+            "{} {} {:?} {act:?} {} {}",
             self.k,
             self.c,
-            self.transposed,
             self.tiles_per_row,
             a.bias.is_some(),
             a.residual.is_some()
@@ -444,16 +386,18 @@ impl Plan {
         // The buffers are freed by the deallocation pass.
     }
 
-    /// `M[ξ] = U[ξ] · V[ξ]` for the 16 positions (`M[ξ][k][t]`, or
-    /// `M[ξ][t][k]` transposed).
+    /// `M[ξ] = U[ξ] · V[ξ]` for the 16 positions (`M[ξ][k][t]`). Tiles as
+    /// the columns fill the register tile's vectors even for a small
+    /// image: the products as `M[ξ]ᵀ = V[ξ]ᵀ · U[ξ]ᵀ` (channels as
+    /// columns) were slower at every size measured, 9 to 196 tiles, their
+    /// output transform gathering values K apart.
     fn products(&self, b: &mut Builder<'_>, g: &Grid, v: ValueId, m: ValueId) {
         let mut variant = gemm::Variant::plain(
             &Type::f32(),
             self.gemm,
             gemm::BSource::Matrix { unit_n: true },
         );
-        variant.a_packed = !self.transposed;
-        variant.b_packed = self.transposed;
+        variant.a_packed = true;
         let (kk, cc, one) = (
             b.const_index(self.k),
             b.const_index(self.c),
@@ -467,42 +411,22 @@ impl Plan {
             let x = b.const_index(xi);
             let (v_off, u_off) = (b.muli(x, ct), b.const_index(xi * u_block));
             let c_off = b.muli(x, kt);
-            let call = if self.transposed {
-                gemm::Call {
-                    a: v,
-                    a_off: v_off,
-                    a_rs: one,
-                    a_cs: g.t,
-                    b: self.u,
-                    b_off: u_off,
-                    b_args: vec![padded, one],
-                    c: m,
-                    c_off,
-                    ldc: kk,
-                    bias: None,
-                    residual: None,
-                    m: g.t,
-                    n: kk,
-                    k: cc,
-                }
-            } else {
-                gemm::Call {
-                    a: self.u,
-                    a_off: u_off,
-                    a_rs: padded,
-                    a_cs: one,
-                    b: v,
-                    b_off: v_off,
-                    b_args: vec![g.t, one],
-                    c: m,
-                    c_off,
-                    ldc: g.t,
-                    bias: None,
-                    residual: None,
-                    m: kk,
-                    n: g.t,
-                    k: cc,
-                }
+            let call = gemm::Call {
+                a: self.u,
+                a_off: u_off,
+                a_rs: padded,
+                a_cs: one,
+                b: v,
+                b_off: v_off,
+                b_args: vec![g.t, one],
+                c: m,
+                c_off,
+                ldc: g.t,
+                bias: None,
+                residual: None,
+                m: kk,
+                n: g.t,
+                k: cc,
             };
             gemm::call(b, &variant, &call);
         }
@@ -544,13 +468,13 @@ impl Plan {
 
     /// The tiles of a run that exist, and the index of each position ξ of
     /// the run's first tile in `[ξ][channel][tile of the block]`
-    /// (`channels` per ξ), or in `[ξ][tile][channel]` when `tiles_major`.
+    /// (`channels` per ξ).
     fn run_slots(
         &self,
         b: &mut Builder<'_>,
         g: &Grid,
         [ch, ty, tx]: [ValueId; 3],
-        (channels, tiles_major): (i64, bool),
+        channels: i64,
     ) -> (ValueId, Vec<ValueId>) {
         let left = b.subi(g.tw, tx);
         let mask = b.create_mask(left, self.lanes());
@@ -558,13 +482,8 @@ impl Plan {
         let row = b.muli(local, g.tw);
         let tile = b.addi(row, tx);
         let chans = b.const_index(channels);
-        let base = if tiles_major {
-            let at = b.muli(tile, chans);
-            b.addi(at, ch)
-        } else {
-            let chan = b.muli(ch, g.t);
-            b.addi(chan, tile)
-        };
+        let chan = b.muli(ch, g.t);
+        let base = b.addi(chan, tile);
         let block = b.muli(chans, g.t);
         (mask, positions(b, base, block))
     }
@@ -578,7 +497,7 @@ impl Plan {
             let cols: Vec<[ValueId; 4]> = (0..4)
                 .map(|j| winograd_bt(b, [rows[0][j], rows[1][j], rows[2][j], rows[3][j]]))
                 .collect();
-            let (mask, at) = self.run_slots(b, g, run, (self.c, false));
+            let (mask, at) = self.run_slots(b, g, run, self.c);
             for (xi, &idx) in at.iter().enumerate() {
                 b.masked_store(cols[xi % 4][xi / 4], v, &[idx], mask);
             }
@@ -700,15 +619,10 @@ impl Plan {
         let lanes = self.lanes();
         let zero = b.zero(&Type::f32());
         let pass = b.broadcast(zero, lanes);
-        // Transposed, a run's tiles are K apart: gathered.
-        let (mask, at) = self.run_slots(b, g, [k, ty, tx], (self.k, self.transposed));
-        let offsets = self.transposed.then(|| b.i64_lanes(0, self.k, lanes));
+        let (mask, at) = self.run_slots(b, g, [k, ty, tx], self.k);
         let p: Vec<ValueId> = at
             .iter()
-            .map(|&idx| match offsets {
-                Some(offs) => b.gather(m, &[idx], offs, mask, pass),
-                None => b.masked_load(m, &[idx], mask, pass),
-            })
+            .map(|&idx| b.masked_load(m, &[idx], mask, pass))
             .collect();
         let p = |i: usize, j: usize| p[i * 4 + j];
         // Aᵀ on the columns, then on the rows.
@@ -765,9 +679,9 @@ mod tests {
         v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect()
     }
 
-    fn transformed(w: &[u8], k: usize, c: usize, transposed: bool) -> Vec<u8> {
+    fn transformed(w: &[u8], k: usize, c: usize) -> Vec<u8> {
         let mut u = Vec::new();
-        transform_weights(w, k, c, transposed, &mut u);
+        transform_weights(w, k, c, &mut u);
         u
     }
 
@@ -778,8 +692,8 @@ mod tests {
     }
 
     /// U packed as the GEMM reads it: position ξ's A panels (MR rows per
-    /// depth step, rows past K zero) or B panels (NR columns per depth
-    /// step), position after position, depth blocks KC deep.
+    /// depth step, rows past K zero), position after position, depth
+    /// blocks KC deep.
     #[test]
     fn packed_u_is_in_the_gemm_panel_order() {
         let (k, c) = (5, 3);
@@ -787,85 +701,22 @@ mod tests {
         let w = f32_bytes(&w);
         let mut bl = gemm::Blocking::for_target(256, &Type::f32());
         bl.kc = 2;
-        let (mr, nr) = (bl.panel_rows as usize, bl.panel_cols as usize);
-        for transposed in [false, true] {
-            let u = floats(&transformed(&w, k, c, false));
-            let layout = UPanels::new(k, c, transposed, bl).unwrap();
-            let mut packed = Vec::new();
-            layout.pack(&transformed(&w, k, c, transposed), &mut packed);
-            let packed = floats(&packed);
-            assert_eq!(packed.len(), 16 * layout.elements());
-            let pad = layout.padded();
-            for (xi, ko, ci) in
-                (0..16).flat_map(|x| (0..k).flat_map(move |o| (0..c).map(move |i| (x, o, i))))
-            {
-                let (pc, kk) = (ci / 2 * 2, ci % 2);
-                let kcur = 2.min(c - pc);
-                let at = match transposed {
-                    // B: depth c, columns k.
-                    true => pc * pad + ko / nr * nr * kcur + kk * nr + ko % nr,
-                    // A: rows k, depth c.
-                    false => pc * pad + ko / mr * mr * kcur + kk * mr + ko % mr,
-                };
-                let want = u[xi * k * c + ko * c + ci];
-                assert_eq!(
-                    packed[xi * layout.elements() + at],
-                    want,
-                    "ξ {xi} k {ko} c {ci} transposed {transposed}"
-                );
-            }
-        }
-    }
-
-    /// The transposed layout holds the same values at `[ξ][c][k]`.
-    #[test]
-    fn transposed_weights_swap_channels() {
-        let (k, c) = (2, 3);
-        let w: Vec<f64> = (0..k * c * 9).map(|i| (i as f64).sin()).collect();
-        let w = f32_bytes(&w);
-        let (u, ut) = (
-            floats(&transformed(&w, k, c, false)),
-            floats(&transformed(&w, k, c, true)),
-        );
-        for xi in 0..16 {
-            for (ko, ci) in (0..k).flat_map(|ko| (0..c).map(move |ci| (ko, ci))) {
-                let block = xi * k * c;
-                assert_eq!(u[block + ko * c + ci], ut[block + ci * k + ko]);
-            }
-        }
-    }
-
-    /// F(2, 3) on one tile equals the direct 3×3 correlation.
-    #[test]
-    fn transforms_compute_the_correlation() {
-        let g: Vec<f64> = (0..9).map(|i| f64::from(i) * 0.5 - 1.0).collect();
-        let d: Vec<f64> = (0..16).map(|i| f64::from(i * 7 % 11) - 3.0).collect();
-        let u = floats(&transformed(&f32_bytes(&g), 1, 1, false));
-        let bt = |p: [f64; 4]| [p[0] - p[2], p[1] + p[2], p[2] - p[1], p[1] - p[3]];
-        let at = |p: [f64; 4]| [p[0] + p[1] + p[2], p[1] - p[2] - p[3]];
-        let rows: Vec<[f64; 4]> = (0..4)
-            .map(|i| bt([d[i * 4], d[i * 4 + 1], d[i * 4 + 2], d[i * 4 + 3]]))
-            .collect();
-        let mut v = [[0.0; 4]; 4];
-        for j in 0..4 {
-            let col = bt([rows[0][j], rows[1][j], rows[2][j], rows[3][j]]);
-            for i in 0..4 {
-                v[i][j] = col[i] * u[i * 4 + j];
-            }
-        }
-        let cols: Vec<[f64; 2]> = (0..4)
-            .map(|j| at([v[0][j], v[1][j], v[2][j], v[3][j]]))
-            .collect();
-        for a in 0..2 {
-            let y = at([cols[0][a], cols[1][a], cols[2][a], cols[3][a]]);
-            for (bb, got) in y.iter().enumerate() {
-                let want: f64 = (0..3)
-                    .flat_map(|r| (0..3).map(move |s| (r, s)))
-                    .map(|(r, s)| d[(a + r) * 4 + bb + s] * g[r * 3 + s])
-                    .sum();
-                // U is rounded to f32 (the g and d here are exact in f32).
-                assert!((got - want).abs() < 1e-5, "({a}, {bb}): {got} vs {want}");
-            }
+        let mr = bl.panel_rows as usize;
+        let u = floats(&transformed(&w, k, c));
+        let layout = gemm::PackedA::new(4, (16, k, c), bl).unwrap();
+        let mut packed = Vec::new();
+        layout.pack(&transformed(&w, k, c), &mut packed);
+        let packed = floats(&packed);
+        assert_eq!(packed.len(), layout.elements());
+        let (pad, per_position) = (layout.padded, layout.elements() / 16);
+        for (xi, ko, ci) in
+            (0..16).flat_map(|x| (0..k).flat_map(move |o| (0..c).map(move |i| (x, o, i))))
+        {
+            let (pc, kk) = (ci / 2 * 2, ci % 2);
+            let kcur = 2.min(c - pc);
+            let at = pc * pad + ko / mr * mr * kcur + kk * mr + ko % mr;
+            let want = u[xi * k * c + ko * c + ci];
+            assert_eq!(packed[xi * per_position + at], want, "ξ {xi} k {ko} c {ci}");
         }
     }
 }

@@ -224,34 +224,95 @@ pub(super) fn pack_a(
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
     let mr = b.const_index(bl.panel_rows);
-    let fzero = b.zero(&v.elem);
+    // A transposed operand (a convolution's image as rows of pixels, or
+    // Winograd's V): a panel's rows are adjacent, one vector per depth.
+    let adjacent = b.cmp(Cmp::Eq, p.a_rs, one);
     b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
         let rest = b.subi(mcur, ir);
         let valid = b.minsi(rest, mr);
-        let last = b.subi(valid, one);
         let row0 = b.addi(ic, ir);
         let panel = b.muli(ir, kcur);
-        b.scf_for(zero, kcur, one, &[], |b, kk, _| {
-            let k = b.addi(pc, kk);
-            let kterm = b.muli(k, p.a_cs);
-            let kbase = b.addi(p.a_off, kterm);
-            let dst0 = b.muli(kk, mr);
-            let dst0 = b.addi(panel, dst0);
-            for r in 0..bl.panel_rows {
-                let rc = b.const_index(r);
-                // Rows past the edge read the last row, then store 0.
-                let rr = b.minsi(rc, last);
-                let row = b.addi(row0, rr);
-                let rterm = b.muli(row, p.a_rs);
-                let idx = b.addi(kbase, rterm);
-                let x = b.load(p.a, &[idx]);
-                let inside = b.cmp(Cmp::Lt, rc, valid);
-                let x = b.select(inside, x, fzero);
-                let dst = b.addi(dst0, rc);
-                b.store(x, ap, &[dst]);
-            }
-            Vec::new()
-        });
+        let rows = (row0, valid, panel);
+        b.scf_if(
+            adjacent,
+            &[],
+            &mut |b| {
+                pack_a_adjacent(b, v, p, ap, rows, (pc, kcur));
+                Vec::new()
+            },
+            Some(&mut |b| {
+                pack_a_rows(b, v, p, ap, rows, (pc, kcur));
+                Vec::new()
+            }),
+        );
+        Vec::new()
+    });
+}
+
+/// One MR-row panel of A, element by element.
+fn pack_a_rows(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    ap: ValueId,
+    (row0, valid, panel): (ValueId, ValueId, ValueId),
+    (pc, kcur): (ValueId, ValueId),
+) {
+    let bl = v.blocking;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let mr = b.const_index(bl.panel_rows);
+    let last = b.subi(valid, one);
+    let fzero = b.zero(&v.elem);
+    b.scf_for(zero, kcur, one, &[], |b, kk, _| {
+        let k = b.addi(pc, kk);
+        let kterm = b.muli(k, p.a_cs);
+        let kbase = b.addi(p.a_off, kterm);
+        let dst0 = b.muli(kk, mr);
+        let dst0 = b.addi(panel, dst0);
+        for r in 0..bl.panel_rows {
+            let rc = b.const_index(r);
+            // Rows past the edge read the last row, then store 0.
+            let rr = b.minsi(rc, last);
+            let row = b.addi(row0, rr);
+            let rterm = b.muli(row, p.a_rs);
+            let idx = b.addi(kbase, rterm);
+            let x = b.load(p.a, &[idx]);
+            let inside = b.cmp(Cmp::Lt, rc, valid);
+            let x = b.select(inside, x, fzero);
+            let dst = b.addi(dst0, rc);
+            b.store(x, ap, &[dst]);
+        }
+        Vec::new()
+    });
+}
+
+/// One MR-row panel of A whose rows are adjacent (`a_rs` 1): a masked
+/// vector of MR elements per depth step, zero past the last row.
+fn pack_a_adjacent(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    ap: ValueId,
+    (row0, valid, panel): (ValueId, ValueId, ValueId),
+    (pc, kcur): (ValueId, ValueId),
+) {
+    let rows = v.blocking.panel_rows;
+    let (zero, one) = (b.const_index(0), b.const_index(1));
+    let mr = b.const_index(rows);
+    let mask = b.create_mask(valid, rows);
+    let vzero = {
+        let z = b.zero(&v.elem);
+        b.broadcast(z, rows)
+    };
+    let first = b.addi(p.a_off, row0);
+    b.scf_for(zero, kcur, one, &[], |b, kk, _| {
+        let k = b.addi(pc, kk);
+        let kterm = b.muli(k, p.a_cs);
+        let at = b.addi(first, kterm);
+        let x = b.masked_load(p.a, &[at], mask, vzero);
+        let dst = b.muli(kk, mr);
+        let dst = b.addi(panel, dst);
+        b.vstore(x, ap, &[dst]);
         Vec::new()
     });
 }
@@ -401,7 +462,7 @@ fn conv_panel(
             off
         })
         .collect();
-    let taps = b.const_index(g.taps());
+    let rows = RowReads::new(b, g, bl, (col0, valid), outs, &origin_offsets);
     let vzero = {
         let z = b.zero(&v.elem);
         b.broadcast(z, bl.vw)
@@ -409,24 +470,11 @@ fn conv_panel(
     let panel = b.muli(jr, kcur);
     b.scf_for(zero, kcur, one, &[], |b, kk, _| {
         let k = b.addi(pc, kk);
+        let taps = b.const_index(g.taps());
         let c = b.divui(k, taps);
-        let mut t = b.remui(k, taps);
-        // The tap's offset along each axis, innermost last.
-        let mut tap = vec![zero; s];
-        for d in (0..s).rev() {
-            let kd = b.const_index(g.kernel[d]);
-            let td = b.remui(t, kd);
-            t = b.divui(t, kd);
-            let dil = b.const_index(g.dilations[d]);
-            tap[d] = b.muli(td, dil);
-        }
-        let mut tap_offset = zero;
-        for (&td, &sd) in tap.iter().zip(&strides) {
-            let term = b.muli(td, sd);
-            tap_offset = b.addi(tap_offset, term);
-        }
-        let tap_offset = splat_i64(b, tap_offset, bl.vw);
-        let taps: Vec<ValueId> = tap.iter().map(|&td| splat_i64(b, td, bl.vw)).collect();
+        let (taps, tap_offset) = tap_offsets(b, g, k, &strides);
+        let tap_vec = splat_i64(b, tap_offset, bl.vw);
+        let tap_vecs: Vec<ValueId> = taps.iter().map(|&td| splat_i64(b, td, bl.vw)).collect();
         let cterm = b.muli(c, chan);
         let cbase = b.addi(p.b_off, cterm);
         let dst0 = b.muli(kk, nr);
@@ -437,18 +485,163 @@ fn conv_panel(
             // negative, so above any extent unsigned).
             let mut mask = masks[k];
             for d in 0..s {
-                let pos = b.addi(origins[k][d], taps[d]);
+                let pos = b.addi(origins[k][d], tap_vecs[d]);
                 let inside = b.cmpi(CmpI::Ult, pos, in_vecs[d]);
                 mask = b.andi(mask, inside);
             }
-            let off = b.addi(origin_offsets[k], tap_offset);
-            let x = b.gather(p.b, &[cbase], off, mask, vzero);
+            let off = b.addi(origin_offsets[k], tap_vec);
+            let gather = |b: &mut Builder<'_>| b.gather(p.b, &[cbase], off, mask, vzero);
+            let at = b.addi(cbase, tap_offset);
+            let x = rows.read(b, k, (p.b, at), mask, vzero, gather);
             let lane0 = b.const_index(k as i64 * bl.vw);
             let dst = b.addi(dst0, lane0);
             b.vstore(x, bp, &[dst]);
         }
         Vec::new()
     });
+}
+
+/// Depth row `k`'s tap: its offset along each axis (dilated), and in
+/// elements of the input.
+fn tap_offsets(
+    b: &mut Builder<'_>,
+    g: &ConvGeometry,
+    k: ValueId,
+    strides: &[ValueId],
+) -> (Vec<ValueId>, ValueId) {
+    let s = g.kernel.len();
+    let zero = b.const_index(0);
+    let taps = b.const_index(g.taps());
+    let mut t = b.remui(k, taps);
+    let mut tap = vec![zero; s];
+    for d in (0..s).rev() {
+        let kd = b.const_index(g.kernel[d]);
+        let td = b.remui(t, kd);
+        t = b.divui(t, kd);
+        let dil = b.const_index(g.dilations[d]);
+        tap[d] = b.muli(td, dil);
+    }
+    let mut offset = zero;
+    for (&td, &sd) in tap.iter().zip(strides) {
+        let term = b.muli(td, sd);
+        offset = b.addi(offset, term);
+    }
+    (tap, offset)
+}
+
+/// Contiguous reads for the panel vectors whose lanes lie in one output
+/// row: lane `i` then reads `lane 0's element + i · stride`, which for a
+/// stride of 1 is one masked load and for 2 two and a shuffle, instead of
+/// a gather (a gather of 16 lanes cost as much as 16 FMA steps; most of
+/// a 7×7 stride-2 stem's time went to them). Other strides, and vectors
+/// that wrap to the next row, gather.
+struct RowReads {
+    /// Per vector: whether its valid lanes are in one row, and lane 0's
+    /// offset in a channel (before the tap's).
+    vectors: Vec<(ValueId, ValueId)>,
+    stride: i64,
+    vw: i64,
+}
+
+impl RowReads {
+    fn new(
+        b: &mut Builder<'_>,
+        g: &ConvGeometry,
+        bl: super::Blocking,
+        (col0, valid): (ValueId, ValueId),
+        outs: &[ValueId],
+        origin_offsets: &[ValueId],
+    ) -> Self {
+        let stride = g.strides.last().copied().unwrap_or(0);
+        let (vw, zero) = (bl.vw, b.const_index(0));
+        let mut vectors = Vec::new();
+        if let (1 | 2, Some(&width)) = (stride, outs.last()) {
+            for (k, &offsets) in origin_offsets.iter().enumerate() {
+                let first = b.const_index(k as i64 * vw);
+                let col = b.addi(col0, first);
+                // A panel has columns, so the output row is not empty.
+                let x = b.remui(col, width);
+                let left = b.subi(valid, first);
+                let left = b.maxsi(left, zero);
+                let lanes = b.const_index(vw);
+                let lanes = b.minsi(left, lanes);
+                let end = b.addi(x, lanes);
+                let in_row = b.cmpi(CmpI::Ule, end, width);
+                let lane0 = b.extract(offsets, 0);
+                vectors.push((in_row, b.index_cast(lane0, Type::Index)));
+            }
+        }
+        RowReads {
+            vectors,
+            stride,
+            vw,
+        }
+    }
+
+    /// Vector `k`'s lanes: from `m` at `at` (the channel's and tap's
+    /// offset) plus lane 0's when they lie in one row, else `gather`.
+    fn read(
+        &self,
+        b: &mut Builder<'_>,
+        k: usize,
+        (m, at): (ValueId, ValueId),
+        mask: ValueId,
+        pass: ValueId,
+        gather: impl Fn(&mut Builder<'_>) -> ValueId,
+    ) -> ValueId {
+        let Some(&(in_row, lane0)) = self.vectors.get(k) else {
+            return gather(b);
+        };
+        let ty = b.m.value_type(pass).clone();
+        let pick = b.scf_if(
+            in_row,
+            &[ty],
+            &mut |b| {
+                let at = b.addi(at, lane0);
+                vec![self.contiguous(b, m, at, mask, pass)]
+            },
+            Some(&mut |b| vec![gather(b)]),
+        );
+        b.m.results(pick)[0]
+    }
+
+    fn contiguous(
+        &self,
+        b: &mut Builder<'_>,
+        m: ValueId,
+        at: ValueId,
+        mask: ValueId,
+        pass: ValueId,
+    ) -> ValueId {
+        let vw = self.vw;
+        if self.stride == 1 {
+            return b.masked_load(m, &[at], mask, pass);
+        }
+        // Lane i is element 2i of two vectors: its mask bit moves there,
+        // the odd elements are not read.
+        let zero = b.const_index(0);
+        let none = b.create_mask(zero, vw);
+        let spread = |half: i64| -> Vec<i64> {
+            (0..vw)
+                .map(|j| {
+                    if j % 2 == 0 {
+                        half * vw / 2 + j / 2
+                    } else {
+                        vw
+                    }
+                })
+                .collect()
+        };
+        let (lo_mask, hi_mask) = (spread(0), spread(1));
+        let lo_mask = b.shuffle(mask, none, &lo_mask);
+        let hi_mask = b.shuffle(mask, none, &hi_mask);
+        let lo = b.masked_load(m, &[at], lo_mask, pass);
+        let next = b.const_index(vw);
+        let next = b.addi(at, next);
+        let hi = b.masked_load(m, &[next], hi_mask, pass);
+        let evens: Vec<i64> = (0..vw).map(|i| 2 * i).collect();
+        b.shuffle(lo, hi, &evens)
+    }
 }
 
 /// The window origins `o_d · s_d - p_d` of the output positions `col0 +
