@@ -4,9 +4,9 @@
 // micro-kernel reads A's rows in place (a scalar load per row and depth
 // step, broadcast), each row index clamped to the block's last row so an
 // edge tile never reads past A. The tile is then stored in straight-line
-// code: the first depth block reads C under an all-off mask (its -0.0
-// lanes add nothing), every row is read before any is stored, and rows
-// past M go to the last row, stored first.
+// code but for one branch: the first depth block reads nothing from C
+// (-0.0 lanes, which add nothing), later ones read every row before any
+// is stored, and rows past M go to the last row, stored first.
 // CHECK-LABEL: func.func @dense_layer
 // CHECK:         call @[[G:__onnxc_gemm_f32_v8_m1_[0-9a-f]+]](
 // CHECK:       func.func private @[[G]](
@@ -23,10 +23,15 @@
 // CHECK-NOT:     scf.if
 // CHECK:         %[[NZ:.*]] = arith.constant -0.0{{.*}} : f32
 // CHECK:         %[[P:.*]] = vector.broadcast %[[NZ]] : f32 to vector<8xf32>
-// CHECK:         vector.maskedload %arg2[%{{.*}}], %{{.*}}, %[[P]]
-// CHECK-NEXT:    arith.addf
-// CHECK-NOT:     vector.maskedstore
-// CHECK:         vector.maskedload %arg2[%{{.*}}], %{{.*}}, %[[P]]
+// CHECK:         %[[OLD:.*]]:12 = scf.if %{{.*}} -> (vector<8xf32>,
+// CHECK-NEXT:      scf.yield %[[P]], %[[P]],
+// CHECK-NEXT:    } else {
+// CHECK-NOT:       vector.maskedstore
+// CHECK:           vector.maskedload %arg2[%{{.*}}], %{{.*}}, %[[P]]
+// CHECK-NOT:       vector.maskedstore
+// CHECK:           scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    arith.addf %[[OLD]]#0
 // CHECK-NOT:     scf.if
 // CHECK:         vector.maskedstore %arg2
 func.func @dense_layer(%x: tensor<?x64xf32>, %w: tensor<64x40xf32>) -> tensor<?x40xf32> {

@@ -5,7 +5,8 @@
 //! what earlier depth blocks left in C and, after the last block, goes
 //! through the epilogue (alpha, bias, activation). Edge tiles store under
 //! lane masks, and rows past M onto the last row (stored first, so the
-//! last row's own result stays): the arithmetic never branches.
+//! last row's own result stays): the arithmetic never branches (one
+//! branch skips reading C in the first depth block).
 
 use super::{Bias, Params, Variant};
 use ir::builder::Cmp;
@@ -141,11 +142,15 @@ fn a_rows(
 }
 
 /// Adds the tile to C (after the first depth block), applies the epilogue
-/// after the last, and stores it under the edge masks. Straight-line code:
+/// after the last, and stores it under the edge masks. Straight-line code
+/// but for one branch, around reading what earlier depth blocks stored:
 /// which block this is and which rows exist select values and masks, so
-/// each variant's tile store is one basic block for LLVM (branches per row
-/// and vector made the GEMM bodies most of ResNet-152's code-generation
-/// time).
+/// each variant's tile store is a few basic blocks for LLVM (branches per
+/// row and vector made the GEMM bodies most of ResNet-152's
+/// code-generation time). The first block reads nothing from C: a masked
+/// load whose mask was off still fetched C's line (LLVM folds it into a
+/// blend from memory), a miss to memory per row on a cold output (a 7×7
+/// stem lost a third of its time to them).
 fn store_tile(
     b: &mut Builder<'_>,
     v: &Variant,
@@ -171,11 +176,7 @@ fn store_tile(
     let end = b.addi(t.pc, t.kcur);
     let first = b.cmp(Cmp::Eq, t.pc, zero);
     let last = b.cmp(Cmp::Eq, end, p.k);
-    let block = Block {
-        first,
-        last_lanes: b.broadcast(last, bl.vw),
-        none: b.create_mask(zero, bl.vw),
-    };
+    let last_lanes = b.broadcast(last, bl.vw);
     let row0 = b.addi(t.ic, ir);
     let last_row = b.subi(p.m, one);
     // Rows past M go to the last row: every row's result is computed from
@@ -183,15 +184,33 @@ fn store_tile(
     // first, so the last row's own result is what stays. Only the column
     // masks are live (a mask per row and vector spilled the mask
     // registers).
-    let results: Vec<(ValueId, Vec<ValueId>)> = (0..rows)
+    let starts: Vec<(ValueId, ValueId)> = (0..rows)
         .map(|r| {
             let rc = b.const_index(r);
             let row = b.addi(row0, rc);
             let row = b.minsi(row, last_row);
-            let accs = &acc[(r * nv) as usize..((r + 1) * nv) as usize];
-            row_result(b, v, p, &block, (accs, &masks), (row, col0))
+            let rterm = b.muli(row, p.ldc);
+            let rbase = b.addi(p.c_off, rterm);
+            (row, b.addi(rbase, col0))
         })
         .collect();
+    let earlier = earlier_sums(b, v, p, first, &starts, &masks);
+    let mut results = Vec::with_capacity(starts.len());
+    for (r, &(row, rbase)) in starts.iter().enumerate() {
+        let span = r * nv as usize..(r + 1) * nv as usize;
+        let mut outs = Vec::with_capacity(span.len());
+        for (k, (&a, &old)) in acc[span.clone()].iter().zip(&earlier[span]).enumerate() {
+            let sum = b.addf(old, a);
+            let off = b.const_index(k as i64 * bl.vw);
+            let col = b.addi(col0, off);
+            let done = epilogue(b, v, p, sum, row, col, masks[k]);
+            outs.push(match done == sum {
+                true => sum,
+                false => b.select(last_lanes, done, sum),
+            });
+        }
+        results.push((rbase, outs));
+    }
     for (at, outs) in results.into_iter().rev() {
         for (k, (&out, &mask)) in outs.iter().zip(&masks).enumerate() {
             let off = b.const_index(k as i64 * bl.vw);
@@ -201,51 +220,41 @@ fn store_tile(
     }
 }
 
-/// Where a depth block sits: the first (C holds nothing yet), the last
-/// (the epilogue applies, as lanes); `none` is the all-off mask.
-struct Block {
-    first: ValueId,
-    last_lanes: ValueId,
-    none: ValueId,
-}
-
-/// One row of the tile added to what C holds (after the first depth
-/// block) and through the epilogue (after the last): where the row starts
-/// in C and its vectors.
-fn row_result(
+/// What earlier depth blocks stored at each row start and vector of the
+/// tile, row-major: -0.0 lanes in the first block (-0.0 + x is x
+/// exactly, signed zeros included), loaded under the column masks after.
+fn earlier_sums(
     b: &mut Builder<'_>,
     v: &Variant,
     p: &Params,
-    block: &Block,
-    (accs, masks): (&[ValueId], &[ValueId]),
-    (row, col0): (ValueId, ValueId),
-) -> (ValueId, Vec<ValueId>) {
-    let bl = v.blocking;
-    let rterm = b.muli(row, p.ldc);
-    let rbase = b.addi(p.c_off, rterm);
-    let rbase = b.addi(rbase, col0);
-    // The first depth block reads nothing: -0.0 lanes, and -0.0 + x is x
-    // exactly (signed zeros included), so no select is needed.
+    first: ValueId,
+    starts: &[(ValueId, ValueId)],
+    masks: &[ValueId],
+) -> Vec<ValueId> {
+    let vw = v.blocking.vw;
     let neg_zero = {
         let z = b.constant(&v.elem, -0.0);
-        b.broadcast(z, bl.vw)
+        b.broadcast(z, vw)
     };
-    let mut outs = Vec::with_capacity(accs.len());
-    for (k, (&a, &mask)) in accs.iter().zip(masks).enumerate() {
-        let off = b.const_index(k as i64 * bl.vw);
-        let at = b.addi(rbase, off);
-        // Later depth blocks add to what the earlier ones stored.
-        let reads = b.select(block.first, block.none, mask);
-        let old = b.masked_load(p.c, &[at], reads, neg_zero);
-        let sum = b.addf(old, a);
-        let col = b.addi(col0, off);
-        let done = epilogue(b, v, p, sum, row, col, mask);
-        outs.push(match done == sum {
-            true => sum,
-            false => b.select(block.last_lanes, done, sum),
-        });
-    }
-    (rbase, outs)
+    let count = starts.len() * masks.len();
+    let ty = b.m.value_type(neg_zero).clone();
+    let pick = b.scf_if(
+        first,
+        &vec![ty; count],
+        &mut |_| vec![neg_zero; count],
+        Some(&mut |b| {
+            let mut olds = Vec::with_capacity(count);
+            for &(_, rbase) in starts {
+                for (k, &mask) in masks.iter().enumerate() {
+                    let off = b.const_index(k as i64 * vw);
+                    let at = b.addi(rbase, off);
+                    olds.push(b.masked_load(p.c, &[at], mask, neg_zero));
+                }
+            }
+            olds
+        }),
+    );
+    b.m.results(pick).to_vec()
 }
 
 /// `act(alpha · x + bias + residual)` for one vector of row `row`, columns
