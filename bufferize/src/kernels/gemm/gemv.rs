@@ -104,7 +104,7 @@ fn block(b: &mut Builder<'_>, v: &Variant, p: &Params, j0: ValueId, edge: bool) 
     });
     let sums = b.m.results(lp).to_vec();
     for ((&c, &mask), &s) in cols.iter().zip(&masks).zip(&sums) {
-        let y = epilogue(b, v, p, s, zero, c, mask);
+        let y = epilogue(b, v, p, s, zero, c, Some(mask));
         let at = b.addi(p.c_off, c);
         match edge {
             true => b.masked_store(y, p.c, &[at], mask),
@@ -167,7 +167,7 @@ fn panel(b: &mut Builder<'_>, v: &Variant, p: &Params, col0: ValueId) {
         let c = b.addi(col0, o);
         let left = b.subi(p.n, c);
         let mask = b.create_mask(left, vw);
-        let y = epilogue(b, v, p, s, zero, c, mask);
+        let y = epilogue(b, v, p, s, zero, c, Some(mask));
         let at = b.addi(p.c_off, c);
         b.masked_store(y, p.c, &[at], mask);
     }

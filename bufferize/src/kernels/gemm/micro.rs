@@ -203,7 +203,7 @@ fn store_tile(
             let sum = b.addf(old, a);
             let off = b.const_index(k as i64 * bl.vw);
             let col = b.addi(col0, off);
-            let done = epilogue(b, v, p, sum, row, col, masks[k]);
+            let done = epilogue(b, v, p, sum, row, col, Some(masks[k]));
             outs.push(match done == sum {
                 true => sum,
                 false => b.select(last_lanes, done, sum),
@@ -257,8 +257,8 @@ fn earlier_sums(
     b.m.results(pick).to_vec()
 }
 
-/// `act(alpha · x + bias + residual)` for one vector of row `row`, columns
-/// from `col`.
+/// `act(alpha · x + bias + residual)` for one vector of row `row`,
+/// columns from `col` under `mask`, or for one element (`mask` None).
 pub(super) fn epilogue(
     b: &mut Builder<'_>,
     v: &Variant,
@@ -266,12 +266,23 @@ pub(super) fn epilogue(
     x: ValueId,
     row: ValueId,
     col: ValueId,
-    mask: ValueId,
+    mask: Option<ValueId>,
 ) -> ValueId {
     let vw = v.blocking.vw;
     let splat = |b: &mut Builder<'_>, c: f64| {
         let s = b.constant(&v.elem, c);
-        b.broadcast(s, vw)
+        match mask {
+            Some(_) => b.broadcast(s, vw),
+            None => s,
+        }
+    };
+    // Element `at` of `buf`: a vector from it under the mask.
+    let read = |b: &mut Builder<'_>, buf: ValueId, at: ValueId| match mask {
+        Some(m) => {
+            let z = splat(b, 0.0);
+            b.masked_load(buf, &[at], m, z)
+        }
+        None => b.load(buf, &[at]),
     };
     let mut x = x;
     if v.alpha() != 1.0 {
@@ -283,11 +294,13 @@ pub(super) fn epilogue(
         let at = b.addi(arg.off, rterm);
         let mut s = if v.bias == Bias::Row {
             let s = b.load(arg.buf, &[at]);
-            b.broadcast(s, vw)
+            match mask {
+                Some(_) => b.broadcast(s, vw),
+                None => s,
+            }
         } else {
             let at = b.addi(at, col);
-            let z = splat(b, 0.0);
-            b.masked_load(arg.buf, &[at], mask, z)
+            read(b, arg.buf, at)
         };
         if v.beta() != 1.0 {
             let be = splat(b, v.beta());
@@ -299,8 +312,7 @@ pub(super) fn epilogue(
         let rterm = b.muli(row, p.ldc);
         let at = b.addi(p.c_off, rterm);
         let at = b.addi(at, col);
-        let z = splat(b, 0.0);
-        let r = b.masked_load(res, &[at], mask, z);
+        let r = read(b, res, at);
         x = b.addf(x, r);
     }
     v.act.apply(b, x)

@@ -17,6 +17,7 @@
 mod gemv;
 mod micro;
 mod pack;
+mod tail;
 
 use ir::dialects::func::{level_variant, X86_LEVELS};
 use ir::{Builder, Type, ValueId};
@@ -539,12 +540,10 @@ struct Band {
 fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
     let bl = v.blocking;
     let zero = b.const_index(0);
-    let (kc, mc, nc, nr, mr) = (
+    let (kc, mc, nc) = (
         b.const_index(bl.kc),
         b.const_index(bl.mc),
         b.const_index(bl.nc),
-        b.const_index(bl.nr()),
-        b.const_index(bl.mr),
     );
     // Panels sized for the problem when it is smaller than a block.
     let panel_len = |b: &mut Builder<'_>, total: ValueId, step: i64, cap: ValueId| {
@@ -619,19 +618,7 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
                     a,
                     b: b_block,
                 };
-                b.scf_for(zero, ncur, nr, &[], |b, jr, _| {
-                    let left = b.subi(ncur, jr);
-                    by_width(b, bl, left, bl.nv, &mut |b, nv| {
-                        b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
-                            let rows_left = b.subi(mcur, ir);
-                            by_height(b, v, rows_left, &mut |b, rows| {
-                                micro::kernel(b, v, (p, &tile), (ir, jr), (rows, nv));
-                            });
-                            Vec::new()
-                        });
-                    });
-                    Vec::new()
-                });
+                column_panels(b, v, p, &tile, (ncur, mcur));
                 Vec::new()
             });
             Vec::new()
@@ -639,6 +626,50 @@ fn blocked(b: &mut Builder<'_>, v: &Variant, p: &Params, band: &Band) {
         Vec::new()
     });
     // The packing buffers are freed by the deallocation pass.
+}
+
+/// The tile's block, panel of NR columns after panel: micro-kernels over
+/// the rows, or the tail kernel for a last panel of a few columns.
+fn column_panels(
+    b: &mut Builder<'_>,
+    v: &Variant,
+    p: &Params,
+    tile: &micro::Tile,
+    (ncur, mcur): (ValueId, ValueId),
+) {
+    let bl = v.blocking;
+    let zero = b.const_index(0);
+    let (nr, mr) = (b.const_index(bl.nr()), b.const_index(bl.mr));
+    b.scf_for(zero, ncur, nr, &[], |b, jr, _| {
+        let left = b.subi(ncur, jr);
+        let mut panel = |b: &mut Builder<'_>| {
+            by_width(b, bl, left, bl.nv, &mut |b, nv| {
+                b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
+                    let rows_left = b.subi(mcur, ir);
+                    by_height(b, v, rows_left, &mut |b, rows| {
+                        micro::kernel(b, v, (p, tile), (ir, jr), (rows, nv));
+                    });
+                    Vec::new()
+                });
+            });
+            Vec::new()
+        };
+        match tail::columns(v, tile) {
+            Some(cols) => {
+                let cols = b.const_index(cols);
+                let narrow = b.cmp(ir::builder::Cmp::Le, left, cols);
+                let mut few = |b: &mut Builder<'_>| {
+                    tail::tail(b, v, (p, tile), (jr, left), mcur);
+                    Vec::new()
+                };
+                b.scf_if(narrow, &[], &mut few, Some(&mut panel));
+            }
+            None => {
+                panel(b);
+            }
+        }
+        Vec::new()
+    });
 }
 
 /// The micro-kernel as wide as the panel's `left` columns need: `nv`
