@@ -210,20 +210,26 @@ struct Schedule {
     backoff: String,
     /// The longest serial stretch.
     cap: u32,
+    /// A bad try makes the next stretch `2^growth` times as long.
+    growth: u32,
 }
 
 impl Schedule {
     fn site(mcx: &mut ModuleCx, callee: &str) -> Schedule {
-        Schedule::named(mcx, callee, MAX_SITE_STRETCH)
+        Schedule::named(mcx, callee, (MAX_SITE_STRETCH, 1))
     }
+    /// Eight times longer per bad try: a busy machine stays busy, and
+    /// each try costs a descheduled thread's wait (doubling from one
+    /// call, a small model's first twenty calls held five of them).
     fn machine(mcx: &mut ModuleCx) -> Schedule {
-        Schedule::named(mcx, "__onnxc_machine", MAX_MACHINE_STRETCH)
+        Schedule::named(mcx, "__onnxc_machine", (MAX_MACHINE_STRETCH, 3))
     }
-    fn named(mcx: &mut ModuleCx, base: &str, cap: u32) -> Schedule {
+    fn named(mcx: &mut ModuleCx, base: &str, (cap, growth): (u32, u32)) -> Schedule {
         let s = Schedule {
             skip: global_name(&format!("{base}.skip")),
             backoff: global_name(&format!("{base}.backoff")),
             cap,
+            growth,
         };
         for g in [&s.skip, &s.backoff] {
             mcx.declare(g, &format!("{g} = internal global i32 0, align 4"));
@@ -259,8 +265,8 @@ impl Schedule {
             "load atomic i32, ptr {} monotonic, align 4",
             self.backoff
         ));
-        let doubled = cx.assign(format!("shl i32 {last}, 1"));
-        let longer = cx.assign(format!("or i32 {doubled}, 1"));
+        let doubled = cx.assign(format!("shl i32 {last}, {}", self.growth));
+        let longer = cx.assign(format!("or i32 {doubled}, {}", (1u32 << self.growth) - 1));
         let capped = cx.assign(format!(
             "call i32 @llvm.umin.i32(i32 {longer}, i32 {})",
             self.cap
