@@ -224,8 +224,9 @@ pub(super) fn pack_a(
     let bl = v.blocking;
     let (zero, one) = (b.const_index(0), b.const_index(1));
     let mr = b.const_index(bl.panel_rows);
-    // A transposed operand (a convolution's image as rows of pixels, or
-    // Winograd's V): a panel's rows are adjacent, one vector per depth.
+    // A stored transposed (Gemm's transA, a MatMul reading through a
+    // deferred Transpose): a panel's rows are adjacent, a vector per depth
+    // step.
     let adjacent = b.cmp(Cmp::Eq, p.a_rs, one);
     b.scf_for(zero, mcur, mr, &[], |b, ir, _| {
         let rest = b.subi(mcur, ir);
