@@ -43,10 +43,18 @@ def consumers(graph):
     return out
 
 
-def shapes_of(model):
-    """name -> static shape, with every dim_param at 1."""
-    for inp in model.graph.input:
-        for d in inp.type.tensor_type.shape.dim:
+def shapes_of(model, dims):
+    """name -> static shape: the first input's dims `dims` when given,
+    every other dim_param at 1."""
+    for k, inp in enumerate(model.graph.input):
+        shape = inp.type.tensor_type.shape.dim
+        if k == 0 and dims:
+            if len(dims) != len(shape):
+                raise SystemExit(f"--dims has {len(dims)} dims, input '{inp.name}' {len(shape)}")
+            for d, v in zip(shape, dims):
+                d.Clear()
+                d.dim_value = v
+        for d in shape:
             if not d.HasField("dim_value"):
                 d.dim_value = 1
     inferred = shape_inference.infer_shapes(model)
@@ -120,11 +128,11 @@ def layer(conv, tail, inits, shapes, opset):
     return key, model, {n: (d, np.float32, "normal") for n, d in ins}, note
 
 
-def extract(path, out, prefix):
+def extract(path, out, prefix, dims):
     model = onnx.load(path)
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=13)
     opset = max(opset, 11)
-    shapes = shapes_of(model)
+    shapes = shapes_of(model, dims)
     inits = {i.name: i for i in model.graph.initializer}
     for n in model.graph.node:  # Constant-node weights
         if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value":
@@ -177,6 +185,7 @@ def main():
     ap.add_argument("model", nargs="?")
     ap.add_argument("-o", "--out", default="target/corpus-layers")
     ap.add_argument("--prefix", help="model name prefix (default: the file's stem)")
+    ap.add_argument("--dims", help="the first input's dims, e.g. 1x3x224x224 (default: its own, dynamic ones 1)")
     ap.add_argument("--sum", metavar="RESULTS_JSON", help="summarize a run.py results file over the corpus MODEL")
     args = ap.parse_args()
     if args.sum:
@@ -185,7 +194,8 @@ def main():
     if not args.model:
         ap.error("a model is required")
     prefix = args.prefix or os.path.splitext(os.path.basename(args.model))[0].replace("-", "_")
-    extract(args.model, args.out, prefix)
+    dims = [int(d) for d in args.dims.split("x")] if args.dims else None
+    extract(args.model, args.out, prefix, dims)
     return 0
 
 
