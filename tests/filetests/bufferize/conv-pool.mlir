@@ -28,7 +28,8 @@ func.func @stem(%x: tensor<?x3x?x?xf32>, %w: tensor<6x3x3x3xf32>, %b: tensor<6xf
   return %1 : tensor<?x6x?x?xf32>
 }
 
-// Conv (f32, more output channels than the direct conv on planes takes):
+// Conv (f32, more output channels than the direct conv on planes takes,
+// 64 for a product this shallow):
 // one call per image and group of a packed GEMM specialized
 // for the 3x3 stride-1 window; every extent is a runtime argument. The
 // B packer reads the implicit im2col columns under a mask (zero padding):
@@ -39,7 +40,7 @@ func.func @stem(%x: tensor<?x3x?x?xf32>, %w: tensor<6x3x3x3xf32>, %b: tensor<6xf
 // MaxPool: a window nest, with -inf as the neutral.
 
 // CHECK-LABEL: func.func @conv_pool
-// CHECK:         %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x40x4x4xf32>
+// CHECK:         %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x72x4x4xf32>
 // CHECK:         %[[X:.*]] = memref.reinterpret_cast %arg0 {{.*}} to memref<?xf32>
 // CHECK:         %[[W:.*]] = memref.reinterpret_cast %arg1 {{.*}} to memref<?xf32>
 // CHECK:         %[[O:.*]] = memref.reinterpret_cast %[[OUT]] {{.*}} to memref<?xf32>
@@ -48,7 +49,7 @@ func.func @stem(%x: tensor<?x3x?x?xf32>, %w: tensor<6x3x3x3xf32>, %b: tensor<6xf
 // CHECK:         %[[OV:.*]] = memref.cast %[[O]] : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
 // CHECK-NOT:     scf.for
 // CHECK:         call @[[GEMM:__onnxc_gemm_f32_v8_ck3x3s1x1d1x1_[0-9a-f]*]](%[[W]], %[[X]], %[[OV]], %[[B]],
-// CHECK:         memref.alloc() {alignment = 64 : i64} : memref<1x40x2x2xf32>
+// CHECK:         memref.alloc() {alignment = 64 : i64} : memref<1x72x2x2xf32>
 // CHECK:         arith.constant 0xFF800000 : f32
 // CHECK:         arith.maximumf
 // CHECK:       func.func private @[[GEMM]](
@@ -66,9 +67,9 @@ func.func @stem(%x: tensor<?x3x?x?xf32>, %w: tensor<6x3x3x3xf32>, %b: tensor<6xf
 // CHECK:         vector.store %[[PICK]], %[[BP]][%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK:         vector.fma %{{.*}} : vector<8xf32>
 // CHECK:         vector.maskedstore %arg2[%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32, strided<[1], offset: ?>>, vector<8xi1>, vector<8xf32>
-func.func @conv_pool(%x: tensor<1x3x4x4xf32>, %w: tensor<40x3x3x3xf32>, %b: tensor<40xf32>) -> tensor<1x40x2x2xf32> {
-  %0 = "onnx.Conv"(%x, %w, %b) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x3x4x4xf32>, tensor<40x3x3x3xf32>, tensor<40xf32>) -> tensor<1x40x4x4xf32>
-  %1 = "onnx.MaxPool"(%0) {kernel_shape = [2, 2], strides = [2, 2]} : (tensor<1x40x4x4xf32>) -> tensor<1x40x2x2xf32>
-  return %1 : tensor<1x40x2x2xf32>
+func.func @conv_pool(%x: tensor<1x3x4x4xf32>, %w: tensor<72x3x3x3xf32>, %b: tensor<72xf32>) -> tensor<1x72x2x2xf32> {
+  %0 = "onnx.Conv"(%x, %w, %b) {pads = [1, 1, 1, 1], kernel_shape = [3, 3]} : (tensor<1x3x4x4xf32>, tensor<72x3x3x3xf32>, tensor<72xf32>) -> tensor<1x72x4x4xf32>
+  %1 = "onnx.MaxPool"(%0) {kernel_shape = [2, 2], strides = [2, 2]} : (tensor<1x72x4x4xf32>) -> tensor<1x72x2x2xf32>
+  return %1 : tensor<1x72x2x2xf32>
 }
 
