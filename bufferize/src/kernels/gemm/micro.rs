@@ -160,7 +160,7 @@ fn store_tile(
     (rows, nv): (i64, i64),
 ) {
     let bl = v.blocking;
-    let (zero, one, nr) = (b.const_index(0), b.const_index(1), b.const_index(bl.nr()));
+    let (one, nr) = (b.const_index(1), b.const_index(bl.nr()));
     let col0 = b.addi(t.jc, jr);
     let nvalid = {
         let cols = b.subi(p.n, col0);
@@ -173,9 +173,7 @@ fn store_tile(
             b.create_mask(n, bl.vw)
         })
         .collect();
-    let end = b.addi(t.pc, t.kcur);
-    let first = b.cmp(Cmp::Eq, t.pc, zero);
-    let last = b.cmp(Cmp::Eq, end, p.k);
+    let (first, last) = depth_block_edges(b, p, t);
     let last_lanes = b.broadcast(last, bl.vw);
     let row0 = b.addi(t.ic, ir);
     let last_row = b.subi(p.m, one);
@@ -218,6 +216,15 @@ fn store_tile(
             b.masked_store(out, p.c, &[at], mask);
         }
     }
+}
+
+/// Whether the tile's depth block is the first (C holds nothing yet) and
+/// the last (the epilogue applies).
+pub(super) fn depth_block_edges(b: &mut Builder<'_>, p: &Params, t: &Tile) -> (ValueId, ValueId) {
+    let zero = b.const_index(0);
+    let end = b.addi(t.pc, t.kcur);
+    let first = b.cmp(Cmp::Eq, t.pc, zero);
+    (first, b.cmp(Cmp::Eq, end, p.k))
 }
 
 /// What earlier depth blocks stored at each row start and vector of the

@@ -471,9 +471,7 @@ fn conv_panel(
     let panel = b.muli(jr, kcur);
     b.scf_for(zero, kcur, one, &[], |b, kk, _| {
         let k = b.addi(pc, kk);
-        let taps = b.const_index(g.taps());
-        let c = b.divui(k, taps);
-        let (taps, tap_offset) = tap_offsets(b, g, k, &strides);
+        let (c, taps, tap_offset) = tap_of_row(b, g, k, &strides);
         let tap_vec = splat_i64(b, tap_offset, bl.vw);
         let tap_vecs: Vec<ValueId> = taps.iter().map(|&td| splat_i64(b, td, bl.vw)).collect();
         let cterm = b.muli(c, chan);
@@ -502,17 +500,18 @@ fn conv_panel(
     });
 }
 
-/// Depth row `k`'s tap: its offset along each axis (dilated), and in
-/// elements of the input.
-fn tap_offsets(
+/// Depth row `k`'s input channel and tap: the tap's offset along each
+/// axis (dilated), and in elements of the input.
+fn tap_of_row(
     b: &mut Builder<'_>,
     g: &ConvGeometry,
     k: ValueId,
     strides: &[ValueId],
-) -> (Vec<ValueId>, ValueId) {
+) -> (ValueId, Vec<ValueId>, ValueId) {
     let s = g.kernel.len();
     let zero = b.const_index(0);
     let taps = b.const_index(g.taps());
+    let channel = b.divui(k, taps);
     let mut t = b.remui(k, taps);
     let mut tap = vec![zero; s];
     for d in (0..s).rev() {
@@ -527,7 +526,7 @@ fn tap_offsets(
         let term = b.muli(td, sd);
         offset = b.addi(offset, term);
     }
-    (tap, offset)
+    (channel, tap, offset)
 }
 
 /// Contiguous reads for the panel vectors whose lanes lie in one output

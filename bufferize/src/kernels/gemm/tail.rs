@@ -10,9 +10,8 @@
 //! independent sums in flight; the sums go through a small buffer and are
 //! stored element by element (a few per tile and depth block).
 
-use super::micro::{epilogue, APanels, Tile};
+use super::micro::{depth_block_edges, epilogue, APanels, Tile};
 use super::{Params, Variant};
-use ir::builder::Cmp;
 use ir::{Builder, Type, ValueId};
 
 /// Row panels accumulated together.
@@ -20,8 +19,13 @@ const ROW_PANELS: i64 = 4;
 
 /// Columns the tail takes (a quarter of a vector), when A is packed.
 pub(super) fn columns(v: &Variant, t: &Tile) -> Option<i64> {
-    let cols = v.blocking.vw / 4;
+    let cols = width(v);
     (matches!(t.a, APanels::Packed(..)) && cols >= 1).then_some(cols)
+}
+
+/// The tail's columns: a quarter of a vector.
+fn width(v: &Variant) -> i64 {
+    v.blocking.vw / 4
 }
 
 /// Columns `jr..jr + left` (`left` at most [`columns`]) of the block's
@@ -61,7 +65,7 @@ fn panels(
     count: i64,
 ) {
     let bl = v.blocking;
-    let (pr, cols) = (bl.panel_rows, bl.vw / 4);
+    let (pr, cols) = (bl.panel_rows, width(v));
     let APanels::Packed(ap, a_base) = t.a else {
         return;
     };
@@ -123,8 +127,7 @@ fn store(
     (ir, rows): (ValueId, ValueId),
     (jr, left): (ValueId, ValueId),
 ) {
-    let bl = v.blocking;
-    let (pr, cols) = (bl.panel_rows, bl.vw / 4);
+    let (pr, cols) = (v.blocking.panel_rows, width(v));
     let len = i64::try_from(sums.len()).unwrap_or(0) * pr;
     // Small and static: hoisted out of the loops and put on the stack by
     // the deallocation stage, which also frees it.
@@ -134,10 +137,9 @@ fn store(
         b.vstore(s, tmp, &[at]);
     }
     let (zero, one) = (b.const_index(0), b.const_index(1));
-    let end = b.addi(t.pc, t.kcur);
-    let first = b.cmp(Cmp::Eq, t.pc, zero);
-    let last = b.cmp(Cmp::Eq, end, p.k);
+    let (first, last) = depth_block_edges(b, p, t);
     let (pr_c, cols_c) = (b.const_index(pr), b.const_index(cols));
+    let neg_zero = b.constant(&v.elem, -0.0);
     let row0 = b.addi(t.ic, ir);
     let col0 = b.addi(t.jc, jr);
     b.scf_for(zero, rows, one, &[], |b, r, _| {
@@ -156,7 +158,6 @@ fn store(
             let col = b.addi(col0, j);
             let at = b.addi(rbase, col);
             // The first depth block reads nothing from C (-0.0 + s is s).
-            let neg_zero = b.constant(&v.elem, -0.0);
             let ty = v.elem.clone();
             let old = b.scf_if(
                 first,

@@ -28,6 +28,13 @@ const MOST_OUTPUTS: i64 = 32;
 const SHALLOW_MOST_OUTPUTS: i64 = 64;
 const SHALLOW_DEPTH: i64 = 32;
 
+fn most_outputs(depth: i64) -> i64 {
+    match depth <= SHALLOW_DEPTH {
+        true => SHALLOW_MOST_OUTPUTS,
+        false => MOST_OUTPUTS,
+    }
+}
+
 /// Products per output (input channels × taps) up to which it does: a
 /// deeper product amortizes the GEMM's packing (and Winograd's
 /// transforms) over its depth.
@@ -61,8 +68,7 @@ pub fn dense_conv(
         && sx.len() == 4
         && lanes > 0
         && (1..=MOST_DEPTH).contains(&depth)
-        && (outputs <= MOST_OUTPUTS || (outputs <= SHALLOW_MOST_OUTPUTS && depth <= SHALLOW_DEPTH))
-        && outputs >= 1;
+        && (1..=most_outputs(depth)).contains(&outputs);
     if !eligible {
         return Ok(None);
     }
