@@ -92,6 +92,7 @@ CORPUS_CI = [
     "ci_gru_bidir",
     "ci_paddle_dims",
     "ci_conv_hw",
+    "ci_conv_rows",
     "ci_mobile_block",
     "ci_ml_linear",
     "ci_ml_trees",

@@ -15,6 +15,9 @@ Models (each is named after the exporter habit it copies):
                        AveragePool, GlobalAveragePool, Flatten, Gemm
   ci_conv_hw           the same with dynamic batch, height and width
                        (torch.onnx dynamic_axes on H/W)
+  ci_conv_rows         im2col GEMMs whose panel vectors span several output
+                       rows: grouped (16 channels per group), strided,
+                       dilated, 3-D and 1-D convs on narrow maps
   ci_flatten_chain     torch `x.view(x.size(0), -1)`: Shape -> Gather ->
                        Unsqueeze -> Concat -> Reshape, dynamic batch
   ci_attention         one self-attention block, dynamic batch x sequence,
@@ -449,6 +452,34 @@ def ci_winograd():
     return m, sizes, "3x3 stride-1 convs: Winograd at sizes 0 and 2 (>= 16 tiles; size 2 in several blocks of tile rows), the im2col GEMM at size 1, the direct conv on planes for c3"
 
 
+def ci_conv_rows():
+    b = Builder(82)
+    # im2col GEMMs whose panel vectors wrap output rows (RegNet's grouped
+    # 3x3 convs on 7x7 and 14x14 maps): 16 channels per group (too deep
+    # for the direct conv on planes), stride 1 and 2, dilation 2, and
+    # widths from 3 (more rows per vector than are read piece by piece:
+    # gathers) to 14; a 3-D conv whose rows also wrap to the next plane,
+    # and a 1-D one (one row).
+    h = b.op("Conv", ["x", b.w("g1.w", [32, 16, 3, 3]), b.w("g1.b", [32], 0.1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=2)
+    h = b.op("Relu", [h])
+    h = b.op("Conv", [h, b.w("g2.w", [32, 16, 3, 3])], kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=2)
+    b.op("Conv", [h, b.w("d.w", [40, 32, 3, 3]), b.w("d.b", [40], 0.1)], kernel_shape=[3, 3], pads=[2, 2, 2, 2], dilations=[2, 2])
+    b.rename_last("y")
+    b.op("Conv", ["v", b.w("v.w", [12, 8, 3, 3, 3]), b.w("v.b", [12], 0.1)], kernel_shape=[3, 3, 3], pads=[1, 0, 1, 1, 0, 1])
+    b.rename_last("vy")
+    b.op("Conv", ["s", b.w("s.w", [24, 16, 5])], kernel_shape=[5], pads=[2, 2], strides=[2])
+    b.rename_last("sy")
+    inputs = [vi("x", F, ["N", 32, "H", "W"]), vi("v", F, ["N", 8, "VD", "VH", "VW"]), vi("s", F, ["N", 16, "T"])]
+    outputs = [vi("y", F, ["N", 40, "OH", "OW"]), vi("vy", F, ["N", 12, "OVD", "OVH", "OVW"]), vi("sy", F, ["N", 24, "OT"])]
+    m = b.model("ci_conv_rows", inputs, outputs, 13)
+    sizes = [
+        {"x": ([1, 32, 7, 7], np.float32, "normal"), "v": ([1, 8, 4, 5, 3], np.float32, "normal"), "s": ([1, 16, 37], np.float32, "normal")},
+        {"x": ([2, 32, 14, 5], np.float32, "normal"), "v": ([2, 8, 3, 4, 6], np.float32, "normal"), "s": ([2, 16, 9], np.float32, "normal")},
+        {"x": ([1, 32, 3, 11], np.float32, "normal"), "v": ([1, 8, 2, 7, 2], np.float32, "normal"), "s": ([1, 16, 70], np.float32, "normal")},
+    ]
+    return m, sizes, "im2col GEMMs whose panel vectors span several output rows: grouped, strided, dilated, 3-D and 1-D convs"
+
+
 def ci_int8():
     b = Builder(12)
     rng = b.rng
@@ -665,7 +696,7 @@ def ci_fpn():
     return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
 
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_conv_rows, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
 
 
 def reference_oracle(path):

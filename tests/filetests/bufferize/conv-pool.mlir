@@ -34,7 +34,8 @@ func.func @stem(%x: tensor<?x3x?x?xf32>, %w: tensor<6x3x3x3xf32>, %b: tensor<6xf
 // for the 3x3 stride-1 window; every extent is a runtime argument. The
 // B packer reads the implicit im2col columns under a mask (zero padding):
 // a vector whose lanes lie in one output row with one masked load, one
-// that wraps to the next row with a gather. The micro-kernel accumulates
+// that wraps to the next rows with a masked load per row (see
+// conv-row-pieces.mlir), more rows than four with a gather. The micro-kernel accumulates
 // with vector FMAs and stores edge tiles under lane masks. The bias is
 // the epilogue.
 // MaxPool: a window nest, with -inf as the neutral.
@@ -56,14 +57,15 @@ func.func @stem(%x: tensor<?x3x?x?xf32>, %w: tensor<6x3x3x3xf32>, %b: tensor<6xf
 // CHECK:         %[[AP:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
 // CHECK:         %[[BP:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
 // CHECK:         %[[COL:.*]] = arith.remui %{{.*}}, %arg14 : index
-// CHECK:         %[[ROW:.*]] = arith.cmpi ule, %{{.*}}, %arg14 : index
-// CHECK:         %[[PICK:.*]] = scf.if %[[ROW]] -> (vector<8xf32>) {
+// CHECK:         %[[ROWS:.*]] = arith.ceildivsi %{{.*}}, %arg14 : index
+// CHECK:         %[[ROW:.*]] = arith.cmpi sle, %[[ROWS]], %{{.*}} : index
+// CHECK-NEXT:    %[[PICK:.*]] = scf.if %[[ROW]] -> (vector<8xf32>) {
 // CHECK-NEXT:      %[[AT:.*]] = arith.addi
 // CHECK-NEXT:      %[[ROWV:.*]] = vector.maskedload %arg1[%[[AT]]], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
 // CHECK-NEXT:      scf.yield %[[ROWV]]
 // CHECK-NEXT:    } else {
-// CHECK-NEXT:      %[[WRAP:.*]] = vector.gather %arg1[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
-// CHECK-NEXT:      scf.yield %[[WRAP]]
+// CHECK:             %[[WRAP:.*]] = vector.gather %arg1[%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<8xi64>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK-NEXT:        scf.yield %[[WRAP]]
 // CHECK:         vector.store %[[PICK]], %[[BP]][%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK:         vector.fma %{{.*}} : vector<8xf32>
 // CHECK:         vector.maskedstore %arg2[%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32, strided<[1], offset: ?>>, vector<8xi1>, vector<8xf32>

@@ -14,7 +14,7 @@
 //! tap's offset, masks the lanes that fall in the padding, and gathers.
 
 use super::{BSource, Params, Variant};
-use ir::builder::{Cmp, CmpI};
+use ir::builder::{Cmp, CmpI, Reduce};
 use ir::{Builder, Type, ValueId};
 
 /// The static geometry of a convolution's im2col view. Its runtime
@@ -464,55 +464,102 @@ fn conv_panel(
         })
         .collect();
     let rows = RowReads::new(b, g, bl, (col0, valid), outs, &origin_offsets);
-    let vzero = {
-        let z = b.zero(&v.elem);
-        b.broadcast(z, bl.vw)
-    };
     let panel = b.muli(jr, kcur);
-    b.scf_for(zero, kcur, one, &[], |b, kk, _| {
-        let k = b.addi(pc, kk);
-        let (c, taps, tap_offset) = tap_of_row(b, g, k, &strides);
+    // Depth row k is channel k / taps, tap k % taps. Taps outer, channels
+    // inner: a tap's padding masks and offsets serve all the block's
+    // channels (per row, they cost more than the loads).
+    let taps = b.const_index(g.taps());
+    let below = b.subi(taps, one);
+    let first = b.addi(pc, below);
+    let end = b.addi(first, kcur);
+    b.scf_for(zero, taps, one, &[], |b, t, _| {
+        let (tap, tap_offset) = tap_offsets(b, g, t, &strides);
         let tap_vec = splat_i64(b, tap_offset, bl.vw);
-        let tap_vecs: Vec<ValueId> = taps.iter().map(|&td| splat_i64(b, td, bl.vw)).collect();
-        let cterm = b.muli(c, chan);
-        let cbase = b.addi(p.b_off, cterm);
-        let dst0 = b.muli(kk, nr);
-        let dst0 = b.addi(panel, dst0);
-        for k in 0..bl.panel_vectors() as usize {
-            // In the image along every axis: 0 <= pos < extent, as one
-            // unsigned compare (a position in the padding before is
-            // negative, so above any extent unsigned).
-            let mut mask = masks[k];
-            for d in 0..s {
-                let pos = b.addi(origins[k][d], tap_vecs[d]);
-                let inside = b.cmpi(CmpI::Ult, pos, in_vecs[d]);
-                mask = b.andi(mask, inside);
-            }
-            let off = b.addi(origin_offsets[k], tap_vec);
-            let gather = |b: &mut Builder<'_>| b.gather(p.b, &[cbase], off, mask, vzero);
+        let tap_vecs: Vec<ValueId> = tap.iter().map(|&td| splat_i64(b, td, bl.vw)).collect();
+        // Per vector: lanes in the image along every axis (0 <= pos <
+        // extent as one unsigned compare: a position in the padding
+        // before is negative, so above any extent unsigned), and their
+        // offsets in a channel.
+        let lanes: Vec<(ValueId, ValueId)> = (0..bl.panel_vectors() as usize)
+            .map(|k| {
+                let mut mask = masks[k];
+                for d in 0..s {
+                    let pos = b.addi(origins[k][d], tap_vecs[d]);
+                    let inside = b.cmpi(CmpI::Ult, pos, in_vecs[d]);
+                    mask = b.andi(mask, inside);
+                }
+                (mask, b.addi(origin_offsets[k], tap_vec))
+            })
+            .collect();
+        // The block's channels with this tap: pc <= c·taps + t < pc + kcur.
+        let from = b.subi(first, t);
+        let from = b.divui(from, taps);
+        let to = b.subi(end, t);
+        let to = b.divui(to, taps);
+        b.scf_for(from, to, one, &[], |b, c, _| {
+            let row = b.muli(c, taps);
+            let row = b.addi(row, t);
+            let kk = b.subi(row, pc);
+            let cterm = b.muli(c, chan);
+            let cbase = b.addi(p.b_off, cterm);
+            let dst0 = b.muli(kk, nr);
+            let dst0 = b.addi(panel, dst0);
             let at = b.addi(cbase, tap_offset);
-            let x = rows.read(b, k, (p.b, at), mask, vzero, gather);
-            let lane0 = b.const_index(k as i64 * bl.vw);
-            let dst = b.addi(dst0, lane0);
-            b.vstore(x, bp, &[dst]);
-        }
+            pack_row(b, (p.b, cbase, at), &rows, &lanes, (bp, dst0), valid);
+            Vec::new()
+        });
         Vec::new()
     });
 }
 
-/// Depth row `k`'s input channel and tap: the tap's offset along each
-/// axis (dilated), and in elements of the input.
-fn tap_of_row(
+/// One depth row of a panel into `bp` at `dst`: vector `k` of the
+/// channel at `cbase` (the tap's elements from `at`) under its mask,
+/// gathered at its offsets if `rows` cannot read it.
+fn pack_row(
+    b: &mut Builder<'_>,
+    (m, cbase, at): (ValueId, ValueId, ValueId),
+    rows: &RowReads,
+    lanes: &[(ValueId, ValueId)],
+    (bp, dst): (ValueId, ValueId),
+    valid: ValueId,
+) {
+    let vw = rows.vw;
+    let vzero = {
+        let elem = b.m.value_type(m).element_type().clone();
+        let z = b.zero(&elem);
+        b.broadcast(z, vw)
+    };
+    for (k, &(mask, off)) in lanes.iter().enumerate() {
+        let lane0 = b.const_index(k as i64 * vw);
+        let mut pack = |b: &mut Builder<'_>| {
+            let gather = |b: &mut Builder<'_>| b.gather(m, &[cbase], off, mask, vzero);
+            let x = rows.read(b, k, (m, at), mask, vzero, &gather);
+            let dst = b.addi(dst, lane0);
+            b.vstore(x, bp, &[dst]);
+            Vec::new()
+        };
+        // The micro-kernels read a panel's vectors up to its last column
+        // (a 7×7 image's second panel is one column).
+        if k == 0 {
+            pack(b);
+        } else {
+            let used = b.cmp(Cmp::Lt, lane0, valid);
+            b.scf_if(used, &[], &mut pack, None);
+        }
+    }
+}
+
+/// Tap `t`'s offset along each axis (dilated), and in elements of the
+/// input.
+fn tap_offsets(
     b: &mut Builder<'_>,
     g: &ConvGeometry,
-    k: ValueId,
+    t: ValueId,
     strides: &[ValueId],
-) -> (ValueId, Vec<ValueId>, ValueId) {
+) -> (Vec<ValueId>, ValueId) {
     let s = g.kernel.len();
     let zero = b.const_index(0);
-    let taps = b.const_index(g.taps());
-    let channel = b.divui(k, taps);
-    let mut t = b.remui(k, taps);
+    let mut t = t;
     let mut tap = vec![zero; s];
     for d in (0..s).rev() {
         let kd = b.const_index(g.kernel[d]);
@@ -526,21 +573,34 @@ fn tap_of_row(
         let term = b.muli(td, sd);
         offset = b.addi(offset, term);
     }
-    (channel, tap, offset)
+    (tap, offset)
 }
 
-/// Contiguous reads for the panel vectors whose lanes lie in one output
-/// row: lane `i` then reads `lane 0's element + i · stride`, which for a
+/// Row pieces a panel vector is read in before it gathers: a 16-lane
+/// vector over a 7-wide output spans up to four rows.
+const MAX_PIECES: usize = 4;
+
+/// Contiguous reads for the panel vectors: within one output row, lane
+/// `i` reads `the row's first lane's element + i · stride`, which for a
 /// stride of 1 is one masked load and for 2 two and a shuffle, instead of
 /// a gather (a gather of 16 lanes cost as much as 16 FMA steps; most of
-/// a 7×7 stride-2 stem's time went to them). Other strides, and vectors
-/// that wrap to the next row, gather.
+/// a 7×7 stride-2 stem's time went to them). A vector that wraps to the
+/// next rows is read row piece by row piece (grouped 3×3 convolutions on
+/// 7×7 and 14×14 images spent half their time gathering); other strides,
+/// and vectors over more than [`MAX_PIECES`] rows, gather.
 struct RowReads {
-    /// Per vector: whether its valid lanes are in one row, and lane 0's
-    /// offset in a channel (before the tap's).
-    vectors: Vec<(ValueId, ValueId)>,
+    vectors: Vec<VectorRows>,
     stride: i64,
     vw: i64,
+}
+
+/// One panel vector's row pieces.
+struct VectorRows {
+    /// Output rows its valid lanes span.
+    rows: ValueId,
+    /// Per piece: its lanes, and where lane 0 would read (in a channel,
+    /// before the tap's offset) were the whole vector in the piece's row.
+    pieces: Vec<(ValueId, ValueId)>,
 }
 
 impl RowReads {
@@ -556,6 +616,8 @@ impl RowReads {
         let (vw, zero) = (bl.vw, b.const_index(0));
         let mut vectors = Vec::new();
         if let (1 | 2, Some(&width)) = (stride, outs.last()) {
+            // Within a row, lane i's offset is lane 0's plus i · stride.
+            let steps = b.i64_lanes(0, stride, vw);
             for (k, &offsets) in origin_offsets.iter().enumerate() {
                 let first = b.const_index(k as i64 * vw);
                 let col = b.addi(col0, first);
@@ -566,9 +628,10 @@ impl RowReads {
                 let lanes = b.const_index(vw);
                 let lanes = b.minsi(left, lanes);
                 let end = b.addi(x, lanes);
-                let in_row = b.cmpi(CmpI::Ule, end, width);
-                let lane0 = b.extract(offsets, 0);
-                vectors.push((in_row, b.index_cast(lane0, Type::Index)));
+                let rows = b.ceildivsi(end, width);
+                let starts = b.subi(offsets, steps);
+                let pieces = row_pieces(b, (starts, vw), (x, width), rows);
+                vectors.push(VectorRows { rows, pieces });
             }
         }
         RowReads {
@@ -579,7 +642,7 @@ impl RowReads {
     }
 
     /// Vector `k`'s lanes: from `m` at `at` (the channel's and tap's
-    /// offset) plus lane 0's when they lie in one row, else `gather`.
+    /// offset) plus each row piece's start, or `gather`.
     fn read(
         &self,
         b: &mut Builder<'_>,
@@ -587,22 +650,67 @@ impl RowReads {
         (m, at): (ValueId, ValueId),
         mask: ValueId,
         pass: ValueId,
-        gather: impl Fn(&mut Builder<'_>) -> ValueId,
+        gather: &dyn Fn(&mut Builder<'_>) -> ValueId,
     ) -> ValueId {
-        let Some(&(in_row, lane0)) = self.vectors.get(k) else {
+        match self.vectors.get(k) {
+            Some(v) => self.by_rows(b, v, &[1, 2, MAX_PIECES], (m, at), (mask, pass), gather),
+            None => gather(b),
+        }
+    }
+
+    /// The read of as few pieces as the vector's rows need, of the
+    /// `counts` (ascending), else `gather`.
+    fn by_rows(
+        &self,
+        b: &mut Builder<'_>,
+        v: &VectorRows,
+        counts: &[usize],
+        (m, at): (ValueId, ValueId),
+        (mask, pass): (ValueId, ValueId),
+        gather: &dyn Fn(&mut Builder<'_>) -> ValueId,
+    ) -> ValueId {
+        let Some((&n, rest)) = counts.split_first() else {
             return gather(b);
         };
         let ty = b.m.value_type(pass).clone();
+        let most = b.const_index(n as i64);
+        let fits = b.cmp(Cmp::Le, v.rows, most);
         let pick = b.scf_if(
-            in_row,
+            fits,
             &[ty],
-            &mut |b| {
-                let at = b.addi(at, lane0);
-                vec![self.contiguous(b, m, at, mask, pass)]
-            },
-            Some(&mut |b| vec![gather(b)]),
+            &mut |b| vec![self.pieces(b, &v.pieces[..n], (m, at), mask, pass)],
+            Some(&mut |b| vec![self.by_rows(b, v, rest, (m, at), (mask, pass), gather)]),
         );
         b.m.results(pick)[0]
+    }
+
+    /// The lanes of `pieces`, each read contiguously from its start.
+    fn pieces(
+        &self,
+        b: &mut Builder<'_>,
+        pieces: &[(ValueId, ValueId)],
+        (m, at): (ValueId, ValueId),
+        mask: ValueId,
+        pass: ValueId,
+    ) -> ValueId {
+        if let [(_, start)] = pieces {
+            let at = b.addi(at, *start);
+            return self.contiguous(b, m, at, mask, pass);
+        }
+        let mut acc = pass;
+        for &(lanes, start) in pieces {
+            let at = b.addi(at, start);
+            let on = b.andi(mask, lanes);
+            acc = match self.stride {
+                // A masked load keeps the other lanes as they were.
+                1 => b.masked_load(m, &[at], on, acc),
+                _ => {
+                    let x = self.contiguous(b, m, at, on, pass);
+                    b.select(lanes, x, acc)
+                }
+            };
+        }
+        acc
     }
 
     fn contiguous(
@@ -642,6 +750,45 @@ impl RowReads {
         let evens: Vec<i64> = (0..vw).map(|i| 2 * i).collect();
         b.shuffle(lo, hi, &evens)
     }
+}
+
+/// The first `MAX_PIECES` output rows of a vector whose lane 0 lies `x`
+/// into a row of `width`: row `r` has lanes `r·width - x ..
+/// (r+1)·width - x`, and its start is any of its lanes' `starts` (all
+/// equal within a row). Rows past `rows` take row 0's start, so that no
+/// address lies beyond the image.
+fn row_pieces(
+    b: &mut Builder<'_>,
+    (starts, vw): (ValueId, i64),
+    (x, width): (ValueId, ValueId),
+    rows: ValueId,
+) -> Vec<(ValueId, ValueId)> {
+    let lane0 = b.extract(starts, 0);
+    let none = const_vec(b, i64::MIN, vw);
+    let mut below = {
+        let zero = b.const_index(0);
+        b.create_mask(zero, vw)
+    };
+    let mut end = b.subi(width, x);
+    let mut pieces = Vec::new();
+    for r in 0..MAX_PIECES {
+        let upto = b.create_mask(end, vw);
+        let lanes = b.xori(upto, below);
+        let start = match r {
+            0 => lane0,
+            _ => {
+                let mine = b.select(lanes, starts, none);
+                let start = b.reduction(Reduce::MaxSi, mine);
+                let r = b.const_index(r as i64);
+                let real = b.cmp(Cmp::Lt, r, rows);
+                b.select(real, start, lane0)
+            }
+        };
+        pieces.push((lanes, b.index_cast(start, Type::Index)));
+        below = upto;
+        end = b.addi(end, width);
+    }
+    pieces
 }
 
 /// The window origins `o_d · s_d - p_d` of the output positions `col0 +
