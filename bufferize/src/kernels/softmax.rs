@@ -117,9 +117,7 @@ pub fn softmax(
     Ok(vec![out])
 }
 
-/// Softmax or LogSoftmax of `x` along its last axis, by [`Rows`]; in the
-/// portable build a function per x86-64 level at its own width (the
-/// 256-bit code ran at level 4 too: attention 1.14× the native build).
+/// Softmax or LogSoftmax of `x` along its last axis, by [`Rows`].
 fn last_axis(
     cx: &Lowering,
     b: &mut Builder<'_>,
@@ -130,20 +128,39 @@ fn last_axis(
     let x = crate::convert::contiguous(b, x);
     let dx = dims(b, x);
     let out = alloc_result(b, op, 0, &dx)?;
+    rows_into(cx, b, (x, out), (kind, false), lanes);
+    Ok(out)
+}
+
+/// `kind` of each last-axis row of the contiguous `x` into `out` (of
+/// its shape and element type), `lanes` at a time; in the portable build
+/// a function per x86-64 level at its own width (the 256-bit code ran at
+/// level 4 too: attention 1.14× the native build). `masked_rows`: a row
+/// that is -inf throughout gives zeros (Attention's fully masked rows),
+/// not NaN.
+pub(super) fn rows_into(
+    cx: &Lowering,
+    b: &mut Builder<'_>,
+    (x, out): (ValueId, ValueId),
+    (kind, masked_rows): (Norm, bool),
+    lanes: i64,
+) {
+    let dx = dims(b, x);
     if cx.gemm != super::gemm::Isa::X86Levels {
-        Rows {
+        let rows = Rows {
             x,
             out,
             kind,
             lanes,
-        }
-        .run(b, &dx);
-        return Ok(out);
+            masked_rows,
+        };
+        return rows.run(b, &dx);
     }
     let elem = super::elem_of(b.m, x);
     let mut args = vec![x, out];
     args.extend(&dx);
-    let name = super::kernel_symbol(b, "softmax_rows", &format!("{kind:?}"), &args);
+    let tag = format!("{kind:?}{}", if masked_rows { "_masked" } else { "" });
+    let name = super::kernel_symbol(b, "softmax_rows", &tag, &args);
     let levels = ir::dialects::func::X86_LEVELS;
     super::call_per_level(b, (&name, &args), &levels, &|fb, params, l| {
         let lanes = super::vector_lanes(&elem, l.vector_bits).max(1);
@@ -153,10 +170,10 @@ fn last_axis(
             out,
             kind,
             lanes,
+            masked_rows,
         }
         .run(fb, &params[2..]);
     });
-    Ok(out)
 }
 
 /// Softmax or LogSoftmax along the last (contiguous) axis, `lanes` at a
@@ -169,6 +186,9 @@ struct Rows {
     out: ValueId,
     kind: Norm,
     lanes: i64,
+    /// Rows of -inf give zeros: their max counts as 0 and their sum of
+    /// zeros as 1.
+    masked_rows: bool,
 }
 
 impl Rows {
@@ -197,7 +217,13 @@ impl Rows {
             });
             let last = b.masked_load(self.x, &at(whole), tail, lowest);
             let acc = b.max(b.m.results(lp)[0], last);
-            let mx = b.reduction(ir::builder::Reduce::MaximumF, acc);
+            let mut mx = b.reduction(ir::builder::Reduce::MaximumF, acc);
+            if self.masked_rows {
+                let lowest = scalar::lowest(b, &elem);
+                let none = b.cmpf(ir::builder::CmpF::Oeq, mx, lowest);
+                let zero = b.zero(&elem);
+                mx = b.select(none, zero, mx);
+            }
             let mx = b.broadcast(mx, self.lanes);
             // exp(x - max), stored for Softmax, and its sum.
             let zero = b.zero(&elem);
@@ -211,7 +237,13 @@ impl Rows {
             let e = self.shifted_exp(b, v, mx, (&at(whole), Some(tail)));
             let e = b.select(tail, e, zero);
             let sum = b.add(b.m.results(lp)[0], e);
-            let sum = b.reduction(ir::builder::Reduce::Add, sum);
+            let mut sum = b.reduction(ir::builder::Reduce::Add, sum);
+            if self.masked_rows {
+                let zero = b.zero(&elem);
+                let none = b.cmpf(ir::builder::CmpF::Oeq, sum, zero);
+                let one = b.one(&elem);
+                sum = b.select(none, one, sum);
+            }
             self.normalize(b, (mx, sum), (whole, tail), &at);
         });
     }

@@ -5,6 +5,8 @@
 //! `softmax_precision`, fully masked rows zeroed, then P·V. 3-D inputs are
 //! read as `[batch, seq, heads·size]`; grouped-query heads share KV heads.
 
+mod products;
+
 use super::interp::{f64c, idx_to_f};
 use super::scalar;
 use super::{alloc_result, alloc_sized, checks, elem_of, shape_of};
@@ -312,6 +314,8 @@ struct Plan<'a> {
     bias: Bias,
     /// Query heads per KV head.
     group_v: ValueId,
+    /// The products' GEMM, for f32 and f64.
+    gemm: Option<super::gemm::Isa>,
 }
 
 pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -354,6 +358,7 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
     let bounds = Bounds::new(b);
     // Checked to divide (geometry).
     let group_v = b.divui(g.q_heads, g.kv_heads);
+    let gemm = products::on_gemm(&elem).then_some(cx.gemm);
     let plan = Plan {
         g: &g,
         elem,
@@ -369,9 +374,17 @@ pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         probs,
         bias,
         group_v,
+        gemm,
     };
     let all = scores(b, &plan, &bounds);
-    softmax_rows(b, &plan, &bounds, &all);
+    let lanes = super::vector_lanes(&plan.elem, cx.vector_bits);
+    if plan.sp == plan.elem && plan.mode != 3 && lanes > 0 {
+        // Vector rows; a fully masked row (-inf throughout) gives zeros.
+        let norm = (super::softmax::Norm::Softmax, true);
+        super::softmax::rows_into(cx, b, (plan.logits, plan.probs), norm, lanes);
+    } else {
+        softmax_rows(b, &plan, &bounds, &all);
+    }
     let y = weighted_values(b, op, &plan, &bounds)?;
     let mut out = vec![y, pk, pv, qk_out];
     out.truncate(b.m.results(op).len());
@@ -398,18 +411,32 @@ fn scores(b: &mut Builder<'_>, p: &Plan<'_>, bounds: &Bounds) -> Vec<ValueId> {
         }
     };
     let all = vec![g.batch, g.q_heads, g.q_len, g.total];
+    // On the GEMM: the raw products into the probabilities' buffer first
+    // (the softmax overwrites them), scaled here by sqrt(scale)².
+    if let Some(isa) = p.gemm {
+        products::scores(b, isa, p, p.probs);
+    }
+    let sq2 = b.mul(sq, sq);
     let head_ub = g.head;
     loop_nest(b, bounds, &all, &mut |b, ivs| {
         let (n, h, i, j) = (ivs[0], ivs[1], ivs[2], ivs[3]);
-        let kh = b.divui(h, p.group_v);
-        let init = b.zero(&acc_ty);
-        let dot = reduce_nest(b, bounds, &[head_ub], init, &mut |b, d, acc| {
-            let qv = at4(b, p.q, g.rank3, g.head, [n, h, i, d[0]]);
-            let kv = b.load(p.pk, &[n, kh, j, d[0]]);
-            let qs = b.mul(qv, sq);
-            let ks = b.mul(kv, sq);
-            scalar::mul_acc(b, acc, qs, ks)
-        });
+        let dot = match p.gemm {
+            Some(_) => {
+                let raw = b.load(p.probs, ivs);
+                b.mul(raw, sq2)
+            }
+            None => {
+                let kh = b.divui(h, p.group_v);
+                let init = b.zero(&acc_ty);
+                reduce_nest(b, bounds, &[head_ub], init, &mut |b, d, acc| {
+                    let qv = at4(b, p.q, g.rank3, g.head, [n, h, i, d[0]]);
+                    let kv = b.load(p.pk, &[n, kh, j, d[0]]);
+                    let qs = b.mul(qv, sq);
+                    let ks = b.mul(kv, sq);
+                    scalar::mul_acc(b, acc, qs, ks)
+                })
+            }
+        };
         let mut s = scalar::fcast(b, dot, elem);
         if p.softcap > 0.0 {
             let c = b.constant(elem, p.softcap);
@@ -430,8 +457,9 @@ fn scores(b: &mut Builder<'_>, p: &Plan<'_>, bounds: &Bounds) -> Vec<ValueId> {
     all
 }
 
-/// Softmax of each row of the logits into the probabilities; rows whose
-/// bias is -inf everywhere become 0.
+/// Softmax of each row of the logits into the probabilities, element by
+/// element (a softmax precision other than the inputs' type, or the
+/// probabilities recorded); rows whose bias is -inf everywhere become 0.
 fn softmax_rows(b: &mut Builder<'_>, p: &Plan<'_>, bounds: &Bounds, all: &[ValueId]) {
     let (elem, sp) = (&p.elem, &p.sp);
     let rows = &all[..3];
@@ -497,6 +525,10 @@ fn weighted_values(
         vec![g.batch, g.q_heads, g.q_len, g.v_head]
     };
     let y = alloc_result(b, op, 0, &y_sizes)?;
+    if let Some(isa) = p.gemm {
+        products::weighted_values(b, isa, p, y);
+        return Ok(y);
+    }
     let ubs = [g.batch, g.q_heads, g.q_len, g.v_head];
     let t_ub = [g.total];
     let acc_ty = scalar::acc_type(&p.elem);
