@@ -84,7 +84,7 @@ fn horner(b: &mut Builder<'_>, y: ValueId, coeffs: &[f64]) -> ValueId {
     for &c in coeffs.iter().rev().skip(1) {
         let k = splat(b, y, c);
         // A product and a sum, not `math.fma`: the backend fuses them
-        // where the CPU has FMA (`-ffp-contract=fast`); on x86-64-v2 a
+        // where the CPU has FMA (both carry `contract`); on x86-64-v2 a
         // fused op would be a libm call per lane.
         let p = b.mulf(acc, y);
         acc = b.addf(p, k);

@@ -94,7 +94,7 @@ func.func @to_f4(%x: f16) -> f4E2M1FN {
 // CHECK-LABEL: define i8 @add_e4m3fnuz(i8 %v8, i8 %v9)
 // CHECK:         [[A:%t[0-9]+]] = bitcast i32 %{{t[0-9]+}} to float
 // CHECK:         [[B:%t[0-9]+]] = bitcast i32 %{{t[0-9]+}} to float
-// CHECK:         [[SUM:%t[0-9]+]] = fadd float [[A]], [[B]]
+// CHECK:         [[SUM:%t[0-9]+]] = fadd contract float [[A]], [[B]]
 // CHECK:         bitcast float [[SUM]] to i32
 // CHECK:         ret i8
 func.func @add_e4m3fnuz(%x: f8E4M3FNUZ, %z: f8E4M3FNUZ) -> f8E4M3FNUZ {
