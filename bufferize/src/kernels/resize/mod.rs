@@ -6,6 +6,8 @@
 //! (1 nearest, 2 linear, 4 cubic), neighbours clamped to the edges as in
 //! the ONNX reference. Coordinates and sums are computed in f64.
 
+mod rows;
+
 use super::interp::{self, f64c, f_to_idx, idx_to_f, Tap};
 use super::scalar;
 use super::{alloc_result, elem_of, finish, shape_of, store_converted};
@@ -301,16 +303,72 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     };
     let out = alloc_result(b, op, 0, &out_dims)?;
     let elem = elem_of(b.m, x);
-    let bounds = Bounds::new(b);
     let mut err = None;
-    loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
+    let mut generic = |b: &mut Builder<'_>| {
+        elementwise(
+            b,
+            (op, &cfg),
+            x,
+            out,
+            &out_dims,
+            &dx,
+            (&scale, &out_len),
+            &roi_at,
+            &mut err,
+        );
+        Vec::new()
+    };
+    if rows::eligible(&cfg, rank, &elem) {
+        let kept = rows::lead_kept(b, &scale, &dx, &out_dims);
+        let xc = crate::convert::contiguous(b, x);
+        let mut fast = |b: &mut Builder<'_>| {
+            let len = |b: &mut Builder<'_>, d: &[ValueId]| super::gemm::product(b, d);
+            let (xl, ol) = (len(b, &dx), len(b, &out_dims));
+            let operands = rows::Operands {
+                x: super::gemm::flat(b, xc, xl),
+                out: super::gemm::flat(b, out, ol),
+                dims: [dx[0], dx[1], dx[2], dx[3], out_dims[2], out_dims[3]],
+                scales: [scale[2], scale[3]],
+                lens: [out_len[2], out_len[3]],
+            };
+            rows::resize(cx, b, &cfg, &operands);
+            Vec::new()
+        };
+        b.scf_if(kept, &[], &mut fast, Some(&mut generic));
+    } else {
+        generic(b);
+    }
+    finish(err, vec![out])
+}
+
+/// The roi's start and end along a dim, when given.
+type RoiAt<'a> = dyn Fn(&mut Builder<'_>, usize) -> Option<(ValueId, ValueId)> + 'a;
+
+/// Every output element as a tensor product of its dims' taps, in f64.
+#[allow(clippy::too_many_arguments)]
+fn elementwise(
+    b: &mut Builder<'_>,
+    (op, cfg): (OpId, &Cfg),
+    x: ValueId,
+    out: ValueId,
+    out_dims: &[ValueId],
+    dx: &[ValueId],
+    (scale, out_len): (&[ValueId], &[ValueId]),
+    roi_at: &RoiAt<'_>,
+    err: &mut Option<ir::Diagnostic>,
+) {
+    let rank = dx.len();
+    let elem = elem_of(b.m, x);
+    let one = f64c(b, 1.0);
+    let bounds = Bounds::new(b);
+    loop_nest(b, &bounds, out_dims, &mut |b, ivs| {
         let mut per_dim = Vec::with_capacity(rank);
         let mut outside = b.const_bool(false);
         for d in 0..rank {
             let r = roi_at(b, d);
             let xo = source_coord(
                 b,
-                &cfg,
+                cfg,
                 ivs[d],
                 scale[d],
                 dx[d],
@@ -326,12 +384,12 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                 let o = b.ori(lo, hi);
                 outside = b.ori(outside, o);
             }
-            per_dim.push(taps(b, &cfg, xo, dx[d]));
+            per_dim.push(taps(b, cfg, xo, dx[d]));
         }
         let acc = match interp::weighted_sum(b, op, x, &[], &per_dim) {
             Ok(acc) => acc,
             Err(e) => {
-                err = Some(e);
+                *err = Some(e);
                 return;
             }
         };
@@ -342,7 +400,6 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         } else {
             b.roundeven(acc)
         };
-        store_converted(b, op, acc, &elem, out, ivs, &mut err);
+        store_converted(b, op, acc, &elem, out, ivs, err);
     });
-    finish(err, vec![out])
 }
