@@ -73,6 +73,29 @@ pub struct Placement {
     pub ends: Vec<ValueId>,
 }
 
+impl Placement {
+    /// Its values, axis list after axis list (a kernel's parameters).
+    pub fn values(&self) -> Vec<ValueId> {
+        [&self.ins, &self.outs, &self.begins, &self.ends]
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect()
+    }
+
+    /// A placement of `rank` axes from `next` values, in
+    /// [`Placement::values`]' order.
+    pub fn from_values(rank: usize, next: &mut dyn FnMut() -> ValueId) -> Placement {
+        let mut axis = || (0..rank).map(|_| next()).collect::<Vec<_>>();
+        Placement {
+            ins: axis(),
+            outs: axis(),
+            begins: axis(),
+            ends: axis(),
+        }
+    }
+}
+
 impl Spatial {
     pub fn new(m: &Module, op: OpId, kernel: Vec<i64>, attrs: WindowAttrs<'_>) -> Result<Spatial> {
         let s = kernel.len();

@@ -163,7 +163,7 @@ pub fn pool(
         lanes,
         act: Act::None,
     };
-    pool.run(b, &dx[..2]);
+    pool.run_at_width(cx, b, &dx[..2]);
     let wants_indices = kind == PoolKind::Max && b.m.result(op, 1).is_some_and(|r| b.m.has_uses(r));
     if !wants_indices {
         return Ok(vec![out]);
@@ -215,7 +215,7 @@ pub fn depthwise_conv(
         lanes,
         act: fused.act(),
     };
-    conv.run(b, &out_dims[..2]);
+    conv.run_at_width(cx, b, &out_dims[..2]);
     fused.bind(cx, b.m, out);
     Ok(Some(vec![out]))
 }
@@ -226,6 +226,77 @@ impl Sliding {
     }
 
     /// Every output: loops over batch and channel, then the axes.
+    /// [`Sliding::run`]; in the portable build a function per x86-64
+    /// level at its own vector width (the baseline's 4 lanes ran at v4
+    /// too: depthwise convs and pools at half the native speed).
+    fn run_at_width(&self, cx: &Lowering, b: &mut Builder<'_>, batch_channels: &[ValueId]) {
+        if cx.gemm != super::gemm::Isa::X86Levels || self.lanes == 0 {
+            return self.run(b, batch_channels);
+        }
+        let mut args = self.operands();
+        args.extend(batch_channels);
+        let kind = match self.red {
+            Reduction::Max => "max",
+            Reduction::Average => "average",
+            Reduction::Depthwise { bias: None, .. } => "depthwise",
+            Reduction::Depthwise { bias: Some(_), .. } => "depthwise+bias",
+        };
+        let key = format!(
+            "{kind} {:?} {} {:?} {}",
+            self.spatial, self.include_pad, self.act, self.elem
+        );
+        let name = super::kernel_symbol(b, "sliding", &key, &args);
+        let levels = ir::dialects::func::X86_LEVELS;
+        super::call_per_level(b, (&name, &args), &levels, &|fb, params, l| {
+            let lanes = super::vector_lanes(&self.elem, l.vector_bits);
+            let (sliding, rest) = self.with_operands(&params, lanes);
+            sliding.run(fb, rest);
+        });
+    }
+
+    /// The runtime values the kernel reads: X, the output, the
+    /// reduction's operands, then the placement's per axis.
+    fn operands(&self) -> Vec<ValueId> {
+        let mut args = vec![self.x, self.out];
+        if let Reduction::Depthwise { w, bias, mult } = self.red {
+            args.push(w);
+            args.extend(bias);
+            args.push(mult);
+        }
+        args.extend(self.place.values());
+        args
+    }
+
+    /// This kernel over `params` (in [`Sliding::operands`]' order) at
+    /// `lanes`, and the parameters after those.
+    fn with_operands<'p>(&self, params: &'p [ValueId], lanes: i64) -> (Sliding, &'p [ValueId]) {
+        let mut next = params.iter().copied();
+        let mut take = || next.next().unwrap_or(self.x);
+        let (x, out) = (take(), take());
+        let red = match self.red {
+            Reduction::Depthwise { bias, .. } => Reduction::Depthwise {
+                w: take(),
+                bias: bias.map(|_| take()),
+                mult: take(),
+            },
+            r => r,
+        };
+        let place = Placement::from_values(self.rank(), &mut take);
+        let used = self.operands().len().min(params.len());
+        let sliding = Sliding {
+            red,
+            spatial: self.spatial.clone(),
+            place,
+            include_pad: self.include_pad,
+            x,
+            out,
+            elem: self.elem.clone(),
+            lanes,
+            act: self.act,
+        };
+        (sliding, &params[used..])
+    }
+
     fn run(&self, b: &mut Builder<'_>, batch_channels: &[ValueId]) {
         if self.on_planes() {
             self.run_planes(b, batch_channels);
