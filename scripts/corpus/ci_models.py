@@ -64,7 +64,8 @@ Models (each is named after the exporter habit it copies):
                        output declared with a 0 dim
   ci_fpn               an OCR detector's feature pyramid (DBNet-style):
                        five stride-2 convs, then each coarser map upsampled
-                       2x and added to the finer one, dynamic H and W; at
+                       2x (nearest and bilinear, three coordinate modes)
+                       and added to the finer one, dynamic H and W; at
                        1x1 and 2x2 the adds broadcast (the folded model's
                        dims must stay true there)
   ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
@@ -684,16 +685,20 @@ def ci_fpn():
         c = 8
     scales = b.const("scales", [1, 1, 2, 2], np.float32)
     top = feats[-1]
+    # Nearest and bilinear upsampling in the coordinate modes exporters
+    # write (torch: half_pixel, pytorch_half_pixel, align_corners).
+    modes = {3: ("nearest", "asymmetric"), 2: ("linear", "half_pixel"), 1: ("nearest", "half_pixel"), 0: ("linear", "align_corners")}
     for i in range(3, -1, -1):
-        up = b.op("Resize", [top, "", scales], mode="nearest")
+        mode, coord = modes[i]
+        up = b.op("Resize", [top, "", scales], mode=mode, coordinate_transformation_mode=coord)
         s = b.op("Add", [feats[i], up])
         top = b.op("Relu", [b.op("Conv", [s, b.w(f"u{i}.w", [8, 8, 3, 3])], kernel_shape=[3, 3], pads=[1, 1, 1, 1])])
-    b.op("Resize", [top, "", scales], mode="nearest")
+    b.op("Resize", [top, "", scales], mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
     b.rename_last("y")
     m = b.model("ci_fpn", [vi("x", F, [1, 3, "H", "W"])], [vi("y", F, [1, 8, "H2", "W2"])], 13)
     sizes = [{"x": ([1, 3, 1, 1], np.float32, "normal")}, {"x": ([1, 3, 2, 2], np.float32, "normal")},
              {"x": ([1, 3, 64, 32], np.float32, "normal")}]
-    return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
+    return m, sizes, "feature pyramid: nearest and bilinear upsampling and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
 
 
 MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_conv_rows, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
