@@ -16,7 +16,9 @@
 //!
 //! `%s`'s uses must accept a strided view: loads, stores, vector
 //! loads/stores, `memref.dim`, subviews of its rank (an inner Concat's
-//! slots, which become views of the slot). A flattening `reinterpret_cast`
+//! slots, which become views of the slot), casts to a view of any offset
+//! and outer strides used so (a window kernel's output parameter, when
+//! the slot's last dim is contiguous). A flattening `reinterpret_cast`
 //! of `%s` (the element-wise kernels', the GEMM's) is taken when the slot
 //! is contiguous and the flat view is addressed through its descriptor
 //! (also by a GEMM function, whose output parameter takes any offset): it
@@ -94,12 +96,24 @@ struct SourceUses {
     /// Unit-step subviews (strided uses only): slots of an earlier
     /// Concat whose inputs were written into the source.
     views: Vec<OpId>,
+    /// Casts to a view of any offset and outer strides (a kernel
+    /// function's output parameter, read through strides): they take
+    /// any slot whose last dim is contiguous.
+    any_layout: bool,
 }
 
 fn source_uses(m: &Module, src: ValueId, copy: OpId, free: OpId) -> Option<SourceUses> {
     let mut uses = SourceUses::default();
     for u in m.users(src) {
         if u == copy || u == free || strided_access(m, u) {
+            continue;
+        }
+        if m.is(u, "memref.cast")
+            && m.results(u)
+                .iter()
+                .all(|&r| any_layout(m.value_type(r)) && reads_through_strides(m, r, 0))
+        {
+            uses.any_layout = true;
             continue;
         }
         if m.is(u, "memref.subview")
@@ -145,6 +159,21 @@ fn reads_through_strides(m: &Module, v: ValueId, depth: usize) -> bool {
 fn any_offset(t: &Type) -> bool {
     t.as_memref()
         .is_some_and(|mt| mt.strides_and_offset().1 == DYN)
+}
+
+/// A view of any offset and outer strides, the last 1.
+fn any_layout(t: &Type) -> bool {
+    t.as_memref().is_some_and(|mt| {
+        let (strides, offset) = mt.strides_and_offset();
+        let outer = strides.len().saturating_sub(1);
+        offset == DYN && strides[..outer].iter().all(|&s| s == DYN) && strides.last() == Some(&1)
+    })
+}
+
+/// Whether `v`'s last dim is contiguous.
+fn unit_last_stride(t: &Type) -> bool {
+    t.as_memref()
+        .is_some_and(|mt| mt.strides_and_offset().0.last() == Some(&1))
 }
 
 /// Whether `call`'s callee uses each parameter `v` is passed as through
@@ -263,7 +292,8 @@ fn plan_write(m: &Module, copy: OpId) -> Option<Plan> {
         .as_memref()
         .is_some_and(|t| t.is_identity_layout());
     let flat = !uses.casts.is_empty() || reshaped;
-    if !identity || (flat && start.is_none()) {
+    let cast_fits = !uses.any_layout || unit_last_stride(m.value_type(slot));
+    if !identity || (flat && start.is_none()) || !cast_fits {
         return None;
     }
     let rank = m.value_type(buffer).shape().map_or(0, <[i64]>::len);

@@ -17,7 +17,9 @@ Models (each is named after the exporter habit it copies):
                        (torch.onnx dynamic_axes on H/W)
   ci_conv_rows         im2col GEMMs whose panel vectors span several output
                        rows: grouped (16 channels per group), strided,
-                       dilated, 3-D and 1-D convs on narrow maps
+                       dilated, 3-D and 1-D convs on narrow maps; bilinear
+                       Resizes (half_pixel, align_corners,
+                       pytorch_half_pixel)
   ci_flatten_chain     torch `x.view(x.size(0), -1)`: Shape -> Gather ->
                        Unsqueeze -> Concat -> Reshape, dynamic batch
   ci_attention         one self-attention block, dynamic batch x sequence,
@@ -64,8 +66,7 @@ Models (each is named after the exporter habit it copies):
                        output declared with a 0 dim
   ci_fpn               an OCR detector's feature pyramid (DBNet-style):
                        five stride-2 convs, then each coarser map upsampled
-                       2x (nearest and bilinear, three coordinate modes)
-                       and added to the finer one, dynamic H and W; at
+                       2x and added to the finer one, dynamic H and W; at
                        1x1 and 2x2 the adds broadcast (the folded model's
                        dims must stay true there)
   ci_ml_linear         ai.onnx.ml preprocessing and linear models as skl2onnx
@@ -470,15 +471,25 @@ def ci_conv_rows():
     b.rename_last("vy")
     b.op("Conv", ["s", b.w("s.w", [24, 16, 5])], kernel_shape=[5], pads=[2, 2], strides=[2])
     b.rename_last("sy")
+    # Bilinear resizes of the image in the coordinate modes torch writes
+    # (Resize's row kernel: batch and channels kept). Modes that read the
+    # output length take integer factors: onnxruntime uses the rounded
+    # length where the ONNX reference (and onnxc) uses in · scale.
+    resizes = [("half_pixel", [1, 1, 2, 1.5]), ("align_corners", [1, 1, 2, 3]), ("pytorch_half_pixel", [1, 1, 3, 2])]
+    for k, (coord, scale) in enumerate(resizes):
+        scales = b.const(f"rs{k}", scale, np.float32)
+        b.op("Resize", ["x", "", scales], mode="linear", coordinate_transformation_mode=coord)
+        b.rename_last(f"r{k}")
     inputs = [vi("x", F, ["N", 32, "H", "W"]), vi("v", F, ["N", 8, "VD", "VH", "VW"]), vi("s", F, ["N", 16, "T"])]
     outputs = [vi("y", F, ["N", 40, "OH", "OW"]), vi("vy", F, ["N", 12, "OVD", "OVH", "OVW"]), vi("sy", F, ["N", 24, "OT"])]
+    outputs += [vi(f"r{k}", F, ["N", 32, f"RH{k}", f"RW{k}"]) for k in range(len(resizes))]
     m = b.model("ci_conv_rows", inputs, outputs, 13)
     sizes = [
         {"x": ([1, 32, 7, 7], np.float32, "normal"), "v": ([1, 8, 4, 5, 3], np.float32, "normal"), "s": ([1, 16, 37], np.float32, "normal")},
         {"x": ([2, 32, 14, 5], np.float32, "normal"), "v": ([2, 8, 3, 4, 6], np.float32, "normal"), "s": ([2, 16, 9], np.float32, "normal")},
         {"x": ([1, 32, 3, 11], np.float32, "normal"), "v": ([1, 8, 2, 7, 2], np.float32, "normal"), "s": ([1, 16, 70], np.float32, "normal")},
     ]
-    return m, sizes, "im2col GEMMs whose panel vectors span several output rows: grouped, strided, dilated, 3-D and 1-D convs"
+    return m, sizes, "im2col GEMMs whose panel vectors span several output rows: grouped, strided, dilated, 3-D and 1-D convs; bilinear resizes"
 
 
 def ci_int8():
@@ -685,20 +696,16 @@ def ci_fpn():
         c = 8
     scales = b.const("scales", [1, 1, 2, 2], np.float32)
     top = feats[-1]
-    # Nearest and bilinear upsampling in the coordinate modes exporters
-    # write (torch: half_pixel, pytorch_half_pixel, align_corners).
-    modes = {3: ("nearest", "asymmetric"), 2: ("linear", "half_pixel"), 1: ("nearest", "half_pixel"), 0: ("linear", "align_corners")}
     for i in range(3, -1, -1):
-        mode, coord = modes[i]
-        up = b.op("Resize", [top, "", scales], mode=mode, coordinate_transformation_mode=coord)
+        up = b.op("Resize", [top, "", scales], mode="nearest")
         s = b.op("Add", [feats[i], up])
         top = b.op("Relu", [b.op("Conv", [s, b.w(f"u{i}.w", [8, 8, 3, 3])], kernel_shape=[3, 3], pads=[1, 1, 1, 1])])
-    b.op("Resize", [top, "", scales], mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
+    b.op("Resize", [top, "", scales], mode="nearest")
     b.rename_last("y")
     m = b.model("ci_fpn", [vi("x", F, [1, 3, "H", "W"])], [vi("y", F, [1, 8, "H2", "W2"])], 13)
     sizes = [{"x": ([1, 3, 1, 1], np.float32, "normal")}, {"x": ([1, 3, 2, 2], np.float32, "normal")},
              {"x": ([1, 3, 64, 32], np.float32, "normal")}]
-    return m, sizes, "feature pyramid: nearest and bilinear upsampling and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
+    return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
 
 
 MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_conv_rows, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS

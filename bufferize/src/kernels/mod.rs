@@ -398,6 +398,21 @@ pub fn call_per_level(
     b.call_for_cpu_level(&variants, args);
 }
 
+/// `v` as a view of any offset and outer strides (the last stays 1): the
+/// output a kernel function takes, so that the deallocation stage may
+/// pass a slot of a larger buffer (a Concat's input written in place).
+pub fn any_layout(b: &mut Builder<'_>, v: ValueId) -> ValueId {
+    let Some(mt) = b.m.value_type(v).as_memref() else {
+        return v;
+    };
+    let rank = mt.shape.len();
+    let strides: Vec<i64> = (0..rank)
+        .map(|d| if d + 1 == rank { 1 } else { ir::DYN })
+        .collect();
+    let ty = Type::memref_strided(mt.shape.clone(), mt.elem.clone(), ir::DYN, strides);
+    b.memref_cast(v, ty)
+}
+
 /// `__onnxc_PREFIX_HASH`: a kernel's symbol from what its body depends
 /// on (`key`) and its arguments' types.
 pub fn kernel_symbol(b: &Builder<'_>, prefix: &str, key: &str, args: &[ValueId]) -> String {

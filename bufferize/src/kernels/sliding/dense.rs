@@ -134,7 +134,8 @@ impl DenseOp {
         if cx.gemm != super::super::gemm::Isa::X86Levels {
             return self.run_at(b, cx.vector_bits, dx, out_dims);
         }
-        let mut args = vec![self.x, self.w, self.out];
+        let out = super::super::any_layout(b, self.out);
+        let mut args = vec![self.x, self.w, out];
         args.extend(self.bias);
         args.extend(self.place.values());
         args.extend(dx);

@@ -234,6 +234,7 @@ impl Sliding {
             return self.run(b, batch_channels);
         }
         let mut args = self.operands();
+        args[1] = super::any_layout(b, self.out);
         args.extend(batch_channels);
         let kind = match self.red {
             Reduction::Max => "max",
