@@ -214,3 +214,47 @@ func.func @kept_rows(%f: memref<?xi64>, %i: index, %v: i64) -> memref<2x4xi64> {
   memref.dealloc %g : memref<?xi64>
   return %o : memref<2x4xi64>
 }
+
+// A kernel function's output parameter of any offset and outer strides
+// (a per-level window kernel's): the cast of the source becomes a cast of
+// the slot, and the call writes there. A cast to static outer strides
+// would not fit a slot with others: that source keeps its copy.
+// CHECK-LABEL: func.func @kernel_output
+// CHECK:         %[[O:.*]] = memref.alloc() : memref<1x4x4xf32>
+// CHECK:         %[[S:.*]] = memref.subview %[[O]][0, 2, 0] [1, 2, 4] [1, 1, 1]
+// CHECK:         %[[C:.*]] = memref.cast %[[S]] : memref<1x2x4xf32, strided<[16, 4, 1], offset: 8>> to memref<1x2x4xf32, strided<[?, ?, 1], offset: ?>>
+// CHECK:         call @window(%[[C]])
+// CHECK:         %[[K:.*]] = memref.alloc() : memref<1x2x4xf32>
+// CHECK:         %[[KC:.*]] = memref.cast %[[K]] : memref<1x2x4xf32> to memref<1x2x4xf32, strided<[8, 4, 1], offset: ?>>
+// CHECK:         call @fixed(%[[KC]])
+// CHECK:         memref.copy %[[K]]
+// CHECK:         return %[[O]]
+func.func private @window(%o: memref<1x2x4xf32, strided<[?, ?, 1], offset: ?>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 1.0 : f32
+  memref.store %f, %o[%c0, %c1, %c1] : memref<1x2x4xf32, strided<[?, ?, 1], offset: ?>>
+  return
+}
+func.func private @fixed(%o: memref<1x2x4xf32, strided<[8, 4, 1], offset: ?>>) {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 2.0 : f32
+  memref.store %f, %o[%c0, %c0, %c0] : memref<1x2x4xf32, strided<[8, 4, 1], offset: ?>>
+  return
+}
+func.func @kernel_output() -> memref<1x4x4xf32> {
+  %a = memref.alloc() : memref<1x2x4xf32>
+  %ac = memref.cast %a : memref<1x2x4xf32> to memref<1x2x4xf32, strided<[?, ?, 1], offset: ?>>
+  call @window(%ac) : (memref<1x2x4xf32, strided<[?, ?, 1], offset: ?>>) -> ()
+  %k = memref.alloc() : memref<1x2x4xf32>
+  %kc = memref.cast %k : memref<1x2x4xf32> to memref<1x2x4xf32, strided<[8, 4, 1], offset: ?>>
+  call @fixed(%kc) : (memref<1x2x4xf32, strided<[8, 4, 1], offset: ?>>) -> ()
+  %o = memref.alloc() : memref<1x4x4xf32>
+  %s0 = memref.subview %o[0, 0, 0] [1, 2, 4] [1, 1, 1] : memref<1x4x4xf32> to memref<1x2x4xf32, strided<[16, 4, 1]>>
+  memref.copy %k, %s0 {onnxc.disjoint_slot} : memref<1x2x4xf32> to memref<1x2x4xf32, strided<[16, 4, 1]>>
+  memref.dealloc %k : memref<1x2x4xf32>
+  %s1 = memref.subview %o[0, 2, 0] [1, 2, 4] [1, 1, 1] : memref<1x4x4xf32> to memref<1x2x4xf32, strided<[16, 4, 1], offset: 8>>
+  memref.copy %a, %s1 {onnxc.disjoint_slot} : memref<1x2x4xf32> to memref<1x2x4xf32, strided<[16, 4, 1], offset: 8>>
+  memref.dealloc %a : memref<1x2x4xf32>
+  return %o : memref<1x4x4xf32>
+}

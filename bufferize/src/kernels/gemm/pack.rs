@@ -7,11 +7,13 @@
 //! (N rounded up to NR), the panel of columns `c..c + NR` in it at
 //! `c · kcur`.
 //!
-//! B of a convolution is the im2col view of an image, gathered while
+//! B of a convolution is the im2col view of an image, read while
 //! packing: a panel's columns are output positions whose input window
 //! origins (`o·s - p` per spatial axis) are computed once per panel as
-//! vectors; each packed row (a channel and a kernel tap) then adds the
-//! tap's offset, masks the lanes that fall in the padding, and gathers.
+//! vectors; per kernel tap the lanes that fall in the padding are masked
+//! once, and each packed row (a channel with that tap) reads its lanes
+//! contiguously output row by output row (`RowReads`), gathering only
+//! what spans too many rows.
 
 use super::{BSource, Params, Variant};
 use ir::builder::{Cmp, CmpI, Reduce};
