@@ -4,8 +4,8 @@
 // three panels and one column. A last panel of at most a quarter of a
 // vector (2 columns here) takes the tail kernel: rows as lanes (a vector
 // of the packed A panel's 6 rows per depth step), each column's B value
-// broadcast, four row panels at a time (8 sums), then the panels left
-// one at a time; the sums go through a small buffer and are stored one
+// broadcast, four row panels at a time (8 sums), then a pair (4 sums),
+// then a single panel; the sums go through a small buffer and are stored one
 // element at a time, C read only after the first depth block.
 
 // CHECK-LABEL: func.func @pointwise_7x7
@@ -27,6 +27,7 @@
 // CHECK-NEXT:          } else {
 // CHECK-NEXT:            memref.load %arg2
 // CHECK:               memref.store %{{.*}}, %arg2
+// CHECK:           %{{.*}}:4 = scf.for {{.*}} -> (vector<6xf32>, vector<6xf32>, vector<6xf32>, vector<6xf32>) {
 // CHECK:           %{{.*}}:2 = scf.for {{.*}} -> (vector<6xf32>, vector<6xf32>) {
 // CHECK:         } else {
 // CHECK:           vector.fma %{{.*}} : vector<8xf32>

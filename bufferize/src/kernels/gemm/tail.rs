@@ -6,8 +6,8 @@
 //! depth step's `panel_rows` rows side by side, so here one vector load
 //! of A serves every column, each column's B value is broadcast, and the
 //! sums are `panel_rows`-lane vectors: `cols` FMAs per panel and depth
-//! step instead of `mr` wide ones. Four row panels at a time keep enough
-//! independent sums in flight; the sums go through a small buffer and are
+//! step instead of `mr` wide ones. Four row panels at a time (then two,
+//! then one) keep enough independent sums in flight; the sums go through a small buffer and are
 //! stored element by element (a few per tile and depth block).
 
 use super::micro::{depth_block_edges, epilogue, APanels, Tile};
@@ -38,21 +38,22 @@ pub(super) fn tail(
     mcur: ValueId,
 ) {
     let pr = v.blocking.panel_rows;
-    let group = b.const_index(pr * ROW_PANELS);
-    let zero = b.const_index(0);
-    // Whole groups of row panels, then the panels left one at a time
-    // (a packed block holds only the panels its rows need).
-    let whole = b.floordivsi(mcur, group);
-    let whole = b.muli(whole, group);
-    b.scf_for(zero, whole, group, &[], |b, ir, _| {
-        panels(b, v, (p, t), (jr, left), (ir, mcur), ROW_PANELS);
-        Vec::new()
-    });
-    let step = b.const_index(pr);
-    b.scf_for(whole, mcur, step, &[], |b, ir, _| {
-        panels(b, v, (p, t), (jr, left), (ir, mcur), 1);
-        Vec::new()
-    });
+    // Whole groups of row panels, then a pair, then a single panel (a
+    // packed block holds only the panels its rows need; a grouped conv's
+    // 16 rows are one pair, twice the chains of two singles).
+    let mut from = b.const_index(0);
+    for count in [ROW_PANELS, 2, 1] {
+        let group = b.const_index(pr * count);
+        let rest = b.subi(mcur, from);
+        let whole = b.floordivsi(rest, group);
+        let whole = b.muli(whole, group);
+        let to = b.addi(from, whole);
+        b.scf_for(from, to, group, &[], |b, ir, _| {
+            panels(b, v, (p, t), (jr, left), (ir, mcur), count);
+            Vec::new()
+        });
+        from = to;
+    }
 }
 
 /// `count` row panels from row `ir` of the block, every tail column.
