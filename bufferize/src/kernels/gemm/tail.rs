@@ -44,10 +44,16 @@ pub(super) fn tail(
     let mut from = b.const_index(0);
     for count in [ROW_PANELS, 2, 1] {
         let group = b.const_index(pr * count);
-        let rest = b.subi(mcur, from);
-        let whole = b.floordivsi(rest, group);
-        let whole = b.muli(whole, group);
-        let to = b.addi(from, whole);
+        // Whole groups; the single panels also take a last partial one.
+        let to = match count {
+            1 => mcur,
+            _ => {
+                let rest = b.subi(mcur, from);
+                let whole = b.floordivsi(rest, group);
+                let whole = b.muli(whole, group);
+                b.addi(from, whole)
+            }
+        };
         b.scf_for(from, to, group, &[], |b, ir, _| {
             panels(b, v, (p, t), (jr, left), (ir, mcur), count);
             Vec::new()
