@@ -398,18 +398,28 @@ pub fn call_per_level(
     b.call_for_cpu_level(&variants, args);
 }
 
-/// `v` as a view of any offset and outer strides (the last stays 1): the
-/// output a kernel function takes, so that the deallocation stage may
-/// pass a slot of a larger buffer (a Concat's input written in place).
-pub fn any_layout(b: &mut Builder<'_>, v: ValueId) -> ValueId {
-    let Some(mt) = b.m.value_type(v).as_memref() else {
-        return v;
+/// The type of a view like `t` at any offset and outer strides (the last
+/// stays 1; `t` itself when not a memref).
+pub fn any_layout_type(t: &Type) -> Type {
+    let Some(mt) = t.as_memref() else {
+        return t.clone();
     };
     let rank = mt.shape.len();
     let strides: Vec<i64> = (0..rank)
         .map(|d| if d + 1 == rank { 1 } else { ir::DYN })
         .collect();
-    let ty = Type::memref_strided(mt.shape.clone(), mt.elem.clone(), ir::DYN, strides);
+    Type::memref_strided(mt.shape.clone(), mt.elem.clone(), ir::DYN, strides)
+}
+
+/// `v` as a view of any offset and outer strides: the output a kernel
+/// function takes (the GEMM's flat C, a window kernel's image), so that
+/// the deallocation stage may pass a slot of a larger buffer (a Concat's
+/// input written in place).
+pub fn any_layout(b: &mut Builder<'_>, v: ValueId) -> ValueId {
+    let ty = any_layout_type(b.m.value_type(v));
+    if ty == *b.m.value_type(v) {
+        return v;
+    }
     b.memref_cast(v, ty)
 }
 

@@ -301,28 +301,6 @@ pub struct Call {
     pub k: ValueId,
 }
 
-/// The type of a view like `t` at any offset.
-fn any_offset_type(t: &Type) -> Type {
-    match t.as_memref() {
-        Some(mt) => {
-            let (strides, _) = mt.strides_and_offset();
-            Type::memref_strided(mt.shape.clone(), mt.elem.clone(), ir::DYN, strides)
-        }
-        None => t.clone(),
-    }
-}
-
-/// `v` as a view of any offset: the output the GEMM functions take, so
-/// that a caller may pass a slot of a larger buffer (the dealloc stage's
-/// write-into-destination).
-fn any_offset(b: &mut Builder<'_>, v: ValueId) -> ValueId {
-    let ty = any_offset_type(b.m.value_type(v));
-    if ty == *b.m.value_type(v) {
-        return v;
-    }
-    b.memref_cast(v, ty)
-}
-
 /// Emits a call of the GEMM function of `v`, creating it at the end of the
 /// module on first use.
 pub fn call(b: &mut Builder<'_>, v: &Variant, c: &Call) {
@@ -330,7 +308,7 @@ pub fn call(b: &mut Builder<'_>, v: &Variant, c: &Call) {
     if b.m.lookup_symbol(&name).is_none() {
         define(b, v, &name, c);
     }
-    let c_view = any_offset(b, c.c);
+    let c_view = super::any_layout(b, c.c);
     let mut args = vec![c.a, c.b, c_view];
     if let Some(bias) = c.bias {
         args.push(bias.buf);
@@ -388,7 +366,7 @@ fn define(b: &mut Builder<'_>, v: &Variant, name: &str, c: &Call) {
 /// The parameter types of a GEMM function, in `call`'s order.
 fn signature(b: &Builder<'_>, c: &Call) -> Vec<Type> {
     let flat = |x: ValueId| b.m.value_type(x).clone();
-    let mut inputs = vec![flat(c.a), flat(c.b), any_offset_type(&flat(c.c))];
+    let mut inputs = vec![flat(c.a), flat(c.b), super::any_layout_type(&flat(c.c))];
     if let Some(bias) = c.bias {
         inputs.push(flat(bias.buf));
     }

@@ -320,12 +320,12 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     };
     if rows::eligible(&cfg, rank, &elem) {
         let kept = rows::lead_kept(b, &scale, &dx, &out_dims);
-        let xc = crate::convert::contiguous(b, x);
         let mut fast = |b: &mut Builder<'_>| {
             let len = |b: &mut Builder<'_>, d: &[ValueId]| super::gemm::product(b, d);
             let (xl, ol) = (len(b, &dx), len(b, &out_dims));
+            // `flat` makes a strided input contiguous, on this path only.
             let operands = rows::Operands {
-                x: super::gemm::flat(b, xc, xl),
+                x: super::gemm::flat(b, x, xl),
                 out: super::gemm::flat(b, out, ol),
                 dims: [dx[0], dx[1], dx[2], dx[3], out_dims[2], out_dims[3]],
                 scales: [scale[2], scale[3]],
