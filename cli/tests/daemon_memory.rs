@@ -60,9 +60,9 @@ fn unique_names_do_not_grow_the_daemon() {
         });
     };
     run(0, 500);
-    let early = d.stats();
+    let early = d.settled_stats();
     run(500, total);
-    let late = d.stats();
+    let late = d.settled_stats();
     let (rss0, rss1) = (rss_bytes(&early), rss_bytes(&late));
     let (heap0, heap1) = (heap_bytes(&early), heap_bytes(&late));
     let mib = |b: u64| b as f64 / 1048576.0;

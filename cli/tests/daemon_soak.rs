@@ -27,7 +27,13 @@ fn soak_heap_and_rss_stay_flat() {
         let p = gen(&dir, name, 1000 + i, &file);
         refs.push((file, reference(&p, "memref")));
     }
-    let d = Daemon::start(&dir, &["--workers", "2", "--cache-bytes", "400K"]);
+    // Room for about three of the twelve artifacts, whatever their size.
+    let largest = refs.iter().map(|(_, a)| a.len()).max().unwrap_or(0);
+    let bound = 3 * largest;
+    let d = Daemon::start(
+        &dir,
+        &["--workers", "2", "--cache-bytes", &bound.to_string()],
+    );
     let start = Instant::now();
     let run = |from: usize, to: usize| {
         std::thread::scope(|s| {
@@ -46,9 +52,9 @@ fn soak_heap_and_rss_stay_flat() {
         });
     };
     run(0, 100);
-    let early = d.stats();
+    let early = d.settled_stats();
     run(100, total);
-    let late = d.stats();
+    let late = d.settled_stats();
     let (rss0, rss1) = (rss_bytes(&early), rss_bytes(&late));
     let (heap0, heap1) = (heap_bytes(&early), heap_bytes(&late));
     let secs = start.elapsed().as_secs_f64();
@@ -64,8 +70,12 @@ fn soak_heap_and_rss_stay_flat() {
         mib(rss1)
     );
     assert!(
-        late["cache"]["bytes"].as_u64().unwrap() <= 400 << 10,
+        late["cache"]["bytes"].as_u64().unwrap() <= bound as u64,
         "{late}"
+    );
+    assert!(
+        late["cache"]["evictions"].as_u64().unwrap() > 0,
+        "the cache evicted nothing: {late}"
     );
     assert!(
         late["compiles"].as_u64().unwrap() as f64 >= total as f64 * 0.5,

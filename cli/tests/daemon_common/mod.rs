@@ -151,6 +151,32 @@ impl Daemon {
         assert_eq!(r["status"], "ok", "{r}");
         r["stats"].clone()
     }
+
+    /// Stats once the daemon is at rest: no job running or queued, no
+    /// flight, no connection but this one. A reply reaches the client
+    /// before its worker and connection thread drop what they hold, so a
+    /// snapshot taken at once can count a request still being freed. Of a
+    /// few samples at rest, the one with the least heap in use.
+    pub fn settled_stats(&self) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut best: Option<Value> = None;
+        let mut rest_samples = 0;
+        while rest_samples < 5 && std::time::Instant::now() < deadline {
+            let s = self.stats();
+            let at_rest = s["pool"]["running"] == 0
+                && s["pool"]["queued"] == 0
+                && s["in_flight"] == 0
+                && s["connections"].as_u64().is_some_and(|c| c <= 1);
+            if at_rest {
+                rest_samples += 1;
+                if best.as_ref().is_none_or(|b| heap_bytes(&s) < heap_bytes(b)) {
+                    best = Some(s);
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        best.expect("the daemon came to rest within 10 s")
+    }
 }
 
 impl Drop for Daemon {
