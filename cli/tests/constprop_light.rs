@@ -105,8 +105,8 @@ fn fold_streams_light_models_and_ort_agrees() {
         assert!(run.status.success(), "{n}: {stderr}");
         let written = std::fs::metadata(&out).unwrap().len();
         let read = std::fs::metadata(&model).unwrap().len();
-        // The constants never grow (no-growth): initializers and tensor
-        // attributes, in bytes of their TensorProtos.
+        // The constants grow by the fold's budget at most: initializers
+        // and tensor attributes, in bytes of their TensorProtos.
         let constants = Command::new(python())
             .args(["-c", CONSTANT_BYTES])
             .args([&model, &out])
@@ -115,8 +115,9 @@ fn fold_streams_light_models_and_ort_agrees() {
         let text = String::from_utf8_lossy(&constants.stdout);
         let (before, after) = text.trim().split_once(' ').unwrap();
         let (before, after): (u64, u64) = (before.parse().unwrap(), after.parse().unwrap());
+        let budget = constprop::hybrid::growth_budget(before as usize) as u64;
         assert!(
-            after <= before,
+            after <= before + budget,
             "{n}: {after} bytes of constants from {before}"
         );
         let peak = stat(&stderr, "peak RSS bytes of onnxc fold");

@@ -9,6 +9,7 @@ use ir::pass::{Pass, PassContext};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type};
 use onnx::{branches, OpKind};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How much a fold may grow the constants, in the bytes they take once
 /// emitted (`Elements::emitted_bytes`: a broadcast counts its core).
@@ -18,9 +19,30 @@ pub enum Growth {
     Unbounded,
     /// Results up to this factor of the operands' bytes (`compile`).
     Factor(f64),
-    /// The model never grows (`fold`): results no larger than the constant
-    /// operands that go away with the op, or shape-sized.
+    /// The model grows by a bounded amount at most (`fold`): results no
+    /// larger than the constant operands that go away with the op, or
+    /// shape-sized, or paid from [`growth_budget`] bytes for the module.
     None,
+}
+
+/// The bytes `Growth::None` may add to a module's constants in all:
+/// 64 KiB, or 1/64 of what the module holds. Grids a detector computes
+/// from its fixed input size (YOLOv8n at 640: 100 KB of anchors and
+/// strides against 12.6 MB of weights) and zero biases become constants,
+/// as onnx-simplifier makes them; a fold that would expand a broadcast to
+/// a model-sized tensor still stays an op.
+pub fn growth_budget(constant_bytes: usize) -> usize {
+    (constant_bytes / 64).max(64 << 10)
+}
+
+/// The bytes of every constant in `m` once emitted.
+fn constant_bytes(m: &Module) -> usize {
+    m.top_level_ops("func.func")
+        .into_iter()
+        .flat_map(|f| m.collect_ops(f))
+        .filter(|&op| OpKind::of(m, op) == Some(OpKind::Constant))
+        .flat_map(|op| m.attrs(op).iter().map(|(_, a)| attr_bytes(a)))
+        .sum()
 }
 
 /// Results this small always fold under `Growth::None` (shapes, small
@@ -45,6 +67,8 @@ fn attr_bytes(a: &Attribute) -> usize {
 /// the results would grow the constants more than `growth` allows.
 struct FoldConstants {
     growth: Growth,
+    /// What is left of the module's growth budget (`Growth::None`).
+    spare: AtomicUsize,
 }
 
 impl FoldConstants {
@@ -76,7 +100,14 @@ impl FoldConstants {
                 }
                 // So are the op's own attributes (a tree ensemble's nodes).
                 let attrs: usize = m.attrs(op).iter().map(|(_, a)| attr_bytes(a)).sum();
-                outs <= (freed + attrs).max(SMALL_RESULT_BYTES)
+                let grows = outs.saturating_sub((freed + attrs).max(SMALL_RESULT_BYTES));
+                // One rewrite at a time: load and store need no exchange.
+                let spare = self.spare.load(Ordering::Relaxed);
+                if grows > spare {
+                    return false;
+                }
+                self.spare.store(spare - grows, Ordering::Relaxed);
+                true
             }
         }
     }
@@ -334,6 +365,10 @@ impl Pass for ConstProp {
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
         let fold = FoldConstants {
             growth: self.growth,
+            spare: AtomicUsize::new(match self.growth {
+                Growth::None => growth_budget(constant_bytes(m)),
+                _ => 0,
+            }),
         };
         let inner: [&dyn Pattern; 17] = [
             &RefineTypes,

@@ -131,9 +131,9 @@ pub fn run_stages_with(
 /// The constprop stage with its fold bound; compiling to code, QDQ groups
 /// first become int8 ops (before their weights fold to floats). A model
 /// written back out (fold, `--emit onnx`) keeps its QDQ form, which every
-/// runtime reads, and without a bound never grows (`no-growth`: a
-/// DequantizeLinear of int8 weights stays, as onnxruntime's QDQ fusion
-/// needs).
+/// runtime reads, and without a bound grows by a small budget at most
+/// (`no-growth`: a DequantizeLinear of int8 weights stays, as
+/// onnxruntime's QDQ fusion needs).
 pub fn constprop_pipeline(pipeline: &str, bound: Option<f64>, to_code: bool) -> String {
     let fuse = if to_code { "fuse-qdq," } else { "" };
     match (bound, to_code) {

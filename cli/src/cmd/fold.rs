@@ -9,8 +9,9 @@ pub struct FoldArgs {
     #[arg(short = 'o', long)]
     pub output: PathBuf,
     /// Don't fold when the results would take more than F times the bytes
-    /// of the operands (default: the model never grows; a fold whose
-    /// results take more bytes than the constants it consumes is refused).
+    /// of the operands (default: the constants grow by 64 KiB or 1/64 of
+    /// the model's at most; folds whose results take more bytes than the
+    /// constants they consume share that budget).
     #[arg(long, value_name = "F")]
     pub fold_expansion_bound: Option<f64>,
     /// Write initializers of at least BYTES bytes to OUT.onnx.data (ONNX

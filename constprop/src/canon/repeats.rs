@@ -14,8 +14,10 @@ use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::{Module, OpId, Result};
 use onnx::{ops, OpKind};
 
-/// Constants up to this many bytes are written whole.
-const SMALL_BYTES: usize = 64;
+/// Constants up to this many bytes are written whole: a node and its
+/// shape initializer weigh about as much as a small tensor (a zero Conv
+/// bias of 32 floats is one initializer, as onnx-simplifier writes it).
+const SMALL_BYTES: usize = 1024;
 
 /// The first opsets with Expand and with ConstantOfShape.
 const EXPAND_OPSET: i64 = 8;
