@@ -26,13 +26,23 @@ pub enum Growth {
 }
 
 /// The bytes `Growth::None` may add to a module's constants in all:
-/// 64 KiB, or 1/64 of what the module holds. Grids a detector computes
+/// 256 KiB, or 1/64 of what the module holds. Grids a detector computes
 /// from its fixed input size (YOLOv8n at 640: 100 KB of anchors and
-/// strides against 12.6 MB of weights) and zero biases become constants,
-/// as onnx-simplifier makes them; a fold that would expand a broadcast to
-/// a model-sized tensor still stays an op.
+/// strides against 12.6 MB of weights) and zero biases (DenseNet-121's
+/// 120 of up to 1 KiB each, 77 KB) become constants, as onnx-simplifier
+/// makes them; a fold that would expand a broadcast to a model-sized
+/// tensor still stays an op.
 pub fn growth_budget(constant_bytes: usize) -> usize {
-    (constant_bytes / 64).max(64 << 10)
+    (constant_bytes / 64).max(256 << 10)
+}
+
+/// The bytes `e` takes in an exported model: whole up to
+/// `WHOLE_BYTES`, else compactly (`canon/repeats.rs` writes it so).
+fn exported_bytes(e: &ir::elements::Elements) -> usize {
+    match e.dtype().storage_bytes(e.len()) {
+        Some(whole) if whole <= ir::elements::WHOLE_BYTES => whole,
+        _ => e.emitted_bytes(),
+    }
 }
 
 /// The bytes of every constant in `m` once emitted.
@@ -44,12 +54,6 @@ fn constant_bytes(m: &Module) -> usize {
         .flat_map(|op| m.attrs(op).iter().map(|(_, a)| attr_bytes(a)))
         .sum()
 }
-
-/// Results this small always fold under `Growth::None` (shapes, small
-/// tables computed from shared constants): the node a fold removes, with
-/// its names, weighs about as much, and what they enable downstream (a
-/// tree ensemble over constant features) often removes more.
-const SMALL_RESULT_BYTES: usize = 1024;
 
 /// About the bytes attribute `a` takes in an ONNX node.
 fn attr_bytes(a: &Attribute) -> usize {
@@ -95,12 +99,13 @@ impl FoldConstants {
                 for (i, &v) in m.operands(op).iter().enumerate() {
                     if !seen.contains(&v) && m.users(v) == [op] {
                         seen.push(v);
-                        freed += operand(i).map_or(0, |e| e.emitted_bytes());
+                        freed += operand(i).map_or(0, |e| exported_bytes(&e));
                     }
                 }
                 // So are the op's own attributes (a tree ensemble's nodes).
                 let attrs: usize = m.attrs(op).iter().map(|(_, a)| attr_bytes(a)).sum();
-                let grows = outs.saturating_sub((freed + attrs).max(SMALL_RESULT_BYTES));
+                let outs: usize = values.iter().map(exported_bytes).sum();
+                let grows = outs.saturating_sub(freed + attrs);
                 // One rewrite at a time: load and store need no exchange.
                 let spare = self.spare.load(Ordering::Relaxed);
                 if grows > spare {

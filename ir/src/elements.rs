@@ -198,6 +198,12 @@ struct ElementsData {
     generated: Option<generated::Generated>,
 }
 
+/// An exported model's constants up to this many bytes are written whole,
+/// repeating or not: a node and its shape initializer weigh about as much
+/// as a small tensor (a zero Conv bias of 32 floats is one initializer, as
+/// onnx-simplifier writes it). See `constprop::canon::repeats`.
+pub const WHOLE_BYTES: usize = 1024;
+
 /// A tensor constant: shape, dtype and a strided view over shared bytes.
 #[derive(Clone, Debug)]
 pub struct Elements(Arc<ElementsData>);

@@ -9,7 +9,7 @@ pub struct FoldArgs {
     #[arg(short = 'o', long)]
     pub output: PathBuf,
     /// Don't fold when the results would take more than F times the bytes
-    /// of the operands (default: the constants grow by 64 KiB or 1/64 of
+    /// of the operands (default: the constants grow by 256 KiB or 1/64 of
     /// the model's at most; folds whose results take more bytes than the
     /// constants they consume share that budget).
     #[arg(long, value_name = "F")]

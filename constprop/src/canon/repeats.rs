@@ -14,11 +14,6 @@ use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::{Module, OpId, Result};
 use onnx::{ops, OpKind};
 
-/// Constants up to this many bytes are written whole: a node and its
-/// shape initializer weigh about as much as a small tensor (a zero Conv
-/// bias of 32 floats is one initializer, as onnx-simplifier writes it).
-const SMALL_BYTES: usize = 1024;
-
 /// The first opsets with Expand and with ConstantOfShape.
 const EXPAND_OPSET: i64 = 8;
 const SPLAT_OPSET: i64 = 9;
@@ -37,7 +32,7 @@ impl Pattern for ExpandRepeats {
             return Ok(false);
         };
         let full = e.dtype().storage_bytes(e.len()).unwrap_or(usize::MAX);
-        if full <= SMALL_BYTES || e.emitted_bytes().saturating_mul(2) > full {
+        if full <= ir::elements::WHOLE_BYTES || e.emitted_bytes().saturating_mul(2) > full {
             return Ok(false);
         }
         let (Some((_, core)), Some(y)) = (e.repeated_core(), m.result(op, 0)) else {

@@ -41,8 +41,8 @@ func.func @dequantize_weights(%x: tensor<2x32xf32>) -> tensor<2x16xf32> {
 }
 
 // Under no-growth, folds that grow the constants share one budget for the
-// module (64 KiB here, its constants being small): a Range of 8000 bytes
-// from three scalars folds, one of 80000 bytes stays an op; compiling,
+// module (256 KiB here, its constants being small): a Range of 8000 bytes
+// from three scalars folds, one of 320000 bytes stays an op; compiling,
 // both fold. A Transpose of weights nothing else uses folds.
 // FOLD-LABEL:  func.func @range_within_budget
 // FOLD-NOT:      onnx.Range
@@ -61,13 +61,13 @@ func.func @range_within_budget(%x: tensor<1000xi64>) -> tensor<1000xi64> {
 // FOLD:          "onnx.Range"
 // CHECK-LABEL: func.func @range_over_budget
 // CHECK-NOT:     onnx.Range
-func.func @range_over_budget(%x: tensor<10000xi64>) -> tensor<10000xi64> {
+func.func @range_over_budget(%x: tensor<40000xi64>) -> tensor<40000xi64> {
   %a = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
-  %b = "onnx.Constant"() {value = dense<10000> : tensor<i64>} : () -> tensor<i64>
+  %b = "onnx.Constant"() {value = dense<40000> : tensor<i64>} : () -> tensor<i64>
   %c = "onnx.Constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
-  %r = "onnx.Range"(%a, %b, %c) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<10000xi64>
-  %y = "onnx.Add"(%x, %r) : (tensor<10000xi64>, tensor<10000xi64>) -> tensor<10000xi64>
-  return %y : tensor<10000xi64>
+  %r = "onnx.Range"(%a, %b, %c) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<40000xi64>
+  %y = "onnx.Add"(%x, %r) : (tensor<40000xi64>, tensor<40000xi64>) -> tensor<40000xi64>
+  return %y : tensor<40000xi64>
 }
 // FOLD-LABEL:  func.func @transpose_weights
 // FOLD-NOT:      onnx.Transpose
