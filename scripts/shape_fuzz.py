@@ -326,10 +326,13 @@ def fold_model(args, model, mdir):
     return None, {"check": "fold", "what": f"{describe_rc(rc)}: {first_error_line(err + out, rc)}", "cmd": " ".join(cmd)}
 
 
-def with_value_info_outputs(folded_path, out_path):
+def with_value_info_outputs(folded_path, out_path, original_path):
     """The folded model with every top-level value_info entry also a graph
     output, so that a run shows each value's runtime shape. Returns the
-    declared dims {value name: dims} of inputs, outputs and value_info."""
+    declared dims {value name: dims} of inputs, outputs and value_info,
+    but not an output's that the original model declared the same (its
+    promise, kept: an output whose rank is known only at run time keeps
+    the declared one)."""
     import onnx
 
     from corpus_common import dims_of
@@ -343,10 +346,12 @@ def with_value_info_outputs(folded_path, out_path):
             g.output.append(vi)
             outputs.add(vi.name)
     onnx.save(m, out_path)
+    o = onnx.load(original_path, load_external_data=False).graph
+    theirs = {vi.name: dims_of(vi) for vi in o.output}
     declared = {}
     for vi in list(g.input) + list(g.output):
         dims = dims_of(vi)
-        if dims is not None:
+        if dims is not None and theirs.get(vi.name) != dims:
             declared[vi.name] = dims
     return declared
 
@@ -649,7 +654,7 @@ def case_spec(ctx, fold_path):
         return None
     vi_path = fold_path.replace(".fold.onnx", ".fold.vi.onnx")
     try:
-        ctx["declared"] = with_value_info_outputs(fold_path, vi_path)
+        ctx["declared"] = with_value_info_outputs(fold_path, vi_path, model["path"])
     except Exception as ex:  # onnx raises many types
         return {"check": "fold", "what": f"the folded model does not load: {first_line(ex)}"}
     ctx["spec"].update(fold=fold_path, vi=vi_path)

@@ -106,6 +106,7 @@ CORPUS_CI = [
     "ci_if_ranks",
     "ci_if_weights",
     "ci_squeeze_batch",
+    "ci_squeeze_declared",
     # onnxruntime's com.microsoft ops (contrib_models.py)
     "ci_ms_gelu",
     "ci_ms_layernorm",

@@ -38,6 +38,9 @@ Models (each is named after the exporter habit it copies):
   ci_squeeze_batch     torch opset-9/11 `x.squeeze()`: Squeeze without axes
                        of [B, 1, 1] after a 1-D conv over dynamic time; the
                        output is [B], or a scalar at batch 1
+  ci_squeeze_declared  the same as torch writes it whole: every output
+                       declared (the squeezed one [B]), so the model and its
+                       fold pass onnx.checker's full check
   ci_mobile_block      MobileNet-style: depthwise convs with fused
                        activations, padded / ceil / SAME_LOWER pools,
                        dynamic batch, height and width
@@ -677,6 +680,18 @@ def ci_squeeze_batch():
     return m, sizes, "Squeeze without axes: output rank 0 at batch 1, 1 above, also where declared [B]"
 
 
+def ci_squeeze_declared():
+    b = Builder(11)
+    h = b.op("Relu", [b.op("Conv", ["x", b.w("c.w", [4, 1, 3]), b.w("c.b", [4])], kernel_shape=[3], pads=[1, 1])])
+    h = b.op("GlobalAveragePool", [h])  # [B, 4, 1]
+    h = b.op("Conv", [h, b.w("o.w", [1, 4, 1]), b.w("o.b", [1])], kernel_shape=[1])  # [B, 1, 1]
+    b.op("Squeeze", [h])  # [B], a scalar at B = 1
+    b.rename_last("mos")
+    m = b.model("ci_squeeze_declared", [vi("x", F, ["B", 1, "T"])], [vi("mos", F, ["B"])], 11)
+    sizes = [{"x": ([1, 1, 12], np.float32, "normal")}, {"x": ([3, 1, 9], np.float32, "normal")}]
+    return m, sizes, "Squeeze without axes declared [B] as torch writes it: checker-clean before and after fold"
+
+
 # Models whose outputs pass through quantization that onnxc computes in
 # integers where onnxruntime's unoptimized oracle computes in floats: a
 # float rounding may move a value one quantization step (0.05 here).
@@ -708,7 +723,7 @@ def ci_fpn():
     return m, sizes, "feature pyramid: upsample and add, dynamic H/W; broadcasting adds at 1x1 and 2x2"
 
 
-MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_conv_rows, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
+MODELS = [ci_conv_pool_batch, ci_conv_hw, ci_conv_rows, ci_mobile_block, ci_winograd, ci_int8, ci_int8_conv, ci_qdq, ci_flatten_chain, ci_attention, ci_lstm_state, ci_gru_bidir, ci_if_shapes, ci_if_ranks, ci_if_weights, ci_squeeze_batch, ci_squeeze_declared, ci_paddle_dims, ci_fpn] + ML_MODELS + CONTRIB_MODELS
 
 
 def reference_oracle(path):

@@ -272,7 +272,10 @@ fn write_atomic(
 }
 
 /// Gives the still-unknown dims of the main graph's inputs or outputs the
-/// `dim_param` names the imported model declared.
+/// `dim_param` names the imported model declared. An output whose rank is
+/// known only at run time (an axis-less Squeeze of a dynamic dim) keeps
+/// the rank the model declared: ONNX requires a shape on graph outputs,
+/// and onnxruntime only warns when a run yields another.
 fn name_dims(m: &Module, f: OpId, attr: &str, values: &mut [ValueInfoProto]) {
     use crate::proto::tensor_shape_proto::dimension::Value;
     let Some(per_value) = m.attr(f, attr).and_then(Attribute::as_array) else {
@@ -284,9 +287,14 @@ fn name_dims(m: &Module, f: OpId, attr: &str, values: &mut [ValueInfoProto]) {
         else {
             continue;
         };
-        let (Some(shape), Some(names)) = (t.shape.as_mut(), names.as_array()) else {
+        let Some(names) = names.as_array() else {
             continue;
         };
+        let shape = t
+            .shape
+            .get_or_insert_with(|| crate::proto::TensorShapeProto {
+                dim: vec![Default::default(); names.len()],
+            });
         for (d, name) in shape.dim.iter_mut().zip(names.iter()) {
             match name.as_str() {
                 Some(n) if !n.is_empty() && d.value.is_none() => {

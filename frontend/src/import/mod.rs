@@ -368,9 +368,10 @@ impl<'a> Importer<'a> {
                 .map(|vi| types::dim_params(vi.r#type.as_ref()))
                 .collect();
             if per_value.iter().any(Option::is_some) {
+                // Unit: no dim named (no shape, or static dims only).
                 let lists = per_value
                     .into_iter()
-                    .map(|names| string_array(names.unwrap_or_default().into_iter()));
+                    .map(|names| names.map_or(Attribute::Unit, |n| string_array(n.into_iter())));
                 self.m
                     .set_attr(func, attr, Attribute::Array(lists.collect()));
             }
