@@ -20,21 +20,28 @@ pub enum Growth {
     /// Results up to this factor of the operands' bytes (`compile`).
     Factor(f64),
     /// The model grows by a bounded amount at most (`fold`): results no
-    /// larger than the constant operands that go away with the op, or
-    /// shape-sized, or paid from [`growth_budget`] bytes for the module.
+    /// larger than the constant operands that go away with the op, or up
+    /// to 1 KiB, or paid from [`growth_budget`] bytes for the module.
     None,
 }
 
 /// The bytes `Growth::None` may add to a module's constants in all:
 /// 256 KiB, or 1/64 of what the module holds. Grids a detector computes
 /// from its fixed input size (YOLOv8n at 640: 100 KB of anchors and
-/// strides against 12.6 MB of weights) and zero biases (DenseNet-121's
-/// 120 of up to 1 KiB each, 77 KB) become constants, as onnx-simplifier
-/// makes them; a fold that would expand a broadcast to a model-sized
-/// tensor still stays an op.
+/// strides against 12.6 MB of weights) become constants, as
+/// onnx-simplifier makes them; a fold that would expand a broadcast to a
+/// model-sized tensor still stays an op.
 pub fn growth_budget(constant_bytes: usize) -> usize {
     (constant_bytes / 64).max(256 << 10)
 }
+
+/// Results this small fold under `Growth::None` without drawing on the
+/// budget (shapes, zero biases, small tables computed from shared
+/// constants): the node a fold removes, with its names, weighs about as
+/// much, and what they enable downstream (a tree ensemble over constant
+/// features) often removes more. So a fold adds at most this much per
+/// node it removes, plus the budget.
+const SMALL_RESULT_BYTES: usize = 1024;
 
 /// The bytes `e` takes in an exported model: whole up to
 /// `WHOLE_BYTES`, else compactly (`canon/repeats.rs` writes it so).
@@ -105,7 +112,7 @@ impl FoldConstants {
                 // So are the op's own attributes (a tree ensemble's nodes).
                 let attrs: usize = m.attrs(op).iter().map(|(_, a)| attr_bytes(a)).sum();
                 let outs: usize = values.iter().map(exported_bytes).sum();
-                let grows = outs.saturating_sub(freed + attrs);
+                let grows = outs.saturating_sub((freed + attrs).max(SMALL_RESULT_BYTES));
                 // One rewrite at a time: load and store need no exchange.
                 let spare = self.spare.load(Ordering::Relaxed);
                 if grows > spare {

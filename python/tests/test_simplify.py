@@ -54,7 +54,8 @@ def test_simplify_vs_onnx_simplifier(name, zoo):
     n_ours, n_theirs = compute_nodes(ours), len(theirs.graph.node)
     assert n_ours <= n_theirs, f"{name}: {n_ours} nodes, onnx-simplifier {n_theirs}"
     # The folded model's constants grow by the fold's budget at most:
-    # 256 KiB or 1/64 of the model's (constprop::hybrid::growth_budget).
+    # 256 KiB or 1/64 of the model's (constprop::hybrid::growth_budget;
+    # the rule allows 1 KiB more per folded node, the zoo stays within).
     before = constant_bytes(model)
     assert constant_bytes(ours) <= before + max(before // 64, 256 << 10), name
 

@@ -9,9 +9,9 @@ pub struct FoldArgs {
     #[arg(short = 'o', long)]
     pub output: PathBuf,
     /// Don't fold when the results would take more than F times the bytes
-    /// of the operands (default: the constants grow by 256 KiB or 1/64 of
-    /// the model's at most; folds whose results take more bytes than the
-    /// constants they consume share that budget).
+    /// of the operands (default: a fold whose results take more than 1 KiB
+    /// beyond the constants it consumes draws on one budget per model,
+    /// 256 KiB or 1/64 of its constants).
     #[arg(long, value_name = "F")]
     pub fold_expansion_bound: Option<f64>,
     /// Write initializers of at least BYTES bytes to OUT.onnx.data (ONNX
