@@ -138,6 +138,20 @@ fn the_token_is_required() {
     let token = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
     let file = dir.join("token");
     std::fs::write(&file, format!("{token}\n")).unwrap();
+    // Open to group or others (a fresh file's 0644): refused, as ssh does.
+    let world = onnxc(&[
+        "serve",
+        "--listen",
+        "tcp:127.0.0.1:0",
+        "--auth-token-file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(world.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&world.stderr).contains("chmod 600"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
     let out = onnxc(&["serve", "--listen", "tcp:127.0.0.1:0", "--allow-remote"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--auth-token-file"));

@@ -2,8 +2,10 @@
 //! Two daemons sharing one Redis (`--cache redis://...`): a hit across
 //! daemons, `joined` across daemons, Redis killed mid-run and restarted
 //! (every request still served), and a daemon SIGKILLed while holding a
-//! compile lock (the other compiles once the lock expires). Each test
-//! starts its own redis-server on a free loopback port.
+//! compile lock (the other compiles once the lock expires), entries signed
+//! under a fleet secret (forgeries refused), and the rule that a remote
+//! Redis needs a secret. Each test starts its own redis-server on a free
+//! loopback port.
 
 mod daemon_common;
 use daemon_common::*;
@@ -239,4 +241,124 @@ fn entries_are_bounded_and_verified() {
     // ... and stored again, verified by the next daemon.
     let e = Daemon::start_named(&dir, "e", &["--cache", &url]);
     assert_eq!(compile(&e, "m.onnx")["cache"], "hit");
+}
+
+/// A file holding `secret`, readable by its owner only.
+fn secret_file(dir: &std::path::Path, name: &str, secret: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("{secret}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// With `--cache-key-file`, whoever can write to Redis cannot choose what
+/// a daemon serves: an entry re-hashed without the secret, and another
+/// model's valid entry moved under this key, are refused, deleted and
+/// counted; the daemon compiles and serves the right artifact, and stores
+/// a signed one the next daemon serves.
+#[test]
+fn forged_entries_are_refused() {
+    use sha2::{Digest, Sha256};
+    let dir = workdir("redis-forged");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    gen(&dir, "mlp", 3, "m.onnx");
+    gen(&dir, "mlp", 4, "n.onnx");
+    let want = reference(&dir.join("m.onnx"), "memref");
+    let key_file = secret_file(&dir, "fleet.key", "0123456789abcdef-fleet-secret");
+    let signed = [
+        "--cache",
+        url.as_str(),
+        "--cache-key-file",
+        key_file.as_str(),
+    ];
+    let a = Daemon::start_named(&dir, "a", &signed);
+    let (rm, rn) = (compile(&a, "m.onnx"), compile(&a, "n.onnx"));
+    let key_of = |r: &Value| format!("onnxc:a:{}", r["key"].as_str().unwrap());
+    let (km, kn) = (key_of(&rm), key_of(&rn));
+    let mut c = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let get = |c: &mut redis::Connection, k: &str| -> Vec<u8> {
+        redis::cmd("GET").arg(k).query(c).unwrap()
+    };
+    let evil = artifact(&rn);
+    let mut plain = b"ONNXC-SHARE1\n".to_vec();
+    plain.extend_from_slice(&Sha256::digest(&evil));
+    plain.extend_from_slice(&evil);
+    let moved = get(&mut c, &kn);
+    for (i, forgery) in [plain, moved].into_iter().enumerate() {
+        let _: () = redis::cmd("SET")
+            .arg(&km)
+            .arg(forgery)
+            .query(&mut c)
+            .unwrap();
+        let b = Daemon::start_named(&dir, &format!("b{i}"), &signed);
+        let r = compile(&b, "m.onnx");
+        assert_eq!(
+            (r["status"].as_str(), r["cache"].as_str()),
+            (Some("ok"), Some("miss")),
+            "{r:.300}"
+        );
+        assert!(artifact(&r) == want, "forgery {i} served");
+        let s = shared(&b);
+        assert_eq!(
+            (s["forged"].as_u64(), s["hits"].as_u64()),
+            (Some(1), Some(0)),
+            "{s}"
+        );
+    }
+    // The last daemon stored a signed entry again: served by the next one.
+    let e = Daemon::start_named(&dir, "e", &signed);
+    let r = compile(&e, "m.onnx");
+    assert_eq!(r["cache"], "hit", "{r:.300}");
+    assert!(artifact(&r) == want);
+    // A daemon without the secret cannot check signed entries: it neither
+    // serves nor deletes them (read before and after taking the lock).
+    let plain_daemon = Daemon::start_named(&dir, "p", &["--cache", &url]);
+    assert_eq!(compile(&plain_daemon, "m.onnx")["cache"], "miss");
+    let s = shared(&plain_daemon);
+    assert_eq!(
+        (s["unverifiable"].as_u64(), s["corrupt"].as_u64()),
+        (Some(2), Some(0)),
+        "{s}"
+    );
+}
+
+/// A Redis that is not on loopback needs --cache-key-file or an explicit
+/// --trust-shared-cache; a secret file open to others is refused.
+#[test]
+fn a_remote_redis_needs_a_secret() {
+    let dir = workdir("redis-remote");
+    let sock = format!("unix:{}", dir.join("x.sock").display());
+    let remote = "redis://10.255.255.1:6379/0";
+    let out = onnxc(&["serve", "--listen", &sock, "--cache", remote]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--cache-key-file") && err.contains("--trust-shared-cache"),
+        "{err}"
+    );
+    let key_file = secret_file(&dir, "fleet.key", "0123456789abcdef-fleet-secret");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    }
+    let out = onnxc(&[
+        "serve",
+        "--listen",
+        &sock,
+        "--cache",
+        remote,
+        "--cache-key-file",
+        &key_file,
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("chmod 600"));
+    // Trusted explicitly, it starts (and serves locally while unreachable).
+    gen(&dir, "mlp", 3, "m.onnx");
+    let d = Daemon::start_named(&dir, "t", &["--cache", remote, "--trust-shared-cache"]);
+    assert_eq!(compile(&d, "m.onnx")["status"], "ok");
 }

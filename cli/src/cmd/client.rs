@@ -79,7 +79,7 @@ impl Client {
 
     pub fn connect_with(addr: &str, token_file: Option<&Path>) -> Result<Client, Failure> {
         let token = token_file
-            .map(crate::daemon::auth::read_token)
+            .map(|f| crate::daemon::auth::read_secret(f, "--auth-token-file"))
             .transpose()
             .map_err(Failure::Io)?;
         let a = Addr::parse(addr).map_err(Failure::Io)?;

@@ -39,6 +39,16 @@ pub struct ServeArgs {
     /// redis://HOST:PORT/DB.
     #[arg(long, value_name = "URL")]
     pub cache: Option<String>,
+    /// A file whose first line is the fleet secret (at least 16 bytes; the
+    /// file readable by its owner only): shared entries carry an
+    /// HMAC-SHA256 under it, and entries without a valid one are refused.
+    #[arg(long, value_name = "FILE")]
+    pub cache_key_file: Option<PathBuf>,
+    /// Use a shared tier that is not on loopback without --cache-key-file:
+    /// whoever can write to that Redis then chooses the code this daemon
+    /// serves.
+    #[arg(long)]
+    pub trust_shared_cache: bool,
     /// Larger artifacts are not stored in the shared tier (K/M/G).
     #[arg(long, default_value = "64M", value_parser = parse_size)]
     pub cache_max_entry: u64,
@@ -93,6 +103,26 @@ fn secs(s: f64, what: &str) -> Result<Duration, Failure> {
     Duration::try_from_secs_f64(s).map_err(|_| Failure::Io(format!("invalid {what} '{s}'")))
 }
 
+/// The fleet secret of `--cache-key-file`; without one, a Redis that is
+/// not on this machine needs `--trust-shared-cache`.
+fn shared_secret(args: &ServeArgs, url: &str) -> Result<Option<Vec<u8>>, Failure> {
+    use crate::daemon::{auth, shared};
+    match &args.cache_key_file {
+        Some(f) => Ok(Some(
+            auth::read_secret(f, "--cache-key-file")
+                .map_err(Failure::Io)?
+                .into_bytes(),
+        )),
+        None if args.trust_shared_cache || shared::is_local(url) => Ok(None),
+        None => Err(Failure::Usage(format!(
+            "--cache '{}' is not on this machine: give --cache-key-file (entries \
+             are then signed and checked) or --trust-shared-cache (whoever can write \
+             to it chooses the code this daemon serves)",
+            shared::redact(url)
+        ))),
+    }
+}
+
 pub fn run(args: ServeArgs) -> CmdResult {
     let listen = addr::Addr::parse(&args.listen).map_err(Failure::Io)?;
     let root = match &args.root {
@@ -105,7 +135,9 @@ pub fn run(args: ServeArgs) -> CmdResult {
         .map_err(|e| super::io_err("open root", &root, e))?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let token = match &args.auth_token_file {
-        Some(f) => Some(crate::daemon::auth::read_token(f).map_err(Failure::Io)?),
+        Some(f) => {
+            Some(crate::daemon::auth::read_secret(f, "--auth-token-file").map_err(Failure::Io)?)
+        }
         None if args.allow_remote => {
             return Err(Failure::Usage(
                 "--allow-remote needs --auth-token-file: a daemon on the network must \
@@ -121,6 +153,7 @@ pub fn run(args: ServeArgs) -> CmdResult {
             max_entry: args.cache_max_entry,
             ttl: secs(args.cache_ttl, "--cache-ttl")?,
             lock_ttl: Duration::from_millis(args.cache_lock_ms.max(30)),
+            secret: shared_secret(&args, url)?,
         }),
         Some(url) => {
             return Err(Failure::Usage(format!(

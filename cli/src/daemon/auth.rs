@@ -4,10 +4,40 @@
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
+/// The secret in `path` (the file of `flag`): its first line, trimmed; at
+/// least 16 bytes. As ssh does with keys, a file that group or others may
+/// read or write is refused.
+pub fn read_secret(path: &Path, flag: &str) -> Result<String, String> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read {flag} '{}': {e}", path.display()))?;
+    private_mode(&meta).map_err(|mode| {
+        format!(
+            "{flag} '{}' is open to group or others (mode {mode:o}): chmod 600 it",
+            path.display()
+        )
+    })?;
+    read_token(path, flag)
+}
+
+#[cfg(unix)]
+fn private_mode(meta: &std::fs::Metadata) -> Result<(), u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = meta.permissions().mode() & 0o777;
+    match mode & 0o077 {
+        0 => Ok(()),
+        _ => Err(mode),
+    }
+}
+
+#[cfg(not(unix))]
+fn private_mode(_: &std::fs::Metadata) -> Result<(), u32> {
+    Ok(())
+}
+
 /// The token in `path`: its first line, trimmed; at least 16 bytes.
-pub fn read_token(path: &Path) -> Result<String, String> {
+fn read_token(path: &Path, flag: &str) -> Result<String, String> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read --auth-token-file '{}': {e}", path.display()))?;
+        .map_err(|e| format!("cannot read {flag} '{}': {e}", path.display()))?;
     let token = text.lines().next().unwrap_or("").trim().to_string();
     if token.len() < 16 {
         return Err(format!(
@@ -48,9 +78,19 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("onnxc-auth-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("t"), format!("{t}\n")).unwrap();
-        assert_eq!(read_token(&dir.join("t")).unwrap(), t);
+        assert_eq!(read_token(&dir.join("t"), "--x").unwrap(), t);
         std::fs::write(dir.join("short"), "abc\n").unwrap();
-        assert!(read_token(&dir.join("short")).is_err());
+        assert!(read_token(&dir.join("short"), "--x").is_err());
+        // Mode 0600 only: group- or world-readable secrets are refused.
+        use std::os::unix::fs::PermissionsExt;
+        let set = |mode| {
+            std::fs::set_permissions(dir.join("t"), std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        set(0o644);
+        let e = read_secret(&dir.join("t"), "--x").unwrap_err();
+        assert!(e.contains("chmod 600"), "{e}");
+        set(0o600);
+        assert_eq!(read_secret(&dir.join("t"), "--x").unwrap(), t);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

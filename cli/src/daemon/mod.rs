@@ -4,7 +4,9 @@
 pub mod addr;
 pub mod auth;
 pub mod b64;
+pub mod build_id;
 pub mod cache;
+pub mod entry;
 pub mod files;
 pub mod flight;
 pub mod pool;

@@ -620,6 +620,9 @@ impl Service {
                 "puts": get(&st.puts),
                 "too_large": get(&st.too_large),
                 "corrupt": get(&st.corrupt),
+                "forged": get(&st.forged),
+                "unverifiable": get(&st.unverifiable),
+                "signed": s.signed(),
                 "errors": get(&st.errors),
                 "outages": get(&st.outages),
                 "lock_waits": get(&st.lock_waits),
@@ -745,12 +748,12 @@ fn outcome_of(
     }
 }
 
-/// sha256 over a format tag, the compiler version, the options and the
+/// sha256 over a format tag, the build (`build_id`), the options and the
 /// model bytes: equal keys mean byte-identical artifacts.
 fn cache_key(spec: &Spec, model: &[u8]) -> Key {
     let mut h = Sha256::new();
-    h.update(b"onnxc-artifact-v2\0");
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(b"onnxc-artifact-v3\0");
+    h.update(super::build_id::build_id().as_bytes());
     let mut shapes: Vec<String> = spec
         .import
         .input_shapes

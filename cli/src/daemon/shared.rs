@@ -3,8 +3,10 @@
 //! backends. Several daemons behind a load balancer share it:
 //!
 //! * `onnxc:a:<key>` holds an artifact under its content address (the
-//!   request's cache key), prefixed with a magic and the sha256 of the
-//!   payload so a torn or foreign value is detected; entries larger than
+//!   request's cache key), prefixed with a magic and a tag (`entry`):
+//!   HMAC-SHA256 under the fleet secret of `--cache-key-file`, so a
+//!   forged or moved entry is refused, else the payload's sha256, so a
+//!   torn or foreign value is detected; entries larger than
 //!   `--cache-max-entry` are not stored; every entry has a TTL.
 //! * `onnxc:l:<key>` is the compile lock (`SET NX PX` with a random token):
 //!   the daemon holding it compiles; the others wait for the artifact and
@@ -17,13 +19,13 @@
 //! tiers, logs the outage once, and retries with a growing backoff.
 
 use super::cache::{hex, Key};
+use super::entry::{self, Refused};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-const MAGIC: &[u8; 13] = b"ONNXC-SHARE1\n";
 /// Connect timeout: Redis is expected nearby.
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(300);
 /// Read/write timeout of one command (an artifact may be large).
@@ -52,6 +54,8 @@ pub struct SharedConfig {
     pub max_entry: u64,
     pub ttl: Duration,
     pub lock_ttl: Duration,
+    /// The fleet secret entries are signed under (`--cache-key-file`).
+    pub secret: Option<Vec<u8>>,
 }
 
 #[derive(Default)]
@@ -61,6 +65,10 @@ pub struct SharedStats {
     pub puts: AtomicU64,
     pub too_large: AtomicU64,
     pub corrupt: AtomicU64,
+    /// Entries that failed authentication under the fleet secret.
+    pub forged: AtomicU64,
+    /// Signed entries this daemon, without the secret, cannot check.
+    pub unverifiable: AtomicU64,
     pub errors: AtomicU64,
     /// Flights that found another daemon's lock and waited for it.
     pub lock_waits: AtomicU64,
@@ -128,6 +136,11 @@ impl Shared {
         })
     }
 
+    /// Entries are signed under a fleet secret.
+    pub fn signed(&self) -> bool {
+        self.cfg.secret.is_some()
+    }
+
     pub fn lock_ttl(&self) -> Duration {
         self.cfg.lock_ttl
     }
@@ -142,13 +155,7 @@ impl Shared {
 
     /// The URL without a password, for stats and logs.
     pub fn display_url(&self) -> String {
-        match self.cfg.url.split_once('@') {
-            Some((scheme_user, host)) => {
-                let scheme = scheme_user.split("//").next().unwrap_or("redis:");
-                format!("{scheme}//***@{host}")
-            }
-            None => self.cfg.url.clone(),
-        }
+        redact(&self.cfg.url)
     }
 
     /// Runs one exchange on a pooled connection; `None` when Redis is down
@@ -238,7 +245,7 @@ impl Shared {
     /// `--cache-max-entry` (plus the header) are not read.
     pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
         let k = artifact_key(key);
-        let bound = self.cfg.max_entry.saturating_add((MAGIC.len() + 32) as u64);
+        let bound = self.cfg.max_entry.saturating_add(entry::HEADER as u64);
         let reply: redis::Value = self.with_conn(|c| {
             redis::cmd("EVAL")
                 .arg(GET_BOUNDED)
@@ -259,18 +266,37 @@ impl Shared {
                 return None;
             }
         };
-        match unwrap_entry(value) {
-            Some(data) => {
+        let refused = match entry::unwrap(key, value, self.cfg.secret.as_deref()) {
+            Ok(data) => {
                 self.stats.hits.fetch_add(1, Ordering::Relaxed);
-                Some(data)
+                return Some(data);
             }
-            None => {
+            Err(r) => r,
+        };
+        self.stats.misses.fetch_add(1, Ordering::Relaxed);
+        let delete = match refused {
+            Refused::Corrupt => {
                 tracing::warn!(key = %hex(key), "corrupt shared cache entry deleted");
                 self.stats.corrupt.fetch_add(1, Ordering::Relaxed);
-                let _ = self.with_conn(|c| redis::cmd("DEL").arg(&k).query::<i64>(c));
-                None
+                true
             }
+            Refused::Forged => {
+                tracing::warn!(
+                    key = %hex(key),
+                    "shared cache entry failed authentication under --cache-key-file; deleted"
+                );
+                self.stats.forged.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Refused::Unverifiable => {
+                self.stats.unverifiable.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+        };
+        if delete {
+            let _ = self.with_conn(|c| redis::cmd("DEL").arg(&k).query::<i64>(c));
         }
+        None
     }
 
     /// Stores an artifact (best effort: too large or Redis down, skipped).
@@ -279,7 +305,7 @@ impl Shared {
             self.stats.too_large.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let value = wrap_entry(data);
+        let value = entry::wrap(key, data, self.cfg.secret.as_deref());
         let ttl = millis(self.cfg.ttl);
         let stored = self.with_conn(|c| {
             redis::cmd("SET")
@@ -361,6 +387,33 @@ impl Shared {
     }
 }
 
+/// `url` without its credentials (a password may itself hold '@').
+pub fn redact(url: &str) -> String {
+    match url.rsplit_once('@') {
+        Some((scheme_user, host)) => {
+            let scheme = scheme_user.split("//").next().unwrap_or("redis:");
+            format!("{scheme}//***@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// The host of a `redis://[user:password@]HOST[:PORT][/DB]` URL is this
+/// machine (`localhost` or a loopback address).
+pub fn is_local(url: &str) -> bool {
+    let rest = url.strip_prefix("redis://").unwrap_or(url);
+    let authority = rest.split('/').next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host_port.split(':').next().unwrap_or(""),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
 }
@@ -371,24 +424,6 @@ fn artifact_key(key: &Key) -> String {
 
 fn lock_key(key: &Key) -> String {
     format!("onnxc:l:{}", hex(key))
-}
-
-fn wrap_entry(data: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(MAGIC.len() + 32 + data.len());
-    v.extend_from_slice(MAGIC);
-    v.extend_from_slice(&Sha256::digest(data));
-    v.extend_from_slice(data);
-    v
-}
-
-fn unwrap_entry(mut value: Vec<u8>) -> Option<Vec<u8>> {
-    let header = MAGIC.len() + 32;
-    if value.len() < header || !value.starts_with(MAGIC) {
-        return None;
-    }
-    let data = value.split_off(header);
-    let sum = value.get(MAGIC.len()..)?;
-    (Sha256::digest(&data).as_slice() == sum).then_some(data)
 }
 
 /// 128 random bits in hex: lock tokens must differ between daemons.
@@ -409,14 +444,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_are_verified() {
-        let v = wrap_entry(b"artifact");
-        assert_eq!(unwrap_entry(v.clone()).unwrap(), b"artifact");
-        let mut bad = v.clone();
-        *bad.last_mut().unwrap() ^= 1;
-        assert!(unwrap_entry(bad).is_none());
-        assert!(unwrap_entry(v[..20].to_vec()).is_none());
-        assert!(unwrap_entry(b"foreign value".to_vec()).is_none());
+    fn urls_are_redacted_and_placed() {
+        assert_eq!(
+            redact("redis://user:p@ss@10.0.0.5:6379/0"),
+            "redis://***@10.0.0.5:6379/0"
+        );
+        assert_eq!(
+            redact("redis://127.0.0.1:6379/0"),
+            "redis://127.0.0.1:6379/0"
+        );
+        for local in [
+            "redis://127.0.0.1:6379/0",
+            "redis://localhost/0",
+            "redis://:pw@127.0.0.2:1",
+            "redis://[::1]:6379",
+        ] {
+            assert!(is_local(local), "{local}");
+        }
+        for remote in [
+            "redis://10.0.0.5:6379/0",
+            "redis://cache.internal:6379",
+            "redis://127.0.0.1@evil.example:6379",
+            "redis://[2001:db8::1]:6379",
+        ] {
+            assert!(!is_local(remote), "{remote}");
+        }
+    }
+
+    #[test]
+    fn lock_tokens_differ() {
         assert_ne!(random_hex(), random_hex());
     }
 
@@ -428,6 +484,7 @@ mod tests {
             max_entry: 1 << 20,
             ttl: Duration::from_secs(60),
             lock_ttl: Duration::from_secs(1),
+            secret: None,
         })
         .unwrap();
         let t = Instant::now();
@@ -442,6 +499,7 @@ mod tests {
             max_entry: 1,
             ttl: Duration::from_secs(1),
             lock_ttl: Duration::from_secs(1),
+            secret: None,
         })
         .is_err());
     }
