@@ -362,3 +362,44 @@ fn a_remote_redis_needs_a_secret() {
     let d = Daemon::start_named(&dir, "t", &["--cache", remote, "--trust-shared-cache"]);
     assert_eq!(compile(&d, "m.onnx")["status"], "ok");
 }
+
+/// A value under a compile lock that is not a live onnxc lock (no expiry,
+/// or more time left than its stated lifetime) holds nobody up for long:
+/// after one lock lifetime the waiter deletes it and compiles.
+#[test]
+fn a_poisoned_lock_is_ignored_after_a_lifetime() {
+    let dir = workdir("redis-poison");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    gen(&dir, "mlp", 3, "m.onnx");
+    let a = Daemon::start_named(&dir, "a", &["--cache", &url]);
+    let hex = compile(&a, "m.onnx")["key"].as_str().unwrap().to_string();
+    let (art, lock) = (format!("onnxc:a:{hex}"), format!("onnxc:l:{hex}"));
+    let poisons: [&[&str]; 2] = [
+        &["SET", &lock, "x"],
+        &["SET", &lock, "onnxc-lock1 t-1 500", "PX", "100000000"],
+    ];
+    for (i, poison) in poisons.iter().enumerate() {
+        assert_eq!(redis.cmd(&["DEL", &art]).as_deref(), Some("1"));
+        assert_eq!(redis.cmd(poison).as_deref(), Some("OK"));
+        let b = Daemon::start_named(
+            &dir,
+            &format!("b{i}"),
+            &["--cache", &url, "--cache-lock-ms", "500"],
+        );
+        let start = Instant::now();
+        let r = compile(&b, "m.onnx");
+        let took = start.elapsed();
+        assert_eq!(
+            (r["status"].as_str(), r["cache"].as_str()),
+            (Some("ok"), Some("miss")),
+            "{r:.300}"
+        );
+        assert!(
+            took >= Duration::from_millis(500) && took < Duration::from_secs(10),
+            "{took:?}"
+        );
+        assert_eq!(shared(&b)["foreign_locks"], 1);
+        assert_eq!(redis.cmd(&["EXISTS", &lock]).as_deref(), Some("0"));
+    }
+}

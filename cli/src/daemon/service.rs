@@ -6,7 +6,7 @@ use super::files;
 use super::flight::{Flight, Outcome, Source};
 use super::pool::Pool;
 use super::protocol::{self, DiagOut, ErrorKind, Op, Request, Response, Status, Timings};
-use super::shared::{Lock, Shared, SharedConfig};
+use super::shared::{Holder, Lock, Shared, SharedConfig};
 use super::work::{self, Emit};
 use crate::cmd::Failure;
 use dashmap::DashMap;
@@ -428,6 +428,8 @@ impl Service {
         f: Arc<Flight>,
     ) {
         let mut waited = false;
+        // Since when the lock holds a value that is not a live onnxc lock.
+        let mut foreign_since: Option<Instant> = None;
         loop {
             if f.cancel.is_cancelled() {
                 return self.finish_flight(key, &f, cancelled_outcome());
@@ -452,6 +454,17 @@ impl Service {
                     if !waited {
                         shared.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
                         waited = true;
+                    }
+                    if let Holder::Foreign(value) = shared.holder(&key) {
+                        let since = *foreign_since.get_or_insert_with(Instant::now);
+                        if since.elapsed() >= shared.foreign_lock_grace() {
+                            // Compiled without the lock: whoever wrote it may
+                            // write it again.
+                            shared.clear_foreign(&key, &value);
+                            return self.submit(key, model, job, f, false);
+                        }
+                    } else {
+                        foreign_since = None;
                     }
                     std::thread::sleep(REMOTE_POLL);
                 }
@@ -627,6 +640,7 @@ impl Service {
                 "outages": get(&st.outages),
                 "lock_waits": get(&st.lock_waits),
                 "takeovers": get(&st.takeovers),
+                "foreign_locks": get(&st.foreign_locks),
                 "locks_held": s.locks_held(),
             })
         });

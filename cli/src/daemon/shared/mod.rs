@@ -8,15 +8,19 @@
 //!   forged or moved entry is refused, else the payload's sha256, so a
 //!   torn or foreign value is detected; entries larger than
 //!   `--cache-max-entry` are not stored; every entry has a TTL.
-//! * `onnxc:l:<key>` is the compile lock (`SET NX PX` with a random token):
-//!   the daemon holding it compiles; the others wait for the artifact and
-//!   answer `joined`. The holder renews its locks every third of their
-//!   lifetime; a holder that dies stops renewing, its lock expires and a
-//!   waiter takes over.
+//! * `onnxc:l:<key>` is the compile lock (`SET NX PX` with a random token,
+//!   `locks`): the daemon holding it compiles; the others wait for the
+//!   artifact and answer `joined`. The holder renews its locks every third
+//!   of their lifetime; a holder that dies stops renewing, its lock
+//!   expires and a waiter takes over. A value there that is not a live
+//!   onnxc lock is ignored after one lock lifetime.
 //!
 //! Redis is never needed to serve: when it is unreachable every call
 //! returns "unavailable" at once, the daemon keeps serving from its local
 //! tiers, logs the outage once, and retries with a growing backoff.
+
+mod locks;
+pub use locks::Holder;
 
 use super::cache::{hex, Key};
 use super::entry::{self, Refused};
@@ -35,18 +39,12 @@ const BACKOFF_MAX: Duration = Duration::from_secs(5);
 /// Idle connections kept for reuse.
 const MAX_IDLE: usize = 8;
 
-/// Deletes the lock only if it still holds our token.
-const UNLOCK: &str =
-    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 /// The value only if it is at most ARGV[1] bytes: 0 when larger (a value
 /// another writer stored is never read whole), nil when absent.
 const GET_BOUNDED: &str = "local n = redis.call('strlen', KEYS[1]) \
      if n == 0 then return false end \
      if n > tonumber(ARGV[1]) then return 0 end \
      return redis.call('get', KEYS[1])";
-/// Extends the lock only if it still holds our token.
-const RENEW: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then \
-     return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
 
 pub struct SharedConfig {
     pub url: String,
@@ -74,6 +72,8 @@ pub struct SharedStats {
     pub lock_waits: AtomicU64,
     /// Locks taken after waiting (the holder failed, gave up or died).
     pub takeovers: AtomicU64,
+    /// Values under a lock key that were not a live onnxc lock, ignored.
+    pub foreign_locks: AtomicU64,
     pub outages: AtomicU64,
 }
 
@@ -100,7 +100,7 @@ pub struct Shared {
     health: Mutex<Health>,
     /// One caller at a time probes a Redis that is down.
     probing: AtomicBool,
-    /// Locks this daemon holds: key → token.
+    /// Locks this daemon holds: key → lock value.
     held: Mutex<HashMap<Key, String>>,
     token_base: String,
     token_seq: AtomicU64,
@@ -319,72 +319,6 @@ impl Shared {
             self.stats.puts.fetch_add(1, Ordering::Relaxed);
         }
     }
-
-    /// Tries to take the compile lock of `key`.
-    pub fn try_lock(&self, key: &Key) -> Lock {
-        let token = format!(
-            "{}-{}",
-            self.token_base,
-            self.token_seq.fetch_add(1, Ordering::Relaxed)
-        );
-        let set: Option<Option<String>> = self.with_conn(|c| {
-            redis::cmd("SET")
-                .arg(lock_key(key))
-                .arg(&token)
-                .arg("NX")
-                .arg("PX")
-                .arg(millis(self.cfg.lock_ttl))
-                .query(c)
-        });
-        match set {
-            None => Lock::Unavailable,
-            Some(None) => Lock::Held,
-            Some(Some(_)) => {
-                lock(&self.held).insert(*key, token);
-                Lock::Acquired
-            }
-        }
-    }
-
-    /// Releases our lock of `key` (no-op if it expired or is not ours).
-    pub fn unlock(&self, key: &Key) {
-        let Some(token) = lock(&self.held).remove(key) else {
-            return;
-        };
-        let _ = self.with_conn(|c| {
-            redis::cmd("EVAL")
-                .arg(UNLOCK)
-                .arg(1)
-                .arg(lock_key(key))
-                .arg(&token)
-                .query::<i64>(c)
-        });
-    }
-
-    /// Extends every lock this daemon holds; called every third of the
-    /// lock's lifetime. A lock found lost is forgotten (its compile goes on
-    /// and stores its artifact all the same: entries are content-addressed).
-    pub fn renew_all(&self) {
-        let held: Vec<(Key, String)> = lock(&self.held)
-            .iter()
-            .map(|(k, t)| (*k, t.clone()))
-            .collect();
-        for (key, token) in held {
-            let renewed = self.with_conn(|c| {
-                redis::cmd("EVAL")
-                    .arg(RENEW)
-                    .arg(1)
-                    .arg(lock_key(&key))
-                    .arg(&token)
-                    .arg(millis(self.cfg.lock_ttl))
-                    .query::<i64>(c)
-            });
-            if renewed == Some(0) {
-                tracing::warn!(key = %hex(&key), "compile lock lost before renewal");
-                lock(&self.held).remove(&key);
-            }
-        }
-    }
 }
 
 /// `url` without its credentials (a password may itself hold '@').
@@ -420,10 +354,6 @@ fn millis(d: Duration) -> u64 {
 
 fn artifact_key(key: &Key) -> String {
     format!("onnxc:a:{}", hex(key))
-}
-
-fn lock_key(key: &Key) -> String {
-    format!("onnxc:l:{}", hex(key))
 }
 
 /// 128 random bits in hex: lock tokens must differ between daemons.
