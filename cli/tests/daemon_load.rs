@@ -160,6 +160,16 @@ fn refusals_and_limits() {
     assert!(tcp.addr.starts_with("tcp:127.0.0.1:"), "{}", tcp.addr);
     let out = onnxc(&["client", "--connect", &tcp.addr, "health"]);
     assert!(out.status.success());
+    // Any local user reaches a loopback port: `shutdown` there needs a
+    // token, and without --auth-token-file there is none.
+    let r = onnxc(&["client", "--connect", &tcp.addr, "shutdown"]);
+    assert!(!r.status.success());
+    assert!(
+        String::from_utf8_lossy(&r.stdout).contains("auth-token-file"),
+        "{r:?}"
+    );
+    let out = onnxc(&["client", "--connect", &tcp.addr, "health"]);
+    assert!(out.status.success(), "still serving");
 }
 
 #[test]

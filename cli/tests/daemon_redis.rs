@@ -403,3 +403,43 @@ fn a_poisoned_lock_is_ignored_after_a_lifetime() {
         assert_eq!(redis.cmd(&["EXISTS", &lock]).as_deref(), Some("0"));
     }
 }
+
+/// Redis's password never goes through argv: a URL holding one is refused
+/// (without echoing it), `--cache-password-file` (mode 600) supplies it,
+/// and `stats` does not show it.
+#[test]
+fn the_redis_password_stays_out_of_argv() {
+    let dir = workdir("redis-password");
+    let redis = Redis::start(&dir);
+    let password = "s3cret-pass-word";
+    assert_eq!(
+        redis
+            .cmd(&["CONFIG", "SET", "requirepass", password])
+            .as_deref(),
+        Some("OK")
+    );
+    let sock = format!("unix:{}", dir.join("x.sock").display());
+    let in_url = format!("redis://:{password}@127.0.0.1:{}/0", redis.port);
+    let out = onnxc(&["serve", "--listen", &sock, "--cache", &in_url]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--cache-password-file") && !err.contains(password),
+        "{err}"
+    );
+    gen(&dir, "mlp", 3, "m.onnx");
+    let file = secret_file(&dir, "redis.pass", password);
+    let d = Daemon::start_named(
+        &dir,
+        "d",
+        &["--cache", &redis.url(), "--cache-password-file", &file],
+    );
+    assert_eq!(compile(&d, "m.onnx")["status"], "ok");
+    let s = d.stats();
+    assert_eq!(
+        (s["shared"]["up"].as_bool(), s["shared"]["puts"].as_u64()),
+        (Some(true), Some(1)),
+        "{s}"
+    );
+    assert!(!s.to_string().contains(password));
+}

@@ -44,6 +44,11 @@ pub struct ServeArgs {
     /// HMAC-SHA256 under it, and entries without a valid one are refused.
     #[arg(long, value_name = "FILE")]
     pub cache_key_file: Option<PathBuf>,
+    /// A file whose first line is Redis's password (mode 600; else
+    /// $ONNXC_REDIS_PASSWORD). A password in the --cache URL is refused:
+    /// any local user sees it in `ps`.
+    #[arg(long, value_name = "FILE")]
+    pub cache_password_file: Option<PathBuf>,
     /// Use a shared tier that is not on loopback without --cache-key-file:
     /// whoever can write to that Redis then chooses the code this daemon
     /// serves.
@@ -123,6 +128,26 @@ fn shared_secret(args: &ServeArgs, url: &str) -> Result<Option<Vec<u8>>, Failure
     }
 }
 
+/// Redis's password: from `--cache-password-file` or the environment,
+/// never from the URL.
+fn redis_password(args: &ServeArgs, url: &str) -> Result<Option<String>, Failure> {
+    if crate::daemon::shared::has_password(url) {
+        return Err(Failure::Usage(
+            "--cache: a password in the URL is visible to every local user (ps); put it in \
+             --cache-password-file or $ONNXC_REDIS_PASSWORD"
+                .into(),
+        ));
+    }
+    match &args.cache_password_file {
+        Some(f) => crate::daemon::auth::read_private(f, "--cache-password-file", 1)
+            .map(Some)
+            .map_err(Failure::Io),
+        None => Ok(std::env::var("ONNXC_REDIS_PASSWORD")
+            .ok()
+            .filter(|p| !p.is_empty())),
+    }
+}
+
 pub fn run(args: ServeArgs) -> CmdResult {
     let listen = addr::Addr::parse(&args.listen).map_err(Failure::Io)?;
     let root = match &args.root {
@@ -154,6 +179,7 @@ pub fn run(args: ServeArgs) -> CmdResult {
             ttl: secs(args.cache_ttl, "--cache-ttl")?,
             lock_ttl: Duration::from_millis(args.cache_lock_ms.max(30)),
             secret: shared_secret(&args, url)?,
+            password: redis_password(&args, url)?,
         }),
         Some(url) => {
             return Err(Failure::Usage(format!(
@@ -172,6 +198,7 @@ pub fn run(args: ServeArgs) -> CmdResult {
         max_model_bytes: args.max_model_bytes,
         request_timeout: secs(args.request_timeout, "--request-timeout")?,
         token,
+        tcp: matches!(listen, addr::Addr::Tcp(_)),
     };
     let opts = server::ServerOptions {
         max_connections: args.max_connections.max(1),

@@ -8,6 +8,12 @@ use std::path::Path;
 /// least 16 bytes. As ssh does with keys, a file that group or others may
 /// read or write is refused.
 pub fn read_secret(path: &Path, flag: &str) -> Result<String, String> {
+    read_private(path, flag, 16)
+}
+
+/// The first line of `path`, at least `min_len` bytes, from a file only
+/// its owner may read (see [`read_secret`]).
+pub fn read_private(path: &Path, flag: &str, min_len: usize) -> Result<String, String> {
     let meta = std::fs::metadata(path)
         .map_err(|e| format!("cannot read {flag} '{}': {e}", path.display()))?;
     private_mode(&meta).map_err(|mode| {
@@ -16,7 +22,7 @@ pub fn read_secret(path: &Path, flag: &str) -> Result<String, String> {
             path.display()
         )
     })?;
-    read_token(path, flag)
+    read_token(path, flag, min_len)
 }
 
 #[cfg(unix)]
@@ -34,14 +40,14 @@ fn private_mode(_: &std::fs::Metadata) -> Result<(), u32> {
     Ok(())
 }
 
-/// The token in `path`: its first line, trimmed; at least 16 bytes.
-fn read_token(path: &Path, flag: &str) -> Result<String, String> {
+/// The token in `path`: its first line, trimmed; at least `min_len` bytes.
+fn read_token(path: &Path, flag: &str, min_len: usize) -> Result<String, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {flag} '{}': {e}", path.display()))?;
     let token = text.lines().next().unwrap_or("").trim().to_string();
-    if token.len() < 16 {
+    if token.len() < min_len {
         return Err(format!(
-            "the token in '{}' is shorter than 16 bytes",
+            "the secret in '{}' ({flag}) is shorter than {min_len} bytes",
             path.display()
         ));
     }
@@ -78,9 +84,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("onnxc-auth-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("t"), format!("{t}\n")).unwrap();
-        assert_eq!(read_token(&dir.join("t"), "--x").unwrap(), t);
+        assert_eq!(read_token(&dir.join("t"), "--x", 16).unwrap(), t);
         std::fs::write(dir.join("short"), "abc\n").unwrap();
-        assert!(read_token(&dir.join("short"), "--x").is_err());
+        assert!(read_token(&dir.join("short"), "--x", 16).is_err());
         // Mode 0600 only: group- or world-readable secrets are refused.
         use std::os::unix::fs::PermissionsExt;
         let set = |mode| {

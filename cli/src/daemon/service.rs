@@ -31,6 +31,9 @@ pub struct Config {
     pub request_timeout: Duration,
     /// `--auth-token-file` contents: every request but `health` carries it.
     pub token: Option<String>,
+    /// Listening on TCP, where any local user may connect: `shutdown`
+    /// needs the token (a unix socket's permissions guard it otherwise).
+    pub tcp: bool,
 }
 
 #[derive(Default)]
@@ -170,17 +173,25 @@ impl Service {
     /// With `--auth-token-file`, every request but `health` must carry the
     /// token; compared in constant time.
     fn authorize(&self, req: &Request<'_>) -> Result<(), Box<Response>> {
-        let Some(expected) = &self.cfg.token else {
-            return Ok(());
+        let message = match &self.cfg.token {
+            None if req.op == Op::Shutdown && self.cfg.tcp => {
+                "shutdown over TCP needs --auth-token-file (or SIGTERM)"
+            }
+            None => return Ok(()),
+            Some(expected) => {
+                if req.op == Op::Health
+                    || super::auth::token_matches(req.token.as_deref(), expected)
+                {
+                    return Ok(());
+                }
+                "missing or wrong token (see --auth-token-file)"
+            }
         };
-        if req.op == Op::Health || super::auth::token_matches(req.token.as_deref(), expected) {
-            return Ok(());
-        }
         self.counters.unauthorized.fetch_add(1, Ordering::Relaxed);
         Err(Box::new(Response::error(
             Value::Null,
             ErrorKind::Unauthorized,
-            "missing or wrong token (see --auth-token-file)",
+            message,
         )))
     }
 

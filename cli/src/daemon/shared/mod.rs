@@ -54,6 +54,9 @@ pub struct SharedConfig {
     pub lock_ttl: Duration,
     /// The fleet secret entries are signed under (`--cache-key-file`).
     pub secret: Option<Vec<u8>>,
+    /// Redis's password (`--cache-password-file`, `$ONNXC_REDIS_PASSWORD`):
+    /// never in the URL, which `ps` shows.
+    pub password: Option<String>,
 }
 
 #[derive(Default)]
@@ -117,8 +120,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Shared {
     /// Checks the URL; does not connect (Redis may come up later).
     pub fn new(cfg: SharedConfig) -> Result<Shared, String> {
-        let client = redis::Client::open(cfg.url.as_str())
-            .map_err(|e| format!("invalid --cache '{}': {e}", cfg.url))?;
+        use redis::IntoConnectionInfo;
+        let invalid = |e: redis::RedisError| format!("invalid --cache '{}': {e}", redact(&cfg.url));
+        let mut info = cfg.url.as_str().into_connection_info().map_err(invalid)?;
+        if let Some(p) = &cfg.password {
+            let settings = info.redis_settings().clone().set_password(p);
+            info = info.set_redis_settings(settings);
+        }
+        let client = redis::Client::open(info).map_err(invalid)?;
         Ok(Shared {
             client,
             cfg,
@@ -332,6 +341,16 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// A `redis://[user]:password@...` URL carries a password.
+pub fn has_password(url: &str) -> bool {
+    let rest = url.strip_prefix("redis://").unwrap_or(url);
+    let authority = rest.split('/').next().unwrap_or("");
+    authority
+        .rsplit_once('@')
+        .and_then(|(user, _)| user.split_once(':'))
+        .is_some_and(|(_, password)| !password.is_empty())
+}
+
 /// The host of a `redis://[user:password@]HOST[:PORT][/DB]` URL is this
 /// machine (`localhost` or a loopback address).
 pub fn is_local(url: &str) -> bool {
@@ -383,6 +402,8 @@ mod tests {
             redact("redis://127.0.0.1:6379/0"),
             "redis://127.0.0.1:6379/0"
         );
+        assert!(has_password("redis://:pw@h:1/0") && has_password("redis://u:p@ss@h/0"));
+        assert!(!has_password("redis://u@h:1/0") && !has_password("redis://h:1/0"));
         for local in [
             "redis://127.0.0.1:6379/0",
             "redis://localhost/0",
@@ -415,6 +436,7 @@ mod tests {
             ttl: Duration::from_secs(60),
             lock_ttl: Duration::from_secs(1),
             secret: None,
+            password: None,
         })
         .unwrap();
         let t = Instant::now();
@@ -430,6 +452,7 @@ mod tests {
             ttl: Duration::from_secs(1),
             lock_ttl: Duration::from_secs(1),
             secret: None,
+            password: None,
         })
         .is_err());
     }
