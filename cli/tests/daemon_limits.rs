@@ -275,3 +275,80 @@ fn objects_and_libraries_are_served() {
     ]);
     assert!(dir.join("out/cli.h").exists());
 }
+
+/// External data truncated under `--root` while a compile that reads it
+/// runs ends that request at most; the daemon stays up (it reads external
+/// data into memory: a mapping of the file would fault with SIGBUS).
+#[test]
+fn a_file_truncated_under_a_compile_does_not_kill_the_daemon() {
+    let dir = workdir("truncate");
+    let m = gen(&dir, "mlp", 8, "m.onnx");
+    let ext = dir.join("ext.onnx");
+    onnxc_ok(&[
+        "compile",
+        m.to_str().unwrap(),
+        "--emit",
+        "onnx",
+        "-o",
+        ext.to_str().unwrap(),
+        "--external-data-threshold",
+        "64",
+    ]);
+    let data = dir.join("ext.onnx.data");
+    let hold = dir.join("hold");
+    std::fs::write(&hold, "").unwrap();
+    let d = Daemon::start_holding(&dir, &[], &hold);
+    let socket = d.socket.clone();
+    let request = std::thread::spawn(move || {
+        Conn::unix(&socket)
+            .call(&json!({"id": 1, "op": "compile", "model_path": "ext.onnx", "emit": "memref"}))
+    });
+    // The compile has imported the model and waits: truncate its data.
+    let waiting = dir.join("hold.waiting");
+    let start = Instant::now();
+    while !waiting.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the compile never waited"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    std::fs::File::options()
+        .write(true)
+        .open(&data)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    std::fs::remove_file(&hold).unwrap();
+    let r = request.join().unwrap();
+    assert_eq!(r["status"], "ok", "read before the truncation: {r:.300}");
+    // A later request reads the truncated file: an error, not a crash.
+    let r = d
+        .connect()
+        .call(&json!({"id": 2, "op": "compile", "model_path": "ext.onnx"}));
+    assert_eq!(r["error"], "compile", "{r:.300}");
+    assert_eq!(
+        d.connect().call(&json!({"id": 3, "op": "health"}))["status"],
+        "ok"
+    );
+    // What is read into memory is bounded by --max-model-bytes.
+    onnxc_ok(&[
+        "compile",
+        m.to_str().unwrap(),
+        "--emit",
+        "onnx",
+        "-o",
+        ext.to_str().unwrap(),
+        "--external-data-threshold",
+        "64",
+    ]);
+    let model_len = std::fs::metadata(&ext).unwrap().len();
+    assert!(std::fs::metadata(&data).unwrap().len() > 2 * model_len);
+    let bound = (2 * model_len).to_string();
+    let small = Daemon::start_named(&dir, "small", &["--max-model-bytes", &bound]);
+    let r = small
+        .connect()
+        .call(&json!({"id": 4, "op": "compile", "model_path": "ext.onnx"}));
+    assert_eq!(r["error"], "compile", "{r:.300}");
+    assert!(r.to_string().contains("external data beyond"), "{r:.300}");
+}

@@ -87,6 +87,24 @@ pub fn parent_dir(path: &Path) -> PathBuf {
 
 /// Decodes a model held in memory; `dir` resolves external data.
 pub fn load_model_bytes(bytes: Bytes, dir: PathBuf) -> Result<LoadedModel, Diagnostic> {
+    load_model_bytes_with(bytes, ExternalData::new(dir))
+}
+
+/// Like [`load_model_bytes`], with external data read into memory (at most
+/// `limit` bytes in all) instead of mapped: a long-running process that
+/// must survive a file truncated under it (a mapping then faults with
+/// SIGBUS) reads it whole (`onnxc serve`).
+pub fn load_model_bytes_copying(
+    bytes: Bytes,
+    dir: PathBuf,
+    limit: u64,
+) -> Result<LoadedModel, Diagnostic> {
+    let mut external = ExternalData::new(dir);
+    external.copy_limit = Some(limit);
+    load_model_bytes_with(bytes, external)
+}
+
+fn load_model_bytes_with(bytes: Bytes, external: ExternalData) -> Result<LoadedModel, Diagnostic> {
     if bytes.is_empty() {
         return Err(Diagnostic::error("empty file is not an ONNX model"));
     }
@@ -97,8 +115,8 @@ pub fn load_model_bytes(bytes: Bytes, dir: PathBuf) -> Result<LoadedModel, Diagn
     }
     Ok(LoadedModel {
         proto,
-        external: ExternalData::new(dir.clone()),
-        dir,
+        dir: external.dir.clone(),
+        external,
         mapping: bytes,
     })
 }
@@ -110,6 +128,9 @@ pub struct ExternalData {
     dir: PathBuf,
     /// Mapped files by `location` and by canonical path.
     files: Mutex<HashMap<String, Bytes>>,
+    /// Read files into memory, at most this many bytes in all, instead of
+    /// mapping them.
+    copy_limit: Option<u64>,
 }
 
 impl ExternalData {
@@ -117,7 +138,36 @@ impl ExternalData {
         ExternalData {
             dir,
             files: Mutex::new(HashMap::new()),
+            copy_limit: None,
         }
+    }
+
+    /// `file` mapped, or read whole within what is left of the copy limit.
+    fn open(&self, file: &Path, files: &HashMap<String, Bytes>) -> Result<Bytes, String> {
+        let cannot = |e: std::io::Error| format!("cannot read '{}': {e}", file.display());
+        let Some(limit) = self.copy_limit else {
+            return map_file(file).map_err(cannot);
+        };
+        // Each file is held under two names: count distinct buffers once.
+        let mut seen = std::collections::HashSet::new();
+        let used: u64 = files
+            .values()
+            .filter(|b| seen.insert(b.as_ptr()))
+            .map(|b| b.len() as u64)
+            .sum();
+        let left = limit.saturating_sub(used);
+        let mut data = Vec::new();
+        use std::io::Read;
+        open_regular(file)
+            .and_then(|f| f.take(left.saturating_add(1)).read_to_end(&mut data))
+            .map_err(cannot)?;
+        if data.len() as u64 > left {
+            return Err(format!(
+                "external data beyond {limit} bytes (reading '{}')",
+                file.display()
+            ));
+        }
+        Ok(Bytes::from(data))
     }
 
     /// The `[offset, offset + length)` bytes the tensor's entries point at.
@@ -205,9 +255,7 @@ impl ExternalData {
         let key = file.to_string_lossy().into_owned();
         let b = match files.get(&key) {
             Some(b) => b.clone(),
-            None => {
-                map_file(&file).map_err(|e| format!("cannot read '{}': {e}", file.display()))?
-            }
+            None => self.open(&file, &files)?,
         };
         files.insert(key, b.clone());
         files.insert(location.to_string(), b.clone());

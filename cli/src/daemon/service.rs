@@ -313,6 +313,7 @@ impl Service {
                 expansion_bound: spec.expansion_bound,
                 import: spec.import.clone(),
                 lib_name: spec.lib_name.clone(),
+                max_external_bytes: self.cfg.max_model_bytes,
             };
             self.start(key, model.to_owned_bytes(), job, flight.clone());
         } else {

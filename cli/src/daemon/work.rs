@@ -22,6 +22,8 @@ pub struct Job {
     pub import: ImportOptions,
     /// `emit: lib`: the library's C prefix.
     pub lib_name: String,
+    /// Bound of the external data read into memory (`--max-model-bytes`).
+    pub max_external_bytes: u64,
 }
 
 pub struct Compiled {
@@ -35,12 +37,15 @@ pub struct Compiled {
 /// is dropped before it returns. Stops early once the thread's
 /// cancellation token is set (ir::cancel).
 pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
-    hold_for_tests()?;
-    let loaded = frontend::load::load_model_bytes(model, job.dir.clone())?;
+    // External data is read, not mapped: a file truncated under --root
+    // during the compile must fail the request, not SIGBUS the daemon.
+    let loaded =
+        frontend::load::load_model_bytes_copying(model, job.dir.clone(), job.max_external_bytes)?;
     job.import.check(&loaded).map_err(Failure::Usage)?;
     let cacheable = !uses_external_data(&loaded.proto);
     let mut m = frontend::import::import_model_with(&loaded, &job.import)?;
     drop(loaded);
+    hold_for_tests()?;
     let stop = job.stop_after.as_deref().or(job.emit.last_stage());
     driver::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
     if job.emit == Emit::Onnx {
@@ -61,9 +66,10 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
 }
 
 /// Test hook of debug builds: while the file `ONNXC_TEST_HOLD` names
-/// exists, a compile waits before its first stage (cancellable), so a test
-/// can have a compile still running at a deadline whatever the machine's
-/// speed. Release builds have no hook.
+/// exists, a compile waits after the import, before its first stage
+/// (cancellable), so a test can have a compile still running at a
+/// deadline whatever the machine's speed; it creates `<hold>.waiting` when
+/// it starts to wait. Release builds have no hook.
 fn hold_for_tests() -> Result<(), Failure> {
     if !cfg!(debug_assertions) {
         return Ok(());
@@ -71,6 +77,11 @@ fn hold_for_tests() -> Result<(), Failure> {
     let Some(path) = std::env::var_os("ONNXC_TEST_HOLD") else {
         return Ok(());
     };
+    let mut waiting = path.clone();
+    waiting.push(".waiting");
+    if std::path::Path::new(&path).exists() {
+        let _ = std::fs::write(&waiting, b"");
+    }
     while std::path::Path::new(&path).exists() {
         ir::cancel::check()?;
         std::thread::sleep(std::time::Duration::from_millis(2));
