@@ -73,13 +73,8 @@ fn buffered_bytes_are_bounded() {
     assert_eq!(r["id"], 3);
 }
 
-/// A FIFO is never opened for reading: neither as a model nor as external
-/// data (either would block a worker), and shutdown stays prompt.
-#[test]
-fn fifos_are_refused() {
-    let dir = workdir("fifo");
-    let m = gen(&dir, "mlp", 8, "m.onnx");
-    let ext = dir.join("ext.onnx");
+/// `m` written to `ext` with its weights in `ext.data` (external data).
+fn write_external(m: &std::path::Path, ext: &std::path::Path) {
     onnxc_ok(&[
         "compile",
         m.to_str().unwrap(),
@@ -90,6 +85,16 @@ fn fifos_are_refused() {
         "--external-data-threshold",
         "64",
     ]);
+}
+
+/// A FIFO is never opened for reading: neither as a model nor as external
+/// data (either would block a worker), and shutdown stays prompt.
+#[test]
+fn fifos_are_refused() {
+    let dir = workdir("fifo");
+    let m = gen(&dir, "mlp", 8, "m.onnx");
+    let ext = dir.join("ext.onnx");
+    write_external(&m, &ext);
     let data = dir.join("ext.onnx.data");
     assert!(data.exists());
     std::fs::remove_file(&data).unwrap();
@@ -284,16 +289,7 @@ fn a_file_truncated_under_a_compile_does_not_kill_the_daemon() {
     let dir = workdir("truncate");
     let m = gen(&dir, "mlp", 8, "m.onnx");
     let ext = dir.join("ext.onnx");
-    onnxc_ok(&[
-        "compile",
-        m.to_str().unwrap(),
-        "--emit",
-        "onnx",
-        "-o",
-        ext.to_str().unwrap(),
-        "--external-data-threshold",
-        "64",
-    ]);
+    write_external(&m, &ext);
     let data = dir.join("ext.onnx.data");
     let hold = dir.join("hold");
     std::fs::write(&hold, "").unwrap();
@@ -332,16 +328,7 @@ fn a_file_truncated_under_a_compile_does_not_kill_the_daemon() {
         "ok"
     );
     // What is read into memory is bounded by --max-model-bytes.
-    onnxc_ok(&[
-        "compile",
-        m.to_str().unwrap(),
-        "--emit",
-        "onnx",
-        "-o",
-        ext.to_str().unwrap(),
-        "--external-data-threshold",
-        "64",
-    ]);
+    write_external(&m, &ext);
     let model_len = std::fs::metadata(&ext).unwrap().len();
     assert!(std::fs::metadata(&data).unwrap().len() > 2 * model_len);
     let bound = (2 * model_len).to_string();
