@@ -443,3 +443,55 @@ fn the_redis_password_stays_out_of_argv() {
     );
     assert!(!s.to_string().contains(password));
 }
+
+/// Redis errors are told apart: a full Redis (`maxmemory` with
+/// `noeviction`: every write answered OOM) skips the writes and stays up,
+/// and a restart between two requests costs one reconnect on a fresh
+/// connection, not an outage.
+#[test]
+fn a_full_or_restarted_redis_is_not_an_outage() {
+    let dir = workdir("redis-errors");
+    let mut redis = Redis::start(&dir);
+    let (url, port) = (redis.url(), redis.port);
+    for i in 0..3u64 {
+        gen(&dir, "mlp", 80 + i, &format!("m{i}.onnx"));
+    }
+    let a = Daemon::start_named(&dir, "a", &["--cache", &url]);
+    for (k, v) in [("maxmemory-policy", "noeviction"), ("maxmemory", "1")] {
+        assert_eq!(redis.cmd(&["CONFIG", "SET", k, v]).as_deref(), Some("OK"));
+    }
+    assert_eq!(compile(&a, "m0.onnx")["status"], "ok");
+    let s = shared(&a);
+    assert!(s["refused"].as_u64().unwrap() >= 1, "{s}");
+    assert_eq!(
+        (s["up"].as_bool(), s["outages"].as_u64(), s["puts"].as_u64()),
+        (Some(true), Some(0), Some(0)),
+        "{s}"
+    );
+    assert_eq!(
+        redis.cmd(&["CONFIG", "SET", "maxmemory", "0"]).as_deref(),
+        Some("OK")
+    );
+    assert_eq!(compile(&a, "m1.onnx")["status"], "ok");
+    assert_eq!(shared(&a)["puts"], 1, "writes resume at once");
+    // Restarted between two requests: the pooled connection is dead.
+    redis.kill();
+    let redis = Redis::start_on(&dir, port);
+    assert_eq!(compile(&a, "m2.onnx")["status"], "ok");
+    let s = shared(&a);
+    assert_eq!(
+        (s["outages"].as_u64(), s["puts"].as_u64()),
+        (Some(0), Some(2)),
+        "{s}"
+    );
+    assert!(s["reconnects"].as_u64().unwrap() >= 1, "{s}");
+    // Hung (SIGSTOP): given up on within the I/O timeout, then skipped.
+    redis.signal("STOP");
+    gen(&dir, "mlp", 90, "h.onnx");
+    let t = Instant::now();
+    assert_eq!(compile(&a, "h.onnx")["status"], "ok");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert_eq!(shared(&a)["up"], false);
+    redis.signal("CONT");
+    drop(redis);
+}

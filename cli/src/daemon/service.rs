@@ -649,6 +649,8 @@ impl Service {
                 "unverifiable": get(&st.unverifiable),
                 "signed": s.signed(),
                 "errors": get(&st.errors),
+                "refused": get(&st.refused),
+                "reconnects": get(&st.reconnects),
                 "outages": get(&st.outages),
                 "lock_waits": get(&st.lock_waits),
                 "takeovers": get(&st.takeovers),

@@ -372,6 +372,17 @@ impl Redis {
         (out.status.success() && !text.starts_with("Could not connect")).then_some(text)
     }
 
+    /// Sends `sig` (`STOP`: the server hangs, connections stay open).
+    pub fn signal(&self, sig: &str) {
+        if let Some(c) = &self.child {
+            let ok = Command::new("kill")
+                .args([&format!("-{sig}"), &c.id().to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "kill -{sig}");
+        }
+    }
+
     /// SIGKILL: the server is gone at once.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

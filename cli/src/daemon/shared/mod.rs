@@ -32,8 +32,10 @@ use std::time::{Duration, Instant};
 
 /// Connect timeout: Redis is expected nearby.
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(300);
-/// Read/write timeout of one command (an artifact may be large).
-const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// Read/write timeout of one socket call: a live Redis answers within it
+/// (a large artifact moves in many calls), a hung one is given up on and
+/// the tier marked down, not waited for request after request.
+const IO_TIMEOUT: Duration = Duration::from_secs(1);
 const BACKOFF_MIN: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 /// Idle connections kept for reuse.
@@ -71,6 +73,11 @@ pub struct SharedStats {
     /// Signed entries this daemon, without the secret, cannot check.
     pub unverifiable: AtomicU64,
     pub errors: AtomicU64,
+    /// Commands Redis answered with an error (OOM under `maxmemory`, a
+    /// read-only replica): skipped; the tier stays up.
+    pub refused: AtomicU64,
+    /// Pooled connections found closed (a Redis restart), retried once.
+    pub reconnects: AtomicU64,
     /// Flights that found another daemon's lock and waited for it.
     pub lock_waits: AtomicU64,
     /// Locks taken after waiting (the holder failed, gave up or died).
@@ -168,10 +175,11 @@ impl Shared {
     }
 
     /// Runs one exchange on a pooled connection; `None` when Redis is down
-    /// (or went down during the call, which then starts the backoff).
+    /// (or went down during the call, which then starts the backoff) or
+    /// refused the command (which does not).
     fn with_conn<T>(
         &self,
-        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+        f: impl FnMut(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Option<T> {
         let probe = {
             let h = lock(&self.health);
@@ -192,6 +200,13 @@ impl Shared {
                 self.mark_up();
                 Some(v)
             }
+            Err(e) if answered(&e) => {
+                // Redis is there and said no: the tier stays up.
+                if self.stats.refused.fetch_add(1, Ordering::Relaxed) % 1000 == 0 {
+                    tracing::warn!(url = %self.display_url(), error = %e, "redis refused a command (logged every 1000th)");
+                }
+                None
+            }
             Err(e) => {
                 self.stats.errors.fetch_add(1, Ordering::Relaxed);
                 self.mark_down(&e);
@@ -200,27 +215,40 @@ impl Shared {
         }
     }
 
+    fn connect(&self) -> redis::RedisResult<redis::Connection> {
+        let c = self.client.get_connection_with_timeout(CONNECT_TIMEOUT)?;
+        c.set_read_timeout(Some(IO_TIMEOUT))?;
+        c.set_write_timeout(Some(IO_TIMEOUT))?;
+        Ok(c)
+    }
+
     fn exchange<T>(
         &self,
-        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+        mut f: impl FnMut(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> redis::RedisResult<T> {
         let pooled = lock(&self.idle).pop();
+        let was_pooled = pooled.is_some();
         let mut conn = match pooled {
             Some(c) => c,
-            None => {
-                let c = self.client.get_connection_with_timeout(CONNECT_TIMEOUT)?;
-                c.set_read_timeout(Some(IO_TIMEOUT))?;
-                c.set_write_timeout(Some(IO_TIMEOUT))?;
-                c
-            }
+            None => self.connect()?,
         };
-        // A failed exchange drops its connection: it may be mid-reply.
-        let v = f(&mut conn)?;
-        let mut idle = lock(&self.idle);
-        if idle.len() < MAX_IDLE {
-            idle.push(conn);
+        let mut result = f(&mut conn);
+        // A pooled connection Redis closed meanwhile (it restarted): once
+        // more on a fresh one before calling it an outage.
+        if was_pooled && result.as_ref().is_err_and(|e| e.is_connection_dropped()) {
+            self.stats.reconnects.fetch_add(1, Ordering::Relaxed);
+            conn = self.connect()?;
+            result = f(&mut conn);
         }
-        Ok(v)
+        // After a reply, even an error, the connection is in step; after
+        // an I/O failure it may be mid-reply and is dropped.
+        if result.as_ref().map_or_else(answered, |_| true) {
+            let mut idle = lock(&self.idle);
+            if idle.len() < MAX_IDLE {
+                idle.push(conn);
+            }
+        }
+        result
     }
 
     fn mark_up(&self) {
@@ -328,6 +356,12 @@ impl Shared {
             self.stats.puts.fetch_add(1, Ordering::Relaxed);
         }
     }
+}
+
+/// Redis answered the command with an error reply (`-OOM ...`,
+/// `-READONLY ...`): it is reachable.
+fn answered(e: &redis::RedisError) -> bool {
+    e.code().is_some()
 }
 
 /// `url` without its credentials (a password may itself hold '@').
