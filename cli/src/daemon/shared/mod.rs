@@ -202,7 +202,12 @@ impl Shared {
             }
             Err(e) if answered(&e) => {
                 // Redis is there and said no: the tier stays up.
-                if self.stats.refused.fetch_add(1, Ordering::Relaxed) % 1000 == 0 {
+                if self
+                    .stats
+                    .refused
+                    .fetch_add(1, Ordering::Relaxed)
+                    .is_multiple_of(1000)
+                {
                     tracing::warn!(url = %self.display_url(), error = %e, "redis refused a command (logged every 1000th)");
                 }
                 None
