@@ -339,3 +339,88 @@ fn a_file_truncated_under_a_compile_does_not_kill_the_daemon() {
     assert_eq!(r["error"], "compile", "{r:.300}");
     assert!(r.to_string().contains("external data beyond"), "{r:.300}");
 }
+
+/// With --auth-token-file, clients that have not proved the token are
+/// kept small, few and brief: four per address (the fifth is turned
+/// away), request lines of 8 KiB, --auth-timeout to prove it; a client
+/// that proved it is served meanwhile. A client that never reads its
+/// replies is
+/// dropped after --write-timeout, and SIGTERM stays prompt.
+#[test]
+fn before_the_token_connections_are_small_few_and_brief() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = workdir("preauth");
+    let token = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    let file = dir.join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let file = file.to_str().unwrap();
+    let flags = [
+        "--auth-token-file",
+        file,
+        "--auth-timeout",
+        "1",
+        "--write-timeout",
+        "1",
+    ];
+    let mut d = Daemon::start_at(&dir, "tcp:127.0.0.1:0", &flags).unwrap();
+    let addr = d.addr.strip_prefix("tcp:").unwrap().to_string();
+    let line_of = |s: &TcpStream| {
+        let mut l = String::new();
+        BufReader::new(s).read_line(&mut l).unwrap();
+        l
+    };
+    // A connection that proved the token no longer counts as tokenless.
+    let proven = TcpStream::connect(&addr).unwrap();
+    let send = |s: &TcpStream, op: &str| {
+        let line = format!("{{\"op\":\"{op}\",\"token\":\"{token}\"}}\n");
+        let mut w = s;
+        w.write_all(line.as_bytes()).unwrap();
+        line_of(s)
+    };
+    assert!(send(&proven, "auth").contains("\"ok\""));
+    let held: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    let fifth = TcpStream::connect(&addr).unwrap();
+    let l = line_of(&fifth);
+    assert!(
+        l.contains("busy") && l.contains("not proved the token"),
+        "{l}"
+    );
+    assert!(
+        send(&proven, "stats").contains("\"ok\""),
+        "served meanwhile"
+    );
+    // A long tokenless line is answered, not held.
+    let mut long = held[0].try_clone().unwrap();
+    long.write_all(&vec![b'x'; 100_000]).unwrap();
+    long.write_all(b"\n").unwrap();
+    let l = line_of(&held[0]);
+    assert!(
+        l.contains("longer than 8192 bytes before the token is proved"),
+        "{l}"
+    );
+    // Not proved within --auth-timeout: told so and closed.
+    std::thread::sleep(Duration::from_millis(1500));
+    let l = line_of(&held[1]);
+    assert!(l.contains("not proved within"), "{l}");
+    let mut rest = Vec::new();
+    let _ = (&held[1]).read_to_end(&mut rest);
+    assert!(rest.is_empty());
+    // A token holder that pipelines and never reads: dropped, and then
+    // shutdown takes no longer than the write timeout.
+    let mut greedy = TcpStream::connect(&addr).unwrap();
+    greedy
+        .set_write_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let req = format!("{{\"op\":\"stats\",\"token\":\"{token}\"}}\n");
+    let mut sent = 0;
+    while sent < 200_000 && greedy.write_all(req.as_bytes()).is_ok() {
+        sent += 1;
+    }
+    let t = Instant::now();
+    d.signal("TERM");
+    assert!(d.wait(Duration::from_secs(10)).success());
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}

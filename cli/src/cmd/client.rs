@@ -86,11 +86,20 @@ impl Client {
         let s = Stream::connect(&a)
             .map_err(|e| Failure::Io(format!("cannot connect to {addr}: {e}")))?;
         let writer = s.try_clone().map_err(|e| Failure::Io(e.to_string()))?;
-        Ok(Client {
+        let mut c = Client {
             writer,
             reader: BufReader::new(s),
             token,
-        })
+        };
+        // The daemon keeps lines short until the token is proved: prove
+        // it first, so that an inline model can follow.
+        if c.token.is_some() {
+            let r = c.call(&json!({"id": "auth", "op": "auth"}))?;
+            if r["status"] != "ok" {
+                return Err(Failure::Io(describe_failure(&r)));
+            }
+        }
+        Ok(c)
     }
 
     /// Sends one line and reads the response line.

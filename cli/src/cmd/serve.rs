@@ -81,6 +81,15 @@ pub struct ServeArgs {
     /// connection is closed.
     #[arg(long, default_value_t = 30.0)]
     pub line_timeout: f64,
+    /// With --auth-token-file: seconds a connection has to prove the token
+    /// (a request carrying it, e.g. `auth`) before it is closed; until then
+    /// its request lines are at most 8 KiB.
+    #[arg(long, default_value_t = 10.0)]
+    pub auth_timeout: f64,
+    /// Seconds a reply may wait for the client to read it; then the
+    /// connection is closed.
+    #[arg(long, default_value_t = 30.0)]
+    pub write_timeout: f64,
     /// Bound of the request bytes buffered across all connections; a line
     /// that would pass it is answered `busy` (K/M/G).
     #[arg(long, default_value = "1G", value_parser = parse_size)]
@@ -205,6 +214,8 @@ pub fn run(args: ServeArgs) -> CmdResult {
         idle_timeout: secs(args.idle_timeout, "--idle-timeout")?,
         line_timeout: secs(args.line_timeout, "--line-timeout")?,
         max_buffered: args.max_buffered_bytes,
+        auth_timeout: secs(args.auth_timeout, "--auth-timeout")?,
+        write_timeout: secs(args.write_timeout, "--write-timeout")?,
     };
     let svc = service::Service::new(cfg).map_err(|e| Failure::Io(format!("cannot start: {e}")))?;
     let listener = addr::Listener::bind(&listen, args.allow_remote).map_err(Failure::Io)?;

@@ -48,6 +48,21 @@ impl Stream {
         })
     }
 
+    /// The peer's IP address (TCP); none for a unix socket.
+    pub fn peer_ip(&self) -> Option<std::net::IpAddr> {
+        match self {
+            Stream::Unix(_) => None,
+            Stream::Tcp(s) => s.peer_addr().ok().map(|a| a.ip()),
+        }
+    }
+
+    pub fn set_write_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        match self {
+            Stream::Unix(s) => s.set_write_timeout(t),
+            Stream::Tcp(s) => s.set_write_timeout(t),
+        }
+    }
+
     pub fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
         match self {
             Stream::Unix(s) => s.set_read_timeout(t),

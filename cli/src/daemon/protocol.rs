@@ -14,6 +14,9 @@ pub enum Op {
     Stats,
     Health,
     Shutdown,
+    /// Proves the token (`--auth-token-file`) for the rest of the
+    /// connection: before that, request lines are kept small.
+    Auth,
 }
 
 impl Op {
@@ -24,6 +27,7 @@ impl Op {
             Op::Stats => "stats",
             Op::Health => "health",
             Op::Shutdown => "shutdown",
+            Op::Auth => "auth",
         }
     }
 }

@@ -4,9 +4,11 @@ use super::addr::{Listener, Stream};
 use super::protocol::{ErrorKind, Response, Status};
 use super::service::Service;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often blocked reads and the accept loop look at the shutdown flag.
@@ -14,6 +16,16 @@ const POLL: Duration = Duration::from_millis(50);
 /// A connection's request scratch is kept for the next request up to this
 /// size; a larger one (a big inline model) is freed.
 const KEEP_SCRATCH: usize = 1 << 20;
+/// With `--auth-token-file`, a connection that has not proved the token
+/// yet: its request lines are at most this long (a request by path fits;
+/// an inline model follows an `auth` request) ...
+const PRE_AUTH_LINE: usize = 8 << 10;
+/// ... it proves the token within `--auth-timeout` of connecting, and one
+/// address holds at most this many such connections, all of them
+/// together a quarter of `--max-connections`. A reply not read within
+/// `--write-timeout` closes the connection (a client that never reads
+/// cannot hold a thread, or shutdown).
+const PRE_AUTH_PER_PEER: usize = 4;
 
 pub struct ServerOptions {
     pub max_connections: usize,
@@ -22,11 +34,19 @@ pub struct ServerOptions {
     pub line_timeout: Duration,
     /// Bound of the bytes of partial lines held by all connections.
     pub max_buffered: u64,
+    /// With a token: time to prove it after connecting.
+    pub auth_timeout: Duration,
+    /// Time a reply may wait for the client to read it.
+    pub write_timeout: Duration,
 }
 
 /// Serves until SIGTERM/SIGINT or a `shutdown` request; then finishes the
 /// requests in flight, refuses new ones and removes the socket.
 pub fn serve(svc: Arc<Service>, listener: Listener, opts: &ServerOptions) -> std::io::Result<()> {
+    let gate = Arc::new(Gate {
+        max: (opts.max_connections / 4).max(1),
+        by_peer: Mutex::new((0, HashMap::new())),
+    });
     let signalled = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, signalled.clone())?;
@@ -51,7 +71,7 @@ pub fn serve(svc: Arc<Service>, listener: Listener, opts: &ServerOptions) -> std
             }
         }
         match listener.accept() {
-            Ok(stream) => accept(&svc, stream, opts),
+            Ok(stream) => accept(&svc, &gate, stream, opts),
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(e) => {
                 tracing::warn!(error = %e, "accept failed");
@@ -71,30 +91,43 @@ pub fn serve(svc: Arc<Service>, listener: Listener, opts: &ServerOptions) -> std
     Ok(())
 }
 
-fn accept(svc: &Arc<Service>, mut stream: Stream, opts: &ServerOptions) {
+fn accept(svc: &Arc<Service>, gate: &Arc<Gate>, mut stream: Stream, opts: &ServerOptions) {
+    let busy = |stream: &mut Stream, msg: String| {
+        let r = Response::status(Value::Null, Status::Busy, msg);
+        let _ = stream.set_write_timeout(Some(POLL));
+        let _ = stream.write_all(&r.to_line());
+    };
     if svc.connections.fetch_add(1, Ordering::SeqCst) >= opts.max_connections {
         svc.connections.fetch_sub(1, Ordering::SeqCst);
-        let r = Response::status(
-            Value::Null,
-            Status::Busy,
-            format!(
-                "too many connections (--max-connections {})",
-                opts.max_connections
-            ),
+        let n = opts.max_connections;
+        return busy(
+            &mut stream,
+            format!("too many connections (--max-connections {n})"),
         );
-        let _ = stream.write_all(&r.to_line());
-        return;
     }
+    let slot = match svc.requires_token() {
+        true => match Gate::admit(gate, stream.peer_ip()) {
+            Some(s) => Some(s),
+            None => {
+                svc.connections.fetch_sub(1, Ordering::SeqCst);
+                let msg = "too many connections that have not proved the token".to_string();
+                return busy(&mut stream, msg);
+            }
+        },
+        false => None,
+    };
     let svc2 = svc.clone();
     let limits = Limits {
         idle: opts.idle_timeout,
         line: opts.line_timeout,
         max_buffered: opts.max_buffered,
+        auth: opts.auth_timeout,
+        write: opts.write_timeout,
     };
     let spawned = std::thread::Builder::new()
         .name("onnxc-conn".into())
         .spawn(move || {
-            if let Err(e) = connection(&svc2, stream, &limits) {
+            if let Err(e) = connection(&svc2, stream, &limits, slot) {
                 tracing::debug!(error = %e, "connection closed");
             }
             svc2.connections.fetch_sub(1, Ordering::SeqCst);
@@ -109,6 +142,70 @@ struct Limits {
     idle: Duration,
     line: Duration,
     max_buffered: u64,
+    auth: Duration,
+    write: Duration,
+}
+
+/// Connections that have not proved the token yet: (all of them, per
+/// peer address; unix sockets are one peer).
+struct Gate {
+    max: usize,
+    by_peer: Mutex<(usize, HashMap<Option<IpAddr>, usize>)>,
+}
+
+/// A connection's place in the gate, given back when it proves the token
+/// or closes.
+struct Slot {
+    gate: Arc<Gate>,
+    peer: Option<IpAddr>,
+}
+
+impl Gate {
+    fn admit(gate: &Arc<Gate>, peer: Option<IpAddr>) -> Option<Slot> {
+        let mut g = gate.by_peer.lock().unwrap_or_else(|p| p.into_inner());
+        let (total, by_peer) = &mut *g;
+        let mine = by_peer.entry(peer).or_insert(0);
+        if *total >= gate.max || (peer.is_some() && *mine >= PRE_AUTH_PER_PEER) {
+            return None;
+        }
+        *mine += 1;
+        *total += 1;
+        Some(Slot {
+            gate: gate.clone(),
+            peer,
+        })
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut g = self.gate.by_peer.lock().unwrap_or_else(|p| p.into_inner());
+        let (total, by_peer) = &mut *g;
+        *total = total.saturating_sub(1);
+        if let Some(n) = by_peer.get_mut(&self.peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                by_peer.remove(&self.peer);
+            }
+        }
+    }
+}
+
+/// Logs a wrong or missing token with the peer, at most once a second
+/// (a client may try thousands a second); the others are counted.
+fn log_auth_failure(peer: Option<IpAddr>) {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    static SUPPRESSED: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if LAST.swap(now, Ordering::Relaxed) == now {
+        SUPPRESSED.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    let also = SUPPRESSED.swap(0, Ordering::Relaxed);
+    let peer = peer.map_or_else(|| "unix socket".to_string(), |p| p.to_string());
+    tracing::warn!(%peer, suppressed = also, "wrong or missing token: connection closed");
 }
 
 enum Line {
@@ -215,8 +312,69 @@ fn read_line(
     }
 }
 
-fn connection(svc: &Arc<Service>, stream: Stream, limits: &Limits) -> std::io::Result<()> {
+/// What to do while a line is pending: wait, or close (after an optional
+/// last answer).
+enum Wait {
+    More,
+    Close(Option<Box<Response>>),
+}
+
+/// A connection with nothing complete to handle: idle, a partial line
+/// past `--line-timeout`, or a token not proved in time.
+fn pending(
+    svc: &Service,
+    limits: &Limits,
+    partial: bool,
+    clocks: (Instant, &mut Option<Instant>, Instant),
+    proving: bool,
+) -> Wait {
+    let (last, line_start, accepted) = clocks;
+    if proving && accepted.elapsed() > limits.auth {
+        let msg = format!(
+            "the token was not proved within {} s of connecting (--auth-timeout)",
+            limits.auth.as_secs_f64()
+        );
+        let r = Response::error(Value::Null, ErrorKind::Unauthorized, msg);
+        return Wait::Close(Some(Box::new(r)));
+    }
+    if !partial {
+        *line_start = None;
+        return match svc.shutting_down() || last.elapsed() > limits.idle {
+            true => Wait::Close(None),
+            false => Wait::More,
+        };
+    }
+    let started = *line_start.get_or_insert_with(Instant::now);
+    if started.elapsed() <= limits.line {
+        return Wait::More;
+    }
+    let msg = format!(
+        "request line not completed within {} s of its first byte",
+        limits.line.as_secs_f64()
+    );
+    let r = Response::error(Value::Null, ErrorKind::BadRequest, msg);
+    Wait::Close(Some(Box::new(r)))
+}
+
+/// The answer to a line longer than `max` bytes.
+fn too_long(max: usize, proving: bool) -> Response {
+    let hint = match proving {
+        true => " before the token is proved (send {\"op\":\"auth\",\"token\":...} first)",
+        false => "",
+    };
+    let msg = format!("request line longer than {max} bytes{hint}");
+    Response::error(Value::Null, ErrorKind::BadRequest, msg)
+}
+
+fn connection(
+    svc: &Arc<Service>,
+    stream: Stream,
+    limits: &Limits,
+    mut slot: Option<Slot>,
+) -> std::io::Result<()> {
     stream.set_read_timeout(Some(POLL))?;
+    stream.set_write_timeout(Some(limits.write))?;
+    let peer = stream.peer_ip();
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     let mut buf = Vec::new();
@@ -226,22 +384,27 @@ fn connection(svc: &Arc<Service>, stream: Stream, limits: &Limits) -> std::io::R
         max: limits.max_buffered,
         mine: 0,
     };
-    let max = svc.max_line();
     // Per-request scratch (decoded inline model, response line), reset
     // when the request is answered.
     let mut scratch = bumpalo::Bump::new();
-    let mut last = Instant::now();
+    let (accepted, mut last) = (Instant::now(), Instant::now());
     // When the first byte of the pending line arrived.
     let mut line_start: Option<Instant> = None;
     loop {
+        let max = match slot {
+            Some(_) => svc.max_line().min(PRE_AUTH_LINE),
+            None => svc.max_line(),
+        };
         let resp = match read_line(&mut reader, &mut buf, &mut skip, max, &mut budget)? {
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => None,
-            Line::Complete => Some(svc.handle(&buf, &scratch)),
-            Line::TooLong => Some(Response::error(
-                Value::Null,
-                ErrorKind::BadRequest,
-                format!("request line longer than {max} bytes"),
-            )),
+            Line::Complete => {
+                let (r, proved) = svc.handle(&buf, &scratch);
+                if proved {
+                    slot = None;
+                }
+                Some(r)
+            }
+            Line::TooLong => Some(too_long(max, slot.is_some())),
             Line::Busy => Some(Response::status(
                 Value::Null,
                 Status::Busy,
@@ -253,26 +416,16 @@ fn connection(svc: &Arc<Service>, stream: Stream, limits: &Limits) -> std::io::R
             Line::Eof => return Ok(()),
             Line::Pending => {
                 let partial = !buf.is_empty() || skip != Skip::No;
-                if !partial && (svc.shutting_down() || last.elapsed() > limits.idle) {
-                    return Ok(());
+                let clocks = (last, &mut line_start, accepted);
+                match pending(svc, limits, partial, clocks, slot.is_some()) {
+                    Wait::More => continue,
+                    Wait::Close(r) => {
+                        if let Some(r) = r {
+                            let _ = writer.write_all(&r.to_line());
+                        }
+                        return Ok(());
+                    }
                 }
-                let started = *line_start.get_or_insert_with(Instant::now);
-                if partial && started.elapsed() > limits.line {
-                    let r = Response::error(
-                        Value::Null,
-                        ErrorKind::BadRequest,
-                        format!(
-                            "request line not completed within {} s of its first byte",
-                            limits.line.as_secs_f64()
-                        ),
-                    );
-                    let _ = writer.write_all(&r.to_line());
-                    return Ok(());
-                }
-                if !partial {
-                    line_start = None;
-                }
-                continue;
             }
         };
         buf = Vec::new();
@@ -282,6 +435,7 @@ fn connection(svc: &Arc<Service>, stream: Stream, limits: &Limits) -> std::io::R
         if let Some(r) = resp {
             writer.write_all(r.line_in(&scratch))?;
             if r.error == Some(ErrorKind::Unauthorized) {
+                log_auth_failure(peer);
                 return Ok(());
             }
         }

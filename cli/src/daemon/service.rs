@@ -130,17 +130,19 @@ impl Service {
 
     /// Answers one request line; `scratch` holds what the request needs
     /// only while it is handled (the connection resets it afterwards).
-    pub fn handle(self: &Arc<Self>, line: &[u8], scratch: &bumpalo::Bump) -> Response {
+    /// Answers one request line; also whether it proved the token (a
+    /// request other than `health` that carried it).
+    pub fn handle(self: &Arc<Self>, line: &[u8], scratch: &bumpalo::Bump) -> (Response, bool) {
         let t0 = Instant::now();
         self.counters.requests.fetch_add(1, Ordering::Relaxed);
+        let mut proved = false;
         let (op, mut resp) = match protocol::parse(line) {
             Ok(req) => {
                 let op = req.op;
                 let id = req.id.clone();
-                let mut r = match self
-                    .authorize(&req)
-                    .and_then(|()| self.dispatch(req, t0, scratch))
-                {
+                let auth = self.authorize(&req);
+                proved = auth.is_ok() && self.requires_token() && op != Op::Health;
+                let mut r = match auth.and_then(|()| self.dispatch(req, t0, scratch)) {
                     Ok(r) => r,
                     Err(r) => *r,
                 };
@@ -167,7 +169,12 @@ impl Service {
             total_ms = resp.timings.total_ms,
             "request"
         );
-        resp
+        (resp, proved)
+    }
+
+    /// Clients must carry `--auth-token-file`'s token.
+    pub fn requires_token(&self) -> bool {
+        self.cfg.token.is_some()
     }
 
     /// With `--auth-token-file`, every request but `health` must carry the
@@ -209,6 +216,7 @@ impl Service {
                 self.begin_shutdown();
                 Ok(Response::ok(Value::Null))
             }
+            Op::Auth => Ok(Response::ok(Value::Null)),
             Op::Compile | Op::Fold if self.shutting_down() => Err(Box::new(Response::status(
                 Value::Null,
                 Status::ShuttingDown,
