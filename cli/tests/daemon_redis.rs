@@ -109,6 +109,12 @@ fn redis_outage_is_served_locally_then_reconnected() {
         (Some(false), Some(1)),
         "{s}"
     );
+    let health =
+        |d: &Daemon| d.connect().call(&json!({"id": "h", "op": "health"}))["stats"].clone();
+    assert_eq!(
+        health(&a)["degraded"],
+        json!(["shared cache tier unreachable"])
+    );
 
     // Back on the same port (empty): the daemon reconnects by itself
     // within its backoff, and stores again.
@@ -133,6 +139,7 @@ fn redis_outage_is_served_locally_then_reconnected() {
     let r = compile(&b, "m3.onnx");
     assert_eq!(r["cache"], "hit", "{r:.300}");
     assert_eq!(shared(&a)["outages"], 1, "logged once: one outage");
+    assert_eq!(health(&a)["degraded"], json!([]));
     let s = a.stats();
     assert_eq!(s["errors"], 0, "no failed request: {s}");
     drop(redis);

@@ -70,6 +70,15 @@ pub fn write_llvm(m: &Module, output: Option<&Path>) -> CmdResult {
     }
 }
 
+/// clang processes a build runs at once: `cg.clang_jobs`, else one per
+/// core.
+fn clang_jobs(cg: &crate::target::Codegen) -> usize {
+    match cg.clang_jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 /// clang: `--llvm-bin DIR`, else LLVM 19, else PATH; a clear error if none.
 pub fn clang(llvm_bin: Option<&Path>) -> Result<PathBuf, Failure> {
     crate::tools::find_tool("clang", llvm_bin).ok_or_else(|| {
@@ -307,10 +316,7 @@ pub fn build(
     };
     let machine = lower::elf::host_machine();
     let (mut parts, layout) = match machine {
-        Some(_) => {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            lower::emit_llvm_parts(&m, &lower::EmitOptions::default(), cores)?
-        }
+        Some(_) => lower::emit_llvm_parts(&m, &lower::EmitOptions::default(), clang_jobs(cg))?,
         None => {
             let sidecar = tmp.0.join("model.weights.bin");
             (
@@ -326,7 +332,7 @@ pub fn build(
         }
     }
     // One clang per part, all running while the weights are written.
-    let mut jobs = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     let mut objects = Vec::new();
     let mut sources: Vec<(String, String)> = parts
         .into_iter()
@@ -341,6 +347,10 @@ pub fn build(
         let src = tmp.0.join(&name);
         std::fs::write(&src, text).map_err(|e| io_err("write", &src, e))?;
         let obj = src.with_extension("o");
+        // At most `clang_jobs` at once: the oldest finishes first.
+        if jobs.len() >= clang_jobs(cg) {
+            jobs.remove(0).finish()?;
+        }
         jobs.push(compile_job(&clang, cg, lib, &src, &obj)?);
         objects.push(obj);
     }

@@ -53,6 +53,9 @@ pub struct Codegen {
     /// x86-64 level (v2, v3, v4), the running CPU's chosen at load time.
     pub x86_levels: bool,
     pub threads: u64,
+    /// clang processes a build runs at once (0: one per core): the compile
+    /// daemon runs one per worker, so `--workers` bounds them.
+    pub clang_jobs: usize,
 }
 
 impl Default for Codegen {
@@ -66,6 +69,7 @@ impl Default for Codegen {
             int8_dot: false,
             x86_levels: cfg!(target_arch = "x86_64"),
             threads: 0,
+            clang_jobs: 0,
         }
     }
 }
@@ -118,6 +122,7 @@ impl CodegenFlags {
             int8_dot: int8_dot_of(&features, vector_bits),
             x86_levels,
             threads: self.threads.unwrap_or(0),
+            clang_jobs: 0,
         })
     }
 }
@@ -381,6 +386,7 @@ mod tests {
             int8_dot: true,
             x86_levels: false,
             threads: 2,
+            clang_jobs: 0,
         };
         assert_eq!(
             c.stage_pipeline("bufferize", "bufferize,split-alloc"),

@@ -375,6 +375,7 @@ fn connection(
     stream.set_read_timeout(Some(POLL))?;
     stream.set_write_timeout(Some(limits.write))?;
     let peer = stream.peer_ip();
+    let peer_name = peer.map_or_else(|| "unix".to_string(), |p| p.to_string());
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     let mut buf = Vec::new();
@@ -398,7 +399,7 @@ fn connection(
         let resp = match read_line(&mut reader, &mut buf, &mut skip, max, &mut budget)? {
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => None,
             Line::Complete => {
-                let (r, proved) = svc.handle(&buf, &scratch);
+                let (r, proved) = svc.handle(&buf, &scratch, &peer_name);
                 if proved {
                     slot = None;
                 }

@@ -132,7 +132,12 @@ impl Service {
     /// only while it is handled (the connection resets it afterwards).
     /// Answers one request line; also whether it proved the token (a
     /// request other than `health` that carried it).
-    pub fn handle(self: &Arc<Self>, line: &[u8], scratch: &bumpalo::Bump) -> (Response, bool) {
+    pub fn handle(
+        self: &Arc<Self>,
+        line: &[u8],
+        scratch: &bumpalo::Bump,
+        peer: &str,
+    ) -> (Response, bool) {
         let t0 = Instant::now();
         self.counters.requests.fetch_add(1, Ordering::Relaxed);
         let mut proved = false;
@@ -159,17 +164,39 @@ impl Service {
             Status::Error | Status::ShuttingDown => &self.counters.errors,
         };
         counter.fetch_add(1, Ordering::Relaxed);
+        let id = match &resp.id {
+            Value::Null => "-".to_string(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
         tracing::info!(
-            id = %resp.id,
+            %peer,
+            %id,
             op = op.map_or("-", protocol::Op::name),
             status = tag(&resp.status),
             error = resp.error.map(|e| tag(&e)).unwrap_or_default(),
             cache = resp.cache.unwrap_or("-"),
+            key = resp.key.as_deref().unwrap_or("-"),
             compile_ms = resp.timings.compile_ms,
             total_ms = resp.timings.total_ms,
             "request"
         );
         (resp, proved)
+    }
+
+    /// `health`: serving, and what works in a reduced way (`degraded`: the
+    /// shared tier down, so every miss compiles here without cross-daemon
+    /// dedup).
+    fn health(&self) -> Value {
+        let mut degraded = Vec::new();
+        if self.shared.as_ref().is_some_and(|s| !s.is_up()) {
+            degraded.push("shared cache tier unreachable");
+        }
+        json!({
+            "healthy": true,
+            "shutting_down": self.shutting_down(),
+            "degraded": degraded,
+        })
     }
 
     /// Clients must carry `--auth-token-file`'s token.
@@ -205,7 +232,7 @@ impl Service {
     fn dispatch(self: &Arc<Self>, req: Request<'_>, t0: Instant, scratch: &bumpalo::Bump) -> Reply {
         match req.op {
             Op::Health => Ok(Response {
-                stats: Some(json!({"healthy": true, "shutting_down": self.shutting_down()})),
+                stats: Some(self.health()),
                 ..Response::ok(Value::Null)
             }),
             Op::Stats => Ok(Response {

@@ -106,7 +106,12 @@ fn native(m: ir::Module, job: &Job) -> Result<Vec<u8>, Failure> {
         } else {
             format!("{}.o", job.lib_name)
         });
-        pipeline::native::build(m, lib, &out, None, &pipeline::Codegen::default())?;
+        // One clang process per worker: `--workers` bounds them.
+        let cg = pipeline::Codegen {
+            clang_jobs: 1,
+            ..pipeline::Codegen::default()
+        };
+        pipeline::native::build(m, lib, &out, None, &cg)?;
         let read = |p: &Path| std::fs::read(p).map_err(|e| crate::cmd::io_err("read", p, e));
         let bytes = read(&out)?;
         if !lib {
