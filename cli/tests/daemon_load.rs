@@ -241,3 +241,40 @@ fn busy_timeout_and_joined() {
     assert_eq!(r["cache"], "miss", "{r:.300}");
     assert_eq!(r["status"], "ok", "{r:.300}");
 }
+
+/// `--metrics-listen`: Prometheus's text format over HTTP, the counters of
+/// `stats` (requests by outcome, hits per tier, compile seconds).
+#[test]
+fn metrics_are_served() {
+    use std::io::{Read, Write};
+    let dir = workdir("metrics");
+    gen(&dir, "mlp", 5, "m.onnx");
+    let sock = dir.join("metrics.sock");
+    let m = format!("unix:{}", sock.display());
+    let d = Daemon::start(&dir, &["--metrics-listen", &m]);
+    let mut c = d.connect();
+    for i in 0..2 {
+        let r =
+            c.call(&json!({"id": i, "op": "compile", "model_path": "m.onnx", "emit": "memref"}));
+        assert_eq!(r["status"], "ok");
+    }
+    let get = |path: &str| {
+        let mut s = std::os::unix::net::UnixStream::connect(&sock).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    let text = get("/metrics");
+    assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+    for line in [
+        "onnxc_requests_total{status=\"ok\"} 2",
+        "onnxc_compiles_total 1",
+        "onnxc_cache_hits_total{tier=\"local\"} 1",
+        "onnxc_compile_seconds_count 1",
+        "# TYPE onnxc_compile_seconds histogram",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
+    }
+    assert!(get("/other").starts_with("HTTP/1.1 404"));
+}

@@ -90,6 +90,10 @@ pub struct ServeArgs {
     /// connection is closed.
     #[arg(long, default_value_t = 30.0)]
     pub write_timeout: f64,
+    /// Serve Prometheus metrics (`GET /metrics`) on unix:PATH or
+    /// tcp:HOST:PORT; a non-loopback address needs --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
     /// Bound of the request bytes buffered across all connections; a line
     /// that would pass it is answered `busy` (K/M/G).
     #[arg(long, default_value = "1G", value_parser = parse_size)]
@@ -219,7 +223,15 @@ pub fn run(args: ServeArgs) -> CmdResult {
     };
     let svc = service::Service::new(cfg).map_err(|e| Failure::Io(format!("cannot start: {e}")))?;
     let listener = addr::Listener::bind(&listen, args.allow_remote).map_err(Failure::Io)?;
-    server::serve(Arc::new(svc), listener, &opts).map_err(|e| Failure::Io(format!("serve: {e}")))
+    let svc = Arc::new(svc);
+    if let Some(m) = &args.metrics_listen {
+        let a = addr::Addr::parse(m).map_err(Failure::Io)?;
+        let l = addr::Listener::bind(&a, args.allow_remote).map_err(Failure::Io)?;
+        tracing::info!(addr = %l.display(), "metrics");
+        crate::daemon::metrics::start(svc.clone(), l)
+            .map_err(|e| Failure::Io(format!("metrics: {e}")))?;
+    }
+    server::serve(svc, listener, &opts).map_err(|e| Failure::Io(format!("serve: {e}")))
 }
 
 #[cfg(test)]

@@ -61,6 +61,8 @@ pub struct Service {
     /// Bytes of partial request lines held by all connections.
     pub buffered: AtomicU64,
     started: Instant,
+    /// Wall time of compiles (`--metrics-listen`, `stats`).
+    compile_seconds: super::metrics::Histogram,
 }
 
 type Reply = Result<Response, Box<Response>>;
@@ -102,6 +104,7 @@ impl Service {
             connections: AtomicUsize::new(0),
             buffered: AtomicU64::new(0),
             started: Instant::now(),
+            compile_seconds: Default::default(),
         })
     }
 
@@ -591,6 +594,7 @@ impl Service {
             }));
             let compile_ms = ms(start.elapsed());
             self.counters.compiles.fetch_add(1, Ordering::Relaxed);
+            self.compile_seconds.record(compile_ms / 1e3);
             outcome_of(result, queue_ms, compile_ms, |data| {
                 if let Some(data) = data {
                     if let Some(sh) = &self.shared {
@@ -666,7 +670,8 @@ impl Service {
         Ok(r)
     }
 
-    fn stats(&self) -> Value {
+    pub fn stats(&self) -> Value {
+        let (compile_counts, compile_sum) = self.compile_seconds.snapshot();
         let c = &self.counters;
         let cs = &self.cache.stats;
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
@@ -727,6 +732,11 @@ impl Service {
             },
             "rss_bytes": super::proc_status_kib("VmRSS").map(|k| k * 1024),
             "heap_bytes": super::heap_bytes(),
+            "compile_seconds": {
+                "buckets": super::metrics::COMPILE_BUCKETS,
+                "counts": compile_counts,
+                "sum": compile_sum,
+            },
             // Interned names: the fixed vocabulary, whatever the models.
             "symbols": ir::Sym::table_len(),
             "uptime_s": self.started.elapsed().as_secs_f64(),
