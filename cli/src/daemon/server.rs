@@ -164,11 +164,11 @@ impl Gate {
     fn admit(gate: &Arc<Gate>, peer: Option<IpAddr>) -> Option<Slot> {
         let mut g = gate.by_peer.lock().unwrap_or_else(|p| p.into_inner());
         let (total, by_peer) = &mut *g;
-        let mine = by_peer.entry(peer).or_insert(0);
-        if *total >= gate.max || (peer.is_some() && *mine >= PRE_AUTH_PER_PEER) {
+        let mine = by_peer.get(&peer).copied().unwrap_or(0);
+        if *total >= gate.max || (peer.is_some() && mine >= PRE_AUTH_PER_PEER) {
             return None;
         }
-        *mine += 1;
+        by_peer.insert(peer, mine + 1);
         *total += 1;
         Some(Slot {
             gate: gate.clone(),

@@ -21,10 +21,18 @@ const DELETE_IF: &str =
 /// Extends the lock only if it still holds our value.
 const RENEW: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then \
      return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
-/// The value and its milliseconds to live (-1: no expiry), or nil.
-const INSPECT: &str = "local v = redis.call('get', KEYS[1]) \
-     if not v then return false end \
-     return {v, redis.call('pttl', KEYS[1])}";
+/// The value and its milliseconds to live (-1: no expiry), or nil; a key
+/// of another type (a hash written there) as an empty value.
+const INSPECT: &str = "local t = redis.call('type', KEYS[1]).ok \
+     if t == 'none' then return false end \
+     if t ~= 'string' then return {'', -1} end \
+     return {redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1])}";
+/// Deletes what `INSPECT` found foreign if it is still there: the same
+/// value, or a key that is not a string.
+const DELETE_FOREIGN: &str = "local t = redis.call('type', KEYS[1]).ok \
+     if t ~= 'string' and t ~= 'none' then return redis.call('del', KEYS[1]) end \
+     if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end \
+     return 0";
 
 /// What holds a compile lock that `try_lock` found taken.
 #[derive(Debug, PartialEq, Eq)]
@@ -107,13 +115,13 @@ impl Shared {
     pub fn clear_foreign(&self, key: &Key, value: &[u8]) {
         tracing::warn!(key = %hex(key), "a compile lock that is not onnxc's ignored and deleted");
         self.stats.foreign_locks.fetch_add(1, Ordering::Relaxed);
-        self.delete_if(key, value);
+        self.run_on_lock(DELETE_FOREIGN, key, value);
     }
 
-    fn delete_if(&self, key: &Key, value: &[u8]) {
+    fn run_on_lock(&self, script: &str, key: &Key, value: &[u8]) {
         let _ = self.with_conn(|c| {
             redis::cmd("EVAL")
-                .arg(DELETE_IF)
+                .arg(script)
                 .arg(1)
                 .arg(lock_key(key))
                 .arg(value)
@@ -126,7 +134,7 @@ impl Shared {
         let Some(value) = lock(&self.held).remove(key) else {
             return;
         };
-        self.delete_if(key, value.as_bytes());
+        self.run_on_lock(DELETE_IF, key, value.as_bytes());
     }
 
     /// Extends every lock this daemon holds; called every third of the
