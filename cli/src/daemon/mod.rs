@@ -9,6 +9,7 @@ pub mod cache;
 pub mod entry;
 pub mod files;
 pub mod flight;
+pub mod gate;
 pub mod metrics;
 pub mod pool;
 pub mod protocol;

@@ -1,14 +1,13 @@
 //! The accept loop, one thread per connection, signals and shutdown.
 
 use super::addr::{Listener, Stream};
+use super::gate::{log_auth_failure, Gate, Slot};
 use super::protocol::{ErrorKind, Response, Status};
 use super::service::Service;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often blocked reads and the accept loop look at the shutdown flag.
@@ -20,12 +19,10 @@ const KEEP_SCRATCH: usize = 1 << 20;
 /// yet: its request lines are at most this long (a request by path fits;
 /// an inline model follows an `auth` request) ...
 const PRE_AUTH_LINE: usize = 8 << 10;
-/// ... it proves the token within `--auth-timeout` of connecting, and one
-/// address holds at most this many such connections, all of them
-/// together a quarter of `--max-connections`. A reply not read within
-/// `--write-timeout` closes the connection (a client that never reads
-/// cannot hold a thread, or shutdown).
-const PRE_AUTH_PER_PEER: usize = 4;
+/// ... and it proves the token within `--auth-timeout` of connecting
+/// (`gate` bounds how many such connections there are). A reply not read
+/// within `--write-timeout` closes the connection (a client that never
+/// reads cannot hold a thread, or shutdown).
 
 pub struct ServerOptions {
     pub max_connections: usize,
@@ -43,10 +40,7 @@ pub struct ServerOptions {
 /// Serves until SIGTERM/SIGINT or a `shutdown` request; then finishes the
 /// requests in flight, refuses new ones and removes the socket.
 pub fn serve(svc: Arc<Service>, listener: Listener, opts: &ServerOptions) -> std::io::Result<()> {
-    let gate = Arc::new(Gate {
-        max: (opts.max_connections / 4).max(1),
-        by_peer: Mutex::new((0, HashMap::new())),
-    });
+    let gate = Gate::new(opts.max_connections / 4);
     let signalled = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, signalled.clone())?;
@@ -144,68 +138,6 @@ struct Limits {
     max_buffered: u64,
     auth: Duration,
     write: Duration,
-}
-
-/// Connections that have not proved the token yet: (all of them, per
-/// peer address; unix sockets are one peer).
-struct Gate {
-    max: usize,
-    by_peer: Mutex<(usize, HashMap<Option<IpAddr>, usize>)>,
-}
-
-/// A connection's place in the gate, given back when it proves the token
-/// or closes.
-struct Slot {
-    gate: Arc<Gate>,
-    peer: Option<IpAddr>,
-}
-
-impl Gate {
-    fn admit(gate: &Arc<Gate>, peer: Option<IpAddr>) -> Option<Slot> {
-        let mut g = gate.by_peer.lock().unwrap_or_else(|p| p.into_inner());
-        let (total, by_peer) = &mut *g;
-        let mine = by_peer.get(&peer).copied().unwrap_or(0);
-        if *total >= gate.max || (peer.is_some() && mine >= PRE_AUTH_PER_PEER) {
-            return None;
-        }
-        by_peer.insert(peer, mine + 1);
-        *total += 1;
-        Some(Slot {
-            gate: gate.clone(),
-            peer,
-        })
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut g = self.gate.by_peer.lock().unwrap_or_else(|p| p.into_inner());
-        let (total, by_peer) = &mut *g;
-        *total = total.saturating_sub(1);
-        if let Some(n) = by_peer.get_mut(&self.peer) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                by_peer.remove(&self.peer);
-            }
-        }
-    }
-}
-
-/// Logs a wrong or missing token with the peer, at most once a second
-/// (a client may try thousands a second); the others are counted.
-fn log_auth_failure(peer: Option<IpAddr>) {
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    static SUPPRESSED: AtomicU64 = AtomicU64::new(0);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    if LAST.swap(now, Ordering::Relaxed) == now {
-        SUPPRESSED.fetch_add(1, Ordering::Relaxed);
-        return;
-    }
-    let also = SUPPRESSED.swap(0, Ordering::Relaxed);
-    let peer = peer.map_or_else(|| "unix socket".to_string(), |p| p.to_string());
-    tracing::warn!(%peer, suppressed = also, "wrong or missing token: connection closed");
 }
 
 enum Line {
