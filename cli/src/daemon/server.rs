@@ -16,13 +16,12 @@ const POLL: Duration = Duration::from_millis(50);
 /// size; a larger one (a big inline model) is freed.
 const KEEP_SCRATCH: usize = 1 << 20;
 /// With `--auth-token-file`, a connection that has not proved the token
-/// yet: its request lines are at most this long (a request by path fits;
-/// an inline model follows an `auth` request) ...
+/// yet has request lines of at most this many bytes (a request by path
+/// fits; an inline model follows an `auth` request) and `--auth-timeout`
+/// to prove it; `gate` bounds how many there are. A reply not read within
+/// `--write-timeout` closes any connection (a client that never reads
+/// cannot hold a thread, or shutdown).
 const PRE_AUTH_LINE: usize = 8 << 10;
-/// ... and it proves the token within `--auth-timeout` of connecting
-/// (`gate` bounds how many such connections there are). A reply not read
-/// within `--write-timeout` closes the connection (a client that never
-/// reads cannot hold a thread, or shutdown).
 
 pub struct ServerOptions {
     pub max_connections: usize,
