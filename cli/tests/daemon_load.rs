@@ -253,10 +253,20 @@ fn metrics_are_served() {
     let m = format!("unix:{}", sock.display());
     let d = Daemon::start(&dir, &["--metrics-listen", &m]);
     let mut c = d.connect();
+    // Every compile answer names the model by its sha256 (so do the logs).
+    let digest: String = {
+        use sha2::{Digest, Sha256};
+        let bytes = std::fs::read(dir.join("m.onnx")).unwrap();
+        Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
     for i in 0..2 {
         let r =
             c.call(&json!({"id": i, "op": "compile", "model_path": "m.onnx", "emit": "memref"}));
         assert_eq!(r["status"], "ok");
+        assert_eq!(r["model_sha256"], digest.as_str());
     }
     let get = |path: &str| {
         let mut s = std::os::unix::net::UnixStream::connect(&sock).unwrap();

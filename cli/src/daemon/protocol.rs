@@ -163,6 +163,9 @@ pub struct Response {
     /// Content address of the artifact: sha256 of model bytes and options.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// sha256 of the model's bytes (compile and fold requests).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_sha256: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]

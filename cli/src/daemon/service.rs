@@ -180,6 +180,7 @@ impl Service {
             error = resp.error.map(|e| tag(&e)).unwrap_or_default(),
             cache = resp.cache.unwrap_or("-"),
             key = resp.key.as_deref().unwrap_or("-"),
+            model = resp.model_sha256.as_deref().unwrap_or("-"),
             compile_ms = resp.timings.compile_ms,
             total_ms = resp.timings.total_ms,
             "request"
@@ -326,20 +327,48 @@ impl Service {
             req.model_base64.as_deref(),
             scratch,
         )?;
-        let key = cache_key(&spec, model.bytes());
+        let digest: [u8; 32] = Sha256::digest(model.bytes()).into();
+        let key = cache_key(&spec, &digest);
+        let reply = self.serve_key(
+            key,
+            &spec,
+            (model, dir),
+            output.as_deref(),
+            (t0, req.timeout_ms),
+        );
+        // Every answer names the model (logs, clients correlating requests).
+        let named = |mut r: Response| {
+            r.model_sha256 = Some(hex(&digest));
+            r
+        };
+        match reply {
+            Ok(r) => Ok(named(r)),
+            Err(r) => Err(Box::new(named(*r))),
+        }
+    }
+
+    /// Answers a compile or fold whose cache key is `key`: from the cache,
+    /// by joining the compile in flight, or by compiling.
+    fn serve_key(
+        self: &Arc<Self>,
+        key: Key,
+        spec: &Spec,
+        (model, dir): (files::Model<'_>, PathBuf),
+        output: Option<&Path>,
+        (t0, timeout_ms): (Instant, Option<u64>),
+    ) -> Reply {
         let respond = |data: &Arc<Vec<u8>>, cache: &'static str, queue_ms, compile_ms| {
             let t = Timings {
                 queue_ms,
                 compile_ms,
                 total_ms: 0.0,
             };
-            self.respond(data, &spec, output.as_deref(), key, cache, t)
+            self.respond(data, spec, output, key, cache, t)
         };
         if let Some(data) = self.cache.get(&key) {
             return respond(&data, "hit", 0.0, 0.0);
         }
-        let timeout = req
-            .timeout_ms
+        let timeout = timeout_ms
             .map_or(self.cfg.request_timeout, Duration::from_millis)
             .min(self.cfg.request_timeout);
         let (flight, leader) = self.join_flight(key);
@@ -822,8 +851,8 @@ fn outcome_of(
 }
 
 /// sha256 over a format tag, the build (`build_id`), the options and the
-/// model bytes: equal keys mean byte-identical artifacts.
-fn cache_key(spec: &Spec, model: &[u8]) -> Key {
+/// model's sha256: equal keys mean byte-identical artifacts.
+fn cache_key(spec: &Spec, model_digest: &[u8; 32]) -> Key {
     let mut h = Sha256::new();
     h.update(b"onnxc-artifact-v3\0");
     h.update(super::build_id::build_id().as_bytes());
@@ -848,7 +877,7 @@ fn cache_key(spec: &Spec, model: &[u8]) -> Key {
         spec.expansion_bound,
     );
     h.update(options.as_bytes());
-    h.update(model);
+    h.update(model_digest);
     h.finalize().into()
 }
 
@@ -889,7 +918,7 @@ mod tests {
             lib_name: lib.into(),
         };
         let b = Some(16.0);
-        let key = |s: Spec, model: &[u8]| cache_key(&s, model);
+        let key = |s: Spec, model: &[u8]| cache_key(&s, &Sha256::digest(model).into());
         let base = || spec(Op::Compile, Emit::Llvm, None, b, &[], "model");
         let a = key(base(), b"m");
         assert_eq!(a, key(base(), b"m"));
