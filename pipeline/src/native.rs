@@ -70,9 +70,9 @@ pub fn write_llvm(m: &Module, output: Option<&Path>) -> CmdResult {
     }
 }
 
-/// clang processes a build runs at once: `cg.clang_jobs`, else one per
+/// How many parts the module is split into: `cg.clang_jobs`, else one per
 /// core.
-fn clang_jobs(cg: &crate::target::Codegen) -> usize {
+fn part_count(cg: &crate::target::Codegen) -> usize {
     match cg.clang_jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -316,7 +316,7 @@ pub fn build(
     };
     let machine = lower::elf::host_machine();
     let (mut parts, layout) = match machine {
-        Some(_) => lower::emit_llvm_parts(&m, &lower::EmitOptions::default(), clang_jobs(cg))?,
+        Some(_) => lower::emit_llvm_parts(&m, &lower::EmitOptions::default(), part_count(cg))?,
         None => {
             let sidecar = tmp.0.join("model.weights.bin");
             (
@@ -331,8 +331,14 @@ pub fn build(
             first.push_str(&lower::cabi::emit_entry(&m, MAIN_GRAPH, ENTRY)?);
         }
     }
-    // One clang per part, all running while the weights are written.
-    let mut jobs: Vec<Job> = Vec::new();
+    // One clang per part, running while the weights are written; beyond
+    // `cg.clang_jobs` at once, the rest start as earlier ones finish.
+    let limit = match cg.clang_jobs {
+        0 => usize::MAX,
+        n => n,
+    };
+    let mut jobs = std::collections::VecDeque::new();
+    let mut queued = Vec::new();
     let mut objects = Vec::new();
     let mut sources: Vec<(String, String)> = parts
         .into_iter()
@@ -347,11 +353,10 @@ pub fn build(
         let src = tmp.0.join(&name);
         std::fs::write(&src, text).map_err(|e| io_err("write", &src, e))?;
         let obj = src.with_extension("o");
-        // At most `clang_jobs` at once: the oldest finishes first.
-        if jobs.len() >= clang_jobs(cg) {
-            jobs.remove(0).finish()?;
+        match jobs.len() < limit {
+            true => jobs.push_back(compile_job(&clang, cg, lib, &src, &obj)?),
+            false => queued.push((src, obj.clone())),
         }
-        jobs.push(compile_job(&clang, cg, lib, &src, &obj)?);
         objects.push(obj);
     }
     // Kept open until the link is done (a memfd lives as long as it).
@@ -365,6 +370,12 @@ pub fn build(
     // The module (and the model file's mapped pages it holds) is no longer
     // needed: release it before the linker copies the weights.
     drop(m);
+    for (src, obj) in queued {
+        if let Some(oldest) = jobs.pop_front() {
+            oldest.finish()?;
+        }
+        jobs.push_back(compile_job(&clang, cg, lib, &src, &obj)?);
+    }
     for job in jobs {
         job.finish()?;
     }

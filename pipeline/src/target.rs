@@ -53,8 +53,9 @@ pub struct Codegen {
     /// x86-64 level (v2, v3, v4), the running CPU's chosen at load time.
     pub x86_levels: bool,
     pub threads: u64,
-    /// clang processes a build runs at once (0: one per core): the compile
-    /// daemon runs one per worker, so `--workers` bounds them.
+    /// clang processes a build runs at once (0: a part per core and the C
+    /// wrapper, all at once): the compile daemon runs one per worker, so
+    /// `--workers` bounds them.
     pub clang_jobs: usize,
 }
 
