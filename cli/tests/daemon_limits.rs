@@ -344,19 +344,15 @@ fn a_file_truncated_under_a_compile_does_not_kill_the_daemon() {
 /// kept small, few and brief: four per address (the fifth is turned
 /// away), request lines of 8 KiB, --auth-timeout to prove it; a client
 /// that proved it is served meanwhile. A client that never reads its
-/// replies is
-/// dropped after --write-timeout, and SIGTERM stays prompt.
+/// replies is dropped after --write-timeout, and SIGTERM stays prompt.
 #[test]
 fn before_the_token_connections_are_small_few_and_brief() {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpStream;
-    use std::os::unix::fs::PermissionsExt;
     let dir = workdir("preauth");
     let token = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
-    let file = dir.join("token");
-    std::fs::write(&file, format!("{token}\n")).unwrap();
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let file = file.to_str().unwrap();
+    let file = secret_file(&dir, "token", token);
+    let file = file.as_str();
     let flags = [
         "--auth-token-file",
         file,

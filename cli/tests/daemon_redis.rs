@@ -250,15 +250,6 @@ fn entries_are_bounded_and_verified() {
     assert_eq!(compile(&e, "m.onnx")["cache"], "hit");
 }
 
-/// A file holding `secret`, readable by its owner only.
-fn secret_file(dir: &std::path::Path, name: &str, secret: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let p = dir.join(name);
-    std::fs::write(&p, format!("{secret}\n")).unwrap();
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
-    p.to_str().unwrap().to_string()
-}
-
 /// With `--cache-key-file`, whoever can write to Redis cannot choose what
 /// a daemon serves: an entry re-hashed without the secret, and another
 /// model's valid entry moved under this key, are refused, deleted and
@@ -372,8 +363,7 @@ fn a_remote_redis_needs_a_secret() {
 
 /// A value under a compile lock that is not a live onnxc lock (no expiry,
 /// more time left than its stated lifetime, not a string) holds nobody up
-/// for long:
-/// after one lock lifetime the waiter deletes it and compiles.
+/// for long: after one lock lifetime the waiter deletes it and compiles.
 #[test]
 fn a_poisoned_lock_is_ignored_after_a_lifetime() {
     let dir = workdir("redis-poison");

@@ -12,7 +12,8 @@ use onnx::{branches, OpKind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How much a fold may grow the constants, in the bytes they take once
-/// emitted (`Elements::emitted_bytes`: a broadcast counts its core).
+/// emitted (`Elements::emitted_bytes`: a broadcast counts its core; for
+/// `None`, as an exported model writes them, `exported_bytes`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Growth {
     /// Any fold (`onnxc opt`'s default).

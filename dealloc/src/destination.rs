@@ -170,7 +170,7 @@ fn any_layout(t: &Type) -> bool {
     })
 }
 
-/// Whether `v`'s last dim is contiguous.
+/// Whether a view of type `t` has a contiguous last dim.
 fn unit_last_stride(t: &Type) -> bool {
     t.as_memref()
         .is_some_and(|mt| mt.strides_and_offset().0.last() == Some(&1))

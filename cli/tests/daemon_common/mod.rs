@@ -262,6 +262,16 @@ pub fn heap_bytes(stats: &Value) -> u64 {
     stats["heap_bytes"].as_u64().expect("heap_bytes")
 }
 
+/// A file `dir/name` holding `secret`, readable by its owner only (mode
+/// 600, as token and key files must be); its path.
+pub fn secret_file(dir: &Path, name: &str, secret: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("{secret}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
 pub fn b64(data: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();

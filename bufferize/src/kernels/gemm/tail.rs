@@ -7,8 +7,9 @@
 //! of A serves every column, each column's B value is broadcast, and the
 //! sums are `panel_rows`-lane vectors: `cols` FMAs per panel and depth
 //! step instead of `mr` wide ones. Four row panels at a time (then two,
-//! then one) keep enough independent sums in flight; the sums go through a small buffer and are
-//! stored element by element (a few per tile and depth block).
+//! then one) keep enough independent sums in flight; the sums go through
+//! a small buffer and are stored element by element (a few per tile and
+//! depth block).
 
 use super::micro::{depth_block_edges, epilogue, APanels, Tile};
 use super::{Params, Variant};

@@ -380,30 +380,33 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-/// A `redis://[user]:password@...` URL carries a password.
-pub fn has_password(url: &str) -> bool {
-    let rest = url.strip_prefix("redis://").unwrap_or(url);
-    let authority = rest.split('/').next().unwrap_or("");
-    authority
-        .rsplit_once('@')
-        .and_then(|(user, _)| user.split_once(':'))
-        .is_some_and(|(_, password)| !password.is_empty())
+/// The URL as the redis crate reads it (what `Shared::new` connects to).
+fn url_info(url: &str) -> Option<redis::ConnectionInfo> {
+    use redis::IntoConnectionInfo;
+    url.into_connection_info().ok()
 }
 
-/// The host of a `redis://[user:password@]HOST[:PORT][/DB]` URL is this
-/// machine (`localhost` or a loopback address).
+/// The URL carries a password (`redis://[user]:password@...`).
+pub fn has_password(url: &str) -> bool {
+    url_info(url).is_some_and(|i| i.redis_settings().password().is_some())
+}
+
+/// The URL's host is this machine: `localhost`, a loopback address or a
+/// unix socket.
 pub fn is_local(url: &str) -> bool {
-    let rest = url.strip_prefix("redis://").unwrap_or(url);
-    let authority = rest.split('/').next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host_port.split(':').next().unwrap_or(""),
+    let Some(info) = url_info(url) else {
+        return false;
     };
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    match info.addr() {
+        redis::ConnectionAddr::Tcp(host, _) | redis::ConnectionAddr::TcpTls { host, .. } => {
+            host.eq_ignore_ascii_case("localhost")
+                || host
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+        redis::ConnectionAddr::Unix(_) => true,
+        _ => false,
+    }
 }
 
 fn millis(d: Duration) -> u64 {
