@@ -235,7 +235,7 @@ fn cancellation_latency() {
         while d.stats()["pool"]["running"] != 0 {
             std::thread::sleep(Duration::from_millis(1));
         }
-        let (l, cpu) = (t.elapsed(), cpu_ns(d.pid()) - cpu0);
+        let (l, cpu) = (t.elapsed(), cpu_ns(d.pid()).saturating_sub(cpu0));
         worst = worst.max(l);
         worst_cpu = worst_cpu.max(cpu);
         println!(

@@ -10,6 +10,7 @@
 mod daemon_common;
 use daemon_common::*;
 use serde_json::{json, Value};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// A model whose compile takes long enough (seconds in a debug build) to
@@ -25,14 +26,38 @@ fn shared(d: &Daemon) -> Value {
     d.stats()["shared"].clone()
 }
 
+/// Compiles `file` on A (started with the test hook `hold`) and, while
+/// A's compile holds its lock, on B; A's compile waits until B waits.
+fn compile_on_both(a: &Daemon, b: &Daemon, hold: &Path, file: &str) -> (Value, Value) {
+    std::fs::write(hold, b"").unwrap();
+    let request = |d: &Daemon| {
+        let socket = d.socket.clone();
+        let file = file.to_string();
+        std::thread::spawn(move || {
+            Conn::unix(&socket)
+                .call(&json!({"id": file, "op": "compile", "model_path": file, "emit": "memref"}))
+        })
+    };
+    let ra = request(a);
+    a.wait_stats("A holds the lock", Duration::from_secs(30), |s| {
+        s["shared"]["locks_held"] == 1
+    });
+    let rb = request(b);
+    b.wait_stats("B waits", Duration::from_secs(30), |s| {
+        s["shared"]["lock_waits"] == 1
+    });
+    std::fs::remove_file(hold).unwrap();
+    (ra.join().unwrap(), rb.join().unwrap())
+}
+
 #[test]
 fn hit_and_joined_across_daemons() {
     let dir = workdir("redis-share");
     let redis = Redis::start(&dir);
     let url = redis.url();
     let m = gen(&dir, "cnn", 5, "m.onnx");
-    gen_once(&dir, SLOW, "slow.onnx");
-    let a = Daemon::start_named(&dir, "a", &["--cache", &url]);
+    let hold = dir.join("hold");
+    let a = Daemon::start_named_holding(&dir, "a", &["--cache", &url], &hold);
     let b = Daemon::start_named(&dir, "b", &["--cache", &url]);
 
     // A compiles and stores; B finds it in Redis.
@@ -53,21 +78,10 @@ fn hit_and_joined_across_daemons() {
         .unwrap();
     assert!(ttl > 0, "stored with a TTL: {ttl}");
 
-    // A slow compile on A; the same request on B while A holds the lock:
+    // A compile on A; the same request on B while A holds the lock:
     // B waits for A's artifact and answers `joined`, compiling nothing.
-    let a_req = std::thread::spawn({
-        let socket = a.socket.clone();
-        move || {
-            Conn::unix(&socket).call(
-                &json!({"id": "a", "op": "compile", "model_path": "slow.onnx", "emit": "memref"}),
-            )
-        }
-    });
-    a.wait_stats("A holds the lock", Duration::from_secs(30), |s| {
-        s["shared"]["locks_held"] == 1
-    });
-    let rb = compile(&b, "slow.onnx");
-    let ra = a_req.join().unwrap();
+    gen(&dir, "cnn", 6, "j.onnx");
+    let (ra, rb) = compile_on_both(&a, &b, &hold, "j.onnx");
     assert_eq!(ra["status"], "ok", "{ra:.300}");
     assert_eq!(ra["cache"], "miss");
     assert_eq!(rb["status"], "ok", "{rb:.300}");
@@ -493,4 +507,59 @@ fn a_full_or_restarted_redis_is_not_an_outage() {
     assert_eq!(shared(&a)["up"], false);
     redis.signal("CONT");
     drop(redis);
+}
+
+/// A full Redis refuses the artifacts but not the locks (a script flagged
+/// `allow-oom`): a compile another daemon waits for is handed over under
+/// a lock lifetime, so the fleet still compiles each model once.
+#[test]
+fn dedup_goes_on_while_redis_is_full() {
+    let dir = workdir("redis-full-dedup");
+    let redis = Redis::start(&dir);
+    let url = redis.url();
+    gen(&dir, "cnn", 95, "c.onnx");
+    gen(&dir, "mlp", 95, "m.onnx");
+    let hold = dir.join("hold");
+    let a = Daemon::start_named_holding(&dir, "a", &["--cache", &url], &hold);
+    let b = Daemon::start_named(&dir, "b", &["--cache", &url]);
+    for (k, v) in [("maxmemory-policy", "noeviction"), ("maxmemory", "1")] {
+        assert_eq!(redis.cmd(&["CONFIG", "SET", k, v]).as_deref(), Some("OK"));
+    }
+    let (ra, rb) = compile_on_both(&a, &b, &hold, "c.onnx");
+    assert_eq!(
+        (&ra["status"], &ra["cache"]),
+        (&json!("ok"), &json!("miss")),
+        "{ra:.300}"
+    );
+    assert_eq!(
+        (&rb["status"], &rb["cache"]),
+        (&json!("ok"), &json!("joined")),
+        "{rb:.300}"
+    );
+    assert!(artifact(&rb) == artifact(&ra));
+    let (sa, sb) = (a.stats(), b.stats());
+    assert_eq!(sb["compiles"], 0, "{sb}");
+    assert_eq!(
+        (
+            sa["shared"]["puts"].as_u64(),
+            sa["shared"]["handoffs"].as_u64()
+        ),
+        (Some(0), Some(1)),
+        "{sa}"
+    );
+    assert_eq!(
+        (sa["shared"]["up"].as_bool(), sb["shared"]["up"].as_bool()),
+        (Some(true), Some(true))
+    );
+    // The handed-over entry lives one lock lifetime, not the cache TTL.
+    let key = ra["key"].as_str().unwrap();
+    let ttl: i64 = redis
+        .cmd(&["PTTL", &format!("onnxc:a:{key}")])
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((0..=10_000).contains(&ttl), "{ttl}");
+    // Nobody waits: nothing is stored beyond maxmemory.
+    assert_eq!(compile(&a, "m.onnx")["status"], "ok");
+    assert_eq!(shared(&a)["handoffs"], 1);
 }

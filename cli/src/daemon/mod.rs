@@ -13,6 +13,7 @@ pub mod gate;
 pub mod metrics;
 pub mod pool;
 pub mod protocol;
+pub mod reaper;
 pub mod server;
 pub mod service;
 pub mod shared;

@@ -106,20 +106,8 @@ fn worker(rx: &Mutex<Receiver<Job>>, queued: &AtomicUsize, running: &AtomicUsize
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
         let was_last = running.fetch_sub(1, Ordering::SeqCst) == 1;
         if was_last && queued.load(Ordering::SeqCst) == 0 {
-            return_free_memory();
+            super::reaper::trim_later();
         }
-    }
-}
-
-/// Gives the pages malloc keeps free back to the system once the pool is
-/// idle: a compile's IR is freed into its thread's arena, where glibc
-/// keeps it (the daemon's RSS wandered between 24 and 43 MiB over a
-/// thousand compiles of the same models, with 3.9 MiB in use).
-fn return_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks glibc's own arenas.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 

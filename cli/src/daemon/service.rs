@@ -509,6 +509,8 @@ impl Service {
         let mut waited = false;
         // Since when the lock holds a value that is not a live onnxc lock.
         let mut foreign_since: Option<Instant> = None;
+        // When this flight last told the holder it waits.
+        let mut marked: Option<Instant> = None;
         loop {
             if f.cancel.is_cancelled() {
                 return self.finish_flight(key, &f, cancelled_outcome());
@@ -533,6 +535,10 @@ impl Service {
                     if !waited {
                         shared.stats.lock_waits.fetch_add(1, Ordering::Relaxed);
                         waited = true;
+                    }
+                    if marked.is_none_or(|t| t.elapsed() >= shared.lock_ttl() / 2) {
+                        shared.mark_waiting(&key);
+                        marked = Some(Instant::now());
                     }
                     if let Holder::Foreign(value) = shared.holder(&key) {
                         let since = *foreign_since.get_or_insert_with(Instant::now);
@@ -723,6 +729,7 @@ impl Service {
                 "outages": get(&st.outages),
                 "lock_waits": get(&st.lock_waits),
                 "takeovers": get(&st.takeovers),
+                "handoffs": get(&st.handoffs),
                 "foreign_locks": get(&st.foreign_locks),
                 "locks_held": s.locks_held(),
             })
@@ -758,6 +765,7 @@ impl Service {
                 "queue": self.cfg.queue,
                 "queued": self.pool.queued(),
                 "running": self.pool.running(),
+                "reaping": super::reaper::pending(),
             },
             "rss_bytes": super::proc_status_kib("VmRSS").map(|k| k * 1024),
             "heap_bytes": super::heap_bytes(),

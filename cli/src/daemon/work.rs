@@ -1,6 +1,7 @@
 //! The compile a worker runs: the same pipeline as `onnxc compile`
 //! (cli/src/driver.rs), from bytes in memory to artifact bytes.
 
+use super::reaper::{self, Deferred};
 use crate::cmd::{Failure, PassFlags};
 use crate::driver;
 use frontend::import::ImportOptions;
@@ -43,8 +44,10 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
         frontend::load::load_model_bytes_copying(model, job.dir.clone(), job.max_external_bytes)?;
     job.import.check(&loaded).map_err(Failure::Usage)?;
     let cacheable = !uses_external_data(&loaded.proto);
-    let mut m = frontend::import::import_model_with(&loaded, &job.import)?;
-    drop(loaded);
+    // Freed by the reaper, also when a cancelled compile unwinds: the
+    // worker answers (or takes its next job) without walking the IR.
+    let mut m = Deferred::new(frontend::import::import_model_with(&loaded, &job.import)?);
+    reaper::drop_later(loaded);
     hold_for_tests()?;
     let stop = job.stop_after.as_deref().or(job.emit.last_stage());
     driver::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
@@ -58,7 +61,7 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
         ir::cancel::check()?; // the printer stops early when cancelled
         text.into_bytes()
     } else if matches!(job.emit, Emit::Obj | Emit::Lib) {
-        native(m, job)?
+        native(m.into_inner(), job)?
     } else {
         driver::emit_llvm(&m)?.into_bytes()
     };

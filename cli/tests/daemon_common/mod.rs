@@ -152,8 +152,8 @@ impl Daemon {
         r["stats"].clone()
     }
 
-    /// Stats once the daemon is at rest: no job running or queued, no
-    /// flight, no connection but this one. A reply reaches the client
+    /// Stats once the daemon is at rest: no job running or queued, nothing
+    /// left for the reaper, no flight, no connection but this one. A reply reaches the client
     /// before its worker and connection thread drop what they hold, so a
     /// snapshot taken at once can count a request still being freed. Of a
     /// few samples at rest, the one with the least heap in use.
@@ -165,6 +165,7 @@ impl Daemon {
             let s = self.stats();
             let at_rest = s["pool"]["running"] == 0
                 && s["pool"]["queued"] == 0
+                && s["pool"]["reaping"] == 0
                 && s["in_flight"] == 0
                 && s["connections"].as_u64().is_some_and(|c| c <= 1);
             if at_rest {
@@ -305,6 +306,12 @@ impl Daemon {
     pub fn start_named(dir: &Path, name: &str, extra: &[&str]) -> Daemon {
         let addr = format!("unix:{}", dir.join(format!("{name}.sock")).display());
         Daemon::start_at(dir, &addr, extra).expect("daemon starts")
+    }
+
+    /// `start_named` with the test hook of `start_holding`.
+    pub fn start_named_holding(dir: &Path, name: &str, extra: &[&str], hold: &Path) -> Daemon {
+        let addr = format!("unix:{}", dir.join(format!("{name}.sock")).display());
+        Daemon::spawn(dir, &addr, extra, Some(hold)).expect("daemon starts")
     }
 
     /// Polls `stats` until `pred` holds (bounded); returns the stats.

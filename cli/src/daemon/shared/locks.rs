@@ -15,6 +15,23 @@ const PREFIX: &str = "onnxc-lock1";
 /// Longer lifetimes than this are not an onnxc lock's.
 const MAX_LIFETIME_MS: u64 = 3_600_000;
 
+/// `SET NX PX` in a script flagged `allow-oom` (Redis 7): a Redis full
+/// under `maxmemory` with `noeviction` refuses every plain write, which
+/// would stop the fleet's dedup exactly when artifacts no longer fit; a
+/// lock is a few dozen bytes that expire.
+const TAKE: &str = "#!lua flags=allow-oom\n\
+     return redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])";
+/// A waiter's mark `onnxc:w:<key>`, set for ARGV[1] ms.
+const MARK_WAITING: &str = "#!lua flags=allow-oom\n\
+     return redis.call('set', KEYS[1], '1', 'PX', ARGV[1])";
+/// Stores the artifact KEYS[1] for ARGV[2] ms if a waiter marked KEYS[2]:
+/// used when a full Redis refused the normal store, so that the daemons
+/// that waited for this compile still get its result (dedup goes on);
+/// the overshoot is one artifact per joined compile, for one lock
+/// lifetime.
+const HAND_OFF: &str = "#!lua flags=allow-oom\n\
+     if redis.call('exists', KEYS[2]) == 0 then return 0 end \
+     redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1";
 /// Deletes the lock only if it still holds the value ARGV[1].
 const DELETE_IF: &str =
     "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
@@ -49,6 +66,25 @@ fn lock_key(key: &Key) -> String {
     format!("onnxc:l:{}", hex(key))
 }
 
+fn waiter_key(key: &Key) -> String {
+    format!("onnxc:w:{}", hex(key))
+}
+
+/// The command that takes a lock: `TAKE`, or a plain `SET` for a Redis
+/// without script flags.
+fn take(legacy: bool, key: &Key, value: &str, life: u64) -> redis::Cmd {
+    let mut cmd = redis::cmd(if legacy { "SET" } else { "EVAL" });
+    if !legacy {
+        cmd.arg(TAKE).arg(1);
+    }
+    cmd.arg(lock_key(key)).arg(value);
+    if legacy {
+        cmd.arg("NX").arg("PX");
+    }
+    cmd.arg(life);
+    cmd
+}
+
 /// Whether `value` with `pttl` ms to live is a live onnxc lock.
 fn is_live(value: &[u8], pttl: i64) -> bool {
     let text = String::from_utf8_lossy(value);
@@ -75,15 +111,16 @@ impl Shared {
             self.token_base,
             self.token_seq.fetch_add(1, Ordering::Relaxed)
         );
-        let set: Option<Option<String>> = self.with_conn(|c| {
-            redis::cmd("SET")
-                .arg(lock_key(key))
-                .arg(&value)
-                .arg("NX")
-                .arg("PX")
-                .arg(life)
-                .query(c)
-        });
+        let attempt = |legacy| self.with_conn(|c| take(legacy, key, &value, life).query(c));
+        // Redis before 7 has no script flags: a plain SET from then on.
+        let legacy = self.legacy_redis.load(Ordering::Relaxed);
+        let mut set: Option<Option<String>> = attempt(legacy);
+        if set.is_none() && !legacy && self.is_up() {
+            set = attempt(true);
+            if set.is_some() {
+                self.legacy_redis.store(true, Ordering::Relaxed);
+            }
+        }
         match set {
             None => Lock::Unavailable,
             Some(None) => Lock::Held,
@@ -160,6 +197,35 @@ impl Shared {
                 lock(&self.held).remove(&key);
             }
         }
+    }
+
+    /// Tells the holder of `key`'s lock that a daemon waits for it.
+    pub fn mark_waiting(&self, key: &Key) {
+        let life = millis(self.cfg.lock_ttl);
+        let _ = self.with_conn(|c| {
+            redis::cmd("EVAL")
+                .arg(MARK_WAITING)
+                .arg(1)
+                .arg(waiter_key(key))
+                .arg(life)
+                .query::<Option<String>>(c)
+        });
+    }
+
+    /// Stores a signed entry the normal store was refused, for one lock
+    /// lifetime, if a daemon waits for it; whether it did.
+    pub(super) fn hand_off(&self, key: &Key, value: &[u8]) -> bool {
+        let stored = self.with_conn(|c| {
+            redis::cmd("EVAL")
+                .arg(HAND_OFF)
+                .arg(2)
+                .arg(super::artifact_key(key))
+                .arg(waiter_key(key))
+                .arg(value)
+                .arg(millis(self.cfg.lock_ttl))
+                .query::<i64>(c)
+        });
+        stored == Some(1)
     }
 
     /// How long a waiter gives a value that is not a live lock before it

@@ -76,6 +76,9 @@ pub struct SharedStats {
     /// Commands Redis answered with an error (OOM under `maxmemory`, a
     /// read-only replica): skipped; the tier stays up.
     pub refused: AtomicU64,
+    /// Artifacts whose store was refused, handed to waiting daemons under
+    /// a short lifetime instead (`locks::HAND_OFF`).
+    pub handoffs: AtomicU64,
     /// Pooled connections found closed (a Redis restart), retried once.
     pub reconnects: AtomicU64,
     /// Flights that found another daemon's lock and waited for it.
@@ -114,6 +117,8 @@ pub struct Shared {
     held: Mutex<HashMap<Key, String>>,
     token_base: String,
     token_seq: AtomicU64,
+    /// Redis refused script flags (before 7): locks are a plain SET.
+    legacy_redis: AtomicBool,
     pub stats: SharedStats,
 }
 
@@ -148,6 +153,7 @@ impl Shared {
             held: Mutex::new(HashMap::new()),
             token_base: random_hex(),
             token_seq: AtomicU64::new(0),
+            legacy_redis: AtomicBool::new(false),
             stats: SharedStats::default(),
         })
     }
@@ -359,6 +365,8 @@ impl Shared {
         });
         if stored.is_some() {
             self.stats.puts.fetch_add(1, Ordering::Relaxed);
+        } else if self.is_up() && self.hand_off(key, &value) {
+            self.stats.handoffs.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
