@@ -304,3 +304,159 @@ fn inline_hits() {
     let s = d.stats();
     println!("RSS: {:.1} MiB", rss_bytes(&s) as f64 / 1048576.0);
 }
+
+/// The fleet under attack and faults (docs/BENCHMARKS.md, issue 31): a
+/// token holder's `health` during floods from 64 addresses, RSS under
+/// tokenless partial lines, wrong-token tries, SIGTERM beside a client
+/// that never reads, and a request's time with Redis hung or full.
+#[test]
+#[ignore = "benchmark: run on a release build with --ignored --nocapture"]
+fn fleet_faults() {
+    use std::io::Write;
+    let dir = workdir("bench-fleet");
+    let token = "7e6d5c4b3a2918077e6d5c4b3a291807";
+    let file = secret_file(&dir, "token", token);
+    let flags = ["--auth-token-file", file.as_str(), "--write-timeout", "2"];
+    let mut d = Daemon::start_at(&dir, "tcp:127.0.0.1:0", &flags).unwrap();
+    let addr = d.addr.strip_prefix("tcp:").unwrap().to_string();
+    let to: std::net::SocketAddrV4 = addr.parse().unwrap();
+    let stats =
+        || call_with_token(&addr, token, "stats", Duration::from_secs(5)).0["stats"].clone();
+    println!("| fault | figure |\n|---|---|");
+    for (name, drip) in [("idle", None), ("1 byte/s", Some(Duration::from_secs(1)))] {
+        let flood = Flood::start(to, 64, drip);
+        std::thread::sleep(Duration::from_millis(500));
+        let mut lat = Vec::new();
+        let mut worst_tries = 0;
+        for _ in 0..20 {
+            let (r, took, tries) = call_with_token(&addr, token, "health", Duration::from_secs(2));
+            assert_eq!(r["status"], "ok", "{r}");
+            lat.push(took);
+            worst_tries = worst_tries.max(tries);
+        }
+        let made = flood.stop();
+        lat.sort();
+        println!(
+            "| 64 addresses, {name} tokenless connections ({made} made) | token holder's `health` p50 {:.1} ms, max {:.1} ms, at most {worst_tries} tries |",
+            pct(&lat, 0.5),
+            pct(&lat, 1.0)
+        );
+    }
+    let rss0 = rss_bytes(&stats());
+    let pushers: Vec<_> = (0..4)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut s = std::net::TcpStream::connect(&addr).unwrap();
+                let chunk = vec![b'x'; 1 << 20];
+                let (t, mut sent) = (Instant::now(), 0u64);
+                while sent < 330 << 20 && s.write_all(&chunk).is_ok() {
+                    sent += chunk.len() as u64;
+                }
+                (sent, t.elapsed())
+            })
+        })
+        .collect();
+    let mut peak = rss0;
+    while pushers.iter().any(|p| !p.is_finished()) {
+        peak = peak.max(rss_bytes(&stats()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent: u64 = pushers.into_iter().map(|p| p.join().unwrap().0).sum();
+    println!(
+        "| 4 tokenless clients, one 330 MiB line each ({} MiB sent) | RSS {:.1} → peak {:.1} MiB |",
+        sent >> 20,
+        rss0 as f64 / 1048576.0,
+        peak as f64 / 1048576.0
+    );
+    let t = Instant::now();
+    let mut tries = 0u32;
+    while t.elapsed() < Duration::from_secs(2) {
+        let (r, _, _) = call_with_token(
+            &addr,
+            "not-the-token-not-the-token-0000",
+            "stats",
+            Duration::from_secs(1),
+        );
+        assert_eq!(r["error"], "unauthorized");
+        tries += 1;
+    }
+    println!(
+        "| wrong tokens, one client for 2 s | {:.0} tries/s, `unauthorized` counted {}, logged at most once a second |",
+        f64::from(tries) / 2.0,
+        stats()["unauthorized"]
+    );
+    let mut greedy = std::net::TcpStream::connect(&addr).unwrap();
+    // Until its writes block: the daemon's replies fill both buffers.
+    greedy
+        .set_write_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let req = format!(
+        "{{\"op\":\"auth\",\"token\":\"{token}\"}}\n{{\"op\":\"stats\",\"token\":\"{token}\"}}\n"
+    );
+    let mut pipelined = 0;
+    while pipelined < 300_000 && greedy.write_all(req.as_bytes()).is_ok() {
+        pipelined += 1;
+    }
+    let t = Instant::now();
+    d.signal("TERM");
+    assert!(d.wait(Duration::from_secs(30)).success());
+    println!(
+        "| SIGTERM beside a client that pipelined {pipelined} requests and never reads (`--write-timeout 2`) | exit after {:.2} s |",
+        t.elapsed().as_secs_f64()
+    );
+    redis_faults(&dir);
+}
+
+/// A request's time with Redis hung (SIGSTOP) and full (`maxmemory`,
+/// `noeviction`), and whether two daemons still compile a model once.
+fn redis_faults(dir: &std::path::Path) {
+    let redis = Redis::start(dir);
+    let url = redis.url();
+    for i in 0..4u64 {
+        gen(dir, "mlp", 300 + i, &format!("r{i}.onnx"));
+    }
+    let a = Daemon::start_named(dir, "ra", &["--cache", &url]);
+    let b = Daemon::start_named(dir, "rb", &["--cache", &url]);
+    let timed = |d: &Daemon, file: &str| {
+        let t = Instant::now();
+        let r = d
+            .connect()
+            .call(&json!({"op": "compile", "model_path": file, "emit": "memref"}));
+        assert_eq!(r["status"], "ok", "{r:.300}");
+        (
+            t.elapsed().as_secs_f64() * 1e3,
+            r["cache"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    let (healthy, _) = timed(&a, "r0.onnx");
+    redis.signal("STOP");
+    let (first, _) = timed(&a, "r1.onnx");
+    let (next, _) = timed(&a, "r2.onnx");
+    redis.signal("CONT");
+    println!("| Redis hung (SIGSTOP) | a miss: {healthy:.0} ms healthy; {first:.0} ms the first, {next:.0} ms the next (tier marked down) |");
+    for (k, v) in [("maxmemory-policy", "noeviction"), ("maxmemory", "1")] {
+        redis.cmd(&["CONFIG", "SET", k, v]);
+    }
+    std::thread::sleep(Duration::from_secs(6)); // past the down tier's backoff
+    gen_once(dir, "chain-50000", "slow.onnx");
+    let on_a = std::thread::spawn({
+        let socket = a.socket.clone();
+        move || {
+            let t = Instant::now();
+            let r = Conn::unix(&socket)
+                .call(&json!({"op": "compile", "model_path": "slow.onnx", "emit": "memref"}));
+            (t.elapsed().as_secs_f64() * 1e3, r["cache"].clone())
+        }
+    });
+    a.wait_stats("A locks", Duration::from_secs(30), |s| {
+        s["shared"]["locks_held"] == 1
+    });
+    let (on_b, cache) = timed(&b, "slow.onnx");
+    let (on_a, cache_a) = on_a.join().unwrap();
+    let (sa, sb) = (a.stats(), b.stats());
+    println!(
+        "| Redis full (`noeviction`), one model asked of two daemons | A {cache_a} {on_a:.0} ms, B {cache} {on_b:.0} ms; compiles A {} B {}; A's tier up: {}, writes refused {}, handed over {} |",
+        sa["compiles"], sb["compiles"], sa["shared"]["up"], sa["shared"]["refused"], sa["shared"]["handoffs"]
+    );
+}

@@ -48,6 +48,14 @@ impl Stream {
         })
     }
 
+    /// Ends both directions: a thread reading it sees the end at once.
+    pub fn shutdown(&self) {
+        let _ = match self {
+            Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
+            Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
+        };
+    }
+
     /// The peer's IP address (TCP); none for a unix socket.
     pub fn peer_ip(&self) -> Option<std::net::IpAddr> {
         match self {

@@ -59,7 +59,7 @@ impl Cache {
             stats: CacheStats::default(),
         };
         if let Some(dir) = &cache.dir {
-            std::fs::create_dir_all(dir)?;
+            create_owned_dir(dir)?;
             take_lock(dir)?;
             cache.load_dir(dir)?;
         }
@@ -288,6 +288,29 @@ fn read_entry(path: &Path) -> Result<(Key, Vec<u8>), String> {
         return Err("file name does not match its key".into());
     }
     Ok((key, data))
+}
+
+/// Creates `dir` (mode 700) or checks the one there: whoever can write
+/// into it chooses the code this daemon serves, so it must be this user's
+/// and not writable by group or others.
+fn create_owned_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let meta = std::fs::metadata(dir)?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me || meta.mode() & 0o022 != 0 {
+        return Err(std::io::Error::other(format!(
+            "--cache-dir '{}' is writable by others (owner {}, mode {:o}): whoever can write there chooses the code the daemon serves; use a directory of this user with chmod go-w",
+            dir.display(),
+            meta.uid(),
+            meta.mode() & 0o777
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -99,12 +99,12 @@ fn accept(svc: &Arc<Service>, gate: &Arc<Gate>, mut stream: Stream, opts: &Serve
         );
     }
     let slot = match svc.requires_token() {
-        true => match Gate::admit(gate, stream.peer_ip()) {
+        true => match Gate::admit(gate, stream.peer_ip(), stream.try_clone().ok()) {
             Some(s) => Some(s),
             None => {
                 svc.connections.fetch_sub(1, Ordering::SeqCst);
-                let msg = "too many connections that have not proved the token".to_string();
-                return busy(&mut stream, msg);
+                let msg = "this address holds too many connections that have not proved the token";
+                return busy(&mut stream, msg.to_string());
             }
         },
         false => None,
@@ -287,6 +287,34 @@ fn pending(
     Wait::Close(Some(Box::new(r)))
 }
 
+/// Writes `buf` whole within `limit` or fails: a socket timeout bounds
+/// each `write` call only, and a client that never reads still lets one
+/// through now and then (the kernel compacts its receive queue), which
+/// held SIGTERM for 6 s under a 2 s `--write-timeout`.
+fn write_within(w: &mut Stream, mut buf: &[u8], limit: Duration) -> std::io::Result<()> {
+    let deadline = Instant::now() + limit;
+    while !buf.is_empty() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        w.set_write_timeout(Some(left))?;
+        match w.write(buf) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => buf = buf.get(n..).unwrap_or_default(),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The last line of a tokenless connection a newer one took the place of.
+fn evicted() -> Response {
+    let msg = "closed for a newer connection: too many connections have not proved the token";
+    Response::status(Value::Null, Status::Busy, msg.to_string())
+}
+
 /// The answer to a line longer than `max` bytes.
 fn too_long(max: usize, proving: bool) -> Response {
     let hint = match proving {
@@ -327,9 +355,12 @@ fn connection(
             Some(_) => svc.max_line().min(PRE_AUTH_LINE),
             None => svc.max_line(),
         };
+        // A line read once shutdown began is the connection's last.
+        let mut last_line = false;
         let resp = match read_line(&mut reader, &mut buf, &mut skip, max, &mut budget)? {
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => None,
             Line::Complete => {
+                last_line = svc.shutting_down();
                 let (r, proved) = svc.handle(&buf, &scratch, &peer_name);
                 if proved {
                     slot = None;
@@ -346,6 +377,10 @@ fn connection(
                 ),
             )),
             Line::Eof => return Ok(()),
+            Line::Pending if slot.as_ref().is_some_and(Slot::evicted) => {
+                let _ = write_within(&mut writer, &evicted().to_line(), limits.write);
+                return Ok(());
+            }
             Line::Pending => {
                 let partial = !buf.is_empty() || skip != Skip::No;
                 let clocks = (last, &mut line_start, accepted);
@@ -353,7 +388,7 @@ fn connection(
                     Wait::More => continue,
                     Wait::Close(r) => {
                         if let Some(r) = r {
-                            let _ = writer.write_all(&r.to_line());
+                            let _ = write_within(&mut writer, &r.to_line(), limits.write);
                         }
                         return Ok(());
                     }
@@ -365,11 +400,15 @@ fn connection(
         line_start = None;
         last = Instant::now();
         if let Some(r) = resp {
-            writer.write_all(r.line_in(&scratch))?;
+            write_within(&mut writer, r.line_in(&scratch), limits.write)?;
             if r.error == Some(ErrorKind::Unauthorized) {
                 log_auth_failure(peer);
                 return Ok(());
             }
+        }
+        if last_line {
+            // A client that keeps pipelining cannot hold the exit.
+            return Ok(());
         }
         if scratch.allocated_bytes() > KEEP_SCRATCH {
             scratch = bumpalo::Bump::new();

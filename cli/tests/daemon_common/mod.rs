@@ -443,3 +443,134 @@ impl Daemon {
         r["stats"].clone()
     }
 }
+
+/// A TCP connection to `to` from the loopback address `from` (Linux
+/// routes all of 127.0.0.0/8 to loopback): one machine plays many peers.
+pub fn connect_from(
+    from: std::net::Ipv4Addr,
+    to: std::net::SocketAddrV4,
+) -> std::io::Result<std::net::TcpStream> {
+    use std::os::fd::FromRawFd;
+    let sockaddr = |ip: std::net::Ipv4Addr, port: u16| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(ip).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    let (src, dst) = (sockaddr(from, 0), sockaddr(*to.ip(), to.port()));
+    // SAFETY: a fresh socket owned by the TcpStream at once; the
+    // addresses are valid sockaddr_in values of `len` bytes.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let stream = std::net::TcpStream::from_raw_fd(fd);
+        let as_ptr =
+            |a: &libc::sockaddr_in| (a as *const libc::sockaddr_in).cast::<libc::sockaddr>();
+        if libc::bind(fd, as_ptr(&src), len) != 0 || libc::connect(fd, as_ptr(&dst), len) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(stream)
+    }
+}
+
+/// Tokenless clients, one per address 127.0.0.2, .3, ...: each connects
+/// and holds its connection (idle, or sending one byte every `drip`),
+/// and connects again when the daemon closes it, until stopped.
+pub struct Flood {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<u64>>,
+}
+
+impl Flood {
+    pub fn start(to: std::net::SocketAddrV4, peers: u8, drip: Option<Duration>) -> Flood {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let threads = (0..peers)
+            .map(|i| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let from = std::net::Ipv4Addr::new(127, 0, 0, 2 + i);
+                    let mut connections = 0;
+                    while !stop.load(Ordering::SeqCst) {
+                        let Ok(mut s) = connect_from(from, to) else {
+                            std::thread::sleep(Duration::from_millis(5));
+                            continue;
+                        };
+                        connections += 1;
+                        Flood::hold(&mut s, drip, &stop);
+                    }
+                    connections
+                })
+            })
+            .collect();
+        Flood { stop, threads }
+    }
+
+    /// Until the daemon closes `s` or the flood stops.
+    fn hold(
+        s: &mut std::net::TcpStream,
+        drip: Option<Duration>,
+        stop: &std::sync::atomic::AtomicBool,
+    ) {
+        use std::io::Read;
+        let tick = drip.unwrap_or(Duration::from_millis(20));
+        s.set_read_timeout(Some(tick)).unwrap();
+        let mut sink = [0u8; 512];
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            if drip.is_some() && s.write_all(b"{").is_err() {
+                return;
+            }
+            match s.read(&mut sink) {
+                Ok(0) => return,
+                Ok(_) => {}
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        || e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Stops the flood; the connections it made.
+    pub fn stop(self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.threads.into_iter().map(|t| t.join().unwrap()).sum()
+    }
+}
+
+/// A token holder's request on a new TCP connection: `auth`, then `op`,
+/// tried again while answered `busy` (its connection gave way to a newer
+/// tokenless one) within `limit`; the answer, the time and the tries.
+pub fn call_with_token(to: &str, token: &str, op: &str, limit: Duration) -> (Value, Duration, u32) {
+    let start = Instant::now();
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let answer = (|| {
+            let s = std::net::TcpStream::connect(to).ok()?;
+            s.set_read_timeout(Some(limit)).ok()?;
+            let mut w = &s;
+            let lines = format!("{{\"op\":\"auth\",\"token\":\"{token}\"}}\n{{\"op\":\"{op}\",\"token\":\"{token}\"}}\n");
+            w.write_all(lines.as_bytes()).ok()?;
+            let mut r = BufReader::new(&s);
+            let mut line = String::new();
+            r.read_line(&mut line).ok()?;
+            let auth: Value = serde_json::from_str(&line).ok()?;
+            if auth["status"] != "ok" {
+                return Some(auth);
+            }
+            line.clear();
+            r.read_line(&mut line).ok()?;
+            serde_json::from_str(&line).ok()
+        })();
+        let busy = answer.as_ref().is_none_or(|a| a["status"] == "busy");
+        if !busy || start.elapsed() >= limit {
+            return (answer.unwrap_or(Value::Null), start.elapsed(), tries);
+        }
+    }
+}
