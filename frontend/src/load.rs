@@ -10,6 +10,11 @@ use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
+/// How a diagnostic about bytes that are not an ONNX model begins.
+pub const MALFORMED: &str = "malformed ONNX protobuf";
+/// The diagnostic of an empty file.
+pub const EMPTY: &str = "empty file is not an ONNX model";
+
 /// A decoded model whose `raw_data` fields are slices of `mapping`.
 #[derive(Debug)]
 pub struct LoadedModel {
@@ -106,10 +111,10 @@ pub fn load_model_bytes_copying(
 
 fn load_model_bytes_with(bytes: Bytes, external: ExternalData) -> Result<LoadedModel, Diagnostic> {
     if bytes.is_empty() {
-        return Err(Diagnostic::error("empty file is not an ONNX model"));
+        return Err(Diagnostic::error(EMPTY));
     }
     let proto = proto::ModelProto::decode(bytes.clone())
-        .map_err(|e| Diagnostic::error(format!("malformed ONNX protobuf: {e}")))?;
+        .map_err(|e| Diagnostic::error(format!("{MALFORMED}: {e}")))?;
     if proto.graph.is_none() {
         return Err(Diagnostic::error("malformed ONNX model: it has no graph"));
     }

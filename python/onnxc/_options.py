@@ -61,10 +61,23 @@ def model_source(model):
 
 
 def existing(path):
-    """`path` as a str; FileNotFoundError when there is no such file."""
+    """`path` as a str; `NoSuchFile` (a FileNotFoundError) when there is no
+    such file."""
+    from ._ort import NoSuchFile
+
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise FileNotFoundError(2, "no such model file", path)
+        raise NoSuchFile(2, "no such model file", path)
+    return path
+
+
+def writable(path):
+    """`path` as a str; FileNotFoundError when its directory does not exist
+    (writers do not create directories)."""
+    path = os.fspath(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(2, "no such directory for the output", parent)
     return path
 
 

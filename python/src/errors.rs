@@ -1,21 +1,42 @@
-//! Failures of the pipeline as Python exceptions: a diagnostic about the
-//! model is an `onnxc.CompileError` carrying its node and op names, a
-//! request that does not fit the model a `ValueError`, a file problem an
-//! `OSError`, a missing clang an `onnxc.ClangNotFoundError`.
+//! Failures of the pipeline as Python exceptions, named as onnxruntime's
+//! where code catches them (docs/PYTHON.md, "Errors"): a diagnostic about
+//! the model is an `onnxc.CompileError` (an `onnxc.Fail`, a
+//! `RuntimeError`) carrying its node and op names, a malformed protobuf
+//! an `InvalidProtobuf`, a request or input that does not fit the model an
+//! `InvalidArgument` (a `ValueError`), a file problem an `OSError`, a
+//! missing clang an `onnxc.ClangNotFoundError`.
 
 use pipeline::Failure;
-use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 pyo3::create_exception!(
-    _onnxc,
+    onnxc,
+    Fail,
+    PyRuntimeError,
+    "onnxruntime's Fail: the session could not be created or run."
+);
+pyo3::create_exception!(
+    onnxc,
     CompileError,
-    PyException,
+    Fail,
     "The model cannot be compiled; `.diagnostics` lists what the compiler said."
 );
 pyo3::create_exception!(
-    _onnxc,
+    onnxc,
+    InvalidProtobuf,
+    CompileError,
+    "onnxruntime's InvalidProtobuf: the bytes are not an ONNX model."
+);
+pyo3::create_exception!(
+    onnxc,
+    InvalidArgument,
+    PyValueError,
+    "onnxruntime's InvalidArgument: an input or option does not fit the model."
+);
+pyo3::create_exception!(
+    onnxc,
     ClangNotFoundError,
     PyRuntimeError,
     "clang (LLVM), which builds a compiled model's library, is not installed."
@@ -71,9 +92,18 @@ impl Diagnostic {
     }
 }
 
-/// A `CompileError` with `message` and the diagnostics.
+/// A `CompileError` (an `InvalidProtobuf` for bytes that do not decode)
+/// with `message` and the diagnostics.
 pub fn compile_error(py: Python<'_>, message: String, diags: Vec<Diagnostic>) -> PyErr {
-    let err = CompileError::new_err(message);
+    let protobuf = diags.iter().any(|d| {
+        [frontend::load::MALFORMED, frontend::load::EMPTY]
+            .iter()
+            .any(|p| d.message.starts_with(p))
+    });
+    let err = match protobuf {
+        true => InvalidProtobuf::new_err(message),
+        false => CompileError::new_err(message),
+    };
     let list = PyList::new(py, diags).map(|l| err.value(py).setattr("diagnostics", l));
     match list {
         Ok(Ok(())) => err,
@@ -86,7 +116,7 @@ pub fn to_py(py: Python<'_>, f: Failure) -> PyErr {
     match f {
         Failure::Diagnostic(d) => compile_error(py, d.to_string(), vec![Diagnostic::of(&d)]),
         // Options that do not fit the model (an input_shapes name or rank).
-        Failure::Usage(m) => PyValueError::new_err(m.replace("--input-shape", "input_shapes")),
+        Failure::Usage(m) => InvalidArgument::new_err(m.replace("--input-shape", "input_shapes")),
         Failure::Io(m) => PyOSError::new_err(m),
         Failure::Quiet => compile_error(py, "compilation failed".into(), Vec::new()),
     }

@@ -5,6 +5,7 @@
 
 mod cache;
 mod errors;
+mod info;
 mod session;
 mod signature;
 
@@ -17,7 +18,7 @@ use pyo3::types::PyBytes;
 use std::path::{Path, PathBuf};
 
 pyo3::create_exception!(
-    _onnxc,
+    onnxc,
     CompileWarning,
     pyo3::exceptions::PyUserWarning,
     "A warning of the compiler (e.g. a pass that did not converge)."
@@ -58,7 +59,8 @@ pub fn import_options(specs: &[String]) -> PyResult<ImportOptions> {
     let input_shapes = specs
         .iter()
         .map(|s| {
-            InputShape::parse(s).map_err(|e| PyValueError::new_err(format!("input_shapes: {e}")))
+            InputShape::parse(s)
+                .map_err(|e| crate::errors::InvalidArgument::new_err(format!("input_shapes: {e}")))
         })
         .collect::<PyResult<_>>()?;
     Ok(ImportOptions {
@@ -128,34 +130,54 @@ fn parse_emit(emit: &str) -> PyResult<pipeline::Emit> {
     pipeline::Emit::parse(emit).map_err(PyValueError::new_err)
 }
 
-/// `onnxc compile MODEL -o OUTPUT --emit EMIT`.
+/// `onnxc compile MODEL -o OUTPUT --emit EMIT`; `model` is a path or the
+/// model's bytes.
 #[pyfunction]
 #[pyo3(signature = (model, output, emit, input_shapes, llvm_bin=None))]
 fn compile(
     py: Python<'_>,
-    model: PathBuf,
+    model: &Bound<'_, PyAny>,
     output: PathBuf,
     emit: &str,
     input_shapes: Vec<String>,
     llvm_bin: Option<PathBuf>,
 ) -> PyResult<()> {
+    let source = Source::extract(model)?;
     let mut opts = pipeline::CompileOptions::new(parse_emit(emit)?);
     opts.import = import_options(&input_shapes)?;
     if matches!(opts.emit, pipeline::Emit::Lib | pipeline::Emit::Obj) {
         find_clang(llvm_bin.as_deref())?;
     }
     opts.llvm_bin = llvm_bin;
-    detached(py, |flags| {
-        pipeline::compile(&model, Some(&output), &opts, flags)
+    detached(py, |flags| match source {
+        Source::Path(model) => pipeline::compile(&model, Some(&output), &opts, flags),
+        Source::Bytes(_) => {
+            let import = ImportOptions {
+                keep_foreign: opts.emit == pipeline::Emit::Onnx,
+                ..opts.import.clone()
+            };
+            let m = source.import(&import)?;
+            pipeline::compile_module(m, Some(&output), &opts, flags)
+        }
     })
 }
 
-/// `onnxc fold SRC -o DST`: streamed file to file.
+/// `onnxc fold SRC -o DST [--external-data-threshold N]
+/// [--fold-expansion-bound F]`: streamed file to file.
 #[pyfunction]
-fn fold(py: Python<'_>, src: PathBuf, dst: PathBuf, input_shapes: Vec<String>) -> PyResult<()> {
+#[pyo3(signature = (src, dst, input_shapes, external_data_threshold=None, expansion_bound=None))]
+fn fold(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    input_shapes: Vec<String>,
+    external_data_threshold: Option<usize>,
+    expansion_bound: Option<f64>,
+) -> PyResult<()> {
     let opts = pipeline::FoldOptions {
         import: import_options(&input_shapes)?,
-        ..pipeline::FoldOptions::default()
+        external_data_threshold,
+        expansion_bound,
     };
     detached(py, |flags| {
         pipeline::fold(&src, &dst, &opts, flags).map(|_| ())
@@ -188,7 +210,10 @@ fn simplify(
 fn _onnxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("Fail", py.get_type::<errors::Fail>())?;
     m.add("CompileError", py.get_type::<errors::CompileError>())?;
+    m.add("InvalidProtobuf", py.get_type::<errors::InvalidProtobuf>())?;
+    m.add("InvalidArgument", py.get_type::<errors::InvalidArgument>())?;
     m.add(
         "ClangNotFoundError",
         py.get_type::<errors::ClangNotFoundError>(),
@@ -199,5 +224,6 @@ fn _onnxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(fold, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
+    m.add_function(wrap_pyfunction!(info::model_info, m)?)?;
     Ok(())
 }

@@ -2,12 +2,13 @@
 //! cache), opened through its C API and run on numpy arrays.
 
 use crate::cache::{self, Lock};
+use crate::errors::InvalidArgument;
 use crate::signature::{Api, Port, Tensor};
 use crate::{detached, find_clang, import_options, Source};
 use frontend::import::zipmap::{zipmap_outputs, Labels};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pipeline::{io_err, Failure};
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use std::collections::HashMap;
@@ -315,7 +316,7 @@ impl Session {
             let msg = std::ffi::CStr::from_bytes_until_nul(&err)
                 .map_or_else(|_| "?".into(), |m| m.to_string_lossy());
             let msg = msg.trim().trim_start_matches("assertion failed: ");
-            return Err(PyValueError::new_err(format!(
+            return Err(InvalidArgument::new_err(format!(
                 "the inputs break a runtime check of the model: {msg}"
             )));
         }
@@ -324,7 +325,7 @@ impl Session {
                 .checked_sub(1)
                 .and_then(|k| self.api.inputs.get(k as usize))
                 .map_or("?", |p| p.name.as_str());
-            return Err(PyValueError::new_err(format!(
+            return Err(InvalidArgument::new_err(format!(
                 "input '{name}': the compiled model refused its shape"
             )));
         }
@@ -464,7 +465,7 @@ impl Session {
                 .iter()
                 .map(|n| {
                     outs.iter().position(|p| &p.name == n).ok_or_else(|| {
-                        PyValueError::new_err(format!(
+                        InvalidArgument::new_err(format!(
                             "'{n}' is not an output of the model (outputs: {})",
                             Session::names(outs)
                         ))
@@ -486,7 +487,7 @@ impl Session {
                 .extract::<String>()
                 .is_ok_and(|k| ins.iter().any(|p| p.name == k));
             if !known {
-                return Err(PyValueError::new_err(format!(
+                return Err(InvalidArgument::new_err(format!(
                     "{} is not an input of the model (inputs: {})",
                     key.repr()?,
                     Session::names(ins)
@@ -497,7 +498,7 @@ impl Session {
         let mut arrays = Vec::with_capacity(ins.len());
         for (i, port) in ins.iter().enumerate() {
             let value = feed.get_item(&port.name)?.ok_or_else(|| {
-                PyValueError::new_err(format!(
+                InvalidArgument::new_err(format!(
                     "missing input '{}' (inputs: {})",
                     port.name,
                     Session::names(ins)
@@ -531,7 +532,7 @@ impl Session {
         let arr = match value.cast::<PyUntypedArray>() {
             Ok(a) => {
                 if !a.dtype().is_equiv_to(dtype) {
-                    return Err(PyValueError::new_err(format!(
+                    return Err(InvalidArgument::new_err(format!(
                         "input '{}': expected {ty} (numpy {}), got an array of {}",
                         port.name,
                         dtype.str()?,
@@ -544,7 +545,7 @@ impl Session {
                 .call_method1("asarray", (value, dtype))
                 .and_then(|a| Ok(a.cast_into::<PyUntypedArray>()?))
                 .map_err(|e| {
-                    PyValueError::new_err(format!(
+                    InvalidArgument::new_err(format!(
                         "input '{}': cannot make an array of {} from it: {e}",
                         port.name, dtype
                     ))
@@ -576,7 +577,7 @@ impl Session {
         let t = &outs.t[k];
         let rank_ok = t.rank == port.dims.len() as i64 || port.rank_varies && t.rank >= 0;
         if !rank_ok || (t.shape.is_null() && t.rank > 0) {
-            return Err(PyValueError::new_err(format!(
+            return Err(InvalidArgument::new_err(format!(
                 "output '{}': the library returned rank {}",
                 port.name, t.rank
             )));
@@ -594,7 +595,7 @@ impl Session {
         let bytes = dims
             .iter()
             .try_fold(dtype.bind(py).itemsize(), |n, &d| n.checked_mul(d))
-            .ok_or_else(|| PyValueError::new_err("output too large"))?;
+            .ok_or_else(|| InvalidArgument::new_err("output too large"))?;
         if bytes > 0 {
             // SAFETY: the library's buffer holds the packed elements; the new
             // array has exactly `bytes` bytes.
@@ -617,7 +618,7 @@ fn check_shape<'a>(
     seen: &mut HashMap<&'a str, (usize, &'a str)>,
 ) -> PyResult<()> {
     let err = |what: String| {
-        Err(PyValueError::new_err(format!(
+        Err(InvalidArgument::new_err(format!(
             "input '{}': {what} (the model declares {}, got {:?})",
             port.name,
             shape_text(port),

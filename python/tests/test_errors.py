@@ -220,7 +220,10 @@ def test_missing_clang_says_what_to_install(zoo, tmp_path, monkeypatch):
 def test_bad_session_arguments(zoo, cache_dir):
     with pytest.raises(ValueError, match="threads"):
         onnxc.InferenceSession(zoo("mlp"), threads=0, cache_dir=cache_dir)
-    with pytest.raises(ValueError, match="CUDAExecutionProvider"):
-        onnxc.InferenceSession(zoo("mlp"), providers=["CUDAExecutionProvider"], cache_dir=cache_dir)
+    with pytest.warns(UserWarning, match="'CUDAExecutionProvider' is not in available provider names"):
+        s = onnxc.InferenceSession(zoo("mlp"), providers=["CUDAExecutionProvider"], cache_dir=cache_dir)
+    assert s.get_providers() == ["CPUExecutionProvider"], "falls back to the CPU, as onnxruntime"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'thread'"):
+        onnxc.InferenceSession(zoo("mlp"), thread=1, cache_dir=cache_dir)
     s = onnxc.InferenceSession(zoo("mlp"), threads=2, providers=["CPUExecutionProvider"], cache_dir=cache_dir)
     s.run(None, random_feed(s.get_inputs()))

@@ -55,3 +55,10 @@ def test_pip_install_into_a_fresh_venv(zoo, tmp_path):
         ["python", "-c", "import onnxc; print(onnxc.__file__)"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert str(venv) in where.stdout, where.stdout + where.stderr
+    # The shim's subpackages and the simplify command are in the wheel.
+    shim = "from onnxc.ort.capi.onnxruntime_pybind11_state import InvalidArgument; print(InvalidArgument.__name__)"
+    r = subprocess.run(["python", "-c", shim], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert r.stdout.strip() == "InvalidArgument", r.stderr[-2000:]
+    r = subprocess.run(["python", "-m", "onnxc.simplify", "--help"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and "--overwrite-input-shape" in r.stdout, r.stderr[-2000:]

@@ -43,7 +43,7 @@ def constant_bytes(model):
 @pytest.mark.parametrize("name", ZOO)
 def test_simplify_vs_onnx_simplifier(name, zoo):
     model = onnx.load(zoo(name, light=True))
-    ours, checked = onnxc.simplify(model)
+    ours, checked = onnxc.simplify(model, 1)
     assert checked, "onnxruntime is installed: the result is checked"
     theirs, their_check = onnxsim.simplify(model)
     assert their_check
@@ -86,8 +86,9 @@ def test_simplify_with_input_shapes_folds_more(zoo):
 
 def test_simplify_without_onnxruntime_warns_and_returns_false(zoo, monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails
+    assert onnxc.simplify(zoo("mlp", light=False))[1], "check_n=0: onnx.checker only, no onnxruntime needed"
     with pytest.warns(UserWarning, match="onnxruntime is not installed"):
-        model, ok = onnxc.simplify(zoo("mlp", light=False))
+        model, ok = onnxc.simplify(zoo("mlp", light=False), check_n=1)
     assert ok is False
     assert len(model.graph.node) > 0
 
