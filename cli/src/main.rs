@@ -48,6 +48,9 @@ enum Command {
     Zoo(cmd::zoo::ZooCmd),
     /// Benchmark compiles (time, memory, folding) against peer optimizers.
     Bench(cmd::bench::BenchArgs),
+    /// Inspect or prune the library cache of Python sessions.
+    #[command(subcommand)]
+    Cache(cmd::cache::CacheCmd),
 }
 
 fn init_logging(format: LogFormat) {
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => cmd::serve::run(args),
         Command::Client(args) => cmd::client::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::Cache(args) => cmd::cache::run(args),
     });
     match result {
         Ok(Ok(())) => ExitCode::SUCCESS,

@@ -9,6 +9,7 @@ mod flags;
 mod fold;
 pub mod native;
 mod passes;
+pub mod session_cache;
 pub mod target;
 pub mod tools;
 

@@ -61,6 +61,20 @@ def compile(model, output, emit="lib", input_shapes=None):
     _onnxc.compile(model_source(model), writable(output), emit, shape_specs(input_shapes), llvm_bin())
 
 
+def cache_info(dir=None):
+    """{'dir', 'entries', 'bytes', 'max_bytes'} of the library cache of
+    sessions (default: $ONNXC_CACHE_DIR, else ~/.cache/onnxc/sessions;
+    the bound is $ONNXC_CACHE_MAX_BYTES, default 2 GiB)."""
+    return _onnxc.cache_info(None if dir is None else os.fspath(dir))
+
+
+def cache_prune(max_bytes=None, dir=None):
+    """Removes least recently used libraries until the cache takes at most
+    `max_bytes` (default: its bound); (entries removed, bytes freed).
+    Sessions already open keep working."""
+    return _onnxc.cache_prune(max_bytes, None if dir is None else os.fspath(dir))
+
+
 def install_as_onnxruntime():
     """Makes `import onnxruntime` give onnxc's shim (`onnxc.ort`) in this
     process, so packages written for onnxruntime run on onnxc unchanged.
@@ -97,6 +111,8 @@ __all__ = [
     "OrtValue",
     "RunOptions",
     "SessionOptions",
+    "cache_info",
+    "cache_prune",
     "compile",
     "fold",
     "install_as_onnxruntime",
@@ -104,4 +120,3 @@ __all__ = [
     "__version__",
 ]
 
-del os

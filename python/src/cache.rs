@@ -1,14 +1,14 @@
-//! The content-addressed library cache of sessions: like the daemon's, the
-//! key is a sha256 of the model's bytes, the options and the compiler, and
-//! an entry is `DIR/<key>/libmodel.so` (installed by rename, so a reader
-//! never sees half a file). A lock file per entry makes concurrent sessions
-//! on one model, in this process or others, compile it once.
+//! The key of the sessions' library cache: like the daemon's, a sha256 of
+//! the model's bytes, the options and the compiler; an entry is
+//! `DIR/<key>/libmodel.so` (installed by rename, so a reader never sees
+//! half a file). Its lock file makes concurrent sessions on one model, in
+//! this process or others, compile it once; the directory's layout and
+//! bound are `pipeline::session_cache`'s.
 
 use frontend::import::ImportOptions;
 use frontend::load::LoadedModel;
 use sha2::{Digest, Sha256};
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 /// The library's file name; its stem gives the C prefix `model_`.
@@ -119,41 +119,4 @@ fn build_stamp() -> &'static str {
     })
 }
 
-/// The default cache directory: `$ONNXC_CACHE_DIR`, else
-/// `$XDG_CACHE_HOME/onnxc/sessions`, else `~/.cache/onnxc/sessions`.
-pub fn default_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("ONNXC_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("onnxc").join("sessions")
-}
-
-/// An exclusive lock on a cache entry, released on drop (closing the file).
-pub struct Lock(#[allow(dead_code)] File);
-
-impl Lock {
-    pub fn take(entry: &Path) -> std::io::Result<Lock> {
-        std::fs::create_dir_all(entry)?;
-        let f = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(entry.join("lock"))?;
-        use std::os::fd::AsRawFd as _;
-        // SAFETY: flock on a descriptor this function owns.
-        loop {
-            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
-                return Ok(Lock(f));
-            }
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-    }
-}
+pub use pipeline::session_cache::{default_dir, Lock};

@@ -206,6 +206,40 @@ fn simplify(
     Ok(PyBytes::new(py, &bytes).unbind())
 }
 
+/// `{dir, entries, bytes, max_bytes}` of the session cache (`dir`: the
+/// default when None).
+#[pyfunction]
+#[pyo3(signature = (dir=None))]
+fn cache_info(py: Python<'_>, dir: Option<PathBuf>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let dir = dir.unwrap_or_else(pipeline::session_cache::default_dir);
+    let entries = pipeline::session_cache::entries(&dir)
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", dir.display())))?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("dir", dir.display().to_string())?;
+    d.set_item("entries", entries.len())?;
+    d.set_item("bytes", entries.iter().map(|e| e.bytes).sum::<u64>())?;
+    d.set_item(
+        "max_bytes",
+        pipeline::session_cache::max_bytes().map_err(PyValueError::new_err)?,
+    )?;
+    Ok(d)
+}
+
+/// Removes least recently used entries until the cache takes at most
+/// `max_bytes` (default: its bound); `(removed, freed bytes)`.
+#[pyfunction]
+#[pyo3(signature = (max_bytes=None, dir=None))]
+fn cache_prune(max_bytes: Option<u64>, dir: Option<PathBuf>) -> PyResult<(usize, u64)> {
+    let dir = dir.unwrap_or_else(pipeline::session_cache::default_dir);
+    let max = match max_bytes {
+        Some(m) => m,
+        None => pipeline::session_cache::max_bytes().map_err(PyValueError::new_err)?,
+    };
+    let done = pipeline::session_cache::prune(&dir, max, None)
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", dir.display())))?;
+    Ok((done.removed, done.freed))
+}
+
 #[pymodule]
 fn _onnxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -225,5 +259,7 @@ fn _onnxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fold, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(info::model_info, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_info, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_prune, m)?)?;
     Ok(())
 }

@@ -128,6 +128,9 @@ fn build(
         copts.llvm_bin = target.llvm_bin.map(Path::to_path_buf);
         copts.codegen = target.code.resolve(false, target.llvm_bin)?;
         pipeline::compile_module(m, Some(&lib), &copts, flags)?;
+        // Bounded: the least recently used entries make room for this one.
+        let max = pipeline::session_cache::max_bytes().map_err(Failure::Usage)?;
+        let _ = pipeline::session_cache::prune(target.cache_dir, max, Some(&entry));
     }
     Ok(Built {
         lib,

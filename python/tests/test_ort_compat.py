@@ -304,3 +304,44 @@ def test_simplify_command_line(gather, tmp_path):
     quick = subprocess.run([sys.executable, "-m", "onnxc.simplify", str(gather), str(tmp_path / "q.onnx")],
                            capture_output=True, text=True)
     assert quick.returncode == 0 and (tmp_path / "q.onnx").stat().st_size > 0, quick.stderr
+
+
+def scale_model(path, k):
+    """y = x * k: libraries of one size."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])
+    c = helper.make_tensor("c", TensorProto.FLOAT, [1], [float(k)])
+    g = helper.make_graph([helper.make_node("Mul", ["x", "c"], ["y"])], "scale", [x], [y], [c])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+def test_the_cache_is_bounded_least_recently_used_first(tmp_path, monkeypatch, onnxc_cli):
+    cache = tmp_path / "cache"
+    paths = [scale_model(tmp_path / f"scale{k}.onnx", k) for k in range(3)]
+    first = onnxc.InferenceSession(paths[0], cache_dir=cache)
+    one = onnxc.cache_info(cache)["bytes"]
+    # Room for about two libraries: the third evicts the least recently used.
+    monkeypatch.setenv("ONNXC_CACHE_MAX_BYTES", str(int(one * 2.5)))
+    second = onnxc.InferenceSession(paths[1], cache_dir=cache)
+    assert onnxc.InferenceSession(paths[0], cache_dir=cache).cache_hit  # paths[0] used again
+    third = onnxc.InferenceSession(paths[2], cache_dir=cache)
+    info = onnxc.cache_info(cache)
+    assert info["max_bytes"] == int(one * 2.5)
+    assert info["bytes"] <= info["max_bytes"] or info["entries"] == 1, info
+    assert onnxc.InferenceSession(paths[0], cache_dir=cache).cache_hit, "used recently: kept"
+    assert not onnxc.InferenceSession(paths[1], cache_dir=cache).cache_hit, "least recently used: evicted"
+    # Sessions whose library was removed keep running.
+    for s in (first, second, third):
+        s.run(None, {i.name: np.zeros([d if isinstance(d, int) else 1 for d in i.shape], np.float32)
+                     for i in s.get_inputs()})
+    removed, freed = onnxc.cache_prune(0, cache)
+    assert removed >= 1 and freed > 0 and onnxc.cache_info(cache)["entries"] == 0
+    out = subprocess.run([sys.executable, "-m", "onnxc", "cache", "info", "--dir", str(cache)],
+                         capture_output=True, text=True, check=True).stdout
+    assert "entries: 0" in out
+    cli = subprocess.run([str(onnxc_cli), "cache", "info", "--dir", str(cache)], capture_output=True, text=True,
+                         check=True).stdout
+    assert "entries: 0" in cli

@@ -1,6 +1,7 @@
 //! Subcommands, and the flags they share.
 
 pub mod bench;
+pub mod cache;
 pub mod client;
 pub mod compile;
 pub mod fold;

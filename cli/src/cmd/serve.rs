@@ -100,22 +100,7 @@ pub struct ServeArgs {
     pub max_buffered_bytes: u64,
 }
 
-/// `123`, `64K`, `256M`, `2G` (binary multiples; `KiB`/`MiB`/`GiB` too).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(digits);
-    let n: u64 = num.parse().map_err(|_| format!("invalid size '{s}'"))?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        _ => return Err(format!("invalid size unit in '{s}' (use K, M or G)")),
-    };
-    n.checked_mul(1 << shift)
-        .ok_or_else(|| format!("size '{s}' is too large"))
-}
+pub use pipeline::session_cache::parse_size;
 
 fn secs(s: f64, what: &str) -> Result<Duration, Failure> {
     Duration::try_from_secs_f64(s).map_err(|_| Failure::Io(format!("invalid {what} '{s}'")))
