@@ -79,15 +79,15 @@ def install_as_onnxruntime():
     """Makes `import onnxruntime` give onnxc's shim (`onnxc.ort`) in this
     process, so packages written for onnxruntime run on onnxc unchanged.
     Call it before those packages import onnxruntime."""
+    import importlib
     import sys
 
     from . import ort
-    from .ort import capi
-    from .ort.capi import onnxruntime_pybind11_state
 
     sys.modules["onnxruntime"] = ort
-    sys.modules["onnxruntime.capi"] = capi
-    sys.modules["onnxruntime.capi.onnxruntime_pybind11_state"] = onnxruntime_pybind11_state
+    for name in ("capi", "capi.onnxruntime_pybind11_state", "capi._pybind_state",
+                 "capi.onnxruntime_inference_collection"):
+        sys.modules[f"onnxruntime.{name}"] = importlib.import_module(f".ort.{name}", __name__)
 
 
 __all__ = [

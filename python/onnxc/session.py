@@ -96,6 +96,11 @@ class InferenceSession:
         extras = _extras(kwargs)
         self._clock0 = started = time.perf_counter_ns()
         self._profile_start_ns = time.time_ns()
+        if sess_options is not None and not hasattr(sess_options, "intra_op_num_threads"):
+            raise TypeError(
+                f"sess_options must be a SessionOptions (onnxc's or onnxruntime's), got "
+                f"{type(sess_options).__name__}; onnxc's thread count is the keyword threads=N"
+            )
         self._sess_options = SessionOptions() if sess_options is None else sess_options
         opts = read_session_options(self._sess_options)
         self._providers = resolve_providers(providers, provider_options)

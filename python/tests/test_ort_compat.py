@@ -51,6 +51,8 @@ def test_session_options_positional_and_keyword(gather, cache_dir):
             assert s.get_session_options() is so
     s = onnxc.InferenceSession(gather, None, ["CPUExecutionProvider"], cache_dir=cache_dir)
     assert_close(s.run(None, feed()), want, "gather")
+    with pytest.raises(TypeError, match="threads=N"):
+        onnxc.InferenceSession(gather, 2, cache_dir=cache_dir)  # onnxc's old positional threads
     assert isinstance(s.get_session_options(), onnxc.SessionOptions)
 
 
