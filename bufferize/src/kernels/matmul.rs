@@ -487,9 +487,10 @@ fn gemm_matmul(cx: &mut Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, e
     if b_batch == 0 && !a_vec && o.a.perm.is_none() && o.c.perm.is_none() {
         // [..., M, K] × [K, N]: every row of A at once.
         call.m = product(b, &da[..da.len() - 1]);
-        let packed = o
-            .weights_op
-            .and_then(|op| packed_weights(cx, b, op, o.w, &v));
+        let packed = o.weights_op.and_then(|op| {
+            let kn = matmul_weights_shape(o.w)?;
+            packed_weights(cx, b, op, kn, false, &v)
+        });
         if let Some((packed, npad)) = packed {
             v.b_packed = true;
             call.b = packed;
@@ -566,15 +567,19 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     }
     let fast = gemm_elem(&elem) && c_shape.last() != Some(&ir::DYN);
     if fast {
-        // Constant weights stored [N, K] are transposed once, here: the
-        // GEMM then reads B's rows with vector loads instead of gathers.
-        let (w, tb) = match tb.then(|| transposed_constant(cx, b, op, w)).flatten() {
-            Some(t) => (t, false),
-            None => (w, tb),
+        // Constant weights ([K, N], or [N, K] with transB) are packed once,
+        // here, as the micro-kernel reads them.
+        let probe = gemm::Variant::plain(&elem, cx.gemm, gemm::BSource::Matrix { unit_n: true });
+        let kn = match shape_of(b.m, w)[..] {
+            [r, c] if r != ir::DYN && c != ir::DYN => Some(if tb { (c, r) } else { (r, c) }),
+            _ => None,
         };
+        let packed = kn.and_then(|kn| packed_weights(cx, b, op, kn, tb, &probe));
+        let tb = tb && packed.is_none();
         let g = GemmOperands {
             a,
             w,
+            packed,
             c: c.map(|c| (c, c_is1.first().copied().flatten())),
             out,
             ta,
@@ -630,64 +635,49 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     Ok(vec![out])
 }
 
-/// Operand 1 of `op`, when it is a constant row-major [K, N] matrix read
-/// as it is stored: packed at compile time into the panels the GEMM's
-/// micro-kernel reads (`gemm::PackedB`), as a flat global, with
-/// N rounded up to the panel width. Packing those weights at run time
-/// cost as much as the products when a call has few rows (a
-/// transformer's tokens against its weights).
+/// Operand 1 of `op` when it is a constant `[K, N]` matrix (`[N, K]`,
+/// read transposed, for Gemm's transB): packed at compile time into the
+/// panels the GEMM's micro-kernel reads (`gemm::PackedB`), as a flat
+/// global, with N rounded up to the panel width. Packing those weights at
+/// run time cost as much as the products when a call has few rows (a
+/// transformer's tokens against its weights; a classifier head at batch
+/// 2: 2.3× onnxruntime's time, all of it packing).
 fn packed_weights(
     cx: &mut Lowering,
     b: &mut Builder<'_>,
     op: OpId,
-    w: &Operand,
+    (k, n): (i64, i64),
+    transposed: bool,
     v: &gemm::Variant,
 ) -> Option<(ValueId, i64)> {
-    if w.perm.is_some() || !w.unit_last() {
-        return None;
-    }
-    let (k, n) = match w.shape[..] {
-        [k, n] if k != ir::DYN && n != ir::DYN => {
-            (usize::try_from(k).ok()?, usize::try_from(n).ok()?)
-        }
-        _ => return None,
-    };
+    let (k, n) = (usize::try_from(k).ok()?, usize::try_from(n).ok()?);
     let weights = super::constant_elements(b.m, op, 1)?;
     let dtype = ir::elements::DType::from_type(&v.elem)?;
     if weights.dtype() != dtype || weights.len() != k.checked_mul(n)? {
         return None;
     }
     let layout = gemm::PackedB::new(dtype.storage_bytes(1)?, (k, n), v.blocking)?;
+    let layout = if transposed {
+        layout.from_transposed()
+    } else {
+        layout
+    };
     let source = (weights, layout.elements());
     let (global, len) = super::packed_global(cx, b, source, move |w, out| layout.pack(w, out))?;
     let len = b.const_index(len);
     Some((gemm::flat(b, global, len), i64::try_from(layout.npad).ok()?))
 }
 
-/// Operand 1 of `op` (`w`, a constant [N, K] matrix of f32 or f64) as a
-/// [K, N] global, when it is a constant.
-fn transposed_constant(
-    cx: &mut Lowering,
-    b: &mut Builder<'_>,
-    op: OpId,
-    w: ValueId,
-) -> Option<ValueId> {
-    let (n, k) = match shape_of(b.m, w)[..] {
-        [n, k] if n != ir::DYN && k != ir::DYN => {
-            (usize::try_from(n).ok()?, usize::try_from(k).ok()?)
-        }
-        _ => return None,
-    };
-    let vals = super::constant_floats(b.m, op, 1)?;
-    if vals.len() != n * k {
+/// MatMul's B as `packed_weights` takes it: a static `[K, N]` read as
+/// stored.
+fn matmul_weights_shape(w: &Operand) -> Option<(i64, i64)> {
+    if w.perm.is_some() || !w.unit_last() {
         return None;
     }
-    let dtype = ir::elements::DType::from_type(&elem_of(b.m, w))?;
-    let t: Vec<ir::elements::WideNum> = (0..k * n)
-        .map(|i| ir::elements::WideNum::from_f64(vals[(i % n) * k + i / n]))
-        .collect();
-    let e = ir::elements::Elements::from_wide(dtype, vec![k as i64, n as i64], &t).ok()?;
-    Some(cx.global(b, &e))
+    match w.shape[..] {
+        [k, n] if k != ir::DYN && n != ir::DYN => Some((k, n)),
+        _ => None,
+    }
 }
 
 /// The operands of [`gemm_packed`]; `c` carries whether its first dim is
@@ -695,6 +685,8 @@ fn transposed_constant(
 struct GemmOperands {
     a: ValueId,
     w: ValueId,
+    /// B packed at compile time (`packed_weights`) and its padded N.
+    packed: Option<(ValueId, i64)>,
     c: Option<(ValueId, Option<ValueId>)>,
     out: ValueId,
     ta: bool,
@@ -728,6 +720,7 @@ fn gemm_packed(
     let b_args = if g.tb { vec![one, g.k] } else { vec![g.n, one] };
     let source = gemm::BSource::Matrix { unit_n: !g.tb };
     let mut v = gemm::Variant::plain(&elem, cx.gemm, source);
+    v.b_packed = g.packed.is_some();
     v.a_direct = !g.ta;
     v.alpha_bits = alpha.to_bits();
     v.beta_bits = beta.to_bits();
@@ -754,6 +747,10 @@ fn gemm_packed(
             rs,
         }
     });
+    let (bf, b_args) = match g.packed {
+        Some((packed, npad)) => (packed, vec![b.const_index(npad), one]),
+        None => (bf, b_args),
+    };
     let call = gemm::Call {
         a: af,
         a_off: zero,

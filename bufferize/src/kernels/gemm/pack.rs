@@ -144,9 +144,11 @@ fn pack_elements<const W: usize>(src: &[u8], out: &mut [u8], p: &PackedA) {
 /// packed as the micro-kernel reads B: per depth block `pc` (KC deep,
 /// `kcur` for the last) at `pc · npad`, per panel of NR columns at
 /// `col · kcur` in it, per depth step NR elements (zero past column n).
+/// The source may also be stored transposed, `[n, k]` (Gemm's transB).
 #[derive(Clone, Copy, Debug)]
 pub struct PackedB {
     width: usize,
+    transposed: bool,
     k: usize,
     n: usize,
     nr: usize,
@@ -161,12 +163,21 @@ impl PackedB {
         let (nr, kc) = (bl.panel_cols.max(1) as usize, bl.kc.max(1) as usize);
         matches!(width, 1 | 2 | 4 | 8).then_some(PackedB {
             width,
+            transposed: false,
             k,
             n,
             nr,
             kc,
             npad: n.div_ceil(nr) * nr,
         })
+    }
+
+    /// The same layout, from a source stored `[n, k]`.
+    pub fn from_transposed(self) -> Self {
+        PackedB {
+            transposed: true,
+            ..self
+        }
     }
 
     /// Packed elements.
@@ -180,11 +191,39 @@ impl PackedB {
         out.resize(at + self.elements() * self.width, 0);
         let dst = out.get_mut(at..).unwrap_or_default();
         let shape = (self.k, self.n, self.nr, self.kc, self.npad);
-        match self.width {
-            1 => pack_columns::<1>(src, dst, shape),
-            2 => pack_columns::<2>(src, dst, shape),
-            4 => pack_columns::<4>(src, dst, shape),
-            _ => pack_columns::<8>(src, dst, shape),
+        match (self.width, self.transposed) {
+            (1, false) => pack_columns::<1>(src, dst, shape),
+            (2, false) => pack_columns::<2>(src, dst, shape),
+            (4, false) => pack_columns::<4>(src, dst, shape),
+            (_, false) => pack_columns::<8>(src, dst, shape),
+            (1, true) => pack_transposed::<1>(src, dst, shape),
+            (2, true) => pack_transposed::<2>(src, dst, shape),
+            (4, true) => pack_transposed::<4>(src, dst, shape),
+            (_, true) => pack_transposed::<8>(src, dst, shape),
+        }
+    }
+}
+
+/// `pack_columns` from `[n, k]`: a panel's column `j` is source row
+/// `col + j`, read along its depth.
+fn pack_transposed<const W: usize>(
+    src: &[u8],
+    out: &mut [u8],
+    (k, n, nr, kc, npad): (usize, usize, usize, usize, usize),
+) {
+    for pc in (0..k).step_by(kc) {
+        let kcur = kc.min(k - pc);
+        for col in (0..n).step_by(nr) {
+            let panel = pc * npad + col * kcur;
+            for j in 0..nr.min(n - col) {
+                let row = (col + j) * k + pc;
+                for kk in 0..kcur {
+                    let (from, at) = ((row + kk) * W, (panel + kk * nr + j) * W);
+                    if let (Some(o), Some(x)) = (out.get_mut(at..at + W), src.get(from..from + W)) {
+                        o.copy_from_slice(x);
+                    }
+                }
+            }
         }
     }
 }
@@ -829,6 +868,37 @@ mod tests {
 
     /// Element `(row, kk)` of group `g` lands where the documented layout
     /// puts it, rows past the last are zero, for 2- and 4-byte elements.
+    /// Packing `[n, k]` as transposed gives what packing its transpose,
+    /// `[k, n]`, gives (ragged depth blocks and panels, 4 and 8 bytes).
+    #[test]
+    fn packed_b_from_a_transposed_source() {
+        let bl = super::super::Blocking {
+            vw: 4,
+            mr: 3,
+            nv: 1,
+            panel_rows: 3,
+            panel_cols: 4,
+            kc: 3,
+            mc: 6,
+            nc: 8,
+            compact: false,
+        };
+        let (k, n) = (7usize, 10usize);
+        for width in [4usize, 8] {
+            let bytes = |e: usize| (e as u64 + 1).to_le_bytes()[..width].to_vec();
+            let kn: Vec<u8> = (0..k * n).flat_map(bytes).collect();
+            let nk: Vec<u8> = (0..n * k)
+                .flat_map(|i| bytes((i % k) * n + i / k))
+                .collect();
+            let layout = PackedB::new(width, (k, n), bl).unwrap();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            layout.pack(&kn, &mut a);
+            layout.from_transposed().pack(&nk, &mut b);
+            assert_eq!(a, b, "width {width}");
+            assert_eq!(a.len(), k * 12 * width, "N padded to 3 panels");
+        }
+    }
+
     #[test]
     fn packed_constant_follows_the_panel_layout() {
         let (groups, rows, k) = (2usize, 7usize, 5usize);
