@@ -56,18 +56,21 @@ fn soak_heap_and_rss_stay_flat() {
     run(100, total);
     let late = d.settled_stats();
     let (rss0, rss1) = (rss_bytes(&early), rss_bytes(&late));
+    let (anon0, anon1) = (rss_anon_bytes(&early), rss_anon_bytes(&late));
     let (heap0, heap1) = (heap_bytes(&early), heap_bytes(&late));
     let secs = start.elapsed().as_secs_f64();
     let mib = |b: u64| b as f64 / 1048576.0;
     eprintln!(
-        "soak: {total} requests in {secs:.1} s ({:.0} req/s), {} compiles, {} evictions; after 100 and after {total}: heap {:.2} / {:.2} MiB, RSS {:.1} / {:.1} MiB",
+        "soak: {total} requests in {secs:.1} s ({:.0} req/s), {} compiles, {} evictions; after 100 and after {total}: heap {:.2} / {:.2} MiB, RSS {:.1} / {:.1} MiB (anonymous {:.1} / {:.1})",
         total as f64 / secs,
         late["compiles"],
         late["cache"]["evictions"],
         mib(heap0),
         mib(heap1),
         mib(rss0),
-        mib(rss1)
+        mib(rss1),
+        mib(anon0),
+        mib(anon1)
     );
     assert!(
         late["cache"]["bytes"].as_u64().unwrap() <= bound as u64,
@@ -88,12 +91,15 @@ fn soak_heap_and_rss_stay_flat() {
         heap1 <= heap0 + (2 << 20),
         "heap in use grew from {heap0} to {heap1} bytes over {total} requests"
     );
-    // The RSS also moves with malloc's per-thread arenas, by a few MiB
-    // from run to run even though the idle daemon trims them (26.6 → 31.7,
-    // 23.3 → 27.9 and 22.8 → 20.1 MiB were seen): it catches fragmentation
-    // that grows without bound.
+    // The RSS moves with the binary's code pages as new paths run, and its
+    // anonymous part with malloc's per-thread arenas even though the idle
+    // daemon trims them: at rest after 100 and after 1,000 requests, six
+    // runs gave anonymous 9.3 / 17.7, 19.3 / 19.8, 14.0 / 12.1, 19.2 /
+    // 14.2, 15.7 / 20.6 and 20.5 / 25.3 MiB with 4.5-5.6 MiB in use (the
+    // whole RSS once rose 10.6 MiB in CI). Against that wander it catches
+    // fragmentation that grows without bound; the heap is the sharp check.
     assert!(
-        rss1 <= rss0 + (10 << 20),
-        "RSS grew from {rss0} to {rss1} bytes over {total} requests"
+        anon1 <= anon0 + (16 << 20),
+        "anonymous RSS grew from {anon0} to {anon1} bytes over {total} requests (RSS {rss0} to {rss1})"
     );
 }

@@ -768,6 +768,8 @@ impl Service {
                 "reaping": super::reaper::pending(),
             },
             "rss_bytes": super::proc_status_kib("VmRSS").map(|k| k * 1024),
+            // Without the binary's code pages, which grow as new paths run.
+            "rss_anon_bytes": super::proc_status_kib("RssAnon").map(|k| k * 1024),
             "heap_bytes": super::heap_bytes(),
             "compile_seconds": {
                 "buckets": super::metrics::COMPILE_BUCKETS,

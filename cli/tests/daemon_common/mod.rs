@@ -257,6 +257,12 @@ pub fn rss_bytes(stats: &Value) -> u64 {
     stats["rss_bytes"].as_u64().expect("rss_bytes")
 }
 
+/// The daemon's anonymous RSS: its memory without mapped files (the
+/// binary's code pages come in as new code paths run).
+pub fn rss_anon_bytes(stats: &Value) -> u64 {
+    stats["rss_anon_bytes"].as_u64().expect("rss_anon_bytes")
+}
+
 /// The daemon's heap in use (glibc's `mallinfo2`): unlike the RSS, not
 /// moved by malloc's per-thread arenas, so a leak shows as a trend.
 pub fn heap_bytes(stats: &Value) -> u64 {
