@@ -9,12 +9,11 @@ from . import _onnxc
 
 
 def _size(s):
-    units = {"": 0, "B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30}
-    t = s.strip().upper()
-    digits = len(t) - len(t.lstrip("0123456789"))
-    if digits == 0 or t[digits:].strip() not in units:
-        raise argparse.ArgumentTypeError(f"invalid size {s!r} (use K, M or G)")
-    return int(t[:digits]) << units[t[digits:].strip()]
+    """`--max-bytes` as the CLI reads sizes (`512M`, `2G`)."""
+    try:
+        return _onnxc.parse_size(s)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def main(argv=None):

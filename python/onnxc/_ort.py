@@ -157,9 +157,7 @@ class SessionOptions:
         self._config[str(key)] = str(value)
 
     def get_session_config_entry(self, key):
-        if key not in self._config:
-            raise RuntimeError(f"SessionOptions does not have configuration with key: {key}")
-        return self._config[key]
+        return _config_entry(self._config, key, "SessionOptions")
 
     def add_free_dimension_override_by_name(self, dim_name, dim_value):
         self._free_dims[str(dim_name)] = int(dim_value)
@@ -226,6 +224,13 @@ def read_session_options(so):
     }
 
 
+def _config_entry(config, key, owner):
+    """An entry of `config`; onnxruntime's error when there is none."""
+    if key not in config:
+        raise RuntimeError(f"{owner} does not have configuration with key: {key}")
+    return config[key]
+
+
 class RunOptions:
     """onnxruntime's RunOptions: accepted by `run`; `terminate` set before a
     call makes it fail at once (compiled code cannot be stopped midway)."""
@@ -245,9 +250,7 @@ class RunOptions:
         self._config[str(key)] = str(value)
 
     def get_run_config_entry(self, key):
-        if key not in self._config:
-            raise RuntimeError(f"RunOptions does not have configuration with key: {key}")
-        return self._config[key]
+        return _config_entry(self._config, key, "RunOptions")
 
 
 class ModelMetadata:
@@ -285,6 +288,15 @@ _ONNX_ELEMENT = {
     np.dtype(np.uint32): (12, "tensor(uint32)"),
     np.dtype(np.uint64): (13, "tensor(uint64)"),
 }
+
+
+def numpy_type(onnx_type):
+    """numpy's type for onnxruntime's type string ('tensor(float)' →
+    np.float32; strings → object); None for another."""
+    for dtype, (_, name) in _ONNX_ELEMENT.items():
+        if name == onnx_type:
+            return object if dtype == np.dtype(object) else dtype.type
+    return None
 
 
 def _check_cpu(device_type):

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _onnxc
 from ._options import existing, model_source, shape_specs, writable
-from ._ort import NotApplicableWarning, warn_once
+from ._ort import NotApplicableWarning, numpy_type, warn_once
 
 # Tolerances of the check against the original model (onnx-simplifier's).
 RTOL = 1e-4
@@ -177,23 +177,6 @@ def _fixed_dims(specs):
     return fixed
 
 
-_ORT_TYPES = {
-    "tensor(float)": np.float32,
-    "tensor(double)": np.float64,
-    "tensor(float16)": np.float16,
-    "tensor(int8)": np.int8,
-    "tensor(int16)": np.int16,
-    "tensor(int32)": np.int32,
-    "tensor(int64)": np.int64,
-    "tensor(uint8)": np.uint8,
-    "tensor(uint16)": np.uint16,
-    "tensor(uint32)": np.uint32,
-    "tensor(uint64)": np.uint64,
-    "tensor(bool)": np.bool_,
-    "tensor(string)": object,
-}
-
-
 class _Check:
     """Runs the original and the simplified model in onnxruntime and
     compares their outputs."""
@@ -254,7 +237,7 @@ class _Check:
             given = self.fixed.get(i.name)
             dims = [g if g is not None else d if isinstance(d, int) and d >= 0 else 1
                     for d, g in zip(i.shape, given if given is not None else [None] * len(i.shape))]
-            dtype = _ORT_TYPES.get(i.type)
+            dtype = numpy_type(i.type)
             if dtype is None:
                 raise TypeError(f"simplify: cannot make a check input {i.name!r} of type {i.type}")
             feeds[i.name] = self.fill_one(dims, dtype, rng)

@@ -240,6 +240,12 @@ fn cache_prune(max_bytes: Option<u64>, dir: Option<PathBuf>) -> PyResult<(usize,
     Ok((done.removed, done.freed))
 }
 
+/// A size as the CLI reads it: `123`, `64K`, `512M`, `2G`.
+#[pyfunction]
+fn parse_size(s: &str) -> PyResult<u64> {
+    pipeline::session_cache::parse_size(s).map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _onnxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -261,5 +267,6 @@ fn _onnxc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(info::model_info, m)?)?;
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(cache_prune, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     Ok(())
 }

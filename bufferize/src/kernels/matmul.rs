@@ -567,19 +567,10 @@ pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
     }
     let fast = gemm_elem(&elem) && c_shape.last() != Some(&ir::DYN);
     if fast {
-        // Constant weights ([K, N], or [N, K] with transB) are packed once,
-        // here, as the micro-kernel reads them.
-        let probe = gemm::Variant::plain(&elem, cx.gemm, gemm::BSource::Matrix { unit_n: true });
-        let kn = match shape_of(b.m, w)[..] {
-            [r, c] if r != ir::DYN && c != ir::DYN => Some(if tb { (c, r) } else { (r, c) }),
-            _ => None,
-        };
-        let packed = kn.and_then(|kn| packed_weights(cx, b, op, kn, tb, &probe));
-        let tb = tb && packed.is_none();
         let g = GemmOperands {
+            op,
             a,
             w,
-            packed,
             c: c.map(|c| (c, c_is1.first().copied().flatten())),
             out,
             ta,
@@ -683,10 +674,9 @@ fn matmul_weights_shape(w: &Operand) -> Option<(i64, i64)> {
 /// The operands of [`gemm_packed`]; `c` carries whether its first dim is
 /// 1 at run time (when that is dynamic).
 struct GemmOperands {
+    op: OpId,
     a: ValueId,
     w: ValueId,
-    /// B packed at compile time (`packed_weights`) and its padded N.
-    packed: Option<(ValueId, i64)>,
     c: Option<(ValueId, Option<ValueId>)>,
     out: ValueId,
     ta: bool,
@@ -700,7 +690,7 @@ struct GemmOperands {
 /// are the epilogue (C per row when its last dim is 1, else per column
 /// with row stride 0 when it broadcasts along M).
 fn gemm_packed(
-    cx: &Lowering,
+    cx: &mut Lowering,
     b: &mut Builder<'_>,
     g: &GemmOperands,
     alpha: f64,
@@ -711,16 +701,37 @@ fn gemm_packed(
     let one = b.const_index(1);
     let zero = b.const_index(0);
     let mk = b.muli(g.m, g.k);
-    let kn = b.muli(g.k, g.n);
     let mn = b.muli(g.m, g.n);
     let af = gemm::flat(b, g.a, mk);
-    let bf = gemm::flat(b, g.w, kn);
     let of = gemm::flat(b, g.out, mn);
     let (a_rs, a_cs) = if g.ta { (one, g.m) } else { (g.k, one) };
-    let b_args = if g.tb { vec![one, g.k] } else { vec![g.n, one] };
-    let source = gemm::BSource::Matrix { unit_n: !g.tb };
-    let mut v = gemm::Variant::plain(&elem, cx.gemm, source);
-    v.b_packed = g.packed.is_some();
+    // Constant weights ([K, N], or [N, K] with transB) are packed once,
+    // here, as the micro-kernel reads them.
+    let mut v = gemm::Variant::plain(&elem, cx.gemm, gemm::BSource::Matrix { unit_n: true });
+    let kn = match shape_of(b.m, g.w)[..] {
+        [r, c] if r != ir::DYN && c != ir::DYN => Some(if g.tb { (c, r) } else { (r, c) }),
+        _ => None,
+    };
+    let packed = kn.and_then(|kn| packed_weights(cx, b, g.op, kn, g.tb, &v));
+    let (bf, b_args) = match packed {
+        Some((packed, npad)) => (packed, vec![b.const_index(npad), one]),
+        None => {
+            let kn = b.muli(g.k, g.n);
+            let bf = gemm::flat(b, g.w, kn);
+            match g.tb {
+                true => {
+                    v = gemm::Variant::plain(
+                        &elem,
+                        cx.gemm,
+                        gemm::BSource::Matrix { unit_n: false },
+                    );
+                    (bf, vec![one, g.k])
+                }
+                false => (bf, vec![g.n, one]),
+            }
+        }
+    };
+    v.b_packed = packed.is_some();
     v.a_direct = !g.ta;
     v.alpha_bits = alpha.to_bits();
     v.beta_bits = beta.to_bits();
@@ -747,10 +758,6 @@ fn gemm_packed(
             rs,
         }
     });
-    let (bf, b_args) = match g.packed {
-        Some((packed, npad)) => (packed, vec![b.const_index(npad), one]),
-        None => (bf, b_args),
-    };
     let call = gemm::Call {
         a: af,
         a_off: zero,

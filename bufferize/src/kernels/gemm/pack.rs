@@ -191,59 +191,41 @@ impl PackedB {
         out.resize(at + self.elements() * self.width, 0);
         let dst = out.get_mut(at..).unwrap_or_default();
         let shape = (self.k, self.n, self.nr, self.kc, self.npad);
-        match (self.width, self.transposed) {
-            (1, false) => pack_columns::<1>(src, dst, shape),
-            (2, false) => pack_columns::<2>(src, dst, shape),
-            (4, false) => pack_columns::<4>(src, dst, shape),
-            (_, false) => pack_columns::<8>(src, dst, shape),
-            (1, true) => pack_transposed::<1>(src, dst, shape),
-            (2, true) => pack_transposed::<2>(src, dst, shape),
-            (4, true) => pack_transposed::<4>(src, dst, shape),
-            (_, true) => pack_transposed::<8>(src, dst, shape),
+        let t = self.transposed;
+        match self.width {
+            1 => pack_panels::<1>(src, dst, shape, t),
+            2 => pack_panels::<2>(src, dst, shape, t),
+            4 => pack_panels::<4>(src, dst, shape, t),
+            _ => pack_panels::<8>(src, dst, shape, t),
         }
     }
 }
 
-/// `pack_columns` from `[n, k]`: a panel's column `j` is source row
-/// `col + j`, read along its depth.
-fn pack_transposed<const W: usize>(
+/// Each depth step of each NR-column panel: from a row of `[k, n]` in one
+/// copy, or, `transposed`, column by column from the rows of `[n, k]`.
+fn pack_panels<const W: usize>(
     src: &[u8],
     out: &mut [u8],
     (k, n, nr, kc, npad): (usize, usize, usize, usize, usize),
+    transposed: bool,
 ) {
-    for pc in (0..k).step_by(kc) {
-        let kcur = kc.min(k - pc);
-        for col in (0..n).step_by(nr) {
-            let panel = pc * npad + col * kcur;
-            for j in 0..nr.min(n - col) {
-                let row = (col + j) * k + pc;
-                for kk in 0..kcur {
-                    let (from, at) = ((row + kk) * W, (panel + kk * nr + j) * W);
-                    if let (Some(o), Some(x)) = (out.get_mut(at..at + W), src.get(from..from + W)) {
-                        o.copy_from_slice(x);
-                    }
-                }
-            }
+    let mut copy = |from: usize, at: usize, len: usize| {
+        if let (Some(o), Some(x)) = (out.get_mut(at..at + len), src.get(from..from + len)) {
+            o.copy_from_slice(x);
         }
-    }
-}
-
-fn pack_columns<const W: usize>(
-    src: &[u8],
-    out: &mut [u8],
-    (k, n, nr, kc, npad): (usize, usize, usize, usize, usize),
-) {
+    };
     for pc in (0..k).step_by(kc) {
         let kcur = kc.min(k - pc);
         for col in (0..n).step_by(nr) {
-            let panel = pc * npad + col * kcur;
+            let (panel, cols) = (pc * npad + col * kcur, nr.min(n - col));
             for kk in 0..kcur {
-                let row = (pc + kk) * n;
-                let len = nr.min(n - col) * W;
-                let from = (row + col) * W;
                 let at = (panel + kk * nr) * W;
-                if let (Some(o), Some(x)) = (out.get_mut(at..at + len), src.get(from..from + len)) {
-                    o.copy_from_slice(x);
+                if !transposed {
+                    copy(((pc + kk) * n + col) * W, at, cols * W);
+                    continue;
+                }
+                for j in 0..cols {
+                    copy(((col + j) * k + pc + kk) * W, at + j * W, W);
                 }
             }
         }

@@ -6,7 +6,7 @@
 //! waiter ignores it after a bounded wait (`Service::drive_shared`)
 //! instead of waiting forever.
 
-use super::{lock, millis, Key, Lock, Shared};
+use super::{lock, millis, script, Key, Lock, Shared};
 use crate::daemon::cache::hex;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -73,15 +73,14 @@ fn waiter_key(key: &Key) -> String {
 /// The command that takes a lock: `TAKE`, or a plain `SET` for a Redis
 /// without script flags.
 fn take(legacy: bool, key: &Key, value: &str, life: u64) -> redis::Cmd {
-    let mut cmd = redis::cmd(if legacy { "SET" } else { "EVAL" });
-    if !legacy {
-        cmd.arg(TAKE).arg(1);
-    }
-    cmd.arg(lock_key(key)).arg(value);
+    let lock = lock_key(key);
     if legacy {
-        cmd.arg("NX").arg("PX");
+        let mut cmd = redis::cmd("SET");
+        cmd.arg(lock).arg(value).arg("NX").arg("PX").arg(life);
+        return cmd;
     }
-    cmd.arg(life);
+    let mut cmd = script(TAKE, &[&lock]);
+    cmd.arg(value).arg(life);
     cmd
 }
 
@@ -133,13 +132,8 @@ impl Shared {
 
     /// What holds the lock of `key`.
     pub fn holder(&self, key: &Key) -> Holder {
-        let reply: Option<Option<(Vec<u8>, i64)>> = self.with_conn(|c| {
-            redis::cmd("EVAL")
-                .arg(INSPECT)
-                .arg(1)
-                .arg(lock_key(key))
-                .query(c)
-        });
+        let reply: Option<Option<(Vec<u8>, i64)>> =
+            self.with_conn(|c| script(INSPECT, &[&lock_key(key)]).query(c));
         match reply {
             Some(Some((value, pttl))) if !is_live(&value, pttl) => Holder::Foreign(value),
             Some(Some(_)) => Holder::Live,
@@ -155,15 +149,8 @@ impl Shared {
         self.run_on_lock(DELETE_FOREIGN, key, value);
     }
 
-    fn run_on_lock(&self, script: &str, key: &Key, value: &[u8]) {
-        let _ = self.with_conn(|c| {
-            redis::cmd("EVAL")
-                .arg(script)
-                .arg(1)
-                .arg(lock_key(key))
-                .arg(value)
-                .query::<i64>(c)
-        });
+    fn run_on_lock(&self, body: &str, key: &Key, value: &[u8]) {
+        let _ = self.with_conn(|c| script(body, &[&lock_key(key)]).arg(value).query::<i64>(c));
     }
 
     /// Releases our lock of `key` (no-op if it expired or is not ours).
@@ -184,10 +171,7 @@ impl Shared {
             .collect();
         for (key, value) in held {
             let renewed = self.with_conn(|c| {
-                redis::cmd("EVAL")
-                    .arg(RENEW)
-                    .arg(1)
-                    .arg(lock_key(&key))
+                script(RENEW, &[&lock_key(&key)])
                     .arg(&value)
                     .arg(millis(self.cfg.lock_ttl))
                     .query::<i64>(c)
@@ -203,10 +187,7 @@ impl Shared {
     pub fn mark_waiting(&self, key: &Key) {
         let life = millis(self.cfg.lock_ttl);
         let _ = self.with_conn(|c| {
-            redis::cmd("EVAL")
-                .arg(MARK_WAITING)
-                .arg(1)
-                .arg(waiter_key(key))
+            script(MARK_WAITING, &[&waiter_key(key)])
                 .arg(life)
                 .query::<Option<String>>(c)
         });
@@ -216,11 +197,7 @@ impl Shared {
     /// lifetime, if a daemon waits for it; whether it did.
     pub(super) fn hand_off(&self, key: &Key, value: &[u8]) -> bool {
         let stored = self.with_conn(|c| {
-            redis::cmd("EVAL")
-                .arg(HAND_OFF)
-                .arg(2)
-                .arg(super::artifact_key(key))
-                .arg(waiter_key(key))
+            script(HAND_OFF, &[&super::artifact_key(key), &waiter_key(key)])
                 .arg(value)
                 .arg(millis(self.cfg.lock_ttl))
                 .query::<i64>(c)

@@ -294,14 +294,8 @@ impl Shared {
     pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
         let k = artifact_key(key);
         let bound = self.cfg.max_entry.saturating_add(entry::HEADER as u64);
-        let reply: redis::Value = self.with_conn(|c| {
-            redis::cmd("EVAL")
-                .arg(GET_BOUNDED)
-                .arg(1)
-                .arg(&k)
-                .arg(bound)
-                .query(c)
-        })?;
+        let reply: redis::Value =
+            self.with_conn(|c| script(GET_BOUNDED, &[&k]).arg(bound).query(c))?;
         let value = match reply {
             redis::Value::BulkString(v) => v,
             redis::Value::Int(_) => {
@@ -369,6 +363,16 @@ impl Shared {
             self.stats.handoffs.fetch_add(1, Ordering::Relaxed);
         }
     }
+}
+
+/// `EVAL body` over `keys`; the caller adds the arguments.
+fn script(body: &str, keys: &[&str]) -> redis::Cmd {
+    let mut cmd = redis::cmd("EVAL");
+    cmd.arg(body).arg(keys.len());
+    for k in keys {
+        cmd.arg(*k);
+    }
+    cmd
 }
 
 /// Redis answered the command with an error reply (`-OOM ...`,
