@@ -5,11 +5,12 @@
 //! object is streamed one global at a time while clang compiles the code,
 //! and the linker copies it into the library.
 //!
-//! Contents: section `.rodata.onnxc_weights` (alloc, read-only, 64-byte
-//! aligned) holding the blob, the hidden global symbol `__onnxc_weights`
-//! at its start, and an empty `.note.GNU-stack` (no executable stack).
+//! Contents: section `WEIGHTS_SECTION` (alloc, read-only, large data on
+//! x86-64: see `LARGE_WEIGHTS`; 64-byte aligned) holding the blob, the
+//! hidden global symbol `__onnxc_weights` at its start, and an empty
+//! `.note.GNU-stack` (no executable stack).
 
-use crate::llvm::{WeightLayout, WEIGHTS_SYM};
+use crate::llvm::{WeightLayout, LARGE_WEIGHTS, WEIGHTS_SECTION, WEIGHTS_SYM};
 use ir::{Diagnostic, Module, Result};
 use std::io::Write;
 
@@ -22,6 +23,7 @@ const SHT_PROGBITS: u32 = 1;
 const SHT_SYMTAB: u32 = 2;
 const SHT_STRTAB: u32 = 3;
 const SHF_ALLOC: u64 = 2;
+const SHF_X86_64_LARGE: u64 = 0x1000_0000;
 
 /// The ELF machine of the host, when it is one this writer supports
 /// (64-bit little-endian).
@@ -36,7 +38,7 @@ pub fn host_machine() -> Option<u16> {
 
 /// Section names, in section-header order after the null section.
 const NAMES: [&str; 5] = [
-    ".rodata.onnxc_weights",
+    WEIGHTS_SECTION,
     ".note.GNU-stack",
     ".symtab",
     ".strtab",
@@ -111,8 +113,12 @@ pub fn write_weights_object(
         align,
         entsize,
     };
+    let blob_flags = match LARGE_WEIGHTS {
+        true => SHF_ALLOC | SHF_X86_64_LARGE,
+        false => SHF_ALLOC,
+    };
     let headers = [
-        sh(SHT_PROGBITS, SHF_ALLOC, data_at, size, 0, 0, DATA_ALIGN, 0),
+        sh(SHT_PROGBITS, blob_flags, data_at, size, 0, 0, DATA_ALIGN, 0),
         sh(SHT_PROGBITS, 0, data_at, 0, 0, 0, 1, 0),
         sh(SHT_SYMTAB, 0, sym_at, 2 * SYM, 4, 1, 8, SYM),
         sh(SHT_STRTAB, 0, str_at, strtab.len() as u64, 0, 0, 1, 0),

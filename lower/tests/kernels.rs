@@ -46,6 +46,7 @@ fn build_parts(
         let obj = dir.join(format!("part{i}.o"));
         let c = run(Command::new(&t.clang)
             .args(["-O2", "-w", "-c"])
+            .args(lower::llvm::CODE_MODEL_ARGS)
             .arg(&src)
             .arg("-o")
             .arg(&obj));
@@ -73,11 +74,20 @@ fn build_parts(
             "{}",
             r.stdout
         );
-        assert!(
-            r.stdout.contains(".rodata.onnxc_weights PROGBITS"),
-            "{}",
-            r.stdout
-        );
+        // On x86-64 the blob is large data (flag `l`), apart from the
+        // code's own read-only data.
+        let section = r
+            .stdout
+            .lines()
+            .find(|l| l.contains(&format!("{} PROGBITS", lower::llvm::WEIGHTS_SECTION)))
+            .unwrap_or_else(|| panic!("no weights section: {}", r.stdout));
+        let flags = section.split_whitespace().rev().nth(3).unwrap_or("");
+        let want = if lower::llvm::LARGE_WEIGHTS {
+            "Al"
+        } else {
+            "A"
+        };
+        assert_eq!(flags, want, "{section}");
         objects.push(w);
     }
     let exe = dir.join(name);

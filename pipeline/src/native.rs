@@ -197,9 +197,16 @@ impl Drop for Job {
 /// opens `/proc/self/fd/N`): written to disk, the weights were dirty pages
 /// the kernel made the linker's own output wait behind (ResNet-152's
 /// link: 0.8 s against 0.2 s), and a killed compile leaves nothing behind.
-fn weights_file(tmp: &Path) -> Result<(std::fs::File, PathBuf), Failure> {
+/// Above this the weights object goes to disk: a memfd is RAM that
+/// cannot be paged out without swap, and the weights can be gigabytes.
+const MEMFD_MAX_BYTES: u64 = 512 << 20;
+
+/// Where the weights object of `size` blob bytes is written: a memfd
+/// (on disk, its dirty pages held up the linker's output writes) unless
+/// it is large.
+fn weights_file(tmp: &Path, size: u64) -> Result<(std::fs::File, PathBuf), Failure> {
     #[cfg(target_os = "linux")]
-    {
+    if size <= MEMFD_MAX_BYTES {
         use std::os::fd::FromRawFd as _;
         // No MFD_CLOEXEC: the linker, spawned later, inherits it.
         // SAFETY: a NUL-terminated name and no flags.
@@ -242,6 +249,7 @@ fn compile_job(
         Command::new(clang)
             .args(["-O2", "-ffp-contract=fast", "-w", "-c"])
             .args(cg.clang_args())
+            .args(lower::llvm::CODE_MODEL_ARGS)
             .args(lib.then_some("-fPIC"))
             .arg(src)
             .arg("-o")
@@ -362,7 +370,7 @@ pub fn build(
     // Kept open until the link is done (a memfd lives as long as it).
     let mut weights = None;
     if let (Some(machine), false) = (machine, layout.is_empty()) {
-        let (file, path) = weights_file(&tmp.0)?;
+        let (file, path) = weights_file(&tmp.0, layout.size)?;
         write_weights_object(&m, &layout, machine, (&file, &path))?;
         objects.push(path);
         weights = Some(file);

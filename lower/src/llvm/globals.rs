@@ -31,6 +31,29 @@ pub struct WeightSink<'a> {
 /// The asm symbol of the sidecar's contents.
 pub const WEIGHTS_SYM: &str = "__onnxc_weights";
 
+/// On x86-64 the weights live in a large-data section (`SHF_X86_64_LARGE`)
+/// and the code, built with the medium code model (`CODE_MODEL_ARGS`),
+/// reaches them through 64-bit offsets: the linker places that section
+/// apart, so weights of any size cannot push the code's 32-bit
+/// PC-relative references (strings, other globals) out of range, as a
+/// 2.2 GB `.rodata` did. Elsewhere the blob is ordinary read-only data.
+/// (The IR itself carries no code model: it stays readable by LLVM 14.)
+pub const LARGE_WEIGHTS: bool = cfg!(target_arch = "x86_64");
+
+/// Clang's flags for code that links with the weights: under the medium
+/// code model, globals over 64 KiB (the blob's declaration included) are
+/// large data.
+pub const CODE_MODEL_ARGS: &[&str] = match LARGE_WEIGHTS {
+    true => &["-mcmodel=medium"],
+    false => &[],
+};
+
+/// The section holding the blob.
+pub const WEIGHTS_SECTION: &str = match LARGE_WEIGHTS {
+    true => ".lrodata.onnxc_weights",
+    false => ".rodata.onnxc_weights",
+};
+
 /// Globals moved to the sidecar: symbol name → byte offset.
 pub(crate) type SidecarMap = HashMap<String, u64>;
 
@@ -119,7 +142,10 @@ pub(crate) fn weights_decl(layout: &WeightLayout, incbin: Option<&str>) -> Strin
     if let Some(path) = incbin {
         let path = escape_bytes(path.replace('"', "\\\"").as_bytes());
         for line in [
-            "\\09.section\\09.rodata.onnxc_weights,\\22a\\22,@progbits".to_string(),
+            format!(
+                "\\09.section\\09{WEIGHTS_SECTION},\\22{}\\22,@progbits",
+                if LARGE_WEIGHTS { "al" } else { "a" }
+            ),
             "\\09.p2align\\096".to_string(),
             format!("{WEIGHTS_SYM}:"),
             format!("\\09.incbin\\09\\22{path}\\22"),

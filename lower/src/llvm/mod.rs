@@ -68,7 +68,9 @@ pub struct EmitOptions {
     pub target_triple: Option<String>,
 }
 
-pub use globals::{WeightLayout, WeightSink, WEIGHTS_SYM};
+pub use globals::{
+    WeightLayout, WeightSink, CODE_MODEL_ARGS, LARGE_WEIGHTS, WEIGHTS_SECTION, WEIGHTS_SYM,
+};
 
 /// Emits the whole module as LLVM IR text.
 pub fn emit_module(m: &Module, opts: &EmitOptions) -> Result<String> {
