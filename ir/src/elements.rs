@@ -644,9 +644,22 @@ impl Elements {
         if Arc::ptr_eq(&self.0, &other.0) {
             return true;
         }
-        self.0.dtype == other.0.dtype
-            && self.0.shape == other.0.shape
-            && self.iter().zip(other.iter()).all(|(a, b)| a == b)
+        let same_kind = self.0.dtype == other.0.dtype && self.0.shape == other.0.shape;
+        if self.is_splat() && other.is_splat() {
+            return same_kind && self.get(0) == other.get(0);
+        }
+        // Whole bytes per element: equal bytes are equal elements.
+        let bytes = self
+            .0
+            .dtype
+            .bits()
+            .is_multiple_of(8)
+            .then(|| self.contiguous_bytes().zip(other.contiguous_bytes()))
+            .flatten();
+        if let Some((a, b)) = bytes {
+            return same_kind && a == b;
+        }
+        same_kind && self.iter().zip(other.iter()).all(|(a, b)| a == b)
     }
 }
 

@@ -35,11 +35,14 @@ pub fn pass_info() -> PassInfo {
     }
 }
 
-/// Constants bigger than this are not compared (content comparison).
+/// Constants up to this size are compared element by element; larger ones
+/// only when stored as plain bytes, and after a fingerprint (see
+/// `large_elements_fingerprint`).
 const MAX_COMPARED_ELEMENTS: usize = 64;
 
-/// Name and operands: the hashed part of an op's identity.
-type Key = (Sym, Vec<ValueId>);
+/// Name, operands and the fingerprint of large constants: the hashed part
+/// of an op's identity.
+type Key = (Sym, Vec<ValueId>, u64);
 
 /// The ops visible at the current point, by key, with an undo log.
 #[derive(Default)]
@@ -104,18 +107,51 @@ const PLAIN: Rules<'static> = Rules {
     metadata: &|_| false,
 };
 
-fn candidate(m: &Module, op: OpId, rules: &Rules<'_>) -> bool {
-    let small = m.attrs(op).iter().all(|(_, a)| match a {
-        Attribute::Elements(e) => e.len() <= MAX_COMPARED_ELEMENTS,
-        _ => true,
-    });
-    m.is_pure(op)
+/// The key of `op` if it may merge with an equal one.
+fn candidate(m: &Module, op: OpId, rules: &Rules<'_>) -> Option<Key> {
+    let mergeable = m.is_pure(op)
         && m.regions(op).is_empty()
         && !m.is_terminator(op)
         && m.num_successors(op) == 0
         && !m.results(op).is_empty()
-        && small
-        && (rules.keep)(m, op)
+        && (rules.keep)(m, op);
+    match mergeable {
+        true => Some((
+            m.name(op),
+            m.operands(op).to_vec(),
+            large_elements_fingerprint(m, op)?,
+        )),
+        false => None,
+    }
+}
+
+/// A hash of the large element attributes of `op` (dtype, shape, and the
+/// value of a splat or 2 KiB of sampled bytes), so that two weights are compared in full only when
+/// their samples agree: tied weights (an embedding and its copy) merge at
+/// the cost of one `memcmp`, the others at none. `None` when a large one
+/// is a lazy or strided view, whose comparison would compute it.
+fn large_elements_fingerprint(m: &Module, op: OpId) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    const WINDOWS: usize = 32;
+    const WINDOW: usize = 64;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for (_, a) in m.attrs(op) {
+        let Attribute::Elements(e) = a else { continue };
+        if e.len() <= MAX_COMPARED_ELEMENTS {
+            continue;
+        }
+        (e.dtype(), e.shape()).hash(&mut h);
+        if e.is_splat() {
+            e.get(0).map(|v| v.u64()).hash(&mut h);
+            continue;
+        }
+        let bytes = e.contiguous_bytes()?;
+        let step = (bytes.len() / WINDOWS).max(WINDOW);
+        for at in (0..bytes.len()).step_by(step) {
+            bytes.get(at..(at + WINDOW).min(bytes.len())).hash(&mut h);
+        }
+    }
+    Some(h.finish())
 }
 
 /// Runs CSE over the module; returns how many ops it erased.
@@ -179,8 +215,7 @@ fn block(m: &mut Module, b: BlockId, scope: &mut Scope, n: &mut usize, rules: &R
 fn block_ops(m: &mut Module, b: BlockId, scope: &mut Scope, n: &mut usize, rules: &Rules<'_>) {
     let ops: Vec<OpId> = m.block_ops(b).collect();
     for op in ops {
-        if candidate(m, op, rules) {
-            let k: Key = (m.name(op), m.operands(op).to_vec());
+        if let Some(k) = candidate(m, op, rules) {
             if let Some(prev) = scope.find(m, op, &k, rules) {
                 let new = m.results(prev).to_vec();
                 m.replace_op(op, &new);

@@ -97,3 +97,16 @@ func.func @blocks(%c: i1, %i: index) -> index {
   %q = arith.muli %s, %s : index
   return %q : index
 }
+
+// Large constants merge too: splats by their value, stored ones by their
+// bytes; a different value stays.
+// CHECK-LABEL: func.func @large_constants
+// CHECK-NEXT:  %[[A:.*]] = arith.constant dense<2.5{{.*}}> : tensor<4096xf32>
+// CHECK-NEXT:  %[[B:.*]] = arith.constant dense<5.0{{.*}}> : tensor<4096xf32>
+// CHECK-NEXT:  return %[[A]], %[[A]], %[[B]]
+func.func @large_constants() -> (tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>) {
+  %a = arith.constant dense<0.25> : tensor<4096xf32>
+  %b = arith.constant dense<0.25> : tensor<4096xf32>
+  %c = arith.constant dense<0.5> : tensor<4096xf32>
+  return %a, %b, %c : tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>
+}
