@@ -1,7 +1,9 @@
 """`simplify` (onnx-simplifier's signature and result) and `fold` (file to
 file, any size)."""
 
+import contextlib
 import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -69,27 +71,52 @@ def simplify(
     _options_that_do_not_apply(perform_optimization, skip_fuse_bn, skipped_optimizers, skip_constant_folding,
                                 custom_lib, tensor_size_threshold, mutable_initializer)
     src = model_source(model)
-    if unused_output:
-        src = _drop_outputs(src, unused_output)
+    external = isinstance(src, str) and _onnxc.model_info(src)["external_data"]
     specs = shape_specs(overwrite_input_shapes)
-    out = _onnxc.simplify(src, specs)
-    result = onnx.load_from_string(out)
-    if output_path is not None:
-        with open(writable(output_path), "wb") as f:
-            f.write(out)
-    if check_n <= 0:
-        return result, _passes_checker(result)
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        warnings.warn(
-            f"simplify: onnxruntime is not installed, {_name(model)} was not checked against the original",
-            stacklevel=2,
-        )
-        return result, False
-    fixed = _fixed_dims(shape_specs(test_input_shapes) or specs)
-    check = _Check(_read(src), out, _name(model), fixed, (check_rtol, check_atol), input_fill, input_data)
-    return result, check.run(check_n)
+    with contextlib.ExitStack() as cleanup:
+        tmp = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="onnxc-simplify-"))
+        if unused_output:
+            src = _drop_outputs(src, unused_output, tmp, cleanup)
+        if external:
+            result, out = _simplify_external(src, specs, output_path, tmp)
+        else:
+            data = _onnxc.simplify(src, specs)
+            result, out = onnx.load_from_string(data), data
+            if output_path is not None:
+                with open(writable(output_path), "wb") as f:
+                    f.write(data)
+        if check_n <= 0:
+            return result, _passes_checker(out)
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            warnings.warn(
+                f"simplify: onnxruntime is not installed, {_name(model)} was not checked against the original",
+                stacklevel=2,
+            )
+            return result, False
+        fixed = _fixed_dims(shape_specs(test_input_shapes) or specs)
+        check = _Check(src, out, _name(model), fixed, (check_rtol, check_atol), input_fill, input_data)
+        return result, check.run(check_n)
+
+
+# Tensors of at least this many bytes go to external data (onnx.save's
+# default size_threshold).
+EXTERNAL_THRESHOLD = 1024
+
+
+def _simplify_external(src, specs, output_path, tmp):
+    """`simplify` of a model that keeps its weights in external data: folded
+    file to file (any size, weights streamed), its weights in external data
+    beside the result. With output_path the result refers to them there
+    (nothing loaded: onnx.load(output_path, load_external_data=False));
+    without, it is loaded whole, as onnx.load loads the original.
+    (result, path of the simplified model)."""
+    import onnx
+
+    dst = writable(output_path) if output_path is not None else os.path.join(tmp, "simplified.onnx")
+    _onnxc.fold(src, dst, specs, EXTERNAL_THRESHOLD, None)
+    return onnx.load(dst, load_external_data=output_path is None), dst
 
 
 def fold(src, dst, input_shapes=None, external_data_threshold=None, expansion_bound=None):
@@ -141,17 +168,32 @@ def _passes_checker(model):
         return False
 
 
-def _drop_outputs(src, names):
+def _drop_outputs(src, names, tmp, cleanup):
+    """The model without outputs `names`: bytes, or for a path a new file
+    (next to it when its weights are external data, which it names
+    relative to its directory, removed by `cleanup`; else in `tmp`)."""
     import onnx
 
-    m = onnx.load_from_string(_read(src))
+    if isinstance(src, bytes):
+        m = onnx.load_from_string(src)
+    else:
+        m = onnx.load(src, load_external_data=False)
     unknown = set(names) - {o.name for o in m.graph.output}
     if unknown:
         raise ValueError(f"unused_output: {sorted(unknown)} are not outputs of the model")
     keep = [o for o in m.graph.output if o.name not in set(names)]
     del m.graph.output[:]
     m.graph.output.extend(keep)
-    return m.SerializeToString()
+    if isinstance(src, bytes):
+        return m.SerializeToString()
+    if _onnxc.model_info(src)["external_data"]:
+        fd, path = tempfile.mkstemp(prefix=".onnxc-outputs-", suffix=".onnx", dir=os.path.dirname(os.path.abspath(src)))
+        os.close(fd)
+        cleanup.callback(os.remove, path)
+    else:
+        path = os.path.join(tmp, "outputs-dropped.onnx")
+    onnx.save(m, path)
+    return path
 
 
 def _name(model):
@@ -159,13 +201,6 @@ def _name(model):
         return f"'{os.fspath(model)}'"
     graph = getattr(getattr(model, "graph", None), "name", "")
     return f"the model (graph {graph!r})" if graph else "the model"
-
-
-def _read(src):
-    if isinstance(src, bytes):
-        return src
-    with open(src, "rb") as f:
-        return f.read()
 
 
 def _fixed_dims(specs):

@@ -7,6 +7,7 @@
 
 use frontend::import::ImportOptions;
 use frontend::load::LoadedModel;
+use frontend::proto::ModelProto;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -41,7 +42,7 @@ pub fn key(
     h.update(format!("\0{}\0", shapes.join("\0")).as_bytes());
     h.update((bytes.len() as u64).to_le_bytes());
     h.update(bytes);
-    for t in external_tensors(model) {
+    for t in external_tensors(&model.proto) {
         // Unreadable data fails the compile later, with a diagnostic.
         if let Ok(data) = model.external_bytes(t) {
             h.update((data.len() as u64).to_le_bytes());
@@ -51,8 +52,9 @@ pub fn key(
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn external_tensors(model: &LoadedModel) -> Vec<&frontend::proto::TensorProto> {
-    let Some(g) = &model.proto.graph else {
+/// The initializers and Constant values of `model` kept in external data.
+pub(crate) fn external_tensors(model: &ModelProto) -> Vec<&frontend::proto::TensorProto> {
+    let Some(g) = &model.graph else {
         return Vec::new();
     };
     let external = |t: &&frontend::proto::TensorProto| !t.external_data.is_empty();

@@ -13,8 +13,10 @@ use std::path::PathBuf;
 
 /// `{producer_name, producer_version, domain, model_version, doc_string,
 /// graph_name, graph_doc_string, metadata: {key: value}, inputs: [(name,
-/// [dim])]}`; a dim is an int, the name of a `dim_param`, or None. Inputs
-/// that an initializer feeds are left out, as onnxruntime does.
+/// [dim])], external_data}`; a dim is an int, the name of a `dim_param`,
+/// or None. Inputs that an initializer feeds are left out, as onnxruntime
+/// does. `external_data`: whether any initializer or Constant keeps its
+/// data in another file.
 #[pyfunction]
 pub fn model_info<'py>(py: Python<'py>, model: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let (bytes, dir) = match Source::extract(model)? {
@@ -53,6 +55,7 @@ fn describe<'py>(py: Python<'py>, m: &ModelProto) -> PyResult<Bound<'py, PyDict>
         }
     }
     d.set_item("inputs", inputs)?;
+    d.set_item("external_data", !crate::cache::external_tensors(m).is_empty())?;
     Ok(d)
 }
 

@@ -201,6 +201,7 @@ fn simplify(
         pipeline::run_stages_bounded(&mut m, Some("constprop"), flags, None)?;
         pipeline::prepare_export(&mut m)?;
         let model = frontend::export::export_model(&m)?;
+        frontend::export::check_proto_size(&model, "pass output_path= with a model path")?;
         Ok(frontend::export::encode(&model))
     })?;
     Ok(PyBytes::new(py, &bytes).unbind())

@@ -1,6 +1,7 @@
 """simplify against onnx-simplifier on the zoo (same outputs, no more
 nodes), fold and compile against the CLI (same pipeline, same bytes)."""
 
+import os
 import subprocess
 import sys
 import warnings
@@ -169,3 +170,54 @@ def test_simplify_keeps_contrib_ops_and_strings():
             "words": np.array(["a", "z", "b"], dtype=object)}
     for a, b in zip(outputs(model.SerializeToString(), feed), outputs(ours.SerializeToString(), feed)):
         np.testing.assert_array_equal(a, b)
+
+
+def external_data_model(dir_):
+    """A model keeping its weights in external data, one of them stored
+    twice (tied weights written as two initializers)."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((64, 64)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(w.copy(), "w_tied"),
+             numpy_helper.from_array(rng.standard_normal(64).astype(np.float32), "b")]
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Add", ["h", "b"], ["y"]),
+         helper.make_node("MatMul", ["x", "w_tied"], ["z"])],
+        "ext", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 64]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, ["N", 64])], inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    path = dir_ / "ext.onnx"
+    onnx.save(model, path, save_as_external_data=True, location="ext.onnx.data", size_threshold=128)
+    return path
+
+
+def test_simplify_of_external_data_goes_path_to_path(tmp_path):
+    """A model with external data (any size: issue 33's 8 GB figures are
+    scripts/bench_big_model.py's) is simplified file to file: the result
+    keeps its weights in OUTPUT.data, unloaded, tied copies stored once."""
+    src_dir = tmp_path / "src"
+    src_dir.mkdir()
+    src = external_data_model(src_dir)
+    assert onnxc._onnxc.model_info(str(src))["external_data"]
+    out = tmp_path / "sim.onnx"
+    model, ok = onnxc.simplify(src, 2, output_path=out)
+    assert ok, "checked against the original in onnxruntime"
+    assert (tmp_path / "sim.onnx.data").exists()
+    external = [t for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+    assert len(external) == 1 and not external[0].raw_data, "w and w_tied: one tensor, not loaded"
+    assert os.path.getsize(tmp_path / "sim.onnx.data") < os.path.getsize(src_dir / "ext.onnx.data"), "tied once"
+    feed = {"x": np.random.default_rng(2).standard_normal((3, 64)).astype(np.float32)}
+    want = ort_session(str(src)).run(None, feed)
+    got = ort_session(str(out)).run(None, feed)
+    for a, b in zip(want, got):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+    # An output dropped from it: the stripped copy next to the source
+    # (its external data is relative to it) is gone afterwards.
+    fewer, ok = onnxc.simplify(src, 1, output_path=tmp_path / "fewer.onnx", unused_output=["z"])
+    assert ok and [o.name for o in fewer.graph.output] == ["y"]
+    assert sorted(os.listdir(src_dir)) == ["ext.onnx", "ext.onnx.data"]
+    # Without output_path the result is whole in memory, as onnx.load gives.
+    loaded, ok = onnxc.simplify(src)
+    assert ok and not any(t.external_data for t in loaded.graph.initializer)
+    assert not onnxc._onnxc.model_info(loaded.SerializeToString())["external_data"]

@@ -159,6 +159,12 @@ pub fn export_model_with(m: &Module, opts: &ExportOptions) -> Result<Exported> {
             version: onnx::model_ml_opset(m),
         });
     }
+    if ex.uses_microsoft && !opset_import.iter().any(|o| o.domain == "com.microsoft") {
+        opset_import.push(OperatorSetIdProto {
+            domain: "com.microsoft".into(),
+            version: 1,
+        });
+    }
     let metadata_props = pairs(m, "onnx.metadata_props")
         .into_iter()
         .filter_map(|(k, v)| {
@@ -225,6 +231,18 @@ pub fn encode(model: &ModelProto) -> Vec<u8> {
 /// Protobuf messages are limited to 2 GiB.
 const MAX_PROTO_BYTES: usize = i32::MAX as usize;
 
+/// An error unless `model` encodes within protobuf's 2 GiB; `remedy` says
+/// how the caller gets large initializers written as external data.
+pub fn check_proto_size(model: &ModelProto, remedy: &str) -> Result<()> {
+    let len = prost::Message::encoded_len(model);
+    match len > MAX_PROTO_BYTES {
+        true => Err(Diagnostic::error(format!(
+            "the model needs {len} bytes, over the 2 GiB protobuf limit; write large initializers as external data ({remedy})"
+        ))),
+        false => Ok(()),
+    }
+}
+
 /// Writes `m` as an ONNX file at `path`; with a threshold, initializers of
 /// at least that many bytes go to `<file name>.data` beside it. Both files
 /// are written to temporaries first and renamed into place.
@@ -240,12 +258,7 @@ pub fn write_model(m: &Module, path: &Path, external_threshold: Option<usize>) -
         defer_min: None,
     };
     let exported = export_model_with(m, &opts)?;
-    let len = prost::Message::encoded_len(&exported.model);
-    if len > MAX_PROTO_BYTES {
-        return Err(Diagnostic::error(format!(
-            "the model needs {len} bytes, over the 2 GiB protobuf limit; write large initializers as external data (--external-data-threshold)"
-        )));
-    }
+    check_proto_size(&exported.model, "--external-data-threshold")?;
     let dir = crate::load::parent_dir(path);
     if exported.has_external_data() {
         let data_path = dir.join(&location);
