@@ -119,7 +119,7 @@ fn parse_row(line: usize, words: &[&str]) -> Result<Row, String> {
         .iter()
         .map(|w| parse_attr(w))
         .collect::<Result<_, _>>()?;
-    if !matches!(*domain, "onnx" | "onnx_ml" | "onnxc") {
+    if !matches!(*domain, "onnx" | "onnx_ml" | "ms" | "onnxc") {
         return Err(format!("unknown domain {domain}"));
     }
     Ok(Row {
@@ -351,6 +351,7 @@ fn schema(w: &mut String, r: &Row, t: &Table) -> Result<(), String> {
     let (domain, dialect) = match r.domain.as_str() {
         "onnx" => ("Domain::Onnx", "onnx"),
         "onnx_ml" => ("Domain::OnnxMl", "onnx_ml"),
+        "ms" => ("Domain::Microsoft", "ms"),
         _ => ("Domain::Internal", "onnx"),
     };
     let versions: Vec<String> = r.versions.iter().map(i64::to_string).collect();

@@ -347,7 +347,7 @@ pub fn lower_one(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<boo
         return Ok(true);
     }
     let dialect = m.name(op).dialect();
-    if dialect == "onnx" || dialect == "onnx_ml" {
+    if dialect == "onnx" || dialect == "onnx_ml" || dialect == "ms" {
         if let Some((user, chain)) = kernels::deferrable(cx, m, op) {
             cx.defer(op, user, chain);
             return Ok(true);

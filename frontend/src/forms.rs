@@ -186,17 +186,17 @@ pub fn of(kind: OpKind) -> Form {
         | HannWindow | HardSigmoid | HardSwish | Identity | ImageDecoder | Imputer | IsInf
         | IsNaN | LRN | LSTM | LabelEncoder | LayerNormalization | LeakyRelu | LessOrEqual
         | LinearAttention | LinearClassifier | LinearRegressor | Log | LpNormalization | MatMul
-        | MatMulInteger | Max | MaxPool | MaxRoiPool | MaxUnpool | Mean | MelWeightMatrix | Min
-        | Mish | Mod | Multinomial | Neg | NonMaxSuppression | NonZero | Normalizer | Not
-        | OneHot | OneHotEncoder | OptionalGetElement | OptionalHasElement | PRelu
-        | QLinearConv | QLinearMatMul | QuantizeLinear | RMSNormalization | RNN | RandomNormal
-        | RandomNormalLike | RandomUniform | RandomUniformLike | Range | Reciprocal
-        | RegexFullMatch | Relu | ReverseSequence | RoiAlign | RotaryEmbedding | Round | STFT
-        | SVMClassifier | SVMRegressor | Scaler | Scatter | ScatterElements | ScatterND | Selu
-        | Shape | Shrink | Sigmoid | Sign | Sin | Sinh | Size | Softplus | Softsign
-        | SpaceToDepth | Sqrt | StringConcat | StringNormalizer | StringSplit | Sum | SwiGLU
-        | Swish | Tan | Tanh | TensorScatter | TfIdfVectorizer | ThresholdedRelu | Tile
-        | Transpose | TreeEnsemble | Trilu | Unique | Where | ZipMap => NODE,
+        | MatMulInteger | MatMulNBits | Max | MaxPool | MaxRoiPool | MaxUnpool | Mean
+        | MelWeightMatrix | Min | Mish | Mod | Multinomial | Neg | NonMaxSuppression | NonZero
+        | Normalizer | Not | OneHot | OneHotEncoder | OptionalGetElement | OptionalHasElement
+        | PRelu | QLinearConv | QLinearMatMul | QuantizeLinear | RMSNormalization | RNN
+        | RandomNormal | RandomNormalLike | RandomUniform | RandomUniformLike | Range
+        | Reciprocal | RegexFullMatch | Relu | ReverseSequence | RoiAlign | RotaryEmbedding
+        | Round | STFT | SVMClassifier | SVMRegressor | Scaler | Scatter | ScatterElements
+        | ScatterND | Selu | Shape | Shrink | Sigmoid | Sign | Sin | Sinh | Size | Softplus
+        | Softsign | SpaceToDepth | Sqrt | StringConcat | StringNormalizer | StringSplit | Sum
+        | SwiGLU | Swish | Tan | Tanh | TensorScatter | TfIdfVectorizer | ThresholdedRelu
+        | Tile | Transpose | TreeEnsemble | Trilu | Unique | Where | ZipMap => NODE,
         // Names over 20 characters get arms of their own: rustfmt lays out
         // an alternation that holds one with a name per line.
         ArrayFeatureExtractor

@@ -76,6 +76,7 @@ impl OpKind {
         let domain = match domain {
             "" | "ai.onnx" => Domain::Onnx,
             "ai.onnx.ml" => Domain::OnnxMl,
+            "com.microsoft" => Domain::Microsoft,
             _ => return None,
         };
         SCHEMAS

@@ -8,6 +8,9 @@ pub enum Domain {
     Onnx,
     /// `ai.onnx.ml`.
     OnnxMl,
+    /// `com.microsoft`: onnxruntime's operators that onnxc computes as
+    /// they are (the others are imported as the ops they mean).
+    Microsoft,
     /// onnxc's own ops (`NoValue`, `Yield`).
     Internal,
 }
@@ -18,6 +21,7 @@ impl Domain {
         match self {
             Domain::Onnx | Domain::Internal => "onnx",
             Domain::OnnxMl => "onnx_ml",
+            Domain::Microsoft => "ms",
         }
     }
     /// The domain name models use.
@@ -25,6 +29,7 @@ impl Domain {
         match self {
             Domain::Onnx | Domain::Internal => "",
             Domain::OnnxMl => "ai.onnx.ml",
+            Domain::Microsoft => "com.microsoft",
         }
     }
 }

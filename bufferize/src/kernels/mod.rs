@@ -29,6 +29,7 @@ mod lp_pool;
 mod matmul;
 mod misc;
 mod ml;
+mod nbits;
 mod nms;
 mod norm;
 mod pad;
@@ -222,6 +223,7 @@ pub fn lower_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
         K::LinearAttention => k!(linear_attention::linear_attention),
         K::CausalConvWithState => k!(causal_conv::causal_conv),
         K::RotaryEmbedding => k!(rotary::rotary),     K::DFT => k!(dft::dft),
+        K::MatMulNBits => k!(nbits::matmul_nbits),
         K::STFT => k!(dft::stft),                     K::Resize => k!(resize::resize),
         K::GridSample => k!(grid_sample::grid_sample),
         K::AffineGrid => k!(grid_sample::affine_grid),

@@ -245,7 +245,7 @@ fn fold_kind(kind: OpKind, o: Op) -> Fold {
         | K::ZipMap => Ok(None),
         // No fold kernel: left to the generated code.
         K::AffineGrid | K::Col2Im | K::DFT | K::DeformConv | K::GlobalLpPool
-        | K::LinearAttention | K::MaxRoiPool | K::MaxUnpool | K::MelWeightMatrix
+        | K::LinearAttention | K::MatMulNBits | K::MaxRoiPool | K::MaxUnpool | K::MelWeightMatrix
         | K::NonMaxSuppression | K::QLinearConv | K::RoiAlign | K::STFT
         | K::TfIdfVectorizer | K::Upsample => Ok(None),
     }

@@ -120,6 +120,8 @@ pub struct Exporter<'m> {
     /// made from one op share its location).
     node_names: Names,
     pub uses_ml: bool,
+    /// Whether a `com.microsoft` op was written.
+    pub uses_microsoft: bool,
     pub external: Option<External>,
     /// Opset of the default domain the model is written for.
     opset: i64,
@@ -156,6 +158,7 @@ impl<'m> Exporter<'m> {
             names: Names::default(),
             node_names: Names::default(),
             uses_ml: false,
+            uses_microsoft: false,
             external,
             opset,
             moved,
@@ -401,6 +404,10 @@ impl<'m> Exporter<'m> {
         let opset = match kind.domain() {
             Domain::OnnxMl => {
                 self.uses_ml = true;
+                None
+            }
+            Domain::Microsoft => {
+                self.uses_microsoft = true;
                 None
             }
             Domain::Onnx | Domain::Internal => Some(self.opset),

@@ -614,7 +614,7 @@ impl<'a> Importer<'a> {
 
     /// The shared `onnx.NoValue`, at the start of the main function so that
     /// it dominates every use, in subgraphs too.
-    fn no_value(&mut self) -> Result<ValueId, Diagnostic> {
+    pub(super) fn no_value(&mut self) -> Result<ValueId, Diagnostic> {
         if let Some(v) = self.no_value {
             return Ok(v);
         }

@@ -41,6 +41,20 @@ pub(super) fn matmul_integer(cx: &Ctx<'_>) -> Inferred {
     one(matmul_of(cx, 0, 1)?, Type::i(32))
 }
 
+/// `A [.., K]` times the `N × K` quantized weight: `[.., N]` (the weight
+/// operands' dims are checked by the kernel).
+pub(super) fn matmul_nbits(cx: &Ctx<'_>) -> Inferred {
+    let n = ops::MatMulNBits::of(cx.m, cx.op).n();
+    let Some(mut a) = cx.dims(0)? else {
+        return one(None, cx.elem(0)?);
+    };
+    if a.pop().is_none() {
+        return Err(cx.err("MatMulNBits: A must have rank >= 1"));
+    }
+    a.push(dims::c(n));
+    one(Some(a), cx.elem(0)?)
+}
+
 /// Operands: a, a_scale, a_zero_point, b, ..., y_zero_point (7).
 pub(super) fn qlinear_matmul(cx: &Ctx<'_>) -> Inferred {
     one(matmul_of(cx, 0, 3)?, cx.elem(7)?)

@@ -37,6 +37,7 @@ pub(super) fn infer(cx: &Ctx<'_>, kind: OpKind) -> Inferred {
         LayerNormalization => ew::layer_norm(cx),
         MatMul => nn::matmul(cx),
         MatMulInteger => nn::matmul_integer(cx),
+        MatMulNBits => nn::matmul_nbits(cx),
         QLinearMatMul => nn::qlinear_matmul(cx),
         Gemm => nn::gemm(cx),
         Conv => nn::conv(cx),

@@ -84,6 +84,7 @@ impl Decomp<'_, '_, '_> {
             "SkipSimplifiedLayerNormalization" => self.skip_layer_norm(true),
             "FusedMatMul" => self.fused_matmul().map(|v| vec![Some(v)]),
             "FusedConv" => self.fused_conv().map(|v| vec![Some(v)]),
+            "MatMulNBits" => one(self.as_is(OpKind::MatMulNBits)?),
             "Attention" => self.attention(),
             "MultiHeadAttention" => self.multi_head_attention(),
             "EmbedLayerNormalization" => self.embed_layer_norm(),
@@ -351,6 +352,20 @@ impl Decomp<'_, '_, '_> {
             .cloned()
             .collect();
         self.imp.convert_attrs(self.node, &kept)
+    }
+
+    /// The node as the `com.microsoft` op onnxc computes as it is: its
+    /// operands (omitted ones `NoValue`) and attributes unchanged.
+    fn as_is(&mut self, kind: OpKind) -> Res<ValueId> {
+        let attrs = self.attrs_except(&|_| false)?;
+        let mut operands = Vec::with_capacity(self.inputs.len());
+        for v in self.inputs.clone() {
+            operands.push(match v {
+                Some(v) => v,
+                None => self.imp.no_value()?,
+            });
+        }
+        self.op(kind, operands, attrs)
     }
 
     /// `alpha * op(A) @ op(B)`, op a transpose of the last two dims.

@@ -1,0 +1,120 @@
+"""onnxruntime's operators of int4/int8 language models (issue 33), against
+onnxruntime at awkward sizes: K not a multiple of the block, odd N, rows
+0, 1 and several, batch dims, every zero-point form."""
+
+import numpy as np
+import onnx
+import pytest
+from helpers import ort_session
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+
+
+def pack_codes(q, bits):
+    """uint8 codes [..., n] (n a multiple of 8 / bits) packed low bits first."""
+    per = 8 // bits
+    q = q.reshape(*q.shape[:-1], q.shape[-1] // per, per)
+    out = np.zeros(q.shape[:-1], np.uint8)
+    for i in range(per):
+        out |= (q[..., i] << (i * bits)).astype(np.uint8)
+    return out
+
+
+def quantize(w, bits, block, zp_form):
+    """w [N, K] as MatMulNBits' (B [N, blocks, blob], scales [N * blocks],
+    zero points or None), asymmetric unless zp_form is 'none'."""
+    n, k = w.shape
+    blocks = -(-k // block)
+    padded = np.zeros((n, blocks * block), np.float32)
+    padded[:, :k] = w
+    padded = padded.reshape(n, blocks, block)
+    top = (1 << bits) - 1
+    if zp_form == "none":
+        zp = np.full((n, blocks), 1 << (bits - 1), np.float32)
+        scale = np.abs(padded).max(-1) / (1 << (bits - 1))
+    else:
+        lo, hi = padded.min(-1), padded.max(-1)
+        scale = (hi - lo) / top
+        zp = np.clip(np.round(-lo / np.maximum(scale, 1e-6)), 0, top)
+    scale = np.maximum(scale, 1e-6).astype(np.float32)
+    q = np.clip(np.round(padded / scale[..., None] + zp[..., None]), 0, top).astype(np.uint8)
+    codes = pack_codes(q, bits)
+    if zp_form == "packed":
+        per_row = -(-blocks * bits // 8) * (8 // bits)
+        z = np.zeros((n, per_row), np.uint8)
+        z[:, :blocks] = zp.astype(np.uint8)
+        zero_points = pack_codes(z, bits).reshape(-1)
+    elif zp_form == "float":
+        zero_points = zp.astype(np.float32).reshape(-1)
+    else:
+        zero_points = None
+    return codes, scale.reshape(-1), zero_points
+
+
+def matmul_nbits_model(k, n, bits, block, zp_form, bias, lead, seed=0):
+    rng = np.random.default_rng(seed)
+    codes, scales, zero_points = quantize(rng.standard_normal((n, k)).astype(np.float32), bits, block, zp_form)
+    inits = [numpy_helper.from_array(codes, "B"), numpy_helper.from_array(scales, "scales")]
+    inputs = ["A", "B", "scales"]
+    if zero_points is not None:
+        inits.append(numpy_helper.from_array(zero_points, "zero_points"))
+    inputs.append("zero_points" if zero_points is not None else "")
+    if bias:
+        inits.append(numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), "bias"))
+        inputs += ["", "bias"]
+    node = helper.make_node("MatMulNBits", inputs, ["Y"], domain="com.microsoft", K=k, N=n, bits=bits,
+                            block_size=block)
+    graph = helper.make_graph([node], "nbits", [helper.make_tensor_value_info("A", TensorProto.FLOAT, lead + [k])],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, lead + [n])], inits)
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21),
+                                                                  helper.make_opsetid("com.microsoft", 1)])
+
+
+# (K, N, bits, block_size, zero points, bias, leading dims of A). onnxruntime
+# computes 8 bits only with packed or absent zero points.
+CASES = [
+    (64, 8, 4, 32, "none", False, ["M"]),
+    (100, 7, 4, 32, "packed", True, ["M"]),
+    (80, 6, 4, 16, "float", False, ["b", "M"]),
+    (96, 5, 8, 16, "packed", False, ["b", "M"]),
+    (300, 9, 8, 256, "none", False, ["M"]),
+    (33, 3, 2, 16, "packed", True, ["M"]),
+    (256, 17, 4, 128, "float", True, [1, "M"]),
+    (1000, 40, 4, 64, "packed", True, ["M"]),
+]
+
+
+@pytest.mark.parametrize("k,n,bits,block,zp_form,bias,lead", CASES)
+def test_matmul_nbits_matches_onnxruntime(k, n, bits, block, zp_form, bias, lead):
+    model = matmul_nbits_model(k, n, bits, block, zp_form, bias, lead).SerializeToString()
+    want, got = ort_session(model), onnxc.InferenceSession(model)
+    rng = np.random.default_rng(1)
+    for rows in (1, 5, 0):
+        shape = [2 if d == "b" else rows if d == "M" else d for d in lead] + [k]
+        a = rng.standard_normal(shape).astype(np.float32)
+        (w,), (g,) = want.run(None, {"A": a}), got.run(None, {"A": a})
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+
+
+def test_matmul_nbits_refuses_weights_that_do_not_match_its_attributes():
+    model = matmul_nbits_model(64, 8, 4, 32, "none", False, ["M"])
+    node = model.graph.node[0]
+    for a in node.attribute:
+        if a.name == "N":
+            a.i = 9  # B holds 8 rows
+    with pytest.raises(Exception, match="B does not match K, N and block_size"):
+        onnxc.InferenceSession(model.SerializeToString()).run(None, {"A": np.zeros((1, 64), np.float32)})
+
+
+def test_fold_keeps_matmul_nbits_for_onnxruntime(tmp_path):
+    model = matmul_nbits_model(100, 7, 4, 32, "packed", True, ["M"])
+    src, dst = tmp_path / "q.onnx", tmp_path / "q.folded.onnx"
+    onnx.save(model, src)
+    onnxc.fold(src, dst)
+    folded = onnx.load(dst)
+    assert [(n.domain, n.op_type) for n in folded.graph.node] == [("com.microsoft", "MatMulNBits")]
+    a = np.random.default_rng(2).standard_normal((3, 100)).astype(np.float32)
+    np.testing.assert_array_equal(ort_session(str(dst)).run(None, {"A": a})[0],
+                                  ort_session(str(src)).run(None, {"A": a})[0])
