@@ -10,9 +10,9 @@
 //! point costs one multiply per block. Zero points are absent (the code
 //! midpoint), packed codes like `q` (`uint8`), or values of A's type.
 
-use super::{alloc_result, checks, elem_of};
+use super::{alloc_result, checks, elem_of, gemm};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest_by_work, reduce_nest, Bounds, GEMM_MIN_WORK};
+use crate::loops::{loop_nest_by_work, Bounds, GEMM_MIN_WORK, PARALLEL_MIN_WORK};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
@@ -192,87 +192,485 @@ fn zero_point(b: &mut Builder<'_>, o: &Operands, l: &Layout, n: ValueId, blk: Va
     code(b, z, base, blk, l.bits)
 }
 
+/// Codes, and lanes of A, per step of the dot products.
+const LANES: i64 = 16;
+/// Register tiles (rows of A, weight columns): each dequantized vector
+/// serves the tile's rows, each A vector its columns, and the R·C
+/// accumulators are independent chains (one chain is FMA-latency bound).
+/// Few rows (a decode step) take the first, more the second.
+const FEW_ROWS: (i64, i64) = (1, 4);
+const MANY_ROWS: (i64, i64) = (4, 2);
+/// Rows from which Y is a GEMM over dequantized panels of the weights
+/// (each weight then serves enough rows to pay for its dequantization).
+const GEMM_ROWS: i64 = 16;
+/// Bytes of one dequantized panel (weight columns × K, f32): a few
+/// columns at a time, never the whole weight.
+const PANEL_BYTES: i64 = 2 << 20;
+
 pub fn matmul_nbits(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let l = layout(b, op)?;
     let o = operands(cx, b, op, &l)?;
     let elem = elem_of(b.m, o.a);
     let da = dims(b, o.a);
-    let lead = &da[..da.len() - 1];
+    let lead = da[..da.len() - 1].to_vec();
     let n_v = b.const_index(l.n);
-    let mut out_dims = lead.to_vec();
+    let mut out_dims = lead.clone();
     out_dims.push(n_v);
     let out = alloc_result(b, op, 0, &out_dims)?;
-    let bounds = Bounds::new(b);
-    // Output columns outermost: the parallel loop when there is work (a
-    // decode step's one row still splits over N).
-    let mut ubs = vec![n_v];
-    ubs.extend_from_slice(lead);
-    let k_v = b.const_index(l.k);
-    let mut work = ubs.clone();
-    work.push(k_v);
-    loop_nest_by_work(b, &bounds, &ubs, &work, GEMM_MIN_WORK, &mut |b, ivs| {
-        let n = ivs[0];
-        let row = &ivs[1..];
-        let zero = b.const_float(0.0, Type::f32());
-        let init = match o.bias {
-            Some(bias) => {
-                let v = b.load(bias, &[n]);
-                super::scalar::fcast(b, v, &Type::f32())
-            }
-            None => zero,
-        };
-        let blocks = b.const_index(l.blocks);
-        let acc = reduce_nest(b, &bounds, &[blocks], init, &mut |b, blk, acc| {
-            block_dot(b, &o, &l, (n, blk[0], row), acc)
-        });
-        let y = super::scalar::fcast(b, acc, &elem);
-        let mut at = row.to_vec();
-        at.push(n);
-        b.store(y, out, &at);
-    });
+    let k = Kernel {
+        o,
+        l,
+        out,
+        elem,
+        lead,
+    };
+    let Some(&rows) = k.lead.last() else {
+        k.tiles(b, FEW_ROWS);
+        return Ok(vec![out]);
+    };
+    // Few rows: register tiles; many (a prompt): a GEMM.
+    let gemm = (k.elem == Type::f32()).then_some(cx.gemm);
+    let pick = |b: &mut Builder<'_>,
+                at_least: i64,
+                yes: &dyn Fn(&mut Builder<'_>),
+                no: &dyn Fn(&mut Builder<'_>)| {
+        let bound = b.const_index(at_least);
+        let many = b.cmp(ir::builder::Cmp::Ge, rows, bound);
+        b.scf_if(
+            many,
+            &[],
+            &mut |b| {
+                yes(b);
+                Vec::new()
+            },
+            Some(&mut |b| {
+                no(b);
+                Vec::new()
+            }),
+        );
+    };
+    let tiles = |b: &mut Builder<'_>| {
+        pick(b, MANY_ROWS.0, &|b| k.tiles(b, MANY_ROWS), &|b| {
+            k.tiles(b, FEW_ROWS)
+        })
+    };
+    match gemm {
+        Some(isa) => pick(b, GEMM_ROWS, &|b| k.panels(b, isa), &tiles),
+        None => tiles(b),
+    }
     Ok(vec![out])
 }
 
-/// `acc + scale · (Σ q·a - zp · Σ a)` over block `blk` of row `n` of the
-/// weights and the row `row` of A.
-fn block_dot(
+struct Kernel {
+    o: Operands,
+    l: Layout,
+    out: ValueId,
+    elem: Type,
+    /// A's dims but the last (the rows are the last of them).
+    lead: Vec<ValueId>,
+}
+
+impl Kernel {
+    /// Y as a GEMM, a panel of weight columns at a time: each panel is
+    /// dequantized to f32 rows (a scratch buffer of PANEL_BYTES), then
+    /// multiplied by every row of A at once.
+    fn panels(&self, b: &mut Builder<'_>, isa: gemm::Isa) {
+        let (o, l) = (&self.o, &self.l);
+        let fits = (PANEL_BYTES / (4 * l.k)).max(LANES) / LANES * LANES;
+        let width = fits.min((l.n + LANES - 1) / LANES * LANES);
+        let f32 = Type::f32();
+        let (k_v, n_v, np) = (b.const_index(l.k), b.const_index(l.n), b.const_index(width));
+        let panel = super::alloc_sized(b, &f32, &[np, k_v]);
+        let panel_len = b.muli(np, k_v);
+        let pf = gemm::flat(b, panel, panel_len);
+        let rows = gemm::product(b, &self.lead);
+        let a_len = b.muli(rows, k_v);
+        let af = gemm::flat(b, o.a, a_len);
+        let y_len = b.muli(rows, n_v);
+        let yf = gemm::flat(b, self.out, y_len);
+        let mut v = gemm::Variant::plain(&f32, isa, gemm::BSource::Matrix { unit_n: false });
+        v.a_direct = true;
+        let bias = o.bias.map(|bias| {
+            v.bias = gemm::Bias::Col;
+            gemm::flat(b, bias, n_v)
+        });
+        let (zero, one) = (b.const_index(0), b.const_index(1));
+        let count = b.ceildivsi(n_v, np);
+        b.scf_for(zero, count, one, &[], |b, p, _| {
+            let n0 = b.muli(p, np);
+            let left = b.subi(n_v, n0);
+            let cols = b.minui(left, np);
+            self.dequantize(b, panel, n0, cols);
+            let call = gemm::Call {
+                a: af,
+                a_off: zero,
+                a_rs: k_v,
+                a_cs: one,
+                b: pf,
+                b_off: zero,
+                // B[k, j] = panel[j, k].
+                b_args: vec![one, k_v],
+                c: yf,
+                c_off: n0,
+                ldc: n_v,
+                bias: bias.map(|buf| gemm::BiasArg {
+                    buf,
+                    off: n0,
+                    rs: zero,
+                }),
+                residual: None,
+                m: rows,
+                n: cols,
+                k: k_v,
+            };
+            gemm::call(b, &v, &call);
+            Vec::new()
+        });
+    }
+
+    /// Rows `0..cols` of `panel` [width, K]: weight columns `n0..` as f32.
+    fn dequantize(&self, b: &mut Builder<'_>, panel: ValueId, n0: ValueId, cols: ValueId) {
+        let (o, l) = (&self.o, &self.l);
+        let bounds = Bounds::new(b);
+        let k_v = b.const_index(l.k);
+        let work = [cols, k_v];
+        loop_nest_by_work(
+            b,
+            &bounds,
+            &[cols],
+            &work,
+            PARALLEL_MIN_WORK,
+            &mut |b, ivs| {
+                let j = ivs[0];
+                let n = b.addi(n0, j);
+                let store = |b: &mut Builder<'_>, blk: ValueId, (whole, tail): (i64, i64)| {
+                    let (scale, shift) = scale_shift(b, o, l, n, blk);
+                    let block = b.const_index(l.block);
+                    let k_block = b.muli(blk, block);
+                    let step = |b: &mut Builder<'_>, s: ValueId, mask: Option<ValueId>| {
+                        let q = codes(b, o.codes, (n, blk, s), l.bits);
+                        let w = b.vfma(q, scale, shift);
+                        let lanes = b.const_index(LANES);
+                        let k_off = b.muli(s, lanes);
+                        let k0 = b.addi(k_block, k_off);
+                        match mask {
+                            None => b.vstore(w, panel, &[j, k0]),
+                            Some(mask) => b.masked_store(w, panel, &[j, k0], mask),
+                        }
+                    };
+                    let (lo, one) = (b.const_index(0), b.const_index(1));
+                    let hi = b.const_index(whole);
+                    b.scf_for(lo, hi, one, &[], |b, s, _| {
+                        step(b, s, None);
+                        Vec::new()
+                    });
+                    if tail > 0 {
+                        let s = b.const_index(whole);
+                        let left = b.const_index(tail);
+                        let mask = b.create_mask(left, LANES);
+                        step(b, s, Some(mask));
+                    }
+                };
+                let (lo, one) = (b.const_index(0), b.const_index(1));
+                let full = b.const_index(l.k / l.block);
+                b.scf_for(lo, full, one, &[], |b, blk, _| {
+                    store(b, blk, (l.block / LANES, 0));
+                    Vec::new()
+                });
+                let rest = l.k % l.block;
+                if rest > 0 {
+                    let blk = b.const_index(l.k / l.block);
+                    store(b, blk, (rest / LANES, rest % LANES));
+                }
+            },
+        );
+    }
+
+    /// Y by tiles of `(rows, cols)`: column tiles outermost, the parallel
+    /// loop when there is work (a decode step's one row still splits
+    /// over N), then batch dims, then row tiles.
+    fn tiles(&self, b: &mut Builder<'_>, (rows, cols): (i64, i64)) {
+        let bounds = Bounds::new(b);
+        let n_v = b.const_index(self.l.n);
+        let c = b.const_index(cols);
+        let mut ubs = vec![b.ceildivsi(n_v, c)];
+        let row_count = self.lead.last().copied();
+        if let Some((&m_v, batch)) = self.lead.split_last() {
+            ubs.extend_from_slice(batch);
+            let r = b.const_index(rows);
+            ubs.push(b.ceildivsi(m_v, r));
+        }
+        let mut work = vec![n_v, b.const_index(self.l.k)];
+        work.extend_from_slice(&self.lead);
+        loop_nest_by_work(b, &bounds, &ubs, &work, GEMM_MIN_WORK, &mut |b, ivs| {
+            let last = ivs.len() - 1;
+            let tile = Tile {
+                cols: span(b, ivs[0], cols, n_v),
+                batch: ivs[1..last.max(1)].to_vec(),
+                rows: row_count.map(|m| span(b, ivs[last], rows, m)),
+            };
+            let sums = row_dots(b, &self.o, &self.l, &tile);
+            store_tile(b, self, &tile, &sums);
+        });
+    }
+}
+
+/// The `size` indices of tile `t` along a dim of `len`: each clamped to
+/// the last (a tail tile computes a valid one twice) with whether it is
+/// real (`None` when the tile cannot pass the end).
+type Span = Vec<(ValueId, Option<ValueId>)>;
+
+fn span(b: &mut Builder<'_>, t: ValueId, size: i64, len: ValueId) -> Span {
+    let per = b.const_index(size);
+    let first = b.muli(t, per);
+    let one = b.const_index(1);
+    let last = b.subi(len, one);
+    (0..size)
+        .map(|i| {
+            let off = b.const_index(i);
+            let at = b.addi(first, off);
+            let real = (size > 1).then(|| b.cmp(ir::builder::Cmp::Lt, at, len));
+            (b.minui(at, last), real)
+        })
+        .collect()
+}
+
+/// Weight columns by rows of A.
+struct Tile {
+    cols: Span,
+    batch: Vec<ValueId>,
+    /// None: A is one row (rank 1).
+    rows: Option<Span>,
+}
+
+impl Tile {
+    fn row_count(&self) -> usize {
+        self.rows.as_ref().map_or(1, Vec::len)
+    }
+    /// The index of row `r` in A (or Y) without its last dim.
+    fn row(&self, r: usize) -> Vec<ValueId> {
+        let mut idx = self.batch.clone();
+        idx.extend(self.rows.as_ref().and_then(|s| s.get(r)).map(|x| x.0));
+        idx
+    }
+    /// Whether row `r` is real (None: it always is).
+    fn row_real(&self, r: usize) -> Option<ValueId> {
+        self.rows.as_ref().and_then(|s| s.get(r)).and_then(|x| x.1)
+    }
+}
+
+/// The dot products of the tile, each a vector of partial sums, columns
+/// by rows (index `c · rows + r`).
+fn row_dots(b: &mut Builder<'_>, o: &Operands, l: &Layout, t: &Tile) -> Vec<ValueId> {
+    let zero = b.const_float(0.0, Type::f32());
+    let zeros = b.broadcast(zero, LANES);
+    let inits = vec![zeros; t.cols.len() * t.row_count()];
+    let full_blocks = l.k / l.block;
+    let (lo, one) = (b.const_index(0), b.const_index(1));
+    let hi = b.const_index(full_blocks);
+    let lp = b.scf_for(lo, hi, one, &inits, |b, blk, accs| {
+        block_steps(b, o, l, (t, blk), accs, (l.block / LANES, 0))
+    });
+    let mut accs = b.m.results(lp).to_vec();
+    // The last, partial block: whole steps, then one under a lane mask.
+    let rest = l.k % l.block;
+    if rest > 0 {
+        let blk = b.const_index(full_blocks);
+        accs = block_steps(b, o, l, (t, blk), &accs, (rest / LANES, rest % LANES));
+    }
+    accs
+}
+
+/// `accs` plus the products of block `blk` of the tile's weight columns
+/// with its rows of A: `whole` steps of LANES codes, then `tail` codes
+/// (masked).
+fn block_steps(
     b: &mut Builder<'_>,
     o: &Operands,
     l: &Layout,
-    (n, blk, row): (ValueId, ValueId, &[ValueId]),
-    acc: ValueId,
-) -> ValueId {
+    (t, blk): (&Tile, ValueId),
+    accs: &[ValueId],
+    (whole, tail): (i64, i64),
+) -> Vec<ValueId> {
+    let dequant: Vec<(ValueId, ValueId)> = t
+        .cols
+        .iter()
+        .map(|&(n, _)| scale_shift(b, o, l, n, blk))
+        .collect();
     let block = b.const_index(l.block);
-    let start = b.muli(blk, block);
-    // The last block may be partial: K need not be a multiple.
-    let k_v = b.const_index(l.k);
-    let remaining = b.subi(k_v, start);
-    let len = b.minui(remaining, block);
+    let k_block = b.muli(blk, block);
+    let step = |b: &mut Builder<'_>, s: ValueId, accs: &[ValueId], mask: Option<ValueId>| {
+        let lanes = b.const_index(LANES);
+        let k_off = b.muli(s, lanes);
+        let k0 = b.addi(k_block, k_off);
+        let a_rows: Vec<ValueId> = (0..t.row_count())
+            .map(|r| load_a(b, o.a, &t.row(r), k0, mask))
+            .collect();
+        let mut out = accs.to_vec();
+        for (c, (&(n, _), &(scale, shift))) in t.cols.iter().zip(&dequant).enumerate() {
+            let q = codes(b, o.codes, (n, blk, s), l.bits);
+            let w = b.vfma(q, scale, shift);
+            for (r, &a) in a_rows.iter().enumerate() {
+                let i = c * a_rows.len() + r;
+                out[i] = b.vfma(w, a, out[i]);
+            }
+        }
+        out
+    };
+    let (lo, one) = (b.const_index(0), b.const_index(1));
+    let hi = b.const_index(whole);
+    let lp = b.scf_for(lo, hi, one, accs, |b, s, accs| step(b, s, accs, None));
+    let accs = b.m.results(lp).to_vec();
+    if tail == 0 {
+        return accs;
+    }
+    let s = b.const_index(whole);
+    let left = b.const_index(tail);
+    let mask = b.create_mask(left, LANES);
+    step(b, s, &accs, Some(mask))
+}
+
+/// The scale and `-zp · scale` of block `blk` of weight column `n`, in
+/// every lane: a weight is `q · scale + shift`, one FMA.
+fn scale_shift(
+    b: &mut Builder<'_>,
+    o: &Operands,
+    l: &Layout,
+    n: ValueId,
+    blk: ValueId,
+) -> (ValueId, ValueId) {
     let row_blocks = b.const_index(l.blocks);
-    let blob = b.const_index(l.blob);
-    let block_at = b.muli(n, row_blocks);
-    let block_at = b.addi(block_at, blk);
-    let base = b.muli(block_at, blob);
-    let zero = b.const_float(0.0, Type::f32());
-    let (one, lo) = (b.const_index(1), b.const_index(0));
-    let lp = b.scf_for(lo, len, one, &[zero, zero], |b, j, sums| {
-        let q = code(b, o.codes, base, j, l.bits);
-        let k = b.addi(start, j);
-        let mut at = row.to_vec();
-        at.push(k);
-        let a = b.load(o.a, &at);
-        let a = super::scalar::fcast(b, a, &Type::f32());
-        let qa = b.fma(q, a, sums[0]);
-        let sa = b.add(sums[1], a);
-        vec![qa, sa]
-    });
-    let (qa, sa) = (b.m.results(lp)[0], b.m.results(lp)[1]);
-    let zp = zero_point(b, o, l, n, blk);
     let at = b.muli(n, row_blocks);
     let at = b.addi(at, blk);
     let scale = load_flat(b, o.scales, at);
     let scale = super::scalar::fcast(b, scale, &Type::f32());
-    let shifted = b.mul(zp, sa);
-    let dot = b.sub(qa, shifted);
-    b.fma(scale, dot, acc)
+    let zp = zero_point(b, o, l, n, blk);
+    let shift = b.mul(zp, scale);
+    let shift = b.negf(shift);
+    (b.broadcast(scale, LANES), b.broadcast(shift, LANES))
+}
+
+/// LANES elements of row `row` of A from `k0`, as f32 (lanes off in
+/// `mask` are zero and not read).
+fn load_a(
+    b: &mut Builder<'_>,
+    a: ValueId,
+    row: &[ValueId],
+    k0: ValueId,
+    mask: Option<ValueId>,
+) -> ValueId {
+    let mut idx = row.to_vec();
+    idx.push(k0);
+    let elem = elem_of(b.m, a);
+    let v = match mask {
+        None => b.vload(a, &idx, LANES),
+        Some(mask) => {
+            let zero = b.zero(&elem);
+            let pass = b.broadcast(zero, LANES);
+            b.masked_load(a, &idx, mask, pass)
+        }
+    };
+    match elem == Type::f32() {
+        true => v,
+        false => b.extf(v, Type::vector(LANES, Type::f32())),
+    }
+}
+
+/// Step `c` of block `blk` of weight row `n`: LANES codes in K order, as
+/// f32 lanes. The bytes hold 8 / bits codes each, low bits first: the
+/// codes are split by shifts and masks, then interleaved back.
+fn codes(
+    b: &mut Builder<'_>,
+    codes: ValueId,
+    (n, blk, c): (ValueId, ValueId, ValueId),
+    bits: i64,
+) -> ValueId {
+    let per = 8 / bits;
+    let bytes = LANES / per;
+    let width = b.const_index(bytes);
+    let at = b.muli(c, width);
+    let v = b.vload(codes, &[n, blk, at], bytes);
+    let elem = elem_of(b.m, codes);
+    let mut parts = Vec::with_capacity(per as usize);
+    for i in 0..per {
+        let mut p = v;
+        if i > 0 {
+            let s = b.const_int(i * bits, elem.clone());
+            let s = b.broadcast(s, bytes);
+            p = b.shrui(p, s);
+        }
+        if per > 1 {
+            let m = b.const_int((1 << bits) - 1, elem.clone());
+            let m = b.broadcast(m, bytes);
+            p = b.andi(p, m);
+        }
+        parts.push(p);
+    }
+    // Concatenate the parts, then pick lane l from part l % per.
+    while parts.len() > 2 {
+        let n = parts.len() / 2;
+        let halves: Vec<ValueId> = (0..n)
+            .map(|i| {
+                let len =
+                    b.m.value_type(parts[2 * i])
+                        .as_vector()
+                        .map_or(0, |v| v.len());
+                let both: Vec<i64> = (0..2 * len).collect();
+                b.shuffle(parts[2 * i], parts[2 * i + 1], &both)
+            })
+            .collect();
+        parts = halves;
+    }
+    let ordered = match parts.as_slice() {
+        [one] => *one,
+        [x, y] => {
+            let mask: Vec<i64> = (0..LANES).map(|l| (l % per) * bytes + l / per).collect();
+            b.shuffle(*x, *y, &mask)
+        }
+        _ => v,
+    };
+    let wide = b.extui(ordered, Type::vector(LANES, Type::i(32)));
+    b.uitofp(wide, Type::vector(LANES, Type::f32()))
+}
+
+/// Y at the tile's rows and columns: the lanes summed, plus the bias;
+/// rows and columns past the ends (tail tiles) are not stored.
+fn store_tile(b: &mut Builder<'_>, k: &Kernel, t: &Tile, sums: &[ValueId]) {
+    for (c, &(n, col_real)) in t.cols.iter().enumerate() {
+        let bias = k.o.bias.map(|bias| {
+            let v = b.load(bias, &[n]);
+            super::scalar::fcast(b, v, &Type::f32())
+        });
+        for r in 0..t.row_count() {
+            let row_real = t.row_real(r);
+            let mut at = t.row(r);
+            at.push(n);
+            let Some(&sum) = sums.get(c * t.row_count() + r) else {
+                continue;
+            };
+            let mut y = b.reduction(ir::builder::Reduce::Add, sum);
+            if let Some(bias) = bias {
+                y = b.addf(y, bias);
+            }
+            let y = super::scalar::fcast(b, y, &k.elem);
+            let real = match (col_real, row_real) {
+                (Some(x), Some(y)) => Some(b.andi(x, y)),
+                (x, y) => x.or(y),
+            };
+            match real {
+                None => b.store(y, k.out, &at),
+                Some(real) => {
+                    b.scf_if(
+                        real,
+                        &[],
+                        &mut |b| {
+                            b.store(y, k.out, &at);
+                            Vec::new()
+                        },
+                        None,
+                    );
+                }
+            }
+        }
+    }
 }
