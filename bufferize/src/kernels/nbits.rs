@@ -590,7 +590,9 @@ fn codes(
     let width = b.const_index(bytes);
     let at = b.muli(c, width);
     let v = b.vload(codes, &[n, blk, at], bytes);
-    let elem = elem_of(b.m, codes);
+    // Signless bytes: arith works on those (B is uint8).
+    let elem = Type::i(8);
+    let v = b.vbitcast(v, bytes, elem.clone());
     let mut parts = Vec::with_capacity(per as usize);
     for i in 0..per {
         let mut p = v;

@@ -17,9 +17,10 @@
 // CHECK:           call @__onnxc_gemm_f32
 // CHECK:         } else {
 // CHECK:           vector.load %{{.*}} : memref<6x2x16xui8>, vector<8xui8>
-// CHECK:           arith.shrui %{{.*}} : vector<8xui8>
+// CHECK:           vector.bitcast %{{.*}} : vector<8xui8> to vector<8xi8>
+// CHECK:           arith.shrui %{{.*}} : vector<8xi8>
 // CHECK:           vector.shuffle %{{.*}} [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15]
-// CHECK:           arith.extui %{{.*}} : vector<16xui8> to vector<16xi32>
+// CHECK:           arith.extui %{{.*}} : vector<16xi8> to vector<16xi32>
 // CHECK:           arith.uitofp %{{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK:           vector.fma
 // CHECK:           vector.maskedload %arg0
