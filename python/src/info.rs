@@ -55,7 +55,10 @@ fn describe<'py>(py: Python<'py>, m: &ModelProto) -> PyResult<Bound<'py, PyDict>
         }
     }
     d.set_item("inputs", inputs)?;
-    d.set_item("external_data", !crate::cache::external_tensors(m).is_empty())?;
+    d.set_item(
+        "external_data",
+        !crate::cache::external_tensors(m).is_empty(),
+    )?;
     Ok(d)
 }
 

@@ -118,3 +118,68 @@ def test_fold_keeps_matmul_nbits_for_onnxruntime(tmp_path):
     a = np.random.default_rng(2).standard_normal((3, 100)).astype(np.float32)
     np.testing.assert_array_equal(ort_session(str(dst)).run(None, {"A": a})[0],
                                   ort_session(str(src)).run(None, {"A": a})[0])
+
+
+def contrib_model(node, inputs, inits, opset=21):
+    graph = helper.make_graph([node], "llm", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              inits)
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", opset),
+                                                                   helper.make_opsetid("com.microsoft", 1)])
+
+
+def same_as_onnxruntime(model, feeds, atol=1e-5):
+    bytes_ = model.SerializeToString()
+    want, got = ort_session(bytes_), onnxc.InferenceSession(bytes_)
+    for feed in feeds:
+        (w,), (g,) = want.run(None, feed), got.run(None, feed)
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=atol)
+
+
+def test_simplified_layer_normalization_in_the_default_domain():
+    """As onnxruntime's model builder writes it: domain "", RMS norm."""
+    rng = np.random.default_rng(3)
+    scale = numpy_helper.from_array(rng.standard_normal(40).astype(np.float32), "scale")
+    node = helper.make_node("SimplifiedLayerNormalization", ["x", "scale"], ["y"], epsilon=1e-6, axis=-1)
+    model = contrib_model(node, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", "S", 40])], [scale])
+    same_as_onnxruntime(model, [{"x": rng.standard_normal((b, s, 40)).astype(np.float32)}
+                                for b, s in ((1, 1), (2, 7), (1, 0))])
+
+
+@pytest.mark.parametrize("interleaved", [0, 1])
+@pytest.mark.parametrize("offset", [False, True])
+def test_rotary_embedding_of_onnxruntime(interleaved, offset):
+    heads, head, cache = 3, 8, 32
+    rng = np.random.default_rng(4)
+    inits = [numpy_helper.from_array(rng.standard_normal((cache, head // 2)).astype(np.float32), n)
+             for n in ("cos", "sin")]
+    node = helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain="com.microsoft",
+                            interleaved=interleaved, num_heads=heads)
+    pos_dims = [1] if offset else ["B", "S"]
+    model = contrib_model(node, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", "S", heads * head]),
+                                 helper.make_tensor_value_info("pos", TensorProto.INT64, pos_dims)], inits)
+    feeds = []
+    for b, s in ((1, 1), (2, 5)):
+        pos = np.array([7]) if offset else rng.integers(0, cache, (b, s))
+        feeds.append({"x": rng.standard_normal((b, s, heads * head)).astype(np.float32), "pos": pos})
+    same_as_onnxruntime(model, feeds)
+
+
+@pytest.mark.parametrize("bits,zero_points", [(4, False), (4, True), (8, False), (8, True)])
+def test_gather_block_quantized_rows(bits, zero_points):
+    """An int4/int8 embedding table: only the gathered rows dequantized."""
+    rows, width, block = 50, 64, 16
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 1 << bits, (rows, width)).astype(np.uint8)
+    data = pack_codes(codes, bits) if bits == 4 else codes
+    inits = [numpy_helper.from_array(data, "data"),
+             numpy_helper.from_array(rng.random((rows, width // block)).astype(np.float32), "scales")]
+    inputs = ["data", "ids", "scales"]
+    if zero_points:
+        zp = rng.integers(0, 1 << bits, (rows, width // block)).astype(np.uint8)
+        inits.append(numpy_helper.from_array(pack_codes(zp, bits) if bits == 4 else zp, "zp"))
+        inputs.append("zp")
+    node = helper.make_node("GatherBlockQuantized", inputs, ["y"], domain="com.microsoft", bits=bits,
+                            block_size=block)
+    model = contrib_model(node, [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", "S"])], inits)
+    same_as_onnxruntime(model, [{"ids": rng.integers(0, rows, (b, s))} for b, s in ((1, 1), (2, 9), (1, 0))])

@@ -67,7 +67,10 @@ impl<'a> Importer<'a> {
         }
         // onnxruntime's own ops become the ops they compute; a fold keeps
         // them for onnxruntime (foreign ops).
-        if node.domain == super::contrib::DOMAIN && !self.keep_foreign {
+        let contrib = node.domain == super::contrib::DOMAIN
+            || (node.domain.is_empty()
+                && super::contrib::DEFAULT_DOMAIN_OPS.contains(&node.op_type.as_str()));
+        if contrib && !self.keep_foreign {
             return self.import_contrib(node, &attrs);
         }
         let (kind, version) = match self.identify(node) {

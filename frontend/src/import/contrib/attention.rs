@@ -94,14 +94,14 @@ impl Decomp<'_, '_, '_> {
     }
 
     /// `0, 1, …, n - 1` for a 0-d i64 `n`.
-    fn range_to(&mut self, n: ValueId) -> Res<ValueId> {
+    pub(super) fn range_to(&mut self, n: ValueId) -> Res<ValueId> {
         let zero = self.constant(DType::I64, vec![], &[0.0])?;
         let one = self.constant(DType::I64, vec![], &[1.0])?;
         self.op(OpKind::Range, vec![zero, n, one], vec![])
     }
 
     /// Dim `axis` of `v`, a 0-d i64.
-    fn dim_of(&mut self, v: ValueId, axis: i64) -> Res<ValueId> {
+    pub(super) fn dim_of(&mut self, v: ValueId, axis: i64) -> Res<ValueId> {
         let shape = self.op_as(OpKind::Shape, vec![v], vec![], Type::i64())?;
         let at = self.constant(DType::I64, vec![], &[axis as f64])?;
         self.op(OpKind::Gather, vec![shape, at], vec![])

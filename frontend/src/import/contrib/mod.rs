@@ -12,6 +12,7 @@
 
 mod attention;
 mod gpu_forms;
+mod llm;
 mod quant;
 
 use super::legacy::suffixed;
@@ -22,6 +23,10 @@ use ir::{Attribute, Diagnostic, Location, Type, ValueId};
 use onnx::OpKind;
 
 pub(super) const DOMAIN: &str = "com.microsoft";
+
+/// onnxruntime's own operators that its model builder writes in the
+/// default domain (where onnxruntime registers them).
+pub(super) const DEFAULT_DOMAIN_OPS: &[&str] = &["SimplifiedLayerNormalization"];
 
 type Res<T> = Result<T, Diagnostic>;
 
@@ -85,6 +90,9 @@ impl Decomp<'_, '_, '_> {
             "FusedMatMul" => self.fused_matmul().map(|v| vec![Some(v)]),
             "FusedConv" => self.fused_conv().map(|v| vec![Some(v)]),
             "MatMulNBits" => one(self.as_is(OpKind::MatMulNBits)?),
+            "SimplifiedLayerNormalization" => self.simplified_layer_norm(),
+            "RotaryEmbedding" => one(self.rotary_embedding()?),
+            "GatherBlockQuantized" => one(self.gather_block_quantized()?),
             "Attention" => self.attention(),
             "MultiHeadAttention" => self.multi_head_attention(),
             "EmbedLayerNormalization" => self.embed_layer_norm(),
