@@ -216,6 +216,12 @@ impl ExternalData {
         }
     }
 
+    /// The canonical path of external data file `location`, checked as
+    /// loading checks it.
+    pub fn path_of(&self, location: &str) -> Result<PathBuf, String> {
+        self.resolve(location)
+    }
+
     /// Checks that `location` stays inside the directory (no absolute path,
     /// no `..`, no symlink out) and returns its canonical path.
     fn resolve(&self, location: &str) -> Result<PathBuf, String> {

@@ -19,8 +19,11 @@ pub const PREFIX: &str = "model";
 /// sha256 over a format tag, the compiler (version and this build's file,
 /// clang), the CPU the code is built for (`target`: the host's instruction
 /// sets for a native build, so a cache shared between machines never
-/// hands one a library it cannot run), the import options and the model's
-/// bytes, with the bytes of its external data.
+/// hands one a library it cannot run), the import options, the model's
+/// bytes and the identity of its external data files (path, size, inode,
+/// modification and change times: hashing their bytes took 5 s per
+/// session for an 8.5 GB model; any write to a file changes its change
+/// time).
 pub fn key(
     bytes: &[u8],
     model: &LoadedModel,
@@ -28,7 +31,7 @@ pub fn key(
     (clang, target): (&Path, &str),
 ) -> String {
     let mut h = Sha256::new();
-    h.update(b"onnxc-python-lib-v2\0");
+    h.update(b"onnxc-python-lib-v3\0");
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update(build_stamp().as_bytes());
     h.update(file_stamp(clang).as_bytes());
@@ -42,12 +45,21 @@ pub fn key(
     h.update(format!("\0{}\0", shapes.join("\0")).as_bytes());
     h.update((bytes.len() as u64).to_le_bytes());
     h.update(bytes);
-    for t in external_tensors(&model.proto) {
+    let mut locations: Vec<&str> = external_tensors(&model.proto)
+        .iter()
+        .flat_map(|t| &t.external_data)
+        .filter(|e| e.key == "location")
+        .map(|e| e.value.as_str())
+        .collect();
+    locations.sort_unstable();
+    locations.dedup();
+    for location in locations {
         // Unreadable data fails the compile later, with a diagnostic.
-        if let Ok(data) = model.external_bytes(t) {
-            h.update((data.len() as u64).to_le_bytes());
-            h.update(&data);
-        }
+        let stamp = model
+            .external()
+            .path_of(location)
+            .map(|p| file_identity(&p));
+        h.update(format!("{location}\0{}\0", stamp.unwrap_or_default()).as_bytes());
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -68,6 +80,17 @@ pub(crate) fn external_tensors(model: &ModelProto) -> Vec<&frontend::proto::Tens
         )
         .filter(external)
         .collect()
+}
+
+/// `file_stamp` with the inode and the change time, which every write
+/// updates.
+fn file_identity(path: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok();
+    let (ino, ctime) = meta.map_or((0, 0), |m| {
+        (m.ino(), m.ctime() * 1_000_000_000 + m.ctime_nsec())
+    });
+    format!("{}{ino}\0{ctime}\0", file_stamp(path))
 }
 
 /// Path, size and modification time of a file: a rebuilt or reinstalled

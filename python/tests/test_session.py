@@ -231,3 +231,30 @@ def test_signature_edge_cases(name, tmp_path, cache_dir):
     ref = ort_session(path)
     feed = {k: np.asarray(v) for k, v in feed.items()}
     assert_close(sess.run(None, feed), ref.run(None, feed), name, rtol=0, atol=0)
+
+
+def test_external_data_rewritten_in_place_is_recompiled(tmp_path):
+    """The cache key names the external data file (path, size, inode and
+    change time), not its bytes: hashing an 8 GB model cost 5 s per
+    session. A write to the file, even of the same size, makes a new key."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "ext",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])],
+                              [numpy_helper.from_array(w, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path, save_as_external_data=True, location="m.onnx.data", size_threshold=0)
+    cache = tmp_path / "cache"
+    x = np.ones((1, 64), np.float32)
+    first = onnxc.InferenceSession(path, cache_dir=cache)
+    assert onnxc.InferenceSession(path, cache_dir=cache).cache_hit
+    data = tmp_path / "m.onnx.data"
+    raw = bytearray(data.read_bytes())
+    raw[:4] = np.float32(1000.0).tobytes()  # w[0, 0]
+    data.write_bytes(bytes(raw))
+    second = onnxc.InferenceSession(path, cache_dir=cache)
+    assert not second.cache_hit
+    assert second.run(None, {"x": x})[0][0, 0] == first.run(None, {"x": x})[0][0, 0] + 1000.0
