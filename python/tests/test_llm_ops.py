@@ -183,3 +183,23 @@ def test_gather_block_quantized_rows(bits, zero_points):
                             block_size=block)
     model = contrib_model(node, [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", "S"])], inits)
     same_as_onnxruntime(model, [{"ids": rng.integers(0, rows, (b, s))} for b, s in ((1, 1), (2, 9), (1, 0))])
+
+
+def test_tiny_int4_decoder_decodes_like_onnxruntime(tmp_path):
+    """scripts/llm_model.py's Llama-style int4 decoder (the ops above
+    together, KV caches concatenated in the graph), tiny config: a prompt
+    then greedy steps give onnxruntime's tokens."""
+    import sys
+
+    from helpers import REPO
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    import llm_model
+
+    cfg = llm_model.CONFIGS["tiny"]
+    path = tmp_path / "tiny.onnx"
+    onnx.save(llm_model.build(cfg), path, save_as_external_data=True, location="tiny.onnx.data")
+    prompt = [5, 77, 301, 2, 9]
+    want = llm_model.decode(ort_session(str(path)), cfg, prompt, 8)[0]
+    got = llm_model.decode(onnxc.InferenceSession(str(path)), cfg, prompt, 8)[0]
+    assert got == want
