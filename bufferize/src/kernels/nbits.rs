@@ -4,11 +4,13 @@
 //! block_size`, and `q` are `bits`-bit codes packed low bits first in
 //! `B [N, ⌈K / block_size⌉, block_size · bits / 8]`.
 //!
-//! Never a dequantized copy of the weights: each block is dequantized in
-//! registers as the dot product reads it. Per block the kernel sums
-//! `q · a` and `a`, then adds `scale · (Σ q·a - zp · Σ a)`, so a zero
-//! point costs one multiply per block. Zero points are absent (the code
-//! midpoint), packed codes like `q` (`uint8`), or values of A's type.
+//! Never a dequantized copy of the weights. Few rows (a decode step):
+//! register tiles, 16 codes per step unpacked in registers and
+//! dequantized by one FMA (`q · scale + shift`, `shift = -zp · scale` per
+//! block), each feeding the tile's independent accumulators. 16 rows or
+//! more (a prompt): a panel of weight columns (2 MiB) dequantized to f32
+//! at a time, then the GEMM. Zero points are absent (the code midpoint),
+//! packed codes like `q` (`uint8`), or values of A's type.
 
 use super::{alloc_result, checks, elem_of, gemm};
 use crate::convert::{dims, Lowering};
