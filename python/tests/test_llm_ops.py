@@ -90,7 +90,7 @@ def test_matmul_nbits_matches_onnxruntime(k, n, bits, block, zp_form, bias, lead
     model = matmul_nbits_model(k, n, bits, block, zp_form, bias, lead).SerializeToString()
     want, got = ort_session(model), onnxc.InferenceSession(model)
     rng = np.random.default_rng(1)
-    for rows in (1, 5, 0, 37):
+    for rows in (1, 5, 0, 37, 100):
         shape = [2 if d == "b" else rows if d == "M" else d for d in lead] + [k]
         a = rng.standard_normal(shape).astype(np.float32)
         (w,), (g,) = want.run(None, {"A": a}), got.run(None, {"A": a})

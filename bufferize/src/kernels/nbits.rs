@@ -7,8 +7,8 @@
 //! Never a dequantized copy of the weights. Few rows (a decode step):
 //! register tiles, 16 codes per step unpacked in registers and
 //! dequantized by one FMA (`q · scale + shift`, `shift = -zp · scale` per
-//! block), each feeding the tile's independent accumulators. 16 rows or
-//! more (a prompt): a panel of weight columns (2 MiB) dequantized to f32
+//! block), each feeding the tile's independent accumulators. 96 rows or
+//! more (a long prompt): a panel of weight columns (2 MiB) dequantized to f32
 //! at a time, then the GEMM. Zero points are absent (the code midpoint),
 //! packed codes like `q` (`uint8`), or values of A's type.
 
@@ -202,9 +202,11 @@ const LANES: i64 = 16;
 /// Few rows (a decode step) take the first, more the second.
 const FEW_ROWS: (i64, i64) = (1, 4);
 const MANY_ROWS: (i64, i64) = (4, 2);
-/// Rows from which Y is a GEMM over dequantized panels of the weights
-/// (each weight then serves enough rows to pay for its dequantization).
-const GEMM_ROWS: i64 = 16;
+/// Rows from which Y is a GEMM over dequantized panels of the weights:
+/// the panels cost about as much as 80 rows of tiles (4096 × 4096, one
+/// thread: 16 rows took 20 ms as a GEMM, 4.3 ms in tiles; 95 rows 30 and
+/// 32 ms).
+const GEMM_ROWS: i64 = 96;
 /// Bytes of one dequantized panel (weight columns × K, f32): a few
 /// columns at a time, never the whole weight.
 const PANEL_BYTES: i64 = 2 << 20;

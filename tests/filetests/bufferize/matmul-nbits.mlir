@@ -6,7 +6,7 @@
 // their nibbles, interleave them back into K order and widen them to 16
 // f32 lanes, dequantize with one FMA (q · scale + shift) and feed the
 // tile's accumulators; the partial block's step reads A under a mask.
-// Many rows (16 or more) dequantize a panel of columns at a time into a
+// Many rows (96 or more) dequantize a panel of columns at a time into a
 // scratch buffer and call the GEMM.
 // CHECK-LABEL: func.func @nbits
 // CHECK:         %[[MANY:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
