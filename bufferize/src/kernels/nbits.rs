@@ -58,7 +58,8 @@ fn layout(b: &Builder<'_>, op: OpId) -> Result<Layout> {
 }
 
 /// The operands, with their dims checked against the attributes at run
-/// time (a mismatch would read out of bounds).
+/// time (a mismatch would read out of bounds); scales and zero points as
+/// flat (1-D) views.
 struct Operands {
     a: ValueId,
     codes: ValueId,
@@ -69,7 +70,7 @@ struct Operands {
 
 fn operands(cx: &Lowering, b: &mut Builder<'_>, op: OpId, l: &Layout) -> Result<Operands> {
     let m = &*b.m;
-    let o = Operands {
+    let mut o = Operands {
         a: cx.input(m, op, 0)?,
         codes: cx.input(m, op, 1)?,
         scales: cx.input(m, op, 2)?,
@@ -110,22 +111,19 @@ fn operands(cx: &Lowering, b: &mut Builder<'_>, op: OpId, l: &Layout) -> Result<
         }
         Ok(())
     };
-    let total = |b: &mut Builder<'_>, v: ValueId, want: i64, what: &str| -> Result<()> {
-        let n = dims(b, v).into_iter().reduce(|x, y| b.muli(x, y));
+    // The flat view of `v`, once its size is checked.
+    let flat = |b: &mut Builder<'_>, v: ValueId, want: i64, what: &str| -> Result<ValueId> {
+        let ds = dims(b, v);
+        let n = gemm::product(b, &ds);
         let w = b.const_index(want);
-        let n = n.unwrap_or_else(|| b.const_index(1));
-        checks::equal(
-            b,
-            op,
-            n,
-            w,
-            &format!("{what} does not match N and the blocks"),
-        )
+        let msg = format!("{what} does not match N and the blocks");
+        checks::equal(b, op, n, w, &msg)?;
+        Ok(gemm::flat(b, v, w))
     };
     expect(b, o.codes, &[l.n, l.blocks, l.blob], "B")?;
-    total(b, o.scales, l.n * l.blocks, "scales")?;
+    o.scales = flat(b, o.scales, l.n * l.blocks, "scales")?;
     if let (Some(z), Some(len)) = (o.zero_points, zp_len) {
-        total(b, z, len, "zero_points")?;
+        o.zero_points = Some(flat(b, z, len, "zero_points")?);
     }
     if let Some(bias) = o.bias {
         expect(b, bias, &[l.n], "bias")?;
@@ -139,29 +137,13 @@ fn operands(cx: &Lowering, b: &mut Builder<'_>, op: OpId, l: &Layout) -> Result<
     Ok(o)
 }
 
-/// Element `flat` of `v` read as a flat array whatever its rank.
-fn load_flat(b: &mut Builder<'_>, v: ValueId, flat: ValueId) -> ValueId {
-    let ds = dims(b, v);
-    let mut idx = vec![flat; ds.len()];
-    let mut rest = flat;
-    for i in (0..ds.len()).rev() {
-        if i == 0 {
-            idx[0] = rest;
-        } else {
-            idx[i] = b.remui(rest, ds[i]);
-            rest = b.divui(rest, ds[i]);
-        }
-    }
-    b.load(v, &idx)
-}
-
 /// Code number `at` of a packed run of `bits`-bit codes starting at byte
-/// `base` of the flat view of `v` (`u8` codes), as an f32.
+/// `base` of `v` (flat, `u8` codes), as an f32.
 fn code(b: &mut Builder<'_>, v: ValueId, base: ValueId, at: ValueId, bits: i64) -> ValueId {
     let per_byte = b.const_index(8 / bits);
     let byte_at = b.divui(at, per_byte);
     let byte_at = b.addi(base, byte_at);
-    let byte = load_flat(b, v, byte_at);
+    let byte = b.load(v, &[byte_at]);
     let byte = b.extui(byte, Type::i(32));
     let q = if bits == 8 {
         byte
@@ -186,7 +168,7 @@ fn zero_point(b: &mut Builder<'_>, o: &Operands, l: &Layout, n: ValueId, blk: Va
         let per_row = b.const_index(l.blocks);
         let row = b.muli(n, per_row);
         let at = b.addi(row, blk);
-        let v = load_flat(b, z, at);
+        let v = b.load(z, &[at]);
         return super::scalar::fcast(b, v, &Type::f32());
     }
     let row_bytes = b.const_index((l.blocks * l.bits + 7) / 8);
@@ -348,45 +330,18 @@ impl Kernel {
             &mut |b, ivs| {
                 let j = ivs[0];
                 let n = b.addi(n0, j);
-                let store = |b: &mut Builder<'_>, blk: ValueId, (whole, tail): (i64, i64)| {
-                    let (scale, shift) = scale_shift(b, o, l, n, blk);
-                    let block = b.const_index(l.block);
-                    let k_block = b.muli(blk, block);
-                    let step = |b: &mut Builder<'_>, s: ValueId, mask: Option<ValueId>| {
-                        let q = codes(b, o.codes, (n, blk, s), l.bits);
-                        let w = b.vfma(q, scale, shift);
-                        let lanes = b.const_index(LANES);
-                        let k_off = b.muli(s, lanes);
-                        let k0 = b.addi(k_block, k_off);
-                        match mask {
-                            None => b.vstore(w, panel, &[j, k0]),
-                            Some(mask) => b.masked_store(w, panel, &[j, k0], mask),
+                let per_block = |b: &mut Builder<'_>, blk| scale_shift(b, o, l, n, blk);
+                let step =
+                    |b: &mut Builder<'_>, dq: &(ValueId, ValueId), st: &Step, _: &[ValueId]| {
+                        let q = codes(b, o.codes, (n, st.blk, st.s), l.bits);
+                        let w = b.vfma(q, dq.0, dq.1);
+                        match st.mask {
+                            None => b.vstore(w, panel, &[j, st.k0]),
+                            Some(mask) => b.masked_store(w, panel, &[j, st.k0], mask),
                         }
-                    };
-                    let (lo, one) = (b.const_index(0), b.const_index(1));
-                    let hi = b.const_index(whole);
-                    b.scf_for(lo, hi, one, &[], |b, s, _| {
-                        step(b, s, None);
                         Vec::new()
-                    });
-                    if tail > 0 {
-                        let s = b.const_index(whole);
-                        let left = b.const_index(tail);
-                        let mask = b.create_mask(left, LANES);
-                        step(b, s, Some(mask));
-                    }
-                };
-                let (lo, one) = (b.const_index(0), b.const_index(1));
-                let full = b.const_index(l.k / l.block);
-                b.scf_for(lo, full, one, &[], |b, blk, _| {
-                    store(b, blk, (l.block / LANES, 0));
-                    Vec::new()
-                });
-                let rest = l.k % l.block;
-                if rest > 0 {
-                    let blk = b.const_index(l.k / l.block);
-                    store(b, blk, (rest / LANES, rest % LANES));
-                }
+                    };
+                walk_k(b, l, &[], &per_block, &step);
             },
         );
     }
@@ -470,50 +425,19 @@ fn row_dots(b: &mut Builder<'_>, o: &Operands, l: &Layout, t: &Tile) -> Vec<Valu
     let zero = b.const_float(0.0, Type::f32());
     let zeros = b.broadcast(zero, LANES);
     let inits = vec![zeros; t.cols.len() * t.row_count()];
-    let full_blocks = l.k / l.block;
-    let (lo, one) = (b.const_index(0), b.const_index(1));
-    let hi = b.const_index(full_blocks);
-    let lp = b.scf_for(lo, hi, one, &inits, |b, blk, accs| {
-        block_steps(b, o, l, (t, blk), accs, (l.block / LANES, 0))
-    });
-    let mut accs = b.m.results(lp).to_vec();
-    // The last, partial block: whole steps, then one under a lane mask.
-    let rest = l.k % l.block;
-    if rest > 0 {
-        let blk = b.const_index(full_blocks);
-        accs = block_steps(b, o, l, (t, blk), &accs, (rest / LANES, rest % LANES));
-    }
-    accs
-}
-
-/// `accs` plus the products of block `blk` of the tile's weight columns
-/// with its rows of A: `whole` steps of LANES codes, then `tail` codes
-/// (masked).
-fn block_steps(
-    b: &mut Builder<'_>,
-    o: &Operands,
-    l: &Layout,
-    (t, blk): (&Tile, ValueId),
-    accs: &[ValueId],
-    (whole, tail): (i64, i64),
-) -> Vec<ValueId> {
-    let dequant: Vec<(ValueId, ValueId)> = t
-        .cols
-        .iter()
-        .map(|&(n, _)| scale_shift(b, o, l, n, blk))
-        .collect();
-    let block = b.const_index(l.block);
-    let k_block = b.muli(blk, block);
-    let step = |b: &mut Builder<'_>, s: ValueId, accs: &[ValueId], mask: Option<ValueId>| {
-        let lanes = b.const_index(LANES);
-        let k_off = b.muli(s, lanes);
-        let k0 = b.addi(k_block, k_off);
+    let per_block = |b: &mut Builder<'_>, blk| -> Vec<(ValueId, ValueId)> {
+        t.cols
+            .iter()
+            .map(|&(n, _)| scale_shift(b, o, l, n, blk))
+            .collect()
+    };
+    let step = |b: &mut Builder<'_>, dq: &Vec<(ValueId, ValueId)>, st: &Step, accs: &[ValueId]| {
         let a_rows: Vec<ValueId> = (0..t.row_count())
-            .map(|r| load_a(b, o.a, &t.row(r), k0, mask))
+            .map(|r| load_a(b, o.a, &t.row(r), st.k0, st.mask))
             .collect();
         let mut out = accs.to_vec();
-        for (c, (&(n, _), &(scale, shift))) in t.cols.iter().zip(&dequant).enumerate() {
-            let q = codes(b, o.codes, (n, blk, s), l.bits);
+        for (c, (&(n, _), &(scale, shift))) in t.cols.iter().zip(dq).enumerate() {
+            let q = codes(b, o.codes, (n, st.blk, st.s), l.bits);
             let w = b.vfma(q, scale, shift);
             for (r, &a) in a_rows.iter().enumerate() {
                 let i = c * a_rows.len() + r;
@@ -522,17 +446,71 @@ fn block_steps(
         }
         out
     };
+    walk_k(b, l, &inits, &per_block, &step)
+}
+
+/// Where one step of a walk over K stands: block `blk`, step `s` of it,
+/// its first index `k0`, and the lane mask of a partial block's last step.
+struct Step {
+    blk: ValueId,
+    s: ValueId,
+    k0: ValueId,
+    mask: Option<ValueId>,
+}
+
+/// One step of [`walk_k`]: the block's data, where it stands, the
+/// carried values in, the carried values out.
+type StepFn<'a, T> = dyn Fn(&mut Builder<'_>, &T, &Step, &[ValueId]) -> Vec<ValueId> + 'a;
+
+/// Walks K a block at a time and LANES codes a step (a partial last
+/// block ends with a masked step), carrying `carried`: `per_block` once
+/// per block (its scales), `step` once per step, returning the carried
+/// values.
+fn walk_k<T>(
+    b: &mut Builder<'_>,
+    l: &Layout,
+    carried: &[ValueId],
+    per_block: &dyn Fn(&mut Builder<'_>, ValueId) -> T,
+    step: &StepFn<'_, T>,
+) -> Vec<ValueId> {
+    let block =
+        |b: &mut Builder<'_>, blk: ValueId, carried: &[ValueId], (whole, tail): (i64, i64)| {
+            let data = per_block(b, blk);
+            let size = b.const_index(l.block);
+            let k_block = b.muli(blk, size);
+            let at = move |b: &mut Builder<'_>, s: ValueId, mask: Option<ValueId>| {
+                let lanes = b.const_index(LANES);
+                let k_off = b.muli(s, lanes);
+                let k0 = b.addi(k_block, k_off);
+                Step { blk, s, k0, mask }
+            };
+            let (lo, one, hi) = (b.const_index(0), b.const_index(1), b.const_index(whole));
+            let lp = b.scf_for(lo, hi, one, carried, |b, s, c| {
+                let st = at(b, s, None);
+                step(b, &data, &st, c)
+            });
+            let out = b.m.results(lp).to_vec();
+            if tail == 0 {
+                return out;
+            }
+            let (s, left) = (b.const_index(whole), b.const_index(tail));
+            let mask = b.create_mask(left, LANES);
+            let st = at(b, s, Some(mask));
+            step(b, &data, &st, &out)
+        };
     let (lo, one) = (b.const_index(0), b.const_index(1));
-    let hi = b.const_index(whole);
-    let lp = b.scf_for(lo, hi, one, accs, |b, s, accs| step(b, s, accs, None));
-    let accs = b.m.results(lp).to_vec();
-    if tail == 0 {
-        return accs;
+    let full = b.const_index(l.k / l.block);
+    let lp = b.scf_for(lo, full, one, carried, |b, blk, c| {
+        block(b, blk, c, (l.block / LANES, 0))
+    });
+    let out = b.m.results(lp).to_vec();
+    // The last, partial block: whole steps, then one under a lane mask.
+    let rest = l.k % l.block;
+    if rest == 0 {
+        return out;
     }
-    let s = b.const_index(whole);
-    let left = b.const_index(tail);
-    let mask = b.create_mask(left, LANES);
-    step(b, s, &accs, Some(mask))
+    let blk = b.const_index(l.k / l.block);
+    block(b, blk, &out, (rest / LANES, rest % LANES))
 }
 
 /// The scale and `-zp · scale` of block `blk` of weight column `n`, in
@@ -547,7 +525,7 @@ fn scale_shift(
     let row_blocks = b.const_index(l.blocks);
     let at = b.muli(n, row_blocks);
     let at = b.addi(at, blk);
-    let scale = load_flat(b, o.scales, at);
+    let scale = b.load(o.scales, &[at]);
     let scale = super::scalar::fcast(b, scale, &Type::f32());
     let zp = zero_point(b, o, l, n, blk);
     let shift = b.mul(zp, scale);
