@@ -76,7 +76,7 @@ def simplify(
     with contextlib.ExitStack() as cleanup:
         tmp = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="onnxc-simplify-"))
         if unused_output:
-            src = _drop_outputs(src, unused_output, tmp, cleanup)
+            src = _drop_outputs(src, unused_output, tmp, cleanup, external)
         if external:
             result, out = _simplify_external(src, specs, output_path, tmp)
         else:
@@ -168,7 +168,7 @@ def _passes_checker(model):
         return False
 
 
-def _drop_outputs(src, names, tmp, cleanup):
+def _drop_outputs(src, names, tmp, cleanup, external):
     """The model without outputs `names`: bytes, or for a path a new file
     (next to it when its weights are external data, which it names
     relative to its directory, removed by `cleanup`; else in `tmp`)."""
@@ -186,7 +186,7 @@ def _drop_outputs(src, names, tmp, cleanup):
     m.graph.output.extend(keep)
     if isinstance(src, bytes):
         return m.SerializeToString()
-    if _onnxc.model_info(src)["external_data"]:
+    if external:
         fd, path = tempfile.mkstemp(prefix=".onnxc-outputs-", suffix=".onnx", dir=os.path.dirname(os.path.abspath(src)))
         os.close(fd)
         cleanup.callback(os.remove, path)
