@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
-"""A random-weight int4 Llama-style decoder written with onnx.helper in the
-operators onnxruntime's model builder uses (MatMulNBits,
-SimplifiedLayerNormalization, RotaryEmbedding, GatherBlockQuantized), its
-past/present KV caches concatenated in the graph, and a greedy decode loop
-that compares onnxc with onnxruntime token by token.
+"""Random-weight int4 decoders of two architectures, written with
+onnx.helper in the form onnxruntime's model builder gives them, and a
+greedy decode loop that compares onnxc with onnxruntime token by token.
 
-    target/pyenv/bin/python scripts/llm_model.py --config small -o target/llm/small.onnx --decode 32
+    target/pyenv/bin/python scripts/llm_model.py --config 1b -o target/llm/1b.onnx --decode 32
 
-Configs: `tiny` (tests, seconds), `small` (~110M parameters), `1b` (~1B).
-Attention is written with MatMul/Softmax (grouped KV heads repeated by
-Expand) until GroupQueryAttention is supported.
+- `llama` (configs tiny, small, 1b): GatherBlockQuantized embedding,
+  SimplifiedLayerNormalization then SkipSimplifiedLayerNormalization,
+  separate q/k/v MatMulNBits, GroupQueryAttention with grouped KV heads and
+  rotary inside, SiLU-gated MLP.
+- `phi` (configs tiny-phi, 1b-phi; Phi-2-like): LayerNormalization,
+  attention and MLP in parallel off one norm, packed QKV MatMulNBits with
+  bias, GroupQueryAttention on packed QKV with partial rotary, FastGelu.
+
+Both take input_ids, attention_mask and past_key_values.N.key/value, and
+derive seqlens_k and total_sequence_length from the mask, as the model
+builder does.
 """
 
 import argparse
 import os
 import sys
 import time
+from collections import namedtuple
 
 import numpy as np
 import onnx
@@ -23,15 +30,18 @@ from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
-from test_llm_ops import pack_codes, quantize  # noqa: E402
+from test_llm_ops import quantize  # noqa: E402
 
+Config = namedtuple("Config", "arch vocab hidden layers heads kv_heads ffn rotary_dim")
 CONFIGS = {
-    # vocab, hidden, layers, heads, kv heads, intermediate
-    "tiny": (512, 64, 2, 4, 2, 128),
-    "small": (32000, 768, 12, 12, 4, 2048),
-    "1b": (32000, 2048, 16, 32, 8, 5632),
+    "tiny": Config("llama", 512, 64, 2, 4, 2, 128, 16),
+    "small": Config("llama", 32000, 768, 12, 12, 4, 2048, 64),
+    "1b": Config("llama", 32000, 2048, 16, 32, 8, 5632, 64),
+    "tiny-phi": Config("phi", 512, 128, 2, 4, 4, 256, 16),
+    "1b-phi": Config("phi", 51200, 2048, 18, 32, 32, 8192, 32),
 }
 BLOCK = 32
+MAX_LEN = 4096
 
 
 class Builder:
@@ -52,105 +62,131 @@ class Builder:
         self.inits.append(numpy_helper.from_array(np.asarray(array), name))
         return name
 
-    def linear(self, x, k, n):
+    def linear(self, x, k, n, bias=False):
         """MatMulNBits of a random [n, k] weight, 4-bit, asymmetric."""
         w = (self.rng.standard_normal((n, k)) / np.sqrt(k)).astype(np.float32)
         codes, scales, zp = quantize(w, 4, BLOCK, "packed")
         ins = [x, self.const(codes, "q"), self.const(scales, "s"), self.const(zp, "z")]
+        if bias:
+            ins += ["", self.const((0.1 * self.rng.standard_normal(n)).astype(np.float32), "bias")]
         return self.node("MatMulNBits", ins, "com.microsoft", K=k, N=n, bits=4, block_size=BLOCK)
 
+    def weight(self, d, base):
+        return self.const((1 + 0.1 * self.rng.standard_normal(d)).astype(np.float32), base)
+
     def rms(self, x, d):
-        return self.node("SimplifiedLayerNormalization", [x, self.const(np.ones(d, np.float32), "ln")],
-                         epsilon=1e-5, axis=-1)
+        return self.node("SimplifiedLayerNormalization", [x, self.weight(d, "ln")], epsilon=1e-5, axis=-1)
+
+    def skip_rms(self, x, residual, d):
+        """(normalized x + residual, x + residual)."""
+        outs = [self.name("skip_norm"), "", "", self.name("skip_sum")]
+        self.nodes.append(helper.make_node("SkipSimplifiedLayerNormalization", [x, residual, self.weight(d, "ln")],
+                                           outs, domain="com.microsoft", epsilon=1e-5))
+        return outs[0], outs[3]
+
+    def layer_norm(self, x, d):
+        return self.node("LayerNormalization", [x, self.weight(d, "ln"), self.weight(d, "lnb")], epsilon=1e-5,
+                         axis=-1)
 
 
 def build(cfg, seed=0):
-    vocab, d, layers, heads, kv_heads, ffn = cfg
-    hd = d // heads
     b = Builder(seed)
+    hd = cfg.hidden // cfg.heads
     inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
-              helper.make_tensor_value_info("position_ids", TensorProto.INT64, ["batch", "seq"])]
-    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", "seq", vocab])]
-    # The embedding as GatherBlockQuantized: 4-bit rows, symmetric blocks.
-    emb = b.rng.standard_normal((vocab, d)).astype(np.float32)
-    codes, scales, _ = quantize(emb, 4, BLOCK, "none")
-    h = b.node("GatherBlockQuantized", [b.const(codes.reshape(vocab, -1), "emb"), "input_ids",
-                                        b.const(scales.reshape(vocab, -1), "emb_s")],
-               "com.microsoft", bits=4, block_size=BLOCK)
-    inv = 1.0 / (10000 ** (np.arange(0, hd, 2) / hd))
-    angles = np.outer(np.arange(4096), inv)
-    cos, sin = b.const(np.cos(angles).astype(np.float32), "cos"), b.const(np.sin(angles).astype(np.float32), "sin")
-    scale = b.const(np.float32(1 / np.sqrt(hd)), "scale")
-    for i in range(layers):
-        inputs += [helper.make_tensor_value_info(f"past_key_values.{i}.{kv}", TensorProto.FLOAT,
-                                                 ["batch", kv_heads, "past", hd]) for kv in ("key", "value")]
-        x = b.rms(h, d)
-        q, k, v = b.linear(x, d, heads * hd), b.linear(x, d, kv_heads * hd), b.linear(x, d, kv_heads * hd)
-        q = b.node("RotaryEmbedding", [q, "position_ids", cos, sin], "com.microsoft", num_heads=heads)
-        k = b.node("RotaryEmbedding", [k, "position_ids", cos, sin], "com.microsoft", num_heads=kv_heads)
-        split = lambda t, n: b.node("Transpose", [b.node("Reshape", [t, b.const(np.array([0, 0, n, hd]))])],  # noqa
-                                    perm=[0, 2, 1, 3])
-        q4, k4, v4 = split(q, heads), split(k, kv_heads), split(v, kv_heads)
-        present = []
-        for kind, new in (("key", k4), ("value", v4)):
-            out = f"present.{i}.{kind}"
-            b.nodes.append(helper.make_node("Concat", [f"past_key_values.{i}.{kind}", new], [out], axis=2))
-            outputs.append(helper.make_tensor_value_info(out, TensorProto.FLOAT, ["batch", kv_heads, "total", hd]))
-            present.append(out)
-        rep = heads // kv_heads
-
-        def repeated(t):
-            e = b.node("Expand", [b.node("Unsqueeze", [t, b.const(np.array([2]))]),
-                                  b.const(np.array([1, 1, rep, 1, 1]))])
-            return b.node("Reshape", [e, b.const(np.array([0, heads, -1, hd]))])
-
-        kr, vr = repeated(present[0]), repeated(present[1])
-        scores = b.node("Mul", [b.node("MatMul", [q4, b.node("Transpose", [kr], perm=[0, 1, 3, 2])]), scale])
-        scores = b.node("Add", [scores, causal_mask(b, q4, kr)])
-        attn = b.node("MatMul", [b.node("Softmax", [scores], axis=-1), vr])
-        attn = b.node("Reshape", [b.node("Transpose", [attn], perm=[0, 2, 1, 3]), b.const(np.array([0, 0, d]))])
-        h = b.node("Add", [h, b.linear(attn, heads * hd, d)])
-        x = b.rms(h, d)
-        g, u = b.linear(x, d, ffn), b.linear(x, d, ffn)
-        act = b.node("Mul", [b.node("Mul", [g, b.node("Sigmoid", [g])]), u])
-        h = b.node("Add", [h, b.linear(act, ffn, d)])
-    logits = b.linear(b.rms(h, d), d, vocab)
+              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "total"])]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", "seq", cfg.vocab])]
+    # seqlens_k and total_sequence_length from the mask, as the builder does.
+    lengths = b.node("ReduceSum", ["attention_mask", b.const(np.array([1]))], keepdims=0)
+    seqlens = b.node("Cast", [b.node("Sub", [lengths, b.const(np.array(1))])], to=TensorProto.INT32)
+    total = b.node("Cast", [b.node("Gather", [b.node("Shape", ["attention_mask"]), b.const(np.array(1))])],
+                   to=TensorProto.INT32)
+    inv = 1.0 / (10000 ** (np.arange(0, cfg.rotary_dim, 2) / cfg.rotary_dim))
+    angles = np.outer(np.arange(MAX_LEN), inv)
+    rot = (b.const(np.cos(angles).astype(np.float32), "cos"), b.const(np.sin(angles).astype(np.float32), "sin"))
+    h = embedding(b, cfg)
+    block = llama_block if cfg.arch == "llama" else phi_block
+    residual = None
+    for i in range(cfg.layers):
+        for kv in ("key", "value"):
+            inputs.append(helper.make_tensor_value_info(f"past_key_values.{i}.{kv}", TensorProto.FLOAT,
+                                                        ["batch", cfg.kv_heads, "past", hd]))
+            outputs.append(helper.make_tensor_value_info(f"present.{i}.{kv}", TensorProto.FLOAT,
+                                                         ["batch", cfg.kv_heads, "total", hd]))
+        h, residual = block(b, cfg, i, h, residual, (seqlens, total) + rot)
+    if cfg.arch == "llama":
+        x, _ = b.skip_rms(h, residual, cfg.hidden)
+        logits = b.linear(x, cfg.hidden, cfg.vocab)
+    else:
+        logits = b.linear(b.layer_norm(h, cfg.hidden), cfg.hidden, cfg.vocab, bias=True)
     b.nodes.append(helper.make_node("Identity", [logits], ["logits"]))
-    graph = helper.make_graph(b.nodes, "llama_int4", inputs, outputs, b.inits)
+    graph = helper.make_graph(b.nodes, f"{cfg.arch}_int4", inputs, outputs, b.inits)
     return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21),
                                                                   helper.make_opsetid("com.microsoft", 1)])
 
 
-def causal_mask(b, q4, k4):
-    """[S, T] of 0 where key j <= past + i, else -inf (past = T - S)."""
-    dim = lambda t, a: b.node("Shape", [t], start=a, end=a + 1)  # noqa: E731
-    s, t = dim(q4, 2), dim(k4, 2)
-    past = b.node("Sub", [t, s])
-    zero, one = b.const(np.array(0)), b.const(np.array(1))
-    rows = b.node("Add", [b.node("Range", [zero, b.node("Squeeze", [s]), one]), past])
-    cols = b.node("Range", [zero, b.node("Squeeze", [t]), one])
-    later = b.node("Greater", [b.node("Unsqueeze", [cols, b.const(np.array([0]))]),
-                               b.node("Unsqueeze", [rows, b.const(np.array([1]))])])
-    return b.node("Where", [later, b.const(np.float32(-np.inf)), b.const(np.float32(0))])
+def embedding(b, cfg):
+    """GatherBlockQuantized of 4-bit rows in symmetric blocks."""
+    emb = b.rng.standard_normal((cfg.vocab, cfg.hidden)).astype(np.float32)
+    codes, scales, _ = quantize(emb, 4, BLOCK, "none")
+    return b.node("GatherBlockQuantized", [b.const(codes.reshape(cfg.vocab, -1), "emb"), "input_ids",
+                                           b.const(scales.reshape(cfg.vocab, -1), "emb_s")],
+                  "com.microsoft", bits=4, block_size=BLOCK)
+
+
+def attention(b, cfg, i, qkv, cache_inputs):
+    """GroupQueryAttention over q, k, v (or one packed input), rotary inside;
+    returns its output."""
+    seqlens, total, cos, sin = cache_inputs
+    past = [f"past_key_values.{i}.{kv}" for kv in ("key", "value")]
+    present = [f"present.{i}.{kv}" for kv in ("key", "value")]
+    y = b.name("gqa")
+    b.nodes.append(helper.make_node("GroupQueryAttention", qkv + past + [seqlens, total, cos, sin], [y] + present,
+                                    domain="com.microsoft", num_heads=cfg.heads, kv_num_heads=cfg.kv_heads,
+                                    do_rotary=1, local_window_size=-1))
+    return y
+
+
+def llama_block(b, cfg, i, h, residual, cache_inputs):
+    """Pre-norm attention then SiLU-gated MLP; the residual sum is carried
+    by SkipSimplifiedLayerNormalization. Returns (output, residual)."""
+    d, hd = cfg.hidden, cfg.hidden // cfg.heads
+    x, residual = (b.rms(h, d), h) if residual is None else b.skip_rms(h, residual, d)
+    qkv = [b.linear(x, d, cfg.heads * hd), b.linear(x, d, cfg.kv_heads * hd), b.linear(x, d, cfg.kv_heads * hd)]
+    attn = b.linear(attention(b, cfg, i, qkv, cache_inputs), cfg.heads * hd, d)
+    x, residual = b.skip_rms(attn, residual, d)
+    g, u = b.linear(x, d, cfg.ffn), b.linear(x, d, cfg.ffn)
+    act = b.node("Mul", [b.node("Mul", [g, b.node("Sigmoid", [g])]), u])
+    return b.linear(act, cfg.ffn, d), residual
+
+
+def phi_block(b, cfg, i, h, residual, cache_inputs):
+    """Attention and MLP in parallel off one LayerNormalization:
+    h + attn(x) + mlp(x). Returns (output, None)."""
+    d = cfg.hidden
+    x = b.layer_norm(h, d)
+    qkv = b.linear(x, d, 3 * d, bias=True)
+    attn = b.linear(attention(b, cfg, i, [qkv, "", ""], cache_inputs), d, d, bias=True)
+    mlp = b.node("FastGelu", [b.linear(x, d, cfg.ffn, bias=True)], "com.microsoft")
+    mlp = b.linear(mlp, cfg.ffn, d, bias=True)
+    return b.node("Add", [h, b.node("Add", [attn, mlp])]), None
 
 
 def decode(session, cfg, prompt, steps):
     """Greedy tokens after `prompt`, and seconds of the prefill and per step."""
-    vocab, d, layers, heads, kv_heads, ffn = cfg
-    hd = d // heads
-    past = {f"past_key_values.{i}.{kv}": np.zeros((1, kv_heads, 0, hd), np.float32)
-            for i in range(layers) for kv in ("key", "value")}
+    hd = cfg.hidden // cfg.heads
+    past = {f"past_key_values.{i}.{kv}": np.zeros((1, cfg.kv_heads, 0, hd), np.float32)
+            for i in range(cfg.layers) for kv in ("key", "value")}
     ids, tokens, times = np.array([prompt]), [], []
-    at = 0
+    total = 0
     for _ in range(steps):
-        feed = {"input_ids": ids, "position_ids": np.arange(at, at + ids.shape[1])[None], **past}
+        total += ids.shape[1]
+        feed = {"input_ids": ids, "attention_mask": np.ones((1, total), np.int64), **past}
         t = time.perf_counter()
         out = session.run(None, feed)
         times.append(time.perf_counter() - t)
-        at += ids.shape[1]
         token = int(np.argmax(out[0][0, -1]))
         tokens.append(token)
-        for i in range(layers):
+        for i in range(cfg.layers):
             past[f"past_key_values.{i}.key"], past[f"past_key_values.{i}.value"] = out[1 + 2 * i], out[2 + 2 * i]
         ids = np.array([[token]])
     return tokens, times[0], float(np.median(times[1:])) if len(times) > 1 else 0.0
@@ -175,7 +211,7 @@ def main():
 
     import onnxc
 
-    prompt = list(np.random.default_rng(1).integers(0, cfg[0], a.prompt))
+    prompt = list(np.random.default_rng(1).integers(0, cfg.vocab, a.prompt))
     o = ort.SessionOptions()
     o.intra_op_num_threads = a.threads
     engines = {"onnxruntime": ort.InferenceSession(a.output, o, providers=["CPUExecutionProvider"])}

@@ -185,10 +185,12 @@ def test_gather_block_quantized_rows(bits, zero_points):
     same_as_onnxruntime(model, [{"ids": rng.integers(0, rows, (b, s))} for b, s in ((1, 1), (2, 9), (1, 0))])
 
 
-def test_tiny_int4_decoder_decodes_like_onnxruntime(tmp_path):
-    """scripts/llm_model.py's Llama-style int4 decoder (the ops above
-    together, KV caches concatenated in the graph), tiny config: a prompt
-    then greedy steps give onnxruntime's tokens."""
+@pytest.mark.parametrize("config", ["tiny", "tiny-phi"])
+def test_tiny_int4_decoder_decodes_like_onnxruntime(tmp_path, config):
+    """scripts/llm_model.py's int4 decoders in the model builder's form
+    (Llama-style with grouped KV heads; Phi-style with packed QKV, partial
+    rotary, parallel MLP), tiny configs: a prompt then greedy steps give
+    onnxruntime's tokens."""
     import sys
 
     from helpers import REPO
@@ -196,7 +198,7 @@ def test_tiny_int4_decoder_decodes_like_onnxruntime(tmp_path):
     sys.path.insert(0, str(REPO / "scripts"))
     import llm_model
 
-    cfg = llm_model.CONFIGS["tiny"]
+    cfg = llm_model.CONFIGS[config]
     path = tmp_path / "tiny.onnx"
     onnx.save(llm_model.build(cfg), path, save_as_external_data=True, location="tiny.onnx.data")
     prompt = [5, 77, 301, 2, 9]

@@ -258,3 +258,17 @@ def test_external_data_rewritten_in_place_is_recompiled(tmp_path):
     second = onnxc.InferenceSession(path, cache_dir=cache)
     assert not second.cache_hit
     assert second.run(None, {"x": x})[0][0, 0] == first.run(None, {"x": x})[0][0, 0] + 1000.0
+
+
+@pytest.mark.parametrize("x_shape,shape", [((1, 3), (0, 3)), ((2, 1), (2, 0)), ((1,), (4, 0)), ((0, 1), (1, 5)), ((1, 3), (4, 3))])
+def test_expand_broadcasts_one_against_zero(x_shape, shape):
+    """NumPy rules, with dims that are 1 only at run time: 1 against 0
+    gives 0, whichever side has it; 1 against 4 gives 4."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["a", "b"][: len(x_shape)])
+    s = helper.make_tensor_value_info("s", TensorProto.INT64, [len(shape)])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("Expand", ["x", "s"], ["y"])], "expand", [x, s], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    feed = {"x": np.ones(x_shape, np.float32), "s": np.array(shape, np.int64)}
+    (got,) = onnxc.InferenceSession(model.SerializeToString()).run(None, feed)
+    assert got.shape == np.broadcast_shapes(x_shape, shape)

@@ -284,7 +284,8 @@ pub fn expand(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
                 b.select(present, v, one)
             }
         };
-        let o = b.maxsi(xd, sd);
+        // NumPy rules: 1 against 0 gives 0, so not the larger of the two.
+        let (o, _) = checks::broadcast_dim(b, &[(0, xd), (1, sd)]);
         if let Some(k) = xk {
             checks::broadcasts(b, op, xd, o, &checks::broadcast_msg(0, k))?;
         }

@@ -72,7 +72,7 @@ pub fn batched_dot(
         let one = b.const_index(1);
         let x = (j + ra).checked_sub(rank).map_or(one, |k| da[k]);
         let y = (j + rb).checked_sub(rank).map_or(one, |k| db[k]);
-        od.push(b.maxsi(x, y));
+        od.push(super::checks::broadcast_dim(b, &[(0, x), (1, y)]).0);
     }
     od.push(da[ra - 2]);
     od.push(db[rb - 1]);

@@ -484,17 +484,9 @@ fn expand_shape(cx: &Ctx<'_>) -> Result<Shape, Diagnostic> {
     let Some(n) = static_len(cx, 1)? else {
         return Ok(None);
     };
-    // An input extent other than 1 survives any valid target.
-    let rank = n.max(input.len());
-    let pad = rank - input.len();
-    Ok(Some(
-        (0..rank)
-            .map(|i| match i.checked_sub(pad).and_then(|k| input.get(k)) {
-                Some(d) if dims::value(d) != Some(1) && d.is_some() => d.clone(),
-                _ => None,
-            })
-            .collect(),
-    ))
+    // A target of unknown extents: a static input extent other than 1
+    // survives; a symbolic one may be 1 at run time, so it broadcasts.
+    cx.broadcast_pair(&input, &vec![None; n]).map(Some)
 }
 
 fn range_len(cx: &Ctx<'_>) -> Result<i64, Diagnostic> {

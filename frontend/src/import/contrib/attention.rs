@@ -10,7 +10,7 @@ use ir::{Attribute, Type, ValueId};
 use onnx::OpKind;
 
 impl Decomp<'_, '_, '_> {
-    fn heads(&self) -> Res<i64> {
+    pub(super) fn heads(&self) -> Res<i64> {
         match self.int("num_heads", 0) {
             h if h > 0 => Ok(h),
             _ => Err(self.err(format!("'{}' needs num_heads > 0", self.node.op_type))),
@@ -30,13 +30,13 @@ impl Decomp<'_, '_, '_> {
     }
 
     /// The static length of `v`'s dim `d`.
-    fn static_dim(&self, v: ValueId, d: usize) -> Option<i64> {
+    pub(super) fn static_dim(&self, v: ValueId, d: usize) -> Option<i64> {
         let s = self.imp.m.value_type(v).shape()?;
         s.get(d).copied().filter(|&n| n >= 0)
     }
 
     /// Splits `v` along its last axis into pieces of the given sizes.
-    fn split_last(&mut self, v: ValueId, sizes: &[i64]) -> Res<Vec<ValueId>> {
+    pub(super) fn split_last(&mut self, v: ValueId, sizes: &[i64]) -> Res<Vec<ValueId>> {
         let split = self.i64s(sizes)?;
         let elem = self.elem(v);
         let axis = ("axis".to_string(), Attribute::i64(-1));

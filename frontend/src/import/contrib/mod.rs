@@ -12,6 +12,7 @@
 
 mod attention;
 mod gpu_forms;
+mod gqa;
 mod llm;
 mod quant;
 
@@ -93,6 +94,7 @@ impl Decomp<'_, '_, '_> {
             "SimplifiedLayerNormalization" => self.simplified_layer_norm(),
             "RotaryEmbedding" => one(self.rotary_embedding()?),
             "GatherBlockQuantized" => one(self.gather_block_quantized()?),
+            "GroupQueryAttention" => self.group_query_attention(),
             "Attention" => self.attention(),
             "MultiHeadAttention" => self.multi_head_attention(),
             "EmbedLayerNormalization" => self.embed_layer_norm(),
