@@ -7,14 +7,16 @@
 //! Never a dequantized copy of the weights. Few rows (a decode step):
 //! register tiles, 16 codes per step unpacked in registers and
 //! dequantized by one FMA (`q · scale + shift`, `shift = -zp · scale` per
-//! block), each feeding the tile's independent accumulators. 96 rows or
-//! more (a long prompt): a panel of weight columns (512 KiB) dequantized to f32
-//! at a time, then the GEMM. Zero points are absent (the code midpoint),
+//! block), each feeding the tile's independent accumulators. 12 rows or
+//! more (a prompt): the threads share out panels of weight columns (512
+//! KiB); each dequantizes its panel straight into the GEMM's packed B
+//! layout (16 columns × 16 codes transposed in registers), then runs the
+//! GEMM on it. Zero points are absent (the code midpoint),
 //! packed codes like `q` (`uint8`), or values of A's type.
 
 use super::{alloc_result, checks, elem_of, gemm};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest_by_work, Bounds, GEMM_MIN_WORK, PARALLEL_MIN_WORK};
+use crate::loops::{loop_nest_by_work, Bounds, GEMM_MIN_WORK};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
@@ -185,13 +187,11 @@ const LANES: i64 = 16;
 const FEW_ROWS: (i64, i64) = (1, 4);
 const MANY_ROWS: (i64, i64) = (4, 2);
 /// Rows from which Y is a GEMM over dequantized panels of the weights:
-/// the panels cost about as much as 80 rows of tiles (4096 × 4096, one
-/// thread: 16 rows took 20 ms as a GEMM, 4.3 ms in tiles; 95 rows 30 and
-/// 32 ms).
-const GEMM_ROWS: i64 = 96;
+/// the panels cost about as much as 10 rows of tiles (4096 × 4096, one
+/// thread: 8 rows 3.2 ms as a GEMM, 2.7 in tiles; 16 rows 4.3 and 5.1).
+const GEMM_ROWS: i64 = 12;
 /// Bytes of one dequantized panel (weight columns × K, f32): a few
-/// columns at a time, never the whole weight (4096 × 4096, 128 rows, one
-/// thread: 31 ms with 512 KiB panels, 34.7 with 2 MiB, 35 with 8 MiB).
+/// columns at a time, never the whole weight.
 const PANEL_BYTES: i64 = 512 << 10;
 
 pub fn matmul_nbits(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -258,45 +258,53 @@ struct Kernel {
 }
 
 impl Kernel {
-    /// Y as a GEMM, a panel of weight columns at a time: each panel is
-    /// dequantized to f32 rows (a scratch buffer of PANEL_BYTES), then
-    /// multiplied by every row of A at once.
+    /// Y as GEMMs over panels of weight columns, the panels shared out to
+    /// the threads: each dequantizes its panel straight into the GEMM's
+    /// packed B layout (no copy to pack again), then multiplies every row
+    /// of A by it on its own thread.
     fn panels(&self, b: &mut Builder<'_>, isa: gemm::Isa) {
         let (o, l) = (&self.o, &self.l);
-        let fits = (PANEL_BYTES / (4 * l.k)).max(LANES) / LANES * LANES;
-        let width = fits.min((l.n + LANES - 1) / LANES * LANES);
         let f32 = Type::f32();
+        let mut v = gemm::Variant::plain(&f32, isa, gemm::BSource::Matrix { unit_n: true });
+        v.a_direct = true;
+        v.b_packed = true;
+        let nr = v.blocking.panel_cols;
+        let width = panel_width(l, nr);
         let (k_v, n_v, np) = (b.const_index(l.k), b.const_index(l.n), b.const_index(width));
-        let panel = super::alloc_sized(b, &f32, &[np, k_v]);
-        let panel_len = b.muli(np, k_v);
-        let pf = gemm::flat(b, panel, panel_len);
         let rows = gemm::product(b, &self.lead);
         let a_len = b.muli(rows, k_v);
         let af = gemm::flat(b, o.a, a_len);
         let y_len = b.muli(rows, n_v);
         let yf = gemm::flat(b, self.out, y_len);
-        let mut v = gemm::Variant::plain(&f32, isa, gemm::BSource::Matrix { unit_n: false });
-        v.a_direct = true;
         let bias = o.bias.map(|bias| {
             v.bias = gemm::Bias::Col;
             gemm::flat(b, bias, n_v)
         });
-        let (zero, one) = (b.const_index(0), b.const_index(1));
+        let bounds = Bounds::new(b);
+        let (zero, one) = (bounds.zero, bounds.one);
         let count = b.ceildivsi(n_v, np);
-        b.scf_for(zero, count, one, &[], |b, p, _| {
-            let n0 = b.muli(p, np);
+        let work = [n_v, k_v, rows];
+        loop_nest_by_work(b, &bounds, &[count], &work, GEMM_MIN_WORK, &mut |b, ivs| {
+            let n0 = b.muli(ivs[0], np);
             let left = b.subi(n_v, n0);
             let cols = b.minui(left, np);
-            self.dequantize(b, panel, n0, cols);
+            let len = b.const_index(width * l.k);
+            let panel = super::alloc_sized(b, &f32, &[len]);
+            let packed = Packed {
+                buf: panel,
+                width,
+                nr,
+                kc: v.blocking.kc,
+            };
+            self.dequantize_packed(b, &packed, n0, cols);
             let call = gemm::Call {
                 a: af,
                 a_off: zero,
                 a_rs: k_v,
                 a_cs: one,
-                b: pf,
+                b: panel,
                 b_off: zero,
-                // B[k, j] = panel[j, k].
-                b_args: vec![one, k_v],
+                b_args: vec![np, one],
                 c: yf,
                 c_off: n0,
                 ldc: n_v,
@@ -311,39 +319,60 @@ impl Kernel {
                 k: k_v,
             };
             gemm::call(b, &v, &call);
-            Vec::new()
         });
     }
 
-    /// Rows `0..cols` of `panel` [width, K]: weight columns `n0..` as f32.
-    fn dequantize(&self, b: &mut Builder<'_>, panel: ValueId, n0: ValueId, cols: ValueId) {
+    /// Weight columns `n0 .. n0 + cols` as f32 into `p`, LANES columns at a
+    /// time: LANES codes along K of each column, dequantized, transposed
+    /// in registers into LANES columns at each K, stored as the packed
+    /// layout has them. Every NR panel the GEMM reads is written whole
+    /// (columns past the end repeat the last).
+    fn dequantize_packed(&self, b: &mut Builder<'_>, p: &Packed, n0: ValueId, cols: ValueId) {
         let (o, l) = (&self.o, &self.l);
-        let bounds = Bounds::new(b);
-        let k_v = b.const_index(l.k);
-        let work = [cols, k_v];
-        loop_nest_by_work(
-            b,
-            &bounds,
-            &[cols],
-            &work,
-            PARALLEL_MIN_WORK,
-            &mut |b, ivs| {
-                let j = ivs[0];
-                let n = b.addi(n0, j);
-                let per_block = |b: &mut Builder<'_>, blk| scale_shift(b, o, l, n, blk);
-                let step =
-                    |b: &mut Builder<'_>, dq: &(ValueId, ValueId), st: &Step, _: &[ValueId]| {
-                        let q = codes(b, o.codes, (n, st.blk, st.s), l.bits);
-                        let w = b.vfma(q, dq.0, dq.1);
-                        match st.mask {
-                            None => b.vstore(w, panel, &[j, st.k0]),
-                            Some(mask) => b.masked_store(w, panel, &[j, st.k0], mask),
-                        }
-                        Vec::new()
+        let nr_v = b.const_index(p.nr);
+        let covered = b.ceildivsi(cols, nr_v);
+        let covered = b.muli(covered, nr_v);
+        let lanes = b.const_index(LANES);
+        let groups = b.ceildivsi(covered, lanes);
+        let (zero, one) = (b.const_index(0), b.const_index(1));
+        let last = b.const_index(l.n - 1);
+        b.scf_for(zero, groups, one, &[], |b, g, _| {
+            let j0 = b.muli(g, lanes);
+            let first = b.addi(n0, j0);
+            let columns: Vec<ValueId> = (0..LANES)
+                .map(|c| {
+                    let off = b.const_index(c);
+                    let n = b.addi(first, off);
+                    b.minui(n, last)
+                })
+                .collect();
+            let per_block = |b: &mut Builder<'_>, blk| -> Vec<(ValueId, ValueId)> {
+                columns
+                    .iter()
+                    .map(|&n| scale_shift(b, o, l, n, blk))
+                    .collect()
+            };
+            let step =
+                |b: &mut Builder<'_>, dq: &Vec<(ValueId, ValueId)>, st: &Step, _: &[ValueId]| {
+                    let along_k: Vec<ValueId> = columns
+                        .iter()
+                        .zip(dq)
+                        .map(|(&n, &(scale, shift))| {
+                            let q = codes(b, o.codes, (n, st.blk, st.s), l.bits);
+                            b.vfma(q, scale, shift)
+                        })
+                        .collect();
+                    let at_k = transpose(b, along_k);
+                    let valid = match st.mask {
+                        None => LANES,
+                        Some(_) => l.k % LANES,
                     };
-                walk_k(b, l, &[], &per_block, &step);
-            },
-        );
+                    p.store_rows(b, &at_k[..valid as usize], st.k0, j0, l.k);
+                    Vec::new()
+                };
+            walk_k(b, l, &[], &per_block, &step);
+            Vec::new()
+        });
     }
 
     /// Y by tiles of `(rows, cols)`: column tiles outermost, the parallel
@@ -373,6 +402,96 @@ impl Kernel {
             store_tile(b, self, &tile, &sums);
         });
     }
+}
+
+/// Columns per panel: whole NR panels and LANES groups, PANEL_BYTES of
+/// f32, but at least 8 panels when N has them (every thread gets some).
+fn panel_width(l: &Layout, nr: i64) -> i64 {
+    let unit = nr * LANES / gcd(nr, LANES);
+    let by_bytes = (PANEL_BYTES / (4 * l.k)).max(unit) / unit * unit;
+    let by_share = ((l.n + 7) / 8 + unit - 1) / unit * unit;
+    by_bytes.min(by_share).max(unit)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// A panel of B in the GEMM's packed layout: per depth block of `kc` at
+/// `pc · width`, per NR columns at `col · kcur` in it, NR columns a step.
+struct Packed {
+    buf: ValueId,
+    width: i64,
+    nr: i64,
+    kc: i64,
+}
+
+impl Packed {
+    /// Stores `rows[i]` (LANES columns from `j0`) as row `k0 + i` of B;
+    /// `k0` is a multiple of LANES, so all lie in one depth block.
+    fn store_rows(&self, b: &mut Builder<'_>, rows: &[ValueId], k0: ValueId, j0: ValueId, k: i64) {
+        let (kc, nr, width) = (
+            b.const_index(self.kc),
+            b.const_index(self.nr),
+            b.const_index(self.width),
+        );
+        let within = b.remui(k0, kc);
+        let pc = b.subi(k0, within);
+        let left = b.const_index(k);
+        let left = b.subi(left, pc);
+        let kcur = b.minui(left, kc);
+        let block = b.muli(pc, width);
+        let step = b.muli(within, nr);
+        let block = b.addi(block, step);
+        let chunk = self.nr.min(LANES);
+        for c in 0..LANES / chunk {
+            let off = b.const_index(c * chunk);
+            let j = b.addi(j0, off);
+            let in_panel = b.remui(j, nr);
+            let panel = b.subi(j, in_panel);
+            let panel = b.muli(panel, kcur);
+            let base = b.addi(block, panel);
+            let base = b.addi(base, in_panel);
+            for (i, &row) in rows.iter().enumerate() {
+                let part = match chunk == LANES {
+                    true => row,
+                    false => {
+                        let lanes: Vec<i64> = (c * chunk..(c + 1) * chunk).collect();
+                        b.shuffle(row, row, &lanes)
+                    }
+                };
+                let at = b.const_index(i as i64 * self.nr);
+                let at = b.addi(base, at);
+                b.vstore(part, self.buf, &[at]);
+            }
+        }
+    }
+}
+
+/// The transpose of a square of LANES vectors: bit `d` of the vector
+/// index and of the lane index swap, one bit a round.
+fn transpose(b: &mut Builder<'_>, mut v: Vec<ValueId>) -> Vec<ValueId> {
+    let n = v.len();
+    let mut d = 1;
+    while d < n {
+        for i in (0..n).filter(|i| i & d == 0) {
+            let (x, y) = (v[i], v[i | d]);
+            let low: Vec<i64> = (0..n)
+                .map(|c| if c & d == 0 { c } else { n + c - d } as i64)
+                .collect();
+            let high: Vec<i64> = (0..n)
+                .map(|c| if c & d == 0 { c + d } else { n + c } as i64)
+                .collect();
+            v[i] = b.shuffle(x, y, &low);
+            v[i | d] = b.shuffle(x, y, &high);
+        }
+        d <<= 1;
+    }
+    v
 }
 
 /// The `size` indices of tile `t` along a dim of `len`: each clamped to
