@@ -212,6 +212,12 @@ mod tests {
         assert_eq!((done.removed, done.freed), (1, 1000));
         assert_eq!(names(&dir), ["new", "mid"]);
         drop(held);
+        // A child that another test forks shares the lock's open file (and
+        // so its flock) until it execs: wait for that to pass.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while Lock::try_take(&dir.join("mid")).is_none() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let done = prune(&dir, 0, Some(&dir.join("new"))).unwrap();
         assert_eq!((done.removed, done.kept, done.bytes), (1, 1, 1000));
         assert_eq!(parse_size("512M"), Ok(512 << 20));

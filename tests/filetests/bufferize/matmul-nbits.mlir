@@ -6,14 +6,18 @@
 // their nibbles, interleave them back into K order and widen them to 16
 // f32 lanes, dequantize with one FMA (q · scale + shift) and feed the
 // tile's accumulators; the partial block's step reads A under a mask.
-// Many rows (96 or more) dequantize a panel of columns at a time into a
-// scratch buffer and call the GEMM.
+// Many rows (12 or more) dequantize a panel of columns at a time straight
+// into the GEMM's packed layout (16 columns × 16 codes transposed in
+// registers; the partial block stores its 8 rows whole, no mask), then
+// call the GEMM on it.
 // CHECK-LABEL: func.func @nbits
 // CHECK:         %[[MANY:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
 // CHECK:         scf.if %[[MANY]] {
-// CHECK:           memref.alloc() {{.*}} : memref<{{[0-9]+}}x40xf32>
-// CHECK:           vector.store %{{.*}} : memref<{{[0-9]+}}x40xf32>, vector<16xf32>
-// CHECK:           vector.maskedstore
+// CHECK:           %[[PANEL:.*]] = memref.alloc() {{.*}} : memref<{{[0-9]+}}xf32>
+// CHECK:           vector.shuffle %{{.*}} [0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30] : vector<16xf32>, vector<16xf32>
+// CHECK:           vector.shuffle %{{.*}} [0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29] : vector<16xf32>, vector<16xf32>
+// CHECK:           vector.store %{{.*}}, %[[PANEL]][%{{.*}}] : memref<{{[0-9]+}}xf32>, vector<16xf32>
+// CHECK-NOT:       vector.maskedstore
 // CHECK:           call @__onnxc_gemm_f32
 // CHECK:         } else {
 // CHECK:           vector.load %{{.*}} : memref<6x2x16xui8>, vector<8xui8>
