@@ -192,38 +192,60 @@ def decode(session, cfg, prompt, steps):
     return tokens, times[0], float(np.median(times[1:])) if len(times) > 1 else 0.0
 
 
+def open_session(engine, path, threads):
+    if engine == "onnxruntime":
+        import onnxruntime as ort
+
+        o = ort.SessionOptions()
+        o.intra_op_num_threads = threads
+        return ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
+    import onnxc
+
+    c = onnxc.SessionOptions()
+    c.intra_op_num_threads = threads
+    return onnxc.InferenceSession(path, c)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="small", choices=sorted(CONFIGS))
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--decode", type=int, default=0, help="greedy tokens to compare with onnxruntime")
     ap.add_argument("--prompt", type=int, default=16)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1, help="0: each engine's default")
+    ap.add_argument("--engines", default="onnxruntime,onnxc",
+                    help="comma-separated; one engine alone gives its own peak RSS")
+    ap.add_argument("--rounds", type=int, default=3, help="prompt-and-decode runs per engine, alternating")
     a = ap.parse_args()
     cfg = CONFIGS[a.config]
     if not os.path.exists(a.output):
         os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
         onnx.save(build(cfg), a.output, save_as_external_data=True, location=os.path.basename(a.output) + ".data")
-    print(f"{a.output}: {os.path.getsize(a.output + '.data') / 1e6:.0f} MB of weights")
+    model_bytes = os.path.getsize(a.output) + os.path.getsize(a.output + ".data")
+    print(f"{a.output}: {model_bytes / 1e6:.0f} MB")
     if not a.decode:
         return
-    import onnxruntime as ort
-
-    import onnxc
+    import resource
 
     prompt = list(np.random.default_rng(1).integers(0, cfg.vocab, a.prompt))
-    o = ort.SessionOptions()
-    o.intra_op_num_threads = a.threads
-    engines = {"onnxruntime": ort.InferenceSession(a.output, o, providers=["CPUExecutionProvider"])}
-    c = onnxc.SessionOptions()
-    c.intra_op_num_threads = a.threads
-    engines["onnxc"] = onnxc.InferenceSession(a.output, c)
-    # A first short run warms each engine (mapped weights paged in).
-    results = {name: (decode(s, cfg, prompt, 2), decode(s, cfg, prompt, a.decode))[1] for name, s in engines.items()}
-    for name, (tokens, prefill, step) in results.items():
-        print(f"{name}: prefill {a.prompt} tokens {prefill * 1e3:.1f} ms, decode {1 / step:.1f} tokens/s")
-    same = results["onnxc"][0] == results["onnxruntime"][0]
-    print("same tokens" if same else f"tokens differ: {results['onnxc'][0]} vs {results['onnxruntime'][0]}")
+    engines = {name: open_session(name, a.output, a.threads) for name in a.engines.split(",")}
+    for s in engines.values():
+        decode(s, cfg, prompt, 2)  # pages the mapped weights in
+    runs = {name: [] for name in engines}
+    for _ in range(a.rounds):
+        for name, s in engines.items():
+            runs[name].append(decode(s, cfg, prompt, a.decode))
+    for name, rs in runs.items():
+        prefill = [r[1] * 1e3 for r in rs]
+        steps = [1 / r[2] for r in rs]
+        print(f"{name}: prefill {a.prompt} tokens {np.median(prefill):.1f} ms ({min(prefill):.1f}-{max(prefill):.1f}), "
+              f"decode {np.median(steps):.1f} tokens/s ({min(steps):.1f}-{max(steps):.1f})")
+    tokens = {name: rs[0][0] for name, rs in runs.items()}
+    if len(tokens) == 2:
+        same = tokens["onnxc"] == tokens["onnxruntime"]
+        print("same tokens" if same else f"tokens differ: {tokens['onnxc']} vs {tokens['onnxruntime']}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"peak RSS {peak / 1e6:.0f} MB = {peak / model_bytes:.2f} × the model file")
 
 
 if __name__ == "__main__":
