@@ -181,3 +181,15 @@ def test_unsupported_forms_are_refused_by_name(attrs, needle):
     args.update(attrs)
     with pytest.raises(onnxc.CompileError, match=needle):
         onnxc.InferenceSession(gqa_model(**args).SerializeToString())
+
+
+def test_positions_past_the_rotary_cache_are_an_error():
+    """A position past cos_cache's rows is an error, as in onnxruntime; no
+    read goes past the cache."""
+    model = gqa_model(heads=4, kv_heads=2, head=16, rotary_half=8)
+    sess = onnxc.InferenceSession(model.SerializeToString())
+    feeds = gqa_feeds(model, 1, 1, 70, [70], 71)
+    with pytest.raises(onnxc.InvalidArgument, match="position is not a row of cos_cache"):
+        sess.run(None, feeds)
+    ok = gqa_feeds(model, 1, 1, 60, [60], 61)
+    assert sess.run(None, ok)[0].shape == (1, 1, 64)

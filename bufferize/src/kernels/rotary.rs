@@ -7,7 +7,7 @@
 use super::{alloc_result, elem_of};
 use super::{checks, scalar};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, Bounds};
+use crate::loops::{loop_nest, loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
@@ -63,7 +63,8 @@ pub fn rotary(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let out = alloc_result(b, op, 0, &dx)?;
     let two = b.const_index(2);
     let half_v = b.divui(rot_v, two);
-    loop_nest(b, &bounds, &dx, &mut |b, ivs| {
+    check_caches(b, op, [cos, sin], pos, (&dx, heads3), half_v)?;
+    loop_nest_by_work(b, &bounds, &dx, &dx, PARALLEL_MIN_WORK, &mut |b, ivs| {
         // (batch, seq, d within the head) and the index of entry d' of this head.
         let (n, s, d) = if heads3 {
             let d = b.remui(ivs[2], head_v);
@@ -127,4 +128,72 @@ pub fn rotary(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         b.store(r, out, ivs);
     });
     Ok(vec![out])
+}
+
+/// The caches cover what is read: each is at least half the rotated size
+/// wide; with position_ids every position is a row of both (checked
+/// position by position, before any is read); without, they are `[B, S,
+/// ·]` like the input.
+fn check_caches(
+    b: &mut Builder<'_>,
+    op: OpId,
+    caches: [ValueId; 2],
+    pos: Option<ValueId>,
+    (dx, heads3): (&[ValueId], bool),
+    half: ValueId,
+) -> Result<()> {
+    let mut rows = None;
+    for c in caches {
+        let dc = dims(b, c);
+        let Some(&width) = dc.last() else {
+            return Err(op_error(b.m, op, "cos_cache and sin_cache need a rank"));
+        };
+        let msg = "cos_cache or sin_cache is narrower than half the rotated size";
+        checks::compare(b, op, CmpI::Sle, half, width, msg)?;
+        match pos {
+            Some(_) if dc.len() == 2 => {
+                rows = Some(rows.map_or(dc[0], |r| b.minui(r, dc[0])));
+            }
+            None if dc.len() == 3 => {
+                let seq = if heads3 { dx[1] } else { dx[2] };
+                let msg = "cos_cache or sin_cache is not [batch, sequence, ·] like the input";
+                checks::equal(b, op, dc[0], dx[0], msg)?;
+                checks::equal(b, op, dc[1], seq, msg)?;
+            }
+            _ => {
+                return Err(op_error(
+                    b.m,
+                    op,
+                    "cos_cache and sin_cache have the wrong rank",
+                ))
+            }
+        }
+    }
+    if let (Some(p), Some(rows)) = (pos, rows) {
+        let bounds = Bounds::new(b);
+        let dp = dims(b, p);
+        let seq = if heads3 { dx[1] } else { dx[2] };
+        let msg = "position_ids is not [batch, sequence] like the input";
+        match dp[..] {
+            [pb, ps] => {
+                checks::equal(b, op, pb, dx[0], msg)?;
+                checks::equal(b, op, ps, seq, msg)?;
+            }
+            _ => return Err(op_error(b.m, op, msg)),
+        }
+        loop_nest(b, &bounds, &dp, &mut |b, ivs| {
+            let v = b.load(p, ivs);
+            let v = b.index_cast(v, Type::Index);
+            let lo = b.cmpi(CmpI::Sge, v, bounds.zero);
+            let hi = b.cmpi(CmpI::Slt, v, rows);
+            let ok = b.andi(lo, hi);
+            checks::assert(
+                b,
+                op,
+                ok,
+                "a position is not a row of cos_cache and sin_cache",
+            );
+        });
+    }
+    Ok(())
 }

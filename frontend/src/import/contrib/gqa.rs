@@ -7,11 +7,12 @@
 //! - the new keys and values are written into the cache at rows
 //!   `p_b .. p_b + S` (TensorScatter); the present cache is as long as the past
 //!   one or `total_sequence_length`, whichever is longer;
-//! - ONNX Attention reads the first `total_sequence_length` cache rows with
-//!   a mask that admits keys up to `p_b + s` (causal, and within
-//!   local_window_size) or below `p_b + S` (causal = 0), plus
-//!   attention_bias; head_sink or smooth_softmax is one more key, of zeros,
-//!   whose logit the mask holds.
+//! - ONNX Attention reads the first `total_sequence_length` cache rows,
+//!   admitting keys up to `p_b + s` (causal, and within local_window_size)
+//!   or below `p_b + S` (causal = 0), plus attention_bias: its own causal
+//!   frontier and window with `nonpad_kv_seqlen = p_b + S`; with head_sink
+//!   or smooth_softmax, one more key, of zeros, and a mask holding its
+//!   logit.
 //!
 //! Cache rows past a batch row's new keys keep what the past held, as with
 //! onnxruntime's shared buffer (with separate buffers it zeroes them); no
@@ -259,23 +260,11 @@ impl Decomp<'_, '_, '_> {
 }
 
 impl Decomp<'_, '_, '_> {
-    /// ONNX Attention over 4-D q and the cache's first `total` rows.
+    /// ONNX Attention over 4-D q and the cache's first `total` rows. The
+    /// kernel's own masks where they say it (its causal frontier offset by
+    /// `nonpad_kv_seqlen - S`, so `nonpad_kv_seqlen = p_b + S`, which also
+    /// bounds the keys; its left window); a sink takes an explicit mask.
     fn gqa_attend(&mut self, q: ValueId, kv: [ValueId; 2], at: &CacheAt) -> Res<ValueId> {
-        let allowed = self.gqa_allowed(at)?;
-        let sink = self.sink_logits()?;
-        let (mut kv, mut mask) = (kv, allowed);
-        if self.opt(INPUT_BIAS).is_some() || sink.is_some() {
-            let bias = match self.opt(INPUT_BIAS) {
-                Some(b) => b,
-                None => self.scalar(0.0, q)?,
-            };
-            let ninf = self.scalar(f64::NEG_INFINITY, q)?;
-            let elem = self.elem(q);
-            mask = self.op_as(OpKind::Where, vec![allowed, bias, ninf], vec![], elem)?;
-        }
-        if let Some(sink) = sink {
-            (kv, mask) = self.with_sink_key(q, kv, mask, sink)?;
-        }
         let mut attrs = Vec::new();
         if let Some(s) = Some(self.float("scale", 0.0)).filter(|&s| s != 0.0) {
             attrs.push(("scale".to_string(), f32_attr(s)));
@@ -283,6 +272,29 @@ impl Decomp<'_, '_, '_> {
         if let Some(c) = Some(self.float("softcap", 0.0)).filter(|&c| c > 0.0) {
             attrs.push(("softcap".to_string(), f32_attr(c)));
         }
+        let bias = self.opt(INPUT_BIAS);
+        let Some(sink) = self.sink_logits()? else {
+            let causal = self.int("causal", 1);
+            attrs.push(("is_causal".to_string(), Attribute::i64(causal)));
+            let window = self.int("local_window_size", -1);
+            if causal != 0 && window > 0 {
+                let left = ("left_window_size".to_string(), Attribute::i64(window - 1));
+                attrs.push(left);
+            }
+            let nonpad = self.op(OpKind::Add, vec![at.past, at.seq], vec![])?;
+            let (mask, none) = (self.or_none(bias)?, self.or_none(None)?);
+            let operands = vec![q, kv[0], kv[1], mask, none, none, nonpad];
+            return self.op(OpKind::Attention, operands, attrs);
+        };
+        let allowed = self.gqa_allowed(at)?;
+        let bias = match bias {
+            Some(b) => b,
+            None => self.scalar(0.0, q)?,
+        };
+        let ninf = self.scalar(f64::NEG_INFINITY, q)?;
+        let elem = self.elem(q);
+        let mask = self.op_as(OpKind::Where, vec![allowed, bias, ninf], vec![], elem)?;
+        let (kv, mask) = self.with_sink_key(q, kv, mask, sink)?;
         self.op(OpKind::Attention, vec![q, kv[0], kv[1], mask], attrs)
     }
 
