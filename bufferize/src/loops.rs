@@ -68,6 +68,38 @@ pub fn loop_nest_by_work(
     nest(b, bounds, ubs, &mut ivs, units >= min_work, body);
 }
 
+/// [`loop_nest_by_work`] for nests whose iterations are all independent
+/// (each writes only its own elements, reads nothing another writes):
+/// when the outermost trip count is not known to be large (a dynamic
+/// batch, 1 at run time), the two outermost loops become one parallel
+/// loop over their product, so that a batch of 1 still shares out.
+pub fn independent_nest_by_work(
+    b: &mut Builder<'_>,
+    bounds: &Bounds,
+    ubs: &[ValueId],
+    min_work: i64,
+    body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
+) {
+    let units = ubs.iter().fold(1i64, |acc, &d| {
+        acc.saturating_mul(b.index_value(d).unwrap_or(256).max(0))
+    });
+    let small = |v: Option<i64>| v.is_none_or(|n| (2..8).contains(&n));
+    let outer_small = ubs.first().is_some_and(|&u| small(b.index_value(u)));
+    let (Some((&u0, rest)), true) = (ubs.split_first(), units >= min_work && outer_small) else {
+        return loop_nest_by_work(b, bounds, ubs, ubs, min_work, body);
+    };
+    let Some((&u1, inner)) = rest.split_first() else {
+        return loop_nest_by_work(b, bounds, ubs, ubs, min_work, body);
+    };
+    let pairs = b.muli(u0, u1);
+    let lp = b.scf_for(bounds.zero, pairs, bounds.one, &[], |b, iv, _| {
+        let mut ivs = vec![b.divui(iv, u1), b.remui(iv, u1)];
+        nest(b, bounds, inner, &mut ivs, false, body);
+        Vec::new()
+    });
+    b.m.set_attr(lp, ir::dialects::scf::PARALLEL, ir::Attribute::Unit);
+}
+
 fn nest(
     b: &mut Builder<'_>,
     bounds: &Bounds,

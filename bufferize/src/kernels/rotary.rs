@@ -7,7 +7,7 @@
 use super::{alloc_result, elem_of};
 use super::{checks, scalar};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
+use crate::loops::{independent_nest_by_work, loop_nest, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::{Cmp, CmpI};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
@@ -64,7 +64,7 @@ pub fn rotary(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     let two = b.const_index(2);
     let half_v = b.divui(rot_v, two);
     check_caches(b, op, [cos, sin], pos, (&dx, heads3), half_v)?;
-    loop_nest_by_work(b, &bounds, &dx, &dx, PARALLEL_MIN_WORK, &mut |b, ivs| {
+    independent_nest_by_work(b, &bounds, &dx, PARALLEL_MIN_WORK, &mut |b, ivs| {
         // (batch, seq, d within the head) and the index of entry d' of this head.
         let (n, s, d) = if heads3 {
             let d = b.remui(ivs[2], head_v);

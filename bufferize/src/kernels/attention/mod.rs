@@ -11,7 +11,7 @@ use super::interp::{f64c, idx_to_f};
 use super::scalar;
 use super::{alloc_result, alloc_sized, checks, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{loop_nest, reduce_nest, Bounds};
+use crate::loops::{independent_nest_by_work, loop_nest, reduce_nest, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::{Cmp, CmpF};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
@@ -418,7 +418,9 @@ fn scores(b: &mut Builder<'_>, p: &Plan<'_>, bounds: &Bounds) -> Vec<ValueId> {
     }
     let sq2 = b.mul(sq, sq);
     let head_ub = g.head;
-    loop_nest(b, bounds, &all, &mut |b, ivs| {
+    // Element by element (the bias, softcap and casts): on threads, for
+    // the GEMM's share on two cores was smaller than this loop's.
+    independent_nest_by_work(b, bounds, &all, PARALLEL_MIN_WORK, &mut |b, ivs| {
         let (n, h, i, j) = (ivs[0], ivs[1], ivs[2], ivs[3]);
         let dot = match p.gemm {
             Some(_) => {
