@@ -71,8 +71,9 @@ pub fn loop_nest_by_work(
 /// [`loop_nest_by_work`] for nests whose iterations are all independent
 /// (each writes only its own elements, reads nothing another writes):
 /// when the outermost trip count is not known to be large (a dynamic
-/// batch, 1 at run time), the two outermost loops become one parallel
-/// loop over their product, so that a batch of 1 still shares out.
+/// batch, 1 at run time), the two outermost loops of three or more become
+/// one parallel loop over their product, so that a batch of 1 still
+/// shares out.
 pub fn independent_nest_by_work(
     b: &mut Builder<'_>,
     bounds: &Bounds,
@@ -88,7 +89,8 @@ pub fn independent_nest_by_work(
     let (Some((&u0, rest)), true) = (ubs.split_first(), units >= min_work && outer_small) else {
         return loop_nest_by_work(b, bounds, ubs, ubs, min_work, body);
     };
-    let Some((&u1, inner)) = rest.split_first() else {
+    // The innermost loop stays a loop (LLVM vectorizes it).
+    let Some((&u1, inner)) = rest.split_first().filter(|(_, inner)| !inner.is_empty()) else {
         return loop_nest_by_work(b, bounds, ubs, ubs, min_work, body);
     };
     let pairs = b.muli(u0, u1);
