@@ -7,7 +7,7 @@ use super::ew_fusion::Src;
 use super::scalar;
 use super::{alloc_result, elem_of, shape_of};
 use crate::convert::{dims, Lowering};
-use crate::loops::{independent_nest_by_work, Bounds, PARALLEL_MIN_WORK};
+use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
@@ -258,29 +258,35 @@ fn nest(
         (srcs, shapes, dyn_one, out, out_dims)
     };
     let mut err = None;
-    // Each iteration stores its own element and reads only inputs.
-    independent_nest_by_work(b, &bounds, &out_dims, PARALLEL_MIN_WORK, &mut |b, ivs| {
-        let mut loaded = Vec::with_capacity(srcs.len());
-        for (((src, s), d1), k) in srcs.iter().zip(&shapes).zip(&dyn_one).zip(&known) {
-            if let Some(k) = *k {
-                loaded.push(k);
-                continue;
+    loop_nest_by_work(
+        b,
+        &bounds,
+        &out_dims,
+        &out_dims,
+        PARALLEL_MIN_WORK,
+        &mut |b, ivs| {
+            let mut loaded = Vec::with_capacity(srcs.len());
+            for (((src, s), d1), k) in srcs.iter().zip(&shapes).zip(&dyn_one).zip(&known) {
+                if let Some(k) = *k {
+                    loaded.push(k);
+                    continue;
+                }
+                let at = (ivs, out_shape.as_slice(), bounds.zero);
+                loaded.push(src.eval(b, (s, d1), at, &mut err));
             }
-            let at = (ivs, out_shape.as_slice(), bounds.zero);
-            loaded.push(src.eval(b, (s, d1), at, &mut err));
-        }
-        match body(b, op, &loaded, &out_elem) {
-            Ok(r) => {
-                let r = if out_elem.is_float() {
-                    scalar::fcast(b, r, &out_elem)
-                } else {
-                    r
-                };
-                b.store(r, out_view, ivs);
+            match body(b, op, &loaded, &out_elem) {
+                Ok(r) => {
+                    let r = if out_elem.is_float() {
+                        scalar::fcast(b, r, &out_elem)
+                    } else {
+                        r
+                    };
+                    b.store(r, out_view, ivs);
+                }
+                Err(e) => err = Some(e),
             }
-            Err(e) => err = Some(e),
-        }
-    });
+        },
+    );
     super::finish(err, vec![out])
 }
 
