@@ -61,11 +61,16 @@ pub fn loop_nest_by_work(
     min_work: i64,
     body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
 ) {
-    let units = work.iter().fold(1i64, |acc, &d| {
-        acc.saturating_mul(b.index_value(d).unwrap_or(256).max(0))
-    });
     let mut ivs = Vec::with_capacity(ubs.len());
-    nest(b, bounds, ubs, &mut ivs, units >= min_work, body);
+    let parallel = work_units(b, work) >= min_work;
+    nest(b, bounds, ubs, &mut ivs, parallel, body);
+}
+
+/// The product of `work`'s static values, a dynamic one counted as 256.
+fn work_units(b: &Builder<'_>, work: &[ValueId]) -> i64 {
+    work.iter().fold(1i64, |acc, &d| {
+        acc.saturating_mul(b.index_value(d).unwrap_or(256).max(0))
+    })
 }
 
 /// [`loop_nest_by_work`] for nests whose iterations are all independent
@@ -81,9 +86,7 @@ pub fn independent_nest_by_work(
     min_work: i64,
     body: &mut dyn FnMut(&mut Builder<'_>, &[ValueId]),
 ) {
-    let units = ubs.iter().fold(1i64, |acc, &d| {
-        acc.saturating_mul(b.index_value(d).unwrap_or(256).max(0))
-    });
+    let units = work_units(b, ubs);
     let small = |v: Option<i64>| v.is_none_or(|n| (2..8).contains(&n));
     let outer_small = ubs.first().is_some_and(|&u| small(b.index_value(u)));
     let (Some((&u0, rest)), true) = (ubs.split_first(), units >= min_work && outer_small) else {

@@ -439,6 +439,7 @@ impl Packed {
             b.const_index(self.nr),
             b.const_index(self.width),
         );
+        // Depth block `pc`, `within` steps into it.
         let within = b.remui(k0, kc);
         let pc = b.subi(k0, within);
         let left = b.const_index(k);
@@ -451,11 +452,8 @@ impl Packed {
         for c in 0..LANES / chunk {
             let off = b.const_index(c * chunk);
             let j = b.addi(j0, off);
-            let in_panel = b.remui(j, nr);
-            let panel = b.subi(j, in_panel);
-            let panel = b.muli(panel, kcur);
-            let base = b.addi(block, panel);
-            let base = b.addi(base, in_panel);
+            let at = gemm::panel_start(b, j, kcur, self.nr, chunk);
+            let base = b.addi(block, at);
             for (i, &row) in rows.iter().enumerate() {
                 let part = match chunk == LANES {
                     true => row,

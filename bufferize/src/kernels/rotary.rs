@@ -142,6 +142,7 @@ fn check_caches(
     (dx, heads3): (&[ValueId], bool),
     half: ValueId,
 ) -> Result<()> {
+    let seq = if heads3 { dx[1] } else { dx[2] };
     let mut rows = None;
     for c in caches {
         let dc = dims(b, c);
@@ -155,7 +156,6 @@ fn check_caches(
                 rows = Some(rows.map_or(dc[0], |r| b.minui(r, dc[0])));
             }
             None if dc.len() == 3 => {
-                let seq = if heads3 { dx[1] } else { dx[2] };
                 let msg = "cos_cache or sin_cache is not [batch, sequence, ·] like the input";
                 checks::equal(b, op, dc[0], dx[0], msg)?;
                 checks::equal(b, op, dc[1], seq, msg)?;
@@ -172,7 +172,6 @@ fn check_caches(
     if let (Some(p), Some(rows)) = (pos, rows) {
         let bounds = Bounds::new(b);
         let dp = dims(b, p);
-        let seq = if heads3 { dx[1] } else { dx[2] };
         let msg = "position_ids is not [batch, sequence] like the input";
         match dp[..] {
             [pb, ps] => {

@@ -157,7 +157,13 @@ impl Blocking {
 /// the block lies in panel `at / panel`, `at % panel` into it, and panels
 /// are `kcur · panel` elements apart (`at · kcur` when tiles are whole
 /// panels).
-fn panel_start(b: &mut Builder<'_>, at: ValueId, kcur: ValueId, panel: i64, tile: i64) -> ValueId {
+pub(in crate::kernels) fn panel_start(
+    b: &mut Builder<'_>,
+    at: ValueId,
+    kcur: ValueId,
+    panel: i64,
+    tile: i64,
+) -> ValueId {
     if panel == tile {
         return b.muli(at, kcur);
     }

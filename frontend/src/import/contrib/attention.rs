@@ -57,6 +57,12 @@ impl Decomp<'_, '_, '_> {
         }
     }
 
+    /// Attention's `scale` from the node's, when set (0 means the default).
+    pub(super) fn scale_attr(&self) -> Option<(String, Attribute)> {
+        let s = self.float("scale", 0.0);
+        (s != 0.0).then(|| ("scale".to_string(), f32_attr(s)))
+    }
+
     /// The Attention op of ONNX over 3-D q, k, v with `heads` heads.
     /// With `past` (key and value caches [B, H, P, head]): the output and
     /// the caches extended by this call's keys and values.
@@ -75,13 +81,7 @@ impl Decomp<'_, '_, '_> {
                 Attribute::i64(self.int("unidirectional", 0)),
             ),
         ];
-        if let Some(s) = self
-            .attr("scale")
-            .map(|a| f64::from(a.f))
-            .filter(|&s| s != 0.0)
-        {
-            attrs.push(("scale".to_string(), f32_attr(s)));
-        }
+        attrs.extend(self.scale_attr());
         let mut operands = qkv.to_vec();
         let Some(past) = past else {
             operands.extend(mask);
@@ -302,7 +302,7 @@ impl Decomp<'_, '_, '_> {
     }
 
     /// `v[start..end]` along `axis`; the bounds are one-element or 0-d.
-    fn slice_axis(
+    pub(super) fn slice_axis(
         &mut self,
         v: ValueId,
         (start, end): (ValueId, ValueId),

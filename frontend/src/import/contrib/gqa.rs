@@ -61,8 +61,9 @@ impl Decomp<'_, '_, '_> {
         let v4 = self.heads_first(v, kv_heads)?;
         let present_k = self.write_cache(k4, self.opt(3), &at)?;
         let present_v = self.write_cache(v4, self.opt(4), &at)?;
-        let keys = self.first_rows(present_k, at.total)?;
-        let values = self.first_rows(present_v, at.total)?;
+        let zero = self.constant(DType::I64, vec![], &[0.0])?;
+        let keys = self.slice_axis(present_k, (zero, at.total), 2)?;
+        let values = self.slice_axis(present_v, (zero, at.total), 2)?;
         let y = self.gqa_attend(q4, [keys, values], &at)?;
         let y = self.transpose(y, &[0, 2, 1, 3])?;
         let shape = self.op_as(OpKind::Shape, vec![q], vec![], Type::i64())?;
@@ -249,14 +250,6 @@ impl Decomp<'_, '_, '_> {
         let zero = self.scalar(0.0, like)?;
         self.op(OpKind::Expand, vec![zero, shape], vec![])
     }
-
-    /// Rows `0 .. n` of a `[B, H, T, D]` cache.
-    fn first_rows(&mut self, cache: ValueId, n: ValueId) -> Res<ValueId> {
-        let axes = self.i64s(&[0])?;
-        let end = self.op(OpKind::Unsqueeze, vec![n, axes], vec![])?;
-        let (start, axis) = (self.i64s(&[0])?, self.i64s(&[2])?);
-        self.op(OpKind::Slice, vec![cache, start, end, axis], vec![])
-    }
 }
 
 impl Decomp<'_, '_, '_> {
@@ -265,10 +258,7 @@ impl Decomp<'_, '_, '_> {
     /// `nonpad_kv_seqlen - S`, so `nonpad_kv_seqlen = p_b + S`, which also
     /// bounds the keys; its left window); a sink takes an explicit mask.
     fn gqa_attend(&mut self, q: ValueId, kv: [ValueId; 2], at: &CacheAt) -> Res<ValueId> {
-        let mut attrs = Vec::new();
-        if let Some(s) = Some(self.float("scale", 0.0)).filter(|&s| s != 0.0) {
-            attrs.push(("scale".to_string(), f32_attr(s)));
-        }
+        let mut attrs: Vec<_> = self.scale_attr().into_iter().collect();
         if let Some(c) = Some(self.float("softcap", 0.0)).filter(|&c| c > 0.0) {
             attrs.push(("softcap".to_string(), f32_attr(c)));
         }
