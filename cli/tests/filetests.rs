@@ -7,6 +7,7 @@
 //! `run-llvm` builds the LLVM IR on stdin with clang-19 and runs it; its
 //! stdout flows on. Without an explicit `filecheck` stage, a file's only RUN
 //! line is checked against its `CHECK` lines if it has any.
+//! The `filecheck` stage is LLVM's FileCheck.
 //! A file with `// PRECISE-OUTPUT` must print exactly the comment block
 //! after its `// ----- OUTPUT -----` line; `ONNXC_BLESS=1` rewrites it.
 
@@ -144,7 +145,7 @@ fn run_file(path: &Path) -> Result<(), Failed> {
                         .iter()
                         .find_map(|w| w.strip_prefix("--check-prefix="))
                         .unwrap_or("CHECK");
-                    file_check(&src, &data, prefix)?;
+                    file_check(path, &data, prefix)?;
                     checked = true;
                 }
                 other => return Err(format!("RUN line {}: unknown tool '{other}'", i + 1).into()),
@@ -154,7 +155,7 @@ fn run_file(path: &Path) -> Result<(), Failed> {
         if precise {
             check_precise(path, &src, &output)?;
         } else if !checked && runs.len() == 1 && src.contains("CHECK") {
-            file_check(&src, &data, "CHECK")?;
+            file_check(path, &data, "CHECK")?;
         }
     }
     Ok(())
@@ -267,16 +268,33 @@ fn run_llvm(ll: &[u8], opts: &RunOptions, test: &Path) -> Result<Vec<u8>, Failed
     Ok(out.stdout)
 }
 
-fn file_check(src: &str, data: &[u8], prefix: &str) -> Result<(), Failed> {
-    let output = String::from_utf8_lossy(data);
-    filecheck::check_with_options(
-        src,
-        &output,
-        &filecheck::CheckOptions {
-            prefix: prefix.to_string(),
-        },
-    )
-    .map_err(|e| Failed::from(format!("{e}\n--- output ---\n{output}")))
+/// Checks `data` against the test file's directives with LLVM's own
+/// FileCheck (the reference implementation, from llvm-19-tools).
+fn file_check(path: &Path, data: &[u8], prefix: &str) -> Result<(), Failed> {
+    let mut child = Command::new(llvm_tool("FileCheck")?)
+        .arg(format!("--check-prefix={prefix}"))
+        .arg(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("FileCheck: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("FileCheck: no stdin")?;
+    let input = data.to_vec();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(&input)
+    });
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("FileCheck: {e}"))?;
+    let fed = feeder
+        .join()
+        .map_err(|_| "FileCheck: the input writer panicked")?;
+    if out.status.success() {
+        return fed.map_err(|e| format!("FileCheck: {e}").into());
+    }
+    Err(String::from_utf8_lossy(&out.stderr).into_owned().into())
 }
 
 /// The expected output, stored as `// ` comment lines after the marker.

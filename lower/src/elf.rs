@@ -1,4 +1,5 @@
-//! The weights blob as a relocatable ELF object, written by onnxc itself.
+//! The weights blob as a relocatable ELF object, streamed through the
+//! `object` crate's ELF writer.
 //!
 //! Why not `.incbin`: the assembler holds the whole blob in memory (about
 //! twice its size), and it runs only after the LLVM IR is optimized. This
@@ -12,40 +13,30 @@
 
 use crate::llvm::{WeightLayout, LARGE_WEIGHTS, WEIGHTS_SECTION, WEIGHTS_SYM};
 use ir::{Diagnostic, Module, Result};
+use object::elf;
+use object::write::elf::{FileHeader, SectionHeader, Sym, Writer};
+use object::write::StreamingBuffer;
+use object::Endianness;
 use std::io::Write;
 
-const EHDR: u64 = 64;
-const SHDR: u64 = 64;
-const SYM: u64 = 24;
-const DATA_ALIGN: u64 = 64;
-
-const SHT_PROGBITS: u32 = 1;
-const SHT_SYMTAB: u32 = 2;
-const SHT_STRTAB: u32 = 3;
-const SHF_ALLOC: u64 = 2;
-const SHF_X86_64_LARGE: u64 = 0x1000_0000;
+const DATA_ALIGN: usize = 64;
+/// x86-64 psABI large-section flag (`l`), which `object` does not name.
+const SHF_X86_64_LARGE: u32 = 0x1000_0000;
 
 /// The ELF machine of the host, when it is one this writer supports
 /// (64-bit little-endian).
 pub fn host_machine() -> Option<u16> {
     match std::env::consts::ARCH {
-        "x86_64" => Some(62),
-        "aarch64" => Some(183),
-        "riscv64" => Some(243),
+        "x86_64" => Some(elf::EM_X86_64),
+        "aarch64" => Some(elf::EM_AARCH64),
+        "riscv64" => Some(elf::EM_RISCV),
         _ => None,
     }
 }
 
-/// Section names, in section-header order after the null section.
-const NAMES: [&str; 5] = [
-    WEIGHTS_SECTION,
-    ".note.GNU-stack",
-    ".symtab",
-    ".strtab",
-    ".shstrtab",
-];
-
 /// Writes the object for `layout` (the globals of `m`) for ELF `machine`.
+/// Sections: the blob, `.note.GNU-stack`, `.symtab`, `.strtab`,
+/// `.shstrtab`; the blob goes out one global at a time.
 pub fn write_weights_object(
     m: &Module,
     layout: &WeightLayout,
@@ -54,105 +45,88 @@ pub fn write_weights_object(
 ) -> Result<()> {
     let io = |e: std::io::Error| Diagnostic::error(format!("cannot write the weights object: {e}"));
     let size = layout.size;
-    let mut shstrtab = vec![0u8];
-    let mut name_at = Vec::new();
-    for n in NAMES {
-        name_at.push(shstrtab.len() as u32);
-        shstrtab.extend_from_slice(n.as_bytes());
-        shstrtab.push(0);
-    }
-    let strtab = [&[0u8][..], WEIGHTS_SYM.as_bytes(), &[0]].concat();
-    // File layout: header, blob, symbols, strings, section headers.
-    let data_at = EHDR.next_multiple_of(DATA_ALIGN);
-    let sym_at = (data_at + size).next_multiple_of(8);
-    let str_at = sym_at + 2 * SYM;
-    let shstr_at = str_at + strtab.len() as u64;
-    let sh_at = (shstr_at + shstrtab.len() as u64).next_multiple_of(8);
+    let blob_len = usize::try_from(size)
+        .map_err(|_| Diagnostic::error(format!("{size} bytes of weights do not fit in memory")))?;
+    let mut buffer = StreamingBuffer::new(out);
+    let mut w = Writer::new(Endianness::Little, true, &mut buffer);
+    // Layout: header, blob, symbols, strings, section headers.
+    w.reserve_file_header();
+    let blob_name = w.add_section_name(WEIGHTS_SECTION.as_bytes());
+    let stack_name = w.add_section_name(b".note.GNU-stack");
+    w.reserve_null_section_index();
+    let blob_section = w.reserve_section_index();
+    w.reserve_section_index();
+    let sym_name = w.add_string(WEIGHTS_SYM.as_bytes());
+    w.reserve_null_symbol_index();
+    w.reserve_symbol_index(Some(blob_section));
+    w.reserve_symtab_section_index();
+    w.reserve_strtab_section_index();
+    w.reserve_shstrtab_section_index();
+    let blob_at = w.reserve(blob_len, DATA_ALIGN);
+    w.reserve_symtab();
+    w.reserve_strtab();
+    w.reserve_shstrtab();
+    w.reserve_section_headers();
 
-    let mut head = Vec::with_capacity(data_at as usize);
-    head.extend_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0]);
-    head.extend_from_slice(&[0; 8]);
-    head.extend_from_slice(&1u16.to_le_bytes()); // ET_REL
-    head.extend_from_slice(&machine.to_le_bytes());
-    head.extend_from_slice(&1u32.to_le_bytes());
-    head.extend_from_slice(&0u64.to_le_bytes()); // entry
-    head.extend_from_slice(&0u64.to_le_bytes()); // program headers
-    head.extend_from_slice(&sh_at.to_le_bytes());
-    head.extend_from_slice(&0u32.to_le_bytes()); // flags
-    head.extend_from_slice(&(EHDR as u16).to_le_bytes());
-    head.extend_from_slice(&0u16.to_le_bytes());
-    head.extend_from_slice(&0u16.to_le_bytes());
-    head.extend_from_slice(&(SHDR as u16).to_le_bytes());
-    head.extend_from_slice(&(NAMES.len() as u16 + 1).to_le_bytes());
-    head.extend_from_slice(&(NAMES.len() as u16).to_le_bytes()); // .shstrtab
-    head.resize(data_at as usize, 0);
-    out.write_all(&head).map_err(io)?;
-
-    layout.write(m, out)?;
-
-    let mut tail = vec![0u8; (sym_at - data_at - size) as usize];
-    tail.extend_from_slice(&[0; SYM as usize]);
-    tail.extend_from_slice(&1u32.to_le_bytes()); // name
-    tail.push(0x11); // STB_GLOBAL, STT_OBJECT
-    tail.push(2); // STV_HIDDEN
-    tail.extend_from_slice(&1u16.to_le_bytes()); // in the blob's section
-    tail.extend_from_slice(&0u64.to_le_bytes());
-    tail.extend_from_slice(&size.to_le_bytes());
-    tail.extend_from_slice(&strtab);
-    tail.extend_from_slice(&shstrtab);
-    // `tail` starts where the blob ends, before the padding to `sym_at`.
-    tail.resize((sh_at - data_at - size) as usize, 0);
-    tail.extend_from_slice(&[0; SHDR as usize]);
-    let sh = |ty, flags, off, len, link, info, align, entsize| Shdr {
-        ty,
-        flags,
-        off,
-        len,
-        link,
-        info,
-        align,
-        entsize,
-    };
+    w.write_file_header(&FileHeader {
+        os_abi: elf::ELFOSABI_NONE,
+        abi_version: 0,
+        e_type: elf::ET_REL,
+        e_machine: machine,
+        e_entry: 0,
+        e_flags: 0,
+    })
+    .map_err(|e| Diagnostic::error(format!("cannot write the weights object: {e}")))?;
+    w.write_align(DATA_ALIGN);
+    layout.write(m, &mut Blob(&mut w))?;
+    w.write_null_symbol();
+    w.write_symbol(&Sym {
+        name: Some(sym_name),
+        section: Some(blob_section),
+        st_info: (elf::STB_GLOBAL << 4) | elf::STT_OBJECT,
+        st_other: elf::STV_HIDDEN,
+        st_shndx: 0,
+        st_value: 0,
+        st_size: size,
+    });
+    w.write_strtab();
+    w.write_shstrtab();
+    w.write_null_section_header();
     let blob_flags = match LARGE_WEIGHTS {
-        true => SHF_ALLOC | SHF_X86_64_LARGE,
-        false => SHF_ALLOC,
+        true => elf::SHF_ALLOC | SHF_X86_64_LARGE,
+        false => elf::SHF_ALLOC,
     };
-    let headers = [
-        sh(SHT_PROGBITS, blob_flags, data_at, size, 0, 0, DATA_ALIGN, 0),
-        sh(SHT_PROGBITS, 0, data_at, 0, 0, 0, 1, 0),
-        sh(SHT_SYMTAB, 0, sym_at, 2 * SYM, 4, 1, 8, SYM),
-        sh(SHT_STRTAB, 0, str_at, strtab.len() as u64, 0, 0, 1, 0),
-        sh(SHT_STRTAB, 0, shstr_at, shstrtab.len() as u64, 0, 0, 1, 0),
-    ];
-    for (&name, h) in name_at.iter().zip(headers) {
-        h.write(name, &mut tail);
+    let section = |name, flags: u32, offset: usize, size: u64, align: usize| SectionHeader {
+        name: Some(name),
+        sh_type: elf::SHT_PROGBITS,
+        sh_flags: u64::from(flags),
+        sh_addr: 0,
+        sh_offset: offset as u64,
+        sh_size: size,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: align as u64,
+        sh_entsize: 0,
+    };
+    w.write_section_header(&section(blob_name, blob_flags, blob_at, size, DATA_ALIGN));
+    w.write_section_header(&section(stack_name, 0, blob_at, 0, 1));
+    // One local symbol: the null one.
+    w.write_symtab_section_header(1);
+    w.write_strtab_section_header();
+    w.write_shstrtab_section_header();
+    buffer.result().map_err(io)
+}
+
+/// The blob's bytes into the writer (its buffer keeps the first I/O error).
+struct Blob<'w, 'a>(&'w mut Writer<'a>);
+
+impl Write for Blob<'_, '_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0.write(data);
+        Ok(data.len())
     }
-    out.write_all(&tail).map_err(io)
-}
 
-/// One section header (ELF64).
-struct Shdr {
-    ty: u32,
-    flags: u64,
-    off: u64,
-    len: u64,
-    link: u32,
-    info: u32,
-    align: u64,
-    entsize: u64,
-}
-
-impl Shdr {
-    fn write(&self, name: u32, out: &mut Vec<u8>) {
-        out.extend_from_slice(&name.to_le_bytes());
-        out.extend_from_slice(&self.ty.to_le_bytes());
-        out.extend_from_slice(&self.flags.to_le_bytes());
-        out.extend_from_slice(&0u64.to_le_bytes()); // address
-        out.extend_from_slice(&self.off.to_le_bytes());
-        out.extend_from_slice(&self.len.to_le_bytes());
-        out.extend_from_slice(&self.link.to_le_bytes());
-        out.extend_from_slice(&self.info.to_le_bytes());
-        out.extend_from_slice(&self.align.to_le_bytes());
-        out.extend_from_slice(&self.entsize.to_le_bytes());
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }

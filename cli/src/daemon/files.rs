@@ -75,12 +75,9 @@ pub fn load_model<'s>(
                     format!("model_base64: {e}"),
                 ))
             };
-            let n = super::b64::decoded_size(b).map_err(bad)?;
-            if n as u64 > max {
-                return Err(too_big(n as u64));
-            }
-            let data = scratch.alloc_slice_fill_copy(n, 0u8);
-            super::b64::decode_into(b, data).map_err(bad)?;
+            let data = super::b64::decode_bounded(b, max, scratch)
+                .map_err(bad)?
+                .ok_or_else(|| too_big(base64::decoded_len_estimate(b.len()) as u64))?;
             // Inline models have no directory: external data is refused.
             Ok((
                 Model::Scratch(data),

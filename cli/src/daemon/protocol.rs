@@ -269,7 +269,7 @@ pub struct Base64(pub Arc<Vec<u8>>, pub Range<usize>);
 impl Serialize for Base64 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let data = self.0.get(self.1.clone()).unwrap_or_default();
-        s.collect_str(&super::b64::Encoded(data))
+        s.collect_str(&super::b64::display(data))
     }
 }
 

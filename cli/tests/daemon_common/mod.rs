@@ -280,21 +280,8 @@ pub fn secret_file(dir: &Path, name: &str, secret: &str) -> String {
 }
 
 pub fn b64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for c in data.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            out.push(if i <= c.len() {
-                char::from(A[((n >> (18 - 6 * i)) & 63) as usize])
-            } else {
-                '='
-            });
-        }
-    }
-    out
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 /// `onnxc zoo gen NAME` (a zoo or scaling model, e.g. `chain-12000`)

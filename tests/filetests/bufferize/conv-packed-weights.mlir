@@ -7,7 +7,7 @@
 // panel of columns gets a micro-kernel as wide as it needs: 16 columns
 // (2 vectors of 8) in full panels, one vector when 8 or fewer are left.
 
-// CHECK:       memref.global "private" constant @[[PACKED:__constant_[0-9]+]] : memref<48xf32> = dense<[5.0e-01, {{(5.0e-01, ){26}}}5.0e-01, 0.0e+00, 0.0e+00, 5.0e-01,
+// CHECK:       memref.global "private" constant @[[PACKED:__constant_[0-9]+]] : memref<48xf32> = dense<[5.0e-01, {{(5\.0e-01, ){26}5\.0e-01}}, 0.0e+00, 0.0e+00, 5.0e-01,
 // CHECK-LABEL: func.func @pointwise
 // CHECK:         %[[G:.*]] = memref.get_global @[[PACKED]] : memref<48xf32>
 // CHECK:         %[[A:.*]] = memref.reinterpret_cast %[[G]] {{.*}} to memref<?xf32>

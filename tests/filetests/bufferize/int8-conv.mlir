@@ -14,7 +14,7 @@
 // The epilogue adds β·rowfix + bias, scales by xs·ws[c]/ys and stores u8
 // rows of positions under the lane masks.
 // CHECK:       memref.global "private" constant @[[FIX:__constant_[0-9]+]] : memref<3xi32> = dense<[-18, -18, -18]>
-// CHECK:       memref.global "private" constant @[[W:__constant_[0-9]+]] : memref<15xi32> = dense<[16843009, {{(16843009, ){10}}}16843009, 257, 257, 257]>
+// CHECK:       memref.global "private" constant @[[W:__constant_[0-9]+]] : memref<15xi32> = dense<[16843009, {{(16843009, ){10}16843009}}, 257, 257, 257]>
 // CHECK-LABEL: func.func @qconv
 // CHECK:         call @[[K:__onnxc_qconv_k3x3s2x2d1x1_[0-9a-f]+]](
 // CHECK:       func.func private @[[K]](

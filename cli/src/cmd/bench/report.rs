@@ -2,6 +2,7 @@
 //! description, and the Markdown and JSON renderings.
 
 use super::{measure::Stat, ModelResult, Status, ToolRow, COMPILE, FOLD};
+use serde_json::{json, Value};
 use std::fmt::Write as _;
 
 /// What one child compile reported (see `child.rs`).
@@ -355,163 +356,99 @@ fn status_pair(st: &Status) -> (&'static str, &str) {
     }
 }
 
-fn jstr(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
+fn stat_json(s: &Stat) -> Value {
+    // Non-finite figures (a failed run) become null.
+    json!({"median": s.median, "min": s.min, "max": s.max, "n": s.n})
 }
 
-fn jnum(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        "null".to_string()
-    }
-}
-
-fn jstat(s: &Stat) -> String {
-    format!(
-        "{{\"median\": {}, \"min\": {}, \"max\": {}, \"n\": {}}}",
-        jnum(s.median),
-        jnum(s.min),
-        jnum(s.max),
-        s.n
-    )
-}
-
-fn jopt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map_or("null".to_string(), f)
-}
-
-/// All figures as JSON (hand-written: a fixed, documented shape).
+/// All figures as JSON, in the shape docs/BENCHMARKS.md documents.
 pub fn json(results: &[ModelResult], machine: &Machine, repeat: usize, runs: usize) -> String {
-    let mut s = String::from("{\n");
-    let _ = writeln!(s, "  \"tool\": \"onnxc bench\",");
-    let _ = writeln!(s, "  \"version\": {},", jstr(env!("CARGO_PKG_VERSION")));
-    let _ = writeln!(
-        s,
-        "  \"machine\": {{\"cpus\": {}, \"mem_gib\": {:.1}, \"os\": {}, \"date\": {}, \"load_avg\": {}, \"rss_floor_kib\": {}, \"busy_core\": {}}},",
-        machine.cpus,
-        machine.mem_gib,
-        jstr(&machine.os),
-        jstr(&machine.date),
-        jnum(machine.load),
-        machine.floor_kib,
-        machine.busy_core
-    );
-    let _ = writeln!(s, "  \"repeat\": {repeat},\n  \"inference_runs\": {runs},");
-    let _ = writeln!(
-        s,
-        "  \"inference_vs_onnxruntime\": {},",
-        super::speed::json(results)
-    );
-    s.push_str("  \"models\": [");
-    for (i, r) in results.iter().enumerate() {
-        s.push_str(if i == 0 { "\n" } else { ",\n" });
-        let _ = writeln!(
-            s,
-            "    {{\"name\": {}, \"file\": {}, \"file_bytes\": {}, \"onnx_nodes\": {},",
-            jstr(&r.name),
-            jstr(&r.file.to_string_lossy()),
-            r.file_bytes,
-            r.onnx_nodes
-        );
-        s.push_str("     \"tools\": [");
-        for (k, row) in r.rows.iter().enumerate() {
-            let (status, msg) = status_pair(&row.status);
-            let _ = write!(
-                s,
-                "{}\n       {{\"tool\": {}, \"status\": \"{status}\", \"message\": {}, \"wall_s\": {}, \"peak_rss_kib\": {}, \"rss_own\": {}, \"peak_heap_bytes\": {}, \"allocations\": {}, \"inner_s\": {}, \"onnx_nodes_after\": {}}}",
-                if k == 0 { "" } else { "," },
-                jstr(&row.tool),
-                jstr(msg),
-                jstat(&row.wall_s),
-                jstat(&row.peak_rss_kib),
-                row.rss_own,
-                jopt(row.peak_heap_bytes.as_ref(), jstat),
-                jopt(row.allocations.as_ref(), jstat),
-                jopt(row.inner_s.as_ref(), jstat),
-                jopt(row.onnx_nodes_after, |n| n.to_string())
-            );
-        }
-        s.push_str("],\n     \"accuracy\": ");
-        match &r.accuracy {
-            None => s.push_str("null"),
-            Some(a) => {
-                let (status, msg) = status_pair(&a.status);
-                let _ = write!(
-                    s,
-                    "{{\"status\": \"{status}\", \"message\": {}, \"max_abs\": {}, \"rel_to_scale\": {}}}",
-                    jstr(msg),
-                    jnum(a.max_abs),
-                    jnum(a.rel_to_scale)
-                );
-            }
-        }
-        s.push_str(",\n     \"compile\": ");
-        match &r.detail {
-            None => s.push_str("null"),
-            Some(d) => detail_json(&mut s, d),
-        }
-        s.push('}');
-    }
-    s.push_str("\n  ]\n}\n");
-    s
+    let models: Vec<Value> = results.iter().map(model_json).collect();
+    let report = json!({
+        "tool": "onnxc bench",
+        "version": env!("CARGO_PKG_VERSION"),
+        "machine": {
+            "cpus": machine.cpus,
+            "mem_gib": (machine.mem_gib * 10.0).round() / 10.0,
+            "os": machine.os,
+            "date": machine.date,
+            "load_avg": machine.load,
+            "rss_floor_kib": machine.floor_kib,
+            "busy_core": machine.busy_core,
+        },
+        "repeat": repeat,
+        "inference_runs": runs,
+        "inference_vs_onnxruntime": super::speed::json(results),
+        "models": models,
+    });
+    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
-fn detail_json(s: &mut String, d: &super::CompileDetail) {
-    let list = |items: Vec<String>| format!("[{}]", items.join(", "));
-    let stages = list(
-        d.stages
-            .iter()
-            .map(|(n, t)| format!("{{\"stage\": {}, \"wall_s\": {}}}", jstr(n), jstat(t)))
-            .collect(),
-    );
-    let passes = list(
-        d.passes
-            .iter()
-            .map(|(st, p, t)| {
-                format!(
-                    "{{\"stage\": {}, \"pass\": {}, \"wall_s\": {}}}",
-                    jstr(st),
-                    jstr(p),
-                    jstat(t)
-                )
+fn model_json(r: &ModelResult) -> Value {
+    let tools: Vec<Value> = r
+        .rows
+        .iter()
+        .map(|row| {
+            let (status, msg) = status_pair(&row.status);
+            json!({
+                "tool": row.tool,
+                "status": status,
+                "message": msg,
+                "wall_s": stat_json(&row.wall_s),
+                "peak_rss_kib": stat_json(&row.peak_rss_kib),
+                "rss_own": row.rss_own,
+                "peak_heap_bytes": row.peak_heap_bytes.as_ref().map(stat_json),
+                "allocations": row.allocations.as_ref().map(stat_json),
+                "inner_s": row.inner_s.as_ref().map(stat_json),
+                "onnx_nodes_after": row.onnx_nodes_after,
             })
-            .collect(),
-    );
-    let live = list(
-        d.live_bytes
-            .iter()
-            .map(|(p, b)| format!("{{\"after\": {}, \"bytes\": {b}}}", jstr(p)))
-            .collect(),
-    );
-    let ir = list(
-        d.ir_bytes
-            .iter()
-            .map(|(st, b)| format!("{{\"after\": {}, \"bytes\": {b}}}", jstr(st)))
-            .collect(),
-    );
-    let nodes = |n: (u64, u64)| format!("{{\"ops\": {}, \"constants\": {}}}", n.0, n.1);
-    let _ = write!(
-        s,
-        "{{\n       \"constprop_s\": {},\n       \"nodes_before_fold\": {},\n       \"nodes_after_fold\": {},\n       \"llvm_ir_bytes\": {},\n       \"sidecar_bytes\": {},\n       \"ir_bytes\": {ir},\n       \"stages\": {stages},\n       \"passes\": {passes},\n       \"live_constant_bytes\": {live}}}",
-        jopt(d.stage("constprop").as_ref(), jstat),
-        nodes(d.nodes_before),
-        jopt(d.nodes_after, nodes),
-        jopt(d.llvm_ir_bytes, |n| n.to_string()),
-        jopt(d.sidecar_bytes, |n| n.to_string()),
-    );
+        })
+        .collect();
+    let accuracy = r.accuracy.as_ref().map(|a| {
+        let (status, msg) = status_pair(&a.status);
+        json!({"status": status, "message": msg, "max_abs": a.max_abs, "rel_to_scale": a.rel_to_scale})
+    });
+    json!({
+        "name": r.name,
+        "file": r.file.to_string_lossy(),
+        "file_bytes": r.file_bytes,
+        "onnx_nodes": r.onnx_nodes,
+        "tools": tools,
+        "accuracy": accuracy,
+        "compile": r.detail.as_ref().map(detail_json),
+    })
+}
+
+fn detail_json(d: &super::CompileDetail) -> Value {
+    let stages: Vec<Value> = d
+        .stages
+        .iter()
+        .map(|(n, t)| json!({"stage": n, "wall_s": stat_json(t)}))
+        .collect();
+    let passes: Vec<Value> = d
+        .passes
+        .iter()
+        .map(|(st, p, t)| json!({"stage": st, "pass": p, "wall_s": stat_json(t)}))
+        .collect();
+    let after = |list: &[(String, u64)]| -> Vec<Value> {
+        list.iter()
+            .map(|(p, b)| json!({"after": p, "bytes": b}))
+            .collect()
+    };
+    let nodes = |n: (u64, u64)| json!({"ops": n.0, "constants": n.1});
+    json!({
+        "constprop_s": d.stage("constprop").as_ref().map(stat_json),
+        "nodes_before_fold": nodes(d.nodes_before),
+        "nodes_after_fold": d.nodes_after.map(nodes),
+        "llvm_ir_bytes": d.llvm_ir_bytes,
+        "sidecar_bytes": d.sidecar_bytes,
+        "ir_bytes": after(&d.ir_bytes),
+        "stages": stages,
+        "passes": passes,
+        "live_constant_bytes": after(&d.live_bytes),
+    })
 }
 
 #[cfg(test)]
@@ -538,8 +475,16 @@ mod tests {
     }
 
     #[test]
-    fn json_escapes() {
-        assert_eq!(jstr("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
-        assert_eq!(jnum(f64::NAN), "null");
+    fn failed_figures_are_null() {
+        let s = Stat {
+            median: f64::NAN,
+            min: 1.0,
+            max: f64::INFINITY,
+            n: 2,
+        };
+        assert_eq!(
+            stat_json(&s),
+            json!({"median": null, "min": 1.0, "max": null, "n": 2})
+        );
     }
 }

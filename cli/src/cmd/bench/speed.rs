@@ -80,14 +80,14 @@ pub fn markdown(results: &[ModelResult]) -> String {
 }
 
 /// The geomeans as a JSON object, keyed by the pair's label.
-pub fn json(results: &[ModelResult]) -> String {
-    let pairs: Vec<String> = PAIRS
-        .iter()
-        .map(|(label, ours, theirs)| {
-            let (g, n) = geomean(results, ours, theirs)
-                .map_or(("null".into(), 0), |(g, n)| (format!("{g:.4}"), n));
-            format!("\"{label}\": {{\"geomean_ratio\": {g}, \"models\": {n}}}")
-        })
-        .collect();
-    format!("{{{}}}", pairs.join(", "))
+pub fn json(results: &[ModelResult]) -> serde_json::Value {
+    let pairs = PAIRS.iter().map(|(label, ours, theirs)| {
+        let (g, n) = geomean(results, ours, theirs).map_or((None, 0), |(g, n)| (Some(g), n));
+        let g = g.map(|g| (g * 1e4).round() / 1e4);
+        (
+            label.to_string(),
+            serde_json::json!({"geomean_ratio": g, "models": n}),
+        )
+    });
+    serde_json::Value::Object(pairs.collect())
 }
