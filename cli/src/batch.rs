@@ -48,7 +48,7 @@ pub fn dispatch(mut args: CompileArgs, one: fn(CompileArgs) -> CmdResult) -> Cmd
         args.more.clear();
         args.batch = BatchArgs::default();
         let r = one(args);
-        if let Some(k) = crate::daemon::proc_status_kib("VmHWM") {
+        if let Some(k) = daemon::proc_status_kib("VmHWM") {
             eprintln!("{PEAK_MARK}{k}");
         }
         return r;

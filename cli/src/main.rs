@@ -3,8 +3,6 @@
 
 mod batch;
 mod cmd;
-mod daemon;
-mod driver;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -47,7 +45,7 @@ enum Command {
     #[command(subcommand)]
     Zoo(cmd::zoo::ZooCmd),
     /// Benchmark compiles (time, memory, folding) against peer optimizers.
-    Bench(cmd::bench::BenchArgs),
+    Bench(bench::BenchArgs),
     /// Inspect or prune the library cache of Python sessions.
     #[command(subcommand)]
     Cache(cmd::cache::CacheCmd),
@@ -81,7 +79,7 @@ fn main() -> ExitCode {
         Command::Zoo(args) => cmd::zoo::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Client(args) => cmd::client::run(args),
-        Command::Bench(args) => cmd::bench::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Cache(args) => cmd::cache::run(args),
     });
     match result {

@@ -169,3 +169,26 @@ pub fn write_output(path: Option<&std::path::Path>, bytes: &[u8]) -> CmdResult {
         Some(p) => ir::output::write_file(p, bytes).map_err(|e| io_err("write", p, e)),
     }
 }
+
+/// `--input-shape NAME=DIMS` (repeatable), shared by the commands that
+/// import a model.
+#[derive(Clone, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct ShapeFlags {
+    /// Fix an input's dims before compiling: `NAME=1x3x640x640`; `?` keeps
+    /// a dim dynamic (`NAME=?x3x224x224`). Repeatable.
+    #[cfg_attr(
+        feature = "clap",
+        arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = frontend::import::InputShape::parse)
+    )]
+    pub input_shapes: Vec<frontend::import::InputShape>,
+}
+
+impl ShapeFlags {
+    pub fn options(&self) -> frontend::import::ImportOptions {
+        frontend::import::ImportOptions {
+            input_shapes: self.input_shapes.clone(),
+            ..Default::default()
+        }
+    }
+}

@@ -18,7 +18,9 @@ pub use driver::{
     constprop_pipeline, emit_llvm, import, import_bytes, load, run_stages, run_stages_bounded,
     run_stages_with, stage_names, DEFAULT_FOLD_EXPANSION_BOUND, ENTRY, MAIN_GRAPH, STAGES,
 };
-pub use flags::{io_err, write_output, CmdResult, Failure, PassFlags, Reports, WarningSink};
+pub use flags::{
+    io_err, write_output, CmdResult, Failure, PassFlags, Reports, ShapeFlags, WarningSink,
+};
 pub use fold::{fold, prepare_export, FoldOptions, FoldTimes};
 pub use passes::{registry, LLVM_LOWERING};
 pub use target::{Codegen, CodegenFlags};

@@ -2,8 +2,8 @@
 //! scripts and tests; also behind `onnxc compile --daemon ADDR`.
 
 use super::{write_output, CmdResult, Failure};
-use crate::daemon::addr::{Addr, Stream};
-use crate::daemon::b64;
+use daemon::addr::{Addr, Stream};
+use daemon::b64;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -79,7 +79,7 @@ impl Client {
 
     pub fn connect_with(addr: &str, token_file: Option<&Path>) -> Result<Client, Failure> {
         let token = token_file
-            .map(|f| crate::daemon::auth::read_secret(f, "--auth-token-file"))
+            .map(|f| daemon::auth::read_secret(f, "--auth-token-file"))
             .transpose()
             .map_err(Failure::Io)?;
         let a = Addr::parse(addr).map_err(Failure::Io)?;

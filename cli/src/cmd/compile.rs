@@ -25,7 +25,7 @@ pub struct CompileArgs {
     #[arg(long)]
     pub llvm_bin: Option<PathBuf>,
     /// Don't fold when the results would take more than F times the bytes
-    /// of the operands (default 16; see driver::DEFAULT_FOLD_EXPANSION_BOUND).
+    /// of the operands (default 16; see pipeline::DEFAULT_FOLD_EXPANSION_BOUND).
     #[arg(long, value_name = "F")]
     pub fold_expansion_bound: Option<f64>,
     /// With --emit onnx: write initializers of at least BYTES bytes to

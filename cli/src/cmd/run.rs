@@ -3,7 +3,6 @@
 //! and writes `output_N.pb`.
 
 use super::{io_err, CmdResult, Failure, PassFlags};
-use crate::driver;
 use ir::elements::{DType, Elements};
 use ir::Diagnostic;
 use std::path::{Path, PathBuf};
@@ -102,9 +101,9 @@ pub fn run(args: RunArgs) -> CmdResult {
             (path, inputs)
         }
     };
-    let mut m = driver::import(&model_path, &args.shapes.options())?;
+    let mut m = pipeline::import(&model_path, &args.shapes.options())?;
     let output_names: Vec<String> = m
-        .lookup_symbol(driver::MAIN_GRAPH)
+        .lookup_symbol(pipeline::MAIN_GRAPH)
         .and_then(|f| m.attr(f, "output_names"))
         .and_then(ir::Attribute::as_array)
         .map(|a| {
@@ -119,13 +118,16 @@ pub fn run(args: RunArgs) -> CmdResult {
         &mut m,
         None,
         &args.flags,
-        Some(driver::DEFAULT_FOLD_EXPANSION_BOUND),
+        Some(pipeline::DEFAULT_FOLD_EXPANSION_BOUND),
         &cg,
     )?;
     check_inputs(&m, &inputs)?;
 
-    let ll =
-        pipeline::native::emit_ll(&m, driver::ENTRY, Some(&work.dir.join("model.weights.bin")))?;
+    let ll = pipeline::native::emit_ll(
+        &m,
+        pipeline::ENTRY,
+        Some(&work.dir.join("model.weights.bin")),
+    )?;
     let driver_inputs: Vec<lower::cabi::DriverInput> = inputs
         .iter()
         .map(|e| lower::cabi::DriverInput {
@@ -133,7 +135,7 @@ pub fn run(args: RunArgs) -> CmdResult {
             shape: e.shape().to_vec(),
         })
         .collect();
-    let c = lower::cabi::c_driver(&m, driver::MAIN_GRAPH, driver::ENTRY, &driver_inputs)?;
+    let c = lower::cabi::c_driver(&m, pipeline::MAIN_GRAPH, pipeline::ENTRY, &driver_inputs)?;
     let dir = &work.dir;
     let write = |name: &str, bytes: &[u8]| -> Result<PathBuf, Failure> {
         let p = dir.join(name);
@@ -244,7 +246,7 @@ fn byte_width(d: DType) -> usize {
 }
 
 fn main_signature(m: &ir::Module) -> Result<&ir::types::FunctionType, Failure> {
-    m.lookup_symbol(driver::MAIN_GRAPH)
+    m.lookup_symbol(pipeline::MAIN_GRAPH)
         .and_then(|f| ir::dialects::func::function_type(m, f))
         .ok_or_else(|| diag("the model has no main graph function"))
 }
@@ -286,7 +288,7 @@ fn check_inputs(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> {
 /// Dims that share a `dim_param` name are one size (the ONNX spec): the
 /// inputs must agree on it.
 fn check_dim_params(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> {
-    let Some(f) = m.lookup_symbol(driver::MAIN_GRAPH) else {
+    let Some(f) = m.lookup_symbol(pipeline::MAIN_GRAPH) else {
         return Ok(());
     };
     let strings = |a: &ir::Attribute| -> Vec<String> {
@@ -333,7 +335,7 @@ fn check_dim_params(m: &ir::Module, inputs: &[Elements]) -> Result<(), Failure> 
 
 fn result_types(m: &ir::Module) -> Result<Vec<DType>, Failure> {
     let declared = m
-        .lookup_symbol(driver::MAIN_GRAPH)
+        .lookup_symbol(pipeline::MAIN_GRAPH)
         .map_or(0, |f| ir::dialects::func::declared_results(m, f));
     main_signature(m)?
         .results

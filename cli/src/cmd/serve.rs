@@ -1,7 +1,7 @@
 //! `onnxc serve --listen unix:PATH|tcp:127.0.0.1:PORT`: the compile daemon.
 
 use super::{CmdResult, Failure};
-use crate::daemon::{addr, server, service};
+use daemon::{addr, server, service};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,7 +109,7 @@ fn secs(s: f64, what: &str) -> Result<Duration, Failure> {
 /// The fleet secret of `--cache-key-file`; without one, a Redis that is
 /// not on this machine needs `--trust-shared-cache`.
 fn shared_secret(args: &ServeArgs, url: &str) -> Result<Option<Vec<u8>>, Failure> {
-    use crate::daemon::{auth, shared};
+    use daemon::{auth, shared};
     match &args.cache_key_file {
         Some(f) => Ok(Some(
             auth::read_secret(f, "--cache-key-file")
@@ -129,7 +129,7 @@ fn shared_secret(args: &ServeArgs, url: &str) -> Result<Option<Vec<u8>>, Failure
 /// Redis's password: from `--cache-password-file` or the environment,
 /// never from the URL.
 fn redis_password(args: &ServeArgs, url: &str) -> Result<Option<String>, Failure> {
-    if crate::daemon::shared::has_password(url) {
+    if daemon::shared::has_password(url) {
         return Err(Failure::Usage(
             "--cache: a password in the URL is visible to every local user (ps); put it in \
              --cache-password-file or $ONNXC_REDIS_PASSWORD"
@@ -137,7 +137,7 @@ fn redis_password(args: &ServeArgs, url: &str) -> Result<Option<String>, Failure
         ));
     }
     match &args.cache_password_file {
-        Some(f) => crate::daemon::auth::read_private(f, "--cache-password-file", 1)
+        Some(f) => daemon::auth::read_private(f, "--cache-password-file", 1)
             .map(Some)
             .map_err(Failure::Io),
         None => Ok(std::env::var("ONNXC_REDIS_PASSWORD")
@@ -158,9 +158,7 @@ pub fn run(args: ServeArgs) -> CmdResult {
         .map_err(|e| super::io_err("open root", &root, e))?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let token = match &args.auth_token_file {
-        Some(f) => {
-            Some(crate::daemon::auth::read_secret(f, "--auth-token-file").map_err(Failure::Io)?)
-        }
+        Some(f) => Some(daemon::auth::read_secret(f, "--auth-token-file").map_err(Failure::Io)?),
         None if args.allow_remote => {
             return Err(Failure::Usage(
                 "--allow-remote needs --auth-token-file: a daemon on the network must \
@@ -171,7 +169,7 @@ pub fn run(args: ServeArgs) -> CmdResult {
         None => None,
     };
     let shared = match &args.cache {
-        Some(url) if url.starts_with("redis://") => Some(crate::daemon::shared::SharedConfig {
+        Some(url) if url.starts_with("redis://") => Some(daemon::shared::SharedConfig {
             url: url.clone(),
             max_entry: args.cache_max_entry,
             ttl: secs(args.cache_ttl, "--cache-ttl")?,
@@ -213,8 +211,7 @@ pub fn run(args: ServeArgs) -> CmdResult {
         let a = addr::Addr::parse(m).map_err(Failure::Io)?;
         let l = addr::Listener::bind(&a, args.allow_remote).map_err(Failure::Io)?;
         tracing::info!(addr = %l.display(), "metrics");
-        crate::daemon::metrics::start(svc.clone(), l)
-            .map_err(|e| Failure::Io(format!("metrics: {e}")))?;
+        daemon::metrics::start(svc.clone(), l).map_err(|e| Failure::Io(format!("metrics: {e}")))?;
     }
     server::serve(svc, listener, &opts).map_err(|e| Failure::Io(format!("serve: {e}")))
 }

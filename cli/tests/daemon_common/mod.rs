@@ -71,7 +71,7 @@ impl Daemon {
     }
 
     /// Like `start`, with the debug build's test hook: compiles wait while
-    /// the file `hold` exists (ONNXC_TEST_HOLD, cli/src/daemon/work.rs).
+    /// the file `hold` exists (ONNXC_TEST_HOLD, daemon/src/work.rs).
     pub fn start_holding(dir: &Path, extra: &[&str], hold: &Path) -> Daemon {
         let addr = format!("unix:{}", dir.join("d.sock").display());
         Daemon::spawn(dir, &addr, extra, Some(hold)).expect("daemon starts")

@@ -2,9 +2,8 @@
 //! (cli/src/driver.rs), from bytes in memory to artifact bytes.
 
 use super::reaper::{self, Deferred};
-use crate::cmd::{Failure, PassFlags};
-use crate::driver;
 use frontend::import::ImportOptions;
+use pipeline::{Failure, PassFlags};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,7 +49,7 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
     reaper::drop_later(loaded);
     hold_for_tests()?;
     let stop = job.stop_after.as_deref().or(job.emit.last_stage());
-    driver::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
+    pipeline::run_stages_bounded(&mut m, stop, &PassFlags::default(), job.expansion_bound)?;
     if job.emit == Emit::Onnx {
         pipeline::prepare_export(&mut m)?;
     }
@@ -63,7 +62,7 @@ pub fn compile(model: bytes::Bytes, job: &Job) -> Result<Compiled, Failure> {
     } else if matches!(job.emit, Emit::Obj | Emit::Lib) {
         native(m.into_inner(), job)?
     } else {
-        driver::emit_llvm(&m)?.into_bytes()
+        pipeline::emit_llvm(&m)?.into_bytes()
     };
     Ok(Compiled { data, cacheable })
 }
@@ -101,7 +100,7 @@ fn native(m: ir::Module, job: &Job) -> Result<Vec<u8>, Failure> {
         std::process::id(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::create_dir_all(&dir).map_err(|e| crate::cmd::io_err("create", &dir, e))?;
+    std::fs::create_dir_all(&dir).map_err(|e| pipeline::io_err("create", &dir, e))?;
     let result = (|| {
         let lib = job.emit == Emit::Lib;
         let out = dir.join(if lib {
@@ -115,7 +114,7 @@ fn native(m: ir::Module, job: &Job) -> Result<Vec<u8>, Failure> {
             ..pipeline::Codegen::default()
         };
         pipeline::native::build(m, lib, &out, None, &cg)?;
-        let read = |p: &Path| std::fs::read(p).map_err(|e| crate::cmd::io_err("read", p, e));
+        let read = |p: &Path| std::fs::read(p).map_err(|e| pipeline::io_err("read", p, e));
         let bytes = read(&out)?;
         if !lib {
             return Ok(bytes);

@@ -16,8 +16,8 @@ mod speed;
 mod svg;
 mod tools;
 
-use super::{io_err, write_output, CmdResult, Failure};
 use measure::{Run, Stat};
+use pipeline::{io_err, write_output, CmdResult, Failure};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tools::{first_error, onnx_nodes, row_of, skipped};
@@ -92,7 +92,7 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub codegen: pipeline::target::CodegenFlags,
     #[command(flatten)]
-    pub shapes: super::ShapeFlags,
+    pub shapes: pipeline::ShapeFlags,
 }
 
 /// How one tool fared on one model.

@@ -9,6 +9,10 @@ use std::thread::JoinHandle;
 
 pub type Job = Box<dyn FnOnce() + Send>;
 
+/// The queue is full, or the pool is stopping.
+#[derive(Debug)]
+pub struct Busy;
+
 /// Compiles recurse over the IR: give workers a main-thread-sized stack.
 const STACK: usize = 16 << 20;
 
@@ -45,20 +49,20 @@ impl Pool {
         })
     }
 
-    /// Queues a job; `Err` when the queue is full or the pool is stopping.
-    pub fn try_submit(&self, job: Job) -> Result<(), ()> {
+    /// Queues a job; `Busy` when the queue is full or the pool is stopping.
+    pub fn try_submit(&self, job: Job) -> Result<(), Busy> {
         let Ok(tx) = self.tx.lock() else {
-            return Err(());
+            return Err(Busy);
         };
         let Some(tx) = tx.as_ref() else {
-            return Err(());
+            return Err(Busy);
         };
         self.queued.fetch_add(1, Ordering::SeqCst);
         match tx.try_send(job) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
                 self.queued.fetch_sub(1, Ordering::SeqCst);
-                Err(())
+                Err(Busy)
             }
         }
     }

@@ -7,7 +7,7 @@ use ir::elements::{DType, Elements, NumClass};
 use std::path::Path;
 use std::process::Command;
 
-const ORACLE_PY: &str = include_str!("../../../../scripts/ort_oracle.py");
+const ORACLE_PY: &str = include_str!("../../scripts/ort_oracle.py");
 
 /// Largest output difference, absolute and relative to the reference's
 /// largest magnitude; `ok` when the latter is below [`TOLERANCE`].

@@ -7,7 +7,7 @@
 
 use super::measure::{self, Stat};
 use super::report::Machine;
-use crate::cmd::{io_err, CmdResult, Failure};
+use pipeline::{io_err, CmdResult, Failure};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;

@@ -9,8 +9,8 @@ use super::{Ctx, Failure, Status, ToolRow, BUILD, INFER, INFER_1T, ORT_INFER, OR
 use std::path::Path;
 use std::process::Command;
 
-const PEERS_PY: &str = include_str!("../../../../scripts/peers.py");
-const ORT_TIME_PY: &str = include_str!("../../../../scripts/ort_time.py");
+const PEERS_PY: &str = include_str!("../../scripts/peers.py");
+const ORT_TIME_PY: &str = include_str!("../../scripts/ort_time.py");
 
 /// The first non-empty line of the first failed run's output.
 pub fn first_error(runs: &[Run]) -> Option<String> {

@@ -8,9 +8,9 @@ use super::pool::Pool;
 use super::protocol::{self, DiagOut, ErrorKind, Op, Request, Response, Status, Timings};
 use super::shared::{Holder, Lock, Shared, SharedConfig};
 use super::work::{self, Emit};
-use crate::cmd::Failure;
 use dashmap::DashMap;
 use frontend::import::{ImportOptions, InputShape};
+use pipeline::Failure;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -277,10 +277,10 @@ impl Service {
                 )))
             }
             (Op::Fold, b) => b,
-            (_, b) => Some(b.unwrap_or(crate::driver::DEFAULT_FOLD_EXPANSION_BOUND)),
+            (_, b) => Some(b.unwrap_or(pipeline::DEFAULT_FOLD_EXPANSION_BOUND)),
         };
         if let Some(s) = &stop_after {
-            let stages = crate::driver::stage_names();
+            let stages = pipeline::stage_names();
             if !stages.contains(&s.as_str()) {
                 return Err(bad(format!(
                     "unknown stage '{s}' (stages: {})",

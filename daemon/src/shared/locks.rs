@@ -7,7 +7,7 @@
 //! instead of waiting forever.
 
 use super::{lock, millis, script, Key, Lock, Shared};
-use crate::daemon::cache::hex;
+use crate::cache::hex;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 

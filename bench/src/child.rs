@@ -5,11 +5,10 @@
 //! `key<TAB>values...` line per figure), `model.ll`, `model.weights.bin`,
 //! `driver.c` and sample inputs `in_N.bin` into the work directory.
 
-use crate::cmd::{io_err, Failure, PassFlags};
-use crate::driver;
 use ir::elements::{DType, Elements, NumClass};
 use ir::pass::PassManager;
 use ir::Module;
+use pipeline::{io_err, Failure, PassFlags};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -55,7 +54,7 @@ fn compile(
     rep: &mut String,
 ) -> Result<(), Failure> {
     let t = Instant::now();
-    let mut m = driver::import(model, &inputs.import)?;
+    let mut m = pipeline::import(model, &inputs.import)?;
     let _ = writeln!(rep, "stage\timport\t{}", t.elapsed().as_secs_f64());
     let (ops, consts) = count_ops(&m);
     let _ = writeln!(rep, "nodes_before\t{ops}\t{consts}");
@@ -72,13 +71,13 @@ fn compile(
         timing: true,
         ..PassFlags::default()
     };
-    for (stage, pipeline) in driver::STAGES {
+    for (stage, pipeline) in pipeline::STAGES {
         let mut pm = PassManager::new();
         // The same fold bound as `onnxc compile`.
         let pipeline = match *stage {
-            "constprop" => driver::constprop_pipeline(
+            "constprop" => pipeline::constprop_pipeline(
                 pipeline,
-                Some(driver::DEFAULT_FOLD_EXPANSION_BOUND),
+                Some(pipeline::DEFAULT_FOLD_EXPANSION_BOUND),
                 true,
             ),
             _ => cg.stage_pipeline(stage, pipeline),
@@ -112,7 +111,7 @@ fn compile(
     let ll_path = dir.join("model.ll");
     let sidecar = pipeline::native::sidecar_path(&ll_path);
     let _ = std::fs::remove_file(&sidecar);
-    let ll = pipeline::native::emit_ll(&m, driver::ENTRY, Some(&sidecar))?;
+    let ll = pipeline::native::emit_ll(&m, pipeline::ENTRY, Some(&sidecar))?;
     std::fs::write(&ll_path, ll.as_bytes()).map_err(|e| io_err("write", &ll_path, e))?;
     let _ = writeln!(rep, "stage\temit-llvm\t{}", t.elapsed().as_secs_f64());
     let _ = writeln!(rep, "llvm_ir_bytes\t{}", ll.len());
@@ -129,11 +128,11 @@ fn compile(
             shape: e.shape().to_vec(),
         })
         .collect();
-    let c = lower::cabi::c_driver(&m, driver::MAIN_GRAPH, driver::ENTRY, &inputs)?;
+    let c = lower::cabi::c_driver(&m, pipeline::MAIN_GRAPH, pipeline::ENTRY, &inputs)?;
     let c_path = dir.join("driver.c");
     std::fs::write(&c_path, c).map_err(|e| io_err("write", &c_path, e))?;
     let outputs = m
-        .lookup_symbol(driver::MAIN_GRAPH)
+        .lookup_symbol(pipeline::MAIN_GRAPH)
         .map_or(0, |f| ir::dialects::func::declared_results(&m, f));
     let _ = writeln!(rep, "io\t{}\t{outputs}", inputs.len());
     Ok(())
@@ -142,7 +141,7 @@ fn compile(
 /// (ops, of which `onnx.Constant`) in the main graph, excluding the
 /// function op itself.
 fn count_ops(m: &Module) -> (usize, usize) {
-    let Some(f) = m.lookup_symbol(driver::MAIN_GRAPH) else {
+    let Some(f) = m.lookup_symbol(pipeline::MAIN_GRAPH) else {
         return (0, 0);
     };
     let ops = m.collect_ops(f);
@@ -158,7 +157,7 @@ fn ir_size(m: &Module, stage: &str, rep: &mut String) {
 /// (dtype, shape) of the main graph's inputs; dynamic dims become 1.
 fn input_types(m: &Module) -> Result<Vec<(DType, Vec<i64>)>, Failure> {
     let f = m
-        .lookup_symbol(driver::MAIN_GRAPH)
+        .lookup_symbol(pipeline::MAIN_GRAPH)
         .ok_or_else(|| ir::Diagnostic::error("the model has no main graph function"))?;
     let ft = ir::dialects::func::function_type(m, f)
         .ok_or_else(|| ir::Diagnostic::error("the main graph has no function type"))?;
