@@ -361,7 +361,8 @@ fn stat_json(s: &Stat) -> Value {
     json!({"median": s.median, "min": s.min, "max": s.max, "n": s.n})
 }
 
-/// All figures as JSON, in the shape docs/BENCHMARKS.md documents.
+/// All figures as JSON: the machine, the geomeans against onnxruntime, and
+/// per model its tools' rows, accuracy and compile detail.
 pub fn json(results: &[ModelResult], machine: &Machine, repeat: usize, runs: usize) -> String {
     let models: Vec<Value> = results.iter().map(model_json).collect();
     let report = json!({
