@@ -4,12 +4,10 @@
 //! stop the others, the summary table, atomic outputs under SIGKILL, and
 //! the same batch through a daemon.
 
-#[path = "daemon_common/mod.rs"]
-mod daemon_common;
-use daemon_common::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
+use testsuite::daemon::*;
 
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -178,7 +176,7 @@ fn killed_batch_leaves_no_truncated_artifact() {
         );
     }
     let out = dir.join("out");
-    let mut child = Command::new(ONNXC)
+    let mut child = Command::new(onnxc_bin())
         .args([
             "compile",
             s(&models),

@@ -4,12 +4,10 @@
 //! and on onnx's own test input matches the shipped output; their
 //! memref-level IR (`--emit memref`) is accepted by upstream `mlir-opt` 19.
 
-mod frontend_common;
-
-use frontend_common::{backend_data, parallel_map, python, repo_root};
 use ir::elements::{Elements, NumClass};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use testsuite::node_data::{backend_data, parallel_map, python, repo_root};
 
 const MLIR_OPT: &str = "/usr/lib/llvm-19/bin/mlir-opt";
 

@@ -6,10 +6,8 @@
 //! to a lazy view packed in chunks by the streaming writer. The folded
 //! model must have none of those ops left and give the original's outputs.
 
-mod frontend_common;
-
-use frontend_common::python;
 use std::process::Command;
+use testsuite::node_data::python;
 
 const GEN: &str = r#"
 import sys, numpy as np, onnx

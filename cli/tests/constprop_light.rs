@@ -6,11 +6,9 @@
 //! peaks below 1.5× the model it writes, and onnxruntime gives the folded
 //! model the original's outputs.
 
-mod frontend_common;
-
-use frontend_common::{backend_data, python, repo_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use testsuite::node_data::{backend_data, python, repo_root};
 
 fn onnxc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_onnxc"))

@@ -9,16 +9,14 @@
 // Test helpers outside #[test] fns panic on failure by design.
 #![allow(clippy::unwrap_used)]
 
-mod zoo_common;
-
 use std::path::PathBuf;
 use std::process::Command;
-use zoo_common::{ok, onnxc, rel_diff};
+use testsuite::zoo::{ok, onnxc, rel_diff};
 
 const SUITE: &str = "cpu_levels";
 
 fn zoo_with_oracle(name: &str) -> Case {
-    zoo_common::zoo_with_oracle(SUITE, name)
+    testsuite::zoo::zoo_with_oracle(SUITE, name)
 }
 
 /// A model, its inputs and onnxruntime's outputs for them.
@@ -57,7 +55,7 @@ fn assert_within(cpu: &str, level: &str, (model, ins, ort): &Case, extra: &[&str
 /// A directory of `workdir` where `script` (Python after [`PRELUDE`],
 /// the directory in `d`) wrote a model and its inputs.
 fn generated(name: &str, script: &str) -> PathBuf {
-    let dir = zoo_common::workdir(SUITE, name);
+    let dir = testsuite::zoo::workdir(SUITE, name);
     let script = format!("{PRELUDE}{script}");
     ok(Command::new("python3").args(["-c", &script]).arg(&dir));
     dir
@@ -100,7 +98,7 @@ open(d + "/x.pb", "wb").write(nh.from_array(x, "x").SerializeToString())
     );
     let model = dir.join("model.onnx");
     let ins = vec![dir.join("x.pb")];
-    let ort = zoo_common::ort_outputs(&model, &ins);
+    let ort = testsuite::zoo::ort_outputs(&model, &ins);
     let case = (model, ins, ort);
     for level in ["2", "3", "4"] {
         assert_matches("portable", level, &case, &[]);
@@ -154,7 +152,7 @@ open(d + "/a.pb", "wb").write(nh.from_array(a, "a").SerializeToString())
         .arg(&lib));
     let header = std::fs::read_to_string(dir.join("lib/m.h")).unwrap();
     assert!(header.contains("#define M_X86_LEVELS \"x86-64-v2 x86-64-v3 x86-64-v4 cascadelake\""));
-    let ort = zoo_common::ort_outputs(&model, &ins);
+    let ort = testsuite::zoo::ort_outputs(&model, &ins);
     let case = (model, ins, ort);
     for level in ["2", "3", "4", "5"] {
         assert_within("portable", level, &case, &[], 0.0);
@@ -175,7 +173,7 @@ fn under_valgrind_the_level_the_cpu_has_runs() {
 #[test]
 fn the_portable_build_carries_every_level_and_target_cpu_pins_one() {
     // The header's record of the levels is checked by threads.rs.
-    let dir = zoo_common::workdir(SUITE, "header");
+    let dir = testsuite::zoo::workdir(SUITE, "header");
     let model = dir.join("cnn.onnx");
     ok(onnxc().args(["zoo", "gen", "cnn", "-o"]).arg(&model));
     let ll = |extra: &[&str]| {

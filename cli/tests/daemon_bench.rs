@@ -3,10 +3,9 @@
 //! correctness test; run it on a release build:
 //!   cargo test --release -p onnxc --test daemon_bench -- --ignored --nocapture
 
-mod daemon_common;
-use daemon_common::*;
 use serde_json::json;
 use std::time::{Duration, Instant};
+use testsuite::daemon::*;
 
 /// `clients` threads send `per_client` requests each; returns req/s and
 /// the sorted client-side latencies.

@@ -8,10 +8,9 @@
 //! to them. The cancellation latency itself (docs: under 100 ms) is a
 //! benchmark figure: `cargo test -p onnxc --test daemon_bench`.
 
-mod daemon_common;
-use daemon_common::*;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
+use testsuite::daemon::*;
 
 /// Compiles for about a second in a debug build.
 const SLOW: &str = "chain-3000";

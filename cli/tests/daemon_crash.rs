@@ -2,12 +2,11 @@
 //! Crash consistency of the persisted cache (SIGKILL mid-compile, a
 //! corrupted entry) and graceful shutdown (SIGTERM, `shutdown`).
 
-mod daemon_common;
-use daemon_common::*;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use testsuite::daemon::*;
 
 fn entries(cache: &std::path::Path) -> (usize, Vec<String>) {
     let mut n = 0;
@@ -45,7 +44,7 @@ fn sigkill_mid_compile_leaves_cache_consistent() {
         .map(|t| {
             let (socket, stop) = (d.socket.clone(), stop.clone());
             std::thread::spawn(move || {
-                let mut c = daemon_common::Conn::unix(&socket);
+                let mut c = testsuite::daemon::Conn::unix(&socket);
                 let mut n = t;
                 while !stop.load(Ordering::SeqCst) && n < 16 {
                     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -3,12 +3,11 @@
 //! bounded, FIFOs refused, the auth token; and the request options
 //! `input_shapes`, `emit: obj|lib`. Cancellation: daemon_cancel.rs.
 
-mod daemon_common;
-use daemon_common::*;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
+use testsuite::daemon::*;
 
 /// Connections that send part of a line and stop are closed after
 /// --line-timeout, so they cannot hold every connection slot.

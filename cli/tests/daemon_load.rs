@@ -4,12 +4,11 @@
 //! models and paths outside the root: every request gets the right answer
 //! and the daemon stays up. Plus the refusals and limits one by one.
 
-mod daemon_common;
-use daemon_common::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+use testsuite::daemon::*;
 
 #[test]
 fn concurrent_clients_mixed_requests() {

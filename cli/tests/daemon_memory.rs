@@ -6,11 +6,10 @@
 //! first 500.
 //! ONNXC_MEMORY_MODELS overrides the count.
 
-mod daemon_common;
-use daemon_common::*;
 use models::graph::{attr, GraphBuilder};
 use serde_json::json;
 use std::time::Instant;
+use testsuite::daemon::*;
 
 /// Model `i`: one Relu whose input, output and node names and an extra
 /// attribute (not in the op table, so kept for export) are unique, long

@@ -7,11 +7,10 @@
 //! Redis needs a secret. Each test starts its own redis-server on a free
 //! loopback port.
 
-mod daemon_common;
-use daemon_common::*;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
+use testsuite::daemon::*;
 
 /// A model whose compile takes long enough (seconds in a debug build) to
 /// be caught in flight.

@@ -5,10 +5,9 @@
 //! stay where they were after the first 100 requests.
 //! ONNXC_SOAK_REQUESTS overrides the count (default 1000).
 
-mod daemon_common;
-use daemon_common::*;
 use serde_json::json;
 use std::time::Instant;
+use testsuite::daemon::*;
 
 #[test]
 fn soak_heap_and_rss_stay_flat() {

@@ -2,11 +2,9 @@
 //! The frontend through the `onnxc` binary: external data on output, and
 //! hostile files ending in a diagnostic with exit code 1.
 
-mod frontend_common;
-
-use frontend_common::{python, repo_root};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use testsuite::node_data::{python, repo_root};
 
 fn onnxc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_onnxc"))

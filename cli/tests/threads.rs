@@ -8,19 +8,17 @@
 // Test helpers outside #[test] fns panic on failure by design.
 #![allow(clippy::unwrap_used)]
 
-mod zoo_common;
-
 use std::process::Command;
-use zoo_common::{ok, onnxc, rel_diff};
+use testsuite::zoo::{ok, onnxc, rel_diff};
 
 fn workdir(name: &str) -> std::path::PathBuf {
-    zoo_common::workdir("threads", name)
+    testsuite::zoo::workdir("threads", name)
 }
 
 #[test]
 fn zoo_models_at_one_and_two_threads_match_onnxruntime() {
     for name in ["mlp", "cnn", "squeezenet", "bert-tiny"] {
-        let (model, ins, ort) = zoo_common::zoo_with_oracle("threads", name);
+        let (model, ins, ort) = testsuite::zoo::zoo_with_oracle("threads", name);
         let dir = model.parent().unwrap().to_path_buf();
         for threads in ["1", "2"] {
             let out = dir.join(format!("t{threads}"));

@@ -3,11 +3,9 @@
 //! transforms filetests, and the executed dealloc filetests after the
 //! deallocation pipeline and its lowering (memref IR as the models give it).
 
-mod frontend_common;
-
-use frontend_common::{parallel_map, repo_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use testsuite::node_data::{parallel_map, repo_root};
 
 const MLIR_OPT: &str = "/usr/lib/llvm-19/bin/mlir-opt";
 

@@ -1,13 +1,12 @@
 //! Shared by the tests that run zoo models against onnxruntime: the
 //! onnxc binary, a scratch directory per test, the zoo model with its
 //! sample inputs and onnxruntime's outputs, and their difference.
-#![allow(dead_code, clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub fn onnxc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_onnxc"))
+    Command::new(crate::onnxc_bin())
 }
 
 /// Runs `cmd`; its stdout, or a panic with its output.
@@ -24,9 +23,7 @@ pub fn ok(cmd: &mut Command) -> Vec<u8> {
 
 /// A fresh directory `suite/name` under the test target's scratch space.
 pub fn workdir(suite: &str, name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(suite)
-        .join(name);
+    let d = crate::target_tmp().join(suite).join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -83,7 +80,7 @@ pub fn zoo_with_oracle(suite: &str, name: &str) -> (PathBuf, Vec<PathBuf>, PathB
 /// onnxruntime's outputs of `model` for `ins`, in `ort/` next to it.
 pub fn ort_outputs(model: &Path, ins: &[PathBuf]) -> PathBuf {
     let ort = model.with_file_name("ort");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/ort_oracle.py");
+    let script = crate::repo_root().join("scripts/ort_oracle.py");
     let mut cmd = Command::new("python3");
     cmd.arg(&script).arg(model).arg("--output-dir").arg(&ort);
     for i in ins {

@@ -1,15 +1,13 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test harness: setup failures abort
 //! Import → export round trip of every backend test model we import (node,
 //! simple, light_*): the exported model must run in onnxruntime with the
-//! outputs of the original. Cases in `frontend/tests/roundtrip_expected.txt`
+//! outputs of the original. Cases in `testsuite/allowlists/frontend_roundtrip.txt`
 //! must pass; `ONNXC_BLESS=1` rewrites that list with today's passes.
 
-mod frontend_common;
-
-use frontend_common::{backend_data, cases, parallel_map, python, repo_root};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use testsuite::node_data::{backend_data, cases, parallel_map, python, repo_root};
 
 /// Light models are also written with external data above this size.
 const EXTERNAL_THRESHOLD: usize = 1024;
@@ -51,10 +49,7 @@ fn prepare(data: &Path, out: &Path, case: &str) -> Prepared {
 }
 
 fn expected_path() -> PathBuf {
-    repo_root()
-        .join("frontend")
-        .join("tests")
-        .join("roundtrip_expected.txt")
+    testsuite::allowlist("frontend_roundtrip.txt")
 }
 
 fn read_expected() -> BTreeSet<String> {
@@ -174,7 +169,7 @@ fn import_export_round_trip_runs_in_onnxruntime() {
         let text: String = passing.iter().map(|n| format!("{n}\n")).collect();
         std::fs::write(
             expected_path(),
-            format!("# Round-trip cases expected to pass (cli/tests/frontend_roundtrip.rs).\n# Regenerate with ONNXC_BLESS=1.\n{text}"),
+            format!("# Round-trip cases expected to pass (testsuite/tests/frontend_roundtrip.rs).\n# Regenerate with ONNXC_BLESS=1.\n{text}"),
         )
         .unwrap();
         eprintln!("blessed {} passing cases", passing.len());

@@ -3,11 +3,9 @@
 //! `simple` and `light_*` models) is imported, or refused with a precise
 //! "unsupported ..." diagnostic. No panic, no vague error.
 
-mod frontend_common;
-
-use frontend_common::{backend_data, cases, parallel_map};
 use std::collections::BTreeMap;
 use std::path::Path;
+use testsuite::node_data::{backend_data, cases, parallel_map};
 
 enum Outcome {
     Imported,

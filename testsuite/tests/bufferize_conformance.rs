@@ -9,17 +9,14 @@
 //! Cases are batched: one LLVM module and one C driver per batch (see
 //! `lower::cabi_batch`), one clang call each, two batches at a time.
 //!
-//! * default: every case of `bufferize/tests/run_expected.txt` must pass.
-//! * `ONNXC_CONFORMANCE=full cargo test -p onnxc --test bufferize_conformance
+//! * default: every case of `testsuite/allowlists/bufferize_run.txt` must pass.
+//! * `ONNXC_CONFORMANCE=full cargo test -p testsuite --test bufferize_conformance
 //!   -- --nocapture`: the census of every node case; the per-case outcome
 //!   goes to `target/bufferize-conformance/census.txt`; with `ONNXC_BLESS=1`
 //!   the passing set is written to the allowlist.
 //! * `ONNXC_CASES=averagepool,conv_` (with either mode): only the cases whose
 //!   name contains one of the comma-separated substrings (never blessed).
 
-mod frontend_common;
-
-use frontend_common::{backend_data, compare_outputs, parallel_map, repo_root, spec_undefined};
 use ir::elements::{DType, Elements};
 use ir::pass::{PassManager, PassRegistry};
 use lower::cabi::DriverInput;
@@ -27,12 +24,15 @@ use lower::cabi_batch::{batch_driver, merge_llvm, output_layout, BatchCase};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use testsuite::node_data::{
+    backend_data, compare_outputs, parallel_map, repo_root, spec_undefined,
+};
 
 const BATCH: usize = 120;
 const PIPELINE: &str = "constprop,scrub,bufferize,split-alloc,dealloc-pipeline,lower-to-llvm-ready";
 
 fn allowlist_path() -> PathBuf {
-    repo_root().join("bufferize/tests/run_expected.txt")
+    testsuite::allowlist("bufferize_run.txt")
 }
 
 fn registry() -> PassRegistry {

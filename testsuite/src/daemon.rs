@@ -1,6 +1,5 @@
 //! Helpers of the daemon tests: a daemon child process that is killed when
 //! the test ends, a line client, and zoo models with reference artifacts.
-#![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -9,19 +8,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const ONNXC: &str = env!("CARGO_BIN_EXE_onnxc");
+pub use crate::onnxc_bin;
 
 pub fn workdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("daemon")
-        .join(name);
+    let d = crate::target_tmp().join("daemon").join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create workdir");
     d
 }
 
 pub fn onnxc(args: &[&str]) -> std::process::Output {
-    Command::new(ONNXC).args(args).output().expect("run onnxc")
+    Command::new(onnxc_bin())
+        .args(args)
+        .output()
+        .expect("run onnxc")
 }
 
 pub fn onnxc_ok(args: &[&str]) -> Vec<u8> {
@@ -87,7 +87,7 @@ impl Daemon {
         extra: &[&str],
         hold: Option<&Path>,
     ) -> Result<Daemon, String> {
-        let mut cmd = Command::new(ONNXC);
+        let mut cmd = Command::new(onnxc_bin());
         if let Some(h) = hold {
             cmd.env("ONNXC_TEST_HOLD", h);
         }

@@ -6,21 +6,17 @@
 //! Output elements the ONNX spec leaves undefined (a float → integer Cast
 //! out of range) are not compared, and the run says so.
 //!
-//! `constprop/tests/fold_expected.txt` lists the cases that pass; a listed
+//! `testsuite/allowlists/constprop_fold.txt` lists the cases that pass; a listed
 //! case that fails is a regression. Regenerate the list after improving the
-//! kernels with `ONNXC_UPDATE_FOLD_EXPECTED=1 cargo test -p onnxc --test
+//! kernels with `ONNXC_UPDATE_FOLD_EXPECTED=1 cargo test -p testsuite --test
 //! constprop_conformance`. One case alone: `ONNXC_FOLD_CASE=node/test_abs`.
-
-mod frontend_common;
 
 use frontend::import::tensor::elements_to_tensor;
 use frontend::proto::type_proto;
-use frontend_common::{
-    backend_data, cases, compare_outputs, parallel_map, repo_root, spec_undefined,
-};
 use ir::pass::{PassContext, PassRegistry};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use testsuite::node_data::{backend_data, cases, compare_outputs, parallel_map, spec_undefined};
 
 enum Outcome {
     /// Sequences, optionals or maps among the graph inputs/outputs.
@@ -30,10 +26,7 @@ enum Outcome {
 }
 
 fn expected_list() -> PathBuf {
-    repo_root()
-        .join("constprop")
-        .join("tests")
-        .join("fold_expected.txt")
+    testsuite::allowlist("constprop_fold.txt")
 }
 
 fn is_tensor(t: &Option<frontend::proto::TypeProto>) -> bool {
@@ -218,13 +211,13 @@ fn node_tests_fold_completely() {
     );
     if only.is_none() && std::env::var_os("ONNXC_UPDATE_FOLD_EXPECTED").is_some() {
         let mut text = String::from(
-            "# Backend node tests that fold completely (cli/tests/constprop_conformance.rs).\n",
+            "# Backend node tests that fold completely (testsuite/tests/constprop_conformance.rs).\n",
         );
         for c in &passed {
             text.push_str(c);
             text.push('\n');
         }
-        std::fs::write(expected_list(), text).expect("write fold_expected.txt");
+        std::fs::write(expected_list(), text).expect("write constprop_fold.txt");
     }
     assert!(
         regressions.is_empty(),
