@@ -389,10 +389,176 @@ fn view(w: &mut String, r: &Row) -> Result<(), String> {
         w,
         "        pub fn of(m: &'m Module, op: OpId) -> Self {{ {name} {{ m, op }} }}"
     );
+    let _ = writeln!(w, "        /// The view of `op` when it is an `{name}`.");
+    let _ = writeln!(
+        w,
+        "        pub fn try_of(m: &'m Module, op: OpId) -> Option<Self> {{ \
+         (crate::OpKind::of(m, op) == Some(crate::OpKind::{name})).then_some({name} {{ m, op }}) }}"
+    );
     for a in &r.attrs {
         accessor(w, a).map_err(|e| format!("ops.table:{}: {e}", r.line))?;
     }
+    operands(w, r)?;
+    builder(w, r)?;
     let _ = writeln!(w, "    }}");
+    new_op(w, r)
+}
+
+/// `X::build(operands..)`: the typed builder of a new `X`.
+fn builder(w: &mut String, r: &Row) -> Result<(), String> {
+    let name = &r.name;
+    let mut params = Vec::new();
+    let mut items = Vec::new();
+    for p in &r.inputs {
+        let f = operand_method(r, p)?;
+        match p.arity {
+            "Single" => {
+                params.push(format!("{f}: ir::ValueId"));
+                items.push(format!("Some({f})"));
+            }
+            "Optional" => {
+                params.push(format!("{f}: Option<ir::ValueId>"));
+                items.push(f);
+            }
+            _ => {
+                params.push(format!("{f}: &[ir::ValueId]"));
+                items.push(format!("..{f}"));
+            }
+        }
+    }
+    // A variadic input spreads its values (it comes last in the table).
+    let fixed: Vec<&str> = items
+        .iter()
+        .filter(|i| !i.starts_with(".."))
+        .map(String::as_str)
+        .collect();
+    let spread: Vec<&str> = items.iter().filter_map(|i| i.strip_prefix("..")).collect();
+    let mut operands = format!("Vec::<Option<ir::ValueId>>::from([{}])", fixed.join(", "));
+    for f in spread {
+        operands = format!("{operands}.into_iter().chain({f}.iter().copied().map(Some)).collect()");
+    }
+    let _ = writeln!(
+        w,
+        "        /// A new `{name}` of these operands, its attributes at their defaults."
+    );
+    let _ = writeln!(w, "        #[allow(clippy::too_many_arguments)]");
+    let _ = writeln!(
+        w,
+        "        pub fn build({}) -> New{name} {{ New{name}(NewOp::new(crate::OpKind::{name}, {operands})) }}",
+        params.join(", ")
+    );
+    Ok(())
+}
+
+/// `NewX`: a new `X` with a setter per attribute.
+fn new_op(w: &mut String, r: &Row) -> Result<(), String> {
+    let name = &r.name;
+    let _ = writeln!(w, "    /// A new `{name}` to insert (`{name}::build`).");
+    let _ = writeln!(w, "    #[derive(Clone, Debug)]");
+    let _ = writeln!(w, "    pub struct New{name}(pub NewOp);");
+    let _ = writeln!(w, "    impl New{name} {{");
+    for a in &r.attrs {
+        let (arg, conv) = match a.ty.as_str() {
+            "int" => ("i64", "int_attr(v)"),
+            "float" => ("f64", "float_attr(v)"),
+            "string" => ("&str", "string_attr(v)"),
+            "ints" => ("&[i64]", "ints_attr(v)"),
+            "floats" => ("&[f64]", "floats_attr(v)"),
+            "strings" => ("&[&str]", "strings_attr(v)"),
+            "tensor" => ("ir::elements::Elements", "tensor_attr(v)"),
+            _ => continue,
+        };
+        let f = snake(&a.name);
+        let _ = writeln!(
+            w,
+            "        pub fn {f}(mut self, v: {arg}) -> Self {{ self.0.set(\"{}\", {conv}); self }}",
+            a.name
+        );
+    }
+    let _ = writeln!(
+        w,
+        "        /// Inserts it at `at` with results of `result_types`."
+    );
+    let _ = writeln!(
+        w,
+        "        pub fn insert(self, m: &mut Module, at: ir::InsertPoint, result_types: Vec<ir::Type>, loc: ir::Location) -> OpId {{ self.0.insert(m, at, result_types, loc) }}"
+    );
+    let _ = writeln!(w, "    }}");
+    let _ = writeln!(
+        w,
+        "    impl From<New{name}> for NewOp {{ fn from(n: New{name}) -> NewOp {{ n.0 }} }}"
+    );
+    Ok(())
+}
+
+/// Rust keywords an input name may spell.
+const KEYWORDS: [&str; 12] = [
+    "as", "const", "fn", "for", "if", "in", "loop", "match", "mod", "ref", "type", "where",
+];
+
+/// The method name of input `p`, distinct from the view's other methods.
+fn operand_method(r: &Row, p: &Param) -> Result<String, String> {
+    let f = snake(&p.name);
+    let taken = ["of", "try_of", "m", "op"].contains(&f.as_str())
+        || r.attrs.iter().any(|a| snake(&a.name) == f);
+    let f = if taken { format!("{f}_operand") } else { f };
+    if KEYWORDS.contains(&f.as_str()) {
+        return Ok(format!("{f}_"));
+    }
+    if r.inputs
+        .iter()
+        .filter(|q| snake(&q.name) == snake(&p.name))
+        .count()
+        > 1
+    {
+        return Err(format!(
+            "ops.table:{}: two inputs named '{}'",
+            r.line, p.name
+        ));
+    }
+    Ok(f)
+}
+
+/// Named operand accessors (and position constants) for the inputs up to
+/// and including the first variadic one; positions after it vary.
+fn operands(w: &mut String, r: &Row) -> Result<(), String> {
+    for (i, p) in r.inputs.iter().enumerate() {
+        let f = operand_method(r, p)?;
+        let key = &p.name;
+        match p.arity {
+            "Variadic { min: 1 }" | "Variadic { min: 0 }" => {
+                let _ = writeln!(
+                    w,
+                    "        /// The variadic operands `{key}` (from #{i} on)."
+                );
+                let _ = writeln!(
+                    w,
+                    "        pub fn {f}(&self) -> &'m [ir::ValueId] {{ self.m.operands(self.op).get({i}..).unwrap_or(&[]) }}"
+                );
+                return Ok(());
+            }
+            "Optional" => {
+                let _ = writeln!(w, "        /// Operand #{i} `{key}`, `None` when omitted.");
+                let _ = writeln!(
+                    w,
+                    "        pub fn {f}(&self) -> Option<ir::ValueId> {{ present(self.m, self.m.operand(self.op, {i})) }}"
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    w,
+                    "        /// Operand #{i} `{key}` (`None` only in a malformed module)."
+                );
+                let _ = writeln!(
+                    w,
+                    "        pub fn {f}(&self) -> Option<ir::ValueId> {{ self.m.operand(self.op, {i}) }}"
+                );
+            }
+        }
+        let c = f.trim_end_matches('_').to_uppercase();
+        let _ = writeln!(w, "        /// The position of operand `{key}`.");
+        let _ = writeln!(w, "        pub const {c}: usize = {i};");
+    }
     Ok(())
 }
 

@@ -60,13 +60,13 @@ pub fn make_i64s(m: &mut Module, before: OpId, shape: Vec<i64>, values: &[i64]) 
     make_const(m, before, e)
 }
 
-/// Inserts a one-result op before `before`; `suffix` keeps the ONNX node
-/// names of ops made from one op distinct.
+/// Inserts a one-result op (a typed builder's, `ops::Add::build(a, b)`)
+/// before `before`; `suffix` keeps the ONNX node names of ops made from
+/// one op distinct.
 pub(crate) fn make_op(
     m: &mut Module,
     before: OpId,
-    kind: OpKind,
-    operands: Vec<ValueId>,
+    new: impl Into<onnx::NewOp>,
     ty: Type,
     suffix: &str,
 ) -> Option<ValueId> {
@@ -74,16 +74,9 @@ pub(crate) fn make_op(
         ir::Location::Name(n) if !suffix.is_empty() => ir::Location::name(&format!("{n}/{suffix}")),
         l => l.clone(),
     };
-    let o = m.create_op(
-        Sym::new(kind.ir_name()),
-        OpSpec {
-            operands,
-            result_types: vec![ty],
-            loc,
-            ..OpSpec::default()
-        },
-    );
-    m.insert(o, InsertPoint::Before(before));
+    let o = new
+        .into()
+        .insert(m, InsertPoint::Before(before), vec![ty], loc);
     m.result(o, 0)
 }
 

@@ -6,12 +6,10 @@
 
 use super::batchnorm::{channel_elements, channels_of, split};
 use super::{make_const, make_op};
-use ir::attr::Attribute;
 use ir::elements::DType;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
-use ir::types::FloatKind;
-use ir::{Module, OpId, Result, Type, ValueId};
+use ir::{Module, OpId, Result, ValueId};
 use onnx::OpKind;
 
 pub struct AffineAsBatchNorm;
@@ -63,15 +61,14 @@ impl Pattern for AffineAsBatchNorm {
         let Some(consts) = consts else {
             return Ok(false);
         };
-        let operands = [vec![a.x], consts].concat();
-        let ty = m.value_type(y).clone();
-        let Some(bn) = make_op(m, op, OpKind::BatchNormalization, operands, ty, "") else {
+        let [scale, bias, mean, var] = consts[..] else {
             return Ok(false);
         };
-        if let Some(d) = m.defining_op(bn) {
-            let zero = Attribute::Float(0.0, Type::Float(FloatKind::F32));
-            m.set_attr(d, "epsilon", zero);
-        }
+        let ty = m.value_type(y).clone();
+        let new = onnx::ops::BatchNormalization::build(a.x, scale, bias, mean, var).epsilon(0.0);
+        let Some(bn) = make_op(m, op, new, ty, "") else {
+            return Ok(false);
+        };
         m.replace_all_uses(y, bn);
         m.erase_op(op);
         Ok(true)

@@ -155,7 +155,7 @@ fn into_matmul(m: &mut Module, mm: OpId, bn_op: OpId, bn: &Affine) -> Option<Val
     let ty = m.value_type(y).clone();
     let wv = make_const(m, mm, nw)?;
     let sv = make_const(m, bn_op, shift)?;
-    let add = make_op(m, bn_op, OpKind::Add, vec![y, sv], ty, "shift")?;
+    let add = make_op(m, bn_op, ops::Add::build(y, sv), ty, "shift")?;
     m.set_operands(mm, &[a, wv]);
     Some(add)
 }
@@ -223,10 +223,10 @@ impl Pattern for FoldBatchNorm {
         let (Some(kv), Some(sv)) = (make_const(m, op, kc), make_const(m, op, sc)) else {
             return Ok(false);
         };
-        let Some(mul) = make_op(m, op, OpKind::Mul, vec![x, kv], ty.clone(), "scale") else {
+        let Some(mul) = make_op(m, op, ops::Mul::build(x, kv), ty.clone(), "scale") else {
             return Ok(false);
         };
-        let Some(add) = make_op(m, op, OpKind::Add, vec![mul, sv], ty, "shift") else {
+        let Some(add) = make_op(m, op, ops::Add::build(mul, sv), ty, "shift") else {
             return Ok(false);
         };
         m.replace_all_uses(y, add);

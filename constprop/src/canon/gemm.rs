@@ -54,8 +54,7 @@ fn fuse(m: &mut Module, add: OpId) -> Option<ValueId> {
         2 => make_op(
             m,
             add,
-            OpKind::Gemm,
-            vec![a, w, c],
+            onnx::ops::Gemm::build(a, w, Some(c)),
             m.value_type(r).clone(),
             "",
         ),
@@ -79,16 +78,14 @@ fn fuse(m: &mut Module, add: OpId) -> Option<ValueId> {
             let a2 = make_op(
                 m,
                 add,
-                OpKind::Reshape,
-                vec![a, flat],
+                onnx::ops::Reshape::build(a, flat),
                 Type::tensor(vec![rows, k], elem.clone()),
                 "rows",
             )?;
             let g = make_op(
                 m,
                 add,
-                OpKind::Gemm,
-                vec![a2, w, c],
+                onnx::ops::Gemm::build(a2, w, Some(c)),
                 Type::tensor(vec![rows, n], elem),
                 "gemm",
             )?;
@@ -96,8 +93,7 @@ fn fuse(m: &mut Module, add: OpId) -> Option<ValueId> {
             make_op(
                 m,
                 add,
-                OpKind::Reshape,
-                vec![g, back],
+                onnx::ops::Reshape::build(g, back),
                 m.value_type(r).clone(),
                 "",
             )

@@ -30,13 +30,13 @@ struct Dq {
 fn dq(m: &Module, v: ValueId) -> Option<Dq> {
     let op = onnx::defined_by(m, v, OpKind::DequantizeLinear)?;
     let view = ops::DequantizeLinear::of(m, op);
-    if view.block_size() != 0 || crate::fold::is_none(m, op, 2) {
+    if view.block_size() != 0 {
         return None;
     }
     Some(Dq {
-        q: m.operand(op, 0)?,
-        scale: m.operand(op, 1)?,
-        zp: m.operand(op, 2)?,
+        q: view.x()?,
+        scale: view.x_scale()?,
+        zp: view.x_zero_point()?,
         axis: view.axis(),
         op,
     })
@@ -94,7 +94,11 @@ fn bias(m: &Module, d: &Dq, x: &Dq, w: &Dq) -> bool {
 /// The int8 op's operands for the float op `f`, whose only user is the
 /// QuantizeLinear `q`; `None` when the group does not qualify.
 fn operands(m: &Module, f: OpId, kind: OpKind) -> Option<Vec<ValueId>> {
-    let (x, w) = (dq(m, m.operand(f, 0)?)?, dq(m, m.operand(f, 1)?)?);
+    // Conv's X and W, MatMul's A and B: the first two operands alike.
+    let (x, w) = (
+        dq(m, m.operand(f, ops::Conv::X)?)?,
+        dq(m, m.operand(f, ops::Conv::W)?)?,
+    );
     if !per_tensor(m, &x) {
         return None;
     }
@@ -111,8 +115,8 @@ fn operands(m: &Module, f: OpId, kind: OpKind) -> Option<Vec<ValueId>> {
         return None;
     }
     let mut v = vec![x.q, x.scale, x.zp, w.q, w.scale, w.zp];
-    if kind == OpKind::Conv && m.operands(f).len() > 2 && !crate::fold::is_none(m, f, 2) {
-        let b = dq(m, m.operand(f, 2)?)?;
+    if let Some(bias_dq) = ops::Conv::try_of(m, f).and_then(|c| c.b()) {
+        let b = dq(m, bias_dq)?;
         if !bias(m, &b, &x, &w) {
             return None;
         }
@@ -122,16 +126,16 @@ fn operands(m: &Module, f: OpId, kind: OpKind) -> Option<Vec<ValueId>> {
 }
 
 fn fuse(m: &mut Module, q: OpId) -> Option<ValueId> {
-    let y = m.operand(q, 0)?;
+    let qv = ops::QuantizeLinear::of(m, q);
+    let y = qv.x()?;
     let f = m.defining_op(y)?;
     let (kind, int8) = match OpKind::of(m, f)? {
         OpKind::Conv => (OpKind::Conv, OpKind::QLinearConv),
         OpKind::MatMul => (OpKind::MatMul, OpKind::QLinearMatMul),
         _ => return None,
     };
-    let (ys, yz) = (m.operand(q, 1)?, m.operand(q, 2)?);
+    let (ys, yz) = (qv.y_scale()?, qv.y_zero_point()?);
     let out = m.result(q, 0)?;
-    let qv = ops::QuantizeLinear::of(m, q);
     if m.uses(y).len() != 1 || qv.block_size() != 0 || !single(m, ys) || !single(m, yz) {
         return None;
     }

@@ -167,7 +167,8 @@ impl Pattern for Reassociate {
                 (false, false) => (s.fam.same, vec![s.x, k]),
             }
         };
-        let Some(n) = make_op(m, op, kind, operands, ty, "") else {
+        let new = onnx::NewOp::new(kind, operands.into_iter().map(Some).collect());
+        let Some(n) = make_op(m, op, new, ty, "") else {
             return Ok(false);
         };
         m.replace_all_uses(r, n);

@@ -59,14 +59,14 @@ impl Pattern for ExpandRepeats {
             let Ok(value) = Elements::splat(e.dtype(), vec![1], first) else {
                 return Ok(false);
             };
-            let x = make_op(m, op, OpKind::ConstantOfShape, vec![s], ty, "");
+            let x = make_op(m, op, ops::ConstantOfShape::build(s), ty, "");
             if let Some(d) = x.and_then(|x| m.defining_op(x)) {
                 m.set_attr(d, "value", ir::Attribute::Elements(value));
             }
             x
         } else {
             let c = make_const(m, op, core.materialized());
-            c.and_then(|c| make_op(m, op, OpKind::Expand, vec![c, s], ty, ""))
+            c.and_then(|c| make_op(m, op, ops::Expand::build(c, s), ty, ""))
         };
         let Some(x) = x else {
             return Ok(false);

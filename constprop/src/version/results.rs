@@ -97,7 +97,7 @@ fn pad_rank(m: &mut Module, v: ValueId, max: usize, before: OpId) -> Option<(Val
         let axes = make_i64s(m, before, vec![lead as i64], &axes)?;
         let dims: Vec<i64> = std::iter::repeat_n(1, lead).chain(s).collect();
         let ty = Type::tensor(dims, m.value_type(v).element_type().clone());
-        let padded = make_op(m, before, OpKind::Unsqueeze, vec![v, axes], ty, "")?;
+        let padded = make_op(m, before, onnx::ops::Unsqueeze::build(v, axes), ty, "")?;
         return Some((padded, rank));
     }
     let iff = m.defining_op(v)?;

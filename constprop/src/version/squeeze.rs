@@ -47,20 +47,20 @@ pub(super) fn expand_squeeze(m: &mut Module, op: OpId) -> bool {
 fn squeeze_axis(m: &mut Module, before: OpId, v: ValueId, axis: usize) -> Option<ValueId> {
     let axes = make_i64s(m, before, vec![1], &[axis as i64])?;
     let ty = Type::unranked_tensor(m.value_type(v).element_type().clone());
-    make_op(m, before, OpKind::Squeeze, vec![v, axes], ty, "")
+    make_op(m, before, onnx::ops::Squeeze::build(v, Some(axes)), ty, "")
 }
 
 /// `If(Shape(v)[axis] == 1) { Squeeze(v, [axis]) } else { v }` before `at`.
 fn squeeze_if_one(m: &mut Module, at: OpId, v: ValueId, axis: usize) -> Option<ValueId> {
     let rank = m.value_type(v).shape().map_or(ir::DYN, |s| s.len() as i64);
     let shape_ty = Type::tensor(vec![rank], Type::i64());
-    let shape = make_op(m, at, OpKind::Shape, vec![v], shape_ty, "")?;
+    let shape = make_op(m, at, onnx::ops::Shape::build(v), shape_ty, "")?;
     let index = make_i64s(m, at, vec![], &[axis as i64])?;
     let scalar = Type::tensor(vec![], Type::i64());
-    let dim = make_op(m, at, OpKind::Gather, vec![shape, index], scalar, "")?;
+    let dim = make_op(m, at, onnx::ops::Gather::build(shape, index), scalar, "")?;
     let one = make_i64s(m, at, vec![], &[1])?;
     let flag = Type::tensor(vec![], Type::i1());
-    let cond = make_op(m, at, OpKind::Equal, vec![dim, one], flag, "")?;
+    let cond = make_op(m, at, onnx::ops::Equal::build(dim, one), flag, "")?;
     let elem = m.value_type(v).element_type().clone();
     let iff = m.create_op(
         Sym::new(OpKind::If.ir_name()),
