@@ -33,3 +33,13 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_else(|| "unknown panic".into())
 }
+
+/// The examples of docs/ARCHITECTURE.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/ARCHITECTURE.md")]
+pub struct ArchitectureExamples;
+
+/// The examples of CONTRIBUTING.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../CONTRIBUTING.md")]
+pub struct ContributingExamples;

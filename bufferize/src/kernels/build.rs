@@ -105,13 +105,13 @@ fn slot_of(b: &mut Builder<'_>, out: ValueId, v: ValueId, axis: usize, offset: V
 }
 
 pub fn split(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Split::INPUT)?;
     let rank = shape_of(b.m, x).len();
     let axis = super::axis(b.m, op, ops::Split::of(b.m, op).axis(), rank)?;
     let nout = b.m.results(op).len();
     let dx = dims(b, x);
-    let sizes: Vec<ValueId> = if cx.has_input(b.m, op, 1) {
-        let s = cx.input(b.m, op, 1)?;
+    let sizes: Vec<ValueId> = if cx.has_input(b.m, op, ops::Split::SPLIT) {
+        let s = cx.input(b.m, op, ops::Split::SPLIT)?;
         (0..nout).map(|j| index_at(b, s, Some(j as i64))).collect()
     } else {
         // Equal parts, the last one smaller (ceil division).
@@ -161,7 +161,7 @@ pub fn split(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
 }
 
 pub fn shape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Shape::DATA)?;
     let rank = shape_of(b.m, x).len() as i64;
     let view = ops::Shape::of(b.m, op);
     let start = onnx::axis::clamp_index(view.start(), rank);
@@ -180,7 +180,7 @@ pub fn shape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
 }
 
 pub fn size(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Size::DATA)?;
     let dx = dims(b, x);
     let mut n = b.const_index(1);
     for d in dx {
@@ -193,9 +193,9 @@ pub fn size(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
 }
 
 pub fn range(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let start = cx.input(b.m, op, 0)?;
-    let limit = cx.input(b.m, op, 1)?;
-    let delta = cx.input(b.m, op, 2)?;
+    let start = cx.input(b.m, op, ops::Range::START)?;
+    let limit = cx.input(b.m, op, ops::Range::LIMIT)?;
+    let delta = cx.input(b.m, op, ops::Range::DELTA)?;
     let t = elem_of(b.m, start);
     let (s, l, d) = (b.load(start, &[]), b.load(limit, &[]), b.load(delta, &[]));
     // n = max(ceil((limit - start) / delta), 0), computed in f64.
@@ -223,8 +223,8 @@ pub fn range(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
 }
 
 pub fn tile(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let reps = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::Tile::INPUT)?;
+    let reps = cx.input(b.m, op, ops::Tile::REPEATS)?;
     let dx = dims(b, x);
     let out_dims: Vec<ValueId> = dx
         .iter()
@@ -247,8 +247,8 @@ pub fn tile(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
 
 /// Expand: broadcast `x` to `shape` (NumPy rules, either side may be 1).
 pub fn expand(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let s = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::Expand::INPUT)?;
+    let s = cx.input(b.m, op, ops::Expand::SHAPE)?;
     let what = "the length of the shape input";
     let out_rank = super::ranked_result(b.m, op, 0, what)?.len();
     let dx = dims(b, x);
@@ -316,7 +316,7 @@ pub fn expand(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
 }
 
 pub fn constant_of_shape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let s = cx.input(b.m, op, 0)?;
+    let s = cx.input(b.m, op, ops::ConstantOfShape::INPUT)?;
     let ty = super::result_memref_type(b.m, op, 0)?;
     let rank = ty.shape().map_or(0, <[i64]>::len);
     let elem = ty.element_type().clone();
@@ -343,7 +343,7 @@ pub fn constant_of_shape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Re
 }
 
 pub fn eye_like(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::EyeLike::INPUT)?;
     let dx = dims(b, x);
     if dx.len() != 2 {
         return Err(op_error(b.m, op, "expects a 2-D input"));

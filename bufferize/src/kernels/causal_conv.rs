@@ -11,10 +11,10 @@ use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
 
 pub fn causal_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let w = cx.input(b.m, op, 1)?;
-    let bias = cx.optional_input(b.m, op, 2)?;
-    let past = cx.optional_input(b.m, op, 3)?;
+    let x = cx.input(b.m, op, ops::CausalConvWithState::INPUT)?;
+    let w = cx.input(b.m, op, ops::CausalConvWithState::WEIGHT)?;
+    let bias = cx.optional_input(b.m, op, ops::CausalConvWithState::BIAS)?;
+    let past = cx.optional_input(b.m, op, ops::CausalConvWithState::PAST_STATE)?;
     let silu = match ops::CausalConvWithState::of(b.m, op).activation() {
         "none" => false,
         "silu" | "swish" => true,

@@ -109,7 +109,7 @@ pub fn if_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Val
     if let Some(e) = rank_mismatch(b, op) {
         return Err(e);
     }
-    let c = cx.input(b.m, op, 0)?;
+    let c = cx.input(b.m, op, ops::If::COND)?;
     let cond = scalar_of(b, c);
     let types = result_types(b, op)?;
     let (then_src, else_src) = (body_block(b, op, 0)?, body_block(b, op, 1)?);
@@ -395,15 +395,15 @@ pub fn loop_op(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
     let types = result_types(b, op)?;
     let bounds = Bounds::new(b);
     // Without M the loop runs until its condition stops it.
-    let max_trip = if cx.has_input(b.m, op, 0) {
-        let mv = cx.input(b.m, op, 0)?;
+    let max_trip = if cx.has_input(b.m, op, ops::Loop::M_OPERAND) {
+        let mv = cx.input(b.m, op, ops::Loop::M_OPERAND)?;
         let v = scalar_of(b, mv);
         to_index(b, v)
     } else {
         b.const_index(i64::MAX)
     };
-    let c0 = if cx.has_input(b.m, op, 1) {
-        let cv = cx.input(b.m, op, 1)?;
+    let c0 = if cx.has_input(b.m, op, ops::Loop::COND) {
+        let cv = cx.input(b.m, op, ops::Loop::COND)?;
         scalar_of(b, cv)
     } else {
         b.const_bool(true)

@@ -12,7 +12,10 @@ use ir::{Builder, OpId, Result, ValueId, DYN};
 use onnx::ops;
 
 pub fn conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let (x, w) = (cx.input(b.m, op, 0)?, cx.input(b.m, op, 1)?);
+    let (x, w) = (
+        cx.input(b.m, op, ops::Conv::X)?,
+        cx.input(b.m, op, ops::Conv::W)?,
+    );
     let (sx, sw) = (shape_of(b.m, x), shape_of(b.m, w));
     if sx.len() < 3 || sw.len() != sx.len() {
         return Err(op_error(b.m, op, "Conv expects X and W of equal rank >= 3"));
@@ -69,9 +72,9 @@ impl Operands {
         kernel: &[i64],
         group: i64,
     ) -> Result<Operands> {
-        let x = contiguous(b, cx.input(b.m, op, 0)?);
-        let w = contiguous(b, cx.input(b.m, op, 1)?);
-        let bias = cx.optional_input(b.m, op, 2)?;
+        let x = contiguous(b, cx.input(b.m, op, ops::Conv::X)?);
+        let w = contiguous(b, cx.input(b.m, op, ops::Conv::W)?);
+        let bias = cx.optional_input(b.m, op, ops::Conv::B)?;
         let win = Spatial::new(b.m, op, kernel.to_vec(), ops::Conv::of(b.m, op).into())?;
         let (dx, dw) = (dims(b, x), dims(b, w));
         let groups = b.const_index(group);
@@ -247,7 +250,7 @@ fn packed_weights(
     if sw.contains(&DYN) || group < 1 {
         return None;
     }
-    let weights = super::constant_elements(b.m, op, 1)?;
+    let weights = super::constant_elements(b.m, op, ops::Conv::W)?;
     let dtype = ir::elements::DType::from_type(&elem)?;
     let groups = usize::try_from(group).ok()?;
     let m = usize::try_from(*sw.first()?).ok()?;

@@ -18,9 +18,9 @@ use ir::{Builder, OpId, Result, ValueId};
 use onnx::ops;
 
 pub fn conv_transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let w = cx.input(b.m, op, 1)?;
-    let bias = cx.optional_input(b.m, op, 2)?;
+    let x = cx.input(b.m, op, ops::ConvTranspose::X)?;
+    let w = cx.input(b.m, op, ops::ConvTranspose::W)?;
+    let bias = cx.optional_input(b.m, op, ops::ConvTranspose::B)?;
     let (dx, dw) = (dims(b, x), dims(b, w));
     let sp = dx.len().saturating_sub(2);
     if sp == 0 || dw.len() != dx.len() {
@@ -367,8 +367,11 @@ fn image_rank(b: &mut Builder<'_>, op: OpId, img: ValueId, blk: ValueId) -> Resu
 /// adds into the image position that block and offset reach. Image and
 /// block shapes are runtime values.
 pub fn col2im(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let (img, blk) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
+    let x = cx.input(b.m, op, ops::Col2Im::INPUT)?;
+    let (img, blk) = (
+        cx.input(b.m, op, ops::Col2Im::IMAGE_SHAPE)?,
+        cx.input(b.m, op, ops::Col2Im::BLOCK_SHAPE)?,
+    );
     let sp = image_rank(b, op, img, blk)?;
     if shape_of(b.m, x).len() != 3 {
         return Err(op_error(b.m, op, "input must be [N, C·K, L]"));

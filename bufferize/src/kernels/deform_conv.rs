@@ -184,11 +184,11 @@ fn in_bounds_taps(b: &mut Builder<'_>, bounds: &Bounds, cd: ValueId, size: Value
 }
 
 pub fn deform_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let w = cx.input(b.m, op, 1)?;
-    let offset = cx.input(b.m, op, 2)?;
-    let bias = cx.optional_input(b.m, op, 3)?;
-    let mask = cx.optional_input(b.m, op, 4)?;
+    let x = cx.input(b.m, op, ops::DeformConv::X)?;
+    let w = cx.input(b.m, op, ops::DeformConv::W)?;
+    let offset = cx.input(b.m, op, ops::DeformConv::OFFSET)?;
+    let bias = cx.optional_input(b.m, op, ops::DeformConv::B)?;
+    let mask = cx.optional_input(b.m, op, ops::DeformConv::MASK)?;
     let geo = geometry(b, op, x, w, offset)?;
     let dx = dims(b, x);
     let doff = dims(b, offset);

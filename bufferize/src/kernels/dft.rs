@@ -182,17 +182,17 @@ fn dft_axis(
     rank: usize,
     zero: ValueId,
 ) -> Result<ValueId> {
-    if !cx.has_input(b.m, op, 2) {
+    if !cx.has_input(b.m, op, ops::DFT::AXIS) {
         return Ok(b.const_index(rank as i64 - 2));
     }
-    let a = cx.input(b.m, op, 2)?;
+    let a = cx.input(b.m, op, ops::DFT::AXIS)?;
     let v = index_at(b, a, (shape_of(b.m, a).len() == 1).then_some(0));
     let r = b.const_index(rank as i64);
     Ok(wrap(b, v, r, zero))
 }
 
 pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::DFT::INPUT)?;
     let rank = shape_of(b.m, x).len();
     let complex_in = match shape_of(b.m, x).last() {
         Some(1) => false,
@@ -220,8 +220,8 @@ pub fn dft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     for (d, &c) in is_axis.iter().enumerate() {
         in_len = b.select(c, dx[d], in_len);
     }
-    let length = if cx.has_input(b.m, op, 1) {
-        let l = cx.input(b.m, op, 1)?;
+    let length = if cx.has_input(b.m, op, ops::DFT::DFT_LENGTH) {
+        let l = cx.input(b.m, op, ops::DFT::DFT_LENGTH)?;
         index_at(b, l, (shape_of(b.m, l).len() == 1).then_some(0))
     } else if irfft {
         let m1 = b.sub(in_len, one);
@@ -368,15 +368,15 @@ impl Frames {
 /// transformed over `frame_length` (default: the window length), one-sided
 /// unless `onesided = 0`; result `[B, frames, bins, 2]`.
 pub fn stft(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::STFT::SIGNAL)?;
     let complex_in = match shape_of(b.m, x).as_slice() {
         [_, _, 1] => false,
         [_, _, 2] => true,
         _ => return Err(op_error(b.m, op, "expects a signal [B, L, 1 or 2]")),
     };
-    let hop = cx.input(b.m, op, 1)?;
-    let window = cx.optional_input(b.m, op, 2)?;
-    let flen_in = cx.optional_input(b.m, op, 3)?;
+    let hop = cx.input(b.m, op, ops::STFT::FRAME_STEP)?;
+    let window = cx.optional_input(b.m, op, ops::STFT::WINDOW)?;
+    let flen_in = cx.optional_input(b.m, op, ops::STFT::FRAME_LENGTH)?;
     let onesided = ops::STFT::of(b.m, op).onesided() != 0;
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);

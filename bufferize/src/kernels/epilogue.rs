@@ -98,7 +98,10 @@ impl Act {
                     }
                     _ => Some(absent),
                 };
-                Act::Clip(bound(1, f64::NEG_INFINITY)?, bound(2, f64::INFINITY)?)
+                Act::Clip(
+                    bound(ops::Clip::MIN, f64::NEG_INFINITY)?,
+                    bound(ops::Clip::MAX, f64::INFINITY)?,
+                )
             }
             _ => return None,
         })

@@ -20,7 +20,7 @@ pub enum Window {
 }
 
 pub fn bitcast(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::BitCast::INPUT)?;
     let from = elem_of(b.m, x);
     let to = super::result_memref_type(b.m, op, 0)?
         .element_type()
@@ -59,7 +59,8 @@ pub fn window(
     op: OpId,
     kind: Window,
 ) -> Result<Vec<ValueId>> {
-    let s = cx.input(b.m, op, 0)?;
+    // size of each window kind
+    let s = cx.input(b.m, op, ops::HannWindow::SIZE)?;
     let r = shape_of(b.m, s).len();
     let zero_idx: Vec<ValueId> = (0..r).map(|_| b.const_index(0)).collect();
     let n = b.load(s, &zero_idx);
@@ -123,8 +124,15 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
     let ins: Vec<ValueId> = (0..8)
         .map(|i| cx.input(b.m, op, i))
         .collect::<Result<_>>()?;
-    let (a, bm) = (ins[0], ins[3]);
-    for &p in &[ins[1], ins[2], ins[4], ins[5], ins[6], ins[7]] {
+    let (a, bm) = (ins[ops::QLinearMatMul::A], ins[ops::QLinearMatMul::B]);
+    for &p in &[
+        ins[ops::QLinearMatMul::A_SCALE],
+        ins[ops::QLinearMatMul::A_ZERO_POINT],
+        ins[ops::QLinearMatMul::B_SCALE],
+        ins[ops::QLinearMatMul::B_ZERO_POINT],
+        ins[ops::QLinearMatMul::Y_SCALE],
+        ins[ops::QLinearMatMul::Y_ZERO_POINT],
+    ] {
         if shape_of(b.m, p).iter().product::<i64>() != 1 {
             return Err(op_error(b.m, op, "per-axis QLinearMatMul is not supported"));
         }
@@ -133,12 +141,30 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         .element_type()
         .clone();
     let (as_, az, bs, bz, ys, yz) = (
-        super::scalar_at(b, op, ins[1], None, &Type::f64())?,
-        super::scalar_at(b, op, ins[2], None, &Type::f64())?,
-        super::scalar_at(b, op, ins[4], None, &Type::f64())?,
-        super::scalar_at(b, op, ins[5], None, &Type::f64())?,
-        super::scalar_at(b, op, ins[6], None, &Type::f64())?,
-        super::scalar_at(b, op, ins[7], None, &Type::f64())?,
+        super::scalar_at(b, op, ins[ops::QLinearMatMul::A_SCALE], None, &Type::f64())?,
+        super::scalar_at(
+            b,
+            op,
+            ins[ops::QLinearMatMul::A_ZERO_POINT],
+            None,
+            &Type::f64(),
+        )?,
+        super::scalar_at(b, op, ins[ops::QLinearMatMul::B_SCALE], None, &Type::f64())?,
+        super::scalar_at(
+            b,
+            op,
+            ins[ops::QLinearMatMul::B_ZERO_POINT],
+            None,
+            &Type::f64(),
+        )?,
+        super::scalar_at(b, op, ins[ops::QLinearMatMul::Y_SCALE], None, &Type::f64())?,
+        super::scalar_at(
+            b,
+            op,
+            ins[ops::QLinearMatMul::Y_ZERO_POINT],
+            None,
+            &Type::f64(),
+        )?,
     );
     let f = Type::f64();
     let mult = b.mul(as_, bs);
@@ -180,8 +206,8 @@ pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
 /// CenterCropPad: each listed axis is cropped or zero-padded around its
 /// center (the extra element goes to the end).
 pub fn center_crop_pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let s = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::CenterCropPad::INPUT_DATA)?;
+    let s = cx.input(b.m, op, ops::CenterCropPad::SHAPE)?;
     let rank = shape_of(b.m, x).len();
     let axes: Vec<usize> = match ops::CenterCropPad::of(b.m, op).axes() {
         Some(a) => a

@@ -46,8 +46,8 @@ pub(super) fn within(
 }
 
 pub fn gather(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let ind = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::Gather::DATA)?;
+    let ind = cx.input(b.m, op, ops::Gather::INDICES)?;
     let rank = shape_of(b.m, x).len();
     let axis = super::axis(b.m, op, ops::Gather::of(b.m, op).axis(), rank)?;
     let dx = dims(b, x);
@@ -58,7 +58,7 @@ pub fn gather(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     out_dims.extend_from_slice(&dx[axis + 1..]);
     let out = alloc_result(b, op, 0, &out_dims)?;
     let bounds = Bounds::new(b);
-    let msg = checks::index_msg(b, op, 1, dx[axis], axis)?;
+    let msg = checks::index_msg(b, op, ops::Gather::INDICES, dx[axis], axis)?;
     loop_nest(b, &bounds, &out_dims, &mut |b, ivs| {
         let i = b.load(ind, &ivs[axis..axis + q]);
         let i = to_index(b, i);
@@ -73,8 +73,8 @@ pub fn gather(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
 }
 
 pub fn gather_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let ind = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::GatherElements::DATA)?;
+    let ind = cx.input(b.m, op, ops::GatherElements::INDICES)?;
     let rank = shape_of(b.m, x).len();
     let axis = super::axis(b.m, op, ops::GatherElements::of(b.m, op).axis(), rank)?;
     let dx = dims(b, x);
@@ -82,7 +82,7 @@ pub fn gather_elements(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resu
     within(b, op, ("indices", &di), &dx, Some(axis))?;
     let out = alloc_result(b, op, 0, &di)?;
     let bounds = Bounds::new(b);
-    let msg = checks::index_msg(b, op, 1, dx[axis], axis)?;
+    let msg = checks::index_msg(b, op, ops::GatherElements::INDICES, dx[axis], axis)?;
     loop_nest(b, &bounds, &di, &mut |b, ivs| {
         let i = b.load(ind, ivs);
         let i = to_index(b, i);
@@ -104,8 +104,9 @@ pub fn cumulative(
     kind: Cumulative,
 ) -> Result<Vec<ValueId>> {
     let prod = kind == Cumulative::Prod;
-    let x = cx.input(b.m, op, 0)?;
-    let av = cx.input(b.m, op, 1)?;
+    // X and axis of CumSum and CumProd
+    let x = cx.input(b.m, op, ops::CumSum::X)?;
+    let av = cx.input(b.m, op, ops::CumSum::AXIS)?;
     let rank = shape_of(b.m, x).len();
     let dx = dims(b, x);
     let (exclusive, reverse) = match kind {
@@ -165,14 +166,14 @@ pub fn cumulative(
 }
 
 pub fn trilu(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Trilu::INPUT)?;
     let rank = shape_of(b.m, x).len();
     if rank < 2 {
         return Err(op_error(b.m, op, "expects rank >= 2"));
     }
     let upper = ops::Trilu::of(b.m, op).upper() != 0;
-    let k = if cx.has_input(b.m, op, 1) {
-        let kv = cx.input(b.m, op, 1)?;
+    let k = if cx.has_input(b.m, op, ops::Trilu::K) {
+        let kv = cx.input(b.m, op, ops::Trilu::K)?;
         let r = shape_of(b.m, kv).len();
         index_at(b, kv, (r == 1).then_some(0))
     } else {
@@ -206,8 +207,8 @@ pub fn array_feature_extractor(
     b: &mut Builder<'_>,
     op: OpId,
 ) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let ind = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::ArrayFeatureExtractor::X)?;
+    let ind = cx.input(b.m, op, ops::ArrayFeatureExtractor::Y)?;
     let rank = shape_of(b.m, x).len();
     let out_rank = super::result_memref_type(b.m, op, 0)?
         .shape()

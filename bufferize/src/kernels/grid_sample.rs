@@ -142,8 +142,8 @@ impl Sampling {
 }
 
 pub fn grid_sample(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let grid = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::GridSample::X)?;
+    let grid = cx.input(b.m, op, ops::GridSample::GRID)?;
     let rank = shape_of(b.m, x).len();
     let sp = rank.saturating_sub(2);
     if !(1..=3).contains(&sp) || shape_of(b.m, grid).len() != rank {
@@ -218,8 +218,8 @@ fn reflect_dyn(b: &mut Builder<'_>, x: ValueId, lo: f64, hi: ValueId) -> ValueId
 /// normalized coordinates of each output position (in f64, as the
 /// reference), for `size = [N, C, (D,) H, W]`.
 pub fn affine_grid(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let theta = cx.input(b.m, op, 0)?;
-    let size = cx.input(b.m, op, 1)?;
+    let theta = cx.input(b.m, op, ops::AffineGrid::THETA)?;
+    let size = cx.input(b.m, op, ops::AffineGrid::SIZE)?;
     let sp = match (
         shape_of(b.m, theta).as_slice(),
         shape_of(b.m, size).as_slice(),
@@ -439,9 +439,9 @@ fn sample(
 /// the reference's edge rules: samples beyond one pixel outside count as 0,
 /// coordinates clamp to the last row/column. Coordinates in f64.
 pub fn roi_align(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let rois = cx.input(b.m, op, 1)?;
-    let batch = cx.input(b.m, op, 2)?;
+    let x = cx.input(b.m, op, ops::RoiAlign::X)?;
+    let rois = cx.input(b.m, op, ops::RoiAlign::ROIS)?;
+    let batch = cx.input(b.m, op, ops::RoiAlign::BATCH_INDICES)?;
     if shape_of(b.m, x).len() != 4 || shape_of(b.m, rois).len() != 2 {
         return Err(op_error(b.m, op, "expects X [N, C, H, W] and rois [R, 4]"));
     }

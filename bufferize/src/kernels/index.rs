@@ -37,7 +37,7 @@ fn copy_input(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<(ValueId, 
 /// `write_indices[batch]` on (wrapping around in `circular` mode).
 pub fn tensor_scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let (x, out) = copy_input(cx, b, op)?;
-    let upd = cx.input(b.m, op, 1)?;
+    let upd = cx.input(b.m, op, ops::TensorScatter::UPDATE)?;
     let rank = shape_of(b.m, x).len();
     let view = ops::TensorScatter::of(b.m, op);
     let axis = super::axis(b.m, op, view.axis(), rank)?;
@@ -53,7 +53,7 @@ pub fn tensor_scatter(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
         "circular" => true,
         other => return Err(op_error(b.m, op, format!("unknown mode '{other}'"))),
     };
-    let starts = cx.optional_input(b.m, op, 2)?;
+    let starts = cx.optional_input(b.m, op, ops::TensorScatter::WRITE_INDICES)?;
     let dx = dims(b, x);
     let len = dx[axis];
     let du = dims(b, upd);
@@ -150,8 +150,9 @@ fn scatter_along(
 ) -> Result<Vec<ValueId>> {
     let how = how.to_string();
     let (x, out) = copy_input(cx, b, op)?;
-    let ind = cx.input(b.m, op, 1)?;
-    let upd = cx.input(b.m, op, 2)?;
+    // indices and updates of Scatter and ScatterElements
+    let ind = cx.input(b.m, op, ops::ScatterElements::INDICES)?;
+    let upd = cx.input(b.m, op, ops::ScatterElements::UPDATES)?;
     let rank = shape_of(b.m, x).len();
     let axis = super::axis(b.m, op, axis, rank)?;
     let dx = dims(b, x);
@@ -177,8 +178,8 @@ fn scatter_along(
 
 pub fn scatter_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let (x, out) = copy_input(cx, b, op)?;
-    let ind = cx.input(b.m, op, 1)?;
-    let upd = cx.input(b.m, op, 2)?;
+    let ind = cx.input(b.m, op, ops::ScatterND::INDICES)?;
+    let upd = cx.input(b.m, op, ops::ScatterND::UPDATES)?;
     let how = ops::ScatterND::of(b.m, op).reduction().to_string();
     let rank = shape_of(b.m, x).len();
     // updates = indices[:-1] + data[k:]: their ranks give k.
@@ -218,8 +219,8 @@ pub fn scatter_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
 }
 
 pub fn gather_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let ind = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::GatherND::DATA)?;
+    let ind = cx.input(b.m, op, ops::GatherND::INDICES)?;
     let nb = usize::try_from(ops::GatherND::of(b.m, op).batch_dims()).unwrap_or(usize::MAX);
     let ri = shape_of(b.m, ind).len();
     let rank = shape_of(b.m, x).len();
@@ -267,8 +268,8 @@ pub fn gather_nd(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
 /// TopK by repeated selection: round r takes the best element not yet
 /// taken (ties: the lower index), so the output is sorted.
 pub fn topk(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let kv = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::TopK::X)?;
+    let kv = cx.input(b.m, op, ops::TopK::K)?;
     let rank = shape_of(b.m, x).len();
     let view = ops::TopK::of(b.m, op);
     let axis = super::axis(b.m, op, view.axis(), rank)?;
@@ -324,9 +325,9 @@ pub fn topk(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Valu
 }
 
 pub fn one_hot(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let ind = cx.input(b.m, op, 0)?;
-    let depth = cx.input(b.m, op, 1)?;
-    let values = cx.input(b.m, op, 2)?;
+    let ind = cx.input(b.m, op, ops::OneHot::INDICES)?;
+    let depth = cx.input(b.m, op, ops::OneHot::DEPTH)?;
+    let values = cx.input(b.m, op, ops::OneHot::VALUES)?;
     let r = shape_of(b.m, ind).len();
     let axis = super::axis(b.m, op, ops::OneHot::of(b.m, op).axis(), r + 1)?;
     let di = dims(b, ind);
@@ -356,7 +357,7 @@ pub fn one_hot(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
 
 /// NonZero: count first, allocate `[rank, count]`, then fill.
 pub fn non_zero(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::NonZero::X)?;
     let dx = dims(b, x);
     let rank = dx.len();
     let elem = elem_of(b.m, x);
@@ -421,7 +422,8 @@ fn move_blocks(
     bs: i64,
     crd: bool,
 ) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    // input of DepthToSpace and SpaceToDepth
+    let x = cx.input(b.m, op, ops::DepthToSpace::INPUT)?;
     let dx = dims(b, x);
     if dx.len() != 4 || bs < 1 {
         return Err(op_error(b.m, op, "expects a 4-D input and blocksize >= 1"));

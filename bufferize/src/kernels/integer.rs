@@ -118,11 +118,11 @@ pub fn matmul_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resul
     if let Some(r) = super::qgemm::ops::matmul_integer(cx, b, op)? {
         return Ok(r);
     }
-    let a = cx.input(b.m, op, 0)?;
-    let bm = cx.input(b.m, op, 1)?;
+    let a = cx.input(b.m, op, ops::MatMulInteger::A)?;
+    let bm = cx.input(b.m, op, ops::MatMulInteger::B)?;
     let (az, bz) = (
-        cx.optional_input(b.m, op, 2)?,
-        cx.optional_input(b.m, op, 3)?,
+        cx.optional_input(b.m, op, ops::MatMulInteger::A_ZERO_POINT)?,
+        cx.optional_input(b.m, op, ops::MatMulInteger::B_ZERO_POINT)?,
     );
     let zero = b.const_int(0, Type::i(32));
     batched_dot(
@@ -144,10 +144,10 @@ pub fn conv_integer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
         return Ok(r);
     }
     let o = IntConv {
-        x: cx.input(b.m, op, 0)?,
-        w: cx.input(b.m, op, 1)?,
-        xz: cx.optional_input(b.m, op, 2)?,
-        wz: cx.optional_input(b.m, op, 3)?,
+        x: cx.input(b.m, op, ops::ConvInteger::X)?,
+        w: cx.input(b.m, op, ops::ConvInteger::W)?,
+        xz: cx.optional_input(b.m, op, ops::ConvInteger::X_ZERO_POINT)?,
+        wz: cx.optional_input(b.m, op, ops::ConvInteger::W_ZERO_POINT)?,
     };
     let a = ops::ConvInteger::of(b.m, op);
     let (group, given) = (a.group(), a.kernel_shape());
@@ -262,12 +262,17 @@ pub fn qlinear_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
         .collect::<Result<_>>()?;
     let need = |i: usize| ins[i].ok_or_else(|| op_error(b.m, op, format!("missing input {i}")));
     let o = IntConv {
-        x: need(0)?,
-        w: need(3)?,
-        xz: ins[2],
-        wz: ins[5],
+        x: need(ops::QLinearConv::X)?,
+        w: need(ops::QLinearConv::W)?,
+        xz: ins[ops::QLinearConv::X_ZERO_POINT],
+        wz: ins[ops::QLinearConv::W_ZERO_POINT],
     };
-    let (xs, ws, ys, yz) = (need(1)?, need(4)?, need(6)?, need(7)?);
+    let (xs, ws, ys, yz) = (
+        need(ops::QLinearConv::X_SCALE)?,
+        need(ops::QLinearConv::W_SCALE)?,
+        need(ops::QLinearConv::Y_SCALE)?,
+        need(ops::QLinearConv::Y_ZERO_POINT)?,
+    );
     let elem = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
@@ -278,7 +283,7 @@ pub fn qlinear_conv(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<
     let x_scale = super::scalar_at(b, op, xs, None, &f)?;
     let y_scale = super::scalar_at(b, op, ys, None, &f)?;
     let y_zero = super::scalar_at(b, op, yz, None, &f)?;
-    let bias = ins[8];
+    let bias = ins[ops::QLinearConv::B];
     integer_conv_nest(b, op, &o, (win, given, group), &mut |b, s, out, ivs| {
         let s = match bias {
             Some(bias) => {

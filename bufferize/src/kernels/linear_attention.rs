@@ -79,14 +79,14 @@ impl Flag {
 
 fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
     let (q, k, v) = (
-        cx.input(b.m, op, 0)?,
-        cx.input(b.m, op, 1)?,
-        cx.input(b.m, op, 2)?,
+        cx.input(b.m, op, ops::LinearAttention::QUERY)?,
+        cx.input(b.m, op, ops::LinearAttention::KEY)?,
+        cx.input(b.m, op, ops::LinearAttention::VALUE)?,
     );
-    let past = cx.optional_input(b.m, op, 3)?;
+    let past = cx.optional_input(b.m, op, ops::LinearAttention::PAST_STATE)?;
     let (decay, beta) = (
-        cx.optional_input(b.m, op, 4)?,
-        cx.optional_input(b.m, op, 5)?,
+        cx.optional_input(b.m, op, ops::LinearAttention::DECAY)?,
+        cx.optional_input(b.m, op, ops::LinearAttention::BETA)?,
     );
     let attrs = ops::LinearAttention::of(b.m, op);
     let (gating, delta) = match attrs.update_rule() {

@@ -143,12 +143,12 @@ pub fn clip(b: &mut Builder<'_>, op: OpId, x: &[ValueId], _: &Type) -> Result<Va
     };
     let mut rest = x.iter().skip(1).copied();
     let mut v = first(b, op, x)?;
-    if has(b, 1) {
+    if has(b, ops::Clip::MIN) {
         if let Some(lo) = rest.next() {
             v = b.max(v, lo);
         }
     }
-    if has(b, 2) {
+    if has(b, ops::Clip::MAX) {
         if let Some(hi) = rest.next() {
             v = b.min(v, hi);
         }

@@ -96,8 +96,8 @@ fn nll(b: &mut Builder<'_>, op: OpId, logp: ValueId, target: ValueId, o: &Nll) -
 }
 
 pub fn nll_loss(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let t = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::NegativeLogLikelihoodLoss::INPUT)?;
+    let t = cx.input(b.m, op, ops::NegativeLogLikelihoodLoss::TARGET)?;
     if shape_of(b.m, x).len() < 2 || !elem_of(b.m, x).is_float() {
         return Err(op_error(b.m, op, "expects a float input of rank >= 2"));
     }
@@ -111,8 +111,8 @@ pub fn softmax_cross_entropy(
     b: &mut Builder<'_>,
     op: OpId,
 ) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let t = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::SoftmaxCrossEntropyLoss::SCORES)?;
+    let t = cx.input(b.m, op, ops::SoftmaxCrossEntropyLoss::LABELS)?;
     if shape_of(b.m, x).len() < 2 || !elem_of(b.m, x).is_float() {
         return Err(op_error(b.m, op, "expects a float input of rank >= 2"));
     }

@@ -9,7 +9,7 @@ use ir::{Builder, OpId, Result, ValueId};
 use onnx::ops;
 
 pub fn lp_pool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::LpPool::X)?;
     let sp = shape_of(b.m, x).len().saturating_sub(2);
     let attrs = ops::LpPool::of(b.m, op);
     let (kernel, p, ceil) = (attrs.kernel_shape(), attrs.p(), attrs.ceil_mode() != 0);

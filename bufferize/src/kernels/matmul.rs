@@ -95,7 +95,7 @@ impl Operand {
         let (buf, perm) = match folded {
             Some(t) => {
                 // The blocked GEMM wants a plain buffer to stride through.
-                let y = contiguous(b, cx.input(b.m, t, 0)?);
+                let y = contiguous(b, cx.input(b.m, t, ops::Transpose::DATA)?);
                 let perm = super::shape::transpose_perm(b.m, t, shape_of(b.m, y).len())?;
                 (y, Some(perm))
             }
@@ -172,8 +172,8 @@ impl Operand {
 }
 
 pub fn matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let oa = Operand::of(cx, b, op, 0)?;
-    let ob = Operand::of(cx, b, op, 1)?;
+    let oa = Operand::of(cx, b, op, ops::MatMul::A)?;
+    let ob = Operand::of(cx, b, op, ops::MatMul::B)?;
     let (a, w) = (oa.buf, ob.buf);
     let (sa, sb) = (oa.shape.clone(), ob.shape.clone());
     if sa.is_empty() || sb.is_empty() {
@@ -531,9 +531,12 @@ fn gemm_matmul(cx: &mut Lowering, b: &mut Builder<'_>, o: &MatMulOperands<'_>, e
 
 /// Y = alpha * A' B' + beta * C, with C broadcast to (M, N).
 pub fn gemm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let (a, w) = (cx.input(b.m, op, 0)?, cx.input(b.m, op, 1)?);
-    let c = if cx.has_input(b.m, op, 2) {
-        Some(cx.input(b.m, op, 2)?)
+    let (a, w) = (
+        cx.input(b.m, op, ops::Gemm::A)?,
+        cx.input(b.m, op, ops::Gemm::B)?,
+    );
+    let c = if cx.has_input(b.m, op, ops::Gemm::C) {
+        Some(cx.input(b.m, op, ops::Gemm::C)?)
     } else {
         None
     };
@@ -642,7 +645,8 @@ fn packed_weights(
     v: &gemm::Variant,
 ) -> Option<(ValueId, i64)> {
     let (k, n) = (usize::try_from(k).ok()?, usize::try_from(n).ok()?);
-    let weights = super::constant_elements(b.m, op, 1)?;
+    // B of MatMul and Gemm
+    let weights = super::constant_elements(b.m, op, ops::MatMul::B)?;
     let dtype = ir::elements::DType::from_type(&v.elem)?;
     if weights.dtype() != dtype || weights.len() != k.checked_mul(n)? {
         return None;

@@ -13,8 +13,8 @@ use onnx::ops;
 
 /// Compress: the selected slices along `axis` (or of the flattened input).
 pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let cond = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::Compress::INPUT)?;
+    let cond = cx.input(b.m, op, ops::Compress::CONDITION)?;
     let rank = shape_of(b.m, x).len();
     let axis = match ops::Compress::of(b.m, op).axis() {
         Some(a) => Some(super::axis(b.m, op, a, rank)?),
@@ -77,8 +77,8 @@ pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
 }
 
 pub fn reverse_sequence(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let lens = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::ReverseSequence::INPUT)?;
+    let lens = cx.input(b.m, op, ops::ReverseSequence::SEQUENCE_LENS)?;
     let rank = shape_of(b.m, x).len();
     let view = ops::ReverseSequence::of(b.m, op);
     let bax = super::axis(b.m, op, view.batch_axis(), rank)?;
@@ -122,7 +122,7 @@ pub fn reverse_sequence(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
 /// Det of each trailing n×n matrix: Gaussian elimination with partial
 /// pivoting in f64 on a scratch copy (a zero pivot gives 0).
 pub fn det(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Det::X)?;
     let sx = shape_of(b.m, x);
     let r = sx.len();
     if r < 2 {

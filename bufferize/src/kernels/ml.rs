@@ -111,7 +111,7 @@ fn check_features(b: &mut Builder<'_>, op: OpId, f: ValueId, len: usize, what: &
 
 /// `Y = (X - offset) * scale`, per feature or for all.
 pub fn scaler(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Scaler::X)?;
     let v = ops::Scaler::of(b.m, op);
     let (offset, scale) = (
         v.offset().unwrap_or_default(),
@@ -177,7 +177,7 @@ pub fn scaler(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
 
 /// Each row divided by its max, L1 or L2 norm (unchanged when that is 0).
 pub fn normalizer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Normalizer::X)?;
     let norm = ops::Normalizer::of(b.m, op).norm().to_string();
     if !matches!(norm.as_str(), "MAX" | "L1" | "L2") {
         return Err(op_error(b.m, op, format!("unknown norm '{norm}'")));
@@ -231,7 +231,7 @@ pub fn normalizer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
 /// Values equal to the replaced one (NaN matching NaN) become the imputed
 /// value of their feature.
 pub fn imputer(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Imputer::X)?;
     let t = elem_of(b.m, x);
     let v = ops::Imputer::of(b.m, op);
     let (imputed, replaced) = if t.is_float() {
@@ -342,7 +342,7 @@ impl LinearTables {
 }
 
 pub fn linear_regressor(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::LinearRegressor::X)?;
     let lin = Linear::regressor(b.m, op).map_err(model_error(b, op))?;
     let rows = Rows::of(b, op, x)?;
     let tables = LinearTables::new(cx, b, op, &rows, &lin)?;
@@ -358,7 +358,7 @@ pub fn linear_regressor(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Res
 }
 
 pub fn linear_classifier(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::LinearClassifier::X)?;
     let features = super::shape_of(b.m, x)
         .last()
         .and_then(|&f| usize::try_from(f).ok());
@@ -610,7 +610,7 @@ fn argmax(b: &mut Builder<'_>, acc: ValueId, e: usize) -> ValueId {
 
 /// LabelEncoder over numbers: a binary search of the sorted keys.
 pub fn label_encoder(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::LabelEncoder::X)?;
     let map = LabelMap::of(b.m, op).map_err(model_error(b, op))?;
     let xt = elem_of(b.m, x);
     let float = map.key.class() == NumClass::Float;

@@ -73,13 +73,13 @@ struct Operands {
 fn operands(cx: &Lowering, b: &mut Builder<'_>, op: OpId, l: &Layout) -> Result<Operands> {
     let m = &*b.m;
     let mut o = Operands {
-        a: cx.input(m, op, 0)?,
-        codes: cx.input(m, op, 1)?,
-        scales: cx.input(m, op, 2)?,
-        zero_points: cx.optional_input(m, op, 3)?,
-        bias: cx.optional_input(m, op, 5)?,
+        a: cx.input(m, op, ops::MatMulNBits::A)?,
+        codes: cx.input(m, op, ops::MatMulNBits::B)?,
+        scales: cx.input(m, op, ops::MatMulNBits::SCALES)?,
+        zero_points: cx.optional_input(m, op, ops::MatMulNBits::ZERO_POINTS)?,
+        bias: cx.optional_input(m, op, ops::MatMulNBits::BIAS)?,
     };
-    if cx.optional_input(m, op, 4)?.is_some() {
+    if cx.optional_input(m, op, ops::MatMulNBits::G_IDX)?.is_some() {
         return Err(op_error(
             m,
             op,

@@ -96,8 +96,8 @@ pub fn non_max_suppression(
     b: &mut Builder<'_>,
     op: OpId,
 ) -> Result<Vec<ValueId>> {
-    let boxes = cx.input(b.m, op, 0)?;
-    let scores = cx.input(b.m, op, 1)?;
+    let boxes = cx.input(b.m, op, ops::NonMaxSuppression::BOXES)?;
+    let scores = cx.input(b.m, op, ops::NonMaxSuppression::SCORES)?;
     if shape_of(b.m, boxes).len() != 3 || shape_of(b.m, scores).len() != 3 {
         return Err(op_error(
             b.m,
@@ -113,15 +113,20 @@ pub fn non_max_suppression(
     let elem = elem_of(b.m, boxes);
     let bounds = Bounds::new(b);
     let (zero, one) = (bounds.zero, bounds.one);
-    let max_out = match scalar_input(cx, b, op, 2)? {
+    let max_out = match scalar_input(
+        cx,
+        b,
+        op,
+        ops::NonMaxSuppression::MAX_OUTPUT_BOXES_PER_CLASS,
+    )? {
         Some(v) => to_index(b, v),
         None => zero,
     };
-    let iou = match scalar_input(cx, b, op, 3)? {
+    let iou = match scalar_input(cx, b, op, ops::NonMaxSuppression::IOU_THRESHOLD)? {
         Some(v) => scalar::convert(b, op, v, &elem)?,
         None => b.constant(&elem, 0.0),
     };
-    let score_thr = scalar_input(cx, b, op, 4)?;
+    let score_thr = scalar_input(cx, b, op, ops::NonMaxSuppression::SCORE_THRESHOLD)?;
     let (db, ds) = (dims(b, boxes), dims(b, scores));
     let (nb, ns, nc) = (db[0], db[1], ds[1]);
     let popped = alloc(b, &Type::memref(vec![DYN], Type::i1()), &[ns]);

@@ -206,7 +206,13 @@ pub fn batch_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     if used_extra || ops::BatchNormalization::of(b.m, op).training_mode() != 0 {
         return batch_norm_training(cx, b, op, x);
     }
-    let [s, bias, mean, var] = [1, 2, 3, 4].map(|i| cx.input(b.m, op, i));
+    let [s, bias, mean, var] = [
+        ops::BatchNormalization::SCALE,
+        ops::BatchNormalization::B,
+        ops::BatchNormalization::INPUT_MEAN,
+        ops::BatchNormalization::INPUT_VAR,
+    ]
+    .map(|i| cx.input(b.m, op, i));
     let (s, bias, mean, var) = (s?, bias?, mean?, var?);
     let eps = ops::BatchNormalization::of(b.m, op).epsilon();
     let dx = dims(b, x);
@@ -242,7 +248,13 @@ fn batch_norm_training(
     op: OpId,
     x: ValueId,
 ) -> Result<Vec<ValueId>> {
-    let [s, bias, mean, var] = [1, 2, 3, 4].map(|i| cx.input(b.m, op, i));
+    let [s, bias, mean, var] = [
+        ops::BatchNormalization::SCALE,
+        ops::BatchNormalization::B,
+        ops::BatchNormalization::INPUT_MEAN,
+        ops::BatchNormalization::INPUT_VAR,
+    ]
+    .map(|i| cx.input(b.m, op, i));
     let (s, bias, mean, var) = (s?, bias?, mean?, var?);
     let view = ops::BatchNormalization::of(b.m, op);
     let (eps, momentum) = (view.epsilon(), view.momentum());
@@ -347,7 +359,10 @@ fn batch_norm_training(
 
 pub fn instance_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
-    let (s, bias) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
+    let (s, bias) = (
+        cx.input(b.m, op, ops::InstanceNormalization::SCALE)?,
+        cx.input(b.m, op, ops::InstanceNormalization::B)?,
+    );
     let eps = ops::InstanceNormalization::of(b.m, op).epsilon();
     let dx = dims(b, x);
     if let Some(&ch) = dx.get(1) {
@@ -396,7 +411,8 @@ fn trailing_norm(
     let x = float_input(cx, b, op)?;
     let rank = shape_of(b.m, x).len();
     let axis = super::axis(b.m, op, axis, rank)?;
-    let s = cx.input(b.m, op, 1)?;
+    // scale of LayerNormalization and RMSNormalization
+    let s = cx.input(b.m, op, ops::LayerNormalization::SCALE)?;
     let bias = (scale_kind == Scale::Std && cx.has_input(b.m, op, 2))
         .then(|| cx.input(b.m, op, 2))
         .transpose()?;
@@ -447,7 +463,10 @@ fn trailing_norm(
 
 pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let x = float_input(cx, b, op)?;
-    let (s, bias) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
+    let (s, bias) = (
+        cx.input(b.m, op, ops::GroupNormalization::SCALE)?,
+        cx.input(b.m, op, ops::GroupNormalization::BIAS)?,
+    );
     let view = ops::GroupNormalization::of(b.m, op);
     let (eps, groups) = (view.epsilon(), view.num_groups());
     let xs = shape_of(b.m, x);

@@ -21,7 +21,7 @@ enum Mode {
 }
 
 pub fn pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Pad::DATA)?;
     let rank = shape_of(b.m, x).len();
     let dx = dims(b, x);
     let mode = match ops::Pad::of(b.m, op).mode() {
@@ -33,8 +33,8 @@ pub fn pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Value
     let elem = elem_of(b.m, x);
     let bounds = Bounds::new(b);
     let (begin, end) = amounts(cx, b, op, rank, &bounds)?;
-    let cval = if cx.has_input(b.m, op, 2) {
-        let c = cx.input(b.m, op, 2)?;
+    let cval = if cx.has_input(b.m, op, ops::Pad::CONSTANT_VALUE) {
+        let c = cx.input(b.m, op, ops::Pad::CONSTANT_VALUE)?;
         let r = shape_of(b.m, c).len();
         let idx: Vec<ValueId> = (0..r).map(|_| bounds.zero).collect();
         b.load(c, &idx)
@@ -88,21 +88,21 @@ fn amounts(
     let mut end = vec![bounds.zero; rank];
     // Axes: constant, read at runtime (each listed dim picked by compares),
     // or all dims.
-    let runtime_axes = match cx.optional_input(b.m, op, 3)? {
-        Some(a) if constant_ints(b.m, op, 3).is_none() => Some(a),
+    let runtime_axes = match cx.optional_input(b.m, op, ops::Pad::AXES)? {
+        Some(a) if constant_ints(b.m, op, ops::Pad::AXES).is_none() => Some(a),
         _ => None,
     };
-    let axes: Vec<usize> = match constant_ints(b.m, op, 3) {
-        Some(a) if cx.has_input(b.m, op, 3) => a
+    let axes: Vec<usize> = match constant_ints(b.m, op, ops::Pad::AXES) {
+        Some(a) if cx.has_input(b.m, op, ops::Pad::AXES) => a
             .iter()
             .map(|&v| super::axis(b.m, op, v, rank))
             .collect::<Result<_>>()?,
         _ => (0..rank).collect(),
     };
-    if !cx.has_input(b.m, op, 1) {
+    if !cx.has_input(b.m, op, ops::Pad::PADS) {
         return Ok((begin, end));
     }
-    let p = cx.input(b.m, op, 1)?;
+    let p = cx.input(b.m, op, ops::Pad::PADS)?;
     let Some(av) = runtime_axes else {
         let n = axes.len();
         for (j, &d) in axes.iter().enumerate() {

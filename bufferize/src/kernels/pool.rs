@@ -39,7 +39,8 @@ pub fn global_pool(
     op: OpId,
     kind: PoolKind,
 ) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    // X of GlobalMaxPool and GlobalAveragePool
+    let x = cx.input(b.m, op, ops::GlobalMaxPool::X)?;
     let sx = shape_of(b.m, x);
     if sx.len() < 3 {
         return Err(op_error(b.m, op, "expects input of rank >= 3"));
@@ -102,9 +103,9 @@ pub fn global_pool(
 /// points in the unpooled shape `(in - 1)·stride - pads + kernel` (the top-left
 /// corner of a larger `output_shape`, as the reference).
 pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let ind = cx.input(b.m, op, 1)?;
-    let given = cx.optional_input(b.m, op, 2)?;
+    let x = cx.input(b.m, op, ops::MaxUnpool::X)?;
+    let ind = cx.input(b.m, op, ops::MaxUnpool::I)?;
+    let given = cx.optional_input(b.m, op, ops::MaxUnpool::OUTPUT_SHAPE)?;
     let sx = shape_of(b.m, x);
     let attrs = ops::MaxUnpool::of(b.m, op);
     let kernel = attrs.kernel_shape();

@@ -158,9 +158,9 @@ pub(super) fn quantize_value(
 }
 
 pub fn quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let scale = cx.input(b.m, op, 1)?;
-    let zp = cx.optional_input(b.m, op, 2)?;
+    let x = cx.input(b.m, op, ops::QuantizeLinear::X)?;
+    let scale = cx.input(b.m, op, ops::QuantizeLinear::Y_SCALE)?;
+    let zp = cx.optional_input(b.m, op, ops::QuantizeLinear::Y_ZERO_POINT)?;
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
@@ -231,9 +231,9 @@ fn division_type(
 }
 
 pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let scale = cx.input(b.m, op, 1)?;
-    let zp = cx.optional_input(b.m, op, 2)?;
+    let x = cx.input(b.m, op, ops::DequantizeLinear::X)?;
+    let scale = cx.input(b.m, op, ops::DequantizeLinear::X_SCALE)?;
+    let zp = cx.optional_input(b.m, op, ops::DequantizeLinear::X_ZERO_POINT)?;
     let out_t = super::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
@@ -273,7 +273,7 @@ pub fn dequantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
 }
 
 pub fn dynamic_quantize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::DynamicQuantizeLinear::X)?;
     let f = elem_of(b.m, x);
     if !f.is_float() {
         return Err(op_error(b.m, op, "expects a floating-point input"));

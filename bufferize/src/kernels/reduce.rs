@@ -105,8 +105,9 @@ fn flags(
     rank: usize,
     noop: bool,
 ) -> Result<Option<Vec<Flag>>> {
-    let axes = if cx.has_input(b.m, op, 1) {
-        match constant_ints(b.m, op, 1) {
+    // axes of each Reduce kind
+    let axes = if cx.has_input(b.m, op, ops::ReduceSum::AXES) {
+        match constant_ints(b.m, op, ops::ReduceSum::AXES) {
             Some(a) => a,
             None => return runtime_flags(cx, b, op, rank, noop).map(Some),
         }
@@ -131,7 +132,8 @@ fn runtime_flags(
     rank: usize,
     noop: bool,
 ) -> Result<Vec<Flag>> {
-    let axes = cx.input(b.m, op, 1)?;
+    // axes of each Reduce kind
+    let axes = cx.input(b.m, op, ops::ReduceSum::AXES)?;
     if shape_of(b.m, axes).len() != 1 {
         return Err(op_error(b.m, op, "axes must be 1-D"));
     }
@@ -183,7 +185,8 @@ pub fn reduce(
     op: OpId,
     kind: Reduce,
 ) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    // data of each Reduce kind
+    let x = cx.input(b.m, op, ops::ReduceSum::DATA)?;
     let rank = shape_of(b.m, x).len();
     let dx = dims(b, x);
     let elem = super::elem_of(b.m, x);
@@ -425,7 +428,8 @@ fn squeeze_view(
 
 /// ArgMax / ArgMin along `axis`, first or last index of the extremum.
 pub fn arg(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId, kind: Arg) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    // data of ArgMax and ArgMin
+    let x = cx.input(b.m, op, ops::ArgMax::DATA)?;
     let rank = shape_of(b.m, x).len();
     let (axis, keep, last) = match kind {
         Arg::Max => {

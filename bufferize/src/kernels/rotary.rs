@@ -50,9 +50,12 @@ fn head_sizes(
 }
 
 pub fn rotary(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
-    let (cos, sin) = (cx.input(b.m, op, 1)?, cx.input(b.m, op, 2)?);
-    let pos = cx.optional_input(b.m, op, 3)?;
+    let x = cx.input(b.m, op, ops::RotaryEmbedding::X)?;
+    let (cos, sin) = (
+        cx.input(b.m, op, ops::RotaryEmbedding::COS_CACHE)?,
+        cx.input(b.m, op, ops::RotaryEmbedding::SIN_CACHE)?,
+    );
+    let pos = cx.optional_input(b.m, op, ops::RotaryEmbedding::POSITION_IDS)?;
     let attrs = ops::RotaryEmbedding::of(b.m, op);
     let interleaved = attrs.interleaved() != 0;
     let (num_heads, rot_attr) = (attrs.num_heads(), attrs.rotary_embedding_dim());

@@ -108,7 +108,7 @@ fn result_shape(b: &Builder<'_>, op: OpId) -> Result<Vec<i64>> {
 /// `memref.reinterpret_cast` of the contiguous input to the new sizes with
 /// row-major strides (no copy).
 pub fn flatten(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Flatten::INPUT)?;
     let rank = shape_of(b.m, x).len();
     let dx = dims(b, x);
     // Accepted range [-r, r]: axis r leaves an inner dim of 1.
@@ -123,12 +123,12 @@ pub fn flatten(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
 }
 
 pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Reshape::DATA)?;
     let sx = shape_of(b.m, x);
     let dx = dims(b, x);
     let allow_zero = ops::Reshape::of(b.m, op).allowzero() != 0;
-    let Some(shape) = constant_ints(b.m, op, 1) else {
-        let s = cx.input(b.m, op, 1)?;
+    let Some(shape) = constant_ints(b.m, op, ops::Reshape::SHAPE) else {
+        let s = cx.input(b.m, op, ops::Reshape::SHAPE)?;
         let rank = result_shape(b, op)?.len();
         let out = runtime_shape(b, s, &dx, allow_zero, rank)?;
         for (j, &d) in out.iter().enumerate() {
@@ -176,12 +176,12 @@ pub fn reshape(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
 }
 
 pub fn squeeze(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Squeeze::DATA)?;
     let sx = shape_of(b.m, x);
     let dx = dims(b, x);
-    let axes = constant_ints(b.m, op, 1);
-    let out = if axes.is_none() && cx.has_input(b.m, op, 1) {
-        let a = cx.input(b.m, op, 1)?;
+    let axes = constant_ints(b.m, op, ops::Squeeze::AXES);
+    let out = if axes.is_none() && cx.has_input(b.m, op, ops::Squeeze::AXES) {
+        let a = cx.input(b.m, op, ops::Squeeze::AXES)?;
         let out_shape = super::ranked_result(b.m, op, 0, "the length of the axes input")?;
         runtime_squeeze(b, op, a, &dx, &out_shape)?
     } else {
@@ -202,11 +202,11 @@ pub fn squeeze(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<V
 }
 
 pub fn unsqueeze(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Unsqueeze::DATA)?;
     let dx = dims(b, x);
     let out_rank = result_shape(b, op)?.len();
-    let Some(axes) = constant_ints(b.m, op, 1) else {
-        let a = cx.input(b.m, op, 1)?;
+    let Some(axes) = constant_ints(b.m, op, ops::Unsqueeze::AXES) else {
+        let a = cx.input(b.m, op, ops::Unsqueeze::AXES)?;
         let out = runtime_unsqueeze(b, a, &dx, out_rank);
         return finish_reshape(b, op, x, out);
     };
@@ -482,7 +482,7 @@ pub fn transpose_perm(m: &Module, op: OpId, rank: usize) -> Result<Vec<usize>> {
 }
 
 pub fn transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Transpose::DATA)?;
     let rank = shape_of(b.m, x).len();
     let perm = transpose_perm(b.m, op, rank)?;
     let dx = dims(b, x);

@@ -13,6 +13,7 @@ use crate::loops::{loop_nest, Bounds};
 use ir::builder::{CmpI, ViewLayout};
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
 
 /// An offset or size known at compile time, or computed at runtime.
 #[derive(Clone, Copy)]
@@ -43,7 +44,7 @@ impl Ix {
 }
 
 pub fn slice(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Slice::DATA)?;
     let sx = shape_of(b.m, x);
     let out_shape = result_memref_type(b.m, op, 0)?
         .shape()
@@ -99,7 +100,10 @@ fn dims_or_static(b: &mut Builder<'_>, x: ValueId, sx: &[i64]) -> Vec<Ix> {
 /// untouched dims keep their (possibly dynamic) size.
 fn static_params(b: &Builder<'_>, op: OpId, sx: &[i64]) -> Result<Option<Vec<(i64, i64, i64)>>> {
     let m = &*b.m;
-    let (Some(starts), Some(ends)) = (constant_ints(m, op, 1), constant_ints(m, op, 2)) else {
+    let (Some(starts), Some(ends)) = (
+        constant_ints(m, op, ops::Slice::STARTS),
+        constant_ints(m, op, ops::Slice::ENDS),
+    ) else {
         return Ok(None);
     };
     let optional = |i: usize| -> Option<Option<Vec<i64>>> {
@@ -112,7 +116,8 @@ fn static_params(b: &Builder<'_>, op: OpId, sx: &[i64]) -> Result<Option<Vec<(i6
             Some(None)
         }
     };
-    let (Some(axes), Some(steps)) = (optional(3), optional(4)) else {
+    let (Some(axes), Some(steps)) = (optional(ops::Slice::AXES), optional(ops::Slice::STEPS))
+    else {
         return Ok(None);
     };
     let n = starts.len();
@@ -156,15 +161,18 @@ struct Params {
 }
 
 fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> Result<Params> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Slice::DATA)?;
     let rank = sx.len();
     let dx = dims(b, x);
-    let starts = cx.input(b.m, op, 1)?;
-    let ends = cx.input(b.m, op, 2)?;
-    let axes = cx.optional_input(b.m, op, 3)?;
-    let steps = cx.optional_input(b.m, op, 4)?;
+    let starts = cx.input(b.m, op, ops::Slice::STARTS)?;
+    let ends = cx.input(b.m, op, ops::Slice::ENDS)?;
+    let axes = cx.optional_input(b.m, op, ops::Slice::AXES)?;
+    let steps = cx.optional_input(b.m, op, ops::Slice::STEPS)?;
     // The entry count: starts', else the constant axes' (checked below).
-    let n = match (shape_of(b.m, starts).as_slice(), constant_ints(b.m, op, 3)) {
+    let n = match (
+        shape_of(b.m, starts).as_slice(),
+        constant_ints(b.m, op, ops::Slice::AXES),
+    ) {
         ([n], _) if *n != DYN => *n,
         (_, Some(a)) if axes.is_some() => a.len() as i64,
         ([_], _) => return runtime_count_params(b, op, x, [starts, ends], (axes, steps)),
@@ -172,7 +180,7 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
     };
     entry_counts(b, op, [Some(starts), Some(ends), axes, steps], Some(n))?;
     let const_steps = match steps {
-        Some(_) => constant_ints(b.m, op, 4),
+        Some(_) => constant_ints(b.m, op, ops::Slice::STEPS),
         None => Some(vec![1; n as usize]),
     };
     let bounds = Bounds::new(b);
@@ -185,7 +193,7 @@ fn runtime_params(cx: &Lowering, b: &mut Builder<'_>, op: OpId, sx: &[i64]) -> R
     let mut static_sp: Option<Vec<i64>> = Some(vec![1; rank]);
     let mut touched: Vec<Option<ValueId>> = vec![None; rank];
     let const_axes = if axes.is_some() {
-        constant_ints(b.m, op, 3)
+        constant_ints(b.m, op, ops::Slice::AXES)
     } else {
         Some((0..n).collect())
     };

@@ -23,7 +23,8 @@ pub fn softmax(
     op: OpId,
     kind: Norm,
 ) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    // input of Softmax, LogSoftmax and Hardmax
+    let x = cx.input(b.m, op, ops::Softmax::INPUT)?;
     let rank = shape_of(b.m, x).len();
     let axis = match kind {
         Norm::Softmax => ops::Softmax::of(b.m, op).axis(),

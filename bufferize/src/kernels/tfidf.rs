@@ -56,7 +56,7 @@ fn columns(b: &Builder<'_>, op: OpId, last: Option<i64>) -> Result<i64> {
 }
 
 pub fn tfidf(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::TfIdfVectorizer::X)?;
     let rank = shape_of(b.m, x).len();
     if !(1..=2).contains(&rank) || !elem_of(b.m, x).is_int() {
         return Err(op_error(b.m, op, "expects a 1-D or 2-D integer input"));

@@ -17,10 +17,11 @@ use ir::dialects::op_error;
 use ir::elements::{DType, Elements};
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ml::{Aggregate, Forest, Mode};
+use onnx::ops;
 
 pub fn regressor(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let f = Forest::regressor(b.m, op).map_err(model_error(b, op))?;
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::TreeEnsembleRegressor::X)?;
     let acc_t = if f.double { Type::f64() } else { Type::f32() };
     let rows = Rows::of(b, op, x)?;
     let t = b.const_index(f.targets as i64);
@@ -35,7 +36,7 @@ pub fn regressor(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
 /// TreeEnsemble (opset 5): the output has the input's element type.
 pub fn tree_ensemble(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let f = Forest::tree_ensemble(b.m, op).map_err(model_error(b, op))?;
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::TreeEnsemble::X)?;
     let xt = elem_of(b.m, x);
     let acc_t = if xt == Type::f64() {
         Type::f64()
@@ -54,7 +55,7 @@ pub fn tree_ensemble(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result
 
 pub fn classifier(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let (f, classify) = Forest::classifier(b.m, op).map_err(model_error(b, op))?;
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::TreeEnsembleClassifier::X)?;
     let acc_t = if f.double { Type::f64() } else { Type::f32() };
     let rows = Rows::of(b, op, x)?;
     let out = Outputs::new(cx, b, op, rows.n, &classify, f.targets)?;

@@ -92,7 +92,7 @@ fn count_if(
 }
 
 pub fn unique(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Unique::X)?;
     let rank = shape_of(b.m, x).len();
     let view = ops::Unique::of(b.m, op);
     let axis = match view.axis() {

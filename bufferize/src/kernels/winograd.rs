@@ -23,6 +23,7 @@ use ir::builder::Cmp;
 use ir::dialects::func;
 use ir::elements::DType;
 use ir::{Builder, OpId, Result, Type, ValueId, DYN};
+use onnx::ops;
 
 /// Output tiles below which the im2col GEMM is used.
 const MIN_TILES: i64 = 16;
@@ -91,7 +92,7 @@ pub fn plan(
     if k < MIN_CHANNELS || c < MIN_CHANNELS {
         return Ok(None);
     }
-    let Some(w) = super::constant_elements(b.m, op, 1) else {
+    let Some(w) = super::constant_elements(b.m, op, ops::Conv::W) else {
         return Ok(None);
     };
     let (ku, cu) = (k as usize, c as usize);

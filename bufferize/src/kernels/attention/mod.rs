@@ -60,9 +60,9 @@ pub(super) fn per_head(
 
 fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
     let (q, k, v) = (
-        cx.input(b.m, op, 0)?,
-        cx.input(b.m, op, 1)?,
-        cx.input(b.m, op, 2)?,
+        cx.input(b.m, op, ops::Attention::Q)?,
+        cx.input(b.m, op, ops::Attention::K)?,
+        cx.input(b.m, op, ops::Attention::V)?,
     );
     let (dq, dk, dv) = (dims(b, q), dims(b, k), dims(b, v));
     let attrs = ops::Attention::of(b.m, op);
@@ -98,7 +98,7 @@ fn geometry(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Geo> {
     checks::equal(b, op, gv[1], gk[1], "V's sequence length differs from K's")?;
     let msg = "the query heads are not a multiple of the key/value heads";
     checks::divides(b, op, gq[0], gk[0], msg)?;
-    let past = match cx.optional_input(b.m, op, 4)? {
+    let past = match cx.optional_input(b.m, op, ops::Attention::PAST_KEY)? {
         Some(pk) => {
             let dp = dims(b, pk);
             if dp.len() != 4 {
@@ -277,7 +277,7 @@ impl Bias {
 
 /// The attention mask operand, of rank 1 to 4.
 fn mask(cx: &Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Option<Mask>> {
-    let Some(buf) = cx.optional_input(b.m, op, 3)? else {
+    let Some(buf) = cx.optional_input(b.m, op, ops::Attention::ATTN_MASK)? else {
         return Ok(None);
     };
     let shape = shape_of(b.m, buf);
@@ -320,15 +320,29 @@ struct Plan<'a> {
 
 pub fn attention(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let g = geometry(cx, b, op)?;
-    let q = cx.input(b.m, op, 0)?;
+    let q = cx.input(b.m, op, ops::Attention::Q)?;
     let elem = elem_of(b.m, q);
     if !elem.is_float() {
         return Err(op_error(b.m, op, "Attention expects float inputs"));
     }
-    let pk = present(cx, b, op, &g, (1, 4, 1), g.head)?;
-    let pv = present(cx, b, op, &g, (2, 5, 2), g.v_head)?;
+    let pk = present(
+        cx,
+        b,
+        op,
+        &g,
+        (ops::Attention::K, ops::Attention::PAST_KEY, 1),
+        g.head,
+    )?;
+    let pv = present(
+        cx,
+        b,
+        op,
+        &g,
+        (ops::Attention::V, ops::Attention::PAST_VALUE, 2),
+        g.v_head,
+    )?;
     let mask = mask(cx, b, op)?;
-    let nonpad = cx.optional_input(b.m, op, 6)?;
+    let nonpad = cx.optional_input(b.m, op, ops::Attention::NONPAD_KV_SEQLEN)?;
     let zero = b.const_index(0);
     let attrs = ops::Attention::of(b.m, op);
     let bias = Bias {

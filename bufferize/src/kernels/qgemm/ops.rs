@@ -9,18 +9,19 @@ use crate::kernels::gemm::{flat, product};
 use crate::kernels::{alloc_result, checks, constant_elements, scalar_at, shape_of};
 use ir::elements::{DType, Elements};
 use ir::{Builder, OpId, Result, Type, ValueId};
+use onnx::ops;
 
 const MATMUL_INTEGER: Slots = Slots {
-    data: 0,
-    data_zp: 2,
-    weights: 1,
-    weights_zp: 3,
+    data: ops::MatMulInteger::A,
+    data_zp: ops::MatMulInteger::A_ZERO_POINT,
+    weights: ops::MatMulInteger::B,
+    weights_zp: ops::MatMulInteger::B_ZERO_POINT,
 };
 const QLINEAR_MATMUL: Slots = Slots {
-    data: 0,
-    data_zp: 2,
-    weights: 3,
-    weights_zp: 5,
+    data: ops::QLinearMatMul::A,
+    data_zp: ops::QLinearMatMul::A_ZERO_POINT,
+    weights: ops::QLinearMatMul::B,
+    weights_zp: ops::QLinearMatMul::B_ZERO_POINT,
 };
 
 pub fn matmul_integer(
@@ -40,10 +41,17 @@ pub fn qlinear_matmul(
     op: OpId,
 ) -> Result<Option<Vec<ValueId>>> {
     let scalar_input = |b: &Builder<'_>, i| single(b.m, cx.input(b.m, op, i).ok());
-    if ![1, 6, 7].iter().all(|&i| scalar_input(b, i)) {
+    if ![
+        ops::QLinearMatMul::A_SCALE,
+        ops::QLinearMatMul::Y_SCALE,
+        ops::QLinearMatMul::Y_ZERO_POINT,
+    ]
+    .iter()
+    .all(|&i| scalar_input(b, i))
+    {
         return Ok(None);
     }
-    let Some(sb) = constant_elements(b.m, op, 4) else {
+    let Some(sb) = constant_elements(b.m, op, ops::QLinearMatMul::B_SCALE) else {
         return Ok(None);
     };
     let elem = super::super::result_memref_type(b.m, op, 0)?
@@ -65,7 +73,11 @@ pub fn qlinear_matmul(
     let bytes: Vec<u8> = sb.iter().flat_map(|x| x.to_le_bytes()).collect();
     let sb = constant(cx, b, DType::F32, bytes)?;
     let mut scalars = [sb; 3];
-    for (s, i) in scalars.iter_mut().zip([1, 6, 7]) {
+    for (s, i) in scalars.iter_mut().zip([
+        ops::QLinearMatMul::A_SCALE,
+        ops::QLinearMatMul::Y_SCALE,
+        ops::QLinearMatMul::Y_ZERO_POINT,
+    ]) {
         let x = cx.input(b.m, op, i)?;
         *s = scalar_at(b, op, x, None, &Type::f32())?;
     }

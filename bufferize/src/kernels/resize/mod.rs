@@ -265,7 +265,7 @@ fn config(b: &Builder<'_>, op: OpId) -> Result<Cfg> {
 
 pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let cfg = config(b, op)?;
-    let x = cx.input(b.m, op, 0)?;
+    let x = cx.input(b.m, op, ops::Resize::X)?;
     let rank = shape_of(b.m, x).len();
     let dx = dims(b, x);
     let attrs = ops::Resize::of(b.m, op);
@@ -281,9 +281,9 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
             .collect::<Result<_>>()?,
         None => (0..rank).collect(),
     };
-    let roi = non_empty(cx, b, op, 1)?;
-    let scales = non_empty(cx, b, op, 2)?;
-    let sizes = non_empty(cx, b, op, 3)?;
+    let roi = non_empty(cx, b, op, ops::Resize::ROI)?;
+    let scales = non_empty(cx, b, op, ops::Resize::SCALES)?;
+    let sizes = non_empty(cx, b, op, ops::Resize::SIZES)?;
     let one = f64c(b, 1.0);
     let Sizes {
         scale,

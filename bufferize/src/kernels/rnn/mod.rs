@@ -174,13 +174,14 @@ fn context(cx: &Lowering, b: &mut Builder<'_>, op: OpId, cell: Cell) -> Result<C
     let opt = |cx: &Lowering, b: &Builder<'_>, i: usize| -> Result<Option<ValueId>> {
         cx.optional_input(b.m, op, i)
     };
-    let seq_lens = opt(cx, b, 4)?;
-    let x = cx.input(b.m, op, 0)?;
+    // RNN's input positions, the same in GRU and LSTM
+    let seq_lens = opt(cx, b, ops::RNN::SEQUENCE_LENS)?;
+    let x = cx.input(b.m, op, ops::RNN::X)?;
     let elem = elem_of(b.m, x);
     if !elem.is_float() {
         return Err(op_error(b.m, op, "expects a floating-point input"));
     }
-    let r = cx.input(b.m, op, 2)?;
+    let r = cx.input(b.m, op, ops::RNN::R)?;
     if super::shape_of(b.m, x).len() != 3 || super::shape_of(b.m, r).len() != 3 {
         return Err(op_error(b.m, op, "expects X and R of rank 3"));
     }
@@ -215,7 +216,7 @@ fn context(cx: &Lowering, b: &mut Builder<'_>, op: OpId, cell: Cell) -> Result<C
     } else {
         (dx[0], dx[1])
     };
-    let w = cx.input(b.m, op, 1)?;
+    let w = cx.input(b.m, op, ops::RNN::W)?;
     let hidden = match hidden_size {
         Some(h) => b.const_index(h),
         None => dims(b, r)[2],
@@ -226,7 +227,7 @@ fn context(cx: &Lowering, b: &mut Builder<'_>, op: OpId, cell: Cell) -> Result<C
         x,
         w,
         r,
-        bias: opt(cx, b, 3)?,
+        bias: opt(cx, b, ops::RNN::B)?,
         peep: if lstm { opt(cx, b, 7)? } else { None },
         acts,
         clip,
@@ -241,7 +242,7 @@ fn context(cx: &Lowering, b: &mut Builder<'_>, op: OpId, cell: Cell) -> Result<C
         seq_lens,
         ndir,
         reverse,
-        h0: opt(cx, b, 5)?,
+        h0: opt(cx, b, ops::RNN::INITIAL_H)?,
         c0: if lstm { opt(cx, b, 6)? } else { None },
     })
 }

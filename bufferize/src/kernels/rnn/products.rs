@@ -9,6 +9,7 @@ use crate::kernels::gemm::{self, Variant};
 use crate::kernels::{matmul::gemm_elem, packed_global, scalar};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::{Builder, OpId, ValueId};
+use onnx::ops;
 
 /// Rows `first..first + n` of direction `d` of a `[dirs, rows, k]` weight
 /// tensor, used transposed: the B of `A · Wᵀ`.
@@ -39,8 +40,10 @@ pub(super) fn weights(
     dir: usize,
     gates: (i64, i64),
 ) -> Weights {
-    let tensor = if input == 1 { c.w } else { c.r };
-    let k = if input == 1 { c.input } else { c.hidden };
+    // W of each RNN kind
+    let is_w = input == ops::RNN::W;
+    let tensor = if is_w { c.w } else { c.r };
+    let k = if is_w { c.input } else { c.hidden };
     let g0 = b.const_index(gates.0);
     let gn = b.const_index(gates.1);
     let mut w = Weights {
@@ -89,7 +92,8 @@ fn packed(
     dir: usize,
     (g0, gn): (i64, i64),
 ) -> Option<GemmB> {
-    let shape = crate::kernels::shape_of(b.m, if input == 1 { c.w } else { c.r });
+    // W of each RNN kind
+    let shape = crate::kernels::shape_of(b.m, if input == ops::RNN::W { c.w } else { c.r });
     let [_, rows, k] = shape[..] else { return None };
     if rows == ir::DYN || k == ir::DYN || rows % c.cell.gates() != 0 {
         return None;

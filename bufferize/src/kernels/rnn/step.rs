@@ -8,6 +8,7 @@ use crate::kernels::gemm;
 use crate::loops::{loop_nest, Bounds};
 use ir::builder::Cmp;
 use ir::{Builder, OpId, Type, ValueId};
+use onnx::ops;
 
 /// The buffers of one direction's recurrence.
 struct Dir {
@@ -67,7 +68,8 @@ pub(super) fn direction(
     };
     let r = r
         .into_iter()
-        .map(|g| weights(cx, b, c, (op, 2), dir, g))
+        // R of each RNN kind
+        .map(|g| weights(cx, b, c, (op, ops::RNN::R), dir, g))
         .collect();
     let g = b.const_index(gates);
     let gh = b.muli(g, hidden);
@@ -107,7 +109,8 @@ fn input_products(
     dir: usize,
     gh: ValueId,
 ) -> ValueId {
-    let w = weights(cx, b, c, (op, 1), dir, (0, c.cell.gates()));
+    // W of each RNN kind
+    let w = weights(cx, b, c, (op, ops::RNN::W), dir, (0, c.cell.gates()));
     let rows = b.muli(c.seq, c.batch);
     let len = b.muli(rows, gh);
     let flat_ty = Type::memref(vec![ir::DYN], c.elem.clone());

@@ -50,8 +50,8 @@ pub fn dense_conv(
     kernel: &[i64],
     group: i64,
 ) -> Result<Option<Vec<ValueId>>> {
-    let x = cx.input(b.m, op, 0)?;
-    let w = cx.input(b.m, op, 1)?;
+    let x = cx.input(b.m, op, ops::Conv::X)?;
+    let w = cx.input(b.m, op, ops::Conv::W)?;
     let (sx, sw) = (shape_of(b.m, x), shape_of(b.m, w));
     let elem = elem_of(b.m, x);
     let lanes = super::super::vector_lanes(&elem, cx.vector_bits);
@@ -78,7 +78,7 @@ pub fn dense_conv(
         return Ok(None);
     }
     let (x, w) = (contiguous(b, x), contiguous(b, w));
-    let bias = cx.optional_input(b.m, op, 2)?;
+    let bias = cx.optional_input(b.m, op, ops::Conv::B)?;
     let (dx, dw) = (dims(b, x), dims(b, w));
     let msg = "the input's channels differ from the weight's times group";
     super::super::checks::equal(b, op, dx[1], dw[1], msg)?;

@@ -113,7 +113,8 @@ pub fn pool(
     op: OpId,
     kind: PoolKind,
 ) -> Result<Vec<ValueId>> {
-    let x = contiguous(b, cx.input(b.m, op, 0)?);
+    // X of MaxPool and AveragePool
+    let x = contiguous(b, cx.input(b.m, op, ops::MaxPool::X)?);
     let sx = shape_of(b.m, x);
     let (spatial, include_pad) = {
         let attrs = PoolAttrs::of(b.m, op, kind);
@@ -184,8 +185,8 @@ pub fn depthwise_conv(
     kernel: Vec<i64>,
     group: i64,
 ) -> Result<Option<Vec<ValueId>>> {
-    let x = contiguous(b, cx.input(b.m, op, 0)?);
-    let w = contiguous(b, cx.input(b.m, op, 1)?);
+    let x = contiguous(b, cx.input(b.m, op, ops::Conv::X)?);
+    let w = contiguous(b, cx.input(b.m, op, ops::Conv::W)?);
     let (sx, sw) = (shape_of(b.m, x), shape_of(b.m, w));
     let elem = elem_of(b.m, x);
     let lanes = super::vector_lanes(&elem, cx.vector_bits);
@@ -193,7 +194,7 @@ pub fn depthwise_conv(
     if group <= 1 || sx.get(1) != Some(&group) || sw.get(1) != Some(&1) || lanes == 0 {
         return Ok(None);
     }
-    let bias = cx.optional_input(b.m, op, 2)?;
+    let bias = cx.optional_input(b.m, op, ops::Conv::B)?;
     let spatial = Spatial::new(b.m, op, kernel, ops::Conv::of(b.m, op).into())?;
     let dx = dims(b, x);
     let dw = dims(b, w);

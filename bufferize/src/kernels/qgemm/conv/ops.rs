@@ -13,16 +13,16 @@ use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::{ops, OpKind};
 
 const CONV_INTEGER: Slots = Slots {
-    data: 0,
-    data_zp: 2,
-    weights: 1,
-    weights_zp: 3,
+    data: ops::ConvInteger::X,
+    data_zp: ops::ConvInteger::X_ZERO_POINT,
+    weights: ops::ConvInteger::W,
+    weights_zp: ops::ConvInteger::W_ZERO_POINT,
 };
 const QLINEAR_CONV: Slots = Slots {
-    data: 0,
-    data_zp: 2,
-    weights: 3,
-    weights_zp: 5,
+    data: ops::QLinearConv::X,
+    data_zp: ops::QLinearConv::X_ZERO_POINT,
+    weights: ops::QLinearConv::W,
+    weights_zp: ops::QLinearConv::W_ZERO_POINT,
 };
 
 /// ConvInteger with constant 8-bit weights; `None` otherwise.
@@ -47,10 +47,14 @@ pub fn qlinear_conv(
     let elem = crate::kernels::result_memref_type(b.m, op, 0)?
         .element_type()
         .clone();
-    let scalars_ok = [1, 6, 7]
-        .iter()
-        .all(|&i| super::super::ops::single(b.m, cx.input(b.m, op, i).ok()));
-    let ws = constant_elements(b.m, op, 4);
+    let scalars_ok = [
+        ops::QLinearConv::X_SCALE,
+        ops::QLinearConv::Y_SCALE,
+        ops::QLinearConv::Y_ZERO_POINT,
+    ]
+    .iter()
+    .all(|&i| super::super::ops::single(b.m, cx.input(b.m, op, i).ok()));
+    let ws = constant_elements(b.m, op, ops::QLinearConv::W_SCALE);
     let (Some(ws), true, Some(8)) = (ws, scalars_ok, elem.int_width()) else {
         return Ok(None);
     };
@@ -65,13 +69,17 @@ pub fn qlinear_conv(
     let bytes: Vec<u8> = ws.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect();
     let ws = super::super::ops::constant(cx, b, DType::F32, bytes)?;
     let mut scalars = [ws; 3];
-    for (s, i) in scalars.iter_mut().zip([1, 6, 7]) {
+    for (s, i) in scalars.iter_mut().zip([
+        ops::QLinearConv::X_SCALE,
+        ops::QLinearConv::Y_SCALE,
+        ops::QLinearConv::Y_ZERO_POINT,
+    ]) {
         let x = cx.input(b.m, op, i)?;
         *s = crate::kernels::scalar_at(b, op, x, None, &Type::f32())?;
     }
     plan.requant = Some((ws, scalars));
-    if cx.has_input(b.m, op, 8) {
-        let bias = contiguous(b, cx.input(b.m, op, 8)?);
+    if cx.has_input(b.m, op, ops::QLinearConv::B) {
+        let bias = contiguous(b, cx.input(b.m, op, ops::QLinearConv::B)?);
         plan.bias = Some(flat_all(b, bias));
         plan.v.bias = true;
     }
