@@ -28,10 +28,13 @@ pub struct Lowering {
     /// The target has VNNI's `vpdpbusd` at `vector_bits`.
     pub int8_dot: bool,
     /// The vector widths of the GEMM functions.
-    pub gemm: crate::kernels::gemm::Isa,
+    pub gemm: crate::kernels::linalg::gemm::Isa,
     /// Ops whose results a producer's epilogue computed.
     absorbed: SecondaryMap<OpId, bool>,
-    /// Element-wise ops their consumer's loop computes (`ew_fusion`):
+    /// The scalar body of an element-wise op kind (`kernels::ew_body`),
+    /// which fusion reads without depending on the dispatch.
+    pub ew_body: fn(onnx::OpKind) -> Option<crate::kernels::elementwise::Body>,
+    /// Element-wise ops their consumer's loop computes (`elementwise::fusion`):
     /// the length of the deferred chain each ends (0: not deferred).
     deferred: SecondaryMap<OpId, u32>,
 }
@@ -431,10 +434,11 @@ pub fn bufferize_module_for(m: &mut Module, target: KernelTarget) -> Result<()> 
         vector_bits: target.vector_bits,
         int8_dot: target.int8_dot,
         gemm: match target.x86_levels {
-            true => crate::kernels::gemm::Isa::X86Levels,
-            false => crate::kernels::gemm::Isa::Fixed(target.vector_bits),
+            true => crate::kernels::linalg::gemm::Isa::X86Levels,
+            false => crate::kernels::linalg::gemm::Isa::Fixed(target.vector_bits),
         },
         absorbed: SecondaryMap::default(),
+        ew_body: crate::kernels::ew_body,
         deferred: SecondaryMap::default(),
     };
     for f in funcs {

@@ -5,10 +5,10 @@
 //! into the new regions; buffers they allocate are yielded out, and the
 //! dealloc pass owns them from there.
 
-use super::build::{from_index, to_index};
-use super::scan_rows::Growing;
-use super::{alloc_result, result_memref_type, shape_of};
 use crate::convert::{alloc, dims, lower_region_block, Lowering};
+use crate::kernels::data::build::{from_index, to_index};
+use crate::kernels::support::scan_rows::Growing;
+use crate::kernels::{support::alloc_result, support::result_memref_type, support::shape_of};
 use crate::loops::{loop_nest, Bounds};
 use ir::builder::CmpI;
 use ir::dialects::op_error;
@@ -192,7 +192,7 @@ fn failing_branch(
 ) -> Vec<ValueId> {
     let fals = b.const_bool(false);
     let what = format!("the {} branch fails: {err}", onnx::branches::branch_name(k));
-    super::checks::assert(b, op, fals, &what);
+    crate::kernels::support::checks::assert(b, op, fals, &what);
     let zero = b.const_index(0);
     types
         .iter()
@@ -313,7 +313,7 @@ fn push_row(
     let ds = dims(b, buf);
     for (k, (&have, &want)) in ds[1..].iter().zip(&dy).enumerate() {
         let msg = format!("result {out}: slice dim {k} changes between iterations");
-        super::checks::equal(b, op, want, have, &msg)?;
+        crate::kernels::support::checks::equal(b, op, want, have, &msg)?;
     }
     store_row(b, y, buf, i);
     Ok(Some(buf))
