@@ -6,7 +6,7 @@
 //! dealloc pass owns them from there.
 
 use crate::convert::{alloc, dims, lower_region_block, Lowering};
-use crate::kernels::data::build::{from_index, to_index};
+use crate::kernels::support::index::{from_index, to_index};
 use crate::kernels::support::scan_rows::Growing;
 use crate::kernels::{support::alloc_result, support::result_memref_type, support::shape_of};
 use crate::loops::{loop_nest, Bounds};

@@ -159,7 +159,7 @@ pub fn lowering(kind: K) -> Lower {
         // Quantization, losses, windows and the rest.
         K::QuantizeLinear => Kn(quant::quantize),     K::DequantizeLinear => Kn(quant::dequantize),
         K::DynamicQuantizeLinear => Kn(quant::dynamic_quantize),
-        K::QLinearMatMul => Kn(extra::qlinear_matmul),
+        K::QLinearMatMul => Kn(quantized::qlinear_matmul::qlinear_matmul),
         K::NegativeLogLikelihoodLoss => Kn(loss::nll_loss),
         K::SoftmaxCrossEntropyLoss => Kn(loss::softmax_cross_entropy),
         K::HannWindow => Kn(|cx, b, op| window(cx, b, op, Win::Hann)),

@@ -1,8 +1,8 @@
 //! Conv (1-D/2-D/3-D, groups, strides, pads, dilations, auto_pad).
 
 use crate::convert::{contiguous, dims, Lowering};
+use crate::kernels::convolution::window::Spatial;
 use crate::kernels::linalg::gemm;
-use crate::kernels::signal::window::Spatial;
 use crate::kernels::support::epilogue;
 use crate::kernels::support::scalar;
 use crate::kernels::{support::alloc_result, support::elem_of, support::shape_of};

@@ -9,7 +9,7 @@
 //! its time).
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::index_at;
+use crate::kernels::support::index::index_at;
 use crate::kernels::{support::alloc_result, support::checks, support::elem_of, support::shape_of};
 use crate::loops::{self, loop_nest, Bounds};
 use ir::builder::Cmp;
@@ -131,7 +131,7 @@ impl Transposed<'_> {
         let (x, w, dx) = (self.x, self.w, self.dx);
         let (groups, mg, cg) = self.groups;
         let elem = elem_of(b.m, x);
-        let prod = crate::kernels::linalg::gemm::product;
+        let prod = crate::kernels::support::index::product;
         let taps = prod(b, &self.geo.kernel);
         let rows = b.muli(mg, taps);
         let positions = prod(b, &dx[2..]);

@@ -1,7 +1,7 @@
 //! LpPool: `(Σ |x|^p)^(1/p)` over each window (padding contributes 0).
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::signal::window::Spatial;
+use crate::kernels::convolution::window::Spatial;
 use crate::kernels::{support::alloc_result, support::elem_of, support::shape_of};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::dialects::op_error;

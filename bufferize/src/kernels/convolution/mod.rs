@@ -7,4 +7,5 @@ pub mod deform_conv;
 pub mod lp_pool;
 pub mod pool;
 pub mod sliding;
+pub mod window;
 pub mod winograd;

@@ -147,7 +147,7 @@ pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     }
     let od: Vec<ValueId> = match given {
         Some(g) => (0..sp as i64 + 2)
-            .map(|d| crate::kernels::data::build::index_at(b, g, Some(d)))
+            .map(|d| crate::kernels::support::index::index_at(b, g, Some(d)))
             .collect(),
         None => ud.clone(),
     };
@@ -160,7 +160,7 @@ pub fn max_unpool(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     loop_nest(b, &bounds, &dx, &mut |b, ivs| {
         let v = b.load(x, ivs);
         let i = b.load(ind, ivs);
-        let i = crate::kernels::data::build::to_index(b, i);
+        let i = crate::kernels::support::index::to_index(b, i);
         // Indices outside the unpooled tensor, or positions outside the
         // result, are dropped.
         let ge = b.cmp(Cmp::Ge, i, bounds.zero);

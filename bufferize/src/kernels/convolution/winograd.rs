@@ -14,8 +14,8 @@
 
 use crate::convert::Lowering;
 use crate::kernels::convolution::conv::{Epilogue, Operands};
+use crate::kernels::convolution::window::Placement;
 use crate::kernels::linalg::gemm;
-use crate::kernels::signal::window::Placement;
 use crate::kernels::support::epilogue;
 use crate::kernels::{support::elem_of, support::shape_of};
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};

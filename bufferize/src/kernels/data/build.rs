@@ -5,6 +5,7 @@
 use crate::convert::{dims, Lowering};
 use crate::kernels::data::slice::{subview, Ix};
 use crate::kernels::support::checks;
+use crate::kernels::support::index::{from_index, index_at, to_index};
 use crate::kernels::support::scalar;
 use crate::kernels::{support::alloc_result, support::elem_of, support::shape_of};
 use crate::loops::{loop_nest, Bounds};
@@ -14,40 +15,6 @@ use ir::dialects::op_error;
 use ir::Attribute;
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
-
-/// Element `j` of a 1-D (or 0-D) integer memref as an `index`.
-pub fn index_at(b: &mut Builder<'_>, m: ValueId, j: Option<i64>) -> ValueId {
-    let idx: Vec<ValueId> = j.map(|j| b.const_index(j)).into_iter().collect();
-    let v = b.load(m, &idx);
-    to_index(b, v)
-}
-
-pub fn to_index(b: &mut Builder<'_>, v: ValueId) -> ValueId {
-    let t = b.m.value_type(v).clone();
-    if t == Type::Index {
-        return v;
-    }
-    let v = if t.is_float() {
-        b.fptosi(v, Type::i64())
-    } else {
-        v
-    };
-    b.index_cast(v, Type::Index)
-}
-
-pub fn from_index(b: &mut Builder<'_>, v: ValueId, t: &Type) -> ValueId {
-    let i = b.index_cast(v, Type::i64());
-    if *t == Type::i64() {
-        return i;
-    }
-    if t.is_float() {
-        return b.sitofp(i, t.clone());
-    }
-    if t.int_width().is_some_and(|w| w < 64) {
-        return b.trunci(i, t.clone());
-    }
-    i
-}
 
 pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
     let n = b.m.operands(op).len();

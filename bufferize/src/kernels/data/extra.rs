@@ -1,15 +1,14 @@
 //! BitCast (same element width), the Hann/Hamming/Blackman windows and
-//! QLinearMatMul.
+//! CenterCropPad.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::{from_index, to_index};
-use crate::kernels::support::scalar;
+use crate::kernels::support::index::{from_index, to_index};
 use crate::kernels::{
     support::alloc_result, support::elem_of, support::finish, support::shape_of,
     support::store_converted,
 };
 use crate::loops::{loop_nest, Bounds};
-use ir::builder::{is_unsigned, CmpI};
+use ir::builder::CmpI;
 use ir::dialects::op_error;
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
@@ -120,110 +119,6 @@ pub fn window(
     finish(err, vec![out])
 }
 
-pub fn qlinear_matmul(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
-    if let Some(r) = crate::kernels::quantized::qgemm::ops::qlinear_matmul(cx, b, op)? {
-        return Ok(r);
-    }
-    let ins: Vec<ValueId> = (0..8)
-        .map(|i| cx.input(b.m, op, i))
-        .collect::<Result<_>>()?;
-    let (a, bm) = (ins[ops::QLinearMatMul::A], ins[ops::QLinearMatMul::B]);
-    for &p in &[
-        ins[ops::QLinearMatMul::A_SCALE],
-        ins[ops::QLinearMatMul::A_ZERO_POINT],
-        ins[ops::QLinearMatMul::B_SCALE],
-        ins[ops::QLinearMatMul::B_ZERO_POINT],
-        ins[ops::QLinearMatMul::Y_SCALE],
-        ins[ops::QLinearMatMul::Y_ZERO_POINT],
-    ] {
-        if shape_of(b.m, p).iter().product::<i64>() != 1 {
-            return Err(op_error(b.m, op, "per-axis QLinearMatMul is not supported"));
-        }
-    }
-    let yt = crate::kernels::support::result_memref_type(b.m, op, 0)?
-        .element_type()
-        .clone();
-    let (as_, az, bs, bz, ys, yz) = (
-        crate::kernels::support::scalar_at(
-            b,
-            op,
-            ins[ops::QLinearMatMul::A_SCALE],
-            None,
-            &Type::f64(),
-        )?,
-        crate::kernels::support::scalar_at(
-            b,
-            op,
-            ins[ops::QLinearMatMul::A_ZERO_POINT],
-            None,
-            &Type::f64(),
-        )?,
-        crate::kernels::support::scalar_at(
-            b,
-            op,
-            ins[ops::QLinearMatMul::B_SCALE],
-            None,
-            &Type::f64(),
-        )?,
-        crate::kernels::support::scalar_at(
-            b,
-            op,
-            ins[ops::QLinearMatMul::B_ZERO_POINT],
-            None,
-            &Type::f64(),
-        )?,
-        crate::kernels::support::scalar_at(
-            b,
-            op,
-            ins[ops::QLinearMatMul::Y_SCALE],
-            None,
-            &Type::f64(),
-        )?,
-        crate::kernels::support::scalar_at(
-            b,
-            op,
-            ins[ops::QLinearMatMul::Y_ZERO_POINT],
-            None,
-            &Type::f64(),
-        )?,
-    );
-    let f = Type::f64();
-    let mult = b.mul(as_, bs);
-    let mult = b.div(mult, ys);
-    let Some((lo, hi)) = yt.int_width().map(|w| {
-        if is_unsigned(&yt) {
-            (0.0, ((1u64 << w) - 1) as f64)
-        } else {
-            (-((1i64 << (w - 1)) as f64), ((1i64 << (w - 1)) - 1) as f64)
-        }
-    }) else {
-        return Err(op_error(b.m, op, "expects an integer output"));
-    };
-    let zero = b.constant(&f, 0.0);
-    crate::kernels::quantized::integer::batched_dot(
-        b,
-        op,
-        (a, bm),
-        zero,
-        &mut |b, av, bv, _, _| {
-            let x = scalar::convert(b, op, av, &f)?;
-            let y = scalar::convert(b, op, bv, &f)?;
-            let x = b.sub(x, az);
-            let y = b.sub(y, bz);
-            Ok(b.mul(x, y))
-        },
-        &mut |b, s, out, ivs, err| {
-            let v = b.mul(s, mult);
-            let v = b.roundeven(v);
-            let v = b.add(v, yz);
-            let (l, h) = (b.constant(&f, lo), b.constant(&f, hi));
-            let v = b.max(v, l);
-            let v = b.min(v, h);
-            store_converted(b, op, v, &yt, out, ivs, err);
-        },
-    )
-}
-
 /// CenterCropPad: each listed axis is cropped or zero-padded around its
 /// center (the extra element goes to the end).
 pub fn center_crop_pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -240,7 +135,7 @@ pub fn center_crop_pad(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Resu
     let dx = dims(b, x);
     let mut od = dx.clone();
     for (j, &d) in axes.iter().enumerate() {
-        od[d] = crate::kernels::data::build::index_at(b, s, Some(j as i64));
+        od[d] = crate::kernels::support::index::index_at(b, s, Some(j as i64));
     }
     let out = alloc_result(b, op, 0, &od)?;
     let bounds = Bounds::new(b);

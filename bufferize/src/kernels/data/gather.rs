@@ -1,8 +1,9 @@
 //! Indexing ops: Gather, GatherElements, CumSum, Trilu, ArrayFeatureExtractor.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::{index_at, to_index};
 use crate::kernels::support::checks;
+use crate::kernels::support::index::wrap;
+use crate::kernels::support::index::{index_at, to_index};
 use crate::kernels::{support::alloc_result, support::shape_of};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::builder::CmpI;
@@ -15,13 +16,6 @@ use onnx::ops;
 pub enum Cumulative {
     Sum,
     Prod,
-}
-
-/// A possibly negative index made non-negative: `i < 0 ? i + d : i`.
-pub(crate) fn wrap(b: &mut Builder<'_>, i: ValueId, d: ValueId, zero: ValueId) -> ValueId {
-    let neg = b.cmpi(CmpI::Slt, i, zero);
-    let w = b.addi(i, d);
-    b.select(neg, w, i)
 }
 
 /// Asserts that an operand's dims `di` are within the data's `dx`

@@ -3,9 +3,9 @@
 //! DepthToSpace/SpaceToDepth.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::{from_index, index_at, to_index};
-use crate::kernels::data::gather::wrap;
 use crate::kernels::support::checks;
+use crate::kernels::support::index::wrap;
+use crate::kernels::support::index::{from_index, index_at, to_index};
 use crate::kernels::support::scalar;
 use crate::kernels::{support::alloc_result, support::elem_of, support::shape_of};
 use crate::loops::{loop_nest, reduce_nest, Bounds};

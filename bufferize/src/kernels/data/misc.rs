@@ -2,8 +2,8 @@
 //! ReverseSequence and Det.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::to_index;
 use crate::kernels::support::checks;
+use crate::kernels::support::index::to_index;
 use crate::kernels::{
     support::alloc_result, support::elem_of, support::finish, support::shape_of,
     support::store_converted,
@@ -36,7 +36,7 @@ pub fn compress(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<
             let elem = elem_of(b.m, x);
             let ty = ir::Type::memref(vec![ir::DYN], elem);
             (
-                crate::kernels::data::shape::reinterpret(b, x, &ty, &[ir::DYN], &[n]),
+                crate::kernels::support::views::reinterpret(b, x, &ty, &[ir::DYN], &[n]),
                 0,
             )
         }

@@ -6,7 +6,7 @@
 //! a scratch buffer, counted, then copied to the result.
 
 use crate::convert::{alloc, dims, Lowering};
-use crate::kernels::data::build::{from_index, to_index};
+use crate::kernels::support::index::{from_index, to_index};
 use crate::kernels::support::scalar;
 use crate::kernels::{support::alloc_result, support::elem_of, support::shape_of};
 use crate::loops::{loop_nest, reduce_nest, Bounds};

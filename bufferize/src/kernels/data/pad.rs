@@ -3,7 +3,7 @@
 //! runtime). Negative pads crop.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::index_at;
+use crate::kernels::support::index::index_at;
 use crate::kernels::{
     support::alloc_result, support::constant_ints, support::elem_of, support::shape_of,
 };
@@ -129,10 +129,10 @@ fn amounts(
     let pick = |b: &mut Builder<'_>, j: ValueId, acc: &[ValueId]| -> Vec<ValueId> {
         let load = |b: &mut Builder<'_>, v: ValueId, i: ValueId| {
             let e = b.load(v, &[i]);
-            crate::kernels::data::build::to_index(b, e)
+            crate::kernels::support::index::to_index(b, e)
         };
         let a = load(b, av, j);
-        let a = crate::kernels::data::gather::wrap(b, a, r, bounds.zero);
+        let a = crate::kernels::support::index::wrap(b, a, r, bounds.zero);
         let pb = load(b, p, j);
         let jn = b.addi(j, n);
         let pe = load(b, p, jn);

@@ -2,11 +2,12 @@
 
 use crate::convert::{dims, Lowering};
 use crate::kernels::support::checks;
+use crate::kernels::support::views::{merged_dims, merged_view, reinterpret, transpose_perm};
 use crate::kernels::{support::alloc_result, support::constant_ints, support::shape_of};
 use crate::loops::{loop_nest, Bounds};
-use ir::builder::{CmpI, ViewOffset};
+use ir::builder::CmpI;
 use ir::dialects::op_error;
-use ir::{Builder, Module, OpId, Result, Type, ValueId, DYN};
+use ir::{Builder, OpId, Result, ValueId, DYN};
 use onnx::ops;
 
 pub fn constant(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -266,8 +267,8 @@ fn runtime_squeeze(
     let rv = b.const_index(r as i64);
     let listed: Vec<ValueId> = (0..n)
         .map(|j| {
-            let v = crate::kernels::data::build::index_at(b, a, Some(j as i64));
-            crate::kernels::data::gather::wrap(b, v, rv, zero)
+            let v = crate::kernels::support::index::index_at(b, a, Some(j as i64));
+            crate::kernels::support::index::wrap(b, v, rv, zero)
         })
         .collect();
     let mut out: Vec<ValueId> = out_shape.iter().map(|&d| b.const_index(d.max(1))).collect();
@@ -317,7 +318,7 @@ fn runtime_unsqueeze(
     let r = b.const_index(out_rank as i64);
     let listed: Vec<ValueId> = (0..n)
         .map(|j| {
-            let v = crate::kernels::data::build::index_at(b, a, Some(j as i64));
+            let v = crate::kernels::support::index::index_at(b, a, Some(j as i64));
             let neg = b.cmpi(CmpI::Slt, v, zero);
             let w = b.addi(v, r);
             b.select(neg, w, v)
@@ -366,7 +367,7 @@ fn runtime_shape(
     let mut vals = Vec::new();
     let mut known = one;
     for i in 0..n {
-        let r = crate::kernels::data::build::index_at(b, s, Some(i));
+        let r = crate::kernels::support::index::index_at(b, s, Some(i));
         let v = match dx.get(i as usize) {
             Some(&d) if !allow_zero => {
                 let z = b.cmpi(CmpI::Eq, r, zero);
@@ -440,46 +441,6 @@ fn finish_reshape(
         ));
     }
     Ok(vec![reinterpret(b, x, &ty, &shape, &out_dims)])
-}
-
-/// A row-major view of `x` with the given sizes (of a copy when `x` is a
-/// strided view: reinterpret_cast drops the source's offset and strides).
-pub fn reinterpret(
-    b: &mut Builder<'_>,
-    x: ValueId,
-    ty: &Type,
-    shape: &[i64],
-    sizes: &[ValueId],
-) -> ValueId {
-    let x = crate::convert::contiguous(b, x);
-    b.row_major_view(x, ty.element_type(), (shape, sizes), ViewOffset::Static(0))
-}
-
-/// A Transpose's permutation of a rank-`rank` input (reversed dims when
-/// absent), checked to be one.
-pub fn transpose_perm(m: &Module, op: OpId, rank: usize) -> Result<Vec<usize>> {
-    let perm: Vec<i64> = ops::Transpose::of(m, op)
-        .perm()
-        .unwrap_or_else(|| (0..rank as i64).rev().collect());
-    let mut seen = vec![false; rank];
-    let mut out = Vec::with_capacity(rank);
-    for &p in &perm {
-        match usize::try_from(p).ok().filter(|&p| p < rank) {
-            Some(p) if !seen[p] => {
-                seen[p] = true;
-                out.push(p);
-            }
-            _ => break,
-        }
-    }
-    if out.len() != rank || perm.len() != rank {
-        return Err(op_error(
-            m,
-            op,
-            "perm must be a permutation of the input dims",
-        ));
-    }
-    Ok(out)
 }
 
 pub fn transpose(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<ValueId>> {
@@ -572,41 +533,6 @@ fn merge_transpose_dims(
     let ov = merged_view(b, out, &out_merged);
     let out_sizes = out_merged.1;
     (xv, ov, rank_in, out_sizes)
-}
-
-/// Dims (static `sv`, runtime `dv`) with each run `start..end` of `runs`
-/// (covering every dim, in order) merged into one: the static shape and
-/// the sizes.
-pub fn merged_dims(
-    b: &mut Builder<'_>,
-    (sv, dv): (&[i64], &[ValueId]),
-    runs: &[(usize, usize)],
-) -> (Vec<i64>, Vec<ValueId>) {
-    let shape = runs
-        .iter()
-        .map(|r| {
-            sv[r.0..r.1]
-                .iter()
-                .try_fold(1i64, |acc, &d| (d != DYN).then(|| acc.saturating_mul(d)))
-                .unwrap_or(DYN)
-        })
-        .collect();
-    let sizes = runs
-        .iter()
-        .map(|r| crate::kernels::linalg::gemm::product(b, &dv[r.0..r.1]))
-        .collect();
-    (shape, sizes)
-}
-
-/// A row-major view of contiguous `v` with the merged dims `(shape,
-/// sizes)` of [`merged_dims`].
-pub fn merged_view(
-    b: &mut Builder<'_>,
-    v: ValueId,
-    (shape, sizes): &(Vec<i64>, Vec<ValueId>),
-) -> ValueId {
-    let ty = Type::memref(shape.clone(), crate::kernels::support::elem_of(b.m, v));
-    reinterpret(b, v, &ty, shape, sizes)
 }
 
 /// A fresh copy of operand 0 as result 0 (no-op reductions, Identity-like ops

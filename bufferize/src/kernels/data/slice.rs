@@ -6,8 +6,8 @@
 //! `convert::contiguous` (a copy) instead.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::index_at;
-use crate::kernels::data::gather::wrap;
+use crate::kernels::support::index::index_at;
+use crate::kernels::support::index::wrap;
 use crate::kernels::{
     support::alloc_result, support::constant_ints, support::result_memref_type, support::shape_of,
 };
@@ -300,7 +300,7 @@ fn runtime_count_params(
     let f = b.scf_for(zero, n, one, &init, |b, j, acc| {
         let at = |b: &mut Builder<'_>, v: ValueId| {
             let e = b.load(v, &[j]);
-            crate::kernels::data::build::to_index(b, e)
+            crate::kernels::support::index::to_index(b, e)
         };
         let (s, e) = (at(b, starts), at(b, ends));
         let p = steps.map_or(one, |v| at(b, v));

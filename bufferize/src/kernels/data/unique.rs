@@ -5,7 +5,7 @@
 //! first, then allocated.
 
 use crate::convert::{alloc, dims, Lowering};
-use crate::kernels::data::build::from_index;
+use crate::kernels::support::index::from_index;
 use crate::kernels::{support::alloc_result, support::elem_of, support::shape_of};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
 use ir::builder::{Cmp, CmpF, CmpI};
@@ -113,7 +113,8 @@ pub fn unique(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         None => (one, product(b, one, &dx), one),
     };
     let ty3 = Type::memref(vec![DYN; 3], elem.clone());
-    let x3 = crate::kernels::data::shape::reinterpret(b, x, &ty3, &[DYN; 3], &[outer, len, inner]);
+    let x3 =
+        crate::kernels::support::views::reinterpret(b, x, &ty3, &[DYN; 3], &[outer, len, inner]);
     let sl = Slices {
         x3,
         outer,
@@ -154,8 +155,13 @@ pub fn unique(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         None => y_dims = vec![n_unique],
     }
     let y = alloc_result(b, op, 0, &y_dims)?;
-    let y3 =
-        crate::kernels::data::shape::reinterpret(b, y, &ty3, &[DYN; 3], &[outer, n_unique, inner]);
+    let y3 = crate::kernels::support::views::reinterpret(
+        b,
+        y,
+        &ty3,
+        &[DYN; 3],
+        &[outer, n_unique, inner],
+    );
     let mut extra = Vec::new();
     for (i, size) in [(1, n_unique), (2, len), (3, n_unique)] {
         if b.m.results(op).len() > i {

@@ -247,7 +247,7 @@ fn nest(
         });
     let known = scalar_constants(b, op, &operand_ids, &inputs);
     let (srcs, shapes, dyn_one, out_view, out_dims) = if same_shape && rank > 1 {
-        let total = crate::kernels::linalg::gemm::product(b, &out_dims);
+        let total = crate::kernels::support::index::product(b, &out_dims);
         let flat: Vec<Src> = srcs.into_iter().map(|s| s.flat(b, total)).collect();
         let n = flat.len();
         let out_view = crate::kernels::linalg::gemm::flat(b, out, total);

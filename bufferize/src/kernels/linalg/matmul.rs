@@ -97,7 +97,7 @@ impl Operand {
                 // The blocked GEMM wants a plain buffer to stride through.
                 let y = contiguous(b, cx.input(b.m, t, ops::Transpose::DATA)?);
                 let perm =
-                    crate::kernels::data::shape::transpose_perm(b.m, t, shape_of(b.m, y).len())?;
+                    crate::kernels::support::views::transpose_perm(b.m, t, shape_of(b.m, y).len())?;
                 (y, Some(perm))
             }
             None => (contiguous(b, cx.input(b.m, op, i)?), None),
@@ -356,7 +356,7 @@ fn transposed_use(m: &Module, op: OpId) -> Option<(OpId, Vec<usize>)> {
     {
         return None;
     }
-    let perm = crate::kernels::data::shape::transpose_perm(m, t, rank).ok()?;
+    let perm = crate::kernels::support::views::transpose_perm(m, t, rank).ok()?;
     (perm.last() == Some(&(rank - 1))).then_some((t, perm))
 }
 

@@ -59,7 +59,7 @@ fn nll(b: &mut Builder<'_>, op: OpId, logp: ValueId, target: ValueId, o: &Nll) -
             }
             None => b.const_bool(false),
         };
-        let ti = crate::kernels::data::build::to_index(b, t);
+        let ti = crate::kernels::support::index::to_index(b, t);
         let ti = b.select(ignored, bounds.zero, ti);
         let mut xi = vec![ivs[0], ti];
         xi.extend_from_slice(&ivs[1..]);

@@ -65,9 +65,9 @@ fn normalize(
             .eq(dx.len() - reduced.len()..dx.len());
     let flat = trailing.then(|| {
         let xc = crate::convert::contiguous(b, x);
-        let total = crate::kernels::linalg::gemm::product(b, &dx);
+        let total = crate::kernels::support::index::product(b, &dx);
         let strides: Vec<ValueId> = (0..dx.len())
-            .map(|d| crate::kernels::linalg::gemm::product(b, &dx[d + 1..]))
+            .map(|d| crate::kernels::support::index::product(b, &dx[d + 1..]))
             .collect();
         (crate::kernels::linalg::gemm::flat(b, xc, total), strides)
     });
@@ -491,7 +491,7 @@ pub fn group_norm(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Ve
     vsizes.extend_from_slice(&dx[2..]);
     let elem = elem_of(b.m, x);
     let vty = Type::memref(vshape.clone(), elem);
-    let xv = crate::kernels::data::shape::reinterpret(b, x, &vty, &vshape, &vsizes);
+    let xv = crate::kernels::support::views::reinterpret(b, x, &vty, &vshape, &vsizes);
     let reduced: Vec<usize> = (2..vshape.len()).collect();
     let by_channel = group_params(b, op, (s, bias), dx[1], g)?;
     let lanes = crate::kernels::support::vector_lanes(&elem_of(b.m, xv), cx.vector_bits);

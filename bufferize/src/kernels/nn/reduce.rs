@@ -276,8 +276,8 @@ pub(crate) fn rows(
     }
     let x = crate::convert::contiguous(b, x);
     let (rows, n) = (
-        crate::kernels::linalg::gemm::product(b, &dx[..first]),
-        crate::kernels::linalg::gemm::product(b, &dx[first..]),
+        crate::kernels::support::index::product(b, &dx[..first]),
+        crate::kernels::support::index::product(b, &dx[first..]),
     );
     let total = b.muli(rows, n);
     let (xf, of) = (
@@ -430,7 +430,7 @@ fn squeeze_view(
     }
     let ty = crate::kernels::support::result_memref_type(b.m, op, 0)?;
     let shape = ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-    Ok(crate::kernels::data::shape::reinterpret(
+    Ok(crate::kernels::support::views::reinterpret(
         b, buf, &ty, &shape, &sizes,
     ))
 }

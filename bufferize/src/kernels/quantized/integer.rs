@@ -2,7 +2,7 @@
 //! accumulated in i32.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::signal::window::Spatial;
+use crate::kernels::convolution::window::Spatial;
 use crate::kernels::support::scalar;
 use crate::kernels::{support::alloc_result, support::finish, support::shape_of};
 use crate::loops::{loop_nest, reduce_nest, Bounds};
@@ -173,7 +173,7 @@ fn window(
     op: OpId,
     x: ValueId,
     given: Option<Vec<i64>>,
-    attrs: crate::kernels::signal::window::WindowAttrs<'_>,
+    attrs: crate::kernels::convolution::window::WindowAttrs<'_>,
 ) -> Result<Spatial> {
     let sp = shape_of(m, x).len().saturating_sub(2);
     let kernel = given

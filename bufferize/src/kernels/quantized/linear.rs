@@ -75,9 +75,9 @@ fn merged(
         return (x, out, dx.to_vec(), how);
     }
     let sx = shape_of(b.m, x);
-    let merged = crate::kernels::data::shape::merged_dims(b, (&sx, dx), &groups);
-    let xv = crate::kernels::data::shape::merged_view(b, x, &merged);
-    let ov = crate::kernels::data::shape::merged_view(b, out, &merged);
+    let merged = crate::kernels::support::views::merged_dims(b, (&sx, dx), &groups);
+    let xv = crate::kernels::support::views::merged_view(b, x, &merged);
+    let ov = crate::kernels::support::views::merged_view(b, out, &merged);
     let sizes = merged.1;
     let how = match how {
         ParamIndex::Axis(_) => ParamIndex::Axis(1),

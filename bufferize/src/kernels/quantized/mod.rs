@@ -4,3 +4,4 @@ pub mod integer;
 pub mod linear;
 pub mod nbits;
 pub mod qgemm;
+pub mod qlinear_matmul;

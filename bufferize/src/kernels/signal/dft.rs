@@ -4,9 +4,9 @@
 //! (real) or (real, imaginary). STFT: the same sums over windowed frames.
 
 use crate::convert::{dims, Lowering};
-use crate::kernels::data::build::index_at;
-use crate::kernels::data::gather::wrap;
 use crate::kernels::signal::interp::{f64c, idx_to_f};
+use crate::kernels::support::index::index_at;
+use crate::kernels::support::index::wrap;
 use crate::kernels::{
     support::alloc_result, support::elem_of, support::finish, support::shape_of,
     support::store_converted,

@@ -239,9 +239,9 @@ pub fn affine_grid(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<V
         }
     };
     let align = ops::AffineGrid::of(b.m, op).align_corners() != 0;
-    let n = crate::kernels::data::build::index_at(b, size, Some(0));
+    let n = crate::kernels::support::index::index_at(b, size, Some(0));
     let spatial: Vec<ValueId> = (0..sp)
-        .map(|d| crate::kernels::data::build::index_at(b, size, Some(2 + d as i64)))
+        .map(|d| crate::kernels::support::index::index_at(b, size, Some(2 + d as i64)))
         .collect();
     let mut od = vec![n];
     od.extend_from_slice(&spatial);
@@ -497,7 +497,7 @@ pub fn roi_align(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec
         let (bin_h, gh) = bin_grid(b, &cfg, (start_end[1], start_end[3]), cfg.oh, one);
         let (bin_w, gw) = bin_grid(b, &cfg, (start_end[0], start_end[2]), cfg.ow, one);
         let n = b.load(batch, &[r]);
-        let n = crate::kernels::data::build::to_index(b, n);
+        let n = crate::kernels::support::index::to_index(b, n);
         let cnt = b.mul(gh, gw);
         let cnt = b.maxsi(cnt, bounds.one);
         let roi = Roi {

@@ -4,4 +4,3 @@ pub mod dft;
 pub mod grid_sample;
 pub mod interp;
 pub mod resize;
-pub mod window;

@@ -184,7 +184,7 @@ pub fn index(b: &mut Builder<'_>, op: OpId, i: ValueId, n: ValueId, what: &str) 
     let hi = b.cmpi(CmpI::Slt, i, n);
     let ok = b.andi(lo, hi);
     assert(b, op, ok, what);
-    crate::kernels::data::gather::wrap(b, i, n, zero)
+    crate::kernels::support::index::wrap(b, i, n, zero)
 }
 
 /// The message of an index out of range of data dim `axis`.
@@ -228,7 +228,7 @@ pub fn index_if(
         Some(w) => index(b, op, i, n, w),
         None => {
             let zero = b.const_index(0);
-            crate::kernels::data::gather::wrap(b, i, n, zero)
+            crate::kernels::support::index::wrap(b, i, n, zero)
         }
     }
 }

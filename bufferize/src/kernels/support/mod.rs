@@ -5,8 +5,10 @@
 
 pub mod checks;
 pub mod epilogue;
+pub mod index;
 pub mod scalar;
 pub mod scan_rows;
+pub mod views;
 
 use crate::convert::{memref_type, Lowering};
 use ir::dialects::op_error;

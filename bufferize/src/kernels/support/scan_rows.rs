@@ -118,7 +118,7 @@ impl Growing {
             checks::equal(b, op, want, d, &msg)?;
             now.push(d);
         }
-        let row = crate::kernels::linalg::gemm::product(b, &now);
+        let row = crate::kernels::support::index::product(b, &now);
         let full = b.cmpi(CmpI::Uge, i, cap);
         let flat_ty = self.flat_type();
         let grown = b.scf_if(
@@ -160,7 +160,7 @@ impl Growing {
         let mut sizes = vec![trips];
         sizes.extend_from_slice(&carried[2..]);
         let shape = self.ty.shape().map(<[i64]>::to_vec).unwrap_or_default();
-        crate::kernels::data::shape::reinterpret(b, carried[0], &self.ty, &shape, &sizes)
+        crate::kernels::support::views::reinterpret(b, carried[0], &self.ty, &shape, &sizes)
     }
 
     /// How many values `initial` and `push` carry.

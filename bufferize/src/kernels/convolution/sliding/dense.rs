@@ -11,7 +11,7 @@
 
 use super::planes::{Geometry, PlaneSource};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::kernels::signal::window::{Placement, Spatial};
+use crate::kernels::convolution::window::{Placement, Spatial};
 use crate::kernels::support::epilogue::{self, Act};
 use crate::kernels::{support::alloc_result, support::elem_of, support::shape_of};
 use crate::loops::{loop_nest_by_work, Bounds, GEMM_MIN_WORK, PARALLEL_MIN_WORK};

@@ -16,7 +16,7 @@ pub use dense::dense_conv;
 
 use crate::convert::{contiguous, dims, Lowering};
 use crate::kernels::convolution::pool::PoolKind;
-use crate::kernels::signal::window::{Placement, Spatial, WindowAttrs};
+use crate::kernels::convolution::window::{Placement, Spatial, WindowAttrs};
 use crate::kernels::support::checks;
 use crate::kernels::support::epilogue::{self, Act};
 use crate::kernels::support::scalar;

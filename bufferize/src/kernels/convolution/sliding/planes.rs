@@ -21,7 +21,7 @@
 mod fill;
 
 use super::{Channel, Reduction, Sliding};
-use crate::kernels::signal::window::{Placement, Spatial};
+use crate::kernels::convolution::window::{Placement, Spatial};
 use crate::loops::{loop_nest_by_work, Bounds, PARALLEL_MIN_WORK};
 use ir::{Builder, Type, ValueId, DYN};
 

@@ -19,6 +19,8 @@ mod micro;
 mod pack;
 mod tail;
 
+/// Shared with the kernels that size GEMMs by it.
+pub use crate::kernels::support::index::product;
 use ir::dialects::func::{level_variant, X86_LEVELS};
 use ir::{Builder, Type, ValueId};
 
@@ -737,15 +739,6 @@ fn by_height(
 fn min_rest(b: &mut Builder<'_>, total: ValueId, at: ValueId, step: ValueId) -> ValueId {
     let rest = b.subi(total, at);
     b.minsi(rest, step)
-}
-
-/// The product of `ds` (1 for none).
-pub fn product(b: &mut Builder<'_>, ds: &[ValueId]) -> ValueId {
-    let mut acc = b.const_index(1);
-    for &d in ds {
-        acc = b.muli(acc, d);
-    }
-    acc
 }
 
 /// A flat 1-D view (`memref<?xT>`) of a contiguous buffer, for the GEMM's

@@ -142,7 +142,7 @@ fn time_of(
     let len = match c.seq_lens {
         Some(l) => {
             let v = b.load(l, &[bi]);
-            crate::kernels::data::build::to_index(b, v)
+            crate::kernels::support::index::to_index(b, v)
         }
         None => c.seq,
     };

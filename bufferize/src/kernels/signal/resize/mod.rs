@@ -201,7 +201,7 @@ fn output_sizes(
         for (j, &d) in axes.iter().enumerate() {
             let jv = b.const_index(j as i64);
             let v = b.load(s, &[jv]);
-            let v = crate::kernels::data::build::to_index(b, v);
+            let v = crate::kernels::support::index::to_index(b, v);
             let vf = idx_to_f(b, v);
             ratio.push(b.divf(vf, in_f[d]));
             out_dims[d] = v;
@@ -325,7 +325,7 @@ pub fn resize(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
         let kept = rows::lead_kept(b, &scale, &dx, &out_dims);
         let mut fast = |b: &mut Builder<'_>| {
             let len =
-                |b: &mut Builder<'_>, d: &[ValueId]| crate::kernels::linalg::gemm::product(b, d);
+                |b: &mut Builder<'_>, d: &[ValueId]| crate::kernels::support::index::product(b, d);
             let (xl, ol) = (len(b, &dx), len(b, &out_dims));
             // `flat` makes a strided input contiguous, on this path only.
             let operands = rows::Operands {

@@ -5,8 +5,8 @@
 use super::super::{flat_all, QOut, Slots};
 use super::{call, pack_weights, Packed, QConvCall, QConvVariant};
 use crate::convert::{contiguous, dims, Lowering};
+use crate::kernels::convolution::window::{Spatial, WindowAttrs};
 use crate::kernels::linalg::gemm::ConvGeometry;
-use crate::kernels::signal::window::{Spatial, WindowAttrs};
 use crate::kernels::{
     support::alloc_result, support::checks, support::constant_elements, support::shape_of,
 };
