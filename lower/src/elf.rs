@@ -43,7 +43,9 @@ pub fn write_weights_object(
     machine: u16,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let io = |e: std::io::Error| Diagnostic::error(format!("cannot write the weights object: {e}"));
+    let fail = |e: &dyn std::fmt::Display| {
+        Diagnostic::error(format!("cannot write the weights object: {e}"))
+    };
     let size = layout.size;
     let blob_len = usize::try_from(size)
         .map_err(|_| Diagnostic::error(format!("{size} bytes of weights do not fit in memory")))?;
@@ -76,7 +78,7 @@ pub fn write_weights_object(
         e_entry: 0,
         e_flags: 0,
     })
-    .map_err(|e| Diagnostic::error(format!("cannot write the weights object: {e}")))?;
+    .map_err(|e| fail(&e))?;
     w.write_align(DATA_ALIGN);
     layout.write(m, &mut Blob(&mut w))?;
     w.write_null_symbol();
@@ -114,7 +116,7 @@ pub fn write_weights_object(
     w.write_symtab_section_header(1);
     w.write_strtab_section_header();
     w.write_shstrtab_section_header();
-    buffer.result().map_err(io)
+    buffer.result().map_err(|e| fail(&e))
 }
 
 /// The blob's bytes into the writer (its buffer keeps the first I/O error).

@@ -22,7 +22,7 @@ pub mod schema;
 pub mod shape_value;
 pub mod verify;
 pub mod view;
-pub use view::NewOp;
+pub use view::{none_value, NewOp};
 
 pub use generated::{ops, OpKind, ALL_KINDS, SCHEMAS};
 pub use model::{model_ml_opset, model_opset};

@@ -125,8 +125,9 @@ impl NewOp {
     }
 }
 
-/// A `none` value (a `NoValue` op) inserted at `at`.
-fn none_value(m: &mut Module, at: ir::InsertPoint, loc: ir::Location) -> ValueId {
+/// A `none` value (a `NoValue` op: an omitted optional operand) inserted
+/// at `at`.
+pub fn none_value(m: &mut Module, at: ir::InsertPoint, loc: ir::Location) -> ValueId {
     let spec = ir::OpSpec {
         result_types: vec![Type::None],
         loc,

@@ -281,17 +281,17 @@ fn file_check(path: &Path, data: &[u8], prefix: &str) -> Result<(), Failed> {
         .spawn()
         .map_err(|e| format!("FileCheck: {e}"))?;
     let mut stdin = child.stdin.take().ok_or("FileCheck: no stdin")?;
-    let input = data.to_vec();
-    let feeder = std::thread::spawn(move || {
-        use std::io::Write;
-        stdin.write_all(&input)
+    // Fed from a second thread: FileCheck may write before it has read all.
+    let (fed, out) = std::thread::scope(|s| {
+        let feeder = s.spawn(move || {
+            use std::io::Write;
+            stdin.write_all(data)
+        });
+        let out = child.wait_with_output();
+        (feeder.join(), out)
     });
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("FileCheck: {e}"))?;
-    let fed = feeder
-        .join()
-        .map_err(|_| "FileCheck: the input writer panicked")?;
+    let out = out.map_err(|e| format!("FileCheck: {e}"))?;
+    let fed = fed.map_err(|_| "FileCheck: the input writer panicked")?;
     if out.status.success() {
         return fed.map_err(|e| format!("FileCheck: {e}").into());
     }

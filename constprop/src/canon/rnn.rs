@@ -6,7 +6,7 @@
 
 use crate::fold::{constant_operand, is_none};
 use ir::rewrite::Pattern;
-use ir::{Module, OpId, OpSpec, Result, Sym, Type, ValueId};
+use ir::{Module, OpId, Result, ValueId};
 use onnx::{ops, OpKind};
 
 /// How far back through shape-only ops `is_zero` looks.
@@ -72,18 +72,7 @@ impl Pattern for ZeroRecurrentInputs {
         if zero.is_empty() {
             return Ok(false);
         }
-        let none = m.create_op(
-            Sym::new(OpKind::NoValue.ir_name()),
-            OpSpec {
-                result_types: vec![Type::None],
-                loc: m.loc(op).clone(),
-                ..OpSpec::default()
-            },
-        );
-        m.insert(none, ir::InsertPoint::Before(op));
-        let Some(nv) = m.result(none, 0) else {
-            return Ok(false);
-        };
+        let nv = onnx::none_value(m, ir::InsertPoint::Before(op), m.loc(op).clone());
         for i in zero {
             m.set_operand(op, i, nv);
         }

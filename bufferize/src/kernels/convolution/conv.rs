@@ -299,7 +299,7 @@ fn gemm_into(
     let mut out_dims = vec![dx[0], dw[0]];
     out_dims.extend(outs);
     let elem = elem_of(b.m, out);
-    let prod = gemm::product;
+    let prod = crate::kernels::support::index::product;
     let (xlen, wlen, olen) = (prod(b, dx), prod(b, dw), prod(b, &out_dims));
     let (xf, wf, of) = (
         gemm::flat(b, x, xlen),

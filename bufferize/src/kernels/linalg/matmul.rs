@@ -397,7 +397,8 @@ pub(crate) fn gemm_elem(elem: &Type) -> bool {
     )
 }
 
-use gemm::{product, BiasArg};
+use crate::kernels::support::index::product;
+use gemm::BiasArg;
 
 /// The operand's batch strides, in elements, aligned to the output's
 /// `batch_rank` batch dims: 0 where it broadcasts (a dim of 1, known
@@ -757,7 +758,7 @@ fn gemm_packed(
             (2, None) if sc[0] != 1 => row_len,
             _ => zero,
         };
-        let len = gemm::product(b, &dc);
+        let len = crate::kernels::support::index::product(b, &dc);
         BiasArg {
             buf: gemm::flat(b, c, len),
             off: zero,

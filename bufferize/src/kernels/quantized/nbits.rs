@@ -116,7 +116,7 @@ fn operands(cx: &Lowering, b: &mut Builder<'_>, op: OpId, l: &Layout) -> Result<
     // The flat view of `v`, once its size is checked.
     let flat = |b: &mut Builder<'_>, v: ValueId, want: i64, what: &str| -> Result<ValueId> {
         let ds = dims(b, v);
-        let n = gemm::product(b, &ds);
+        let n = crate::kernels::support::index::product(b, &ds);
         let w = b.const_index(want);
         let msg = format!("{what} does not match N and the blocks");
         checks::equal(b, op, n, w, &msg)?;
@@ -271,7 +271,7 @@ impl Kernel {
         let nr = v.blocking.panel_cols;
         let width = panel_width(l, nr);
         let (k_v, n_v, np) = (b.const_index(l.k), b.const_index(l.n), b.const_index(width));
-        let rows = gemm::product(b, &self.lead);
+        let rows = crate::kernels::support::index::product(b, &self.lead);
         let a_len = b.muli(rows, k_v);
         let af = gemm::flat(b, o.a, a_len);
         let y_len = b.muli(rows, n_v);

@@ -19,8 +19,6 @@ mod micro;
 mod pack;
 mod tail;
 
-/// Shared with the kernels that size GEMMs by it.
-pub use crate::kernels::support::index::product;
 use ir::dialects::func::{level_variant, X86_LEVELS};
 use ir::{Builder, Type, ValueId};
 

@@ -19,7 +19,7 @@ pub(super) fn on_gemm(elem: &ir::Type) -> bool {
 fn flat(b: &mut Builder<'_>, buf: ValueId) -> ValueId {
     let buf = contiguous(b, buf);
     let d = dims(b, buf);
-    let len = gemm::product(b, &d);
+    let len = crate::kernels::support::index::product(b, &d);
     gemm::flat(b, buf, len)
 }
 

@@ -64,7 +64,7 @@ pub(super) fn weights(
 /// The rows read in place, transposed by strides (packed per call).
 fn strided(b: &mut Builder<'_>, c: &Ctx, w: &Weights) -> GemmB {
     let dims = crate::convert::dims(b, w.tensor);
-    let len = gemm::product(b, &dims);
+    let len = crate::kernels::support::index::product(b, &dims);
     let rows = b.muli(w.d, dims[1]);
     let row = b.addi(rows, w.first);
     let mut variant = Variant::plain(&c.elem, c.gemm, unit_n(false));

@@ -23,7 +23,8 @@ pub mod conv;
 mod micro;
 pub mod ops;
 
-use crate::kernels::linalg::gemm::{flat, product, split};
+use crate::kernels::linalg::gemm::{flat, split};
+use crate::kernels::support::index::product;
 use ir::builder::Cmp;
 use ir::dialects::func;
 use ir::{Builder, Type, ValueId};

@@ -5,7 +5,8 @@
 
 use super::{call, flat_all, pack_b, QCall, QOut, QVariant, Slots};
 use crate::convert::{contiguous, dims, Lowering};
-use crate::kernels::linalg::gemm::{flat, product};
+use crate::kernels::linalg::gemm::flat;
+use crate::kernels::support::index::product;
 use crate::kernels::{
     support::alloc_result, support::checks, support::constant_elements, support::scalar_at,
     support::shape_of,

@@ -21,7 +21,8 @@ pub use ops::{conv_integer, qlinear_conv};
 
 use super::micro::{dot_planar, requantize};
 use super::QOut;
-use crate::kernels::linalg::gemm::{product, split, ConvGeometry};
+use crate::kernels::linalg::gemm::{split, ConvGeometry};
+use crate::kernels::support::index::product;
 use ir::builder::Cmp;
 use ir::{Builder, Type, ValueId};
 

@@ -6,7 +6,8 @@
 //! per lane, padding read as the zero point.
 
 use super::{QConvCall, QConvVariant, Unit};
-use crate::kernels::linalg::gemm::{product, window_origins};
+use crate::kernels::linalg::gemm::window_origins;
+use crate::kernels::support::index::product;
 use ir::builder::{Cmp, CmpI};
 use ir::{Builder, Type, ValueId};
 
