@@ -23,7 +23,6 @@ use signal::{dft, grid_sample, resize};
 use crate::convert::Lowering;
 use convolution::pool::{global_pool, PoolKind as Pool};
 use convolution::sliding::pool;
-use data::extra::{window, Window as Win};
 use data::gather::{cumulative, Cumulative as Cum};
 use elementwise as ar;
 use elementwise::activations as act;
@@ -35,6 +34,7 @@ use nn::reduce::{arg, reduce, Arg, Reduce as R};
 use nn::rnn::{rnn, Cell};
 use nn::softmax::{softmax, Norm};
 use onnx::OpKind as K;
+use signal::windows::{window, Window as Win};
 
 /// How bufferization lowers an op: the one per-op dispatch, exhaustive,
 /// so a new op in `onnx/ops.table` does not build until it is placed.

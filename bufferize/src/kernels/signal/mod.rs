@@ -1,6 +1,7 @@
-//! Signal and sampling: DFT/STFT, windows, resize, grid sampling.
+//! Signal and sampling: DFT/STFT, the cosine windows, resize, grid sampling.
 
 pub mod dft;
 pub mod grid_sample;
 pub mod interp;
 pub mod resize;
+pub mod windows;
