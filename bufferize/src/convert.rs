@@ -6,6 +6,7 @@ use crate::kernels;
 use ir::dialects::op_error;
 use ir::entity::SecondaryMap;
 use ir::{Builder, Diagnostic, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
+use ir::{FuncOp, MemrefOp};
 use onnx::OpKind;
 use std::cell::RefCell;
 
@@ -101,7 +102,7 @@ impl Lowering {
     /// which is refreshed only once its body is converted.
     pub fn tensor_type<'m>(&self, m: &'m Module, v: ValueId) -> Option<&'m ir::types::TensorType> {
         if let ir::ValueDef::BlockArg(block, i) = m.value_def(v) {
-            let f = m.block_parent_op(block).filter(|&f| m.is(f, "func.func"));
+            let f = m.block_parent_op(block).filter(|&f| m.is(f, FuncOp::Func));
             if let Some(f) = f {
                 let ft = ir::dialects::func::function_type(m, f)?;
                 return ft.inputs.get(i as usize)?.as_tensor();
@@ -166,7 +167,7 @@ impl Lowering {
         operands.iter().find_map(|&i| {
             let buf = self.input(m, op, i).ok()?;
             let def = m.defining_op(buf)?;
-            let fresh = m.is(def, "memref.alloc")
+            let fresh = m.is(def, MemrefOp::Alloc)
                 && m.op_block(def) == block
                 && m.value_type(buf) == out_ty;
             let holders = &self.holders[buf];
@@ -182,7 +183,7 @@ impl Lowering {
             if v.escaped {
                 return None;
             }
-            let access = |u: &ir::Use| m.is(u.op, "memref.load") || m.is(u.op, "memref.store");
+            let access = |u: &ir::Use| m.is(u.op, MemrefOp::Load) || m.is(u.op, MemrefOp::Store);
             if !uses[v.uses..].iter().all(access) {
                 v.escaped = true;
                 return None;
@@ -275,7 +276,7 @@ pub fn alloc_dims(b: &mut Builder<'_>, ty: &Type, dims: &[ValueId]) -> ValueId {
 /// True when `v` may not be a contiguous row-major buffer: a Slice's
 /// `memref.subview` (every other buffer bufferize binds is contiguous).
 pub fn is_strided_view(m: &Module, v: ValueId) -> bool {
-    m.defining_op(v).is_some_and(|d| m.is(d, "memref.subview"))
+    m.defining_op(v).is_some_and(|d| m.is(d, MemrefOp::Subview))
 }
 
 /// `v`, or a fresh row-major copy of it when it is a strided view: for
@@ -423,7 +424,7 @@ pub fn bufferize_module(m: &mut Module) -> Result<()> {
 
 /// [`bufferize_module`] with kernels for `target`.
 pub fn bufferize_module_for(m: &mut Module, target: KernelTarget) -> Result<()> {
-    let funcs = m.top_level_ops("func.func");
+    let funcs = m.top_level_ops(FuncOp::Func);
     let mut cx = Lowering {
         map: SecondaryMap::default(),
         holders: SecondaryMap::default(),
@@ -468,7 +469,7 @@ fn bufferize_function(m: &mut Module, cx: &mut Lowering, f: OpId) -> Result<()> 
     let ops: Vec<OpId> = m.block_ops(entry).collect();
     for op in ops {
         ir::cancel::check()?;
-        if m.is(op, "func.return") {
+        if m.is(op, FuncOp::Return) {
             // Results are fresh buffers the caller owns: never a view.
             for i in 0..m.operands(op).len() {
                 let v = cx.input(m, op, i)?;

@@ -14,6 +14,7 @@
 use ir::entity::{EntitySet, SecondaryMap};
 use ir::pass::{FnPass, PassInfo, PassRegistry};
 use ir::{BlockId, Builder, InsertPoint, Module, OpId, Result, ValueId};
+use ir::{FuncOp, MemrefOp};
 
 pub fn register(reg: &mut PassRegistry) {
     reg.add(PassInfo {
@@ -43,7 +44,7 @@ pub fn split_module(m: &mut Module) -> Result<usize> {
     }
     let allocs: Vec<OpId> = order
         .into_iter()
-        .filter(|&o| m.is(o, "memref.alloc") && m.regions(o).is_empty())
+        .filter(|&o| m.is(o, MemrefOp::Alloc) && m.regions(o).is_empty())
         .collect();
     let mut n = 0;
     for a in allocs {
@@ -54,10 +55,10 @@ pub fn split_module(m: &mut Module) -> Result<usize> {
 
 fn direct_uses_only(m: &Module, v: ValueId) -> bool {
     m.uses(v).iter().all(|u| {
-        m.is(u.op, "memref.load")
-            || (m.is(u.op, "memref.store") && u.index == 1)
-            || m.is(u.op, "memref.copy")
-            || (m.is(u.op, "func.call")
+        m.is(u.op, MemrefOp::Load)
+            || (m.is(u.op, MemrefOp::Store) && u.index == 1)
+            || m.is(u.op, MemrefOp::Copy)
+            || (m.is(u.op, FuncOp::Call)
                 && !m
                     .results(u.op)
                     .iter()
@@ -101,7 +102,7 @@ fn split_one(m: &mut Module, alloc: OpId, pos: &SecondaryMap<OpId, Option<u32>>)
     let mut n = 0;
     for (k, &op) in users.iter().enumerate() {
         // A top-level copy into the buffer, after other uses, starts a new value.
-        let overwrite = k > 0 && m.is(op, "memref.copy") && m.operand(op, 1) == Some(v);
+        let overwrite = k > 0 && m.is(op, MemrefOp::Copy) && m.operand(op, 1) == Some(v);
         if overwrite && m.operand(op, 0) != Some(v) {
             let (sizes, ty) = (m.operands(alloc).to_vec(), m.value_type(v).clone());
             let attrs = m.attrs(alloc).to_vec();

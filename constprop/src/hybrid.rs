@@ -7,6 +7,7 @@ use crate::fold::fold_op;
 use ir::attr::Attribute;
 use ir::pass::{Pass, PassContext};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
+use ir::FuncOp;
 use ir::{Builder, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type};
 use onnx::{branches, OpKind};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -55,7 +56,7 @@ fn exported_bytes(e: &ir::elements::Elements) -> usize {
 
 /// The bytes of every constant in `m` once emitted.
 fn constant_bytes(m: &Module) -> usize {
-    m.top_level_ops("func.func")
+    m.top_level_ops(FuncOp::Func)
         .into_iter()
         .flat_map(|f| m.collect_ops(f))
         .filter(|&op| OpKind::of(m, op) == Some(OpKind::Constant))
@@ -293,7 +294,7 @@ impl Pattern for Live<'_> {
 
 /// Keeps `function_type` in step with the argument and returned types.
 pub fn refresh_function_types(m: &mut Module) {
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
             continue;
         };
@@ -302,7 +303,7 @@ pub fn refresh_function_types(m: &mut Module) {
             .iter()
             .map(|&a| m.value_type(a).clone())
             .collect();
-        let Some(ret) = m.last_op(entry).filter(|&t| m.is(t, "func.return")) else {
+        let Some(ret) = m.last_op(entry).filter(|&t| m.is(t, FuncOp::Return)) else {
             continue;
         };
         let results: Vec<Type> = m
@@ -408,7 +409,7 @@ impl Pass for ConstProp {
             // Merging equal ops (two Shape(x), the same Unsqueeze of a size)
             // can make more fold: rewrite again while CSE finds something.
             for _ in 0..MAX_CSE_ROUNDS {
-                for f in m.top_level_ops("func.func") {
+                for f in m.top_level_ops(FuncOp::Func) {
                     self.rewrite(m, f, &patterns, cx)?;
                 }
                 let merged = ir::transforms::cse::cse_with(m, &CSE_RULES);

@@ -6,6 +6,7 @@
 //! never alias.
 
 use ir::registry::Traits;
+use ir::{ArithOp, FuncOp, MemrefOp};
 use ir::{Attribute, Module, OpId, ValueDef, ValueId};
 use smallvec::SmallVec;
 use std::collections::HashMap;
@@ -111,12 +112,12 @@ pub fn must_alias(m: &Module, a: ValueId, b: ValueId) -> bool {
 /// True for a call to a function of this module with a body: by the
 /// function boundary ABI its memref results are fresh and caller-owned.
 pub fn returns_fresh(m: &Module, op: OpId) -> bool {
-    if !m.is(op, "func.call") {
+    if !m.is(op, FuncOp::Call) {
         return false;
     }
     let callee = m.attr(op, "callee").and_then(Attribute::as_symbol);
     callee.and_then(|c| m.lookup_symbol(c)).is_some_and(|f| {
-        m.is(f, "func.func")
+        m.is(f, FuncOp::Func)
             && !ir::dialects::func::is_declaration(m, f)
             && m.attr(f, crate::dynamic::DYNAMIC_OWNERSHIP).is_none()
     })
@@ -137,7 +138,7 @@ fn source(m: &Module, v: ValueId) -> Source {
         ValueDef::BlockArg(b, _) => {
             let entry_of_func = m
                 .block_parent_op(b)
-                .filter(|&p| m.is(p, "func.func"))
+                .filter(|&p| m.is(p, FuncOp::Func))
                 .and_then(|p| m.region(p, 0))
                 .and_then(|r| m.entry_block(r))
                 == Some(b);
@@ -160,7 +161,7 @@ fn source(m: &Module, v: ValueId) -> Source {
             };
         }
     }
-    if m.is(op, "arith.select") {
+    if m.is(op, ArithOp::Select) {
         if let (Some(a), Some(b)) = (m.operand(op, 1), m.operand(op, 2)) {
             return Source::Derived {
                 inputs: SmallVec::from_slice(&[a, b]),
@@ -168,7 +169,7 @@ fn source(m: &Module, v: ValueId) -> Source {
             };
         }
     }
-    if m.is(op, "memref.get_global") {
+    if m.is(op, MemrefOp::GetGlobal) {
         if let Some(name) = m.attr(op, "name").and_then(Attribute::as_symbol) {
             return Source::Leaf(Origin::Global(name.to_string()));
         }

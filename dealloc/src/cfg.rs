@@ -24,6 +24,7 @@ use crate::regions::{self, Flagged};
 use ir::analysis::dominance::{reverse_post_order, DomTree};
 use ir::dialects::{is_memref, op_error};
 use ir::entity::{EntitySet, SecondaryMap};
+use ir::CfOp;
 use ir::{BlockId, Builder, InsertPoint, Module, OpId, RegionId, Result, Type, ValueDef, ValueId};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
@@ -64,7 +65,7 @@ pub struct Cfg {
 }
 
 fn is_branch(m: &Module, op: OpId) -> bool {
-    m.is(op, "cf.br") || m.is(op, "cf.cond_br")
+    m.is(op, CfOp::Br) || m.is(op, CfOp::CondBr)
 }
 
 impl Cfg {

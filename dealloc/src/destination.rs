@@ -35,6 +35,7 @@ use ir::attr::Attribute;
 use ir::builder::ViewOffset as Offset;
 use ir::dialects::memref::{static_list, DISJOINT_SLOT};
 use ir::pass::{Pass, PassContext, PassInfo};
+use ir::{ArithOp, CoreOp, FuncOp, MemrefOp, VectorOp};
 use ir::{BlockId, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
 use std::collections::HashSet;
 
@@ -46,7 +47,7 @@ impl Pass for WriteIntoDestination {
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
         let copies = ops_where(m, |m, o| {
-            m.is(o, "memref.copy") && m.attr(o, DISJOINT_SLOT).is_some()
+            m.is(o, MemrefOp::Copy) && m.attr(o, DISJOINT_SLOT).is_some()
         });
         let n = copies.into_iter().filter(|&c| write_in_slot(m, c)).count();
         cx.bump("write-into-destination.copies-removed", n as u64);
@@ -65,7 +66,7 @@ pub fn pass_info() -> PassInfo {
 /// A plain `memref.alloc` of block `b` defining `v`.
 fn plain_alloc(m: &Module, v: ValueId, b: BlockId) -> Option<OpId> {
     let a = m.defining_op(v)?;
-    let plain = m.is(a, "memref.alloc")
+    let plain = m.is(a, MemrefOp::Alloc)
         && m.attr(a, MANUAL_DEALLOCATION).is_none()
         && m.op_block(a) == Some(b);
     plain.then_some(a)
@@ -73,18 +74,14 @@ fn plain_alloc(m: &Module, v: ValueId, b: BlockId) -> Option<OpId> {
 
 /// Ops that address a memref operand through its strides.
 fn strided_access(m: &Module, op: OpId) -> bool {
-    [
-        "memref.load",
-        "memref.store",
-        "memref.dim",
-        "memref.copy",
-        "vector.load",
-        "vector.store",
-        "vector.maskedload",
-        "vector.maskedstore",
-    ]
-    .iter()
-    .any(|n| m.is(op, n))
+    use {MemrefOp as M, VectorOp as V};
+    matches!(
+        CoreOp::of(m, op),
+        Some(
+            CoreOp::Memref(M::Load | M::Store | M::Dim | M::Copy)
+                | CoreOp::Vector(V::Load | V::Store | V::Maskedload | V::Maskedstore)
+        )
+    )
 }
 
 /// The uses of the source other than the copy and its free that are not
@@ -108,7 +105,7 @@ fn source_uses(m: &Module, src: ValueId, copy: OpId, free: OpId) -> Option<Sourc
         if u == copy || u == free || strided_access(m, u) {
             continue;
         }
-        if m.is(u, "memref.cast")
+        if m.is(u, MemrefOp::Cast)
             && m.results(u)
                 .iter()
                 .all(|&r| any_layout(m.value_type(r)) && reads_through_strides(m, r, 0))
@@ -116,7 +113,7 @@ fn source_uses(m: &Module, src: ValueId, copy: OpId, free: OpId) -> Option<Sourc
             uses.any_layout = true;
             continue;
         }
-        if m.is(u, "memref.subview")
+        if m.is(u, MemrefOp::Subview)
             && m.operand(u, 0) == Some(src)
             && unit_steps(m, u)
             && m.results(u).iter().all(|&r| reads_through_strides(m, r, 0))
@@ -124,7 +121,7 @@ fn source_uses(m: &Module, src: ValueId, copy: OpId, free: OpId) -> Option<Sourc
             uses.views.push(u);
             continue;
         }
-        let flat = m.is(u, "memref.reinterpret_cast")
+        let flat = m.is(u, MemrefOp::ReinterpretCast)
             && cast_offset(m, u).is_some()
             && m.results(u).iter().all(|&r| reads_through_strides(m, r, 0));
         if !flat {
@@ -148,11 +145,11 @@ fn reads_through_strides(m: &Module, v: ValueId, depth: usize) -> bool {
     depth < 4
         && m.users(v).into_iter().all(|u| {
             strided_access(m, u)
-                || (m.is(u, "memref.cast")
+                || (m.is(u, MemrefOp::Cast)
                     && m.results(u).iter().all(|&r| {
                         any_offset(m.value_type(r)) && reads_through_strides(m, r, depth + 1)
                     }))
-                || (m.is(u, "func.call") && callee_reads_through_strides(m, u, v, depth + 1))
+                || (m.is(u, FuncOp::Call) && callee_reads_through_strides(m, u, v, depth + 1))
         })
 }
 
@@ -273,7 +270,7 @@ fn write_in_slot(m: &mut Module, copy: OpId) -> bool {
 fn plan_write(m: &Module, copy: OpId) -> Option<Plan> {
     let (src, slot, b) = (m.operand(copy, 0)?, m.operand(copy, 1)?, m.op_block(copy)?);
     let view = m.defining_op(slot)?;
-    let is_view = m.is(view, "memref.subview") || m.is(view, "memref.reinterpret_cast");
+    let is_view = m.is(view, MemrefOp::Subview) || m.is(view, MemrefOp::ReinterpretCast);
     let (alloc, reshaped) = source_buffer(m, src, b)?;
     let buffer = m.result(alloc, 0)?;
     let free = crate::motion::local_free(m, buffer, b)?;
@@ -324,7 +321,7 @@ fn source_buffer(m: &Module, src: ValueId, b: BlockId) -> Option<(OpId, bool)> {
         return Some((a, false));
     }
     let cast = m.defining_op(src)?;
-    if !m.is(cast, "memref.reinterpret_cast") || cast_offset(m, cast) != Some(Offset::Static(0)) {
+    if !m.is(cast, MemrefOp::ReinterpretCast) || cast_offset(m, cast) != Some(Offset::Static(0)) {
         return None;
     }
     let a = plain_alloc(m, m.operand(cast, 0)?, b)?;
@@ -424,11 +421,11 @@ fn make_slot_before(m: &mut Module, view: OpId, alloc_src: OpId) -> bool {
 /// there.
 fn size_operands_from_layouts(m: &mut Module, op: OpId) {
     for (i, v) in m.operands(op).to_vec().into_iter().enumerate() {
-        let Some(dim) = m.defining_op(v).filter(|&d| m.is(d, "memref.dim")) else {
+        let Some(dim) = m.defining_op(v).filter(|&d| m.is(d, MemrefOp::Dim)) else {
             continue;
         };
         let index = m.operand(dim, 1).and_then(|k| {
-            let k = m.defining_op(k).filter(|&c| m.is(c, "arith.constant"))?;
+            let k = m.defining_op(k).filter(|&c| m.is(c, ArithOp::Constant))?;
             usize::try_from(m.attr(k, "value")?.as_int()?).ok()
         });
         let size = m

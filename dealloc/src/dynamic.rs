@@ -7,6 +7,7 @@
 //! it may alias them.
 
 use ir::dialects::is_memref;
+use ir::FuncOp;
 use ir::{Attribute, InsertPoint, Module, OpId, OpSpec, Type};
 
 /// Marks the functions rewritten to return ownership flags.
@@ -14,7 +15,7 @@ pub const DYNAMIC_OWNERSHIP: &str = "onnxc.dynamic_ownership";
 
 /// True for a call to a function returning ownership flags.
 pub fn is_dynamic_call(m: &Module, op: OpId) -> bool {
-    m.is(op, "func.call")
+    m.is(op, FuncOp::Call)
         && m.attr(op, "callee")
             .and_then(Attribute::as_symbol)
             .and_then(|c| m.lookup_symbol(c))
@@ -30,9 +31,9 @@ pub fn prepare(m: &mut Module) {
     let calls: Vec<OpId> = m
         .collect_ops(m.top())
         .into_iter()
-        .filter(|&o| m.is(o, "func.call"))
+        .filter(|&o| m.is(o, FuncOp::Call))
         .collect();
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         if !is_private(m, f)
             || ir::dialects::func::is_declaration(m, f)
             || m.attr(f, DYNAMIC_OWNERSHIP).is_some()

@@ -24,6 +24,7 @@ use crate::simplify::{const_bool, simplify_deallocs, DeallocParts};
 use crate::support::{is_loop, ops_where};
 use ir::dialects::is_memref;
 use ir::pass::{Pass, PassContext, PassInfo};
+use ir::{ArithOp, BufferizationOp, CoreOp, MemrefOp, ScfOp};
 use ir::{BlockId, Builder, InsertPoint, Module, OpId, OpSpec, Result, Type, ValueId};
 
 /// (memref index, flag index) pairs of a value list whose last entries
@@ -52,7 +53,7 @@ fn slots(m: &Module, vals: &[ValueId]) -> Option<Vec<(usize, usize)>> {
 /// Where the loop-carried values start in the loop's operands / entry
 /// block arguments / terminator operands of region `r`.
 fn offsets(m: &Module, lp: OpId, r: usize) -> (usize, usize, usize) {
-    if m.is(lp, "scf.for") {
+    if m.is(lp, ScfOp::For) {
         (3, 1, 0)
     } else {
         // scf.while: the `before` terminator's first operand is the condition.
@@ -73,7 +74,7 @@ fn tail(vals: &[ValueId], from: usize) -> Vec<ValueId> {
 /// True if `v` is freed only by deallocs that also retain it (never).
 fn never_freed(m: &Module, v: ValueId) -> bool {
     m.users(v).into_iter().all(|u| {
-        if m.is(u, "memref.dealloc") || m.is(u, "memref.realloc") {
+        if m.is(u, MemrefOp::Dealloc) || m.is(u, MemrefOp::Realloc) {
             return false;
         }
         match DeallocParts::read(m, u) {
@@ -226,9 +227,12 @@ fn erase_dead_frees(m: &mut Module, b: BlockId) {
         if !unused {
             continue;
         }
-        let dead_flag_math = ["arith.ori", "arith.andi", "arith.xori", "arith.constant"]
-            .iter()
-            .any(|n| m.is(op, n));
+        let dead_flag_math = matches!(
+            CoreOp::of(m, op),
+            Some(CoreOp::Arith(
+                ArithOp::Ori | ArithOp::Andi | ArithOp::Xori | ArithOp::Constant
+            ))
+        );
         let frees_nothing = DeallocParts::read(m, op)
             .is_some_and(|p| p.memrefs.iter().all(|x| p.retained.contains(x)));
         if dead_flag_math || frees_nothing {
@@ -272,18 +276,18 @@ pub fn simplify_pass_info() -> PassInfo {
 fn sole_free(m: &Module, v: ValueId, b: BlockId, distinct: &[ValueId]) -> Option<OpId> {
     let mut found = None;
     for u in m.users(v) {
-        let free = if m.is(u, "memref.dealloc") {
+        let free = if m.is(u, MemrefOp::Dealloc) {
             m.attr(u, MANUAL_DEALLOCATION).is_none()
         } else if let Some(p) = DeallocParts::read(m, u) {
             let others = p.retained.iter().all(|r| *r != v && distinct.contains(r));
             p.memrefs == [v] && others
         } else {
-            !m.is(u, "memref.realloc")
+            !m.is(u, MemrefOp::Realloc)
         };
         if !free {
             return None;
         }
-        if m.is(u, "memref.dealloc") || m.is(u, "bufferization.dealloc") {
+        if m.is(u, MemrefOp::Dealloc) || m.is(u, BufferizationOp::Dealloc) {
             if found.is_some() || m.op_block(u) != Some(b) {
                 return None;
             }
@@ -312,7 +316,7 @@ fn distinct_buffers(
     for &v in &mem_outs {
         let local_alloc = m
             .defining_op(v)
-            .is_some_and(|d| m.is(d, "memref.alloc") && m.op_block(d) == Some(body));
+            .is_some_and(|d| m.is(d, MemrefOp::Alloc) && m.op_block(d) == Some(body));
         if seen.contains(&v) || !(args.contains(&v) || local_alloc) {
             return None;
         }
@@ -457,7 +461,7 @@ struct Candidate {
 
 /// The region holding the iteration body: `scf.while`'s `do`.
 fn body_region(m: &Module, lp: OpId) -> usize {
-    usize::from(m.is(lp, "scf.while"))
+    usize::from(m.is(lp, ScfOp::While))
 }
 
 fn candidates(m: &Module, lp: OpId) -> Vec<Candidate> {
@@ -484,7 +488,7 @@ fn candidates(m: &Module, lp: OpId) -> Vec<Candidate> {
         let Some(alloc) = m.defining_op(next) else {
             continue;
         };
-        let fresh = m.is(alloc, "memref.alloc")
+        let fresh = m.is(alloc, MemrefOp::Alloc)
             && m.op_block(alloc) == Some(body)
             && m.attr(alloc, MANUAL_DEALLOCATION).is_none()
             && const_bool(m, next_flag) == Some(true)
@@ -530,22 +534,22 @@ fn forwards(m: &Module, lp: OpId) -> bool {
     };
     let frees = m.collect_ops(lp).into_iter().any(|o| {
         m.op_block(o).and_then(|ob| m.block_parent(ob)) == Some(r)
-            && (m.is(o, "memref.dealloc")
-                || m.is(o, "bufferization.dealloc")
-                || m.is(o, "memref.realloc"))
+            && (m.is(o, MemrefOp::Dealloc)
+                || m.is(o, BufferizationOp::Dealloc)
+                || m.is(o, MemrefOp::Realloc))
     });
     m.region_blocks(r).len() == 1
-        && m.is(cond, "scf.condition")
+        && m.is(cond, ScfOp::Condition)
         && m.operands(cond).get(1..) == Some(m.block_args(b))
         && !frees
 }
 
 /// Double-buffers one slot of a flagged loop; true if it did.
 fn double_buffer(m: &mut Module, lp: OpId) -> bool {
-    if m.is(lp, "scf.while") && !forwards(m, lp) {
+    if m.is(lp, ScfOp::While) && !forwards(m, lp) {
         return false;
     }
-    let owned = m.is(lp, "scf.for") && transferred_inits(m, lp).is_some();
+    let owned = m.is(lp, ScfOp::For) && transferred_inits(m, lp).is_some();
     for c in candidates(m, lp) {
         if owned {
             let results = m.results(lp).to_vec();

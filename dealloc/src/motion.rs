@@ -12,6 +12,7 @@ use crate::ownership::MANUAL_DEALLOCATION;
 use crate::support::{is_loop, ops_where};
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{BlockId, InsertPoint, Module, OpId, Result, ValueId};
+use ir::{MemrefOp, ScfOp};
 
 pub struct HoistAllocs;
 
@@ -47,10 +48,10 @@ pub(crate) fn local_free(m: &Module, v: ValueId, b: BlockId) -> Option<OpId> {
     let frees: Vec<OpId> = m
         .users(v)
         .into_iter()
-        .filter(|&u| m.is(u, "memref.dealloc") || m.is(u, "memref.realloc"))
+        .filter(|&u| m.is(u, MemrefOp::Dealloc) || m.is(u, MemrefOp::Realloc))
         .collect();
     match frees.as_slice() {
-        [d] if m.is(*d, "memref.dealloc")
+        [d] if m.is(*d, MemrefOp::Dealloc)
             && m.op_block(*d) == Some(b)
             && m.attr(*d, MANUAL_DEALLOCATION).is_none() =>
         {
@@ -70,13 +71,13 @@ fn hoist_once(m: &mut Module) -> usize {
         }
         // The body that runs once per iteration: scf.for's only block,
         // scf.while's `do` block.
-        let region = if m.is(lp, "scf.while") { 1 } else { 0 };
+        let region = if m.is(lp, ScfOp::While) { 1 } else { 0 };
         let Some(body) = m.region(lp, region).and_then(|r| m.entry_block(r)) else {
             continue;
         };
         let ops: Vec<OpId> = m.block_ops(body).collect();
         for op in ops {
-            if !m.is(op, "memref.alloc") || m.attr(op, MANUAL_DEALLOCATION).is_some() {
+            if !m.is(op, MemrefOp::Alloc) || m.attr(op, MANUAL_DEALLOCATION).is_some() {
                 continue;
             }
             let invariant = m.operands(op).iter().all(|&s| {
@@ -113,7 +114,7 @@ impl Pass for ElideCopies {
         "elide-copies"
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
-        let copies = ops_where(m, |m, o| m.is(o, "memref.copy"));
+        let copies = ops_where(m, |m, o| m.is(o, MemrefOp::Copy));
         let n = copies.into_iter().filter(|&c| elide(m, c)).count();
         cx.bump("elide-copies.elided", n as u64);
         Ok(())
@@ -158,7 +159,7 @@ fn elide(m: &mut Module, copy: OpId) -> bool {
     };
     let block = m.op_block(copy);
     let plain_alloc = |o: OpId| {
-        m.is(o, "memref.alloc")
+        m.is(o, MemrefOp::Alloc)
             && m.attr(o, MANUAL_DEALLOCATION).is_none()
             && m.op_block(o) == block
     };

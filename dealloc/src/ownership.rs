@@ -46,6 +46,7 @@ use ir::entity::{EntitySet, SecondaryMap};
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::registry::Traits;
 use ir::{BlockId, Builder, InsertPoint, Module, OpId, Result, ValueDef, ValueId};
+use ir::{FuncOp, MemrefOp};
 
 /// Marks allocations and frees the program manages itself (upstream's name).
 pub const MANUAL_DEALLOCATION: &str = "bufferization.manual_deallocation";
@@ -101,12 +102,12 @@ pub struct Stats {
 pub fn deallocate_module(m: &mut Module, dynamic: bool) -> Result<Stats> {
     let mut stats = Stats::default();
     if dynamic {
-        for f in m.top_level_ops("func.func") {
+        for f in m.top_level_ops(FuncOp::Func) {
             check_supported(m, f)?;
         }
         crate::dynamic::prepare(m);
     }
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         if ir::dialects::func::is_declaration(m, f) {
             continue;
         }
@@ -126,7 +127,7 @@ pub fn is_owned_allocation(m: &Module, v: ValueId) -> bool {
     let Some(op) = m.defining_op(v) else {
         return false;
     };
-    let allocates = m.has_trait(op, Traits::ALLOCATES) && !m.is(op, "memref.alloca");
+    let allocates = m.has_trait(op, Traits::ALLOCATES) && !m.is(op, MemrefOp::Alloca);
     (allocates || returns_fresh(m, op)) && m.attr(op, MANUAL_DEALLOCATION).is_none()
 }
 
@@ -254,7 +255,7 @@ pub(crate) fn returns(m: &Module, f: OpId) -> Vec<OpId> {
     m.region_blocks(body)
         .iter()
         .filter_map(|&b| m.last_op(b))
-        .filter(|&t| m.is(t, "func.return"))
+        .filter(|&t| m.is(t, FuncOp::Return))
         .collect()
 }
 
@@ -409,7 +410,7 @@ pub(crate) fn group_size(m: &Module, fl: &Flagged, x: ValueId) -> usize {
 /// Checks the ops that free memory themselves: `memref.realloc` consumes an
 /// owned buffer; manual frees must not touch buffers this pass frees.
 fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
-    let frees = m.is(op, "memref.dealloc") || m.is(op, "memref.realloc");
+    let frees = m.is(op, MemrefOp::Dealloc) || m.is(op, MemrefOp::Realloc);
     let Some(src) = m.operand(op, 0).filter(|_| frees) else {
         return Ok(());
     };
@@ -428,7 +429,7 @@ fn check_frees(m: &Module, op: OpId, st: &mut FuncState) -> Result<()> {
         }
         return Ok(());
     }
-    if m.is(op, "memref.realloc") {
+    if m.is(op, MemrefOp::Realloc) {
         // An owned allocation result is its own only origin: no view, no select.
         let same_block = m.defining_op(src).and_then(|d| m.op_block(d)) == m.op_block(op);
         if !is_owned_allocation(m, src) || !same_block {

@@ -6,6 +6,7 @@ use crate::cfg::{Cfg, Death};
 use crate::ownership::{FuncState, Stats};
 use ir::dialects::is_memref;
 use ir::entity::{EntitySet, SecondaryMap};
+use ir::CfOp;
 use ir::{Builder, InsertPoint, Module, OpId, Result, ValueId};
 use std::collections::HashMap;
 
@@ -193,7 +194,7 @@ pub(crate) fn place(
                     .iter()
                     .filter_map(|&(i, _)| m.operand(term, i))
                     .collect();
-                if m.is(term, "cf.cond_br") {
+                if m.is(term, CfOp::CondBr) {
                     conds = edge_conds(m, term, k, &conds, truth, &mut negated);
                 }
                 (InsertPoint::Before(term), loc, keep, pairs)

@@ -11,6 +11,7 @@
 use crate::ownership::is_owned_allocation;
 use ir::builder::CmpI;
 use ir::pass::{Pass, PassContext, PassInfo, PassOptions};
+use ir::MemrefOp;
 use ir::{Builder, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
 
 pub struct ExpandRealloc {
@@ -25,7 +26,7 @@ impl Pass for ExpandRealloc {
         let ops: Vec<OpId> = m
             .collect_ops(m.top())
             .into_iter()
-            .filter(|&o| m.is(o, "memref.realloc"))
+            .filter(|&o| m.is(o, MemrefOp::Realloc))
             .collect();
         let mut n = 0u64;
         for op in ops {

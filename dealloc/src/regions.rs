@@ -14,19 +14,20 @@
 use crate::alias::{AliasInfo, Origin, Origins};
 use ir::dialects::is_memref;
 use ir::entity::{EntitySet, SecondaryMap};
+use ir::ScfOp;
 use ir::{InsertPoint, Module, OpId, OpSpec, Type, ValueDef, ValueId};
 use smallvec::SmallVec;
 use std::collections::HashSet;
 
 /// The region ops whose memrefs this module gives ownership flags.
 pub fn is_flaggable(m: &Module, op: OpId) -> bool {
-    m.is(op, "scf.for") || m.is(op, "scf.if") || m.is(op, "scf.while")
+    m.is(op, ScfOp::For) || m.is(op, ScfOp::If) || m.is(op, ScfOp::While)
 }
 
 /// True if the op passes memrefs in or out of its regions.
 pub fn carries_memrefs(m: &Module, op: OpId) -> bool {
     let mem = |vs: &[ValueId]| vs.iter().any(|&v| is_memref(m.value_type(v)));
-    is_flaggable(m, op) && (mem(m.results(op)) || (!m.is(op, "scf.if") && mem(m.operands(op))))
+    is_flaggable(m, op) && (mem(m.results(op)) || (!m.is(op, ScfOp::If) && mem(m.operands(op))))
 }
 
 /// A terminator whose memref operands carry flags.
@@ -107,9 +108,9 @@ fn rebuild(m: &mut Module, op: OpId, placeholder: ValueId, out: &mut Flagged) ->
     let name = m.name(op);
     let old_results = m.results(op).to_vec();
     let mut operands = m.operands(op).to_vec();
-    let init_base = if m.is(op, "scf.for") { 3 } else { 0 };
+    let init_base = if m.is(op, ScfOp::For) { 3 } else { 0 };
     let mut init_pairs = Vec::new();
-    if !m.is(op, "scf.if") {
+    if !m.is(op, ScfOp::If) {
         let inits: Vec<ValueId> = operands.get(init_base..).unwrap_or_default().to_vec();
         for p in memref_positions(m, &inits) {
             init_pairs.push((init_base + p, operands.len()));
@@ -155,10 +156,10 @@ fn rebuild(m: &mut Module, op: OpId, placeholder: ValueId, out: &mut Flagged) ->
         .collect();
     for (i, &b) in blocks.iter().enumerate() {
         // scf.for: skip the induction variable; scf.condition: skip the condition.
-        let skip_arg = usize::from(m.is(new, "scf.for"));
+        let skip_arg = usize::from(m.is(new, ScfOp::For));
         flag_args(m, b, skip_arg, out);
         if let Some(t) = m.last_op(b) {
-            let base = usize::from(m.is(new, "scf.while") && i == 0);
+            let base = usize::from(m.is(new, ScfOp::While) && i == 0);
             flag_terminator(m, t, base, placeholder, out);
         }
     }

@@ -21,6 +21,7 @@ use ir::dialects::is_memref;
 use ir::entity::{EntitySet, SecondaryMap};
 use ir::pass::{Pass, PassContext, PassInfo, PassOptions};
 use ir::{Attribute, BlockId, Builder, InsertPoint, Module, OpId, Result, Type, ValueDef, ValueId};
+use ir::{BufferizationOp, FuncOp, MemrefOp, ScfOp};
 use std::collections::HashMap;
 
 pub struct BufferReuse;
@@ -31,7 +32,7 @@ impl Pass for BufferReuse {
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
         let mut n = 0;
-        for f in m.top_level_ops("func.func") {
+        for f in m.top_level_ops(FuncOp::Func) {
             n += reuse_in(m, f);
         }
         cx.bump("buffer-reuse.reused", n as u64);
@@ -56,7 +57,7 @@ struct Key {
 }
 
 fn key(m: &Module, alloc: OpId) -> Option<Key> {
-    if !m.is(alloc, "memref.alloc") || m.attr(alloc, MANUAL_DEALLOCATION).is_some() {
+    if !m.is(alloc, MemrefOp::Alloc) || m.attr(alloc, MANUAL_DEALLOCATION).is_some() {
         return None;
     }
     let r = m.result(alloc, 0)?;
@@ -96,7 +97,7 @@ fn reuse_block(
     // keeps every use list short (a reused buffer collects many uses).
     let mut plan: Vec<(OpId, ValueId, OpId)> = Vec::new();
     for op in m.block_ops(b) {
-        if m.is(op, "memref.dealloc") && m.attr(op, MANUAL_DEALLOCATION).is_none() {
+        if m.is(op, MemrefOp::Dealloc) && m.attr(op, MANUAL_DEALLOCATION).is_none() {
             let Some(v) = m.operand(op, 0) else { continue };
             let Some(def) = m.defining_op(v) else {
                 continue;
@@ -142,7 +143,7 @@ impl Pass for PromoteToStack {
     }
     fn run(&self, m: &mut Module, cx: &mut PassContext) -> Result<()> {
         let mut n = 0;
-        for f in m.top_level_ops("func.func") {
+        for f in m.top_level_ops(FuncOp::Func) {
             n += promote(m, f, self.max_bytes, self.max_total);
         }
         cx.bump("promote-buffers-to-stack.promoted", n as u64);
@@ -184,17 +185,17 @@ fn static_bytes(ty: &Type) -> Option<u64> {
 fn escaping(m: &Module, f: OpId, alias: &mut AliasInfo) -> EntitySet<ValueId> {
     let mut out = EntitySet::new();
     for op in m.collect_ops(f) {
-        let own_free = m.is(op, "memref.dealloc")
+        let own_free = m.is(op, MemrefOp::Dealloc)
             && m.attr(op, MANUAL_DEALLOCATION).is_none()
             && m.operand(op, 0)
                 .and_then(|v| m.defining_op(v))
-                .is_some_and(|d| m.is(d, "memref.alloc"));
-        let leaves = m.is(op, "func.return")
-            || m.is(op, "scf.yield")
-            || m.is(op, "scf.condition")
-            || m.is(op, "memref.realloc")
-            || (m.is(op, "memref.dealloc") && !own_free)
-            || m.is(op, "bufferization.dealloc")
+                .is_some_and(|d| m.is(d, MemrefOp::Alloc));
+        let leaves = m.is(op, FuncOp::Return)
+            || m.is(op, ScfOp::Yield)
+            || m.is(op, ScfOp::Condition)
+            || m.is(op, MemrefOp::Realloc)
+            || (m.is(op, MemrefOp::Dealloc) && !own_free)
+            || m.is(op, BufferizationOp::Dealloc)
             || m.num_successors(op) > 0
             || (m.is_terminator(op) && m.parent_op(op) != Some(f));
         if !leaves {
@@ -205,9 +206,9 @@ fn escaping(m: &Module, f: OpId, alias: &mut AliasInfo) -> EntitySet<ValueId> {
                 out.extend(alias.origins(m, v).allocs());
             }
         }
-        let frees = m.is(op, "memref.dealloc")
-            || m.is(op, "bufferization.dealloc")
-            || m.is(op, "memref.realloc");
+        let frees = m.is(op, MemrefOp::Dealloc)
+            || m.is(op, BufferizationOp::Dealloc)
+            || m.is(op, MemrefOp::Realloc);
         if frees && !own_free {
             freed_through_regions(m, op, alias, &mut out);
         }
@@ -272,7 +273,7 @@ fn promote(m: &mut Module, f: OpId, max_bytes: u64, max_total: u64) -> usize {
         .collect_ops(f)
         .into_iter()
         .filter(|&op| {
-            m.is(op, "memref.alloc")
+            m.is(op, MemrefOp::Alloc)
                 && m.attr(op, MANUAL_DEALLOCATION).is_none()
                 && m.operands(op).is_empty()
         })
@@ -298,7 +299,7 @@ fn promote(m: &mut Module, f: OpId, max_bytes: u64, max_total: u64) -> usize {
             }
         }
         for u in m.users(r) {
-            if m.is(u, "memref.dealloc") {
+            if m.is(u, MemrefOp::Dealloc) {
                 m.erase_op(u);
             }
         }

@@ -35,6 +35,7 @@ use ir::dialects::bufferization::dealloc_groups;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::rewrite::{apply_greedily, GreedyConfig, Pattern};
 use ir::transforms::canonicalize;
+use ir::{ArithOp, BufferizationOp, MemrefOp};
 use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result, ValueId};
 use std::collections::HashSet;
 
@@ -107,7 +108,7 @@ impl DeallocParts {
 /// The value of an i1 `arith.constant`, if `v` is one.
 pub fn const_bool(m: &Module, v: ValueId) -> Option<bool> {
     let op = m.defining_op(v)?;
-    if !m.is(op, "arith.constant") {
+    if !m.is(op, ArithOp::Constant) {
         return None;
     }
     m.attr(op, "value")
@@ -122,7 +123,7 @@ impl Pattern for SimplifyDealloc {
         "simplify-bufferization-dealloc"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("bufferization.dealloc")
+        Some(BufferizationOp::Dealloc.name())
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
         let Some(parts) = DeallocParts::read(m, op) else {
@@ -145,9 +146,9 @@ impl Pattern for FoldFlagLogic {
         "fold-ownership-flag-logic"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        let neutral = if m.is(op, "arith.ori") {
+        let neutral = if m.is(op, ArithOp::Ori) {
             false
-        } else if m.is(op, "arith.andi") {
+        } else if m.is(op, ArithOp::Andi) {
             true
         } else {
             return Ok(false);
@@ -438,7 +439,7 @@ impl Pattern for ForwardClone {
         "forward-clone-of-freed-buffer"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("bufferization.clone")
+        Some(BufferizationOp::Clone.name())
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
         let (Some(x), Some(c)) = (m.operand(op, 0), m.result(op, 0)) else {
@@ -469,7 +470,7 @@ fn next_free(m: &Module, op: OpId, a: ValueId) -> Option<OpId> {
     let target = Origin::Alloc(a);
     let mut cur = m.next_op(op);
     while let Some(o) = cur {
-        let frees_a = m.is(o, "memref.dealloc")
+        let frees_a = m.is(o, MemrefOp::Dealloc)
             && m.operand(o, 0) == Some(a)
             && m.attr(o, crate::ownership::MANUAL_DEALLOCATION).is_none();
         if frees_a {

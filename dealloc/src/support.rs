@@ -6,6 +6,7 @@ use crate::ownership::MANUAL_DEALLOCATION;
 use crate::regions::is_flaggable;
 use ir::dialects::{is_memref, op_error};
 use ir::registry::Traits;
+use ir::{ArithOp, BufferizationOp, CoreOp, FuncOp, MemrefOp, ScfOp};
 use ir::{Module, OpId, Result};
 
 /// Rejects the input the pass cannot deallocate correctly.
@@ -34,15 +35,15 @@ fn check_op(m: &Module, op: OpId) -> Result<()> {
     let name = m.name(op).as_str();
     let memref_results = m.results(op).iter().any(|&r| is_memref(m.value_type(r)));
     let memref_operands = m.operands(op).iter().any(|&v| is_memref(m.value_type(v)));
-    match name {
-        "memref.dealloc" if m.attr(op, MANUAL_DEALLOCATION).is_none() => {
+    match CoreOp::of(m, op) {
+        Some(CoreOp::Memref(MemrefOp::Dealloc)) if m.attr(op, MANUAL_DEALLOCATION).is_none() => {
             return Err(op_error(
                 m,
                 op,
                 format!("existing deallocations must carry '{MANUAL_DEALLOCATION}' when ownership-based deallocation runs"),
             ));
         }
-        "bufferization.dealloc" => {
+        Some(CoreOp::Bufferization(BufferizationOp::Dealloc)) => {
             return Err(op_error(
                 m,
                 op,
@@ -54,7 +55,7 @@ fn check_op(m: &Module, op: OpId) -> Result<()> {
     if memref_results && !produces_known_memref(m, op) {
         let msg = if !m.regions(op).is_empty() {
             format!("memref results of region op '{name}' are not supported (only scf.if, scf.for and scf.while)")
-        } else if m.is(op, "func.call") {
+        } else if m.is(op, FuncOp::Call) {
             "calls returning memrefs are only supported for functions defined in this module"
                 .to_string()
         } else {
@@ -62,12 +63,12 @@ fn check_op(m: &Module, op: OpId) -> Result<()> {
         };
         return Err(op_error(m, op, msg));
     }
-    let structured = (m.is(op, "scf.yield") || m.is(op, "scf.condition"))
+    let structured = (m.is(op, ScfOp::Yield) || m.is(op, ScfOp::Condition))
         && m.parent_op(op).is_some_and(|p| is_flaggable(m, p));
     if memref_operands
         && m.is_terminator(op)
         && m.num_successors(op) == 0
-        && !m.is(op, "func.return")
+        && !m.is(op, FuncOp::Return)
         && !structured
     {
         let parent = m
@@ -86,8 +87,8 @@ fn produces_known_memref(m: &Module, op: OpId) -> bool {
     m.has_trait(op, Traits::ALLOCATES)
         || returns_fresh(m, op)
         || m.has_trait(op, Traits::VIEW)
-        || m.is(op, "memref.get_global")
-        || m.is(op, "arith.select")
+        || m.is(op, MemrefOp::GetGlobal)
+        || m.is(op, ArithOp::Select)
         || is_flaggable(m, op)
         || crate::dynamic::is_dynamic_call(m, op)
 }
@@ -102,5 +103,5 @@ pub fn ops_where(m: &Module, keep: impl Fn(&Module, OpId) -> bool) -> Vec<OpId> 
 
 /// `scf.for` and `scf.while`.
 pub fn is_loop(m: &Module, op: OpId) -> bool {
-    m.is(op, "scf.for") || m.is(op, "scf.while")
+    m.is(op, ScfOp::For) || m.is(op, ScfOp::While)
 }

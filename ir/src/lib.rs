@@ -8,6 +8,7 @@ pub mod dim;
 pub mod elements;
 pub mod entity;
 pub mod module;
+pub mod ops;
 pub mod output;
 pub mod sym;
 pub mod types;
@@ -16,6 +17,10 @@ pub use attr::Attribute;
 pub use diag::{Diagnostic, Location, Result};
 pub use module::{
     BlockId, InsertPoint, Module, OpId, OpSpec, RegionId, Use, ValueDef, ValueId, ValueMap,
+};
+pub use ops::{
+    ArithOp, BufferizationOp, BuiltinOp, CfOp, CoreOp, FuncOp, MathOp, MemrefOp, OpName, ScfOp,
+    VectorOp, X86VectorOp,
 };
 pub use sym::Sym;
 pub use types::{FloatKind, Signedness, Type, DYN};

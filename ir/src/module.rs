@@ -8,6 +8,7 @@
 use crate::attr::Attribute;
 use crate::diag::Location;
 use crate::entity::{EntityRef, PrimaryMap, SecondaryMap};
+use crate::ops::BuiltinOp;
 use crate::sym::Sym;
 use crate::types::Type;
 use smallvec::SmallVec;
@@ -167,7 +168,7 @@ impl Module {
             symbols: SymbolIndex::default(),
         };
         let top = m.create_op(
-            Sym::new("builtin.module"),
+            Sym::new(BuiltinOp::Module.name()),
             OpSpec {
                 regions: 1,
                 ..OpSpec::default()
@@ -455,8 +456,8 @@ impl Module {
     pub fn name(&self, op: OpId) -> Sym {
         self.ops[op].name
     }
-    pub fn is(&self, op: OpId, name: &str) -> bool {
-        self.ops[op].name.as_str() == name
+    pub fn is(&self, op: OpId, name: impl crate::ops::OpName) -> bool {
+        self.ops[op].name.as_str() == name.op_name()
     }
     pub fn loc(&self, op: OpId) -> &Location {
         &self.ops[op].loc

@@ -63,6 +63,8 @@ pub enum Syntax {
     Cast,
     /// Op-specific form.
     Custom,
+    /// A declarative format from the op's table row (`text::format`).
+    Format(&'static str),
 }
 
 pub type VerifyFn = fn(&Module, OpId) -> Result<()>;

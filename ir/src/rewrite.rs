@@ -174,6 +174,7 @@ mod tests {
     use super::*;
     use crate::attr::Attribute;
     use crate::builder::Builder;
+    use crate::ops::ArithOp;
     use crate::types::Type;
 
     /// Folds `arith.addi` of two constants.
@@ -183,7 +184,7 @@ mod tests {
             "fold-addi"
         }
         fn root(&self) -> Option<&'static str> {
-            Some("arith.addi")
+            Some(ArithOp::Addi.name())
         }
         fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
             let vals: Option<Vec<i64>> = m
@@ -191,7 +192,7 @@ mod tests {
                 .iter()
                 .map(|&v| {
                     let d = m.defining_op(v)?;
-                    if !m.is(d, "arith.constant") {
+                    if !m.is(d, ArithOp::Constant) {
                         return None;
                     }
                     m.attr(d, "value")?.as_int()
@@ -230,7 +231,7 @@ mod tests {
         let mut acc = b.const_index(1);
         for i in 0..50 {
             let c = b.const_index(i);
-            acc = b.same("arith.addi", &[acc, c]);
+            acc = b.same(ArithOp::Addi, &[acc, c]);
         }
         b.op("test.sink", &[acc], &[], &[]);
         b.ret(&[acc]);

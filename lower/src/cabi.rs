@@ -16,6 +16,7 @@
 
 use crate::llvm::types::{desc_type, global_name, llvm_type};
 use ir::dialects::{func, op_error};
+use ir::FuncOp;
 use ir::{Diagnostic, Module, OpId, Result, Type};
 use std::fmt::Write as _;
 
@@ -23,7 +24,7 @@ use std::fmt::Write as _;
 fn memref_signature(m: &Module, name: &str) -> Result<(OpId, Vec<Type>, Vec<Type>)> {
     let f = m
         .lookup_symbol(name)
-        .filter(|&f| m.is(f, "func.func"))
+        .filter(|&f| m.is(f, FuncOp::Func))
         .ok_or_else(|| Diagnostic::error(format!("no function '@{name}' to export")))?;
     let ft =
         func::function_type(m, f).ok_or_else(|| op_error(m, f, "requires a 'function_type'"))?;

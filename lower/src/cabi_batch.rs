@@ -11,6 +11,7 @@
 use crate::cabi::DriverInput;
 use crate::llvm::types::elem_size;
 use ir::dialects::{func, op_error};
+use ir::FuncOp;
 use ir::{Diagnostic, Module, Result};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -28,7 +29,7 @@ pub struct BatchCase {
 pub fn output_layout(m: &Module, func_name: &str) -> Result<Vec<(usize, usize)>> {
     let f = m
         .lookup_symbol(func_name)
-        .filter(|&f| m.is(f, "func.func"))
+        .filter(|&f| m.is(f, FuncOp::Func))
         .ok_or_else(|| Diagnostic::error(format!("no function '@{func_name}'")))?;
     let ft =
         func::function_type(m, f).ok_or_else(|| op_error(m, f, "requires a 'function_type'"))?;

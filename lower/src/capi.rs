@@ -10,6 +10,7 @@
 use crate::llvm::types::elem_size;
 use ir::attr::Attribute;
 use ir::dialects::{func, op_error};
+use ir::FuncOp;
 use ir::{Diagnostic, Module, Result, Type};
 use std::fmt::Write as _;
 
@@ -87,7 +88,7 @@ pub fn c_prefix(stem: &str) -> String {
 fn ports(m: &Module, func_name: &str) -> Result<(Vec<Port>, Vec<Port>)> {
     let f = m
         .lookup_symbol(func_name)
-        .filter(|&f| m.is(f, "func.func"))
+        .filter(|&f| m.is(f, FuncOp::Func))
         .ok_or_else(|| Diagnostic::error(format!("no function '@{func_name}' to export")))?;
     let ft =
         func::function_type(m, f).ok_or_else(|| op_error(m, f, "requires a 'function_type'"))?;

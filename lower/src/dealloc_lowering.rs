@@ -24,6 +24,7 @@ use ir::dialects::bufferization::dealloc_groups;
 use ir::dialects::op_error;
 use ir::pass::{Pass, PassContext, PassInfo, PassRegistry};
 use ir::types::{identity_strides, Layout};
+use ir::{ArithOp, BufferizationOp, FuncOp};
 use ir::{Attribute, Builder, Diagnostic, InsertPoint, Module, OpId, Result, Type, ValueId, DYN};
 
 /// Name of the generated helper function.
@@ -59,10 +60,10 @@ pub fn register(reg: &mut PassRegistry) {
 pub fn output_copies(m: &Module) -> (usize, usize) {
     let mut out = (0, 0);
     for op in m.collect_ops(m.top()) {
-        if !m.is(op, "bufferization.clone") {
+        if !m.is(op, BufferizationOp::Clone) {
             continue;
         }
-        if m.parent_op(op).is_some_and(|p| m.is(p, "func.func")) {
+        if m.parent_op(op).is_some_and(|p| m.is(p, FuncOp::Func)) {
             out.0 += 1;
         } else {
             out.1 += 1;
@@ -76,10 +77,10 @@ pub fn lower_deallocations(m: &mut Module) -> Result<usize> {
     let ops: Vec<OpId> = m
         .collect_ops(m.top())
         .into_iter()
-        .filter(|&o| m.is(o, "bufferization.dealloc") || m.is(o, "bufferization.clone"))
+        .filter(|&o| m.is(o, BufferizationOp::Dealloc) || m.is(o, BufferizationOp::Clone))
         .collect();
     for &op in &ops {
-        if m.is(op, "bufferization.clone") {
+        if m.is(op, BufferizationOp::Clone) {
             lower_clone(m, op)?;
         } else {
             lower_one(m, op)?;
@@ -177,7 +178,7 @@ fn lower_one(m: &mut Module, op: OpId) -> Result<()> {
 }
 
 fn const_bool(m: &Module, v: ValueId) -> Option<bool> {
-    let op = m.defining_op(v).filter(|&o| m.is(o, "arith.constant"))?;
+    let op = m.defining_op(v).filter(|&o| m.is(o, ArithOp::Constant))?;
     m.attr(op, "value")
         .and_then(Attribute::as_int)
         .map(|x| x != 0)
@@ -231,7 +232,7 @@ fn one_memref(
 fn enclosing_func(m: &Module, mut op: OpId) -> Option<OpId> {
     loop {
         op = m.parent_op(op)?;
-        if m.is(op, "func.func") {
+        if m.is(op, FuncOp::Func) {
             return Some(op);
         }
     }
@@ -316,7 +317,7 @@ fn helper_func(m: &mut Module) -> Result<&'static str> {
         let ty = m
             .attr(existing, "function_type")
             .and_then(Attribute::as_type);
-        if m.is(existing, "func.func") && ty == Some(&helper_type()) {
+        if m.is(existing, FuncOp::Func) && ty == Some(&helper_type()) {
             return Ok(HELPER);
         }
         return Err(Diagnostic::error(format!(
@@ -395,6 +396,7 @@ fn helper_body(b: &mut Builder<'_>, [ptrs, kept, flags, frees, owns]: [ValueId; 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ir::{MemrefOp, ScfOp};
 
     fn mref(n: i64) -> Type {
         Type::memref(vec![n], Type::f32())
@@ -419,7 +421,7 @@ mod tests {
         (m, f)
     }
 
-    fn count(m: &Module, root: OpId, name: &str) -> usize {
+    fn count(m: &Module, root: OpId, name: impl ir::OpName) -> usize {
         m.collect_ops(root)
             .into_iter()
             .filter(|&o| m.is(o, name))
@@ -431,8 +433,8 @@ mod tests {
         let (mut m, f) = single(0, 2);
         assert_eq!(lower_deallocations(&mut m).unwrap(), 1);
         ir::verify(&m).unwrap();
-        assert_eq!(count(&m, f, "bufferization.dealloc"), 0);
-        assert_eq!(count(&m, f, "arith.constant"), 1);
+        assert_eq!(count(&m, f, BufferizationOp::Dealloc), 0);
+        assert_eq!(count(&m, f, ArithOp::Constant), 1);
     }
 
     #[test]
@@ -440,14 +442,14 @@ mod tests {
         let (mut m, f) = single(1, 0);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
-        assert_eq!(count(&m, f, "scf.if"), 1);
-        assert_eq!(count(&m, f, "memref.dealloc"), 1);
+        assert_eq!(count(&m, f, ScfOp::If), 1);
+        assert_eq!(count(&m, f, MemrefOp::Dealloc), 1);
         let d = m
             .collect_ops(f)
             .into_iter()
-            .find(|&o| m.is(o, "memref.dealloc"))
+            .find(|&o| m.is(o, MemrefOp::Dealloc))
             .unwrap();
-        assert!(m.is(m.parent_op(d).unwrap(), "scf.if"));
+        assert!(m.is(m.parent_op(d).unwrap(), ScfOp::If));
     }
 
     #[test]
@@ -463,8 +465,8 @@ mod tests {
         b.ret(&[]);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
-        assert_eq!(count(&m, f, "scf.if"), 0);
-        assert_eq!(count(&m, f, "memref.dealloc"), 1);
+        assert_eq!(count(&m, f, ScfOp::If), 0);
+        assert_eq!(count(&m, f, MemrefOp::Dealloc), 1);
     }
 
     #[test]
@@ -472,18 +474,18 @@ mod tests {
         let (mut m, f) = single(1, 2);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
-        assert_eq!(count(&m, f, "memref.extract_aligned_pointer_as_index"), 3);
-        assert_eq!(count(&m, f, "arith.cmpi"), 4);
-        assert_eq!(count(&m, f, "scf.if"), 1);
-        assert_eq!(count(&m, f, "func.call"), 0);
+        assert_eq!(count(&m, f, MemrefOp::ExtractAlignedPointerAsIndex), 3);
+        assert_eq!(count(&m, f, ArithOp::Cmpi), 4);
+        assert_eq!(count(&m, f, ScfOp::If), 1);
+        assert_eq!(count(&m, f, FuncOp::Call), 0);
         // The returned ownerships are `cond && same pointer`.
         let ret = m
             .collect_ops(f)
             .into_iter()
-            .find(|&o| m.is(o, "func.return"))
+            .find(|&o| m.is(o, FuncOp::Return))
             .unwrap();
         for &v in m.operands(ret) {
-            assert!(m.is(m.defining_op(v).unwrap(), "arith.andi"));
+            assert!(m.is(m.defining_op(v).unwrap(), ArithOp::Andi));
         }
     }
 
@@ -492,16 +494,16 @@ mod tests {
         let (mut m, f) = single(3, 1);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
-        assert_eq!(count(&m, f, "func.call"), 1);
-        assert_eq!(count(&m, f, "memref.alloca"), 5);
-        assert_eq!(count(&m, f, "scf.if"), 3);
-        assert_eq!(count(&m, f, "memref.dealloc"), 3);
+        assert_eq!(count(&m, f, FuncOp::Call), 1);
+        assert_eq!(count(&m, f, MemrefOp::Alloca), 5);
+        assert_eq!(count(&m, f, ScfOp::If), 3);
+        assert_eq!(count(&m, f, MemrefOp::Dealloc), 3);
         let helper = m.lookup_symbol(HELPER).unwrap();
-        assert!(m.is(helper, "func.func"));
+        assert!(m.is(helper, FuncOp::Func));
         // The allocas sit at the function entry.
         let entry = m.entry_block(m.region(f, 0).unwrap()).unwrap();
         let first = m.first_op(entry).unwrap();
-        assert!(m.is(first, "memref.alloca"));
+        assert!(m.is(first, MemrefOp::Alloca));
         // Reuse: lowering another general dealloc adds no second helper.
         let body = m.body();
         let mut b = Builder::at_end(&mut m, body);
@@ -512,8 +514,8 @@ mod tests {
         b.ret(&[]);
         lower_deallocations(&mut m).unwrap();
         ir::verify(&m).unwrap();
-        assert_eq!(m.top_level_ops("func.func").len(), 3);
-        assert_eq!(count(&m, g, "func.call"), 1);
+        assert_eq!(m.top_level_ops(FuncOp::Func).len(), 3);
+        assert_eq!(count(&m, g, FuncOp::Call), 1);
     }
 
     /// `@f(%x: T) -> T { return clone %x }`, lowered.
@@ -535,22 +537,22 @@ mod tests {
     #[test]
     fn clones_become_alloc_and_copy() {
         let (m, f) = lowered_clone(mref(4)).unwrap();
-        assert_eq!(count(&m, f, "memref.alloc"), 1);
-        assert_eq!(count(&m, f, "memref.copy"), 1);
-        assert_eq!(count(&m, f, "memref.cast"), 0);
-        assert_eq!(count(&m, f, "bufferization.clone"), 0);
+        assert_eq!(count(&m, f, MemrefOp::Alloc), 1);
+        assert_eq!(count(&m, f, MemrefOp::Copy), 1);
+        assert_eq!(count(&m, f, MemrefOp::Cast), 0);
+        assert_eq!(count(&m, f, BufferizationOp::Clone), 0);
 
         let dynamic = Type::memref(vec![DYN, 3], Type::f32());
         let (m, f) = lowered_clone(dynamic).unwrap();
-        assert_eq!(count(&m, f, "memref.dim"), 1);
+        assert_eq!(count(&m, f, MemrefOp::Dim), 1);
 
         let strided = Type::memref_strided(vec![DYN, 3], Type::f32(), 0, vec![DYN, 1]);
         let (m, f) = lowered_clone(strided).unwrap();
-        assert_eq!(count(&m, f, "memref.cast"), 1);
+        assert_eq!(count(&m, f, MemrefOp::Cast), 1);
 
         let offset = Type::memref_strided(vec![2], Type::f32(), 3, vec![1]);
         let err = lowered_clone(offset).unwrap_err();
-        assert_eq!(err.op.as_deref(), Some("bufferization.clone"));
+        assert_eq!(err.op.as_deref(), Some(BufferizationOp::Clone.name()));
     }
 
     #[test]

@@ -21,6 +21,7 @@
 use ir::attr::Attribute;
 use ir::builder::CmpF;
 use ir::pass::{Pass, PassContext, PassInfo};
+use ir::{ArithOp, CoreOp, MathOp, VectorOp};
 use ir::{Builder, InsertPoint, Module, OpId, Result, Type, ValueId};
 
 pub struct ExpandMath;
@@ -40,12 +41,11 @@ impl Pass for ExpandMath {
                 continue;
             };
             let mut b = Builder::new(m, InsertPoint::Before(op));
-            let name = b.m.name(op).as_str();
-            let y = match name {
-                "math.exp" => Some(exp(&mut b, x)),
-                "math.tanh" => Some(tanh(&mut b, x)),
-                "math.erf" => Some(erf(&mut b, x)),
-                "math.powf" => power(&mut b, op, x),
+            let y = match CoreOp::of(b.m, op) {
+                Some(CoreOp::Math(MathOp::Exp)) => Some(exp(&mut b, x)),
+                Some(CoreOp::Math(MathOp::Tanh)) => Some(tanh(&mut b, x)),
+                Some(CoreOp::Math(MathOp::Erf)) => Some(erf(&mut b, x)),
+                Some(CoreOp::Math(MathOp::Powf)) => power(&mut b, op, x),
                 _ => None,
             };
             let (Some(y), Some(r)) = (y, m.result(op, 0)) else {
@@ -256,10 +256,10 @@ fn power(b: &mut Builder<'_>, op: OpId, x: ValueId) -> Option<ValueId> {
 /// `vector.broadcast` of one.
 fn constant_value(m: &Module, v: ValueId) -> Option<f64> {
     let d = m.defining_op(v)?;
-    if m.is(d, "vector.broadcast") {
+    if m.is(d, VectorOp::Broadcast) {
         return constant_value(m, m.operand(d, 0)?);
     }
-    if !m.is(d, "arith.constant") {
+    if !m.is(d, ArithOp::Constant) {
         return None;
     }
     match m.attr(d, "value")? {

@@ -16,6 +16,7 @@
 use ir::dialects::func;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result};
+use ir::{CoreOp, FuncOp, ScfOp};
 
 pub struct Multiversion;
 
@@ -58,7 +59,7 @@ pub fn multiversion(m: &mut Module) -> usize {
 /// the dispatcher.
 fn call_variants_directly(m: &mut Module, copy: OpId, level: i64) {
     for op in m.collect_ops(copy) {
-        if !m.is(op, "func.call") || m.attr(op, ir::dialects::scf::PARALLEL).is_some() {
+        if !m.is(op, FuncOp::Call) || m.attr(op, ir::dialects::scf::PARALLEL).is_some() {
             continue;
         }
         let Some(callee) = m.attr(op, "callee").and_then(Attribute::as_symbol) else {
@@ -72,7 +73,7 @@ fn call_variants_directly(m: &mut Module, copy: OpId, level: i64) {
 }
 
 fn eligible(m: &Module, f: OpId) -> bool {
-    m.is(f, "func.func")
+    m.is(f, FuncOp::Func)
         && !func::is_declaration(m, f)
         && m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private")
         && m.attr(f, func::TARGET_CPU).is_none()
@@ -82,8 +83,10 @@ fn eligible(m: &Module, f: OpId) -> bool {
             t.results.is_empty() && !t.inputs.iter().any(|t| t.as_vector().is_some())
         })
         && m.collect_ops(f).iter().any(|&op| {
-            let name = m.name(op);
-            name.as_str().starts_with("vector.") || name.as_str() == "scf.for"
+            matches!(
+                CoreOp::of(m, op),
+                Some(CoreOp::Vector(_) | CoreOp::Scf(ScfOp::For))
+            )
         })
 }
 

@@ -17,6 +17,7 @@ use ir::dialects::func;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::registry::Traits;
 use ir::{Attribute, Module, OpId, Result, Sym, ValueDef, ValueId};
+use ir::{FuncOp, MemrefOp};
 use std::collections::HashMap;
 
 /// The argument attribute (MLIR's LLVM dialect spelling).
@@ -59,7 +60,7 @@ fn root(m: &Module, mut v: ValueId) -> Root {
             };
             let is_entry = m
                 .block_parent_op(b)
-                .filter(|&f| m.is(f, "func.func"))
+                .filter(|&f| m.is(f, FuncOp::Func))
                 .and_then(|f| m.region(f, 0))
                 .and_then(|r| m.entry_block(r))
                 == Some(b);
@@ -79,7 +80,7 @@ fn root(m: &Module, mut v: ValueId) -> Root {
             }
             continue;
         }
-        if !m.is(d, "memref.get_global") {
+        if !m.is(d, MemrefOp::GetGlobal) {
             return Root::Unknown;
         }
         let name = m.attr(d, "name").and_then(Attribute::as_symbol);
@@ -125,7 +126,7 @@ pub fn mark_noalias(m: &mut Module) -> usize {
     // only go from true to false, and a caller's flags decide its callees'
     // (through `Param` roots), so iterate to the fixpoint.
     let mut flags: HashMap<String, Vec<bool>> = HashMap::new();
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         let private = m.attr(f, "sym_visibility").and_then(Attribute::as_str) == Some("private");
         // Existing argument attributes are left alone.
         if !private || func::is_declaration(m, f) || m.attr(f, "arg_attrs").is_some() {
@@ -142,14 +143,14 @@ pub fn mark_noalias(m: &mut Module) -> usize {
         let Some(callee) = m
             .attr(op, "callee")
             .and_then(Attribute::as_symbol)
-            .filter(|c| m.is(op, "func.call") && flags.contains_key(*c))
+            .filter(|c| m.is(op, FuncOp::Call) && flags.contains_key(*c))
         else {
             continue;
         };
         let mut caller = op;
         while let Some(p) = m.parent_op(caller) {
             caller = p;
-            if m.is(p, "func.func") {
+            if m.is(p, FuncOp::Func) {
                 break;
             }
         }
@@ -207,7 +208,7 @@ pub fn mark_noalias(m: &mut Module) -> usize {
     }
     let called: std::collections::HashSet<&str> = sites.iter().map(|s| s.callee.as_str()).collect();
     let mut marked = 0;
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         let Some(name) = func::sym_name(m, f).map(str::to_string) else {
             continue;
         };

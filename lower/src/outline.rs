@@ -18,6 +18,7 @@
 use ir::dialects::func;
 use ir::entity::SecondaryMap;
 use ir::pass::{Pass, PassContext, PassInfo};
+use ir::{ArithOp, FuncOp, ScfOp, VectorOp};
 use ir::{
     Attribute, Builder, InsertPoint, Module, OpId, OpSpec, Result, Type, Use, ValueDef, ValueId,
 };
@@ -56,7 +57,7 @@ pub fn pass_info() -> PassInfo {
 pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
     let funcs: Vec<OpId> = m
         .block_ops(m.body())
-        .filter(|&f| m.is(f, "func.func") && !func::is_declaration(m, f))
+        .filter(|&f| m.is(f, FuncOp::Func) && !func::is_declaration(m, f))
         .filter(|&f| m.attr(f, "sym_visibility").and_then(Attribute::as_str) != Some("private"))
         .collect();
     let mut out = Outliner::new(KERNEL_PREFIX);
@@ -83,7 +84,7 @@ pub fn outline_kernels(m: &mut Module) -> Result<(usize, usize)> {
 }
 
 fn is_nest(m: &Module, op: OpId) -> bool {
-    (m.is(op, "scf.for") || m.is(op, "scf.parallel")) && m.results(op).is_empty()
+    (m.is(op, ScfOp::For) || m.is(op, "scf.parallel")) && m.results(op).is_empty()
 }
 
 /// True if `v` is defined inside `nest` (by an op in it or as an argument
@@ -102,9 +103,9 @@ fn defined_inside(m: &Module, nest: OpId, v: ValueId) -> bool {
 /// calling conventions pass it in different registers.
 pub(crate) fn is_constant(m: &Module, v: ValueId) -> bool {
     m.defining_op(v).is_some_and(|d| {
-        let scalar = |d: OpId| m.is(d, "arith.constant") && m.operands(d).is_empty();
+        let scalar = |d: OpId| m.is(d, ArithOp::Constant) && m.operands(d).is_empty();
         scalar(d)
-            || m.is(d, "vector.broadcast")
+            || m.is(d, VectorOp::Broadcast)
                 && m.operands(d)
                     .first()
                     .and_then(|&x| m.defining_op(x))

@@ -37,6 +37,7 @@ use crate::outline::Outliner;
 use ir::dialects::scf;
 use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{Attribute, Builder, InsertPoint, Module, OpId, Result, Type, ValueId};
+use ir::{CfOp, FuncOp, MemrefOp, ScfOp};
 
 /// Prefix of the outlined loop functions.
 pub const PARALLEL_PREFIX: &str = "__onnxc_parallel";
@@ -78,9 +79,9 @@ pub fn pass_info() -> PassInfo {
 
 fn marked_loops(m: &Module) -> Vec<OpId> {
     let mut out = Vec::new();
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         for op in m.collect_ops(f) {
-            if m.is(op, "scf.for") && m.attr(op, scf::PARALLEL).is_some() {
+            if m.is(op, ScfOp::For) && m.attr(op, scf::PARALLEL).is_some() {
                 out.push(op);
             }
         }
@@ -90,10 +91,10 @@ fn marked_loops(m: &Module) -> Vec<OpId> {
 
 fn num_threads_calls(m: &Module) -> Vec<OpId> {
     let mut out = Vec::new();
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         for op in m.collect_ops(f) {
             let callee = m.attr(op, "callee").and_then(Attribute::as_symbol);
-            if m.is(op, "func.call") && callee == Some(scf::NUM_THREADS_FN) {
+            if m.is(op, FuncOp::Call) && callee == Some(scf::NUM_THREADS_FN) {
                 out.push(op);
             }
         }
@@ -145,7 +146,7 @@ fn outline_loop(m: &mut Module, out: &mut Outliner, lp: OpId, team: &Attribute) 
     }
     // A failed runtime check aborts, or with `NAME_run_checked` jumps back
     // to the caller's frame: never from a team's thread.
-    if m.collect_ops(lp).iter().any(|&o| m.is(o, "cf.assert")) {
+    if m.collect_ops(lp).iter().any(|&o| m.is(o, CfOp::Assert)) {
         return;
     }
     let private = |m: &Module, v: ValueId| is_private_scratch(m, v, lp);
@@ -177,6 +178,6 @@ fn outline_loop(m: &mut Module, out: &mut Outliner, lp: OpId, team: &Attribute) 
 /// scratch each thread gets a copy of.
 fn is_private_scratch(m: &Module, v: ValueId, lp: OpId) -> bool {
     m.defining_op(v)
-        .is_some_and(|d| m.is(d, "memref.alloca") && m.operands(d).is_empty())
+        .is_some_and(|d| m.is(d, MemrefOp::Alloca) && m.operands(d).is_empty())
         && m.users(v).iter().all(|&u| m.is_ancestor(lp, u))
 }

@@ -18,6 +18,7 @@ use ir::pass::{Pass, PassContext, PassInfo};
 use ir::{
     BlockId, Builder, Diagnostic, InsertPoint, Module, OpId, RegionId, Result, Type, ValueId,
 };
+use ir::{CoreOp, ScfOp};
 
 /// Unit attribute on an `scf.for` (kept on its back-edge `cf.br`): ask
 /// LLVM to vectorize the loop (`llvm.loop.vectorize.enable`), e.g. an
@@ -52,12 +53,12 @@ pub fn lower_scf(m: &mut Module) -> Result<usize> {
         .collect_ops(m.top())
         .into_iter()
         .rev()
-        .filter(|&o| m.is(o, "scf.for") || m.is(o, "scf.if") || m.is(o, "scf.while"))
+        .filter(|&o| m.is(o, ScfOp::For) || m.is(o, ScfOp::If) || m.is(o, ScfOp::While))
         .collect();
     for &op in &ops {
-        match m.name(op).as_str() {
-            "scf.for" => lower_for(m, op)?,
-            "scf.if" => lower_if(m, op)?,
+        match CoreOp::of(m, op) {
+            Some(CoreOp::Scf(ScfOp::For)) => lower_for(m, op)?,
+            Some(CoreOp::Scf(ScfOp::If)) => lower_if(m, op)?,
             _ => lower_while(m, op)?,
         }
     }
@@ -133,7 +134,7 @@ fn inline_region_after(m: &mut Module, from: RegionId, after: BlockId) -> Result
 }
 
 /// Terminators of `blocks` named `name`.
-fn terminators(m: &Module, blocks: &[BlockId], name: &str) -> Vec<OpId> {
+fn terminators(m: &Module, blocks: &[BlockId], name: ScfOp) -> Vec<OpId> {
     blocks
         .iter()
         .filter_map(|&b| m.last_op(b))
@@ -186,7 +187,7 @@ fn lower_for(m: &mut Module, op: OpId) -> Result<()> {
     // Loop hints ride on the back edges (the emitter's `!llvm.loop`).
     let hint = m.attr(op, LOOP_VECTORIZE).cloned();
 
-    for y in terminators(m, &body, "scf.yield") {
+    for y in terminators(m, &body, ScfOp::Yield) {
         let yielded = m.operands(y).to_vec();
         let mut bld = Builder::new(m, InsertPoint::Before(y)).with_loc(loc.clone());
         let next = bld.addi(iv, step);
@@ -232,7 +233,7 @@ fn lower_if(m: &mut Module, op: OpId) -> Result<()> {
         _ => Vec::new(),
     };
     let all: Vec<BlockId> = then_blocks.iter().chain(&else_blocks).copied().collect();
-    for y in terminators(m, &all, "scf.yield") {
+    for y in terminators(m, &all, ScfOp::Yield) {
         let yielded = m.operands(y).to_vec();
         let mut bld = Builder::new(m, InsertPoint::Before(y)).with_loc(loc.clone());
         bld.br(cont, &yielded);
@@ -260,7 +261,7 @@ fn lower_while(m: &mut Module, op: OpId) -> Result<()> {
     let after = inline_region_after(m, after_region, last_before)?;
     let after_entry = first(m, op, &after, "after")?;
 
-    for c in terminators(m, &before, "scf.condition") {
+    for c in terminators(m, &before, ScfOp::Condition) {
         let operands = m.operands(c).to_vec();
         let Some((&flag, forwarded)) = operands.split_first() else {
             return Err(op_error(m, c, "expects a condition operand"));
@@ -269,7 +270,7 @@ fn lower_while(m: &mut Module, op: OpId) -> Result<()> {
         bld.cond_br(flag, (after_entry, forwarded), (cont, forwarded));
         m.erase_op(c);
     }
-    for y in terminators(m, &after, "scf.yield") {
+    for y in terminators(m, &after, ScfOp::Yield) {
         let yielded = m.operands(y).to_vec();
         let mut bld = Builder::new(m, InsertPoint::Before(y)).with_loc(loc.clone());
         bld.br(before_entry, &yielded);

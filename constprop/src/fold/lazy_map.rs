@@ -111,6 +111,7 @@ mod tests {
     use crate::hybrid::ConstProp;
     use ir::attr::Attribute;
     use ir::pass::Pass;
+    use ir::FuncOp;
 
     /// A chain of maps folds to views over the first constant's buffer:
     /// nothing is computed until read.
@@ -148,7 +149,7 @@ func.func @f() -> tensor<4xi8> {
         let ret = m
             .collect_ops(m.top())
             .into_iter()
-            .find(|&o| m.is(o, "func.return"))
+            .find(|&o| m.is(o, FuncOp::Return))
             .unwrap();
         let def = m.defining_op(m.operand(ret, 0).unwrap()).unwrap();
         let Some(Attribute::Elements(d)) = m.attr(def, "value") else {

@@ -15,6 +15,7 @@ mod results;
 mod squeeze;
 
 use ir::attr::Attribute;
+use ir::FuncOp;
 use ir::{Diagnostic, InsertPoint, Module, OpId, OpSpec, Result, Sym, Type, ValueId, ValueMap};
 use onnx::{branches, OpKind};
 use std::collections::HashSet;
@@ -31,7 +32,7 @@ const VERSIONED_ATTR: &str = "onnxc.versioned";
 /// anything (shape inference must run again).
 pub fn version_ranks(m: &mut Module) -> Result<bool> {
     let mut changed = false;
-    for f in m.top_level_ops("func.func") {
+    for f in m.top_level_ops(FuncOp::Func) {
         changed |= results::pad_varying_results(m, f);
         for op in m.collect_ops(f) {
             if !m.is_erased(op) && !branches::in_dead_branch(m, op) {
@@ -305,6 +306,7 @@ fn yield_of(m: &Module, iff: OpId, k: usize) -> Option<OpId> {
 mod tests {
     use crate::hybrid::{ConstProp, Growth};
     use ir::pass::Pass;
+    use ir::FuncOp;
 
     fn run(src: &str) -> ir::Result<ir::Module> {
         let mut m = ir::text::parse_module(src, "t.mlir")?;
@@ -332,7 +334,7 @@ mod tests {
     #[test]
     fn four_dims_make_sixteen_versions() {
         let m = run(&squeeze_of_dims(4)).expect("16 versions are allowed");
-        let f = m.top_level_ops("func.func")[0];
+        let f = m.top_level_ops(FuncOp::Func)[0];
         let relus = m
             .collect_ops(f)
             .into_iter()

@@ -4,6 +4,7 @@
 use super::{if_like, value_name, yield_of};
 use crate::canon::{make_i64s, make_op};
 use ir::attr::Attribute;
+use ir::FuncOp;
 use ir::{Module, OpId, Type, ValueId};
 use onnx::OpKind;
 
@@ -16,7 +17,7 @@ pub(super) fn pad_varying_results(m: &mut Module, f: OpId) -> bool {
         .region(f, 0)
         .and_then(|r| m.entry_block(r))
         .and_then(|b| m.last_op(b))
-        .filter(|&t| m.is(t, "func.return"))
+        .filter(|&t| m.is(t, FuncOp::Return))
     else {
         return false;
     };

@@ -8,6 +8,7 @@
 use crate::builder::Builder;
 use crate::dialects::memref::static_list;
 use crate::module::{Module, OpId, ValueId};
+use crate::ops::{ArithOp, MemrefOp};
 use crate::types::DYN;
 
 /// `coef` times the product of `values` (sorted); `origin` is the value
@@ -39,13 +40,13 @@ impl Product {
         fn go(m: &Module, v: ValueId, depth: usize, acc: &mut Product) -> Option<()> {
             let def = m.defining_op(v);
             if let Some(c) = def
-                .filter(|&o| m.is(o, "arith.constant"))
+                .filter(|&o| m.is(o, ArithOp::Constant))
                 .and_then(|o| m.attr(o, "value")?.as_int())
             {
                 acc.coef = acc.coef.checked_mul(c)?;
                 return Some(());
             }
-            match def.filter(|&o| depth < 8 && m.is(o, "arith.muli")) {
+            match def.filter(|&o| depth < 8 && m.is(o, ArithOp::Muli)) {
                 Some(o) => {
                     for &x in m.operands(o) {
                         go(m, x, depth + 1, acc)?;
@@ -182,7 +183,7 @@ fn layout_at(m: &Module, v: ValueId, depth: usize) -> Option<Layout> {
         });
     }
     let def = m.defining_op(v).filter(|_| depth < 8)?;
-    if m.is(def, "memref.alloc") && mt.is_identity_layout() {
+    if m.is(def, MemrefOp::Alloc) && mt.is_identity_layout() {
         let sizes = mixed(m, &mt.shape, m.operands(def))?;
         let mut strides = vec![Product::constant(1); sizes.len()];
         for k in (0..sizes.len().saturating_sub(1)).rev() {
@@ -194,13 +195,13 @@ fn layout_at(m: &Module, v: ValueId, depth: usize) -> Option<Layout> {
             strides,
         });
     }
-    if m.is(def, "memref.reinterpret_cast") {
+    if m.is(def, MemrefOp::ReinterpretCast) {
         return reinterpret_layout(m, def);
     }
-    if m.is(def, "memref.cast") {
+    if m.is(def, MemrefOp::Cast) {
         return layout_at(m, m.operand(def, 0)?, depth + 1);
     }
-    if m.is(def, "memref.subview") {
+    if m.is(def, MemrefOp::Subview) {
         return subview_layout(m, def, depth);
     }
     None
@@ -288,9 +289,9 @@ pub fn root(m: &Module, mut v: ValueId) -> ValueId {
     for _ in 0..16 {
         match m.defining_op(v) {
             Some(d)
-                if ["memref.subview", "memref.reinterpret_cast", "memref.cast"]
+                if [MemrefOp::Subview, MemrefOp::ReinterpretCast, MemrefOp::Cast]
                     .iter()
-                    .any(|n| m.is(d, n)) =>
+                    .any(|&n| m.is(d, n)) =>
             {
                 match m.operand(d, 0) {
                     Some(s) => v = s,

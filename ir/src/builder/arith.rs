@@ -5,6 +5,7 @@
 use super::Builder;
 use crate::attr::Attribute;
 use crate::module::ValueId;
+use crate::ops::{ArithOp, MathOp};
 use crate::types::{Signedness, Type};
 
 /// `arith.cmpf` predicates, in the order of their integer encoding.
@@ -67,18 +68,18 @@ pub fn is_unsigned(t: &Type) -> bool {
 }
 
 macro_rules! same_type_ops {
-    ($($(#[$doc:meta])* $method:ident => $name:literal, $arity:tt;)*) => {
+    ($($(#[$doc:meta])* $method:ident => $name:expr, $arity:tt;)*) => {
         impl Builder<'_> {
             $( same_type_ops!(@def [$($doc)*] $method, $name, $arity); )*
         }
     };
-    (@def [$($doc:meta)*] $method:ident, $name:literal, 1) => {
+    (@def [$($doc:meta)*] $method:ident, $name:expr, 1) => {
         $(#[$doc])*
         pub fn $method(&mut self, x: ValueId) -> ValueId {
             self.same($name, &[x])
         }
     };
-    (@def [$($doc:meta)*] $method:ident, $name:literal, 2) => {
+    (@def [$($doc:meta)*] $method:ident, $name:expr, 2) => {
         $(#[$doc])*
         pub fn $method(&mut self, x: ValueId, y: ValueId) -> ValueId {
             self.same($name, &[x, y])
@@ -87,68 +88,68 @@ macro_rules! same_type_ops {
 }
 
 same_type_ops! {
-    addf => "arith.addf", 2;
-    subf => "arith.subf", 2;
-    mulf => "arith.mulf", 2;
-    divf => "arith.divf", 2;
-    remf => "arith.remf", 2;
-    negf => "arith.negf", 1;
+    addf => ArithOp::Addf, 2;
+    subf => ArithOp::Subf, 2;
+    mulf => ArithOp::Mulf, 2;
+    divf => ArithOp::Divf, 2;
+    remf => ArithOp::Remf, 2;
+    negf => ArithOp::Negf, 1;
     /// The max that propagates NaN.
-    maximumf => "arith.maximumf", 2;
-    minimumf => "arith.minimumf", 2;
+    maximumf => ArithOp::Maximumf, 2;
+    minimumf => ArithOp::Minimumf, 2;
     /// The max that ignores a NaN operand.
-    maxnumf => "arith.maxnumf", 2;
-    minnumf => "arith.minnumf", 2;
-    ceildivui => "arith.ceildivui", 2;
-    remsi => "arith.remsi", 2;
-    remui => "arith.remui", 2;
-    andi => "arith.andi", 2;
-    ori => "arith.ori", 2;
-    xori => "arith.xori", 2;
-    shli => "arith.shli", 2;
-    shrsi => "arith.shrsi", 2;
-    shrui => "arith.shrui", 2;
-    maxui => "arith.maxui", 2;
-    minui => "arith.minui", 2;
-    absf => "math.absf", 1;
-    absi => "math.absi", 1;
-    acos => "math.acos", 1;
-    acosh => "math.acosh", 1;
-    asin => "math.asin", 1;
-    asinh => "math.asinh", 1;
-    atan => "math.atan", 1;
-    atan2 => "math.atan2", 2;
-    atanh => "math.atanh", 1;
-    cbrt => "math.cbrt", 1;
-    ceil => "math.ceil", 1;
-    copysign => "math.copysign", 2;
-    cos => "math.cos", 1;
-    cosh => "math.cosh", 1;
-    erf => "math.erf", 1;
-    exp => "math.exp", 1;
-    exp2 => "math.exp2", 1;
-    expm1 => "math.expm1", 1;
-    floor => "math.floor", 1;
-    log => "math.log", 1;
-    log10 => "math.log10", 1;
-    log1p => "math.log1p", 1;
-    log2 => "math.log2", 1;
-    powf => "math.powf", 2;
-    roundeven => "math.roundeven", 1;
-    round => "math.round", 1;
-    rsqrt => "math.rsqrt", 1;
-    sin => "math.sin", 1;
-    sinh => "math.sinh", 1;
-    sqrt => "math.sqrt", 1;
-    tan => "math.tan", 1;
-    tanh => "math.tanh", 1;
-    trunc => "math.trunc", 1;
-    ctlz => "math.ctlz", 1;
-    ctpop => "math.ctpop", 1;
+    maxnumf => ArithOp::Maxnumf, 2;
+    minnumf => ArithOp::Minnumf, 2;
+    ceildivui => ArithOp::Ceildivui, 2;
+    remsi => ArithOp::Remsi, 2;
+    remui => ArithOp::Remui, 2;
+    andi => ArithOp::Andi, 2;
+    ori => ArithOp::Ori, 2;
+    xori => ArithOp::Xori, 2;
+    shli => ArithOp::Shli, 2;
+    shrsi => ArithOp::Shrsi, 2;
+    shrui => ArithOp::Shrui, 2;
+    maxui => ArithOp::Maxui, 2;
+    minui => ArithOp::Minui, 2;
+    absf => MathOp::Absf, 1;
+    absi => MathOp::Absi, 1;
+    acos => MathOp::Acos, 1;
+    acosh => MathOp::Acosh, 1;
+    asin => MathOp::Asin, 1;
+    asinh => MathOp::Asinh, 1;
+    atan => MathOp::Atan, 1;
+    atan2 => MathOp::Atan2, 2;
+    atanh => MathOp::Atanh, 1;
+    cbrt => MathOp::Cbrt, 1;
+    ceil => MathOp::Ceil, 1;
+    copysign => MathOp::Copysign, 2;
+    cos => MathOp::Cos, 1;
+    cosh => MathOp::Cosh, 1;
+    erf => MathOp::Erf, 1;
+    exp => MathOp::Exp, 1;
+    exp2 => MathOp::Exp2, 1;
+    expm1 => MathOp::Expm1, 1;
+    floor => MathOp::Floor, 1;
+    log => MathOp::Log, 1;
+    log10 => MathOp::Log10, 1;
+    log1p => MathOp::Log1p, 1;
+    log2 => MathOp::Log2, 1;
+    powf => MathOp::Powf, 2;
+    roundeven => MathOp::Roundeven, 1;
+    round => MathOp::Round, 1;
+    rsqrt => MathOp::Rsqrt, 1;
+    sin => MathOp::Sin, 1;
+    sinh => MathOp::Sinh, 1;
+    sqrt => MathOp::Sqrt, 1;
+    tan => MathOp::Tan, 1;
+    tanh => MathOp::Tanh, 1;
+    trunc => MathOp::Trunc, 1;
+    ctlz => MathOp::Ctlz, 1;
+    ctpop => MathOp::Ctpop, 1;
 }
 
 macro_rules! cast_ops {
-    ($($method:ident => $name:literal;)*) => {
+    ($($method:ident => $name:expr;)*) => {
         impl Builder<'_> {
             $(
                 pub fn $method(&mut self, x: ValueId, to: Type) -> ValueId {
@@ -160,18 +161,18 @@ macro_rules! cast_ops {
 }
 
 cast_ops! {
-    extf => "arith.extf";
-    truncf => "arith.truncf";
-    sitofp => "arith.sitofp";
-    uitofp => "arith.uitofp";
-    fptosi => "arith.fptosi";
-    fptoui => "arith.fptoui";
-    extsi => "arith.extsi";
-    extui => "arith.extui";
-    trunci => "arith.trunci";
-    index_cast => "arith.index_cast";
-    index_castui => "arith.index_castui";
-    bitcast => "arith.bitcast";
+    extf => ArithOp::Extf;
+    truncf => ArithOp::Truncf;
+    sitofp => ArithOp::Sitofp;
+    uitofp => ArithOp::Uitofp;
+    fptosi => ArithOp::Fptosi;
+    fptoui => ArithOp::Fptoui;
+    extsi => ArithOp::Extsi;
+    extui => ArithOp::Extui;
+    trunci => ArithOp::Trunci;
+    index_cast => ArithOp::IndexCast;
+    index_castui => ArithOp::IndexCastui;
+    bitcast => ArithOp::Bitcast;
 }
 
 impl Builder<'_> {
@@ -179,28 +180,28 @@ impl Builder<'_> {
     pub fn cmpf(&mut self, p: CmpF, x: ValueId, y: ValueId) -> ValueId {
         let attrs = [("predicate", Attribute::i64(p as i64))];
         let ty = self.m.value_type(x).with_elem(Type::i1());
-        self.op1("arith.cmpf", &[x, y], ty, &attrs)
+        self.op1(ArithOp::Cmpf, &[x, y], ty, &attrs)
     }
     pub fn cmpi(&mut self, p: CmpI, x: ValueId, y: ValueId) -> ValueId {
         let attrs = [("predicate", Attribute::i64(p as i64))];
         let ty = self.m.value_type(x).with_elem(Type::i1());
-        self.op1("arith.cmpi", &[x, y], ty, &attrs)
+        self.op1(ArithOp::Cmpi, &[x, y], ty, &attrs)
     }
     /// `x * y + z`, fused.
     pub fn fma(&mut self, x: ValueId, y: ValueId, z: ValueId) -> ValueId {
-        self.same("math.fma", &[x, y, z])
+        self.same(MathOp::Fma, &[x, y, z])
     }
     /// `c ? x : y`.
     pub fn select(&mut self, c: ValueId, x: ValueId, y: ValueId) -> ValueId {
         let ty = self.m.value_type(x).clone();
-        self.op1("arith.select", &[c, x, y], ty, &[])
+        self.op1(ArithOp::Select, &[c, x, y], ty, &[])
     }
 
     /// `x + y` on integers; index arithmetic on known values folds (as
     /// MLIR's `createOrFold`), so static shapes leave constants behind.
     pub fn addi(&mut self, x: ValueId, y: ValueId) -> ValueId {
         self.index_op(
-            "arith.addi",
+            ArithOp::Addi,
             x,
             y,
             |a, b| a.checked_add(b),
@@ -208,11 +209,17 @@ impl Builder<'_> {
         )
     }
     pub fn subi(&mut self, x: ValueId, y: ValueId) -> ValueId {
-        self.index_op("arith.subi", x, y, |a, b| a.checked_sub(b), (None, Some(0)))
+        self.index_op(
+            ArithOp::Subi,
+            x,
+            y,
+            |a, b| a.checked_sub(b),
+            (None, Some(0)),
+        )
     }
     pub fn muli(&mut self, x: ValueId, y: ValueId) -> ValueId {
         self.index_op(
-            "arith.muli",
+            ArithOp::Muli,
             x,
             y,
             |a, b| a.checked_mul(b),
@@ -221,7 +228,7 @@ impl Builder<'_> {
     }
     pub fn divsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
         self.index_op(
-            "arith.divsi",
+            ArithOp::Divsi,
             x,
             y,
             |a, b| a.checked_div(b),
@@ -230,7 +237,7 @@ impl Builder<'_> {
     }
     pub fn divui(&mut self, x: ValueId, y: ValueId) -> ValueId {
         let div = |a: i64, b: i64| (a >= 0 && b > 0).then(|| a / b);
-        self.index_op("arith.divui", x, y, div, (None, Some(1)))
+        self.index_op(ArithOp::Divui, x, y, div, (None, Some(1)))
     }
     pub fn floordivsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
         let div = |a: i64, b: i64| {
@@ -241,7 +248,7 @@ impl Builder<'_> {
                 q
             })
         };
-        self.index_op("arith.floordivsi", x, y, div, (None, Some(1)))
+        self.index_op(ArithOp::Floordivsi, x, y, div, (None, Some(1)))
     }
     pub fn ceildivsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
         let div = |a: i64, b: i64| {
@@ -252,13 +259,13 @@ impl Builder<'_> {
                 q
             })
         };
-        self.index_op("arith.ceildivsi", x, y, div, (None, Some(1)))
+        self.index_op(ArithOp::Ceildivsi, x, y, div, (None, Some(1)))
     }
     pub fn maxsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
-        self.index_op("arith.maxsi", x, y, |a, b| Some(a.max(b)), (None, None))
+        self.index_op(ArithOp::Maxsi, x, y, |a, b| Some(a.max(b)), (None, None))
     }
     pub fn minsi(&mut self, x: ValueId, y: ValueId) -> ValueId {
-        self.index_op("arith.minsi", x, y, |a, b| Some(a.min(b)), (None, None))
+        self.index_op(ArithOp::Minsi, x, y, |a, b| Some(a.min(b)), (None, None))
     }
 
     /// A binary integer op; on `index` operands, folded when both are
@@ -266,7 +273,7 @@ impl Builder<'_> {
     /// left and right identities).
     fn index_op(
         &mut self,
-        name: &'static str,
+        name: ArithOp,
         x: ValueId,
         y: ValueId,
         eval: impl Fn(i64, i64) -> Option<i64>,
@@ -290,7 +297,7 @@ impl Builder<'_> {
     /// The value of an `index` constant.
     pub fn index_value(&self, v: ValueId) -> Option<i64> {
         let d = self.m.defining_op(v)?;
-        if !self.m.is(d, "arith.constant") {
+        if !self.m.is(d, ArithOp::Constant) {
             return None;
         }
         self.m.attr(d, "value")?.as_int()

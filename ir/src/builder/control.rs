@@ -4,6 +4,7 @@
 use super::Builder;
 use crate::attr::Attribute;
 use crate::module::{BlockId, OpId, OpSpec, ValueId};
+use crate::ops::{CfOp, FuncOp, ScfOp};
 use crate::sym::Sym;
 use crate::types::Type;
 
@@ -29,7 +30,7 @@ impl Builder<'_> {
         els: Option<RegionFn<'_>>,
     ) -> OpId {
         let op = self.create(
-            "scf.if",
+            ScfOp::If,
             OpSpec {
                 operands: vec![cond],
                 result_types: result_types.to_vec(),
@@ -66,7 +67,7 @@ impl Builder<'_> {
             .map(|&v| self.m.value_type(v).clone())
             .collect();
         let op = self.create(
-            "scf.while",
+            ScfOp::While,
             OpSpec {
                 operands: inits.to_vec(),
                 result_types: types.clone(),
@@ -94,19 +95,19 @@ impl Builder<'_> {
     }
 
     pub fn scf_yield(&mut self, values: &[ValueId]) -> OpId {
-        self.op("scf.yield", values, &[], &[])
+        self.op(ScfOp::Yield, values, &[], &[])
     }
     pub fn scf_condition(&mut self, cond: ValueId, passed: &[ValueId]) -> OpId {
         let mut operands = Vec::with_capacity(passed.len() + 1);
         operands.push(cond);
         operands.extend_from_slice(passed);
-        self.op("scf.condition", &operands, &[], &[])
+        self.op(ScfOp::Condition, &operands, &[], &[])
     }
 
     /// `cf.assert cond, "msg"`.
     pub fn cf_assert(&mut self, cond: ValueId, msg: &str) -> OpId {
         self.create(
-            "cf.assert",
+            CfOp::Assert,
             OpSpec {
                 operands: vec![cond],
                 attrs: vec![(Sym::new("msg"), Attribute::string(msg))],
@@ -117,7 +118,7 @@ impl Builder<'_> {
     /// `cf.br ^dest(args)`.
     pub fn br(&mut self, dest: BlockId, args: &[ValueId]) -> OpId {
         self.create(
-            "cf.br",
+            CfOp::Br,
             OpSpec {
                 successors: vec![(dest, args.to_vec())],
                 ..OpSpec::default()
@@ -132,7 +133,7 @@ impl Builder<'_> {
         f: (BlockId, &[ValueId]),
     ) -> OpId {
         self.create(
-            "cf.cond_br",
+            CfOp::CondBr,
             OpSpec {
                 operands: vec![cond],
                 successors: vec![(t.0, t.1.to_vec()), (f.0, f.1.to_vec())],
@@ -221,7 +222,7 @@ impl Builder<'_> {
             let fty = Type::function(vec![], vec![Type::Index]);
             let mut top = Builder::new(self.m, crate::module::InsertPoint::Start(body));
             top.create(
-                "func.func",
+                FuncOp::Func,
                 OpSpec {
                     attrs: vec![
                         (Sym::new("sym_name"), Attribute::string(name)),
@@ -239,7 +240,7 @@ impl Builder<'_> {
     /// `func.call @callee(args) : (...) -> results`; returns the results.
     pub fn call(&mut self, callee: &str, args: &[ValueId], results: &[Type]) -> Vec<ValueId> {
         let attrs = [("callee", Attribute::symbol(callee))];
-        let op = self.op("func.call", args, results, &attrs);
+        let op = self.op(FuncOp::Call, args, results, &attrs);
         self.m.results(op).to_vec()
     }
 }

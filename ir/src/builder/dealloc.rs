@@ -6,6 +6,7 @@
 use super::Builder;
 use crate::dialects::bufferization::segment_attr;
 use crate::module::{OpId, OpSpec, ValueId};
+use crate::ops::{BufferizationOp, MemrefOp};
 use crate::sym::Sym;
 use crate::types::Type;
 
@@ -24,7 +25,7 @@ impl Builder<'_> {
         operands.extend_from_slice(conds);
         operands.extend_from_slice(retained);
         self.create(
-            "bufferization.dealloc",
+            BufferizationOp::Dealloc,
             OpSpec {
                 operands,
                 result_types: vec![Type::i1(); retained.len()],
@@ -39,25 +40,25 @@ impl Builder<'_> {
     /// `bufferization.clone v : T to ty` (`ty` may differ from `T` in its
     /// layout only).
     pub fn bufferization_clone(&mut self, v: ValueId, ty: Type) -> ValueId {
-        self.op1("bufferization.clone", &[v], ty, &[])
+        self.op1(BufferizationOp::Clone, &[v], ty, &[])
     }
     /// `memref.realloc src (new_size) : T to ty`; `new_size` is the dynamic
     /// size of a `?`-sized result.
     pub fn realloc(&mut self, src: ValueId, new_size: Option<ValueId>, ty: Type) -> ValueId {
         let mut operands = vec![src];
         operands.extend(new_size);
-        self.op1("memref.realloc", &operands, ty, &[])
+        self.op1(MemrefOp::Realloc, &operands, ty, &[])
     }
     /// `memref.dim m, d` with the index `d` already built (`dim` makes
     /// its own constant).
     pub fn dim_at(&mut self, m: ValueId, d: ValueId) -> ValueId {
-        self.op1("memref.dim", &[m, d], Type::Index, &[])
+        self.op1(MemrefOp::Dim, &[m, d], Type::Index, &[])
     }
     /// `memref.extract_aligned_pointer_as_index m`: the buffer's aligned
     /// base address, to compare buffers at run time.
     pub fn extract_aligned_pointer_as_index(&mut self, m: ValueId) -> ValueId {
         self.op1(
-            "memref.extract_aligned_pointer_as_index",
+            MemrefOp::ExtractAlignedPointerAsIndex,
             &[m],
             Type::Index,
             &[],

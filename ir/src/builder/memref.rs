@@ -4,6 +4,7 @@ use super::Builder;
 use crate::attr::Attribute;
 use crate::elements::Elements;
 use crate::module::{OpId, ValueId};
+use crate::ops::MemrefOp;
 use crate::types::{Type, DYN};
 use std::sync::Arc;
 
@@ -32,18 +33,18 @@ fn segments(n: [usize; 4]) -> Attribute {
 impl Builder<'_> {
     /// `memref.alloc` of `ty` with the sizes of its dynamic dims.
     pub fn alloc(&mut self, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {
-        self.op1("memref.alloc", dyn_dims, ty.clone(), &[])
+        self.op1(MemrefOp::Alloc, dyn_dims, ty.clone(), &[])
     }
     /// `memref.alloc` with an `alignment` in bytes.
     pub fn alloc_aligned(&mut self, ty: &Type, dyn_dims: &[ValueId], align: i64) -> ValueId {
         let attrs = [("alignment", Attribute::i64(align))];
-        self.op1("memref.alloc", dyn_dims, ty.clone(), &attrs)
+        self.op1(MemrefOp::Alloc, dyn_dims, ty.clone(), &attrs)
     }
     pub fn alloca(&mut self, ty: &Type, dyn_dims: &[ValueId]) -> ValueId {
-        self.op1("memref.alloca", dyn_dims, ty.clone(), &[])
+        self.op1(MemrefOp::Alloca, dyn_dims, ty.clone(), &[])
     }
     pub fn dealloc(&mut self, m: ValueId) {
-        self.op("memref.dealloc", &[m], &[], &[]);
+        self.op(MemrefOp::Dealloc, &[m], &[], &[]);
     }
     /// `memref.load m[idx]`.
     pub fn load(&mut self, m: ValueId, idx: &[ValueId]) -> ValueId {
@@ -51,27 +52,27 @@ impl Builder<'_> {
         let mut operands = Vec::with_capacity(idx.len() + 1);
         operands.push(m);
         operands.extend_from_slice(idx);
-        self.op1("memref.load", &operands, elem, &[])
+        self.op1(MemrefOp::Load, &operands, elem, &[])
     }
     /// `memref.store v, m[idx]`.
     pub fn store(&mut self, v: ValueId, m: ValueId, idx: &[ValueId]) {
         let mut operands = Vec::with_capacity(idx.len() + 2);
         operands.extend([v, m]);
         operands.extend_from_slice(idx);
-        self.op("memref.store", &operands, &[], &[]);
+        self.op(MemrefOp::Store, &operands, &[], &[]);
     }
     /// `memref.copy from, to`.
     pub fn copy(&mut self, from: ValueId, to: ValueId) {
-        self.op("memref.copy", &[from, to], &[], &[]);
+        self.op(MemrefOp::Copy, &[from, to], &[], &[]);
     }
     /// `memref.dim m, d` with a constant `d`.
     pub fn dim(&mut self, m: ValueId, d: usize) -> ValueId {
         let i = self.const_index(d as i64);
-        self.op1("memref.dim", &[m, i], Type::Index, &[])
+        self.op1(MemrefOp::Dim, &[m, i], Type::Index, &[])
     }
     /// `memref.cast m : T to ty`.
     pub fn memref_cast(&mut self, m: ValueId, ty: Type) -> ValueId {
-        self.op1("memref.cast", &[m], ty, &[])
+        self.op1(MemrefOp::Cast, &[m], ty, &[])
     }
     /// A private constant `memref.global @name : ty = value`, aligned to
     /// `align` bytes.
@@ -84,12 +85,12 @@ impl Builder<'_> {
             ("constant", Attribute::Unit),
             ("alignment", Attribute::i64(align)),
         ];
-        self.op("memref.global", &[], &[], &attrs)
+        self.op(MemrefOp::Global, &[], &[], &attrs)
     }
     /// `memref.get_global @name : ty`.
     pub fn get_global(&mut self, name: &str, ty: Type) -> ValueId {
         let attrs = [("name", Attribute::symbol(name))];
-        self.op1("memref.get_global", &[], ty, &attrs)
+        self.op1(MemrefOp::GetGlobal, &[], ty, &attrs)
     }
     /// `memref.subview src[offsets][sizes][strides] : ... to ty`;
     /// `dynamic` holds the offsets then the sizes that are `DYN` in the
@@ -115,7 +116,7 @@ impl Builder<'_> {
                 segments([1, n_dyn_offsets, n_sizes, 0]),
             ),
         ];
-        self.op1("memref.subview", &operands, ty, &attrs)
+        self.op1(MemrefOp::Subview, &operands, ty, &attrs)
     }
     /// `memref.reinterpret_cast src to offset: [o], sizes, strides` with
     /// the offset `layout.offsets` fixes; `dyn_sizes` and `dyn_strides`
@@ -201,6 +202,6 @@ impl Builder<'_> {
                 segments([1, n_offsets, dyn_sizes.len(), dyn_strides.len()]),
             ),
         ];
-        self.op1("memref.reinterpret_cast", &operands, ty, &attrs)
+        self.op1(MemrefOp::ReinterpretCast, &operands, ty, &attrs)
     }
 }

@@ -3,6 +3,7 @@
 use crate::attr::Attribute;
 use crate::diag::Location;
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpSpec, ValueId};
+use crate::ops::{ArithOp, FuncOp, ScfOp};
 use crate::sym::Sym;
 use crate::types::Type;
 
@@ -42,11 +43,11 @@ impl<'m> Builder<'m> {
     }
 
     /// Creates an op from a full spec and places it at the insertion point.
-    pub fn create(&mut self, name: &'static str, mut spec: OpSpec) -> OpId {
+    pub fn create(&mut self, name: impl Into<Sym>, mut spec: OpSpec) -> OpId {
         if !spec.loc.is_known() {
             spec.loc = self.loc.clone();
         }
-        let op = self.m.create_op(Sym::new(name), spec);
+        let op = self.m.create_op(name.into(), spec);
         self.m.insert(op, self.ip);
         if let InsertPoint::Start(_) | InsertPoint::After(_) = self.ip {
             self.ip = InsertPoint::After(op);
@@ -56,7 +57,7 @@ impl<'m> Builder<'m> {
 
     pub fn op(
         &mut self,
-        name: &'static str,
+        name: impl Into<Sym>,
         operands: &[ValueId],
         results: &[Type],
         attrs: &[(&'static str, Attribute)],
@@ -78,7 +79,7 @@ impl<'m> Builder<'m> {
     /// An op with exactly one result; returns that result.
     pub fn op1(
         &mut self,
-        name: &'static str,
+        name: impl Into<Sym>,
         operands: &[ValueId],
         result: Type,
         attrs: &[(&'static str, Attribute)],
@@ -88,7 +89,7 @@ impl<'m> Builder<'m> {
     }
 
     /// `op` on operands of one type, result of that type.
-    pub fn same(&mut self, name: &'static str, operands: &[ValueId]) -> ValueId {
+    pub fn same(&mut self, name: impl Into<Sym>, operands: &[ValueId]) -> ValueId {
         let ty = operands
             .first()
             .map_or(Type::None, |&v| self.m.value_type(v).clone());
@@ -97,7 +98,7 @@ impl<'m> Builder<'m> {
 
     pub fn const_index(&mut self, v: i64) -> ValueId {
         self.op1(
-            "arith.constant",
+            ArithOp::Constant,
             &[],
             Type::Index,
             &[("value", Attribute::index(v))],
@@ -105,7 +106,7 @@ impl<'m> Builder<'m> {
     }
     pub fn const_int(&mut self, v: i64, ty: Type) -> ValueId {
         self.op1(
-            "arith.constant",
+            ArithOp::Constant,
             &[],
             ty.clone(),
             &[("value", Attribute::Int(v, ty))],
@@ -113,7 +114,7 @@ impl<'m> Builder<'m> {
     }
     pub fn const_float(&mut self, v: f64, ty: Type) -> ValueId {
         self.op1(
-            "arith.constant",
+            ArithOp::Constant,
             &[],
             ty.clone(),
             &[("value", Attribute::Float(v, ty))],
@@ -127,7 +128,7 @@ impl<'m> Builder<'m> {
     pub fn func(&mut self, name: &str, inputs: Vec<Type>, results: Vec<Type>) -> (OpId, BlockId) {
         let fty = Type::function(inputs.clone(), results);
         let f = self.create(
-            "func.func",
+            FuncOp::Func,
             OpSpec {
                 attrs: vec![
                     (Sym::new("sym_name"), Attribute::string(name)),
@@ -160,7 +161,7 @@ impl<'m> Builder<'m> {
         operands.extend_from_slice(inits);
         let iv_ty = self.m.value_type(lb).clone();
         let op = self.create(
-            "scf.for",
+            ScfOp::For,
             OpSpec {
                 operands,
                 result_types: types.clone(),
@@ -176,12 +177,12 @@ impl<'m> Builder<'m> {
         let mut inner = Builder::at_end(self.m, b);
         inner.loc = self.loc.clone();
         let yields = body(&mut inner, args[0], &args[1..]);
-        inner.op("scf.yield", &yields, &[], &[]);
+        inner.op(ScfOp::Yield, &yields, &[], &[]);
         op
     }
 
     pub fn ret(&mut self, values: &[ValueId]) -> OpId {
-        self.op("func.return", values, &[], &[])
+        self.op(FuncOp::Return, values, &[], &[])
     }
 }
 

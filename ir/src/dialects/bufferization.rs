@@ -4,13 +4,7 @@ use super::{expect_counts, expect_memref, op_error, operand_type, result_type};
 use crate::attr::Attribute;
 use crate::diag::Result;
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
 use crate::types::Type;
-
-pub static OPS: [OpDef; 2] = [
-    OpDef::new("bufferization.dealloc", Traits::NONE, Syntax::Custom).verified(verify_dealloc),
-    OpDef::new("bufferization.clone", Traits::ALLOCATES, Syntax::Cast).verified(verify_clone),
-];
 
 /// Operand groups of a `bufferization.dealloc`: (memrefs, conditions, retained).
 pub fn dealloc_groups(m: &Module, op: OpId) -> Option<(usize, usize, usize)> {
@@ -23,7 +17,7 @@ pub fn dealloc_groups(m: &Module, op: OpId) -> Option<(usize, usize, usize)> {
     }
 }
 
-fn verify_dealloc(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_dealloc(m: &Module, op: OpId) -> Result<()> {
     let Some((n, c, r)) = dealloc_groups(m, op) else {
         return Err(op_error(
             m,
@@ -70,7 +64,7 @@ fn verify_dealloc(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_clone(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_clone(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 1)?;
     let a = expect_memref(m, op, operand_type(m, op, 0)?, "input")?;
     let b = expect_memref(m, op, result_type(m, op, 0)?, "output")?;

@@ -4,27 +4,10 @@ use super::{op_error, operand_type};
 use crate::attr::Attribute;
 use crate::diag::Result;
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
 use crate::types::Type;
 
-pub static OPS: [OpDef; 3] = [
-    OpDef::new(
-        "cf.br",
-        Traits::TERMINATOR.union(Traits::PURE),
-        Syntax::Custom,
-    )
-    .verified(verify_branch),
-    OpDef::new(
-        "cf.cond_br",
-        Traits::TERMINATOR.union(Traits::PURE),
-        Syntax::Custom,
-    )
-    .verified(verify_cond_br),
-    OpDef::new("cf.assert", Traits::NONE, Syntax::Custom).verified(verify_assert),
-];
-
 /// Successor arguments must match the target block's arguments.
-fn verify_branch(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_branch(m: &Module, op: OpId) -> Result<()> {
     for i in 0..m.num_successors(op) {
         let Some((block, range)) = m.successor(op, i) else {
             continue;
@@ -52,7 +35,7 @@ fn verify_branch(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_cond_br(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_cond_br(m: &Module, op: OpId) -> Result<()> {
     if m.num_successors(op) != 2
         || m.regular_operands(op).len() != 1
         || *operand_type(m, op, 0)? != Type::i1()
@@ -66,7 +49,7 @@ fn verify_cond_br(m: &Module, op: OpId) -> Result<()> {
     verify_branch(m, op)
 }
 
-fn verify_assert(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_assert(m: &Module, op: OpId) -> Result<()> {
     if m.operands(op).len() != 1 || *operand_type(m, op, 0)? != Type::i1() {
         return Err(op_error(m, op, "expects one i1 operand"));
     }

@@ -4,26 +4,8 @@ use super::{op_error, operand_type};
 use crate::attr::Attribute;
 use crate::diag::Result;
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
+use crate::ops::FuncOp;
 use crate::types::Type;
-
-pub static OPS: [OpDef; 3] = [
-    OpDef::new(
-        "func.func",
-        Traits::ISOLATED.union(Traits::SYMBOL),
-        Syntax::Custom,
-    )
-    .verified(verify_func),
-    OpDef::new(
-        "func.return",
-        Traits::TERMINATOR
-            .union(Traits::RETURN_LIKE)
-            .union(Traits::PURE),
-        Syntax::Custom,
-    )
-    .verified(verify_return),
-    OpDef::new("func.call", Traits::NONE, Syntax::Custom).verified(verify_call),
-];
 
 /// The `function_type` of a `func.func`.
 pub fn function_type(m: &Module, f: OpId) -> Option<&crate::types::FunctionType> {
@@ -98,7 +80,7 @@ pub fn level_variant(name: &str, level: i64) -> String {
 pub fn target_cpu_of(m: &Module, op: OpId) -> Option<&str> {
     let mut at = Some(op);
     while let Some(o) = at {
-        if m.is(o, "func.func") {
+        if m.is(o, FuncOp::Func) {
             return m.attr(o, TARGET_CPU).and_then(Attribute::as_str);
         }
         at = m.parent_op(o);
@@ -147,7 +129,7 @@ pub fn is_declaration(m: &Module, f: OpId) -> bool {
     m.region(f, 0).is_none_or(|r| m.region_blocks(r).is_empty())
 }
 
-fn verify_func(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_func(m: &Module, op: OpId) -> Result<()> {
     if sym_name(m, op).is_none() {
         return Err(op_error(m, op, "requires a 'sym_name' string attribute"));
     }
@@ -172,11 +154,11 @@ fn verify_func(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_return(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_return(m: &Module, op: OpId) -> Result<()> {
     let Some(f) = m.parent_op(op) else {
         return Err(op_error(m, op, "must be nested in a func.func"));
     };
-    if !m.is(f, "func.func") {
+    if !m.is(f, FuncOp::Func) {
         return Err(op_error(m, op, "must be nested in a func.func"));
     }
     let Some(ft) = function_type(m, f) else {
@@ -193,7 +175,7 @@ fn verify_return(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_call(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_call(m: &Module, op: OpId) -> Result<()> {
     let Some(callee) = m.attr(op, "callee").and_then(Attribute::as_symbol) else {
         return Err(op_error(m, op, "requires a 'callee' symbol reference"));
     };
@@ -230,7 +212,7 @@ pub fn refresh_signature(m: &mut Module, f: OpId) -> bool {
     let Some(entry) = m.region(f, 0).and_then(|r| m.entry_block(r)) else {
         return false;
     };
-    let Some(ret) = m.last_op(entry).filter(|&r| m.is(r, "func.return")) else {
+    let Some(ret) = m.last_op(entry).filter(|&r| m.is(r, FuncOp::Return)) else {
         return false;
     };
     let types = |vs: &[crate::module::ValueId]| -> Vec<Type> {

@@ -4,39 +4,14 @@ use super::{expect_counts, expect_index, expect_memref, op_error, operand_type, 
 use crate::attr::Attribute;
 use crate::diag::Result;
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
+use crate::ops::MemrefOp;
 use crate::types::{Type, DYN};
-
-const VIEW: Traits = Traits::PURE.union(Traits::VIEW);
 
 /// Marks a `memref.copy` into a slot (a subview) of a fresh buffer that
 /// only such copies write, their slots pairwise disjoint (Concat's
 /// inputs): the dealloc stage's `write-into-destination` may then compute
 /// the source in the slot.
 pub const DISJOINT_SLOT: &str = "onnxc.disjoint_slot";
-
-pub static OPS: [OpDef; 16] = [
-    OpDef::new("memref.alloc", Traits::ALLOCATES, Syntax::Custom).verified(verify_alloc),
-    OpDef::new("memref.alloca", Traits::ALLOCATES, Syntax::Custom).verified(verify_alloc),
-    OpDef::new("memref.realloc", Traits::ALLOCATES, Syntax::Custom).verified(verify_realloc),
-    OpDef::new("memref.dealloc", Traits::NONE, Syntax::Custom).verified(verify_dealloc),
-    OpDef::new("memref.load", Traits::NONE, Syntax::Custom).verified(verify_load),
-    OpDef::new("memref.store", Traits::NONE, Syntax::Custom).verified(verify_store),
-    OpDef::new("memref.copy", Traits::NONE, Syntax::Custom).verified(verify_copy),
-    OpDef::new("memref.cast", VIEW, Syntax::Cast).verified(verify_cast),
-    OpDef::new("memref.subview", VIEW, Syntax::Custom).verified(verify_subview),
-    OpDef::new("memref.dim", Traits::PURE, Syntax::Custom).verified(verify_dim),
-    OpDef::new("memref.reinterpret_cast", VIEW, Syntax::Custom).verified(verify_reinterpret),
-    OpDef::new("memref.global", Traits::SYMBOL, Syntax::Custom).verified(verify_global),
-    OpDef::new("memref.get_global", Traits::PURE, Syntax::Custom).verified(verify_get_global),
-    OpDef::new("memref.collapse_shape", VIEW, Syntax::Custom).verified(verify_reshape),
-    OpDef::new("memref.expand_shape", VIEW, Syntax::Custom).verified(verify_reshape),
-    OpDef::new(
-        "memref.extract_aligned_pointer_as_index",
-        Traits::PURE,
-        Syntax::Custom,
-    ),
-];
 
 /// Static entries of a `array<i64: ...>` attribute (`DYN` marks an SSA operand).
 pub fn static_list(m: &Module, op: OpId, name: &str) -> Vec<i64> {
@@ -49,7 +24,7 @@ fn count_dyn(list: &[i64]) -> usize {
     list.iter().filter(|&&d| d == DYN).count()
 }
 
-fn verify_alloc(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_alloc(m: &Module, op: OpId) -> Result<()> {
     let ty = result_type(m, op, 0)?;
     let mt = expect_memref(m, op, ty, "result")?;
     let dyn_dims = count_dyn(&mt.shape);
@@ -68,7 +43,7 @@ fn verify_alloc(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_realloc(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_realloc(m: &Module, op: OpId) -> Result<()> {
     let src = expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     let dst = expect_memref(m, op, result_type(m, op, 0)?, "result")?;
     if src.rank() != 1 || dst.rank() != 1 {
@@ -88,13 +63,13 @@ fn verify_realloc(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_dealloc(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_dealloc(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 0)?;
     expect_memref(m, op, operand_type(m, op, 0)?, "operand")?;
     Ok(())
 }
 
-fn verify_indices(m: &Module, op: OpId, memref_index: usize) -> Result<()> {
+pub(crate) fn verify_indices(m: &Module, op: OpId, memref_index: usize) -> Result<()> {
     let mt = expect_memref(m, op, operand_type(m, op, memref_index)?, "operand")?;
     let n = m.operands(op).len() - memref_index - 1;
     if n != mt.rank() {
@@ -110,7 +85,7 @@ fn verify_indices(m: &Module, op: OpId, memref_index: usize) -> Result<()> {
     Ok(())
 }
 
-fn verify_load(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_load(m: &Module, op: OpId) -> Result<()> {
     verify_indices(m, op, 0)?;
     let mt = expect_memref(m, op, operand_type(m, op, 0)?, "operand")?;
     if *result_type(m, op, 0)? != mt.elem {
@@ -119,7 +94,7 @@ fn verify_load(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_store(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_store(m: &Module, op: OpId) -> Result<()> {
     verify_indices(m, op, 1)?;
     let mt = expect_memref(m, op, operand_type(m, op, 1)?, "operand")?;
     if *operand_type(m, op, 0)? != mt.elem {
@@ -128,7 +103,7 @@ fn verify_store(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_copy(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_copy(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 2, 0)?;
     let a = expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     let b = expect_memref(m, op, operand_type(m, op, 1)?, "target")?;
@@ -142,7 +117,7 @@ fn verify_copy(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_cast(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_cast(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 1)?;
     let a = expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     let b = expect_memref(m, op, result_type(m, op, 0)?, "result")?;
@@ -161,7 +136,7 @@ fn verify_cast(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_subview(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_subview(m: &Module, op: OpId) -> Result<()> {
     let src = expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     expect_memref(m, op, result_type(m, op, 0)?, "result")?;
     verify_mixed_lists(m, op, src.rank(), src.rank(), "the source rank")
@@ -169,7 +144,13 @@ fn verify_subview(m: &Module, op: OpId) -> Result<()> {
 
 /// Offsets/sizes/strides given as static lists with `DYN` entries, each
 /// dynamic entry an operand after the source, in that order.
-fn verify_mixed_lists(m: &Module, op: OpId, offsets: usize, rank: usize, what: &str) -> Result<()> {
+pub(crate) fn verify_mixed_lists(
+    m: &Module,
+    op: OpId,
+    offsets: usize,
+    rank: usize,
+    what: &str,
+) -> Result<()> {
     let (o, s, st) = (
         static_list(m, op, "static_offsets"),
         static_list(m, op, "static_sizes"),
@@ -193,7 +174,7 @@ fn verify_mixed_lists(m: &Module, op: OpId, offsets: usize, rank: usize, what: &
     Ok(())
 }
 
-fn verify_dim(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_dim(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 2, 1)?;
     expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     expect_index(m, op, 1)?;
@@ -203,7 +184,7 @@ fn verify_dim(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_reinterpret(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_reinterpret(m: &Module, op: OpId) -> Result<()> {
     let src = expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     let dst = expect_memref(m, op, result_type(m, op, 0)?, "result")?;
     if src.elem != dst.elem {
@@ -212,7 +193,7 @@ fn verify_reinterpret(m: &Module, op: OpId) -> Result<()> {
     verify_mixed_lists(m, op, 1, dst.rank(), "the result rank")
 }
 
-fn verify_global(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_global(m: &Module, op: OpId) -> Result<()> {
     if m.attr(op, "sym_name").and_then(Attribute::as_str).is_none() {
         return Err(op_error(m, op, "requires a 'sym_name' attribute"));
     }
@@ -235,12 +216,12 @@ fn verify_global(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_get_global(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_get_global(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 0, 1)?;
     let Some(name) = m.attr(op, "name").and_then(Attribute::as_symbol) else {
         return Err(op_error(m, op, "requires a 'name' symbol reference"));
     };
-    let Some(g) = m.lookup_symbol(name).filter(|&g| m.is(g, "memref.global")) else {
+    let Some(g) = m.lookup_symbol(name).filter(|&g| m.is(g, MemrefOp::Global)) else {
         return Err(op_error(
             m,
             op,
@@ -258,7 +239,7 @@ fn verify_get_global(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_reshape(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_reshape(m: &Module, op: OpId) -> Result<()> {
     let src = expect_memref(m, op, operand_type(m, op, 0)?, "source")?;
     let dst = expect_memref(m, op, result_type(m, op, 0)?, "result")?;
     if src.elem != dst.elem {
@@ -267,7 +248,7 @@ fn verify_reshape(m: &Module, op: OpId) -> Result<()> {
     let Some(Attribute::Array(groups)) = m.attr(op, "reassociation") else {
         return Err(op_error(m, op, "requires a 'reassociation' attribute"));
     };
-    let small = if m.is(op, "memref.collapse_shape") {
+    let small = if m.is(op, MemrefOp::CollapseShape) {
         dst
     } else {
         src

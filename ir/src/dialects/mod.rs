@@ -12,30 +12,12 @@ pub mod x86vector;
 
 use crate::diag::{Diagnostic, Result};
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
+use crate::registry::OpDef;
 use crate::types::Type;
-
-pub static BUILTIN: [OpDef; 1] = [OpDef::new(
-    "builtin.module",
-    Traits::ISOLATED
-        .union(Traits::NO_TERMINATOR)
-        .union(Traits::SYMBOL),
-    Syntax::Custom,
-)];
 
 /// Every op of the dialects that live in `ir`.
 pub fn builtin_ops() -> impl Iterator<Item = &'static OpDef> {
-    BUILTIN
-        .iter()
-        .chain(func::OPS.iter())
-        .chain(arith::OPS.iter())
-        .chain(math::OPS.iter())
-        .chain(memref::OPS.iter())
-        .chain(scf::OPS.iter())
-        .chain(cf::OPS.iter())
-        .chain(bufferization::OPS.iter())
-        .chain(vector::OPS.iter())
-        .chain(x86vector::OPS.iter())
+    crate::ops::DEFS.iter()
 }
 
 /// A diagnostic about `op`, carrying its name and location.

@@ -3,7 +3,7 @@
 use super::{expect_index, op_error, operand_type};
 use crate::diag::Result;
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
+use crate::ops::{CoreOp, ScfOp};
 use crate::types::Type;
 
 /// Marks an `scf.for` without results whose iterations are independent
@@ -15,21 +15,6 @@ pub const PARALLEL: &str = "onnxc.parallel";
 /// get (1 inside a running one); kernels split their work by it. Defined
 /// by the LLVM emitter.
 pub const NUM_THREADS_FN: &str = "__onnxc_num_threads";
-
-const TERM: Traits = Traits::TERMINATOR.union(Traits::PURE);
-
-pub static OPS: [OpDef; 5] = [
-    OpDef::new("scf.for", Traits::NONE, Syntax::Custom).verified(verify_for),
-    OpDef::new("scf.if", Traits::NONE, Syntax::Custom).verified(verify_if),
-    OpDef::new("scf.while", Traits::NONE, Syntax::Custom).verified(verify_while),
-    OpDef::new("scf.yield", TERM.union(Traits::RETURN_LIKE), Syntax::Custom).verified(verify_yield),
-    OpDef::new(
-        "scf.condition",
-        TERM.union(Traits::RETURN_LIKE),
-        Syntax::Custom,
-    )
-    .verified(verify_condition),
-];
 
 fn types_of(m: &Module, vals: &[crate::module::ValueId]) -> Vec<Type> {
     vals.iter().map(|&v| m.value_type(v).clone()).collect()
@@ -56,7 +41,7 @@ fn yielded(m: &Module, block: crate::module::BlockId) -> Vec<Type> {
         .unwrap_or_default()
 }
 
-fn verify_for(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_for(m: &Module, op: OpId) -> Result<()> {
     let n = m.operands(op).len();
     if n < 3 {
         return Err(op_error(m, op, "expects lower bound, upper bound and step"));
@@ -93,7 +78,7 @@ fn verify_for(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_if(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_if(m: &Module, op: OpId) -> Result<()> {
     if m.operands(op).len() != 1 || *operand_type(m, op, 0)? != Type::i1() {
         return Err(op_error(m, op, "expects one i1 condition"));
     }
@@ -122,7 +107,7 @@ fn verify_if(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_while(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_while(m: &Module, op: OpId) -> Result<()> {
     let before = single_block(m, op, 0)?;
     let after = single_block(m, op, 1)?;
     let inits = types_of(m, m.operands(op));
@@ -134,7 +119,7 @@ fn verify_while(m: &Module, op: OpId) -> Result<()> {
         ));
     }
     let results = types_of(m, m.results(op));
-    let cond = m.last_op(before).filter(|&t| m.is(t, "scf.condition"));
+    let cond = m.last_op(before).filter(|&t| m.is(t, ScfOp::Condition));
     let Some(cond) = cond else {
         return Err(op_error(m, op, "before region must end with scf.condition"));
     };
@@ -156,11 +141,14 @@ fn verify_while(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_yield(m: &Module, op: OpId) -> Result<()> {
-    match m.parent_op(op).map(|p| m.name(p).as_str()) {
-        Some("scf.for" | "scf.if" | "scf.while" | "scf.execute_region" | "scf.index_switch") => {
-            Ok(())
-        }
+pub(crate) fn verify_yield(m: &Module, op: OpId) -> Result<()> {
+    // Upstream's region ops that yield, for IR read back from mlir-opt.
+    const UPSTREAM: [&str; 2] = ["scf.execute_region", "scf.index_switch"];
+    let parent = m.parent_op(op);
+    let ours = parent.map(|p| CoreOp::of(m, p));
+    match ours {
+        Some(Some(CoreOp::Scf(ScfOp::For | ScfOp::If | ScfOp::While))) => Ok(()),
+        _ if parent.is_some_and(|p| UPSTREAM.contains(&m.name(p).as_str())) => Ok(()),
         _ => Err(op_error(
             m,
             op,
@@ -169,8 +157,8 @@ fn verify_yield(m: &Module, op: OpId) -> Result<()> {
     }
 }
 
-fn verify_condition(m: &Module, op: OpId) -> Result<()> {
-    if !m.parent_op(op).is_some_and(|p| m.is(p, "scf.while")) {
+pub(crate) fn verify_condition(m: &Module, op: OpId) -> Result<()> {
+    if !m.parent_op(op).is_some_and(|p| m.is(p, ScfOp::While)) {
         return Err(op_error(m, op, "expects parent op to be scf.while"));
     }
     if m.operands(op).is_empty() || *operand_type(m, op, 0)? != Type::i1() {

@@ -9,27 +9,7 @@ use super::{expect_counts, op_error, operand_type, result_type};
 use crate::attr::Attribute;
 use crate::diag::Result;
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
 use crate::types::{Type, VectorType};
-
-const PURE: Traits = Traits::PURE;
-
-pub static OPS: [OpDef; 14] = [
-    OpDef::new("vector.load", Traits::NONE, Syntax::Custom).verified(verify_load),
-    OpDef::new("vector.store", Traits::NONE, Syntax::Custom).verified(verify_store),
-    OpDef::new("vector.maskedload", Traits::NONE, Syntax::Custom).verified(verify_masked_load),
-    OpDef::new("vector.maskedstore", Traits::NONE, Syntax::Custom).verified(verify_masked_store),
-    OpDef::new("vector.gather", Traits::NONE, Syntax::Custom).verified(verify_gather),
-    OpDef::new("vector.broadcast", PURE, Syntax::Custom).verified(verify_broadcast),
-    OpDef::new("vector.splat", PURE, Syntax::Custom).verified(verify_broadcast),
-    OpDef::new("vector.fma", PURE.union(Traits::SAME_TYPE), Syntax::Custom).verified(verify_fma),
-    OpDef::new("vector.reduction", PURE, Syntax::Custom).verified(verify_reduction),
-    OpDef::new("vector.create_mask", PURE, Syntax::Custom).verified(verify_create_mask),
-    OpDef::new("vector.extract", PURE, Syntax::Custom).verified(verify_extract),
-    OpDef::new("vector.insert", PURE, Syntax::Custom).verified(verify_insert),
-    OpDef::new("vector.shuffle", PURE, Syntax::Custom).verified(verify_shuffle),
-    OpDef::new("vector.bitcast", PURE, Syntax::Cast).verified(verify_bitcast),
-];
 
 /// Reduction kinds of `vector.reduction`, by their printed name.
 pub const REDUCTION_KINDS: [&str; 10] = [
@@ -90,14 +70,14 @@ fn access(m: &Module, op: OpId, at: usize, n_idx: usize, v: &VectorType) -> Resu
     Ok(())
 }
 
-fn verify_load(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_load(m: &Module, op: OpId) -> Result<()> {
     let n = m.operands(op).len();
     expect_counts(m, op, n, 1)?;
     let v = vector(m, op, result_type(m, op, 0)?, "result")?;
     access(m, op, 0, n.saturating_sub(1), v)
 }
 
-fn verify_store(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_store(m: &Module, op: OpId) -> Result<()> {
     let n = m.operands(op).len();
     expect_counts(m, op, n, 0)?;
     let v = vector(m, op, operand_type(m, op, 0)?, "stored value")?;
@@ -118,7 +98,7 @@ fn mask_of(m: &Module, op: OpId, i: usize, v: &VectorType) -> Result<()> {
 }
 
 /// `base, indices..., mask, pass_thru` → value.
-fn verify_masked_load(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_masked_load(m: &Module, op: OpId) -> Result<()> {
     let n = m.operands(op).len();
     expect_counts(m, op, n, 1)?;
     let v = vector(m, op, result_type(m, op, 0)?, "result")?;
@@ -130,7 +110,7 @@ fn verify_masked_load(m: &Module, op: OpId) -> Result<()> {
 }
 
 /// `base, indices..., mask, value`.
-fn verify_masked_store(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_masked_store(m: &Module, op: OpId) -> Result<()> {
     let n = m.operands(op).len();
     expect_counts(m, op, n, 0)?;
     if n < 3 {
@@ -141,7 +121,7 @@ fn verify_masked_store(m: &Module, op: OpId) -> Result<()> {
     access(m, op, 0, n - 3, v)
 }
 
-fn verify_broadcast(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_broadcast(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 1)?;
     let v = vector(m, op, result_type(m, op, 0)?, "result")?;
     if *operand_type(m, op, 0)? != v.elem {
@@ -152,7 +132,7 @@ fn verify_broadcast(m: &Module, op: OpId) -> Result<()> {
 
 /// The same bits, lanes of another width: `vector<4xi8>` to
 /// `vector<1xi32>`.
-fn verify_bitcast(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_bitcast(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 1)?;
     let bits = |t: &Type, what: &str| -> Result<u64> {
         let v = vector(m, op, t, what)?;
@@ -171,7 +151,7 @@ fn verify_bitcast(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_fma(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_fma(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 3, 1)?;
     let t = result_type(m, op, 0)?;
     let v = vector(m, op, t, "result")?;
@@ -185,7 +165,7 @@ fn verify_fma(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_reduction(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_reduction(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 1)?;
     let v = vector(m, op, operand_type(m, op, 0)?, "operand")?;
     if reduction_kind(m, op).is_none() {
@@ -197,7 +177,7 @@ fn verify_reduction(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_create_mask(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_create_mask(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 1)?;
     let v = vector(m, op, result_type(m, op, 0)?, "result")?;
     if !operand_type(m, op, 0)?.is_index() || v.elem != Type::i1() || v.shape.len() != 1 {
@@ -222,7 +202,7 @@ fn check_position(m: &Module, op: OpId, v: &VectorType) -> Result<()> {
     Ok(())
 }
 
-fn verify_extract(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_extract(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 1, 1)?;
     let v = vector(m, op, operand_type(m, op, 0)?, "operand")?;
     check_position(m, op, v)?;
@@ -232,7 +212,7 @@ fn verify_extract(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_insert(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_insert(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 2, 1)?;
     let t = operand_type(m, op, 1)?;
     let v = vector(m, op, t, "destination")?;
@@ -247,7 +227,7 @@ fn verify_insert(m: &Module, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn verify_shuffle(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_shuffle(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 2, 1)?;
     let (a, b) = (operand_type(m, op, 0)?, operand_type(m, op, 1)?);
     let (va, vb) = (vector(m, op, a, "operand")?, vector(m, op, b, "operand")?);
@@ -270,7 +250,7 @@ fn verify_shuffle(m: &Module, op: OpId) -> Result<()> {
 
 /// `base, indices..., index_vec, mask, pass_thru` → value: lane `i` reads
 /// `base[indices...]` moved by `index_vec[i]` elements (1-D base).
-fn verify_gather(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_gather(m: &Module, op: OpId) -> Result<()> {
     let n = m.operands(op).len();
     expect_counts(m, op, n, 1)?;
     let v = vector(m, op, result_type(m, op, 0)?, "result")?;

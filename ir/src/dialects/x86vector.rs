@@ -5,24 +5,13 @@
 use super::{expect_counts, op_error, operand_type, result_type};
 use crate::diag::Result;
 use crate::module::{Module, OpId};
-use crate::registry::{OpDef, Syntax, Traits};
 use crate::Type;
-
-pub static OPS: [OpDef; 2] = [
-    OpDef::new(
-        "x86vector.vpdpbusd",
-        Traits::PURE.union(Traits::SAME_TYPE),
-        Syntax::SameType,
-    )
-    .verified(verify_vpdpbusd),
-    OpDef::new("x86vector.pmaddwd", Traits::PURE, Syntax::Generic).verified(verify_pmaddwd),
-];
 
 /// `pmaddwd x, y` (SSE2 and up, any width): per i32 lane `i` of the
 /// result, `x[2i]·y[2i] + x[2i+1]·y[2i+1]` of the i16 lanes, exact. The
 /// LLVM emitter writes SSE2's 128-bit form per quarter or half, which
 /// LLVM joins into AVX2's or AVX-512's where the function's CPU has them.
-fn verify_pmaddwd(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_pmaddwd(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 2, 1)?;
     let r = result_type(m, op, 0)?.as_vector().cloned();
     let ok = r.is_some_and(|r| {
@@ -45,7 +34,7 @@ fn verify_pmaddwd(m: &Module, op: OpId) -> Result<()> {
 /// `vpdpbusd acc, u, s` (AVX-512 VNNI / AVX-VNNI): each i32 lane of `acc`
 /// plus the four products of `u`'s unsigned bytes by `s`'s signed bytes
 /// in that lane, without saturation; 4, 8 or 16 lanes.
-fn verify_vpdpbusd(m: &Module, op: OpId) -> Result<()> {
+pub(crate) fn verify_vpdpbusd(m: &Module, op: OpId) -> Result<()> {
     expect_counts(m, op, 3, 1)?;
     let t = result_type(m, op, 0)?;
     let ok = t.as_vector().is_some_and(|v| {

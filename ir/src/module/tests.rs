@@ -1,6 +1,7 @@
 //! Unit tests of the arena: build, replace, erase, compact.
 
 use super::*;
+use crate::ops::CfOp;
 
 fn spec(operands: Vec<ValueId>, results: Vec<Type>) -> OpSpec {
     OpSpec {
@@ -77,7 +78,7 @@ fn successors_and_attrs() {
     let c = m.block_arg(b0, 0).unwrap();
     let x = m.block_arg(b0, 1).unwrap();
     let br = m.create_op(
-        Sym::new("cf.cond_br"),
+        Sym::new(CfOp::CondBr.name()),
         OpSpec {
             operands: vec![c],
             successors: vec![(b1, vec![x]), (b1, vec![])],

@@ -64,7 +64,7 @@ impl Module {
     }
 
     /// Top-level ops named `name` (e.g. every `func.func`).
-    pub fn top_level_ops(&self, name: &str) -> Vec<OpId> {
+    pub fn top_level_ops(&self, name: impl crate::ops::OpName) -> Vec<OpId> {
         self.block_ops(self.body())
             .filter(|&o| self.is(o, name))
             .collect()

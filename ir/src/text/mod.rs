@@ -6,6 +6,7 @@
 //! accepted by upstream `mlir-opt` unchanged.
 
 mod dense;
+mod format;
 mod forms;
 mod lexer;
 mod parse_attr;

@@ -12,6 +12,7 @@ use super::scope::{Label, ValueScope};
 use crate::attr::Attribute;
 use crate::diag::{Diagnostic, Location};
 use crate::module::{BlockId, InsertPoint, Module, OpId, OpSpec, RegionId};
+use crate::ops::{BuiltinOp, CfOp, CoreOp};
 use crate::registry::{self, Traits};
 use crate::sym::Sym;
 use crate::types::Type;
@@ -461,9 +462,9 @@ impl<'a> Parser<'a> {
         pos: usize,
     ) -> PResult<Vec<usize>> {
         let mut counts = vec![0; n_succ];
-        match (name, n_succ) {
-            ("cf.br", 1) => counts[0] = n_operands,
-            ("cf.cond_br", 2) => {
+        match (CoreOp::from_name(name), n_succ) {
+            (Some(CoreOp::Cf(CfOp::Br)), 1) => counts[0] = n_operands,
+            (Some(CoreOp::Cf(CfOp::CondBr)), 2) => {
                 let seg = attrs
                     .iter()
                     .position(|(k, _)| k.as_str() == "operandSegmentSizes")
@@ -543,7 +544,7 @@ fn unwrap_single_module(m: &mut Module) {
             m.region_blocks(r).len() == 1
                 && m.entry_block(r).is_some_and(|b| m.block_args(b).is_empty())
         });
-    if !m.is(only, "builtin.module")
+    if !m.is(only, BuiltinOp::Module)
         || !m.results(only).is_empty()
         || !m.operands(only).is_empty()
         || !single_block

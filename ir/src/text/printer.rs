@@ -7,6 +7,7 @@ use crate::attr::{is_bare_identifier, write_escaped, Attribute};
 use crate::diag::Location;
 use crate::entity::SecondaryMap;
 use crate::module::{BlockId, Module, OpId, RegionId, ValueId};
+use crate::ops::{CfOp, CoreOp, ScfOp};
 use crate::types::Type;
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -425,15 +426,17 @@ impl<'m> Printer<'m> {
 /// cf.br/cf.cond_br list successor operands with the others, as MLIR does
 /// (the parser splits them back); other ops put them in brackets.
 fn inline_successor_operands(m: &Module, op: OpId) -> bool {
-    match m.name(op).as_str() {
-        "cf.br" => m.num_successors(op) == 1 && m.regular_operands(op).is_empty(),
-        "cf.cond_br" => m.num_successors(op) == 2,
+    match CoreOp::of(m, op) {
+        Some(CoreOp::Cf(CfOp::Br)) => {
+            m.num_successors(op) == 1 && m.regular_operands(op).is_empty()
+        }
+        Some(CoreOp::Cf(CfOp::CondBr)) => m.num_successors(op) == 2,
         _ => false,
     }
 }
 
 fn is_empty_yield(m: &Module, op: OpId) -> bool {
-    m.is(op, "scf.yield") && m.operands(op).is_empty() && m.attrs(op).is_empty()
+    m.is(op, ScfOp::Yield) && m.operands(op).is_empty() && m.attrs(op).is_empty()
 }
 
 /// The outermost op containing `op` (the module top for attached ops).

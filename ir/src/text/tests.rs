@@ -527,3 +527,25 @@ fn symbolic_tensor_dims_round_trip() {
 "#;
     assert!(roundtrip(src).contains(r#"#onnx.dims<"B, 4">"#));
 }
+
+/// The ops with a declarative format print exactly as MLIR writes them
+/// and read back; a malformed one is an error at its position.
+#[test]
+fn declarative_formats_roundtrip() {
+    let src = r#"module {
+  memref.global "private" constant @g : memref<2xf32> = dense<[1.0e+00, 2.0e+00]>
+  func.func @f(%arg0: memref<2xf32>, %arg1: vector<8xf32>) -> vector<8xf32> {
+    %0 = memref.alloc() : memref<2xf32>
+    memref.copy %arg0, %0 : memref<2xf32> to memref<2xf32>
+    %1 = memref.get_global @g : memref<2xf32>
+    %2 = memref.extract_aligned_pointer_as_index %1 : memref<2xf32> -> index
+    %3 = vector.fma %arg1, %arg1, %arg1 {fastmath} : vector<8xf32>
+    memref.dealloc %0 : memref<2xf32>
+    return %3 : vector<8xf32>
+  }
+}
+"#;
+    assert_eq!(roundtrip(src), src);
+    let e = err("func.func @f(%a: memref<2xf32>) {\n  memref.copy %a %a : memref<2xf32> to memref<2xf32>\n  return\n}\n");
+    assert_eq!(at(&e), (2, 18), "{e}");
+}

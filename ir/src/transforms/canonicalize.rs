@@ -8,6 +8,7 @@ use crate::attr::Attribute;
 use crate::builder::Builder;
 use crate::diag::Result;
 use crate::module::{InsertPoint, Module, OpId, ValueId};
+use crate::ops::{ArithOp, MemrefOp, ScfOp};
 use crate::pass::{Pass, PassContext, PassInfo};
 use crate::registry::Traits;
 use crate::rewrite::{apply_greedily, GreedyConfig, GreedyReport, Pattern};
@@ -59,7 +60,7 @@ pub fn canonicalize(m: &mut Module) -> Result<GreedyReport> {
 fn make_const(m: &mut Module, op: OpId, attr: Attribute, ty: Type) -> ValueId {
     let loc = m.loc(op).clone();
     Builder::new(m, InsertPoint::Before(op)).with_loc(loc).op1(
-        "arith.constant",
+        ArithOp::Constant,
         &[],
         ty,
         &[("value", attr)],
@@ -84,7 +85,7 @@ impl Pattern for FoldArith {
         "fold-arith"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        if !m.name(op).as_str().starts_with("arith.") || m.is(op, "arith.constant") {
+        if !m.name(op).as_str().starts_with("arith.") || m.is(op, ArithOp::Constant) {
             return Ok(false);
         }
         let Some(r) = m.result(op, 0) else {
@@ -117,7 +118,7 @@ impl Pattern for ConstantsRight {
         let (Some(a), Some(b)) = (m.operand(op, 0), m.operand(op, 1)) else {
             return Ok(false);
         };
-        let is_const = |v| m.defining_op(v).is_some_and(|d| m.is(d, "arith.constant"));
+        let is_const = |v| m.defining_op(v).is_some_and(|d| m.is(d, ArithOp::Constant));
         if !is_const(a) || is_const(b) {
             return Ok(false);
         }
@@ -142,7 +143,7 @@ impl Pattern for ConstantIf {
         "constant-scf-if"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("scf.if")
+        Some(ScfOp::If.name())
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
         let Some(Scalar::Int(c)) = m.operand(op, 0).and_then(|v| constant(m, v)) else {
@@ -175,7 +176,7 @@ impl Pattern for SameYield {
         "scf-if-same-yield"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("scf.if")
+        Some(ScfOp::If.name())
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
         let (Some((_, a)), Some((_, b))) = (region_yield(m, op, 0), region_yield(m, op, 1)) else {
@@ -223,7 +224,7 @@ fn defined_by_block_of(m: &Module, v: ValueId, op: OpId) -> bool {
 }
 
 fn const_attr(m: &Module, v: ValueId) -> Option<Attribute> {
-    let d = m.defining_op(v).filter(|&d| m.is(d, "arith.constant"))?;
+    let d = m.defining_op(v).filter(|&d| m.is(d, ArithOp::Constant))?;
     let a = m.attr(d, "value")?;
     matches!(
         a,
@@ -240,7 +241,7 @@ impl Pattern for EmptyFor {
         "empty-scf-for"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("scf.for")
+        Some(ScfOp::For.name())
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
         let bound = |i| m.operand(op, i).and_then(|v| fold::signed_const(m, v));
@@ -267,7 +268,7 @@ impl Pattern for FoldDim {
         "fold-memref-dim"
     }
     fn root(&self) -> Option<&'static str> {
-        Some("memref.dim")
+        Some(MemrefOp::Dim.name())
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
         let (Some(src), Some(idx)) = (m.operand(op, 0), m.operand(op, 1)) else {
@@ -292,7 +293,7 @@ impl Pattern for FoldDim {
         // The n-th dynamic dim of an allocation is its n-th size operand.
         let alloc = m
             .defining_op(src)
-            .filter(|&a| m.is(a, "memref.alloc") || m.is(a, "memref.alloca"));
+            .filter(|&a| m.is(a, MemrefOp::Alloc) || m.is(a, MemrefOp::Alloca));
         let nth = shape.iter().take(k as usize).filter(|&&x| x == DYN).count();
         match alloc.and_then(|a| m.operand(a, nth)) {
             Some(size) => Ok(replace(m, op, size)),
@@ -309,14 +310,14 @@ impl Pattern for DeadRegionOp {
         "dead-region-op"
     }
     fn rewrite(&self, m: &mut Module, op: OpId) -> Result<bool> {
-        if !(m.is(op, "scf.if") || m.is(op, "scf.for")) {
+        if !(m.is(op, ScfOp::If) || m.is(op, ScfOp::For)) {
             return Ok(false);
         }
         if m.results(op).iter().any(|&r| m.has_uses(r)) {
             return Ok(false);
         }
         let harmless = m.collect_ops(op).into_iter().skip(1).all(|o| {
-            m.is_pure(o) || m.is(o, "scf.yield") || m.is(o, "scf.if") || m.is(o, "scf.for")
+            m.is_pure(o) || m.is(o, ScfOp::Yield) || m.is(o, ScfOp::If) || m.is(o, ScfOp::For)
         });
         if harmless {
             m.erase_op(op);

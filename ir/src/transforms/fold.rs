@@ -10,6 +10,7 @@
 
 use crate::attr::Attribute;
 use crate::module::{Module, OpId, ValueId};
+use crate::ops::{ArithOp, CoreOp};
 use crate::types::{FloatKind, Signedness, Type};
 
 /// What an op folds to.
@@ -74,7 +75,7 @@ fn float_attr(v: f64, t: &Type) -> Option<Attribute> {
 
 /// The constant `v` holds, if it is a scalar `arith.constant`.
 pub fn constant(m: &Module, v: ValueId) -> Option<Scalar> {
-    let op = m.defining_op(v).filter(|&o| m.is(o, "arith.constant"))?;
+    let op = m.defining_op(v).filter(|&o| m.is(o, ArithOp::Constant))?;
     let t = m.value_type(v);
     match m.attr(op, "value")? {
         Attribute::Int(x, _) => Some(Scalar::Int((*x as u64) & mask(int_width(t)?))),
@@ -104,9 +105,51 @@ fn float_const(m: &Module, v: ValueId) -> Option<f64> {
     }
 }
 
+/// How an `arith` op folds; every op has a row, so a new one must choose.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Rule {
+    IntBinary,
+    FloatBinary,
+    IntCast,
+    Negf,
+    Select,
+    Cmpi,
+    Cmpf,
+    /// Not folded here (float min/max and rem, float casts, constants).
+    Keep,
+}
+
+fn rule(op: ArithOp) -> Rule {
+    use ArithOp as A;
+    match op {
+        A::Addi | A::Subi | A::Muli | A::Divsi | A::Divui | A::Ceildivsi | A::Ceildivui => {
+            Rule::IntBinary
+        }
+        A::Floordivsi | A::Remsi | A::Remui | A::Andi | A::Ori | A::Xori => Rule::IntBinary,
+        A::Shli | A::Shrsi | A::Shrui | A::Maxsi | A::Minsi | A::Maxui | A::Minui => {
+            Rule::IntBinary
+        }
+        A::Addf | A::Subf | A::Mulf | A::Divf => Rule::FloatBinary,
+        A::Extsi | A::Extui | A::Trunci | A::IndexCast | A::IndexCastui => Rule::IntCast,
+        A::Negf => Rule::Negf,
+        A::Select => Rule::Select,
+        A::Cmpi => Rule::Cmpi,
+        A::Cmpf => Rule::Cmpf,
+        A::Constant | A::Remf | A::Maximumf | A::Minimumf | A::Maxnumf | A::Minnumf => Rule::Keep,
+        A::Extf | A::Truncf | A::Sitofp | A::Uitofp | A::Fptosi | A::Fptoui | A::Bitcast => {
+            Rule::Keep
+        }
+    }
+}
+
 /// Folds `op` if it is a scalar `arith` op with a known result.
 pub fn fold(m: &Module, op: OpId) -> Option<Folded> {
-    let name = m.name(op).as_str();
+    let name = match CoreOp::of(m, op)? {
+        CoreOp::Arith(a) => a,
+        CoreOp::Builtin(_) | CoreOp::Func(_) | CoreOp::Math(_) | CoreOp::Memref(_) => return None,
+        CoreOp::Scf(_) | CoreOp::Cf(_) | CoreOp::Bufferization(_) => return None,
+        CoreOp::Vector(_) | CoreOp::X86Vector(_) => return None,
+    };
     let r = m.result(op, 0)?;
     let t = m.value_type(r).clone();
     if let Some(f) = identity(m, op, name, &t) {
@@ -115,51 +158,53 @@ pub fn fold(m: &Module, op: OpId) -> Option<Folded> {
     if t.is_shaped() || m.results(op).len() != 1 {
         return None;
     }
-    match name {
-        "arith.select" => {
+    match rule(name) {
+        Rule::Select => {
             let c = int_const(m, m.operand(op, 0)?)?;
-            return Some(Folded::Value(m.operand(op, if c != 0 { 1 } else { 2 })?));
+            Some(Folded::Value(m.operand(op, if c != 0 { 1 } else { 2 })?))
         }
-        "arith.cmpi" => return cmpi(m, op),
-        "arith.cmpf" => return cmpf(m, op),
-        _ => {}
+        Rule::Cmpi => cmpi(m, op),
+        Rule::Cmpf => cmpf(m, op),
+        Rule::Negf => float_attr(-float_const(m, m.operand(op, 0)?)?, &t).map(Folded::Const),
+        Rule::IntCast => int_cast(m, op, name, &t),
+        Rule::IntBinary => {
+            let w = int_width(&t)?;
+            let x = int_const(m, m.operand(op, 0)?)?;
+            let y = int_const(m, m.operand(op, 1)?)?;
+            int_attr(int_binary(name, x, y, w)?, &t).map(Folded::Const)
+        }
+        Rule::FloatBinary => {
+            let x = float_const(m, m.operand(op, 0)?)?;
+            let y = float_const(m, m.operand(op, 1)?)?;
+            let v = match t.float_kind()? {
+                FloatKind::F32 => f64::from(float_binary32(name, x as f32, y as f32)?),
+                FloatKind::F64 => float_binary64(name, x, y)?,
+                _ => return None,
+            };
+            float_attr(v, &t).map(Folded::Const)
+        }
+        Rule::Keep => None,
     }
-    if m.operands(op).len() == 1 {
-        return cast(m, op, name, &t);
-    }
-    let (a, b) = (m.operand(op, 0)?, m.operand(op, 1)?);
-    if let Some(w) = int_width(&t) {
-        let x = int_const(m, a)?;
-        let y = int_const(m, b)?;
-        return int_attr(int_binary(name, x, y, w)?, &t).map(Folded::Const);
-    }
-    let (x, y) = (float_const(m, a)?, float_const(m, b)?);
-    let v = match (t.float_kind()?, name) {
-        (FloatKind::F32, _) => f64::from(float_binary32(name, x as f32, y as f32)?),
-        (FloatKind::F64, _) => float_binary64(name, x, y)?,
-        _ => return None,
-    };
-    float_attr(v, &t).map(Folded::Const)
 }
 
 /// `x op y` on `w`-bit integers; `None` where `arith` is undefined.
-pub fn int_binary(name: &str, x: u64, y: u64, w: u32) -> Option<u64> {
+pub fn int_binary(name: ArithOp, x: u64, y: u64, w: u32) -> Option<u64> {
     let (sx, sy) = (signed(x, w), signed(y, w));
     let min = signed(1u64 << (w - 1), w);
     let signed_div_ok = y != 0 && !(sx == min && sy == -1);
     let r = match name {
-        "arith.addi" => x.wrapping_add(y),
-        "arith.subi" => x.wrapping_sub(y),
-        "arith.muli" => x.wrapping_mul(y),
-        "arith.andi" => x & y,
-        "arith.ori" => x | y,
-        "arith.xori" => x ^ y,
-        "arith.divui" if y != 0 => x / y,
-        "arith.remui" if y != 0 => x % y,
-        "arith.ceildivui" if y != 0 => x.div_ceil(y),
-        "arith.divsi" if signed_div_ok => (sx / sy) as u64,
-        "arith.remsi" if signed_div_ok => (sx % sy) as u64,
-        "arith.ceildivsi" if signed_div_ok => {
+        ArithOp::Addi => x.wrapping_add(y),
+        ArithOp::Subi => x.wrapping_sub(y),
+        ArithOp::Muli => x.wrapping_mul(y),
+        ArithOp::Andi => x & y,
+        ArithOp::Ori => x | y,
+        ArithOp::Xori => x ^ y,
+        ArithOp::Divui if y != 0 => x / y,
+        ArithOp::Remui if y != 0 => x % y,
+        ArithOp::Ceildivui if y != 0 => x.div_ceil(y),
+        ArithOp::Divsi if signed_div_ok => (sx / sy) as u64,
+        ArithOp::Remsi if signed_div_ok => (sx % sy) as u64,
+        ArithOp::Ceildivsi if signed_div_ok => {
             let q = sx / sy;
             (if sx % sy != 0 && (sx < 0) == (sy < 0) {
                 q + 1
@@ -167,7 +212,7 @@ pub fn int_binary(name: &str, x: u64, y: u64, w: u32) -> Option<u64> {
                 q
             }) as u64
         }
-        "arith.floordivsi" if signed_div_ok => {
+        ArithOp::Floordivsi if signed_div_ok => {
             let q = sx / sy;
             (if sx % sy != 0 && (sx < 0) != (sy < 0) {
                 q - 1
@@ -175,50 +220,46 @@ pub fn int_binary(name: &str, x: u64, y: u64, w: u32) -> Option<u64> {
                 q
             }) as u64
         }
-        "arith.shli" if y < u64::from(w) => x << y,
-        "arith.shrui" if y < u64::from(w) => x >> y,
-        "arith.shrsi" if y < u64::from(w) => (sx >> y) as u64,
-        "arith.maxsi" => sx.max(sy) as u64,
-        "arith.minsi" => sx.min(sy) as u64,
-        "arith.maxui" => x.max(y),
-        "arith.minui" => x.min(y),
+        ArithOp::Shli if y < u64::from(w) => x << y,
+        ArithOp::Shrui if y < u64::from(w) => x >> y,
+        ArithOp::Shrsi if y < u64::from(w) => (sx >> y) as u64,
+        ArithOp::Maxsi => sx.max(sy) as u64,
+        ArithOp::Minsi => sx.min(sy) as u64,
+        ArithOp::Maxui => x.max(y),
+        ArithOp::Minui => x.min(y),
         _ => return None,
     };
     Some(r & mask(w))
 }
 
-fn float_binary32(name: &str, x: f32, y: f32) -> Option<f32> {
+fn float_binary32(name: ArithOp, x: f32, y: f32) -> Option<f32> {
     Some(match name {
-        "arith.addf" => x + y,
-        "arith.subf" => x - y,
-        "arith.mulf" => x * y,
-        "arith.divf" => x / y,
+        ArithOp::Addf => x + y,
+        ArithOp::Subf => x - y,
+        ArithOp::Mulf => x * y,
+        ArithOp::Divf => x / y,
         _ => return None,
     })
 }
 
-fn float_binary64(name: &str, x: f64, y: f64) -> Option<f64> {
+fn float_binary64(name: ArithOp, x: f64, y: f64) -> Option<f64> {
     Some(match name {
-        "arith.addf" => x + y,
-        "arith.subf" => x - y,
-        "arith.mulf" => x * y,
-        "arith.divf" => x / y,
+        ArithOp::Addf => x + y,
+        ArithOp::Subf => x - y,
+        ArithOp::Mulf => x * y,
+        ArithOp::Divf => x / y,
         _ => return None,
     })
 }
 
 /// Casts between integer widths and index.
-fn cast(m: &Module, op: OpId, name: &str, t: &Type) -> Option<Folded> {
+fn int_cast(m: &Module, op: OpId, name: ArithOp, t: &Type) -> Option<Folded> {
     let a = m.operand(op, 0)?;
-    if name == "arith.negf" {
-        let x = float_const(m, a)?;
-        return float_attr(-x, t).map(Folded::Const);
-    }
     let from = int_width(m.value_type(a))?;
     let x = int_const(m, a)?;
     let bits = match name {
-        "arith.extui" | "arith.trunci" | "arith.index_castui" => x,
-        "arith.extsi" | "arith.index_cast" => signed(x, from) as u64,
+        ArithOp::Extui | ArithOp::Trunci | ArithOp::IndexCastui => x,
+        ArithOp::Extsi | ArithOp::IndexCast => signed(x, from) as u64,
         _ => return None,
     };
     int_attr(bits, t).map(Folded::Const)
@@ -285,8 +326,8 @@ fn cmpf(m: &Module, op: OpId) -> Option<Folded> {
 
 /// Identities with one constant (or equal) operand: `x + 0`, `x * 1`,
 /// `x * 0`, `x & 0`, `x - x`, `select(c, x, x)`, ...
-fn identity(m: &Module, op: OpId, name: &str, t: &Type) -> Option<Folded> {
-    if name == "arith.select" {
+fn identity(m: &Module, op: OpId, name: ArithOp, t: &Type) -> Option<Folded> {
+    if name == ArithOp::Select {
         let (a, b) = (m.operand(op, 1)?, m.operand(op, 2)?);
         return (a == b).then_some(Folded::Value(a));
     }
@@ -300,9 +341,9 @@ fn identity(m: &Module, op: OpId, name: &str, t: &Type) -> Option<Folded> {
     let y = float_const(m, b)?;
     let neg_zero = y == 0.0 && y.is_sign_negative();
     let keep = match name {
-        "arith.addf" => neg_zero,
-        "arith.subf" => y == 0.0 && !neg_zero,
-        "arith.mulf" | "arith.divf" => y == 1.0,
+        ArithOp::Addf => neg_zero,
+        ArithOp::Subf => y == 0.0 && !neg_zero,
+        ArithOp::Mulf | ArithOp::Divf => y == 1.0,
         _ => false,
     };
     keep.then_some(Folded::Value(a))
@@ -310,7 +351,7 @@ fn identity(m: &Module, op: OpId, name: &str, t: &Type) -> Option<Folded> {
 
 fn int_identity(
     m: &Module,
-    name: &str,
+    name: ArithOp,
     a: ValueId,
     b: ValueId,
     w: u32,
@@ -319,9 +360,13 @@ fn int_identity(
     let zero = || int_attr(0, t).map(Folded::Const);
     if a == b {
         return match name {
-            "arith.subi" | "arith.xori" => zero(),
-            "arith.andi" | "arith.ori" | "arith.maxsi" | "arith.minsi" | "arith.maxui"
-            | "arith.minui" => Some(Folded::Value(a)),
+            ArithOp::Subi | ArithOp::Xori => zero(),
+            ArithOp::Andi
+            | ArithOp::Ori
+            | ArithOp::Maxsi
+            | ArithOp::Minsi
+            | ArithOp::Maxui
+            | ArithOp::Minui => Some(Folded::Value(a)),
             _ => None,
         };
     }
@@ -330,7 +375,7 @@ fn int_identity(
     // for the commutative ops.
     let commutes = matches!(
         name,
-        "arith.addi" | "arith.muli" | "arith.andi" | "arith.ori" | "arith.xori"
+        ArithOp::Addi | ArithOp::Muli | ArithOp::Andi | ArithOp::Ori | ArithOp::Xori
     );
     let sides: &[(ValueId, ValueId)] = if commutes {
         &[(a, b), (b, a)]
@@ -340,24 +385,33 @@ fn int_identity(
     for &(x, c) in sides {
         let Some(k) = int_const(m, c) else { continue };
         let forward = match name {
-            "arith.addi" | "arith.subi" | "arith.ori" | "arith.xori" | "arith.shli"
-            | "arith.shrui" | "arith.shrsi" => k == 0,
-            "arith.muli" | "arith.divsi" | "arith.divui" | "arith.ceildivsi"
-            | "arith.ceildivui" | "arith.floordivsi" => k == 1,
-            "arith.andi" => k == ones,
+            ArithOp::Addi
+            | ArithOp::Subi
+            | ArithOp::Ori
+            | ArithOp::Xori
+            | ArithOp::Shli
+            | ArithOp::Shrui
+            | ArithOp::Shrsi => k == 0,
+            ArithOp::Muli
+            | ArithOp::Divsi
+            | ArithOp::Divui
+            | ArithOp::Ceildivsi
+            | ArithOp::Ceildivui
+            | ArithOp::Floordivsi => k == 1,
+            ArithOp::Andi => k == ones,
             _ => false,
         };
         if forward {
             return Some(Folded::Value(x));
         }
         let absorbs = match name {
-            "arith.muli" | "arith.andi" => k == 0,
-            "arith.ori" => k == ones,
-            "arith.remsi" | "arith.remui" => k == 1,
+            ArithOp::Muli | ArithOp::Andi => k == 0,
+            ArithOp::Ori => k == ones,
+            ArithOp::Remsi | ArithOp::Remui => k == 1,
             _ => false,
         };
         if absorbs {
-            return int_attr(if name == "arith.ori" { ones } else { 0 }, t).map(Folded::Const);
+            return int_attr(if name == ArithOp::Ori { ones } else { 0 }, t).map(Folded::Const);
         }
     }
     None
@@ -370,29 +424,29 @@ mod tests {
     #[test]
     fn undefined_integer_cases_do_not_fold() {
         let min = 1u64 << 63;
-        assert_eq!(int_binary("arith.divsi", min, u64::MAX, 64), None);
-        assert_eq!(int_binary("arith.remsi", 5, 0, 64), None);
-        assert_eq!(int_binary("arith.shli", 1, 64, 64), None);
-        assert_eq!(int_binary("arith.shli", 1, 8, 8), None);
-        assert_eq!(int_binary("arith.divui", 1, 0, 32), None);
+        assert_eq!(int_binary(ArithOp::Divsi, min, u64::MAX, 64), None);
+        assert_eq!(int_binary(ArithOp::Remsi, 5, 0, 64), None);
+        assert_eq!(int_binary(ArithOp::Shli, 1, 64, 64), None);
+        assert_eq!(int_binary(ArithOp::Shli, 1, 8, 8), None);
+        assert_eq!(int_binary(ArithOp::Divui, 1, 0, 32), None);
     }
 
     #[test]
     fn integers_wrap_at_their_width() {
-        assert_eq!(int_binary("arith.addi", u64::MAX, 1, 64), Some(0));
-        assert_eq!(int_binary("arith.muli", 16, 16, 8), Some(0));
+        assert_eq!(int_binary(ArithOp::Addi, u64::MAX, 1, 64), Some(0));
+        assert_eq!(int_binary(ArithOp::Muli, 16, 16, 8), Some(0));
         // -7 floordiv 2 = -4, ceildiv = -3 (i32 bits).
         let m7 = (-7i64 as u64) & 0xffff_ffff;
         assert_eq!(
-            int_binary("arith.floordivsi", m7, 2, 32),
+            int_binary(ArithOp::Floordivsi, m7, 2, 32),
             Some((-4i64 as u64) & 0xffff_ffff)
         );
         assert_eq!(
-            int_binary("arith.ceildivsi", m7, 2, 32),
+            int_binary(ArithOp::Ceildivsi, m7, 2, 32),
             Some((-3i64 as u64) & 0xffff_ffff)
         );
         assert_eq!(
-            int_binary("arith.floordivsi", 7, (-2i64 as u64) & 0xffff_ffff, 32),
+            int_binary(ArithOp::Floordivsi, 7, (-2i64 as u64) & 0xffff_ffff, 32),
             Some((-4i64 as u64) & 0xffff_ffff)
         );
         assert_eq!(

@@ -5,6 +5,7 @@
 
 use crate::diag::Result;
 use crate::module::Module;
+use crate::ops::MemrefOp;
 use crate::pass::{Pass, PassContext, PassInfo};
 use std::collections::HashSet;
 
@@ -39,7 +40,7 @@ pub fn symbol_dce(m: &mut Module) -> usize {
         .map(str::to_string)
         .collect();
     let dead: Vec<_> = m
-        .top_level_ops("memref.global")
+        .top_level_ops(MemrefOp::Global)
         .into_iter()
         .filter(|&g| {
             let private = m.attr(g, "sym_visibility").and_then(|a| a.as_str()) == Some("private");

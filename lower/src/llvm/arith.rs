@@ -5,55 +5,59 @@
 
 use super::minifloat;
 use super::types::{float_literal, int_literal};
-use super::{unsupported, FnCx};
+use super::FnCx;
 use ir::attr::Attribute;
 use ir::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
 use ir::dialects::op_error;
 use ir::types::FloatKind;
-use ir::{OpId, Result, ValueId};
+use ir::{ArithOp, OpId, Result, ValueId};
 
-pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
-    let name = cx.m.name(op).as_str();
-    let short = name.strip_prefix("arith.").unwrap_or(name);
-    match short {
-        "constant" => constant(cx, op),
-        "addi" => int_bin(cx, op, "add"),
-        "subi" => int_bin(cx, op, "sub"),
-        "muli" => int_bin(cx, op, "mul"),
-        "divsi" => int_bin(cx, op, "sdiv"),
-        "divui" => int_bin(cx, op, "udiv"),
-        "remsi" => int_bin(cx, op, "srem"),
-        "remui" => int_bin(cx, op, "urem"),
-        "andi" => int_bin(cx, op, "and"),
-        "ori" => int_bin(cx, op, "or"),
-        "xori" => int_bin(cx, op, "xor"),
-        "shli" => int_bin(cx, op, "shl"),
-        "shrsi" => int_bin(cx, op, "ashr"),
-        "shrui" => int_bin(cx, op, "lshr"),
-        "maxsi" => int_intrinsic(cx, op, "smax"),
-        "minsi" => int_intrinsic(cx, op, "smin"),
-        "maxui" => int_intrinsic(cx, op, "umax"),
-        "minui" => int_intrinsic(cx, op, "umin"),
-        "ceildivsi" | "floordivsi" | "ceildivui" => rounded_div(cx, op, short),
-        "addf" => float_bin(cx, op, "fadd"),
-        "subf" => float_bin(cx, op, "fsub"),
-        "mulf" => float_bin(cx, op, "fmul"),
-        "divf" => float_bin(cx, op, "fdiv"),
-        "remf" => float_bin(cx, op, "frem"),
-        "negf" => float_compute(cx, op, false, |_, ty, _, a| {
+pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId, which: ArithOp) -> Result<()> {
+    use ArithOp as A;
+    match which {
+        A::Constant => constant(cx, op),
+        A::Addi => int_bin(cx, op, "add"),
+        A::Subi => int_bin(cx, op, "sub"),
+        A::Muli => int_bin(cx, op, "mul"),
+        A::Divsi => int_bin(cx, op, "sdiv"),
+        A::Divui => int_bin(cx, op, "udiv"),
+        A::Remsi => int_bin(cx, op, "srem"),
+        A::Remui => int_bin(cx, op, "urem"),
+        A::Andi => int_bin(cx, op, "and"),
+        A::Ori => int_bin(cx, op, "or"),
+        A::Xori => int_bin(cx, op, "xor"),
+        A::Shli => int_bin(cx, op, "shl"),
+        A::Shrsi => int_bin(cx, op, "ashr"),
+        A::Shrui => int_bin(cx, op, "lshr"),
+        A::Maxsi => int_intrinsic(cx, op, "smax"),
+        A::Minsi => int_intrinsic(cx, op, "smin"),
+        A::Maxui => int_intrinsic(cx, op, "umax"),
+        A::Minui => int_intrinsic(cx, op, "umin"),
+        A::Ceildivsi | A::Floordivsi | A::Ceildivui => rounded_div(cx, op, which),
+        A::Addf => float_bin(cx, op, "fadd"),
+        A::Subf => float_bin(cx, op, "fsub"),
+        A::Mulf => float_bin(cx, op, "fmul"),
+        A::Divf => float_bin(cx, op, "fdiv"),
+        A::Remf => float_bin(cx, op, "frem"),
+        A::Negf => float_compute(cx, op, false, |_, ty, _, a| {
             Ok(format!("fneg {ty} {}", arg(a, 0)?))
         }),
-        "maximumf" => float_intrinsic(cx, op, "maximum"),
-        "minimumf" => float_intrinsic(cx, op, "minimum"),
-        "maxnumf" => float_intrinsic(cx, op, "maxnum"),
-        "minnumf" => float_intrinsic(cx, op, "minnum"),
-        "cmpi" => cmp(cx, op, false),
-        "cmpf" => cmp(cx, op, true),
-        "select" => select(cx, op),
-        "extf" | "truncf" | "sitofp" | "uitofp" | "fptosi" | "fptoui" => float_cast(cx, op, short),
-        "extsi" | "extui" | "trunci" | "index_cast" | "index_castui" => int_cast(cx, op, short),
-        "bitcast" => bitcast(cx, op),
-        _ => Err(unsupported(cx.m, op)),
+        A::Maximumf => float_intrinsic(cx, op, "maximum"),
+        A::Minimumf => float_intrinsic(cx, op, "minimum"),
+        A::Maxnumf => float_intrinsic(cx, op, "maxnum"),
+        A::Minnumf => float_intrinsic(cx, op, "minnum"),
+        A::Cmpi => cmp(cx, op, false),
+        A::Cmpf => cmp(cx, op, true),
+        A::Select => select(cx, op),
+        A::Extf => float_cast(cx, op, which, "fpext"),
+        A::Truncf => float_cast(cx, op, which, "fptrunc"),
+        A::Sitofp => float_cast(cx, op, which, "sitofp"),
+        A::Uitofp => float_cast(cx, op, which, "uitofp"),
+        A::Fptosi => float_cast(cx, op, which, "fptosi"),
+        A::Fptoui => float_cast(cx, op, which, "fptoui"),
+        A::Extsi | A::IndexCast => int_cast(cx, op, true),
+        A::Extui | A::Trunci | A::IndexCastui => int_cast(cx, op, false),
+        A::Bitcast => bitcast(cx, op),
     }
 }
 
@@ -161,13 +165,13 @@ fn int_intrinsic(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
 /// ceildivsi / floordivsi: truncating division corrected by one when the
 /// remainder is non-zero and its sign says the quotient was rounded the
 /// wrong way. ceildivui: add one for a non-zero remainder.
-fn rounded_div(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+fn rounded_div(cx: &mut FnCx<'_>, op: OpId, which: ArithOp) -> Result<()> {
     let r = cx.result(op, 0)?;
     let ty = cx.vty(op, r)?;
     int_width(cx, op, r)?;
     let a = operands_text(cx, op)?;
     let (x, y) = (arg(&a, 0)?, arg(&a, 1)?);
-    if which == "ceildivui" {
+    if which == ArithOp::Ceildivui {
         let q = cx.assign(format!("udiv {ty} {x}, {y}"));
         let rem = cx.assign(format!("urem {ty} {x}, {y}"));
         let nz = cx.assign(format!("icmp ne {ty} {rem}, 0"));
@@ -179,7 +183,7 @@ fn rounded_div(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     let rem = cx.assign(format!("srem {ty} {x}, {y}"));
     let nz = cx.assign(format!("icmp ne {ty} {rem}, 0"));
     let signs = cx.assign(format!("xor {ty} {rem}, {y}"));
-    let (pred, inst) = if which == "ceildivsi" {
+    let (pred, inst) = if which == ArithOp::Ceildivsi {
         ("sge", "add")
     } else {
         ("slt", "sub")
@@ -367,25 +371,29 @@ fn select(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
     Ok(())
 }
 
-fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+/// A float cast; `inst` is its LLVM instruction.
+fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: ArithOp, inst: &str) -> Result<()> {
     let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
     if minifloat_of(cx.m.value_type(src)).is_some() || minifloat_of(cx.m.value_type(r)).is_some() {
-        return minifloat_cast(cx, op, which);
+        return minifloat_cast(cx, op, which, inst);
     }
     let (from, to) = (cx.vty(op, src)?, cx.vty(op, r)?);
     let mut x = cx.val(src)?;
     let mut from_ty = from.clone();
     // bf16 sources are widened first; bf16 results are produced from f32.
-    if from == "bfloat" && (which != "extf" || to == "double") {
+    if from == "bfloat" && (which != ArithOp::Extf || to == "double") {
         x = cx.assign(format!("fpext bfloat {x} to float"));
         from_ty = "float".into();
     }
     if to == "bfloat" {
         let f = match which {
-            "truncf" if from_ty == "double" => cx.assign(format!("fptrunc double {x} to float")),
-            "truncf" => x,
-            "sitofp" => cx.assign(format!("sitofp {from_ty} {x} to float")),
-            "uitofp" => cx.assign(format!("uitofp {from_ty} {x} to float")),
+            ArithOp::Truncf if from_ty == "double" => {
+                cx.assign(format!("fptrunc double {x} to float"))
+            }
+            ArithOp::Truncf => x,
+            ArithOp::Sitofp | ArithOp::Uitofp => {
+                cx.assign(format!("{inst} {from_ty} {x} to float"))
+            }
             _ => {
                 return Err(op_error(
                     cx.m,
@@ -402,11 +410,6 @@ fn float_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
         cx.alias(r, x);
         return Ok(());
     }
-    let inst = match which {
-        "extf" => "fpext",
-        "truncf" => "fptrunc",
-        other => other,
-    };
     cx.define(r, format!("{inst} {from_ty} {x} to {to}"));
     Ok(())
 }
@@ -422,7 +425,7 @@ fn minifloat_of(t: &ir::Type) -> Option<ir::types::MiniFloat> {
 /// A cast from or to an 8- or 4-bit float: through f32 (from one; exact),
 /// or from f32 or f64 (to one; integers via f64, so one rounding up to 53
 /// bits).
-fn minifloat_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+fn minifloat_cast(cx: &mut FnCx<'_>, op: OpId, which: ArithOp, inst: &str) -> Result<()> {
     if cx.m.value_type(cx.operand(op, 0)?).as_vector().is_some() {
         return Err(op_error(
             cx.m,
@@ -438,8 +441,9 @@ fn minifloat_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     let (v, vty) = match (&from_t, which) {
         (ir::Type::Float(FloatKind::F64), _) => (x, "double"),
         (ir::Type::Float(k), _) => (to_float(cx, &x, &from, *k), "float"),
-        (_, "sitofp") => (cx.assign(format!("sitofp {from} {x} to double")), "double"),
-        (_, "uitofp") => (cx.assign(format!("uitofp {from} {x} to double")), "double"),
+        (_, ArithOp::Sitofp | ArithOp::Uitofp) => {
+            (cx.assign(format!("{inst} {from} {x} to double")), "double")
+        }
         _ => {
             return Err(op_error(
                 cx.m,
@@ -467,7 +471,7 @@ fn minifloat_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
         }
         (ir::Type::Float(FloatKind::F64), _) => format!("fpext {vty} {v} to double"),
         (ir::Type::Float(_), _) => format!("fptrunc {vty} {v} to {to}"),
-        (_, "fptosi" | "fptoui") => format!("{which} {vty} {v} to {to}"),
+        (_, ArithOp::Fptosi | ArithOp::Fptoui) => format!("{inst} {vty} {v} to {to}"),
         _ => {
             return Err(op_error(
                 cx.m,
@@ -480,12 +484,12 @@ fn minifloat_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
     Ok(())
 }
 
-fn int_cast(cx: &mut FnCx<'_>, op: OpId, which: &str) -> Result<()> {
+/// An integer width change; `signed`: sign-extends.
+fn int_cast(cx: &mut FnCx<'_>, op: OpId, signed: bool) -> Result<()> {
     let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
     let (from, to) = (int_width(cx, op, src)?, int_width(cx, op, r)?);
     let (fty, tty) = (cx.vty(op, src)?, cx.vty(op, r)?);
     let x = cx.val(src)?;
-    let signed = matches!(which, "extsi" | "index_cast");
     let inst = match from.cmp(&to) {
         std::cmp::Ordering::Equal => {
             cx.alias(r, x);

@@ -2,9 +2,10 @@
 
 use super::parts::Item;
 use super::types::{global_name, llvm_type};
-use super::{runtime, unsupported, FnCx, ModuleCx};
+use super::{runtime, FnCx, ModuleCx};
 use ir::attr::Attribute;
 use ir::dialects::{func, op_error};
+use ir::{CfOp, FuncOp};
 use ir::{Module, OpId, Result, Type};
 
 /// `T`, `void` or a literal struct `{ T1, T2 }` for a result list.
@@ -138,12 +139,18 @@ pub(crate) fn emit_func(m: &Module, f: OpId, mcx: &mut ModuleCx) -> Result<Optio
     }))
 }
 
-pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
+pub(crate) fn emit_func_op(cx: &mut FnCx<'_>, op: OpId, which: FuncOp) -> Result<()> {
+    match which {
+        FuncOp::Return => emit_return(cx, op),
+        FuncOp::Call => emit_call(cx, op),
+        FuncOp::Func => Err(op_error(cx.m, op, "is only valid at module level")),
+    }
+}
+
+pub(crate) fn emit_cf(cx: &mut FnCx<'_>, op: OpId, which: CfOp) -> Result<()> {
     let m = cx.m;
-    match m.name(op).as_str() {
-        "func.return" => emit_return(cx, op),
-        "func.call" => emit_call(cx, op),
-        "cf.br" => {
+    match which {
+        CfOp::Br => {
             let (target, _) = m
                 .successor(op, 0)
                 .ok_or_else(|| op_error(m, op, "expects one successor"))?;
@@ -156,9 +163,8 @@ pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
             }
             Ok(())
         }
-        "cf.cond_br" => emit_cond_br(cx, op),
-        "cf.assert" => emit_assert(cx, op),
-        _ => Err(unsupported(m, op)),
+        CfOp::CondBr => emit_cond_br(cx, op),
+        CfOp::Assert => emit_assert(cx, op),
     }
 }
 

@@ -15,6 +15,7 @@ use super::types::{elem_size, escape_bytes, float_literal, global_name, int_lite
 use ir::attr::Attribute;
 use ir::dialects::op_error;
 use ir::elements::{Elements, NumClass};
+use ir::MemrefOp;
 use ir::{Module, OpId, Result, Type};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -110,7 +111,7 @@ pub(crate) fn plan_weights(m: &Module) -> (SidecarMap, WeightLayout) {
     let mut map = SidecarMap::new();
     let mut layout = WeightLayout::default();
     for op in m.block_ops(m.body()) {
-        if !m.is(op, "memref.global") {
+        if !m.is(op, MemrefOp::Global) {
             continue;
         }
         let Some((name, len)) = sidecar_bytes(m, op).and_then(|(n, e)| {

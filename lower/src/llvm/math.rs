@@ -6,67 +6,72 @@ use super::types::{float_literal, scalar, splat_literal};
 use super::{unsupported, FnCx};
 use ir::dialects::op_error;
 use ir::types::FloatKind;
-use ir::{OpId, Result};
+use ir::{MathOp, OpId, Result};
 
-/// math op → LLVM intrinsic base name.
-fn intrinsic(short: &str) -> Option<&'static str> {
-    Some(match short {
-        "exp" => "exp",
-        "exp2" => "exp2",
-        "log" => "log",
-        "log2" => "log2",
-        "log10" => "log10",
-        "sqrt" => "sqrt",
-        "absf" => "fabs",
-        "floor" => "floor",
-        "ceil" => "ceil",
-        "round" => "round",
-        "roundeven" => "roundeven",
-        "trunc" => "trunc",
-        "fma" => "fma",
-        "powf" => "pow",
-        "sin" => "sin",
-        "cos" => "cos",
-        "copysign" => "copysign",
-        _ => return None,
-    })
+/// How a `math` op becomes LLVM IR.
+enum Lowering {
+    /// An LLVM float intrinsic (`llvm.exp.f32`).
+    Intrinsic(&'static str),
+    /// A libm function (double version; `f` suffix for float).
+    Libm(&'static str),
+    /// `1 / sqrt(x)`.
+    Rsqrt,
+    /// An LLVM integer intrinsic; `true`: it takes the is-poison flag.
+    IntIntrinsic(&'static str, bool),
 }
 
-/// math op → libm function (double version; `f` suffix for float).
-fn libm(short: &str) -> Option<&'static str> {
-    Some(match short {
-        "tanh" => "tanh",
-        "erf" => "erf",
-        "atan" => "atan",
-        "atan2" => "atan2",
-        "log1p" => "log1p",
-        "expm1" => "expm1",
-        "cbrt" => "cbrt",
-        "tan" => "tan",
-        "asin" => "asin",
-        "acos" => "acos",
-        "sinh" => "sinh",
-        "cosh" => "cosh",
-        "asinh" => "asinh",
-        "acosh" => "acosh",
-        "atanh" => "atanh",
-        _ => return None,
-    })
-}
-
-pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
-    let name = cx.m.name(op).as_str();
-    let short = name.strip_prefix("math.").unwrap_or(name);
-    if let Some(base) = intrinsic(short) {
-        return float_compute(cx, op, true, |cx, ty, k, a| {
-            Ok(call_float_intrinsic(cx, base, ty, k, a))
-        });
+fn lowering(op: MathOp) -> Lowering {
+    use Lowering::{Intrinsic, Libm};
+    use MathOp as M;
+    match op {
+        M::Exp => Intrinsic("exp"),
+        M::Exp2 => Intrinsic("exp2"),
+        M::Log => Intrinsic("log"),
+        M::Log2 => Intrinsic("log2"),
+        M::Log10 => Intrinsic("log10"),
+        M::Sqrt => Intrinsic("sqrt"),
+        M::Absf => Intrinsic("fabs"),
+        M::Floor => Intrinsic("floor"),
+        M::Ceil => Intrinsic("ceil"),
+        M::Round => Intrinsic("round"),
+        M::Roundeven => Intrinsic("roundeven"),
+        M::Trunc => Intrinsic("trunc"),
+        M::Fma => Intrinsic("fma"),
+        M::Powf => Intrinsic("pow"),
+        M::Sin => Intrinsic("sin"),
+        M::Cos => Intrinsic("cos"),
+        M::Copysign => Intrinsic("copysign"),
+        M::Tanh => Libm("tanh"),
+        M::Erf => Libm("erf"),
+        M::Atan => Libm("atan"),
+        M::Atan2 => Libm("atan2"),
+        M::Log1p => Libm("log1p"),
+        M::Expm1 => Libm("expm1"),
+        M::Cbrt => Libm("cbrt"),
+        M::Tan => Libm("tan"),
+        M::Asin => Libm("asin"),
+        M::Acos => Libm("acos"),
+        M::Sinh => Libm("sinh"),
+        M::Cosh => Libm("cosh"),
+        M::Asinh => Libm("asinh"),
+        M::Acosh => Libm("acosh"),
+        M::Atanh => Libm("atanh"),
+        M::Rsqrt => Lowering::Rsqrt,
+        M::Absi => Lowering::IntIntrinsic("abs", true),
+        M::Ctlz => Lowering::IntIntrinsic("ctlz", true),
+        M::Ctpop => Lowering::IntIntrinsic("ctpop", false),
     }
-    if let Some(base) = libm(short) {
-        if cx.m.value_type(cx.result(op, 0)?).as_vector().is_some() {
-            return libm_lanes(cx, op, base);
+}
+
+pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId, which: MathOp) -> Result<()> {
+    match lowering(which) {
+        Lowering::Intrinsic(base) => float_compute(cx, op, true, |cx, ty, k, a| {
+            Ok(call_float_intrinsic(cx, base, ty, k, a))
+        }),
+        Lowering::Libm(base) if cx.m.value_type(cx.result(op, 0)?).as_vector().is_some() => {
+            libm_lanes(cx, op, base)
         }
-        return float_compute(cx, op, true, |cx, ty, k, a| {
+        Lowering::Libm(base) => float_compute(cx, op, true, |cx, ty, k, a| {
             let f = if k == FloatKind::F64 {
                 base.to_string()
             } else {
@@ -76,10 +81,8 @@ pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
             cx.mcx.declare(&f, &format!("declare {ty} @{f}({params})"));
             let args: Vec<String> = a.iter().map(|x| format!("{ty} {x}")).collect();
             Ok(format!("call {ty} @{f}({})", args.join(", ")))
-        });
-    }
-    match short {
-        "rsqrt" => {
+        }),
+        Lowering::Rsqrt => {
             let rt = cx.m.value_type(cx.result(op, 0)?).clone();
             float_compute(cx, op, true, |cx, ty, k, a| {
                 let s = call_float_intrinsic(cx, "sqrt", ty, k, a);
@@ -89,23 +92,17 @@ pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
                 Ok(format!("fdiv {ty} {one}, {s}"))
             })
         }
-        "absi" | "ctpop" | "ctlz" => int_intrinsic(cx, op, short),
-        _ => Err(unsupported(cx.m, op)),
+        Lowering::IntIntrinsic(name, poison_flag) => int_intrinsic(cx, op, name, poison_flag),
     }
 }
 
-fn int_intrinsic(cx: &mut FnCx<'_>, op: OpId, short: &str) -> Result<()> {
+fn int_intrinsic(cx: &mut FnCx<'_>, op: OpId, name: &str, poison_flag: bool) -> Result<()> {
     let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
     let ty = cx.vty(op, r)?;
     if !cx.m.value_type(r).is_int() {
         return Err(op_error(cx.m, op, "expects a signless integer"));
     }
     let x = cx.val(src)?;
-    let (name, poison_flag) = match short {
-        "absi" => ("abs", true),
-        "ctlz" => ("ctlz", true),
-        _ => ("ctpop", false),
-    };
     let f = format!("llvm.{name}.{ty}");
     let (decl_params, call_args) = if poison_flag {
         (format!("{ty}, i1"), format!("{ty} {x}, i1 false"))

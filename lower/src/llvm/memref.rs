@@ -7,45 +7,46 @@
 //! constants; only dynamic ones are read from the descriptor.
 
 use super::types::{desc_type, elem_size, global_name, scalar, storage};
-use super::{unsupported, views, FnCx};
+use super::{views, FnCx};
 use ir::attr::Attribute;
 use ir::dialects::op_error;
 use ir::types::{Layout, MemRefType};
-use ir::{Module, OpId, Result, ValueId, DYN};
+use ir::ArithOp;
+use ir::{MemrefOp, Module, OpId, Result, ValueId, DYN};
 
 /// Default (and minimum) alignment of heap buffers, in bytes.
 pub(crate) const HEAP_ALIGN: i64 = 64;
 
-pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
-    let name = cx.m.name(op).as_str();
-    match name.strip_prefix("memref.").unwrap_or(name) {
-        "alloc" => alloc(cx, op, false),
-        "alloca" => alloc(cx, op, true),
-        "dealloc" => dealloc(cx, op),
-        "realloc" => realloc(cx, op),
-        "load" => load(cx, op),
-        "store" => store(cx, op),
-        "copy" => copy(cx, op),
-        "dim" => dim(cx, op),
-        "get_global" => get_global(cx, op),
-        "extract_aligned_pointer_as_index" => {
+pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId, which: MemrefOp) -> Result<()> {
+    use MemrefOp as M;
+    match which {
+        M::Alloc => alloc(cx, op, false),
+        M::Alloca => alloc(cx, op, true),
+        M::Dealloc => dealloc(cx, op),
+        M::Realloc => realloc(cx, op),
+        M::Load => load(cx, op),
+        M::Store => store(cx, op),
+        M::Copy => copy(cx, op),
+        M::Dim => dim(cx, op),
+        M::GetGlobal => get_global(cx, op),
+        M::ExtractAlignedPointerAsIndex => {
             let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
             let d = desc_of(cx, op, src)?;
             let p = ev(cx, &d, "1");
             cx.define(r, format!("ptrtoint ptr {p} to i64"));
             Ok(())
         }
-        "cast" => {
+        M::Cast => {
             let (src, r) = (cx.operand(op, 0)?, cx.result(op, 0)?);
             let text = cx.val(src)?;
             cx.alias(r, text);
             Ok(())
         }
-        "subview" => views::subview(cx, op),
-        "reinterpret_cast" => views::reinterpret_cast(cx, op),
-        "collapse_shape" => views::collapse_shape(cx, op),
-        "expand_shape" => views::expand_shape(cx, op),
-        _ => Err(unsupported(cx.m, op)),
+        M::Subview => views::subview(cx, op),
+        M::ReinterpretCast => views::reinterpret_cast(cx, op),
+        M::CollapseShape => views::collapse_shape(cx, op),
+        M::ExpandShape => views::expand_shape(cx, op),
+        M::Global => Err(op_error(cx.m, op, "is only valid at module level")),
     }
 }
 
@@ -623,7 +624,7 @@ pub(crate) fn loop_nest(
 /// The integer value of `v` if an `arith.constant` defines it.
 pub(crate) fn const_int(m: &Module, v: ValueId) -> Option<i64> {
     let d = m.defining_op(v)?;
-    if !m.is(d, "arith.constant") {
+    if !m.is(d, ArithOp::Constant) {
         return None;
     }
     match m.attr(d, "value")? {

@@ -58,6 +58,7 @@ mod views;
 use ir::dialects::op_error;
 use ir::entity::{EntityRef, EntitySet, SecondaryMap};
 use ir::{BlockId, Diagnostic, Module, OpId, RegionId, Result, Type, ValueId};
+use ir::{CoreOp, FuncOp, MemrefOp, X86VectorOp};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
@@ -138,7 +139,7 @@ fn emit_items(
         ..ModuleCx::default()
     };
     for op in m.block_ops(m.body()) {
-        if m.is(op, "func.func") {
+        if m.is(op, FuncOp::Func) {
             if let Some(name) = ir::dialects::func::sym_name(m, op) {
                 mcx.user_syms.insert(name.to_string());
                 let memref_args: Vec<usize> = crate::noalias::noalias_args(m, op)
@@ -162,14 +163,16 @@ fn emit_items(
     let mut e = parts::Emitted::default();
     for op in m.block_ops(m.body()) {
         ir::cancel::check()?;
-        match m.name(op).as_str() {
-            "func.func" => {
+        match CoreOp::of(m, op) {
+            Some(CoreOp::Func(FuncOp::Func)) => {
                 e.funcs.extend(control::emit_func(m, op, &mut mcx)?);
                 if m.attr(op, crate::parallel::BODY_ATTR).is_some() {
                     e.funcs.push(parallel::trampoline(m, op, &mut mcx)?);
                 }
             }
-            "memref.global" => e.globals.extend(globals::emit_global(m, op, &mcx.sidecar)?),
+            Some(CoreOp::Memref(MemrefOp::Global)) => {
+                e.globals.extend(globals::emit_global(m, op, &mcx.sidecar)?)
+            }
             _ => {
                 return Err(op_error(
                     m,
@@ -432,19 +435,23 @@ impl<'a> FnCx<'a> {
     }
 
     fn emit_op(&mut self, op: OpId) -> Result<()> {
-        match self.m.name(op).dialect() {
-            "arith" => arith::emit(self, op),
-            "math" => math::emit(self, op),
-            "memref" => memref::emit(self, op),
-            "vector" => vector::emit(self, op),
-            "x86vector" if self.m.name(op).as_str() == "x86vector.vpdpbusd" => {
-                vector::vpdpbusd(self, op)
+        let Some(which) = CoreOp::of(self.m, op) else {
+            return Err(unsupported(self.m, op));
+        };
+        match which {
+            CoreOp::Arith(a) => arith::emit(self, op, a),
+            CoreOp::Math(a) => math::emit(self, op, a),
+            CoreOp::Memref(a) => memref::emit(self, op, a),
+            CoreOp::Vector(a) => vector::emit(self, op, a),
+            CoreOp::X86Vector(X86VectorOp::Vpdpbusd) => vector::vpdpbusd(self, op),
+            CoreOp::X86Vector(X86VectorOp::Pmaddwd) => vector::pmaddwd(self, op),
+            CoreOp::Func(a) => control::emit_func_op(self, op, a),
+            CoreOp::Cf(a) => control::emit_cf(self, op, a),
+            CoreOp::Scf(_) => Err(unsupported(self.m, op).note("run convert-scf-to-cf first")),
+            CoreOp::Bufferization(_) => {
+                Err(unsupported(self.m, op).note("lower deallocations first"))
             }
-            "x86vector" if self.m.name(op).as_str() == "x86vector.pmaddwd" => {
-                vector::pmaddwd(self, op)
-            }
-            "func" | "cf" => control::emit(self, op),
-            _ => Err(unsupported(self.m, op)),
+            CoreOp::Builtin(_) => Err(unsupported(self.m, op)),
         }
     }
 
@@ -531,17 +538,11 @@ pub(crate) fn block_label(b: BlockId) -> String {
 
 /// The error for an op the emitter does not handle, with a hint.
 pub(crate) fn unsupported(m: &Module, op: OpId) -> Diagnostic {
-    let hint = match m.name(op).dialect() {
-        "scf" => Some("run convert-scf-to-cf first"),
-        "bufferization" => Some("lower deallocations first"),
-        "onnx" => Some("bufferize first"),
-        _ => None,
-    };
     let d = op_error(m, op, "is not supported by the LLVM IR emitter");
-    match hint {
-        Some(h) => d.note(h),
-        None => d,
+    if m.name(op).dialect() == "onnx" {
+        return d.note("bufferize first");
     }
+    d
 }
 
 /// Successors of a block (through its terminator).

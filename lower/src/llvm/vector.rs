@@ -7,28 +7,27 @@
 
 use super::memref::{addressing, element_ptr};
 use super::types::{overload_suffix, scalar};
-use super::{unsupported, FnCx};
+use super::FnCx;
 use ir::dialects::op_error;
 use ir::dialects::vector::{position, reduction_kind};
-use ir::{OpId, Result, ValueId};
+use ir::{OpId, Result, ValueId, VectorOp};
 
-pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId) -> Result<()> {
-    let name = cx.m.name(op).as_str();
-    match name.strip_prefix("vector.").unwrap_or(name) {
-        "load" => load(cx, op),
-        "store" => store(cx, op),
-        "maskedload" => masked_load(cx, op),
-        "maskedstore" => masked_store(cx, op),
-        "gather" => gather(cx, op),
-        "broadcast" | "splat" => broadcast(cx, op),
-        "fma" => fma(cx, op),
-        "reduction" => reduction(cx, op),
-        "create_mask" => create_mask(cx, op),
-        "extract" => extract(cx, op),
-        "insert" => insert(cx, op),
-        "shuffle" => shuffle(cx, op),
-        "bitcast" => bitcast(cx, op),
-        _ => Err(unsupported(cx.m, op)),
+pub(crate) fn emit(cx: &mut FnCx<'_>, op: OpId, which: VectorOp) -> Result<()> {
+    use VectorOp as V;
+    match which {
+        V::Load => load(cx, op),
+        V::Store => store(cx, op),
+        V::Maskedload => masked_load(cx, op),
+        V::Maskedstore => masked_store(cx, op),
+        V::Gather => gather(cx, op),
+        V::Broadcast | V::Splat => broadcast(cx, op),
+        V::Fma => fma(cx, op),
+        V::Reduction => reduction(cx, op),
+        V::CreateMask => create_mask(cx, op),
+        V::Extract => extract(cx, op),
+        V::Insert => insert(cx, op),
+        V::Shuffle => shuffle(cx, op),
+        V::Bitcast => bitcast(cx, op),
     }
 }
 

@@ -13,6 +13,7 @@ use ir::builder::CmpI;
 use ir::dialects::memref::DISJOINT_SLOT;
 use ir::dialects::op_error;
 use ir::Attribute;
+use ir::MemrefOp;
 use ir::{Builder, OpId, Result, Type, ValueId};
 use onnx::ops;
 
@@ -50,7 +51,7 @@ pub fn concat(cx: &mut Lowering, b: &mut Builder<'_>, op: OpId) -> Result<Vec<Va
     for (&v, &off) in inputs.iter().zip(&offsets) {
         let slot = slot_of(b, out, v, axis, off);
         let marker = [(DISJOINT_SLOT, Attribute::Unit)];
-        b.op("memref.copy", &[v, slot], &[], &marker);
+        b.op(MemrefOp::Copy, &[v, slot], &[], &marker);
     }
     Ok(vec![out])
 }

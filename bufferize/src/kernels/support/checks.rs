@@ -5,13 +5,14 @@
 
 use ir::builder::CmpI;
 use ir::dialects::op_error;
+use ir::ArithOp;
 use ir::{Builder, Location, Module, OpId, Result, ValueId};
 
 /// The value of `v` when it is an `arith.constant`.
 pub fn static_value(m: &Module, v: ValueId) -> Option<i64> {
     let d = m.defining_op(v)?;
     // Matching an existing op by name (an analysis, not a builder).
-    if !m.is(d, "arith.constant") {
+    if !m.is(d, ArithOp::Constant) {
         return None;
     }
     m.attr(d, "value")?.as_int()

@@ -14,6 +14,7 @@ use crate::convert::{alloc, dims};
 use crate::kernels::support::checks;
 use ir::builder::{CmpI, ViewOffset};
 use ir::dialects::memref::DISJOINT_SLOT;
+use ir::MemrefOp;
 use ir::{Attribute, Builder, InsertPoint, OpId, Result, Type, ValueId, DYN};
 
 /// Rows of the first allocation.
@@ -67,7 +68,7 @@ impl Growing {
         let alloc_of_y = b
             .m
             .defining_op(y)
-            .filter(|&a| b.m.is(a, "memref.alloc") && here.is_some() && b.m.op_block(a) == here);
+            .filter(|&a| b.m.is(a, MemrefOp::Alloc) && here.is_some() && b.m.op_block(a) == here);
         let loc = b.loc.clone();
         let early = alloc_of_y.zip(here).and_then(|(a, blk)| {
             let at = earliest_point(b.m, a, blk);
@@ -83,7 +84,7 @@ impl Growing {
             }
         };
         b.op(
-            "memref.copy",
+            MemrefOp::Copy,
             &[y, slot],
             &[],
             &[(DISJOINT_SLOT, Attribute::Unit)],

@@ -5,17 +5,30 @@ use super::{attr, shape, simple, Form};
 use crate::attr::Attribute;
 use crate::dialects::arith::{CMPF_PREDICATES, CMPI_PREDICATES};
 use crate::module::OpId;
+use crate::ops::ArithOp;
 use crate::text::parser::{PResult, Parser};
 use crate::text::printer::Printer;
 use crate::types::{TensorType, Type};
 use std::sync::Arc;
 
-pub(super) fn form(name: &str) -> Option<Form> {
-    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
-        "arith.constant" => (print_constant, parse_constant),
-        "arith.cmpi" | "arith.cmpf" => (print_cmp, parse_cmp),
-        "arith.select" => (print_select, parse_select),
-        _ => return None,
+pub(super) fn form(op: ArithOp) -> Option<Form> {
+    use ArithOp as A;
+    let (print, parse): (super::PrintFn, super::ParseFn) = match op {
+        A::Constant => (print_constant, parse_constant),
+        A::Cmpi | A::Cmpf => (print_cmp, parse_cmp),
+        A::Select => (print_select, parse_select),
+        // The table's same_type and cast classes.
+        A::Addf | A::Subf | A::Mulf | A::Divf | A::Remf | A::Negf => return None,
+        A::Maximumf | A::Minimumf | A::Maxnumf | A::Minnumf => return None,
+        A::Addi | A::Subi | A::Muli | A::Divsi | A::Divui | A::Ceildivsi | A::Ceildivui => {
+            return None
+        }
+        A::Floordivsi | A::Remsi | A::Remui | A::Andi | A::Ori | A::Xori => return None,
+        A::Shli | A::Shrsi | A::Shrui | A::Maxsi | A::Minsi | A::Maxui | A::Minui => return None,
+        A::Extf | A::Truncf | A::Sitofp | A::Uitofp | A::Fptosi | A::Fptoui => return None,
+        A::Extsi | A::Extui | A::Trunci | A::IndexCast | A::IndexCastui | A::Bitcast => {
+            return None
+        }
     };
     Some(Form { print, parse })
 }
@@ -72,7 +85,7 @@ fn cmp_result(t: &Type) -> Type {
 }
 
 fn predicates(name: &str) -> &'static [&'static str] {
-    if name == "arith.cmpi" {
+    if name == ArithOp::Cmpi.name() {
         &CMPI_PREDICATES
     } else {
         &CMPF_PREDICATES

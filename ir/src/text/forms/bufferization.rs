@@ -4,17 +4,19 @@ use super::{attr, Form};
 use crate::attr::Attribute;
 use crate::dialects::bufferization::{dealloc_groups, segment_attr};
 use crate::module::{OpId, OpSpec};
+use crate::ops::BufferizationOp;
 use crate::text::parser::{PResult, Parser};
 use crate::text::printer::Printer;
 use crate::types::Type;
 
-pub(super) fn form(name: &str) -> Option<Form> {
-    match name {
-        "bufferization.dealloc" => Some(Form {
+pub(super) fn form(op: BufferizationOp) -> Option<Form> {
+    match op {
+        BufferizationOp::Dealloc => Some(Form {
             print: print_dealloc,
             parse: parse_dealloc,
         }),
-        _ => None,
+        // The table's cast class.
+        BufferizationOp::Clone => None,
     }
 }
 
@@ -40,7 +42,7 @@ fn print_dealloc(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     {
         return None;
     }
-    p.w("bufferization.dealloc");
+    p.w(BufferizationOp::Dealloc.name());
     if n > 0 {
         p.w(" (");
         p.values_with_types(&ops[..n]);

@@ -3,15 +3,15 @@
 use super::{attr, simple, Form};
 use crate::attr::Attribute;
 use crate::module::{BlockId, OpId, OpSpec, ValueId};
+use crate::ops::CfOp;
 use crate::text::parser::{PResult, Parser};
 use crate::text::printer::Printer;
 
-pub(super) fn form(name: &str) -> Option<Form> {
-    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
-        "cf.br" => (print_br, parse_br),
-        "cf.cond_br" => (print_cond_br, parse_cond_br),
-        "cf.assert" => (print_assert, parse_assert),
-        _ => return None,
+pub(super) fn form(op: CfOp) -> Option<Form> {
+    let (print, parse): (super::PrintFn, super::ParseFn) = match op {
+        CfOp::Br => (print_br, parse_br),
+        CfOp::CondBr => (print_cond_br, parse_cond_br),
+        CfOp::Assert => (print_assert, parse_assert),
     };
     Some(Form { print, parse })
 }

@@ -3,6 +3,7 @@
 use super::{attr, shape, simple, Form};
 use crate::attr::Attribute;
 use crate::module::{Module, OpId, OpSpec};
+use crate::ops::FuncOp;
 use crate::sym::Sym;
 use crate::text::lexer::Kind;
 use crate::text::parser::{ArgDef, PResult, Parser};
@@ -10,12 +11,11 @@ use crate::text::printer::Printer;
 use crate::types::Type;
 use std::sync::Arc;
 
-pub(super) fn form(name: &str) -> Option<Form> {
-    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
-        "func.func" => (print_func, parse_func),
-        "func.return" => (print_return, parse_return),
-        "func.call" => (print_call, parse_call),
-        _ => return None,
+pub(super) fn form(op: FuncOp) -> Option<Form> {
+    let (print, parse): (super::PrintFn, super::ParseFn) = match op {
+        FuncOp::Func => (print_func, parse_func),
+        FuncOp::Return => (print_return, parse_return),
+        FuncOp::Call => (print_call, parse_call),
     };
     Some(Form { print, parse })
 }
@@ -52,7 +52,7 @@ fn dicts(attr: Option<&Attribute>, n: usize) -> Option<Vec<Option<&Attribute>>> 
 
 /// `func`-dialect ops drop their prefix directly inside a function.
 fn short_name(m: &Module, op: OpId, short: &'static str, full: &'static str) -> &'static str {
-    if m.parent_op(op).is_some_and(|f| m.is(f, "func.func")) {
+    if m.parent_op(op).is_some_and(|f| m.is(f, FuncOp::Func)) {
         short
     } else {
         full
@@ -238,7 +238,7 @@ fn parse_func(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_return(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, None, 0, 0)?;
-    p.w(short_name(m, op, "return", "func.return"));
+    p.w(short_name(m, op, "return", FuncOp::Return.name()));
     p.attr_dict(op, &[]);
     if !m.operands(op).is_empty() {
         p.w(" ");
@@ -275,7 +275,7 @@ fn print_call(p: &mut Printer<'_>, op: OpId) -> Option<()> {
         return None;
     }
     let callee = m.attr(op, "callee")?.as_symbol()?;
-    p.w(short_name(m, op, "call", "func.call"));
+    p.w(short_name(m, op, "call", FuncOp::Call.name()));
     p.w(" ");
     p.symbol(callee);
     p.w("(");

@@ -1,25 +1,31 @@
 //! memref allocation, access and simple ops. Views, reshapes and globals
 //! are in `memref_view`; `memref.cast` uses the Cast class form.
 
-use super::{attr, shape, simple, Form};
+use super::{shape, simple, Form};
 use crate::attr::Attribute;
 use crate::module::OpId;
+use crate::ops::MemrefOp;
 use crate::text::parser::{PResult, Parser};
 use crate::text::printer::Printer;
 use crate::types::Type;
 
-pub(super) fn form(name: &str) -> Option<Form> {
-    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
-        "memref.alloc" | "memref.alloca" => (print_alloc, parse_alloc),
-        "memref.realloc" => (print_realloc, parse_realloc),
-        "memref.dealloc" => (print_dealloc, parse_dealloc),
-        "memref.load" => (print_load, parse_load),
-        "memref.store" => (print_store, parse_store),
-        "memref.copy" => (print_copy, parse_copy),
-        "memref.dim" => (print_dim, parse_dim),
-        "memref.get_global" => (print_get_global, parse_get_global),
-        "memref.extract_aligned_pointer_as_index" => (print_extract_ptr, parse_extract_ptr),
-        _ => return None,
+pub(super) fn form(op: MemrefOp) -> Option<Form> {
+    use super::memref_view as view;
+    use MemrefOp as M;
+    let (print, parse): (super::PrintFn, super::ParseFn) = match op {
+        M::Alloc | M::Alloca => (print_alloc, parse_alloc),
+        M::Realloc => (print_realloc, parse_realloc),
+        M::Load => (print_load, parse_load),
+        M::Store => (print_store, parse_store),
+        M::Dim => (print_dim, parse_dim),
+        M::Subview => (view::print_subview, view::parse_subview),
+        M::ReinterpretCast => (view::print_reinterpret, view::parse_reinterpret),
+        M::CollapseShape | M::ExpandShape => (view::print_reshape, view::parse_reshape),
+        M::Global => (view::print_global, view::parse_global),
+        // The table's cast class and declarative formats.
+        M::Cast | M::Dealloc | M::Copy | M::GetGlobal | M::ExtractAlignedPointerAsIndex => {
+            return None
+        }
     };
     Some(Form { print, parse })
 }
@@ -108,29 +114,6 @@ fn parse_realloc(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     simple(p, name, operands, vec![to], attrs)
 }
 
-/// `memref.dealloc %a attr-dict : T`.
-fn print_dealloc(p: &mut Printer<'_>, op: OpId) -> Option<()> {
-    let m = p.m;
-    shape(m, op, Some(1), 0, 0)?;
-    let a = m.operands(op)[0];
-    p.w("memref.dealloc ");
-    p.value(a);
-    p.attr_dict(op, &[]);
-    p.w(" : ");
-    p.ty(m.value_type(a));
-    Some(())
-}
-
-fn parse_dealloc(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
-    let r = p.operand()?;
-    let mut attrs = Vec::new();
-    p.opt_attr_dict(&mut attrs)?;
-    p.expect_punct(b':')?;
-    let ty = p.parse_type()?;
-    let v = p.resolve(&r, &ty)?;
-    simple(p, name, vec![v], Vec::new(), attrs)
-}
-
 /// `%m[%i, %j] attr-dict : T` after the op name (and the stored value).
 fn print_access(p: &mut Printer<'_>, op: OpId, memref_at: usize) -> Option<()> {
     let m = p.m;
@@ -213,35 +196,6 @@ fn parse_store(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     simple(p, name, operands, Vec::new(), attrs)
 }
 
-/// `memref.copy %a, %b attr-dict : T to U`.
-fn print_copy(p: &mut Printer<'_>, op: OpId) -> Option<()> {
-    let m = p.m;
-    shape(m, op, Some(2), 0, 0)?;
-    let (a, b) = (m.operands(op)[0], m.operands(op)[1]);
-    p.w("memref.copy ");
-    p.values(&[a, b]);
-    p.attr_dict(op, &[]);
-    p.w(" : ");
-    p.ty(m.value_type(a));
-    p.w(" to ");
-    p.ty(m.value_type(b));
-    Some(())
-}
-
-fn parse_copy(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
-    let a = p.operand()?;
-    p.expect_punct(b',')?;
-    let b = p.operand()?;
-    let mut attrs = Vec::new();
-    p.opt_attr_dict(&mut attrs)?;
-    p.expect_punct(b':')?;
-    let ta = p.parse_type()?;
-    p.expect_keyword("to")?;
-    let tb = p.parse_type()?;
-    let operands = vec![p.resolve(&a, &ta)?, p.resolve(&b, &tb)?];
-    simple(p, name, operands, Vec::new(), attrs)
-}
-
 /// `memref.dim attr-dict %a, %i : T` (MLIR puts the attr-dict first).
 fn print_dim(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
@@ -268,53 +222,4 @@ fn parse_dim(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let ty = p.parse_type()?;
     let operands = vec![p.resolve(&a, &ty)?, p.resolve(&i, &Type::Index)?];
     simple(p, name, operands, vec![Type::Index], attrs)
-}
-
-/// `memref.get_global @g : T attr-dict`.
-fn print_get_global(p: &mut Printer<'_>, op: OpId) -> Option<()> {
-    let m = p.m;
-    shape(m, op, Some(0), 1, 0)?;
-    let name = m.attr(op, "name")?.as_symbol()?;
-    p.w("memref.get_global ");
-    p.symbol(name);
-    p.w(" : ");
-    p.ty(m.value_type(m.results(op)[0]));
-    p.attr_dict(op, &["name"]);
-    Some(())
-}
-
-fn parse_get_global(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
-    let sym = p.symbol_ref()?;
-    p.expect_punct(b':')?;
-    let ty = p.parse_type()?;
-    let mut attrs = vec![attr("name", Attribute::symbol(&sym))];
-    p.opt_attr_dict(&mut attrs)?;
-    simple(p, name, Vec::new(), vec![ty], attrs)
-}
-
-/// `memref.extract_aligned_pointer_as_index %a : T -> index attr-dict`.
-fn print_extract_ptr(p: &mut Printer<'_>, op: OpId) -> Option<()> {
-    let m = p.m;
-    shape(m, op, Some(1), 1, 0)?;
-    let a = m.operands(op)[0];
-    p.w("memref.extract_aligned_pointer_as_index ");
-    p.value(a);
-    p.w(" : ");
-    p.ty(m.value_type(a));
-    p.w(" -> ");
-    p.ty(m.value_type(m.results(op)[0]));
-    p.attr_dict(op, &[]);
-    Some(())
-}
-
-fn parse_extract_ptr(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
-    let a = p.operand()?;
-    p.expect_punct(b':')?;
-    let ty = p.parse_type()?;
-    p.expect_arrow()?;
-    let rty = p.parse_type()?;
-    let mut attrs = Vec::new();
-    p.opt_attr_dict(&mut attrs)?;
-    let v = p.resolve(&a, &ty)?;
-    simple(p, name, vec![v], vec![rty], attrs)
 }

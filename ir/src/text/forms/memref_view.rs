@@ -7,26 +7,15 @@
 
 use super::{
     attr, dense_array, i32_array, i64_array, parse_index_list, print_index_list, shape, simple,
-    Form,
 };
 use crate::attr::Attribute;
 use crate::module::{Module, OpId, ValueId};
+use crate::ops::MemrefOp;
 use crate::text::lexer::Kind;
 use crate::text::parser::{OperandRef, PResult, Parser};
 use crate::text::printer::Printer;
 use crate::types::{Type, DYN};
 use std::sync::Arc;
-
-pub(super) fn form(name: &str) -> Option<Form> {
-    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
-        "memref.subview" => (print_subview, parse_subview),
-        "memref.reinterpret_cast" => (print_reinterpret, parse_reinterpret),
-        "memref.collapse_shape" | "memref.expand_shape" => (print_reshape, parse_reshape),
-        "memref.global" => (print_global, parse_global),
-        _ => return None,
-    };
-    Some(Form { print, parse })
-}
 
 const OSS_ELIDED: [&str; 4] = [
     "static_offsets",
@@ -80,7 +69,7 @@ fn oss_finish(
 }
 
 /// `memref.subview %src[%o, 0] [2, %s] [1, 1] attr-dict : T to U`.
-fn print_subview(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+pub(super) fn print_subview(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, None, 1, 0)?;
     let lists = oss_lists(m, op)?;
@@ -102,7 +91,7 @@ fn print_subview(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     Some(())
 }
 
-fn parse_subview(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+pub(super) fn parse_subview(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let src = p.operand()?;
     let lists = [
         parse_index_list(p)?,
@@ -121,7 +110,7 @@ fn parse_subview(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 
 /// `memref.reinterpret_cast %src to offset: [0], sizes: [%n, 4], strides:
 /// [4, 1] attr-dict : T to U`.
-fn print_reinterpret(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+pub(super) fn print_reinterpret(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, None, 1, 0)?;
     let lists = oss_lists(m, op)?;
@@ -146,7 +135,7 @@ fn print_reinterpret(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     Some(())
 }
 
-fn parse_reinterpret(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+pub(super) fn parse_reinterpret(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let src = p.operand()?;
     p.expect_keyword("to")?;
     let mut lists: [(Vec<i64>, Vec<OperandRef>); 3] = Default::default();
@@ -186,13 +175,13 @@ fn reassociation(a: &Attribute) -> Option<Vec<Vec<i64>>> {
 
 /// `memref.collapse_shape %a [[0, 1], [2]] attr-dict : T into U`, and
 /// `memref.expand_shape %a [[0, 1], [2]] output_shape [2, %n, 4] ...`.
-fn print_reshape(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+pub(super) fn print_reshape(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, None, 1, 0)?;
     let name = m.name(op).as_str();
     let groups = reassociation(m.attr(op, "reassociation")?)?;
     let ops = m.operands(op);
-    let expand = name == "memref.expand_shape";
+    let expand = name == MemrefOp::ExpandShape.name();
     let out_shape = if expand {
         let s = dense_array(m, op, "static_output_shape")?;
         (ops.len() == 1 + count_dyn(s) && all_index(m, &ops[1..])).then_some(s)?
@@ -231,7 +220,7 @@ fn print_reshape(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     Some(())
 }
 
-fn parse_reshape(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+pub(super) fn parse_reshape(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let src = p.operand()?;
     p.expect_punct(b'[')?;
     let mut groups = Vec::new();
@@ -257,7 +246,7 @@ fn parse_reshape(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     }
     let mut attrs = vec![attr("reassociation", Attribute::Array(Arc::from(groups)))];
     let mut dyn_refs = Vec::new();
-    if name == "memref.expand_shape" {
+    if name == MemrefOp::ExpandShape.name() {
         p.expect_keyword("output_shape")?;
         let (statics, refs) = parse_index_list(p)?;
         attrs.push(attr("static_output_shape", i64_array(statics)));
@@ -282,7 +271,7 @@ const GLOBAL_ELIDED: [&str; 5] = [
 ];
 
 /// `memref.global "private" constant @g : memref<2xf32> = dense<...> attr-dict`.
-fn print_global(p: &mut Printer<'_>, op: OpId) -> Option<()> {
+pub(super) fn print_global(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, Some(0), 0, 0)?;
     let name = m.attr(op, "sym_name")?.as_str()?;
@@ -330,7 +319,7 @@ fn print_global(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     Some(())
 }
 
-fn parse_global(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
+pub(super) fn parse_global(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let mut attrs = Vec::new();
     if p.is(Kind::String) {
         let vis = p.string()?;

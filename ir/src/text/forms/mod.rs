@@ -18,6 +18,7 @@ use super::parser::{PResult, Parser};
 use super::printer::Printer;
 use crate::attr::Attribute;
 use crate::module::{Module, OpId, OpSpec};
+use crate::ops::{BuiltinOp, CfOp, CoreOp, FuncOp, MemrefOp};
 use crate::registry::{self, Syntax};
 use crate::sym::Sym;
 use crate::types::{Type, DYN};
@@ -33,21 +34,8 @@ pub(crate) struct Form {
 }
 
 fn lookup(name: &str) -> Option<Form> {
-    let by_name = match name.split_once('.').map_or("", |(d, _)| d) {
-        "builtin" if name == "builtin.module" => Some(Form {
-            print: print_module_op,
-            parse: parse_module_op,
-        }),
-        "func" => func::form(name),
-        "arith" => arith::form(name),
-        "memref" => memref::form(name).or_else(|| memref_view::form(name)),
-        "scf" => scf::form(name),
-        "cf" => cf::form(name),
-        "bufferization" => bufferization::form(name),
-        "vector" => vector::form(name),
-        _ => None,
-    };
-    by_name.or_else(|| match registry::lookup_name(name)?.syntax {
+    let def = registry::lookup_name(name)?;
+    match def.syntax {
         Syntax::SameType => Some(Form {
             print: print_same_type,
             parse: parse_same_type,
@@ -56,8 +44,31 @@ fn lookup(name: &str) -> Option<Form> {
             print: print_cast,
             parse: parse_cast,
         }),
-        _ => None,
-    })
+        Syntax::Format(_) => Some(Form {
+            print: super::format::print,
+            parse: super::format::parse,
+        }),
+        Syntax::Generic => None,
+        Syntax::Custom => custom_form(CoreOp::from_name(name)?),
+    }
+}
+
+/// The hand-written form of a core op whose table format is `custom`.
+fn custom_form(op: CoreOp) -> Option<Form> {
+    match op {
+        CoreOp::Builtin(BuiltinOp::Module) => Some(Form {
+            print: print_module_op,
+            parse: parse_module_op,
+        }),
+        CoreOp::Func(op) => func::form(op),
+        CoreOp::Arith(op) => arith::form(op),
+        CoreOp::Math(_) | CoreOp::X86Vector(_) => None,
+        CoreOp::Memref(op) => memref::form(op),
+        CoreOp::Scf(op) => scf::form(op),
+        CoreOp::Cf(op) => cf::form(op),
+        CoreOp::Bufferization(op) => bufferization::form(op),
+        CoreOp::Vector(op) => vector::form(op),
+    }
 }
 
 /// Prints `op` in its pretty form; `None` if it has none or does not fit it.
@@ -72,9 +83,9 @@ pub(crate) fn parse_custom(p: &mut Parser<'_>) -> PResult<OpId> {
     let pos = p.tok.start;
     let name = match p.text() {
         // The func dialect is the default inside functions, as in MLIR.
-        "return" => "func.return",
-        "call" => "func.call",
-        "module" => "builtin.module",
+        "return" => FuncOp::Return.name(),
+        "call" => FuncOp::Call.name(),
+        "module" => BuiltinOp::Module.name(),
         other => other,
     };
     let Some(form) = lookup(name) else {
@@ -92,9 +103,10 @@ pub(crate) fn parse_custom(p: &mut Parser<'_>) -> PResult<OpId> {
 pub(crate) fn derived_segments(m: &Module, op: OpId, inline_succ: bool) -> Option<Attribute> {
     let has = m.attr(op, "operandSegmentSizes").is_some();
     let seg = |v: Vec<i64>| Some(Attribute::DenseArray(Type::i(32), Arc::from(v)));
-    match m.name(op).as_str() {
-        "memref.alloc" | "memref.alloca" if !has => seg(vec![m.operands(op).len() as i64, 0]),
-        "memref.subview" | "memref.reinterpret_cast" if !has => {
+    use MemrefOp as M;
+    match CoreOp::of(m, op)? {
+        CoreOp::Memref(M::Alloc | M::Alloca) if !has => seg(vec![m.operands(op).len() as i64, 0]),
+        CoreOp::Memref(M::Subview | M::ReinterpretCast) if !has => {
             let n = |k: &str| {
                 m.attr(op, k)
                     .and_then(Attribute::as_dense_array)
@@ -107,7 +119,7 @@ pub(crate) fn derived_segments(m: &Module, op: OpId, inline_succ: bool) -> Optio
                 n("static_strides")?,
             ])
         }
-        "cf.cond_br" if inline_succ => seg(vec![
+        CoreOp::Cf(CfOp::CondBr) if inline_succ => seg(vec![
             m.regular_operands(op).len() as i64,
             m.successor_args(op, 0).len() as i64,
             m.successor_args(op, 1).len() as i64,

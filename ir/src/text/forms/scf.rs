@@ -2,19 +2,19 @@
 
 use super::{shape, simple, Form};
 use crate::module::{BlockId, Module, OpId, OpSpec, RegionId};
+use crate::ops::ScfOp;
 use crate::text::lexer::Kind;
 use crate::text::parser::{ArgDef, PResult, Parser};
 use crate::text::printer::Printer;
 use crate::types::Type;
 
-pub(super) fn form(name: &str) -> Option<Form> {
-    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
-        "scf.for" => (print_for, parse_for),
-        "scf.if" => (print_if, parse_if),
-        "scf.while" => (print_while, parse_while),
-        "scf.yield" => (print_yield, parse_yield),
-        "scf.condition" => (print_condition, parse_condition),
-        _ => return None,
+pub(super) fn form(op: ScfOp) -> Option<Form> {
+    let (print, parse): (super::PrintFn, super::ParseFn) = match op {
+        ScfOp::For => (print_for, parse_for),
+        ScfOp::If => (print_if, parse_if),
+        ScfOp::While => (print_while, parse_while),
+        ScfOp::Yield => (print_yield, parse_yield),
+        ScfOp::Condition => (print_condition, parse_condition),
     };
     Some(Form { print, parse })
 }
@@ -146,7 +146,7 @@ fn parse_for(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     }
     let r = p.scratch_region();
     p.parse_region(r, Some(args), false)?;
-    p.ensure_terminator(r, "scf.yield");
+    p.ensure_terminator(r, ScfOp::Yield.name());
     let mut attrs = Vec::new();
     p.opt_attr_dict(&mut attrs)?;
     let spec = OpSpec {
@@ -214,11 +214,11 @@ fn parse_if(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let cond = p.resolve(&c, &Type::i1())?;
     let then_r = p.scratch_region();
     p.parse_region(then_r, None, false)?;
-    p.ensure_terminator(then_r, "scf.yield");
+    p.ensure_terminator(then_r, ScfOp::Yield.name());
     let else_r = p.scratch_region();
     if p.eat_keyword("else") {
         p.parse_region(else_r, None, false)?;
-        p.ensure_terminator(else_r, "scf.yield");
+        p.ensure_terminator(else_r, ScfOp::Yield.name());
     }
     let mut attrs = Vec::new();
     p.opt_attr_dict(&mut attrs)?;
@@ -314,7 +314,7 @@ fn parse_while(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
 fn print_yield(p: &mut Printer<'_>, op: OpId) -> Option<()> {
     let m = p.m;
     shape(m, op, None, 0, 0)?;
-    p.w("scf.yield");
+    p.w(ScfOp::Yield.name());
     p.attr_dict(op, &[]);
     if !m.operands(op).is_empty() {
         p.w(" ");

@@ -3,28 +3,30 @@
 use super::{attr, shape, simple, Form};
 use crate::attr::Attribute;
 use crate::module::{OpId, ValueId};
+use crate::ops::VectorOp;
 use crate::text::parser::OperandRef;
 use crate::text::parser::{PResult, Parser};
 use crate::text::printer::Printer;
 use crate::types::Type;
 use std::sync::Arc;
 
-pub(super) fn form(name: &str) -> Option<Form> {
-    let (print, parse): (super::PrintFn, super::ParseFn) = match name {
-        "vector.load" => (print_load, parse_load),
-        "vector.store" => (print_store, parse_store),
-        "vector.maskedload" => (print_masked_load, parse_masked_load),
-        "vector.maskedstore" => (print_masked_store, parse_masked_store),
-        "vector.gather" => (print_gather, parse_gather),
-        "vector.broadcast" => (print_broadcast, parse_broadcast),
-        "vector.splat" => (print_splat, parse_splat),
-        "vector.fma" => (print_fma, parse_fma),
-        "vector.reduction" => (print_reduction, parse_reduction),
-        "vector.create_mask" => (print_create_mask, parse_create_mask),
-        "vector.extract" => (print_extract, parse_extract),
-        "vector.insert" => (print_insert, parse_insert),
-        "vector.shuffle" => (print_shuffle, parse_shuffle),
-        _ => return None,
+pub(super) fn form(op: VectorOp) -> Option<Form> {
+    use VectorOp as V;
+    let (print, parse): (super::PrintFn, super::ParseFn) = match op {
+        V::Load => (print_load, parse_load),
+        V::Store => (print_store, parse_store),
+        V::Maskedload => (print_masked_load, parse_masked_load),
+        V::Maskedstore => (print_masked_store, parse_masked_store),
+        V::Gather => (print_gather, parse_gather),
+        V::Broadcast => (print_broadcast, parse_broadcast),
+        V::Splat => (print_splat, parse_splat),
+        V::Reduction => (print_reduction, parse_reduction),
+        V::CreateMask => (print_create_mask, parse_create_mask),
+        V::Extract => (print_extract, parse_extract),
+        V::Insert => (print_insert, parse_insert),
+        V::Shuffle => (print_shuffle, parse_shuffle),
+        // The table's cast class and declarative formats.
+        V::Bitcast | V::Fma => return None,
     };
     Some(Form { print, parse })
 }
@@ -291,32 +293,6 @@ fn parse_splat(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
     let elem = vt.element_type().clone();
     let v = p.resolve(&s, &elem)?;
     simple(p, name, vec![v], vec![vt], attrs)
-}
-
-/// `vector.fma %a, %b, %c : vector<8xf32>`.
-fn print_fma(p: &mut Printer<'_>, op: OpId) -> Option<()> {
-    let m = p.m;
-    shape(m, op, Some(3), 1, 0)?;
-    let r = m.value_type(m.results(op)[0]);
-    if m.operands(op).iter().any(|&v| m.value_type(v) != r) {
-        return None;
-    }
-    p.w("vector.fma ");
-    p.values(m.operands(op));
-    p.attr_dict(op, &[]);
-    p.w(" : ");
-    p.ty(m.value_type(m.results(op)[0]));
-    Some(())
-}
-
-fn parse_fma(p: &mut Parser<'_>, name: &str) -> PResult<OpId> {
-    let refs = p.operand_list()?;
-    let mut attrs = Vec::new();
-    p.opt_attr_dict(&mut attrs)?;
-    p.expect_punct(b':')?;
-    let vt = p.parse_type()?;
-    let operands = p.resolve_all(&refs, &vt)?;
-    simple(p, name, operands, vec![vt], attrs)
 }
 
 /// `vector.reduction <add>, %v : vector<8xf32> into f32`.
