@@ -32,9 +32,8 @@ impl CoreOp {
     /// The core op spelled `name`.
     pub fn from_name(name: &str) -> Option<CoreOp> {
         // Building the map interns the names `Sym::lookup` looks for.
-        let map = by_sym();
-        map.get(&(Sym::lookup(name)?.as_str().as_ptr() as usize))
-            .copied()
+        by_sym();
+        CoreOp::from_sym(Sym::lookup(name)?)
     }
     /// The kind of `op`, `None` for ops of other dialects.
     pub fn of(m: &Module, op: OpId) -> Option<CoreOp> {

@@ -145,10 +145,11 @@ pub(crate) fn verify_yield(m: &Module, op: OpId) -> Result<()> {
     // Upstream's region ops that yield, for IR read back from mlir-opt.
     const UPSTREAM: [&str; 2] = ["scf.execute_region", "scf.index_switch"];
     let parent = m.parent_op(op);
-    let ours = parent.map(|p| CoreOp::of(m, p));
+    let ours = parent.and_then(|p| CoreOp::of(m, p));
+    let upstream = parent.is_some_and(|p| UPSTREAM.contains(&m.name(p).as_str()));
     match ours {
-        Some(Some(CoreOp::Scf(ScfOp::For | ScfOp::If | ScfOp::While))) => Ok(()),
-        _ if parent.is_some_and(|p| UPSTREAM.contains(&m.name(p).as_str())) => Ok(()),
+        Some(CoreOp::Scf(ScfOp::For | ScfOp::If | ScfOp::While)) => Ok(()),
+        _ if upstream => Ok(()),
         _ => Err(op_error(
             m,
             op,
